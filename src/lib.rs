@@ -1,0 +1,1 @@
+//! epubforge: chapter files + metadata.toml -> a valid EPUB 3.
