@@ -1,0 +1,129 @@
+//! The two tables of contents: the EPUB 3 navigation document and the EPUB 2 NCX.
+
+use std::fmt::Write;
+
+use super::{Book, Doc, docs, locale};
+use crate::xml::{escape_attr as attr, escape_text as text};
+
+/// Writes `nav.xhtml`: the nested table of contents and the landmarks.
+pub(super) fn nav_document(book: &Book, docs: &[Doc]) -> String {
+    let words = locale::words(&book.info.language);
+    let mut body = String::with_capacity(1024 + docs.len() * 96);
+    let _ = write!(
+        body,
+        "<nav epub:type=\"toc\" role=\"doc-toc\" id=\"toc\">\n<h1>{}</h1>\n",
+        text(words.contents)
+    );
+    nested_list(&mut body, docs, |d| {
+        format!("<a href=\"{}\">{}</a>", d.href, text(d.title))
+    });
+    body.push_str("</nav>\n");
+    let _ = write!(
+        body,
+        "<nav epub:type=\"landmarks\" id=\"landmarks\" hidden=\"hidden\">\n<h2>{}</h2>\n<ol>\n",
+        text(words.landmarks)
+    );
+    if book.cover.is_some() {
+        let _ = writeln!(
+            body,
+            "<li><a epub:type=\"cover\" href=\"text/cover.xhtml\">{}</a></li>",
+            text(words.cover)
+        );
+    }
+    if let Some(first) = docs.first() {
+        let _ = writeln!(
+            body,
+            "<li><a epub:type=\"bodymatter\" href=\"{}\">{}</a></li>",
+            first.href,
+            text(words.start)
+        );
+    }
+    body.push_str("</ol>\n</nav>\n");
+    docs::xhtml(
+        &book.info.language,
+        words.contents,
+        "styles/book.css",
+        Some("nav"),
+        &body,
+    )
+}
+
+/// Writes `<ol>` lists nested by each document's depth.
+fn nested_list(out: &mut String, docs: &[Doc], item: impl Fn(&Doc) -> String) {
+    let mut depth = 0;
+    for (i, doc) in docs.iter().enumerate() {
+        while depth < doc.depth {
+            out.push_str("<ol>\n");
+            depth += 1;
+        }
+        out.push_str("<li>");
+        out.push_str(&item(doc));
+        let next_depth = docs.get(i + 1).map_or(1, |n| n.depth);
+        if next_depth > doc.depth {
+            out.push('\n');
+            continue;
+        }
+        out.push_str("</li>\n");
+        while depth > next_depth {
+            out.push_str("</ol>\n</li>\n");
+            depth -= 1;
+        }
+    }
+    while depth > 0 {
+        out.push_str("</ol>\n");
+        depth -= 1;
+    }
+}
+
+/// Writes `toc.ncx` for EPUB 2 readers.
+pub(super) fn ncx(book: &Book, docs: &[Doc]) -> String {
+    let info = &book.info;
+    let depth = docs.iter().map(|d| d.depth).max().unwrap_or(1);
+    let mut o = String::with_capacity(1024 + docs.len() * 200);
+    let _ = write!(
+        o,
+        r#"<?xml version="1.0" encoding="UTF-8"?>
+<ncx xmlns="http://www.daisy.org/z3986/2005/ncx/" version="2005-1" xml:lang="{lang}">
+  <head>
+    <meta name="dtb:uid" content="{uid}"/>
+    <meta name="dtb:depth" content="{depth}"/>
+    <meta name="dtb:totalPageCount" content="0"/>
+    <meta name="dtb:maxPageNumber" content="0"/>
+  </head>
+  <docTitle><text>{title}</text></docTitle>
+"#,
+        lang = attr(&info.language),
+        uid = attr(&info.identifier),
+        title = text(&info.title),
+    );
+    for a in &info.authors {
+        let _ = writeln!(o, "  <docAuthor><text>{}</text></docAuthor>", text(&a.name));
+    }
+    o.push_str("  <navMap>\n");
+    let mut open = 0;
+    for (i, doc) in docs.iter().enumerate() {
+        let _ = write!(
+            o,
+            "{indent}<navPoint id=\"nav-{n}\" playOrder=\"{n}\"><navLabel><text>{title}</text></navLabel><content src=\"{src}\"/>",
+            indent = "  ".repeat(doc.depth + 1),
+            n = i + 1,
+            title = text(doc.title),
+            src = doc.href,
+        );
+        open += 1;
+        let next_depth = docs.get(i + 1).map_or(1, |n| n.depth);
+        if next_depth > doc.depth {
+            o.push('\n');
+            continue;
+        }
+        o.push_str("</navPoint>\n");
+        open -= 1;
+        for d in (next_depth..doc.depth).rev() {
+            let _ = writeln!(o, "{}</navPoint>", "  ".repeat(d + 1));
+            open -= 1;
+        }
+    }
+    debug_assert_eq!(open, 0);
+    o.push_str("  </navMap>\n</ncx>\n");
+    o
+}

@@ -1,0 +1,176 @@
+//! The package document (`package.opf`): metadata, manifest, spine and the EPUB 2 guide.
+
+use std::fmt::Write;
+
+use super::{Book, Doc, locale};
+use crate::xml::{escape_attr as attr, escape_text as text};
+
+/// Writes `package.opf`.
+pub(super) fn package_document(book: &Book, docs: &[Doc]) -> String {
+    let info = &book.info;
+    let mut o = String::with_capacity(4096 + docs.len() * 160);
+    let _ = write!(
+        o,
+        r#"<?xml version="1.0" encoding="UTF-8"?>
+<package xmlns="http://www.idpf.org/2007/opf" version="3.0" unique-identifier="book-id" xml:lang="{lang}">
+  <metadata xmlns:dc="http://purl.org/dc/elements/1.1/">
+    <dc:identifier id="book-id">{id}</dc:identifier>
+"#,
+        lang = attr(&info.language),
+        id = text(&info.identifier),
+    );
+    if info
+        .identifier
+        .to_ascii_lowercase()
+        .starts_with("urn:isbn:")
+    {
+        o.push_str("    <meta refines=\"#book-id\" property=\"identifier-type\" scheme=\"onix:codelist5\">15</meta>\n");
+    }
+    let _ = writeln!(
+        o,
+        "    <dc:title id=\"title\">{}</dc:title>",
+        text(&info.title)
+    );
+    o.push_str("    <meta refines=\"#title\" property=\"title-type\">main</meta>\n");
+    if let Some(sub) = &info.subtitle {
+        let _ = writeln!(o, "    <dc:title id=\"subtitle\">{}</dc:title>", text(sub));
+        o.push_str("    <meta refines=\"#subtitle\" property=\"title-type\">subtitle</meta>\n");
+    }
+    let _ = writeln!(o, "    <dc:language>{}</dc:language>", text(&info.language));
+    for (element, people) in [
+        ("creator", &info.authors),
+        ("contributor", &info.contributors),
+    ] {
+        for (i, p) in people.iter().enumerate() {
+            let id = format!("{element}-{}", i + 1);
+            let _ = writeln!(
+                o,
+                "    <dc:{element} id=\"{id}\">{}</dc:{element}>",
+                text(&p.name)
+            );
+            let _ = writeln!(
+                o,
+                "    <meta refines=\"#{id}\" property=\"role\" scheme=\"marc:relators\">{}</meta>",
+                text(&p.role)
+            );
+            if let Some(file_as) = &p.file_as {
+                let _ = writeln!(
+                    o,
+                    "    <meta refines=\"#{id}\" property=\"file-as\">{}</meta>",
+                    text(file_as)
+                );
+            }
+        }
+    }
+    if let Some(v) = &info.publisher {
+        let _ = writeln!(o, "    <dc:publisher>{}</dc:publisher>", text(v));
+    }
+    if let Some(v) = &info.description {
+        let _ = writeln!(o, "    <dc:description>{}</dc:description>", text(v));
+    }
+    for s in &info.subjects {
+        let _ = writeln!(o, "    <dc:subject>{}</dc:subject>", text(s));
+    }
+    if let Some(v) = &info.rights {
+        let _ = writeln!(o, "    <dc:rights>{}</dc:rights>", text(v));
+    }
+    if let Some(v) = &info.published {
+        let _ = writeln!(o, "    <dc:date>{}</dc:date>", text(v));
+    }
+    let _ = writeln!(
+        o,
+        "    <meta property=\"dcterms:modified\">{}</meta>",
+        text(&book.modified)
+    );
+    if let Some(series) = &info.series {
+        let _ = writeln!(
+            o,
+            "    <meta property=\"belongs-to-collection\" id=\"series\">{}</meta>",
+            text(&series.name)
+        );
+        o.push_str("    <meta refines=\"#series\" property=\"collection-type\">series</meta>\n");
+        if let Some(index) = &series.index {
+            let _ = writeln!(
+                o,
+                "    <meta refines=\"#series\" property=\"group-position\">{}</meta>",
+                text(index)
+            );
+        }
+        let _ = writeln!(
+            o,
+            "    <meta name=\"calibre:series\" content=\"{}\"/>",
+            attr(&series.name)
+        );
+        if let Some(index) = &series.index {
+            let _ = writeln!(
+                o,
+                "    <meta name=\"calibre:series_index\" content=\"{}\"/>",
+                attr(index)
+            );
+        }
+    }
+    if book.cover.is_some() {
+        o.push_str("    <meta name=\"cover\" content=\"cover-image\"/>\n");
+    }
+    o.push_str("  </metadata>\n  <manifest>\n");
+
+    o.push_str("    <item id=\"nav\" href=\"nav.xhtml\" media-type=\"application/xhtml+xml\" properties=\"nav\"/>\n");
+    o.push_str("    <item id=\"ncx\" href=\"toc.ncx\" media-type=\"application/x-dtbncx+xml\"/>\n");
+    o.push_str("    <item id=\"css\" href=\"styles/book.css\" media-type=\"text/css\"/>\n");
+    if let Some(cover) = &book.cover {
+        let _ = writeln!(
+            o,
+            "    <item id=\"cover-image\" href=\"images/{}\" media-type=\"{}\" properties=\"cover-image\"/>",
+            attr(&cover.name),
+            cover.media_type
+        );
+        o.push_str("    <item id=\"cover\" href=\"text/cover.xhtml\" media-type=\"application/xhtml+xml\" properties=\"svg\"/>\n");
+    }
+    for doc in docs {
+        let _ = writeln!(
+            o,
+            "    <item id=\"{}\" href=\"{}\" media-type=\"application/xhtml+xml\"/>",
+            doc.id, doc.href
+        );
+    }
+    for (i, image) in book.images.iter().enumerate() {
+        let _ = writeln!(
+            o,
+            "    <item id=\"image-{}\" href=\"images/{}\" media-type=\"{}\"/>",
+            i + 1,
+            attr(&image.name),
+            image.media_type
+        );
+    }
+    o.push_str("  </manifest>\n  <spine toc=\"ncx\">\n");
+    if book.cover.is_some() {
+        o.push_str("    <itemref idref=\"cover\"/>\n");
+    }
+    for doc in docs {
+        let _ = writeln!(o, "    <itemref idref=\"{}\"/>", doc.id);
+    }
+    o.push_str("  </spine>\n  <guide>\n");
+    let words = locale::words(&book.info.language);
+    if book.cover.is_some() {
+        let _ = writeln!(
+            o,
+            "    <reference type=\"cover\" title=\"{}\" href=\"text/cover.xhtml\"/>",
+            attr(words.cover)
+        );
+    }
+    let _ = writeln!(
+        o,
+        "    <reference type=\"toc\" title=\"{}\" href=\"nav.xhtml\"/>",
+        attr(words.contents)
+    );
+    if let Some(first) = docs.first() {
+        let _ = writeln!(
+            o,
+            "    <reference type=\"text\" title=\"{}\" href=\"{}\"/>",
+            attr(words.start),
+            first.href
+        );
+    }
+    o.push_str("  </guide>\n</package>\n");
+    o
+}

@@ -1,0 +1,244 @@
+//! The project stage: `metadata.toml` in, a validated [`Project`] out.
+//!
+//! This is the first stage of the pipeline (project -> source -> convert -> package -> archive).
+//! The TOML is parsed into raw types that mirror the file ([`raw`]), then checked and resolved
+//! into the types the rest of the code uses: paths made absolute against the project folder,
+//! globs expanded in natural order, the identifier and cover defaulted. Nothing downstream sees
+//! the raw form.
+
+mod raw;
+mod toml_error;
+
+use std::path::{Path, PathBuf};
+
+use crate::error::{Error, Result};
+
+/// The name of the metadata file in a project folder.
+pub const METADATA_FILE: &str = "metadata.toml";
+
+/// A book project, validated and resolved.
+#[derive(Debug, Clone)]
+pub struct Project {
+    /// The folder that holds `metadata.toml`; every relative path is resolved against it.
+    pub root: PathBuf,
+    /// The metadata file itself.
+    pub metadata_path: PathBuf,
+    /// Bibliographic data.
+    pub book: BookInfo,
+    /// The reading order: chapters, possibly grouped into parts.
+    pub contents: Vec<ContentEntry>,
+    /// The cover image, if any.
+    pub cover: Option<PathBuf>,
+    /// Where the EPUB goes when the command line does not say (`[output] path`).
+    pub output: Option<PathBuf>,
+}
+
+/// Bibliographic data from `[book]`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BookInfo {
+    /// The title.
+    pub title: String,
+    /// An optional subtitle.
+    pub subtitle: Option<String>,
+    /// Authors, at least one.
+    pub authors: Vec<Person>,
+    /// Translators, editors, illustrators...
+    pub contributors: Vec<Person>,
+    /// BCP 47 language tag, e.g. `zh-CN`.
+    pub language: String,
+    /// `urn:isbn:...`, `urn:uuid:...` or a URL.
+    pub identifier: String,
+    /// The publisher.
+    pub publisher: Option<String>,
+    /// A description (blurb).
+    pub description: Option<String>,
+    /// Subjects or tags.
+    pub subjects: Vec<String>,
+    /// Rights statement.
+    pub rights: Option<String>,
+    /// Publication date, `YYYY-MM-DD`.
+    pub published: Option<String>,
+    /// Series name and position.
+    pub series: Option<Series>,
+}
+
+/// A person credited in the book.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Person {
+    /// The name as displayed.
+    pub name: String,
+    /// The name as sorted, e.g. "Tolkien, J. R. R.".
+    pub file_as: Option<String>,
+    /// MARC relator code: `aut`, `trl`, `edt`, `ill`...
+    pub role: String,
+}
+
+/// A series the book belongs to.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Series {
+    /// The series name.
+    pub name: String,
+    /// The book's position in the series, as written (e.g. `1` or `2.5`).
+    pub index: Option<String>,
+}
+
+/// One entry of the reading order.
+#[derive(Debug, Clone)]
+pub enum ContentEntry {
+    /// A chapter at the top level.
+    Chapter(ChapterSource),
+    /// A part (volume) with a title page and chapters under it.
+    Part {
+        /// The part's title.
+        title: String,
+        /// Its chapters.
+        chapters: Vec<ChapterSource>,
+    },
+}
+
+/// A chapter file and how to read it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChapterSource {
+    /// Absolute (project-relative, joined) path of the file.
+    pub path: PathBuf,
+    /// The title given in the metadata, if any.
+    pub title: Option<String>,
+    /// The line of the `[[chapters]]` entry in `metadata.toml`, for messages.
+    pub line: Option<usize>,
+    /// Encoding forced by the entry (`encoding = "gb18030"`), by its WHATWG label.
+    pub encoding: Option<String>,
+    /// What to do with bytes invalid in the encoding (`encoding-errors`).
+    pub encoding_errors: crate::source::EncodingErrors,
+}
+
+impl Project {
+    /// Loads a project from a folder holding `metadata.toml`, or from the path of a `.toml` file.
+    pub fn load(location: &Path) -> Result<Project> {
+        let metadata_path = if location.is_dir() {
+            location.join(METADATA_FILE)
+        } else {
+            location.to_path_buf()
+        };
+        let text = std::fs::read_to_string(&metadata_path).map_err(|e| {
+            let action = if e.kind() == std::io::ErrorKind::NotFound {
+                "no metadata file here (create one, or point at a folder that has metadata.toml)"
+            } else {
+                "cannot read"
+            };
+            Error::io(&metadata_path, action, e)
+        })?;
+        let root = metadata_path
+            .parent()
+            .map(Path::to_path_buf)
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or_else(|| PathBuf::from("."));
+        Project::from_str(&text, &root, &metadata_path)
+    }
+
+    /// Parses and validates metadata text; `root` is the folder paths are relative to.
+    pub fn from_str(text: &str, root: &Path, metadata_path: &Path) -> Result<Project> {
+        let raw: raw::Metadata =
+            toml::from_str(text).map_err(|e| toml_error::to_error(&e, text, metadata_path))?;
+        raw::validate(raw, text, root, metadata_path)
+    }
+
+    /// Every chapter in reading order, flattened out of parts.
+    pub fn chapters(&self) -> impl Iterator<Item = &ChapterSource> {
+        self.contents.iter().flat_map(|entry| match entry {
+            ContentEntry::Chapter(c) => std::slice::from_ref(c).iter(),
+            ContentEntry::Part { chapters, .. } => chapters.iter(),
+        })
+    }
+
+    /// The output path used when the command line gives none: `[output] path`, else
+    /// `build/<title>.epub` under the project folder.
+    pub fn default_output(&self) -> PathBuf {
+        self.output.clone().unwrap_or_else(|| {
+            self.root
+                .join("build")
+                .join(format!("{}.epub", file_name_for(&self.book.title)))
+        })
+    }
+}
+
+/// Turns a title into a file name that every file system accepts, keeping CJK as it is.
+fn file_name_for(title: &str) -> String {
+    let cleaned: String = title
+        .trim()
+        .chars()
+        .map(|c| match c {
+            '/' | '\\' | ':' | '*' | '?' | '"' | '<' | '>' | '|' => '_',
+            c if c.is_control() => '_',
+            c => c,
+        })
+        .collect();
+    let cleaned = cleaned.trim_matches(|c: char| c == '.' || c.is_whitespace());
+    if cleaned.is_empty() {
+        "book".to_string()
+    } else {
+        cleaned.chars().take(120).collect()
+    }
+}
+
+/// Compares file names so that numbers sort by value: `2.txt` before `10.txt`.
+pub fn natural_cmp(a: &str, b: &str) -> std::cmp::Ordering {
+    use std::cmp::Ordering;
+    let (mut a, mut b) = (a, b);
+    loop {
+        match (a.chars().next(), b.chars().next()) {
+            (None, None) => return Ordering::Equal,
+            (None, Some(_)) => return Ordering::Less,
+            (Some(_), None) => return Ordering::Greater,
+            (Some(x), Some(y)) if x.is_ascii_digit() && y.is_ascii_digit() => {
+                let da = a.find(|c: char| !c.is_ascii_digit()).unwrap_or(a.len());
+                let db = b.find(|c: char| !c.is_ascii_digit()).unwrap_or(b.len());
+                let (na, nb) = (
+                    a[..da].trim_start_matches('0'),
+                    b[..db].trim_start_matches('0'),
+                );
+                let ord = na
+                    .len()
+                    .cmp(&nb.len())
+                    .then_with(|| na.cmp(nb))
+                    .then_with(|| da.cmp(&db));
+                if ord != Ordering::Equal {
+                    return ord;
+                }
+                a = &a[da..];
+                b = &b[db..];
+            }
+            (Some(x), Some(y)) => {
+                if x != y {
+                    return x.cmp(&y);
+                }
+                a = &a[x.len_utf8()..];
+                b = &b[y.len_utf8()..];
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn natural_order_puts_2_before_10_and_keeps_text_order() {
+        let mut names = vec![
+            "c10.txt", "c2.txt", "c1.txt", "b.txt", "c02.txt", "a100.txt",
+        ];
+        names.sort_by(|a, b| natural_cmp(a, b));
+        assert_eq!(
+            names,
+            [
+                "a100.txt", "b.txt", "c1.txt", "c2.txt", "c02.txt", "c10.txt"
+            ]
+        );
+    }
+
+    #[test]
+    fn file_name_for_keeps_cjk_and_replaces_separators() {
+        assert_eq!(file_name_for("安西/烽火: 卷一"), "安西_烽火_ 卷一");
+        assert_eq!(file_name_for(" .. "), "book");
+    }
+}

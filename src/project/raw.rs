@@ -1,0 +1,470 @@
+//! `metadata.toml` as written, and its validation into [`Project`].
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use toml::Spanned;
+
+use super::toml_error;
+use super::{BookInfo, ChapterSource, ContentEntry, Person, Project, Series};
+use crate::error::{Error, Result};
+use crate::source::EncodingErrors;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub(super) struct Metadata {
+    book: Spanned<Book>,
+    #[serde(default)]
+    chapters: Vec<Spanned<Chapter>>,
+    #[serde(default)]
+    parts: Vec<Spanned<Part>>,
+    #[serde(default)]
+    suffix_chapters: Vec<Spanned<Chapter>>,
+    #[serde(default)]
+    output: Output,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct Book {
+    title: Spanned<String>,
+    subtitle: Option<String>,
+    authors: Spanned<Vec<RawPerson>>,
+    #[serde(default)]
+    contributors: Vec<RawPerson>,
+    language: Spanned<String>,
+    identifier: Option<Spanned<String>>,
+    publisher: Option<String>,
+    description: Option<String>,
+    #[serde(default)]
+    subjects: Vec<String>,
+    rights: Option<String>,
+    published: Option<Spanned<toml::value::Datetime>>,
+    series: Option<String>,
+    series_index: Option<Spanned<toml::Value>>,
+    cover: Option<Spanned<String>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum RawPerson {
+    Name(String),
+    Full(FullPerson),
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct FullPerson {
+    name: String,
+    file_as: Option<String>,
+    role: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct Chapter {
+    file: Option<String>,
+    glob: Option<String>,
+    title: Option<String>,
+    encoding: Option<String>,
+    encoding_errors: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct Part {
+    title: String,
+    #[serde(default)]
+    chapters: Vec<Spanned<Chapter>>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct Output {
+    path: Option<String>,
+}
+
+/// Image extensions we accept as a cover, lower case.
+pub(crate) const COVER_EXTENSIONS: [&str; 6] = ["jpg", "jpeg", "png", "gif", "webp", "svg"];
+
+struct Ctx<'a> {
+    text: &'a str,
+    root: &'a Path,
+    path: &'a Path,
+}
+
+impl Ctx<'_> {
+    fn error_at(&self, offset: usize, message: impl Into<String>) -> Error {
+        toml_error::at(self.text, offset, self.path, message.into())
+    }
+
+    fn line_of(&self, offset: usize) -> usize {
+        toml_error::locate(self.text, offset).0
+    }
+}
+
+pub(super) fn validate(raw: Metadata, text: &str, root: &Path, path: &Path) -> Result<Project> {
+    let ctx = Ctx { text, root, path };
+    let book_span = raw.book.span().start;
+    let book = validate_book(raw.book.into_inner(), &ctx, book_span)?;
+
+    let mut contents = Vec::new();
+    for chapter in raw.chapters {
+        for c in expand(chapter, &ctx)? {
+            contents.push(ContentEntry::Chapter(c));
+        }
+    }
+    for part in raw.parts {
+        let offset = part.span().start;
+        let part = part.into_inner();
+        let title = part.title.trim().to_string();
+        if title.is_empty() {
+            return Err(ctx.error_at(offset, "a [[parts]] entry has an empty `title`"));
+        }
+        let mut chapters = Vec::new();
+        for chapter in part.chapters {
+            chapters.extend(expand(chapter, &ctx)?);
+        }
+        if chapters.is_empty() {
+            return Err(ctx.error_at(
+                offset,
+                format!("part \"{title}\" has no chapters\n  hint: add [[parts.chapters]] entries under it"),
+            ));
+        }
+        contents.push(ContentEntry::Part { title, chapters });
+    }
+    for chapter in raw.suffix_chapters {
+        for c in expand(chapter, &ctx)? {
+            contents.push(ContentEntry::Chapter(c));
+        }
+    }
+    if contents.is_empty() {
+        return Err(Error::Metadata {
+            path: path.to_path_buf(),
+            message: "the book has no chapters\n  hint: add entries such as\n\n  [[chapters]]\n  file = \"chapters/001.txt\"\n".into(),
+        });
+    }
+
+    Ok(Project {
+        root: root.to_path_buf(),
+        metadata_path: path.to_path_buf(),
+        book: book.0,
+        contents,
+        cover: book.1,
+        output: raw.output.path.map(|p| root.join(p)),
+    })
+}
+
+fn validate_book(raw: Book, ctx: &Ctx, book_span: usize) -> Result<(BookInfo, Option<PathBuf>)> {
+    let title = raw.title.get_ref().trim().to_string();
+    if title.is_empty() {
+        return Err(ctx.error_at(raw.title.span().start, "`title` is empty"));
+    }
+    let authors_span = raw.authors.span().start;
+    let authors: Vec<Person> = raw
+        .authors
+        .into_inner()
+        .into_iter()
+        .map(|p| person(p, "aut"))
+        .filter(|p| !p.name.is_empty())
+        .collect();
+    if authors.is_empty() {
+        return Err(ctx.error_at(
+            authors_span,
+            "`authors` needs at least one name, e.g. authors = [\"佚名\"]",
+        ));
+    }
+    let contributors = raw
+        .contributors
+        .into_iter()
+        .map(|p| person(p, "ctb"))
+        .filter(|p| !p.name.is_empty())
+        .collect();
+
+    let language = raw.language.get_ref().trim().to_string();
+    if !is_language_tag(&language) {
+        return Err(ctx.error_at(
+            raw.language.span().start,
+            format!("`language` = \"{language}\" is not a BCP 47 tag\n  hint: use e.g. \"zh-CN\", \"zh-TW\", \"ja\" or \"en\""),
+        ));
+    }
+
+    let identifier = match raw.identifier {
+        Some(id) => {
+            let value = id.get_ref().trim().to_string();
+            if value.is_empty() {
+                return Err(ctx.error_at(id.span().start, "`identifier` is empty"));
+            }
+            value
+        }
+        None => default_identifier(&title, &authors),
+    };
+
+    let published = match raw.published {
+        Some(date) => {
+            let span = date.span().start;
+            let date = date.into_inner();
+            match (date.date, date.time) {
+                (Some(d), _) => Some(format!("{:04}-{:02}-{:02}", d.year, d.month, d.day)),
+                (None, _) => {
+                    return Err(ctx.error_at(span, "`published` must be a date, e.g. 2026-11-29"));
+                }
+            }
+        }
+        None => None,
+    };
+
+    let series = match raw.series {
+        Some(name) if !name.trim().is_empty() => {
+            let index = match raw.series_index {
+                None => None,
+                Some(v) => Some(series_index(&v, ctx)?),
+            };
+            Some(Series {
+                name: name.trim().to_string(),
+                index,
+            })
+        }
+        _ => {
+            if let Some(v) = raw.series_index {
+                return Err(ctx.error_at(
+                    v.span().start,
+                    "`series-index` is set but `series` is not\n  hint: add series = \"...\"",
+                ));
+            }
+            None
+        }
+    };
+
+    let cover = match raw.cover {
+        Some(c) => {
+            let p = ctx.root.join(c.get_ref());
+            if !p.is_file() {
+                return Err(ctx.error_at(
+                    c.span().start,
+                    format!(
+                        "cover file {} does not exist\n  hint: paths are relative to the folder of metadata.toml",
+                        p.display()
+                    ),
+                ));
+            }
+            Some(p)
+        }
+        None => default_cover(ctx.root).map_err(|m| ctx.error_at(book_span, m))?,
+    };
+
+    let info = BookInfo {
+        title,
+        subtitle: raw
+            .subtitle
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty()),
+        authors,
+        contributors,
+        language,
+        identifier,
+        publisher: non_empty(raw.publisher),
+        description: non_empty(raw.description),
+        subjects: raw
+            .subjects
+            .into_iter()
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty())
+            .collect(),
+        rights: non_empty(raw.rights),
+        published,
+        series,
+    };
+    Ok((info, cover))
+}
+
+fn non_empty(s: Option<String>) -> Option<String> {
+    s.map(|s| s.trim().to_string()).filter(|s| !s.is_empty())
+}
+
+fn person(raw: RawPerson, default_role: &str) -> Person {
+    match raw {
+        RawPerson::Name(name) => Person {
+            name: name.trim().to_string(),
+            file_as: None,
+            role: default_role.to_string(),
+        },
+        RawPerson::Full(p) => Person {
+            name: p.name.trim().to_string(),
+            file_as: non_empty(p.file_as),
+            role: p
+                .role
+                .map(|r| r.trim().to_string())
+                .filter(|r| !r.is_empty())
+                .unwrap_or_else(|| default_role.to_string()),
+        },
+    }
+}
+
+fn series_index(v: &Spanned<toml::Value>, ctx: &Ctx) -> Result<String> {
+    match v.get_ref() {
+        toml::Value::Integer(i) if *i >= 0 => Ok(i.to_string()),
+        toml::Value::Float(f) if *f >= 0.0 && f.is_finite() => Ok(f.to_string()),
+        toml::Value::String(s) if s.trim().parse::<f64>().is_ok() => Ok(s.trim().to_string()),
+        _ => Err(ctx.error_at(
+            v.span().start,
+            "`series-index` must be a non-negative number, e.g. series-index = 2",
+        )),
+    }
+}
+
+/// A syntactic check of a BCP 47 tag: letters for the language, then subtags of 1-8 letters or
+/// digits.
+fn is_language_tag(tag: &str) -> bool {
+    let mut parts = tag.split('-');
+    let Some(first) = parts.next() else {
+        return false;
+    };
+    (2..=8).contains(&first.len())
+        && first.chars().all(|c| c.is_ascii_alphabetic())
+        && parts.all(|p| (1..=8).contains(&p.len()) && p.chars().all(|c| c.is_ascii_alphanumeric()))
+}
+
+/// A UUID derived from title and authors, so that rebuilding keeps the same identifier.
+fn default_identifier(title: &str, authors: &[Person]) -> String {
+    let mut key = format!("epubforge:{title}");
+    for a in authors {
+        key.push('\n');
+        key.push_str(&a.name);
+    }
+    let id = uuid::Uuid::new_v5(&uuid::Uuid::NAMESPACE_URL, key.as_bytes());
+    format!("urn:uuid:{id}")
+}
+
+/// The one image in `covers/`, if there is exactly one.
+fn default_cover(root: &Path) -> std::result::Result<Option<PathBuf>, String> {
+    let dir = root.join("covers");
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return Ok(None);
+    };
+    let mut images: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_file() && has_extension(p, &COVER_EXTENSIONS))
+        .collect();
+    images.sort();
+    match images.len() {
+        0 => Ok(None),
+        1 => Ok(images.pop()),
+        _ => Err(format!(
+            "covers/ holds {} images and `cover` does not say which is the cover\n  hint: add cover = \"covers/<file>\" to [book]",
+            images.len()
+        )),
+    }
+}
+
+pub(crate) fn has_extension(path: &Path, extensions: &[&str]) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| extensions.iter().any(|x| e.eq_ignore_ascii_case(x)))
+}
+
+/// One `[[chapters]]` entry: a file, or the files a glob matches in natural order.
+fn expand(entry: Spanned<Chapter>, ctx: &Ctx) -> Result<Vec<ChapterSource>> {
+    let offset = entry.span().start;
+    let line = Some(ctx.line_of(offset));
+    let entry = entry.into_inner();
+    let title = entry
+        .title
+        .map(|t| t.trim().to_string())
+        .filter(|t| !t.is_empty());
+    if let Some(enc) = &entry.encoding
+        && encoding_rs::Encoding::for_label(enc.trim().as_bytes()).is_none()
+    {
+        return Err(ctx.error_at(
+            offset,
+            format!("unknown encoding \"{enc}\"\n  hint: use a WHATWG label such as \"utf-8\", \"gb18030\", \"gbk\", \"big5\", \"shift_jis\""),
+        ));
+    }
+    let encoding_errors = match entry.encoding_errors.as_deref().map(str::trim) {
+        None | Some("fail") => EncodingErrors::Fail,
+        Some("replace") => EncodingErrors::Replace,
+        Some(other) => {
+            return Err(ctx.error_at(
+                offset,
+                format!("`encoding-errors` = \"{other}\" is not one of \"fail\", \"replace\""),
+            ));
+        }
+    };
+    let source = |path: PathBuf, title: Option<String>| ChapterSource {
+        path,
+        title,
+        line,
+        encoding: entry.encoding.clone(),
+        encoding_errors,
+    };
+    match (&entry.file, &entry.glob) {
+        (Some(file), None) => {
+            let path = ctx.root.join(file);
+            if !path.is_file() {
+                return Err(Error::MissingChapter {
+                    path,
+                    metadata: ctx.path.to_path_buf(),
+                    line,
+                });
+            }
+            Ok(vec![source(path, title)])
+        }
+        (None, Some(pattern)) => {
+            if title.is_some() {
+                return Err(ctx.error_at(
+                    offset,
+                    "`title` cannot be used with `glob` (each matched file gets its own title)",
+                ));
+            }
+            let full = ctx.root.join(pattern);
+            let full = full.to_string_lossy();
+            let paths = glob::glob(&full)
+                .map_err(|e| ctx.error_at(offset, format!("invalid glob \"{pattern}\": {e}")))?;
+            let mut files: Vec<PathBuf> = paths
+                .filter_map(|p| p.ok())
+                .filter(|p| p.is_file())
+                .collect();
+            files.sort_by(|a, b| super::natural_cmp(&a.to_string_lossy(), &b.to_string_lossy()));
+            if files.is_empty() {
+                return Err(ctx.error_at(
+                    offset,
+                    format!("glob \"{pattern}\" matches no files\n  hint: paths are relative to the folder of metadata.toml"),
+                ));
+            }
+            Ok(files.into_iter().map(|p| source(p, None)).collect())
+        }
+        (Some(_), Some(_)) => Err(ctx.error_at(
+            offset,
+            "a chapter entry has both `file` and `glob`; use one of them",
+        )),
+        (None, None) => Err(ctx.error_at(
+            offset,
+            "a chapter entry needs `file = \"...\"` or `glob = \"...\"`",
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn language_tags_accept_bcp47_shapes_and_reject_junk() {
+        for ok in ["zh", "zh-CN", "zh-Hant-TW", "en", "ja", "yue-HK"] {
+            assert!(is_language_tag(ok), "{ok}");
+        }
+        for bad in ["", "chinese!", "z", "zh_CN", "zh-", "中文"] {
+            assert!(!is_language_tag(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn default_identifier_is_stable_and_depends_on_title_and_authors() {
+        let a = vec![person(RawPerson::Name("甲".into()), "aut")];
+        let b = vec![person(RawPerson::Name("乙".into()), "aut")];
+        assert_eq!(default_identifier("书", &a), default_identifier("书", &a));
+        assert_ne!(default_identifier("书", &a), default_identifier("书", &b));
+        assert_ne!(default_identifier("书", &a), default_identifier("书二", &a));
+        assert!(default_identifier("书", &a).starts_with("urn:uuid:"));
+    }
+}

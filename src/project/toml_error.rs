@@ -1,0 +1,136 @@
+//! Turns a TOML parse error into an [`Error::MetadataSyntax`]: file, line, column, the line
+//! itself with a caret, and for an unknown key the closest valid one.
+
+use std::path::Path;
+
+use crate::error::Error;
+
+/// Converts a `toml` error on `text` into our error.
+pub(super) fn to_error(err: &toml::de::Error, text: &str, path: &Path) -> Error {
+    let offset = err.span().map(|s| s.start).unwrap_or(0);
+    let mut message = err.message().trim().to_string();
+    if let Some(hint) = unknown_field_hint(&message) {
+        message.push_str(&hint);
+    }
+    at(text, offset, path, message)
+}
+
+/// An [`Error::MetadataSyntax`] pointing at byte `offset` of `text`.
+pub(super) fn at(text: &str, offset: usize, path: &Path, message: String) -> Error {
+    let (line, column, source_line) = locate(text, offset);
+    let gutter = line.to_string();
+    let snippet = format!(
+        "{pad} |\n{gutter} | {source_line}\n{pad} | {caret}^",
+        pad = " ".repeat(gutter.len()),
+        caret = " ".repeat(display_width(
+            &source_line
+                .chars()
+                .take(column.saturating_sub(1))
+                .collect::<String>()
+        )),
+    );
+    Error::MetadataSyntax {
+        path: path.to_path_buf(),
+        line,
+        column,
+        message,
+        snippet,
+    }
+}
+
+/// 1-based line and column (in characters) of a byte offset, and the text of that line.
+pub(super) fn locate(text: &str, offset: usize) -> (usize, usize, &str) {
+    let offset = floor_char_boundary(text, offset.min(text.len()));
+    let line_start = text[..offset].rfind('\n').map(|i| i + 1).unwrap_or(0);
+    let line_end = text[offset..]
+        .find('\n')
+        .map(|i| offset + i)
+        .unwrap_or(text.len());
+    let line = text[..offset].matches('\n').count() + 1;
+    let column = text[line_start..offset].chars().count() + 1;
+    (
+        line,
+        column,
+        text[line_start..line_end].trim_end_matches('\r'),
+    )
+}
+
+fn floor_char_boundary(text: &str, mut i: usize) -> usize {
+    while i > 0 && !text.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+/// Terminal columns taken by `s`: CJK and other wide characters take two.
+fn display_width(s: &str) -> usize {
+    s.chars()
+        .map(|c| match c as u32 {
+            0x1100..=0x115F | 0x2E80..=0xA4CF | 0xAC00..=0xD7A3 | 0xF900..=0xFAFF => 2,
+            0xFE30..=0xFE4F | 0xFF00..=0xFF60 | 0xFFE0..=0xFFE6 | 0x20000..=0x3FFFD => 2,
+            _ => 1,
+        })
+        .sum()
+}
+
+/// For serde's "unknown field `x`, expected one of `a`, `b`" message: "; did you mean `a`?".
+fn unknown_field_hint(message: &str) -> Option<String> {
+    let rest = message.strip_prefix("unknown field `")?;
+    let (unknown, rest) = rest.split_once('`')?;
+    let expected: Vec<&str> = rest.split('`').skip(1).step_by(2).collect();
+    let best = closest(unknown, &expected)?;
+    Some(format!("\n  hint: did you mean `{best}`?"))
+}
+
+/// The candidate closest to `word` by edit distance, if it is close enough to be a likely typo.
+pub(crate) fn closest<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a str> {
+    candidates
+        .iter()
+        .map(|c| (levenshtein(word, c), *c))
+        .filter(|(d, c)| *d <= (c.chars().count().max(word.chars().count()) / 2).max(1))
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, c)| c)
+}
+
+fn levenshtein(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let cost = usize::from(ca != *cb);
+            cur[j + 1] = (prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn locate_counts_lines_and_character_columns() {
+        let text = "a = 1\n书名 = 2\n";
+        let offset = text.find('=').unwrap() + 6; // the second '='
+        assert_eq!(locate(text, offset), (2, 4, "书名 = 2"));
+    }
+
+    #[test]
+    fn closest_suggests_typo_fix_and_nothing_for_unrelated_words() {
+        let keys = ["title", "authors", "language"];
+        assert_eq!(closest("titel", &keys), Some("title"));
+        assert_eq!(closest("langauge", &keys), Some("language"));
+        assert_eq!(closest("zzzzzzzz", &keys), None);
+    }
+
+    #[test]
+    fn unknown_field_message_gets_did_you_mean() {
+        let msg = "unknown field `autors`, expected one of `title`, `authors`, `language`";
+        assert_eq!(
+            unknown_field_hint(msg).as_deref(),
+            Some("\n  hint: did you mean `authors`?")
+        );
+    }
+}

@@ -1,0 +1,373 @@
+//! The source stage: a chapter file's bytes in, clean text out.
+//!
+//! Sits between `project` (which says which files and in what encoding) and `convert`. It
+//! detects the encoding (BOM, strict UTF-8, then a statistical guess with `chardetng` over
+//! GB18030, Big5, Shift_JIS, EUC-KR and single-byte encodings), refuses to produce mojibake,
+//! normalises newlines to `\n` and drops the characters XML 1.0 forbids, counting them.
+
+use encoding_rs::{Encoding, UTF_8};
+
+/// What to do with bytes that are not valid in the chosen encoding.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum EncodingErrors {
+    /// Stop with an error naming the byte offset (the default: never silent mojibake).
+    #[default]
+    Fail,
+    /// Replace them with U+FFFD and go on.
+    Replace,
+}
+
+/// Decoded, normalised text and what was done to get it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Decoded {
+    /// The text, with `\n` newlines and no XML-forbidden characters.
+    pub text: String,
+    /// The encoding the bytes were read as.
+    pub encoding: &'static Encoding,
+    /// How the encoding was chosen.
+    pub detection: Detection,
+    /// Forbidden control characters dropped.
+    pub dropped_controls: usize,
+    /// 1-based line of the first dropped control character.
+    pub first_dropped_line: Option<usize>,
+    /// Bytes replaced by U+FFFD (only with [`EncodingErrors::Replace`]).
+    pub replaced: usize,
+}
+
+/// How the encoding of a file was chosen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Detection {
+    /// A byte order mark said so.
+    Bom,
+    /// The metadata said so.
+    Forced,
+    /// The bytes are valid UTF-8.
+    Utf8,
+    /// A statistical guess.
+    Guessed,
+}
+
+/// Why bytes could not become text.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DecodeError {
+    /// The bytes are not valid in the encoding that was chosen or forced.
+    #[error("invalid {encoding} at byte offset {offset} (line {line})\n  hint: {hint}")]
+    Malformed {
+        /// The encoding tried.
+        encoding: &'static str,
+        /// Byte offset of the first bad sequence.
+        offset: usize,
+        /// 1-based line of that offset.
+        line: usize,
+        /// What to do.
+        hint: String,
+    },
+    /// The decoded text does not look like text in any language.
+    #[error(
+        "decoding as {encoding} gives implausible text ({count} unlikely characters, the first at byte offset {offset})\n  hint: set `encoding = \"...\"` on the chapter entry if you know the encoding"
+    )]
+    Implausible {
+        /// The encoding tried.
+        encoding: &'static str,
+        /// How many implausible characters.
+        count: usize,
+        /// Byte offset of the first.
+        offset: usize,
+    },
+    /// The encoding label is unknown.
+    #[error("unknown encoding \"{0}\"")]
+    UnknownEncoding(String),
+}
+
+/// Decodes a chapter file's bytes. `forced` is a WHATWG encoding label from the metadata.
+pub fn decode(
+    bytes: &[u8],
+    forced: Option<&str>,
+    errors: EncodingErrors,
+) -> Result<Decoded, DecodeError> {
+    let (encoding, detection, body) = if let Some((enc, bom_len)) = Encoding::for_bom(bytes) {
+        (enc, Detection::Bom, &bytes[bom_len..])
+    } else if let Some(label) = forced {
+        let enc = Encoding::for_label(label.trim().as_bytes())
+            .ok_or_else(|| DecodeError::UnknownEncoding(label.to_string()))?;
+        (enc, Detection::Forced, bytes)
+    } else {
+        match std::str::from_utf8(bytes) {
+            Ok(_) => (UTF_8, Detection::Utf8, bytes),
+            Err(e) if mostly_utf8(bytes) => {
+                if errors == EncodingErrors::Fail {
+                    return Err(malformed_at(
+                        UTF_8,
+                        &bytes[..e.valid_up_to()],
+                        e.valid_up_to(),
+                        "the file is UTF-8 with damaged bytes; fix them, or add encoding-errors = \"replace\" to the chapter entry",
+                    ));
+                }
+                (UTF_8, Detection::Utf8, bytes)
+            }
+            Err(_) => {
+                let mut detector =
+                    chardetng::EncodingDetector::new(chardetng::Iso2022JpDetection::Deny);
+                detector.feed(bytes, true);
+                (
+                    detector.guess(None, chardetng::Utf8Detection::Deny),
+                    Detection::Guessed,
+                    bytes,
+                )
+            }
+        }
+    };
+
+    let (text, replaced) = decode_with(encoding, body, errors, bytes.len() - body.len())?;
+    if detection == Detection::Guessed
+        && let Some((count, offset)) = implausible(&text)
+    {
+        return Err(DecodeError::Implausible {
+            encoding: encoding.name(),
+            count,
+            offset,
+        });
+    }
+    let (text, dropped_controls, first_dropped_line) = normalise(&text);
+    Ok(Decoded {
+        text,
+        encoding,
+        detection,
+        dropped_controls,
+        first_dropped_line,
+        replaced,
+    })
+}
+
+/// True when the bytes look like UTF-8 with a few damaged sequences rather than another
+/// encoding: valid multi-byte sequences far outnumber invalid bytes.
+fn mostly_utf8(bytes: &[u8]) -> bool {
+    let (mut valid, mut invalid) = (0usize, 0usize);
+    let mut rest = bytes;
+    while !rest.is_empty() {
+        match std::str::from_utf8(rest) {
+            Ok(s) => {
+                valid += s.chars().filter(|c| !c.is_ascii()).count();
+                break;
+            }
+            Err(e) => {
+                let (good, bad) = rest.split_at(e.valid_up_to());
+                valid += std::str::from_utf8(good)
+                    .map(|s| s.chars().filter(|c| !c.is_ascii()).count())
+                    .unwrap_or(0);
+                let skip = e.error_len().unwrap_or(bad.len()).max(1);
+                invalid += 1;
+                rest = &bad[skip.min(bad.len())..];
+            }
+        }
+    }
+    valid >= 8 && invalid * 50 <= valid
+}
+
+fn decode_with(
+    encoding: &'static Encoding,
+    body: &[u8],
+    errors: EncodingErrors,
+    body_offset: usize,
+) -> Result<(String, usize), DecodeError> {
+    let mut decoder = encoding.new_decoder_without_bom_handling();
+    let mut out = String::with_capacity(
+        decoder
+            .max_utf8_buffer_length(body.len())
+            .unwrap_or(body.len() * 3),
+    );
+    let mut read = 0;
+    let mut replaced = 0;
+    loop {
+        let (result, n) =
+            decoder.decode_to_string_without_replacement(&body[read..], &mut out, true);
+        read += n;
+        match result {
+            encoding_rs::DecoderResult::InputEmpty => break,
+            encoding_rs::DecoderResult::OutputFull => {
+                out.reserve(body.len() - read + 16);
+            }
+            encoding_rs::DecoderResult::Malformed(bad, _) => {
+                let at = read.saturating_sub(bad as usize);
+                if errors == EncodingErrors::Fail {
+                    return Err(malformed_at(
+                        encoding,
+                        &body[..at],
+                        body_offset + at,
+                        "the file is not in this encoding; set `encoding = \"...\"` on the chapter entry, or add encoding-errors = \"replace\"",
+                    ));
+                }
+                out.push('\u{FFFD}');
+                replaced += 1;
+            }
+        }
+    }
+    Ok((out, replaced))
+}
+
+fn malformed_at(
+    encoding: &'static Encoding,
+    before: &[u8],
+    offset: usize,
+    hint: &str,
+) -> DecodeError {
+    DecodeError::Malformed {
+        encoding: encoding.name(),
+        offset,
+        line: before.iter().filter(|&&b| b == b'\n').count() + 1,
+        hint: hint.to_string(),
+    }
+}
+
+/// Counts characters that real text in a guessed encoding does not contain: C1 controls,
+/// private-use characters and U+FFFD. Returns their number and the byte offset (in the UTF-8
+/// text) of the first when there are too many to be chance.
+fn implausible(text: &str) -> Option<(usize, usize)> {
+    let mut count = 0;
+    let mut first = None;
+    for (i, c) in text.char_indices() {
+        if matches!(c as u32, 0x80..=0x9F | 0xE000..=0xF8FF | 0xFFFD) {
+            count += 1;
+            first.get_or_insert(i);
+        }
+    }
+    let total = text.chars().count().max(1);
+    (count > 0 && count * 1000 > total).then(|| (count, first.unwrap_or(0)))
+}
+
+/// `\r\n` and `\r` to `\n`; drops C0 controls other than tab and newline, and U+FFFE/U+FFFF.
+fn normalise(text: &str) -> (String, usize, Option<usize>) {
+    let mut out = String::with_capacity(text.len());
+    let mut dropped = 0;
+    let mut first_line = None;
+    let mut line = 1;
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\r' => {
+                if chars.peek() == Some(&'\n') {
+                    chars.next();
+                }
+                out.push('\n');
+                line += 1;
+            }
+            '\n' => {
+                out.push('\n');
+                line += 1;
+            }
+            '\t' => out.push('\t'),
+            c if (c as u32) < 0x20 || c == '\u{FFFE}' || c == '\u{FFFF}' => {
+                dropped += 1;
+                first_line.get_or_insert(line);
+            }
+            c => out.push(c),
+        }
+    }
+    (out, dropped, first_line)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SAMPLE: &str = "魏军接下来的突围也在大汗的预料之中，东胡骑兵全部脱掉沉重的铁甲。\n“四哥。”就在金兀术借酒浇愁的时候。\n";
+
+    #[test]
+    fn utf8_with_bom_and_crlf_is_normalised() {
+        let mut bytes = b"\xEF\xBB\xBF".to_vec();
+        bytes.extend_from_slice(SAMPLE.replace('\n', "\r\n").as_bytes());
+        let d = decode(&bytes, None, EncodingErrors::Fail).unwrap();
+        assert_eq!(d.text, SAMPLE);
+        assert_eq!(d.detection, Detection::Bom);
+    }
+
+    #[test]
+    fn lone_cr_newlines_become_lf() {
+        let d = decode("a\rb\r\nc".as_bytes(), None, EncodingErrors::Fail).unwrap();
+        assert_eq!(d.text, "a\nb\nc");
+    }
+
+    #[test]
+    fn gbk_bytes_are_detected_as_gbk_family() {
+        let (bytes, _, _) = encoding_rs::GBK.encode(SAMPLE);
+        let d = decode(&bytes, None, EncodingErrors::Fail).unwrap();
+        assert_eq!(d.text, SAMPLE);
+        assert_eq!(d.detection, Detection::Guessed);
+        assert!(
+            ["GBK", "gb18030"].contains(&d.encoding.name()),
+            "{}",
+            d.encoding.name()
+        );
+    }
+
+    #[test]
+    fn big5_bytes_are_detected() {
+        let text = "魏軍接下來的突圍也在大汗的預料之中，東胡騎兵全部脫掉沉重的鐵甲，換上輕甲甚至不披甲。\n";
+        let (bytes, _, _) = encoding_rs::BIG5.encode(text);
+        let d = decode(&bytes, None, EncodingErrors::Fail).unwrap();
+        assert_eq!(d.text, text);
+        assert_eq!(d.encoding.name(), "Big5");
+    }
+
+    #[test]
+    fn utf16le_with_bom_is_read() {
+        let mut bytes = vec![0xFF, 0xFE];
+        for u in SAMPLE.encode_utf16() {
+            bytes.extend_from_slice(&u.to_le_bytes());
+        }
+        assert_eq!(
+            decode(&bytes, None, EncodingErrors::Fail).unwrap().text,
+            SAMPLE
+        );
+    }
+
+    #[test]
+    fn damaged_utf8_is_an_error_with_offset_not_a_guess() {
+        let mut bytes = SAMPLE.as_bytes().to_vec();
+        bytes.insert(9, 0xFF);
+        let err = decode(&bytes, None, EncodingErrors::Fail).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                DecodeError::Malformed {
+                    offset: 9,
+                    encoding: "UTF-8",
+                    line: 1,
+                    ..
+                }
+            ),
+            "{err:?}"
+        );
+        let d = decode(&bytes, None, EncodingErrors::Replace).unwrap();
+        assert_eq!(d.replaced, 1);
+        assert_eq!(d.text.replace('\u{FFFD}', ""), SAMPLE);
+    }
+
+    #[test]
+    fn forced_encoding_that_does_not_fit_reports_offset() {
+        let err = decode(SAMPLE.as_bytes(), Some("shift_jis"), EncodingErrors::Fail).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                DecodeError::Malformed {
+                    encoding: "Shift_JIS",
+                    ..
+                }
+            ),
+            "{err:?}"
+        );
+    }
+
+    #[test]
+    fn control_characters_are_dropped_and_counted_with_line() {
+        let d = decode(
+            "一\n二\u{1}三\u{7}\t四".as_bytes(),
+            None,
+            EncodingErrors::Fail,
+        )
+        .unwrap();
+        assert_eq!(d.text, "一\n二三\t四");
+        assert_eq!(d.dropped_controls, 2);
+        assert_eq!(d.first_dropped_line, Some(2));
+    }
+}
