@@ -213,7 +213,9 @@ fn continues(a: &str, b: &str, typical: usize) -> bool {
     if short && !has_punctuation {
         return false;
     }
-    if is_cjk(last) || is_cjk(first) {
+    // A CJK sentence may break before a Latin word or a number, but a Latin line does not run
+    // on into a CJK one.
+    if is_cjk(last) || (is_cjk(first) && a.chars().any(is_cjk)) {
         return true;
     }
     first.is_lowercase()

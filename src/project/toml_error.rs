@@ -113,7 +113,7 @@ mod tests {
     #[test]
     fn locate_counts_lines_and_character_columns() {
         let text = "a = 1\n书名 = 2\n";
-        let offset = text.find('=').unwrap() + 6; // the second '='
+        let offset = text.rfind('=').unwrap();
         assert_eq!(locate(text, offset), (2, 4, "书名 = 2"));
     }
 
