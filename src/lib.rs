@@ -1,1 +1,2 @@
 //! epubforge: chapter files + metadata.toml -> a valid EPUB 3.
+pub mod split;
