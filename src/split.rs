@@ -30,7 +30,8 @@ pub enum SplitMode {
     /// The built-in rules for Chinese and English headings.
     Auto,
     /// User patterns: a line whose trimmed text matches `chapter` is a chapter heading, one
-    /// matching `volume` a volume heading (the volume pattern is tried first).
+    /// matching `volume` a volume heading (the volume pattern is tried first). Blank lines are
+    /// never headings, even for a pattern such as `^$`.
     Pattern {
         /// Matches chapter heading lines.
         chapter: Regex,

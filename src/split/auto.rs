@@ -190,6 +190,8 @@ fn title_reads_as_title(title: &str, glued: bool) -> bool {
         let continues_sentence = title.starts_with([
             '的', '了', '是', '里', '裡', '就', '也', '都', '还', '還', '又', '和', '与', '與',
             '呢', '吗', '嗎', '吧', '啊', '，', ',',
+            // `第一回合` is a round of a fight, not chapter 1 titled 合.
+            '合',
         ]);
         if has_comma || ends_sentence || continues_sentence {
             return false;
@@ -640,6 +642,10 @@ mod tests {
             "第三章里写到了他。",
             "“第一章”他说",
             "「第一章」",
+            "第一回合",
+            "第三部分",
+            "第一篇文章",
+            "第一集团军",
             "第一章 这一章写的是他在山中的十年岁月里所经历的种种磨难和奇遇，一直到他终于离开了那座大山为止",
             "第五章 他终于明白了当年师父留下的那句话究竟是什么意思！",
         ] {
