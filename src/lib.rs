@@ -26,6 +26,7 @@ pub mod error;
 pub mod package;
 pub mod project;
 pub mod source;
+pub mod split;
 pub mod xml;
 
 pub use error::{Error, Result};

@@ -1,0 +1,676 @@
+//! Automatic recognition of one heading line, for [`super::SplitMode::Auto`].
+//!
+//! [`detect`] looks at one trimmed line and says whether it is a volume heading, a chapter
+//! heading, both (`第一卷 第一章 风起`), or text. It is called once per line by
+//! [`super::split`], so it rejects almost every prose line after looking at its first character
+//! and its length, and never runs a regex.
+//!
+//! The rules, all on the trimmed line:
+//! - **Short.** Display width at most [`MAX_HEADING_WIDTH`] (a CJK character counts 2, so 40
+//!   Chinese characters or 80 Latin ones).
+//! - **Numbered Chinese headings.** `第` + number + unit, spaces allowed around the number.
+//!   The number is Chinese (`十二`, `两千`, `一百零八`), financial (`壹贰`), Arabic or full-width
+//!   digits, and must parse. Chapter units: 章 回 节 節 話 话 集 幕. Volume units: 卷 部 册 冊 篇.
+//!   `卷` + number (`卷三`, `卷三 北伐`) is a volume too. Measure words such as 封 本 次 天 个 名
+//!   are not units, so `第一次见面` stays text.
+//! - **Titles.** After the unit comes nothing, or a separator (white space, `：` `:` `、` `.` `．`
+//!   `-` `—` `·`) and a title. Only 章 回 卷 may have a title glued on without a separator
+//!   (`第一章风起`); the other units double as measure words (`第一节课`, `第一部手机`).
+//!   A title is refused when it reads like a sentence: it contains `。`; it ends with a full
+//!   stop; it ends with `！` `？` `…` (closing quotes ignored) and is longer than 12 CJK
+//!   characters or has a comma; a glued title has any comma or sentence ending, or starts with
+//!   a particle that continues a sentence (`第一章的…`, `第一章里…`).
+//! - **Volume + chapter on one line.** When a volume heading's title holds a numbered chapter
+//!   heading after a separator (`第一卷 潜龙在渊 第一章 风起`), the line gives two headings:
+//!   the volume (`第一卷 潜龙在渊`) and the chapter (`第一章 风起`), both on that line.
+//! - **Unnumbered sections** (chapter level, no number): 序章 序言 序幕 序 楔子 引子 引言 前言
+//!   番外 尾声 尾聲 后记 後記 终章 終章 完本感言 上架感言, as the whole line or followed by a
+//!   separator and a title of at most 20 CJK characters. `番外` may carry a number or `篇`
+//!   (`番外一`, `番外篇`), which is kept in the title but not used for numbering. `作者的话` is
+//!   left out on purpose: authors use it for notes inside chapters.
+//! - **English.** `Chapter` + number (digits, Roman `XII`, words `Twelve`, `Twenty-One`) is a
+//!   chapter; `Part` + number is a volume (Roman numerals must be all upper or all lower case,
+//!   so `Part Mix` is text); `Prologue` and `Epilogue` are unnumbered chapters.
+//!   Case does not matter. A title after a plain space must not start with a lower-case
+//!   letter, which keeps `Chapter 5 is where it starts` as prose.
+//! - **Not handled:** headings wrapped in brackets (`【第一章】`) or quotes (`“第一章”他说`)
+//!   stay text, as does anything starting with another character.
+
+use super::HeadingKind;
+use super::numerals::{
+    english_ones, english_tens, is_numeral_char, parse_chinese_number, parse_english_number,
+    parse_roman,
+};
+
+/// Longest heading line, in display columns (CJK characters count 2).
+pub(super) const MAX_HEADING_WIDTH: usize = 80;
+
+/// A title that ends like a sentence (`你是谁？`) is only a heading up to this width.
+const MAX_EXCLAIMED_TITLE_WIDTH: usize = 24;
+
+/// Longest title after an unnumbered keyword such as `番外：`.
+const MAX_KEYWORD_TITLE_WIDTH: usize = 40;
+
+/// One heading found on a line; the caller adds the line number.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Found {
+    pub kind: HeadingKind,
+    pub title: String,
+    pub number: Option<u64>,
+}
+
+/// White space inside or around a heading, including U+3000 and NBSP.
+pub(super) fn is_space(c: char) -> bool {
+    c.is_whitespace() || c == '\u{FEFF}' || c == '\u{200B}'
+}
+
+/// Characters allowed between a heading's number and its title.
+fn is_separator(c: char) -> bool {
+    is_space(c)
+        || matches!(
+            c,
+            '：' | ':' | '、' | '.' | '．' | '-' | '—' | '–' | '·' | '・'
+        )
+}
+
+/// Trims white space (including U+3000, NBSP, BOM and zero-width space) from both ends.
+pub(super) fn trim_line(line: &str) -> &str {
+    line.trim_matches(is_space)
+}
+
+/// The trimmed text with every inner run of white space replaced by one ASCII space.
+pub(super) fn collapse_spaces(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut in_space = false;
+    for c in text.chars() {
+        if is_space(c) {
+            in_space = true;
+        } else {
+            if in_space && !out.is_empty() {
+                out.push(' ');
+            }
+            in_space = false;
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Display width, counting characters from U+1100 up (CJK, full-width forms) as 2.
+fn width(text: &str) -> usize {
+    text.chars()
+        .map(|c| if c < '\u{1100}' { 1 } else { 2 })
+        .sum()
+}
+
+/// Whether a trimmed line is short enough to be a heading. Checks bytes first so that long
+/// prose lines are rejected without walking their characters (no character takes more than
+/// two bytes per column).
+fn short_enough(text: &str) -> bool {
+    text.len() <= 2 * MAX_HEADING_WIDTH && width(text) <= MAX_HEADING_WIDTH
+}
+
+/// Recognises the headings on one trimmed, non-empty line. Returns nothing for text, one entry
+/// for a heading, and volume then chapter for a line that holds both.
+pub(super) fn detect(line: &str) -> Vec<Found> {
+    let Some(first) = line.chars().next() else {
+        return Vec::new();
+    };
+    if !matches!(
+        first,
+        '第' | '卷'
+            | '序'
+            | '楔'
+            | '引'
+            | '前'
+            | '番'
+            | '尾'
+            | '后'
+            | '後'
+            | '终'
+            | '終'
+            | '完'
+            | '上'
+            | 'C'
+            | 'c'
+            | 'P'
+            | 'p'
+            | 'E'
+            | 'e'
+    ) || !short_enough(line)
+    {
+        return Vec::new();
+    }
+    if let Some(found) = volume_line(line) {
+        return found;
+    }
+    if let Some(found) = numbered_chapter(line).or_else(|| unnumbered_chapter(line)) {
+        return vec![found];
+    }
+    Vec::new()
+}
+
+/// What follows a heading's number: whether a separator came first, and the title after it.
+fn split_title(rest: &str) -> (bool, &str) {
+    let title = rest.trim_start_matches(is_separator);
+    (title.len() != rest.len(), title)
+}
+
+/// Whether `rest` (the text after a heading's number) is an acceptable title. `glue_ok` says
+/// whether the title may follow the number without a separator.
+fn accept_rest(rest: &str, glue_ok: bool) -> bool {
+    let (separated, title) = split_title(rest);
+    if title.is_empty() {
+        return true;
+    }
+    if !separated && !glue_ok {
+        return false;
+    }
+    title_reads_as_title(title, !separated)
+}
+
+/// The sentence tests of the module doc, applied to a title.
+fn title_reads_as_title(title: &str, glued: bool) -> bool {
+    if title.contains('。') {
+        return false;
+    }
+    let core = title.trim_end_matches(|c: char| {
+        matches!(
+            c,
+            '”' | '’' | '」' | '』' | '"' | '\'' | '）' | ')' | '》' | '〉' | '】' | ']'
+        )
+    });
+    let ellipsis = core.ends_with("...") || core.ends_with('…');
+    if !ellipsis && core.ends_with(['.', '．']) {
+        return false;
+    }
+    let ends_sentence = ellipsis || core.ends_with(['！', '？', '!', '?']);
+    let has_comma = title.contains(['，', ',', '；', ';']);
+    if glued {
+        let continues_sentence = title.starts_with([
+            '的', '了', '是', '里', '裡', '就', '也', '都', '还', '還', '又', '和', '与', '與',
+            '呢', '吗', '嗎', '吧', '啊', '，', ',',
+            // `第一回合` is a round of a fight, not chapter 1 titled 合.
+            '合',
+        ]);
+        if has_comma || ends_sentence || continues_sentence {
+            return false;
+        }
+    }
+    !(ends_sentence && (has_comma || width(title) > MAX_EXCLAIMED_TITLE_WIDTH))
+}
+
+/// `第` + number + unit at the start of `text`: the unit, the number and the text after the
+/// unit.
+fn di_number_unit(text: &str) -> Option<(char, u64, &str)> {
+    let rest = text.strip_prefix('第')?.trim_start_matches(is_space);
+    let end = rest
+        .char_indices()
+        .find(|&(_, c)| !is_numeral_char(c))
+        .map_or(rest.len(), |(i, _)| i);
+    let digits = rest.get(..end).filter(|d| !d.is_empty())?;
+    let after = rest.get(end..)?.trim_start_matches(is_space);
+    let unit = after.chars().next()?;
+    let number = parse_chinese_number(digits)?;
+    Some((unit, number, after.get(unit.len_utf8()..)?))
+}
+
+fn is_chapter_unit(c: char) -> bool {
+    matches!(c, '章' | '回' | '节' | '節' | '話' | '话' | '集' | '幕')
+}
+
+fn is_volume_unit(c: char) -> bool {
+    matches!(c, '卷' | '部' | '册' | '冊' | '篇')
+}
+
+/// Units that are never measure words, so a title may be glued on.
+fn allows_glued_title(unit: char) -> bool {
+    matches!(unit, '章' | '回' | '卷')
+}
+
+/// An English keyword followed by white space and a number: the number and the text after it.
+fn english_numbered<'a>(text: &'a str, keyword: &str) -> Option<(u64, &'a str)> {
+    let head = text.get(..keyword.len())?;
+    if !head.eq_ignore_ascii_case(keyword) {
+        return None;
+    }
+    let after = text.get(keyword.len()..)?;
+    let rest = after.trim_start_matches(is_space);
+    if rest.len() == after.len() {
+        return None;
+    }
+    let number_of = |token: &str| {
+        token
+            .parse::<u64>()
+            .ok()
+            .filter(|_| token.bytes().all(|b| b.is_ascii_digit()))
+            .or_else(|| parse_roman(token))
+            .or_else(|| parse_english_number(token))
+    };
+    // `Twenty-One` keeps its hyphen; otherwise a hyphen ends the number (`Chapter 3-Storm`).
+    let token_end = |hyphen_ends: bool| {
+        rest.find(|c: char| (is_separator(c) && (hyphen_ends || c != '-')) || c == ',')
+            .unwrap_or(rest.len())
+    };
+    let (end, n) = [token_end(false), token_end(true)]
+        .into_iter()
+        .find_map(|end| Some((end, number_of(rest.get(..end)?)?)))?;
+    let token = rest.get(..end)?;
+    let after_token = rest.get(end..)?;
+    // `Twenty One` spelled with a space: take the second word into the number.
+    if english_tens(token).is_some() {
+        let next = after_token.trim_start_matches(is_space);
+        if next.len() != after_token.len() {
+            let word_end = next.find(is_separator).unwrap_or(next.len());
+            if let Some(ones) = next
+                .get(..word_end)
+                .and_then(english_ones)
+                .filter(|o| *o < 10)
+            {
+                return Some((n + ones, next.get(word_end..)?));
+            }
+        }
+    }
+    Some((n, after_token))
+}
+
+/// An English title after a plain space must not start lower-case (`Chapter 5 is where`).
+fn english_rest_ok(rest: &str) -> bool {
+    let (_, title) = split_title(rest);
+    let plain_space = rest.chars().take_while(|c| is_separator(*c)).all(is_space);
+    if plain_space && title.starts_with(|c: char| c.is_ascii_lowercase()) {
+        return false;
+    }
+    accept_rest(rest, false)
+}
+
+/// A numbered chapter heading: `第…章` or `Chapter …`.
+fn numbered_chapter(text: &str) -> Option<Found> {
+    let number = if let Some((unit, number, rest)) = di_number_unit(text) {
+        if !is_chapter_unit(unit) || !accept_rest(rest, allows_glued_title(unit)) {
+            return None;
+        }
+        number
+    } else {
+        let (number, rest) = english_numbered(text, "chapter")?;
+        if !english_rest_ok(rest) {
+            return None;
+        }
+        number
+    };
+    Some(Found {
+        kind: HeadingKind::Chapter,
+        title: collapse_spaces(text),
+        number: Some(number),
+    })
+}
+
+/// A volume heading, possibly followed by a chapter heading on the same line.
+fn volume_line(text: &str) -> Option<Vec<Found>> {
+    let (number, rest, glue_ok, english) = if let Some((unit, number, rest)) = di_number_unit(text)
+    {
+        if !is_volume_unit(unit) {
+            return None;
+        }
+        (number, rest, allows_glued_title(unit), false)
+    } else if let Some(after) = text.strip_prefix('卷') {
+        let after = after.trim_start_matches(is_space);
+        let end = after
+            .char_indices()
+            .find(|&(_, c)| !is_numeral_char(c))
+            .map_or(after.len(), |(i, _)| i);
+        let number = parse_chinese_number(after.get(..end)?)?;
+        (number, after.get(end..)?, false, false)
+    } else {
+        let (number, rest) = english_numbered(text, "part")?;
+        (number, rest, false, true)
+    };
+
+    // Where the volume's own text ends and an embedded chapter heading begins, if any.
+    let rest_start = text.len() - rest.len();
+    let mut chapter: Option<(usize, Found)> = None;
+    // The chapter may follow the volume's unit directly (`第一卷第一章`) or after a separator.
+    let mut prev_separator = true;
+    for (i, c) in rest.char_indices() {
+        if prev_separator
+            && matches!(c, '第' | 'C' | 'c')
+            && let Some(found) = rest.get(i..).and_then(numbered_chapter)
+        {
+            chapter = Some((rest_start + i, found));
+            break;
+        }
+        prev_separator = is_separator(c);
+    }
+
+    let volume_text = match &chapter {
+        Some((at, _)) => text.get(..*at)?.trim_end_matches(is_separator),
+        None => text,
+    };
+    let volume_rest = volume_text.get(rest_start.min(volume_text.len())..)?;
+    let rest_ok = if english {
+        english_rest_ok(volume_rest)
+    } else {
+        accept_rest(volume_rest, glue_ok)
+    };
+    if !rest_ok {
+        return None;
+    }
+    let mut found = vec![Found {
+        kind: HeadingKind::Volume,
+        title: collapse_spaces(volume_text),
+        number: Some(number),
+    }];
+    found.extend(chapter.map(|(_, c)| c));
+    Some(found)
+}
+
+/// Chinese keywords for unnumbered chapter-level sections, longest first so that `序章` wins
+/// over `序`.
+const CHINESE_KEYWORDS: [&str; 17] = [
+    "完本感言",
+    "上架感言",
+    "序章",
+    "序言",
+    "序幕",
+    "楔子",
+    "引子",
+    "引言",
+    "前言",
+    "番外",
+    "尾声",
+    "尾聲",
+    "后记",
+    "後記",
+    "终章",
+    "終章",
+    "序",
+];
+
+/// English keywords for unnumbered chapter-level sections.
+const ENGLISH_KEYWORDS: [&str; 2] = ["prologue", "epilogue"];
+
+/// An unnumbered chapter-level heading such as `楔子`, `番外一：xx` or `Prologue`.
+fn unnumbered_chapter(text: &str) -> Option<Found> {
+    let rest = if let Some(rest) = CHINESE_KEYWORDS
+        .iter()
+        .find_map(|kw| text.strip_prefix(kw).map(|r| (*kw, r)))
+        .map(|(kw, rest)| {
+            if kw == "番外" {
+                rest.trim_start_matches(is_numeral_char)
+                    .trim_start_matches('篇')
+            } else {
+                rest
+            }
+        }) {
+        rest
+    } else {
+        ENGLISH_KEYWORDS.iter().find_map(|kw| {
+            let head = text.get(..kw.len())?;
+            head.eq_ignore_ascii_case(kw)
+                .then(|| text.get(kw.len()..))?
+        })?
+    };
+    let (separated, title) = split_title(rest);
+    let ok = title.is_empty()
+        || (separated
+            && width(title) <= MAX_KEYWORD_TITLE_WIDTH
+            && title_reads_as_title(title, false)
+            && english_rest_ok(rest));
+    ok.then(|| Found {
+        kind: HeadingKind::Chapter,
+        title: collapse_spaces(text),
+        number: None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn one(line: &str) -> Option<Found> {
+        let mut found = detect(trim_line(line));
+        match found.len() {
+            0 => None,
+            1 => found.pop(),
+            n => panic!("{line:?} gave {n} headings: {found:?}"),
+        }
+    }
+
+    fn chapter(title: &str, number: Option<u64>) -> Option<Found> {
+        Some(Found {
+            kind: HeadingKind::Chapter,
+            title: title.to_string(),
+            number,
+        })
+    }
+
+    fn volume(title: &str, number: Option<u64>) -> Option<Found> {
+        Some(Found {
+            kind: HeadingKind::Volume,
+            title: title.to_string(),
+            number,
+        })
+    }
+
+    #[test]
+    fn chapter_headings_from_the_brief_are_recognised_with_numbers() {
+        assert_eq!(one("第一章"), chapter("第一章", Some(1)));
+        assert_eq!(one("第十二回 夜战"), chapter("第十二回 夜战", Some(12)));
+        assert_eq!(
+            one("第1205章 大结局"),
+            chapter("第1205章 大结局", Some(1205))
+        );
+        assert_eq!(one("第一百零八节"), chapter("第一百零八节", Some(108)));
+        assert_eq!(one("第两千章"), chapter("第两千章", Some(2000)));
+        assert_eq!(
+            one("　　第三章　风起云涌"),
+            chapter("第三章 风起云涌", Some(3))
+        );
+    }
+
+    #[test]
+    fn every_chapter_unit_and_separator_is_accepted() {
+        for unit in ['章', '回', '节', '節', '話', '话', '集', '幕'] {
+            let line = format!("第七{unit}");
+            assert_eq!(one(&line), chapter(&line, Some(7)), "{line}");
+        }
+        for sep in [" ", "\u{3000}", "：", ":", "、", ".", "\u{a0}"] {
+            let line = format!("第七节{sep}夜谈");
+            assert!(one(&line).is_some(), "{line:?}");
+        }
+        assert_eq!(one("第１２章：归来"), chapter("第１２章：归来", Some(12)));
+        assert_eq!(one("第 12 章  归来"), chapter("第 12 章 归来", Some(12)));
+        assert_eq!(one("第壹佰章"), chapter("第壹佰章", Some(100)));
+        assert_eq!(one("第〇章 起源"), chapter("第〇章 起源", Some(0)));
+    }
+
+    #[test]
+    fn glued_titles_are_accepted_only_after_unambiguous_units() {
+        assert_eq!(one("第一章风起"), chapter("第一章风起", Some(1)));
+        assert_eq!(one("第三回大闹天宫"), chapter("第三回大闹天宫", Some(3)));
+        assert_eq!(one("第一节课"), None);
+        assert_eq!(one("第一部手机"), None);
+        assert_eq!(one("第二集结号"), None);
+    }
+
+    #[test]
+    fn volume_headings_are_recognised() {
+        assert_eq!(one("第一卷 潜龙在渊"), volume("第一卷 潜龙在渊", Some(1)));
+        assert_eq!(one("第二部"), volume("第二部", Some(2)));
+        assert_eq!(one("第三册：归途"), volume("第三册：归途", Some(3)));
+        assert_eq!(one("第四篇 终局"), volume("第四篇 终局", Some(4)));
+        assert_eq!(one("卷三"), volume("卷三", Some(3)));
+        assert_eq!(one("卷三 北伐"), volume("卷三 北伐", Some(3)));
+        assert_eq!(one("第一卷潜龙在渊"), volume("第一卷潜龙在渊", Some(1)));
+        assert_eq!(one("卷三北伐"), None);
+        assert_eq!(one("卷起千堆雪"), None);
+    }
+
+    #[test]
+    fn a_line_with_volume_and_chapter_gives_both_headings() {
+        let found = detect("第一卷 第一章 风起");
+        assert_eq!(
+            found,
+            vec![
+                volume("第一卷", Some(1)).unwrap(),
+                chapter("第一章 风起", Some(1)).unwrap()
+            ]
+        );
+        let found = detect("第二卷：潜龙在渊　第十章 夜雨");
+        assert_eq!(
+            found,
+            vec![
+                volume("第二卷：潜龙在渊", Some(2)).unwrap(),
+                chapter("第十章 夜雨", Some(10)).unwrap()
+            ]
+        );
+        let found = detect("第三卷第一章");
+        assert_eq!(
+            found,
+            vec![
+                volume("第三卷", Some(3)).unwrap(),
+                chapter("第一章", Some(1)).unwrap()
+            ]
+        );
+        let found = detect("Part Two Chapter 3");
+        assert_eq!(
+            found,
+            vec![
+                volume("Part Two", Some(2)).unwrap(),
+                chapter("Chapter 3", Some(3)).unwrap()
+            ]
+        );
+    }
+
+    #[test]
+    fn unnumbered_sections_are_chapters_without_number() {
+        for line in [
+            "序章",
+            "序",
+            "序言",
+            "楔子",
+            "引子",
+            "前言",
+            "番外",
+            "番外一",
+            "番外：江湖",
+            "尾声",
+            "后记",
+            "终章",
+            "完本感言",
+            "上架感言",
+            "序章 少年",
+            "楔子：雨夜",
+            "番外篇",
+            "番外12 重逢",
+        ] {
+            assert_eq!(one(line), chapter(line, None), "{line}");
+        }
+    }
+
+    #[test]
+    fn unnumbered_keywords_inside_prose_stay_text() {
+        for line in [
+            "序言写得很好",
+            "前言不搭后语",
+            "尾声渐近，人群散去。",
+            "后记里他写了很多。",
+            "番外：他在那一年里走遍了大江南北，见过无数的人，也终于明白了很多事情",
+            "作者的话",
+            "序章里，他写道：",
+        ] {
+            assert_eq!(one(line), None, "{line}");
+        }
+    }
+
+    #[test]
+    fn english_headings_are_recognised() {
+        assert_eq!(one("Chapter 12"), chapter("Chapter 12", Some(12)));
+        assert_eq!(one("CHAPTER XII"), chapter("CHAPTER XII", Some(12)));
+        assert_eq!(one("Chapter Twelve"), chapter("Chapter Twelve", Some(12)));
+        assert_eq!(
+            one("Chapter Twenty-One: Home"),
+            chapter("Chapter Twenty-One: Home", Some(21))
+        );
+        assert_eq!(
+            one("Chapter Twenty One"),
+            chapter("Chapter Twenty One", Some(21))
+        );
+        assert_eq!(
+            one("chapter 3. The Storm"),
+            chapter("chapter 3. The Storm", Some(3))
+        );
+        assert_eq!(one("Part One"), volume("Part One", Some(1)));
+        assert_eq!(one("PART II"), volume("PART II", Some(2)));
+        assert_eq!(one("Prologue"), chapter("Prologue", None));
+        assert_eq!(one("EPILOGUE"), chapter("EPILOGUE", None));
+        assert_eq!(
+            one("Prologue: The Storm"),
+            chapter("Prologue: The Storm", None)
+        );
+    }
+
+    #[test]
+    fn english_prose_stays_text() {
+        for line in [
+            "Chapter one was boring.",
+            "Chapter 5 is where it starts",
+            "Part of me wanted to stay",
+            "Partly cloudy",
+            "Prologues are overrated",
+            "Chapters",
+            "Chapter12",
+            "Epilogue. That was all.",
+        ] {
+            assert_eq!(one(line), None, "{line}");
+        }
+    }
+
+    #[test]
+    fn prose_traps_from_the_brief_stay_text() {
+        for line in [
+            "他翻到第三章，看了很久。",
+            "第一封信",
+            "第四本书",
+            "第一次见面",
+            "第二天",
+            "第三个人",
+            "第一名",
+            "第一章写得很好，但是第二章……",
+            "第一章 写得很好，但是第二章……",
+            "第一章的时候他还很年轻",
+            "第三章里写到了他。",
+            "“第一章”他说",
+            "「第一章」",
+            "第一回合",
+            "第三部分",
+            "第一篇文章",
+            "第一集团军",
+            "第一章 这一章写的是他在山中的十年岁月里所经历的种种磨难和奇遇，一直到他终于离开了那座大山为止",
+            "第五章 他终于明白了当年师父留下的那句话究竟是什么意思！",
+        ] {
+            assert_eq!(one(line), None, "{line}");
+        }
+    }
+
+    #[test]
+    fn short_titles_may_end_like_a_question_or_exclamation() {
+        assert_eq!(one("第十章 你是谁？"), chapter("第十章 你是谁？", Some(10)));
+        assert_eq!(one("第十一章 杀！"), chapter("第十一章 杀！", Some(11)));
+        assert_eq!(
+            one("第十二章 “走吧！”"),
+            chapter("第十二章 “走吧！”", Some(12))
+        );
+    }
+
+    #[test]
+    fn collapse_spaces_joins_runs_and_drops_edges() {
+        assert_eq!(collapse_spaces("  a \u{3000}\u{a0} b  "), "a b");
+        assert_eq!(collapse_spaces(""), "");
+    }
+
+    #[test]
+    fn trim_line_removes_ideographic_space_nbsp_and_bom() {
+        assert_eq!(trim_line("\u{feff}\u{3000}\u{a0} 第一章 \t"), "第一章");
+    }
+}

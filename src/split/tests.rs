@@ -1,0 +1,544 @@
+use super::*;
+use proptest::prelude::*;
+
+/// Chinese numerals for 1..=100, written independently of the parser.
+fn chinese(n: usize) -> String {
+    const D: [&str; 10] = ["", "一", "二", "三", "四", "五", "六", "七", "八", "九"];
+    match n {
+        1..=9 => D[n].to_string(),
+        10 => "十".to_string(),
+        11..=19 => format!("十{}", D[n % 10]),
+        20..=99 => format!("{}十{}", D[n / 10], D[n % 10]),
+        100 => "一百".to_string(),
+        _ => panic!("test helper covers 1..=100 only"),
+    }
+}
+
+fn full_width(n: usize) -> String {
+    n.to_string()
+        .chars()
+        .map(|c| char::from_u32(u32::from(c) - u32::from('0') + u32::from('０')).unwrap())
+        .collect()
+}
+
+/// Kind, title, 1-based line and number of every heading, for compact assertions.
+fn headings(split: &Split) -> Vec<(HeadingKind, &str, usize, Option<u64>)> {
+    split
+        .sections
+        .iter()
+        .filter_map(|s| s.heading.as_ref())
+        .map(|h| (h.kind, h.title.as_str(), h.line, h.number))
+        .collect()
+}
+
+fn warning_lines(split: &Split) -> Vec<usize> {
+    split.warnings.iter().map(|w| w.line).collect()
+}
+
+/// Checks that front section, heading lines and bodies cover the input once, in order. A line
+/// holding a volume and a chapter is the heading line of both; the volume's body is then
+/// empty. Only blank lines may precede the first section.
+fn assert_covers_every_line_once(lines: &[&str], split: &Split) {
+    let Some(first) = split.sections.first() else {
+        assert!(
+            lines
+                .iter()
+                .all(|l| l.trim_matches(auto::is_space).is_empty())
+        );
+        return;
+    };
+    let mut next = match &first.heading {
+        Some(h) => h.line - 1,
+        None => first.body.start,
+    };
+    for line in lines.iter().take(next) {
+        assert!(line.trim_matches(auto::is_space).is_empty(), "{line:?}");
+    }
+    let mut previous: Option<&Section> = None;
+    for section in &split.sections {
+        if let Some(h) = &section.heading {
+            let shares_line = previous.is_some_and(|p| {
+                p.heading.as_ref().is_some_and(|ph| ph.line == h.line) && p.body.is_empty()
+            });
+            if shares_line {
+                assert_eq!(h.line, next, "shared heading line");
+            } else {
+                assert_eq!(h.line - 1, next, "heading line out of place: {h:?}");
+                next += 1;
+            }
+        } else {
+            assert!(previous.is_none(), "front section must come first");
+        }
+        assert_eq!(section.body.start, next, "body start of {section:?}");
+        assert!(section.body.start <= section.body.end);
+        next = section.body.end;
+        previous = Some(section);
+    }
+    assert_eq!(next, lines.len());
+}
+
+#[test]
+fn from_config_reads_auto_in_any_case() {
+    assert!(matches!(
+        SplitMode::from_config("auto", None),
+        Ok(SplitMode::Auto)
+    ));
+    assert!(matches!(
+        SplitMode::from_config(" AUTO ", Some("")),
+        Ok(SplitMode::Auto)
+    ));
+    assert!(matches!(
+        SplitMode::from_config("auto", Some("auto")),
+        Ok(SplitMode::Auto)
+    ));
+}
+
+#[test]
+fn from_config_compiles_chapter_and_volume_regexes() {
+    let mode = SplitMode::from_config(r"^Kapitel \d+", Some(r"^Buch")).unwrap();
+    match mode {
+        SplitMode::Pattern { chapter, volume } => {
+            assert!(chapter.is_match("Kapitel 3"));
+            assert!(volume.unwrap().is_match("Buch Eins"));
+        }
+        SplitMode::Auto => panic!("expected patterns"),
+    }
+}
+
+#[test]
+fn from_config_reports_a_bad_regex_with_the_regex_error_text() {
+    let err = SplitMode::from_config("^第(", None).unwrap_err();
+    let text = err.to_string();
+    assert!(text.contains("`split`"), "{text}");
+    assert!(text.contains("unclosed group"), "{text}");
+    let err = SplitMode::from_config("^第", Some("[卷")).unwrap_err();
+    let text = err.to_string();
+    assert!(text.contains("`volume_split`"), "{text}");
+    assert!(text.contains("unclosed character class"), "{text}");
+}
+
+#[test]
+fn from_config_refuses_an_empty_split_and_a_volume_regex_with_auto() {
+    assert!(matches!(
+        SplitMode::from_config("", None),
+        Err(SplitError::EmptyPattern)
+    ));
+    assert!(matches!(
+        SplitMode::from_config("auto", Some("^卷")),
+        Err(SplitError::VolumePatternWithAuto)
+    ));
+}
+
+#[test]
+fn empty_input_gives_no_sections_and_no_warnings() {
+    assert_eq!(split(&[], &SplitMode::Auto), Split::default());
+}
+
+#[test]
+fn blank_lines_only_give_no_sections() {
+    let lines = ["", "   ", "\u{3000}\u{3000}", "\u{a0}", "\t"];
+    assert_eq!(split(&lines, &SplitMode::Auto), Split::default());
+}
+
+#[test]
+fn text_without_headings_is_one_front_section() {
+    let lines = ["", "他翻到第三章，看了很久。", "第二天"];
+    let result = split(&lines, &SplitMode::Auto);
+    assert_eq!(
+        result.sections,
+        vec![Section {
+            heading: None,
+            body: 0..3
+        }]
+    );
+}
+
+#[test]
+fn blank_lines_before_the_first_heading_make_no_front_section() {
+    let lines = ["", "\u{3000}", "第一章 风起", "正文"];
+    let result = split(&lines, &SplitMode::Auto);
+    assert_eq!(result.sections.len(), 1);
+    assert_eq!(result.sections[0].body, 3..4);
+    assert_eq!(
+        headings(&result),
+        vec![(HeadingKind::Chapter, "第一章 风起", 3, Some(1))]
+    );
+}
+
+#[test]
+fn heading_examples_and_prose_traps_in_one_text_split_correctly() {
+    let lines = [
+        "第一章",
+        "他翻到第三章，看了很久。",
+        "第一封信",
+        "第四本书",
+        "第一次见面",
+        "第二天",
+        "第三个人",
+        "第一名",
+        "第一章写得很好，但是第二章……",
+        "“第一章”他说",
+        "第十二回 夜战",
+        "第1205章 大结局",
+        "第一百零八节",
+        "第两千章",
+        "　　第三章　风起云涌",
+    ];
+    let result = split(&lines, &SplitMode::Auto);
+    assert_eq!(
+        headings(&result),
+        vec![
+            (HeadingKind::Chapter, "第一章", 1, Some(1)),
+            (HeadingKind::Chapter, "第十二回 夜战", 11, Some(12)),
+            (HeadingKind::Chapter, "第1205章 大结局", 12, Some(1205)),
+            (HeadingKind::Chapter, "第一百零八节", 13, Some(108)),
+            (HeadingKind::Chapter, "第两千章", 14, Some(2000)),
+            (HeadingKind::Chapter, "第三章 风起云涌", 15, Some(3)),
+        ]
+    );
+    assert_eq!(result.sections[0].body, 1..10);
+    assert_covers_every_line_once(&lines, &result);
+}
+
+#[test]
+fn synthetic_novel_splits_into_front_three_volumes_and_three_hundred_chapters() {
+    let traps = [
+        "他翻到第三章，看了很久。",
+        "第一封信",
+        "第四本书",
+        "第一次见面",
+        "第二天",
+        "第三个人",
+        "第一名",
+        "第一章写得很好，但是第二章……",
+        "“第一章”他说",
+        "　　序章里，他写道：",
+        "Chapter one was boring.",
+    ];
+    let mut owned: Vec<String> = vec![
+        "书名：潜龙".into(),
+        "作者：某某".into(),
+        "".into(),
+        "　　本书纯属虚构。".into(),
+    ];
+    let mut expected = Vec::new();
+    let volume_names = ["潜龙在渊", "见龙在田", "飞龙在天"];
+    for (v, name) in volume_names.iter().enumerate() {
+        let v = v + 1;
+        owned.push(format!("第{}卷 {name}", chinese(v)));
+        expected.push((HeadingKind::Volume, owned.len(), v as u64));
+        for c in 1..=100 {
+            let number = match v {
+                1 => chinese(c),
+                2 => c.to_string(),
+                _ => full_width(c),
+            };
+            owned.push(format!("　　第{number}章　标题{c}"));
+            expected.push((HeadingKind::Chapter, owned.len(), c as u64));
+            owned.push(String::new());
+            owned.push(format!("　　第{c}段正文，{}", traps[c % traps.len()]));
+            owned.push(traps[(c + v) % traps.len()].to_string());
+        }
+    }
+    let lines: Vec<&str> = owned.iter().map(String::as_str).collect();
+    let result = split(&lines, &SplitMode::Auto);
+
+    assert_eq!(result.sections.len(), 1 + 3 + 300);
+    assert_eq!(
+        result.sections[0],
+        Section {
+            heading: None,
+            body: 0..4
+        }
+    );
+    let got: Vec<(HeadingKind, usize, u64)> = headings(&result)
+        .into_iter()
+        .map(|(kind, _, line, number)| (kind, line, number.unwrap()))
+        .collect();
+    assert_eq!(got, expected);
+    let titles: Vec<&str> = headings(&result).into_iter().map(|h| h.1).collect();
+    assert_eq!(titles[0], "第一卷 潜龙在渊");
+    assert_eq!(titles[1], "第一章 标题1");
+    assert_eq!(titles[101], "第二卷 见龙在田");
+    assert_eq!(titles[103], "第2章 标题2");
+    assert_eq!(titles[302], "第１００章 标题100");
+    // Each chapter body is its blank line and two prose lines.
+    for section in result.sections.iter().skip(1) {
+        let h = section.heading.as_ref().unwrap();
+        let want = if h.kind == HeadingKind::Volume { 0 } else { 3 };
+        assert_eq!(section.body.len(), want, "{h:?}");
+    }
+    assert!(result.warnings.is_empty(), "{:?}", result.warnings);
+    assert_covers_every_line_once(&lines, &result);
+}
+
+#[test]
+fn a_chapter_number_gap_is_warned_with_its_line() {
+    let lines = [
+        "第12章",
+        "正文",
+        "第13章",
+        "正文",
+        "第14章",
+        "第16章 下",
+        "正文",
+    ];
+    let result = split(&lines, &SplitMode::Auto);
+    assert_eq!(warning_lines(&result), vec![6]);
+    assert_eq!(
+        result.warnings[0].message,
+        "chapter number jumps from 14 to 16 (line 6)"
+    );
+}
+
+#[test]
+fn a_repeated_chapter_number_is_warned_with_both_lines() {
+    let lines = ["第一章", "第二章", "正文", "第二章", "第三章"];
+    let result = split(&lines, &SplitMode::Auto);
+    assert_eq!(warning_lines(&result), vec![4]);
+    assert_eq!(
+        result.warnings[0].message,
+        "chapter number 2 appears again (line 4; first at line 2)"
+    );
+}
+
+#[test]
+fn a_chapter_number_going_backwards_is_warned_once() {
+    let lines = ["第1章", "第2章", "第3章", "第5章", "第4章", "第6章"];
+    let result = split(&lines, &SplitMode::Auto);
+    let messages: Vec<&str> = result.warnings.iter().map(|w| w.message.as_str()).collect();
+    assert_eq!(
+        messages,
+        vec![
+            "chapter number jumps from 3 to 5 (line 4)",
+            "chapter number goes back from 5 to 4 (line 5)",
+            "chapter number jumps from 4 to 6 (line 6)",
+        ]
+    );
+}
+
+#[test]
+fn chapter_numbering_may_restart_or_continue_in_each_volume() {
+    let restart = [
+        "第一卷",
+        "第一章",
+        "第二章",
+        "第二卷",
+        "第一章",
+        "第二章",
+        "卷三",
+        "第1章",
+    ];
+    assert!(split(&restart, &SplitMode::Auto).warnings.is_empty());
+    let carry_on = ["第一卷", "第一章", "第二章", "第二卷", "第三章", "第四章"];
+    assert!(split(&carry_on, &SplitMode::Auto).warnings.is_empty());
+}
+
+#[test]
+fn a_new_volume_starting_past_one_or_skipping_is_warned() {
+    let lines = [
+        "第一卷",
+        "第一章",
+        "第二章",
+        "第二卷",
+        "第二章",
+        "第三卷",
+        "第五章",
+    ];
+    let result = split(&lines, &SplitMode::Auto);
+    let messages: Vec<&str> = result.warnings.iter().map(|w| w.message.as_str()).collect();
+    assert_eq!(
+        messages,
+        vec![
+            "chapter numbering in the new volume starts at 2, not 1 (line 5)",
+            "chapter number jumps from 2 to 5 (line 7)",
+        ]
+    );
+}
+
+#[test]
+fn volume_numbers_are_checked_separately_from_chapters() {
+    let lines = ["第一卷", "第一章", "第三卷", "第一章", "第三卷", "第一章"];
+    let result = split(&lines, &SplitMode::Auto);
+    let messages: Vec<&str> = result.warnings.iter().map(|w| w.message.as_str()).collect();
+    assert_eq!(
+        messages,
+        vec![
+            "volume number jumps from 1 to 3 (line 3)",
+            "volume number 3 appears again (line 5; first at line 3)",
+        ]
+    );
+}
+
+#[test]
+fn unnumbered_sections_do_not_break_the_numbering() {
+    let lines = ["序章", "第一章", "番外一", "第二章", "尾声", "后记"];
+    let result = split(&lines, &SplitMode::Auto);
+    assert!(result.warnings.is_empty(), "{:?}", result.warnings);
+    assert_eq!(result.sections.len(), 6);
+}
+
+#[test]
+fn a_volume_and_chapter_on_one_line_share_the_heading_line() {
+    let lines = [
+        "前言文字",
+        "第一卷 潜龙在渊 第一章 风起",
+        "正文",
+        "第二章",
+        "正文",
+    ];
+    let result = split(&lines, &SplitMode::Auto);
+    assert_eq!(
+        headings(&result),
+        vec![
+            (HeadingKind::Volume, "第一卷 潜龙在渊", 2, Some(1)),
+            (HeadingKind::Chapter, "第一章 风起", 2, Some(1)),
+            (HeadingKind::Chapter, "第二章", 4, Some(2)),
+        ]
+    );
+    assert_eq!(result.sections[1].body, 2..2);
+    assert_eq!(result.sections[2].body, 2..3);
+    assert!(result.warnings.is_empty());
+    assert_covers_every_line_once(&lines, &result);
+}
+
+#[test]
+fn english_book_splits_into_parts_and_chapters() {
+    let lines = [
+        "Prologue",
+        "It was dark.",
+        "PART I",
+        "Chapter 1",
+        "Chapter one was boring.",
+        "CHAPTER II: Storm",
+        "Part Two",
+        "Chapter Three",
+        "Epilogue",
+    ];
+    let result = split(&lines, &SplitMode::Auto);
+    assert_eq!(
+        headings(&result),
+        vec![
+            (HeadingKind::Chapter, "Prologue", 1, None),
+            (HeadingKind::Volume, "PART I", 3, Some(1)),
+            (HeadingKind::Chapter, "Chapter 1", 4, Some(1)),
+            (HeadingKind::Chapter, "CHAPTER II: Storm", 6, Some(2)),
+            (HeadingKind::Volume, "Part Two", 7, Some(2)),
+            (HeadingKind::Chapter, "Chapter Three", 8, Some(3)),
+            (HeadingKind::Chapter, "Epilogue", 9, None),
+        ]
+    );
+    assert!(result.warnings.is_empty(), "{:?}", result.warnings);
+}
+
+#[test]
+fn pattern_mode_uses_the_regexes_on_trimmed_lines_and_parses_numbers() {
+    let mode = SplitMode::from_config(r"^Kapitel \d+", Some(r"^(Buch|卷)")).unwrap();
+    let lines = [
+        "Vorwort",
+        "  Buch 1  Anfang",
+        "Kapitel 1",
+        "第一章 不是标题",
+        "\u{3000}Kapitel 3 Ende",
+        "卷二",
+    ];
+    let result = split(&lines, &mode);
+    assert_eq!(
+        headings(&result),
+        vec![
+            (HeadingKind::Volume, "Buch 1 Anfang", 2, Some(1)),
+            (HeadingKind::Chapter, "Kapitel 1", 3, Some(1)),
+            (HeadingKind::Chapter, "Kapitel 3 Ende", 5, Some(3)),
+            (HeadingKind::Volume, "卷二", 6, Some(2)),
+        ]
+    );
+    assert_eq!(result.sections[0].body, 0..1);
+    assert_eq!(warning_lines(&result), vec![5]);
+    assert_covers_every_line_once(&lines, &result);
+}
+
+#[test]
+fn pattern_mode_reads_the_number_from_a_num_group_first() {
+    let mode = SplitMode::from_config(r"^Kapitel (?P<num>[IVXLC]+)", None).unwrap();
+    let lines = ["Kapitel IV 12 Uhr", "Kapitel V"];
+    let result = split(&lines, &mode);
+    let numbers: Vec<Option<u64>> = headings(&result).iter().map(|h| h.3).collect();
+    assert_eq!(numbers, vec![Some(4), Some(5)]);
+}
+
+#[test]
+fn pattern_mode_reads_chinese_numbers_after_di() {
+    let mode = SplitMode::from_config(r"^【第.+章】", None).unwrap();
+    let lines = ["【第十二章】", "【第十三章】 风"];
+    let result = split(&lines, &mode);
+    let numbers: Vec<Option<u64>> = headings(&result).iter().map(|h| h.3).collect();
+    assert_eq!(numbers, vec![Some(12), Some(13)]);
+}
+
+#[test]
+fn sample_prose_contains_no_headings() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("seeds");
+    let mut files = 0;
+    for entry in std::fs::read_dir(&dir).expect("seeds folder") {
+        let text = std::fs::read_to_string(entry.unwrap().path()).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        let result = split(&lines, &SplitMode::Auto);
+        assert_eq!(result.sections.len(), 1, "{:?}", headings(&result));
+        files += 1;
+    }
+    assert!(files > 0);
+}
+
+#[test]
+fn half_a_million_lines_with_five_thousand_headings_split_right() {
+    let prose = "　　魏军接下来的突围也在大汗的预料之中，东胡骑兵全部脱掉沉重的铁甲，换上轻甲。";
+    let mut owned = Vec::with_capacity(500_000);
+    for i in 0..500_000 {
+        if i % 100 == 0 {
+            owned.push(format!("第{}章 标题", i / 100 + 1));
+        } else {
+            owned.push(prose.to_string());
+        }
+    }
+    let lines: Vec<&str> = owned.iter().map(String::as_str).collect();
+    // Speed is measured by the benchmark, not here; this pins the result at scale.
+    let result = split(&lines, &SplitMode::Auto);
+    assert_eq!(result.sections.len(), 5000);
+    assert!(result.warnings.is_empty());
+}
+
+fn line_strategy() -> impl Strategy<Value = String> {
+    prop_oneof![
+        any::<String>(),
+        "[ \u{3000}\u{a0}]{0,2}第[一二三十百千万两零〇壹0-9０-９ ]{0,5}[章回节卷部篇集封次][ ：:、.]?\\PC{0,8}",
+        "卷[一二三0-9]{0,3}[ 北伐第一章]{0,6}",
+        "(序章|序|楔子|番外|尾声|后记)[：: 一二]?\\PC{0,6}",
+        "(Chapter|CHAPTER|Part|part|Prologue|Epilogue)[ :.]{0,2}[0-9IVXivx]{0,4}[ a-zA-Z.]{0,10}",
+        "[ \u{3000}]{0,3}",
+        "\\PC{0,30}[。！？…”]",
+    ]
+}
+
+proptest! {
+    #[test]
+    fn any_text_splits_without_panic_and_covers_every_line_once(
+        owned in prop::collection::vec(line_strategy(), 0..40)
+    ) {
+        let lines: Vec<&str> = owned.iter().map(String::as_str).collect();
+        let result = split(&lines, &SplitMode::Auto);
+        assert_covers_every_line_once(&lines, &result);
+        for w in &result.warnings {
+            prop_assert!(w.line >= 1 && w.line <= lines.len());
+        }
+    }
+
+    #[test]
+    fn pattern_mode_covers_every_line_once(
+        owned in prop::collection::vec(line_strategy(), 0..40)
+    ) {
+        let mode = SplitMode::from_config("^第", Some("^卷")).unwrap();
+        let lines: Vec<&str> = owned.iter().map(String::as_str).collect();
+        let result = split(&lines, &mode);
+        assert_covers_every_line_once(&lines, &result);
+    }
+}
