@@ -1,0 +1,4 @@
+//! One module per subcommand: turn parsed arguments into library calls and print the outcome.
+//! Only this layer prints; it returns the process exit code.
+
+pub mod build;
