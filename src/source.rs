@@ -161,7 +161,7 @@ fn mostly_utf8(bytes: &[u8]) -> bool {
             }
         }
     }
-    valid >= 8 && invalid * 50 <= valid
+    valid >= 3 && invalid * 10 <= valid
 }
 
 fn decode_with(

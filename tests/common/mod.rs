@@ -1,0 +1,328 @@
+//! Shared harness for the integration tests: fixture books in temporary folders, the real
+//! binary with a clean environment, reading an EPUB back, and the validators.
+#![allow(dead_code)]
+
+use std::collections::BTreeMap;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The repository root (the sample book).
+pub fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The `epubforge` binary with a clean, reproducible environment.
+pub fn epubforge() -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_epubforge"));
+    cmd.env_remove("SOURCE_DATE_EPOCH")
+        .env("NO_COLOR", "1")
+        .env_remove("RUST_LOG");
+    cmd
+}
+
+/// The outcome of running the binary.
+pub struct Run {
+    pub ok: bool,
+    pub code: Option<i32>,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+/// Runs a command to completion and captures its output.
+pub fn run(cmd: &mut Command) -> Run {
+    let out = cmd.output().expect("run epubforge");
+    Run {
+        ok: out.status.success(),
+        code: out.status.code(),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// A book project in a temporary folder.
+pub struct Fixture {
+    pub dir: tempfile::TempDir,
+}
+
+impl Fixture {
+    /// An empty project folder.
+    pub fn empty() -> Fixture {
+        Fixture {
+            dir: tempfile::tempdir().expect("temp dir"),
+        }
+    }
+
+    /// A copy of the sample book (metadata.toml, seeds/, covers/).
+    pub fn sample() -> Fixture {
+        let f = Fixture::empty();
+        let root = repo();
+        std::fs::copy(root.join("metadata.toml"), f.path("metadata.toml")).unwrap();
+        for dir in ["seeds", "covers"] {
+            std::fs::create_dir_all(f.path(dir)).unwrap();
+            for entry in std::fs::read_dir(root.join(dir)).unwrap() {
+                let entry = entry.unwrap();
+                std::fs::copy(entry.path(), f.path(dir).join(entry.file_name())).unwrap();
+            }
+        }
+        f
+    }
+
+    /// A path inside the fixture.
+    pub fn path(&self, rel: &str) -> PathBuf {
+        self.dir.path().join(rel)
+    }
+
+    /// Writes a file (creating folders).
+    pub fn write(&self, rel: &str, contents: impl AsRef<[u8]>) -> PathBuf {
+        let p = self.path(rel);
+        if let Some(parent) = p.parent() {
+            std::fs::create_dir_all(parent).unwrap();
+        }
+        std::fs::write(&p, contents).unwrap();
+        p
+    }
+
+    /// Runs `epubforge build <fixture> -o <fixture>/out.epub` plus extra arguments.
+    pub fn build(&self, extra: &[&str]) -> Run {
+        let mut cmd = epubforge();
+        cmd.arg("build")
+            .arg(self.dir.path())
+            .arg("-o")
+            .arg(self.path("out.epub"));
+        cmd.args(extra);
+        run(&mut cmd)
+    }
+}
+
+/// Every entry of an EPUB, by name, in archive order (a BTreeMap loses order; see `names`).
+pub fn entries(epub: &Path) -> BTreeMap<String, Vec<u8>> {
+    let file = std::fs::File::open(epub).expect("open epub");
+    let mut zip = zip::ZipArchive::new(file).expect("epub is a zip");
+    let mut out = BTreeMap::new();
+    for i in 0..zip.len() {
+        let mut f = zip.by_index(i).unwrap();
+        let mut data = Vec::new();
+        f.read_to_end(&mut data).unwrap();
+        out.insert(f.name().expect("entry name").to_string(), data);
+    }
+    out
+}
+
+/// Entry names in archive order.
+pub fn names(epub: &Path) -> Vec<String> {
+    let file = std::fs::File::open(epub).expect("open epub");
+    let mut zip = zip::ZipArchive::new(file).expect("epub is a zip");
+    (0..zip.len())
+        .map(|i| {
+            zip.by_index_raw(i)
+                .unwrap()
+                .name()
+                .expect("entry name")
+                .to_string()
+        })
+        .collect()
+}
+
+/// One entry as text.
+pub fn text(epub: &Path, name: &str) -> String {
+    String::from_utf8(
+        entries(epub)
+            .remove(name)
+            .unwrap_or_else(|| panic!("no {name} in epub")),
+    )
+    .expect("utf-8 entry")
+}
+
+/// The paragraphs (`<p>` text) of an XHTML document, in order.
+pub fn paragraphs(xhtml: &str) -> Vec<String> {
+    let doc = roxmltree::Document::parse_with_options(
+        xhtml,
+        roxmltree::ParsingOptions {
+            allow_dtd: true,
+            ..Default::default()
+        },
+    )
+    .expect("well-formed XHTML");
+    doc.descendants()
+        .filter(|n| n.has_tag_name("p"))
+        .map(|n| {
+            n.descendants()
+                .filter(|d| d.is_text())
+                .map(|d| d.text().unwrap_or(""))
+                .collect()
+        })
+        .collect()
+}
+
+/// The spine in reading order: hrefs relative to the package document.
+pub fn spine(epub: &Path) -> Vec<String> {
+    let opf = text(epub, "EPUB/package.opf");
+    let doc = roxmltree::Document::parse(&opf).expect("well-formed OPF");
+    let manifest: BTreeMap<&str, &str> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("item"))
+        .map(|n| (n.attribute("id").unwrap(), n.attribute("href").unwrap()))
+        .collect();
+    doc.descendants()
+        .filter(|n| n.has_tag_name("itemref"))
+        .map(|n| manifest[n.attribute("idref").unwrap()].to_string())
+        .collect()
+}
+
+/// The result of EPUBCheck: fatal, error and warning counts, and its output.
+#[derive(Debug)]
+pub struct Epubcheck {
+    pub fatal: usize,
+    pub errors: usize,
+    pub warnings: usize,
+    pub output: String,
+}
+
+/// Where the EPUBCheck jar is: `EPUBCHECK_JAR`, else the validators' install location.
+fn epubcheck_jar() -> Option<PathBuf> {
+    if let Some(jar) = std::env::var_os("EPUBCHECK_JAR") {
+        return Some(PathBuf::from(jar));
+    }
+    let base = Path::new("/opt/epubtools/venv/lib");
+    std::fs::read_dir(base)
+        .ok()?
+        .filter_map(|e| e.ok())
+        .map(|e| e.path().join("site-packages/epubcheck/epubcheck.jar"))
+        .find(|p| p.is_file())
+}
+
+/// Runs the real EPUBCheck when it is installed. Under `CI=true` a missing EPUBCheck fails.
+pub fn epubcheck(epub: &Path) -> Option<Epubcheck> {
+    let Some(jar) = epubcheck_jar() else {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "CI=true but EPUBCheck is not installed (set EPUBCHECK_JAR)"
+        );
+        eprintln!("note: EPUBCheck not installed; only structural checks ran");
+        return None;
+    };
+    let out = Command::new("java")
+        .arg("-XX:TieredStopAtLevel=1")
+        .arg("-jar")
+        .arg(&jar)
+        .arg(epub)
+        .output()
+        .expect("run java -jar epubcheck.jar");
+    let output = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let count = |prefix: &str| output.lines().filter(|l| l.starts_with(prefix)).count();
+    let result = Epubcheck {
+        fatal: count("FATAL"),
+        errors: count("ERROR"),
+        warnings: count("WARNING"),
+        output,
+    };
+    assert!(
+        result.output.contains("No errors or warnings detected")
+            || result.output.contains("Messages:"),
+        "EPUBCheck did not run: {}",
+        result.output
+    );
+    Some(result)
+}
+
+/// Asserts EPUBCheck (when installed) reports nothing, and our structural checks pass.
+pub fn assert_valid(epub: &Path) {
+    structural_check(epub);
+    if let Some(r) = epubcheck(epub) {
+        assert_eq!(
+            (r.fatal, r.errors, r.warnings),
+            (0, 0, 0),
+            "EPUBCheck on {}:\n{}",
+            epub.display(),
+            r.output
+        );
+    }
+}
+
+/// Structural checks of our own that run with or without EPUBCheck: the container layout,
+/// well-formed XML everywhere, manifest and spine consistency, `lang` on every document.
+pub fn structural_check(epub: &Path) {
+    let raw = std::fs::read(epub).unwrap();
+    assert_eq!(&raw[0..4], b"PK\x03\x04", "zip local header first");
+    assert_eq!(u16::from_le_bytes([raw[8], raw[9]]), 0, "mimetype stored");
+    assert_eq!(
+        u16::from_le_bytes([raw[28], raw[29]]),
+        0,
+        "mimetype has no extra field"
+    );
+    assert_eq!(&raw[30..38], b"mimetype");
+    assert_eq!(&raw[38..58], b"application/epub+zip");
+
+    let all = entries(epub);
+    let order = names(epub);
+    assert_eq!(order[0], "mimetype");
+    let container = std::str::from_utf8(&all["META-INF/container.xml"]).unwrap();
+    let container = roxmltree::Document::parse(container).expect("container.xml well-formed");
+    let opf_path = container
+        .descendants()
+        .find(|n| n.has_tag_name("rootfile"))
+        .and_then(|n| n.attribute("full-path"))
+        .expect("rootfile");
+    let opf_dir = opf_path
+        .rsplit_once('/')
+        .map(|(d, _)| format!("{d}/"))
+        .unwrap_or_default();
+
+    for (name, data) in &all {
+        if [".xhtml", ".opf", ".ncx", ".xml", ".svg"]
+            .iter()
+            .any(|e| name.ends_with(e))
+        {
+            let s = std::str::from_utf8(data).unwrap_or_else(|_| panic!("{name} is not UTF-8"));
+            let doc = roxmltree::Document::parse_with_options(
+                s,
+                roxmltree::ParsingOptions {
+                    allow_dtd: true,
+                    ..Default::default()
+                },
+            )
+            .unwrap_or_else(|e| panic!("{name} is not well-formed: {e}"));
+            if name.ends_with(".xhtml") {
+                let root = doc.root_element();
+                assert!(root.attribute("lang").is_some(), "{name}: no lang");
+                assert!(
+                    root.attribute(("http://www.w3.org/XML/1998/namespace", "lang"))
+                        .is_some(),
+                    "{name}: no xml:lang"
+                );
+            }
+        }
+    }
+
+    let opf = std::str::from_utf8(&all[opf_path]).unwrap();
+    let opf = roxmltree::Document::parse(opf).unwrap();
+    let mut ids = std::collections::HashSet::new();
+    for item in opf.descendants().filter(|n| n.has_tag_name("item")) {
+        let id = item.attribute("id").unwrap();
+        assert!(ids.insert(id), "duplicate manifest id {id}");
+        let href = format!("{opf_dir}{}", item.attribute("href").unwrap());
+        assert!(
+            all.contains_key(&href),
+            "manifest item {href} missing from the zip"
+        );
+    }
+    for itemref in opf.descendants().filter(|n| n.has_tag_name("itemref")) {
+        let idref = itemref.attribute("idref").unwrap();
+        assert!(ids.contains(idref), "spine itemref {idref} not in manifest");
+    }
+    for name in all.keys() {
+        if name == "mimetype" || name.starts_with("META-INF/") || name == opf_path {
+            continue;
+        }
+        let listed = opf
+            .descendants()
+            .filter(|n| n.has_tag_name("item"))
+            .any(|n| format!("{opf_dir}{}", n.attribute("href").unwrap()) == *name);
+        assert!(listed, "{name} is in the zip but not in the manifest");
+    }
+}
