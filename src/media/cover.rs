@@ -301,7 +301,7 @@ impl Canvas {
     /// ornaments, so the cover still looks intentional.
     fn blank_plate(&mut self, palette: &Palette) {
         let (w, h) = (i64::from(COVER_WIDTH), i64::from(COVER_HEIGHT));
-        self.fill_rect(260, 820, w - 260, 1420, palette.accent, 0.08);
+        self.fill_rect(260, 820, w - 260, 1420, [0, 0, 0], 0.18);
         self.fill_rect(260, 820, w - 260, 823, palette.accent, 0.9);
         self.fill_rect(260, 1417, w - 260, 1420, palette.accent, 0.9);
         self.ornament_rule(700.0, 300.0, palette);
@@ -836,6 +836,7 @@ mod tests {
         let a = generate_cover(&text, None);
         let b = generate_cover(&text, None);
         assert_eq!(a, b);
+        std::fs::write(std::env::temp_dir().join("epubforge-cover-nofont.png"), &a).ok();
         let img = decode(&a);
         assert_eq!(img.dimensions(), (COVER_WIDTH, COVER_HEIGHT));
         // The frame is drawn in the accent color, the middle of the plate is background-ish.
