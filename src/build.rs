@@ -163,7 +163,7 @@ pub fn load_book(project: &Project, opts: &BuildOptions) -> Result<Loaded> {
     }
 
     let cover = match &project.cover {
-        Some(path) => Some(read_cover(path)?),
+        Some(path) => Some(read_cover(path, &mut warnings)?),
         None => None,
     };
     let modified = modified_time(project, opts)?;
@@ -261,48 +261,30 @@ pub fn title_from_file_name(path: &Path) -> Option<String> {
     (!title.is_empty()).then_some(title)
 }
 
-fn read_cover(path: &Path) -> Result<Image> {
+fn read_cover(path: &Path, warnings: &mut Vec<Warning>) -> Result<Image> {
     let data = read(path)?;
-    let not_image = |what: &str| Error::Cover {
+    let prepared = crate::media::image::prepare_cover(&data, path).map_err(|e| Error::Cover {
         path: path.to_path_buf(),
-        message: format!("{what}\n  hint: use a JPEG, PNG, GIF, WebP or SVG image as the cover"),
-    };
-    let is_svg = path
-        .extension()
-        .and_then(|e| e.to_str())
-        .is_some_and(|e| e.eq_ignore_ascii_case("svg"));
-    if is_svg {
-        let text = std::str::from_utf8(&data).map_err(|_| not_image("not a valid SVG file"))?;
-        if !text.contains("<svg") {
-            return Err(not_image("not a valid SVG file"));
-        }
-        return Ok(Image {
-            name: "cover.svg".into(),
-            media_type: "image/svg+xml",
-            data,
-            width: 0,
-            height: 0,
+        message: format!(
+            "{}\n  hint: use a JPEG, PNG, GIF, WebP or SVG image as the cover",
+            e.to_string()
+                .trim_start_matches(&format!("{}: ", path.display()))
+        ),
+    })?;
+    for message in prepared.warnings {
+        warnings.push(Warning {
+            path: path.to_path_buf(),
+            line: None,
+            message,
         });
     }
-    let (media_type, ext) = match imagesize::image_type(&data) {
-        Ok(imagesize::ImageType::Jpeg) => ("image/jpeg", "jpg"),
-        Ok(imagesize::ImageType::Png) => ("image/png", "png"),
-        Ok(imagesize::ImageType::Gif) => ("image/gif", "gif"),
-        Ok(imagesize::ImageType::Webp) => ("image/webp", "webp"),
-        Ok(other) => {
-            return Err(not_image(&format!(
-                "{other:?} images are not allowed in EPUB"
-            )));
-        }
-        Err(_) => return Err(not_image("not an image file")),
-    };
-    let size = imagesize::blob_size(&data).map_err(|_| not_image("the image header is damaged"))?;
+    let info = prepared.info;
     Ok(Image {
-        name: format!("cover.{ext}"),
-        media_type,
-        width: u32::try_from(size.width).unwrap_or(0),
-        height: u32::try_from(size.height).unwrap_or(0),
-        data,
+        name: format!("cover.{}", info.format.extension()),
+        media_type: info.format.media_type(),
+        data: prepared.bytes,
+        width: info.width,
+        height: info.height,
     })
 }
 

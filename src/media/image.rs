@@ -1,0 +1,711 @@
+//! Images that go into the EPUB: recognise them and make a user's cover fit for readers.
+//!
+//! The packager calls [`sniff`] on every image it adds (to pick the manifest media type from the
+//! bytes, not the file name) and [`prepare_cover`] on the cover. `prepare_cover` rejects files
+//! that are not real images, warns about shapes and sizes readers display badly, and shrinks
+//! covers that are larger than stores and readers accept.
+//!
+//! Re-encoding policy when a cover must shrink (longest side over [`MAX_SIDE`] px or file over
+//! [`MAX_BYTES`]): the image is scaled (Lanczos3, aspect kept) so its longest side is at most
+//! [`TARGET_SIDE`], then
+//! - JPEG stays JPEG (quality [`JPEG_QUALITY`]);
+//! - PNG and GIF become PNG (lossless, keeps transparency and crisp artwork), unless that PNG is
+//!   still over [`MAX_BYTES`]: then it is a photo saved as PNG, and it becomes JPEG with any
+//!   transparency flattened onto white;
+//! - WebP becomes JPEG when opaque, PNG when it has alpha (the `image` crate writes only
+//!   lossless WebP, which would be far larger than the input).
+//!
+//! A cover within the limits is passed through byte for byte. SVG covers are checked and
+//! passed through. Output is deterministic: same bytes in, same bytes out.
+
+use std::io::Cursor;
+use std::path::{Path, PathBuf};
+
+use image::codecs::jpeg::JpegEncoder;
+use image::codecs::png::{CompressionType, FilterType as PngFilter, PngEncoder};
+use image::imageops::FilterType;
+use image::{DynamicImage, ImageDecoder, ImageEncoder, ImageReader};
+
+/// Longest side, in pixels, above which a cover is scaled down.
+pub const MAX_SIDE: u32 = 3200;
+/// Longest side, in pixels, of a scaled-down cover (1600x2560 for a 1:1.6 cover).
+pub const TARGET_SIDE: u32 = 2560;
+/// File size above which a cover is re-encoded.
+pub const MAX_BYTES: usize = 5 * 1024 * 1024;
+/// JPEG quality for re-encoded covers: visually lossless for photos at cover size.
+pub const JPEG_QUALITY: u8 = 88;
+/// Covers narrower than this look blurry on current readers.
+pub const MIN_WIDTH: u32 = 500;
+
+/// An image format EPUB 3.3 lists as a core media type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ImageFormat {
+    /// JPEG (JFIF/Exif).
+    Jpeg,
+    /// PNG.
+    Png,
+    /// GIF.
+    Gif,
+    /// WebP.
+    Webp,
+    /// SVG (XML).
+    Svg,
+}
+
+impl ImageFormat {
+    /// The media type for the manifest item.
+    pub fn media_type(self) -> &'static str {
+        match self {
+            ImageFormat::Jpeg => "image/jpeg",
+            ImageFormat::Png => "image/png",
+            ImageFormat::Gif => "image/gif",
+            ImageFormat::Webp => "image/webp",
+            ImageFormat::Svg => "image/svg+xml",
+        }
+    }
+
+    /// The usual file extension, without the dot.
+    pub fn extension(self) -> &'static str {
+        match self {
+            ImageFormat::Jpeg => "jpg",
+            ImageFormat::Png => "png",
+            ImageFormat::Gif => "gif",
+            ImageFormat::Webp => "webp",
+            ImageFormat::Svg => "svg",
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            ImageFormat::Jpeg => "JPEG",
+            ImageFormat::Png => "PNG",
+            ImageFormat::Gif => "GIF",
+            ImageFormat::Webp => "WebP",
+            ImageFormat::Svg => "SVG",
+        }
+    }
+
+    fn codec(self) -> Option<image::ImageFormat> {
+        match self {
+            ImageFormat::Jpeg => Some(image::ImageFormat::Jpeg),
+            ImageFormat::Png => Some(image::ImageFormat::Png),
+            ImageFormat::Gif => Some(image::ImageFormat::Gif),
+            ImageFormat::Webp => Some(image::ImageFormat::WebP),
+            ImageFormat::Svg => None,
+        }
+    }
+}
+
+/// What [`sniff`] learns from an image's header.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ImageInfo {
+    /// The format, from the magic bytes.
+    pub format: ImageFormat,
+    /// Width in pixels (SVG: from `width` or the `viewBox`, 0 if neither says).
+    pub width: u32,
+    /// Height in pixels (SVG: from `height` or the `viewBox`, 0 if neither says).
+    pub height: u32,
+}
+
+/// A cover ready to be stored in the EPUB.
+#[derive(Debug, Clone)]
+pub struct PreparedImage {
+    /// The bytes to store: the input unchanged, or a scaled re-encoding.
+    pub bytes: Vec<u8>,
+    /// Format and size of `bytes`.
+    pub info: ImageInfo,
+    /// What was done, for the build log (e.g. "scaled 6000x9600 -> 1600x2560").
+    pub notes: Vec<String>,
+    /// Problems the user may want to fix; the book still builds.
+    pub warnings: Vec<String>,
+}
+
+/// Why a cover cannot be used. Each names the file.
+#[derive(Debug, thiserror::Error)]
+pub enum ImageError {
+    /// The bytes are no JPEG, PNG, GIF, WebP or SVG, whatever the file name says.
+    #[error("{}: not a JPEG, PNG, GIF, WebP or SVG image", path.display())]
+    NotAnImage {
+        /// The cover file.
+        path: PathBuf,
+    },
+    /// The header looks right but the image does not decode (truncated or damaged file).
+    #[error("{}: the {format} image is damaged or truncated: {source}", path.display())]
+    Damaged {
+        /// The cover file.
+        path: PathBuf,
+        /// Format from the header.
+        format: &'static str,
+        /// What the decoder said.
+        source: image::ImageError,
+    },
+    /// An SVG file that is not complete, well-formed-looking UTF-8 XML.
+    #[error("{}: the SVG is not usable: {reason}", path.display())]
+    BadSvg {
+        /// The cover file.
+        path: PathBuf,
+        /// What is wrong.
+        reason: &'static str,
+    },
+    /// Scaling worked but writing the smaller image failed.
+    #[error("{}: could not re-encode the scaled cover: {source}", path.display())]
+    Encode {
+        /// The cover file.
+        path: PathBuf,
+        /// What the encoder said.
+        source: image::ImageError,
+    },
+}
+
+/// Recognises an image by its magic bytes and reads its size from the header, without
+/// decoding the pixels. None when the bytes are not a supported image.
+pub fn sniff(bytes: &[u8]) -> Option<ImageInfo> {
+    let format = if bytes.starts_with(&[0xFF, 0xD8, 0xFF]) {
+        ImageFormat::Jpeg
+    } else if bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
+        ImageFormat::Png
+    } else if bytes.starts_with(b"GIF87a") || bytes.starts_with(b"GIF89a") {
+        ImageFormat::Gif
+    } else if bytes.len() >= 12 && bytes.starts_with(b"RIFF") && bytes.get(8..12) == Some(b"WEBP") {
+        ImageFormat::Webp
+    } else {
+        let (width, height) = svg_size(bytes)?;
+        return Some(ImageInfo {
+            format: ImageFormat::Svg,
+            width,
+            height,
+        });
+    };
+    let codec = format.codec()?;
+    let (width, height) = ImageReader::with_format(Cursor::new(bytes), codec)
+        .into_dimensions()
+        .ok()?;
+    Some(ImageInfo {
+        format,
+        width,
+        height,
+    })
+}
+
+/// Checks a cover and, when it is too large, scales and re-encodes it (see the module docs for
+/// the policy). `path` is used only in messages.
+pub fn prepare_cover(bytes: &[u8], path: &Path) -> Result<PreparedImage, ImageError> {
+    let not_an_image = || ImageError::NotAnImage {
+        path: path.to_path_buf(),
+    };
+    let info = sniff(bytes).ok_or_else(not_an_image)?;
+    let mut warnings = Vec::new();
+
+    let Some(codec) = info.format.codec() else {
+        check_svg(bytes, path)?;
+        shape_warnings(&info, &mut warnings);
+        if info.width == 0 || info.height == 0 {
+            warnings.push(
+                "SVG cover has no width/height or viewBox; readers may size it oddly".to_string(),
+            );
+        }
+        return Ok(PreparedImage {
+            bytes: bytes.to_vec(),
+            info,
+            notes: Vec::new(),
+            warnings,
+        });
+    };
+
+    // Decode fully even when the cover is small enough to keep: a truncated file has a valid
+    // header and would show as a broken image in every reader.
+    let damaged = |source| ImageError::Damaged {
+        path: path.to_path_buf(),
+        format: info.format.name(),
+        source,
+    };
+    let mut decoder = ImageReader::with_format(Cursor::new(bytes), codec)
+        .into_decoder()
+        .map_err(damaged)?;
+    let orientation = decoder.orientation().ok();
+    let mut decoded = DynamicImage::from_decoder(decoder).map_err(damaged)?;
+
+    let longest = info.width.max(info.height);
+    if longest <= MAX_SIDE && bytes.len() <= MAX_BYTES {
+        shape_warnings(&info, &mut warnings);
+        return Ok(PreparedImage {
+            bytes: bytes.to_vec(),
+            info,
+            notes: Vec::new(),
+            warnings,
+        });
+    }
+
+    // The re-encoded file carries no Exif, so the rotation a camera recorded is applied now.
+    if let Some(orientation) = orientation {
+        decoded.apply_orientation(orientation);
+    }
+    let mut notes = Vec::new();
+    let (w, h) = (decoded.width(), decoded.height());
+    if w.max(h) > TARGET_SIDE {
+        decoded = decoded.resize(TARGET_SIDE, TARGET_SIDE, FilterType::Lanczos3);
+        notes.push(format!(
+            "scaled {w}x{h} -> {}x{}",
+            decoded.width(),
+            decoded.height()
+        ));
+    }
+
+    let encode_err = |source| ImageError::Encode {
+        path: path.to_path_buf(),
+        source,
+    };
+    let has_alpha = decoded.color().has_alpha() && !is_opaque(&decoded);
+    let wants_png = match info.format {
+        ImageFormat::Png | ImageFormat::Gif => true,
+        ImageFormat::Webp => has_alpha,
+        ImageFormat::Jpeg | ImageFormat::Svg => false,
+    };
+    let (mut out, mut format) = if wants_png {
+        (encode_png(&decoded).map_err(encode_err)?, ImageFormat::Png)
+    } else {
+        (
+            encode_jpeg(&decoded).map_err(encode_err)?,
+            ImageFormat::Jpeg,
+        )
+    };
+    if format == ImageFormat::Png && out.len() > MAX_BYTES {
+        out = encode_jpeg(&decoded).map_err(encode_err)?;
+        format = ImageFormat::Jpeg;
+    }
+
+    if out.len() >= bytes.len() && format == info.format && notes.is_empty() {
+        // Re-encoding a file that was only over the byte limit did not make it smaller: keep
+        // the original rather than lose quality for nothing.
+        shape_warnings(&info, &mut warnings);
+        warnings.push(format!(
+            "cover is {} KB; readers and stores prefer under {} KB",
+            bytes.len() / 1024,
+            MAX_BYTES / 1024
+        ));
+        return Ok(PreparedImage {
+            bytes: bytes.to_vec(),
+            info,
+            notes,
+            warnings,
+        });
+    }
+
+    notes.push(format!(
+        "re-encoded {} {} KB -> {}{} {} KB",
+        info.format.name(),
+        bytes.len() / 1024,
+        format.name(),
+        if format == ImageFormat::Jpeg {
+            format!(" (quality {JPEG_QUALITY})")
+        } else {
+            String::new()
+        },
+        out.len() / 1024
+    ));
+    let out_info = ImageInfo {
+        format,
+        width: decoded.width(),
+        height: decoded.height(),
+    };
+    shape_warnings(&out_info, &mut warnings);
+    Ok(PreparedImage {
+        bytes: out,
+        info: out_info,
+        notes,
+        warnings,
+    })
+}
+
+fn is_opaque(img: &DynamicImage) -> bool {
+    match img {
+        DynamicImage::ImageLumaA8(i) => i.pixels().all(|p| p.0[1] == u8::MAX),
+        DynamicImage::ImageRgba8(i) => i.pixels().all(|p| p.0[3] == u8::MAX),
+        DynamicImage::ImageLumaA16(i) => i.pixels().all(|p| p.0[1] == u16::MAX),
+        DynamicImage::ImageRgba16(i) => i.pixels().all(|p| p.0[3] == u16::MAX),
+        other => !other.color().has_alpha() || other.to_rgba8().pixels().all(|p| p.0[3] == 255),
+    }
+}
+
+fn encode_png(img: &DynamicImage) -> Result<Vec<u8>, image::ImageError> {
+    let mut out = Vec::new();
+    let img = match img {
+        DynamicImage::ImageLuma8(_) | DynamicImage::ImageRgb8(_) | DynamicImage::ImageRgba8(_) => {
+            img.clone()
+        }
+        other if other.color().has_alpha() => DynamicImage::ImageRgba8(other.to_rgba8()),
+        other => DynamicImage::ImageRgb8(other.to_rgb8()),
+    };
+    PngEncoder::new_with_quality(&mut out, CompressionType::Best, PngFilter::Adaptive)
+        .write_image(
+            img.as_bytes(),
+            img.width(),
+            img.height(),
+            img.color().into(),
+        )?;
+    Ok(out)
+}
+
+fn encode_jpeg(img: &DynamicImage) -> Result<Vec<u8>, image::ImageError> {
+    let rgb = if img.color().has_alpha() {
+        // Flatten onto white: JPEG has no alpha, and readers show covers on light pages.
+        let rgba = img.to_rgba8();
+        let mut rgb = image::RgbImage::new(rgba.width(), rgba.height());
+        for (dst, src) in rgb.pixels_mut().zip(rgba.pixels()) {
+            let a = u16::from(src.0[3]);
+            for (d, s) in dst.0.iter_mut().zip(src.0.iter()) {
+                *d = ((u16::from(*s) * a + 255 * (255 - a) + 127) / 255) as u8;
+            }
+        }
+        rgb
+    } else {
+        img.to_rgb8()
+    };
+    let mut out = Vec::new();
+    JpegEncoder::new_with_quality(&mut out, JPEG_QUALITY).encode_image(&rgb)?;
+    Ok(out)
+}
+
+fn shape_warnings(info: &ImageInfo, warnings: &mut Vec<String>) {
+    let (w, h) = (info.width, info.height);
+    if w == 0 || h == 0 {
+        return;
+    }
+    let ratio = f64::from(h) / f64::from(w);
+    if ratio < 1.0 {
+        warnings.push(format!(
+            "cover is landscape ({w}x{h}); readers expect portrait ~1:1.6"
+        ));
+    } else if ratio < 1.2 {
+        warnings.push(format!(
+            "cover is nearly square ({w}x{h}); readers expect portrait ~1:1.6"
+        ));
+    } else if ratio > 2.0 {
+        warnings.push(format!(
+            "cover is very tall ({w}x{h}, 1:{ratio:.2}); readers expect portrait ~1:1.6"
+        ));
+    }
+    if info.format != ImageFormat::Svg && w < MIN_WIDTH {
+        warnings.push(format!(
+            "cover is small ({w}x{h}); it will look blurry, {MIN_WIDTH} px wide or more is better (1600x2560 is ideal)"
+        ));
+    }
+}
+
+/// Size of an SVG document from its root element, or None if the bytes are not SVG.
+///
+/// Only the prolog (XML declaration, comments, doctype, processing instructions) may come
+/// before `<svg`, so an HTML page with an inline SVG is not taken for an SVG file.
+fn svg_size(bytes: &[u8]) -> Option<(u32, u32)> {
+    let head = bytes.get(..bytes.len().min(64 * 1024))?;
+    let text = match std::str::from_utf8(head) {
+        Ok(t) => t,
+        // The cut may split a character: keep the valid prefix.
+        Err(e) => std::str::from_utf8(head.get(..e.valid_up_to())?).ok()?,
+    };
+    let mut rest = text.strip_prefix('\u{FEFF}').unwrap_or(text);
+    loop {
+        rest = rest.trim_start();
+        if let Some(r) = rest.strip_prefix("<?") {
+            rest = r.split_once("?>")?.1;
+        } else if let Some(r) = rest.strip_prefix("<!--") {
+            rest = r.split_once("-->")?.1;
+        } else if let Some(r) = rest.strip_prefix("<!DOCTYPE") {
+            // A doctype may have an internal subset in brackets.
+            let end = match (r.find('['), r.find('>')) {
+                (Some(b), Some(g)) if b < g => r.find("]>").map(|i| i + 2)?,
+                (_, Some(g)) => g + 1,
+                _ => return None,
+            };
+            rest = r.get(end..)?;
+        } else {
+            break;
+        }
+    }
+    let r = rest.strip_prefix("<svg")?;
+    if !r.starts_with(|c: char| c.is_ascii_whitespace() || c == '>' || c == '/') {
+        return None;
+    }
+    let tag = &r[..r.find('>')?];
+    let attr = |name: &str| svg_attr(tag, name);
+    let view_box: Option<Vec<f64>> = attr("viewBox").map(|v| {
+        v.split(|c: char| c.is_ascii_whitespace() || c == ',')
+            .filter(|s| !s.is_empty())
+            .filter_map(|s| s.parse().ok())
+            .collect()
+    });
+    let (vb_w, vb_h) = match view_box.as_deref() {
+        Some([_, _, w, h]) if *w > 0.0 && *h > 0.0 => (Some(*w), Some(*h)),
+        _ => (None, None),
+    };
+    let width = attr("width").and_then(svg_length).or(vb_w).unwrap_or(0.0);
+    let height = attr("height").and_then(svg_length).or(vb_h).unwrap_or(0.0);
+    let px = |v: f64| {
+        if v.is_finite() && v > 0.0 {
+            v.round().min(f64::from(u32::MAX)) as u32
+        } else {
+            0
+        }
+    };
+    Some((px(width), px(height)))
+}
+
+/// Value of attribute `name` in the text of a start tag (without the `<name`).
+fn svg_attr<'a>(tag: &'a str, name: &str) -> Option<&'a str> {
+    let mut rest = tag;
+    while let Some(eq) = rest.find('=') {
+        let key = rest[..eq].trim_end();
+        let key = key
+            .rsplit(|c: char| c.is_ascii_whitespace())
+            .next()
+            .unwrap_or("");
+        let after = rest[eq + 1..].trim_start();
+        let quote = after.chars().next()?;
+        if quote != '"' && quote != '\'' {
+            return None;
+        }
+        let body = &after[1..];
+        let end = body.find(quote)?;
+        if key == name {
+            return Some(&body[..end]);
+        }
+        rest = &body[end + 1..];
+    }
+    None
+}
+
+/// An SVG length in CSS pixels; None for relative units (%, em), which give no size.
+fn svg_length(v: &str) -> Option<f64> {
+    let v = v.trim();
+    let split = v
+        .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-' || c == '+' || c == 'e'))
+        .unwrap_or(v.len());
+    let (num, unit) = v.split_at(split);
+    let n: f64 = num.parse().ok()?;
+    let scale = match unit.trim() {
+        "" | "px" => 1.0,
+        "pt" => 96.0 / 72.0,
+        "pc" => 16.0,
+        "in" => 96.0,
+        "cm" => 96.0 / 2.54,
+        "mm" => 96.0 / 25.4,
+        _ => return None,
+    };
+    Some(n * scale)
+}
+
+fn check_svg(bytes: &[u8], path: &Path) -> Result<(), ImageError> {
+    let bad = |reason| ImageError::BadSvg {
+        path: path.to_path_buf(),
+        reason,
+    };
+    let text = std::str::from_utf8(bytes).map_err(|_| bad("it is not UTF-8 text"))?;
+    let trimmed = text.trim_end();
+    if !(trimmed.ends_with("</svg>") || trimmed.ends_with("/>") && text.matches('<').count() == 1) {
+        return Err(bad("the file does not end with </svg> (truncated?)"));
+    }
+    if text.contains("<script") {
+        return Err(bad(
+            "it contains <script>, which a cover may not use (EPUBCheck requires the scripted property)",
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use image::{Rgb, RgbImage, Rgba, RgbaImage};
+
+    /// A photo-like image: smooth gradients plus some texture, so JPEG sizes are realistic.
+    fn photo(w: u32, h: u32) -> RgbImage {
+        RgbImage::from_fn(w, h, |x, y| {
+            let t = ((x * 7 + y * 13) % 17) as u8;
+            Rgb([
+                (x * 255 / w.max(1)) as u8 ^ t,
+                (y * 255 / h.max(1)) as u8,
+                ((x + y) % 256) as u8,
+            ])
+        })
+    }
+
+    fn jpeg(img: &RgbImage, q: u8) -> Vec<u8> {
+        let mut out = Vec::new();
+        JpegEncoder::new_with_quality(&mut out, q)
+            .encode_image(img)
+            .expect("encode");
+        out
+    }
+
+    fn png_rgba(img: &RgbaImage) -> Vec<u8> {
+        let mut out = Vec::new();
+        PngEncoder::new(&mut out)
+            .write_image(
+                img.as_raw(),
+                img.width(),
+                img.height(),
+                image::ExtendedColorType::Rgba8,
+            )
+            .expect("encode");
+        out
+    }
+
+    fn png(img: &RgbImage) -> Vec<u8> {
+        let mut out = Vec::new();
+        PngEncoder::new(&mut out)
+            .write_image(
+                img.as_raw(),
+                img.width(),
+                img.height(),
+                image::ExtendedColorType::Rgb8,
+            )
+            .expect("encode");
+        out
+    }
+
+    #[test]
+    fn sniff_reads_format_and_size_from_headers() {
+        let j = sniff(&jpeg(&photo(64, 100), 80)).expect("jpeg");
+        assert_eq!((j.format, j.width, j.height), (ImageFormat::Jpeg, 64, 100));
+        let p = sniff(&png(&photo(30, 48))).expect("png");
+        assert_eq!((p.format, p.width, p.height), (ImageFormat::Png, 30, 48));
+
+        let mut gif = Vec::new();
+        image::codecs::gif::GifEncoder::new(&mut gif)
+            .encode(&[0u8; 4 * 5 * 8], 5, 8, image::ExtendedColorType::Rgba8)
+            .expect("gif");
+        let g = sniff(&gif).expect("gif");
+        assert_eq!((g.format, g.width, g.height), (ImageFormat::Gif, 5, 8));
+
+        let mut webp = Vec::new();
+        image::codecs::webp::WebPEncoder::new_lossless(&mut webp)
+            .encode(&[9u8; 3 * 7 * 11], 7, 11, image::ExtendedColorType::Rgb8)
+            .expect("webp");
+        let w = sniff(&webp).expect("webp");
+        assert_eq!((w.format, w.width, w.height), (ImageFormat::Webp, 7, 11));
+        assert_eq!(w.format.media_type(), "image/webp");
+        assert_eq!(ImageFormat::Jpeg.extension(), "jpg");
+    }
+
+    #[test]
+    fn sniff_reads_svg_size_from_attributes_or_viewbox() {
+        let s = sniff(b"<?xml version=\"1.0\"?>\n<!-- c -->\n<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"600\" height=\"960px\"></svg>")
+            .expect("svg");
+        assert_eq!((s.format, s.width, s.height), (ImageFormat::Svg, 600, 960));
+        let s = sniff(b"<svg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 1600 2560'/>")
+            .expect("svg");
+        assert_eq!((s.width, s.height), (1600, 2560));
+        let s = sniff(b"<svg width=\"100%\" height=\"100%\" viewBox=\"0,0,10.4,20\"></svg>")
+            .expect("svg");
+        assert_eq!((s.width, s.height), (10, 20));
+        let s = sniff(
+            b"\xEF\xBB\xBF<!DOCTYPE svg PUBLIC \"-//W3C//DTD SVG 1.1//EN\" \"x\"><svg></svg>",
+        )
+        .expect("svg");
+        assert_eq!((s.width, s.height), (0, 0));
+        assert!(sniff(b"<html><body><svg width=\"1\"></svg></body></html>").is_none());
+        assert!(sniff(b"<svgfoo/>").is_none());
+    }
+
+    #[test]
+    fn sniff_rejects_non_images_and_never_panics_on_short_input() {
+        for bytes in [
+            &b""[..],
+            b"\xFF",
+            b"\xFF\xD8\xFF",
+            b"\x89PNG\r\n\x1a\n",
+            b"RIFF\0\0\0\0WEBP",
+            b"GIF89a",
+            b"Chapter 1\nIt was a dark night.",
+            b"<svg",
+            b"<?xml",
+        ] {
+            assert!(sniff(bytes).is_none(), "{bytes:?}");
+        }
+    }
+
+    #[test]
+    fn text_file_named_jpg_is_an_error_naming_the_path() {
+        let err = prepare_cover(b"this is not a picture", Path::new("book/cover.jpg"))
+            .expect_err("not an image");
+        assert!(matches!(err, ImageError::NotAnImage { .. }));
+        assert!(err.to_string().contains("book/cover.jpg"), "{err}");
+    }
+
+    #[test]
+    fn truncated_png_is_an_error_even_though_its_header_is_fine() {
+        let full = png(&photo(600, 960));
+        let cut = &full[..full.len() / 2];
+        assert!(sniff(cut).is_some(), "header alone still sniffs");
+        let err = prepare_cover(cut, Path::new("cover.png")).expect_err("truncated");
+        assert!(
+            matches!(err, ImageError::Damaged { format: "PNG", .. }),
+            "{err}"
+        );
+        assert!(err.to_string().contains("cover.png"));
+    }
+
+    #[test]
+    fn good_cover_passes_through_unchanged_without_warnings() {
+        let bytes = jpeg(&photo(800, 1280), 85);
+        let out = prepare_cover(&bytes, Path::new("c.jpg")).expect("ok");
+        assert_eq!(out.bytes, bytes);
+        assert!(out.notes.is_empty() && out.warnings.is_empty(), "{out:?}");
+        assert_eq!((out.info.width, out.info.height), (800, 1280));
+    }
+
+    #[test]
+    fn landscape_and_tiny_covers_are_warned_about() {
+        let out = prepare_cover(&png(&photo(1000, 500)), Path::new("c.png")).expect("ok");
+        assert!(
+            out.warnings
+                .iter()
+                .any(|w| w.contains("landscape (1000x500)")),
+            "{:?}",
+            out.warnings
+        );
+        let out = prepare_cover(&png(&photo(300, 480)), Path::new("c.png")).expect("ok");
+        assert_eq!(out.warnings.len(), 1, "{:?}", out.warnings);
+        assert!(out.warnings[0].contains("small (300x480)"));
+    }
+
+    #[test]
+    fn huge_jpeg_is_scaled_to_target_and_stays_jpeg_deterministically() {
+        // Narrow, so the test stays quick in unoptimised builds.
+        let input = jpeg(&photo(400, 3300), 90);
+        let a = prepare_cover(&input, Path::new("big.jpg")).expect("ok");
+        assert_eq!(a.info.format, ImageFormat::Jpeg);
+        assert_eq!((a.info.width, a.info.height), (310, 2560));
+        let sniffed = sniff(&a.bytes).expect("output sniffs");
+        assert_eq!(sniffed, a.info);
+        assert!(
+            a.notes.iter().any(|n| n == "scaled 400x3300 -> 310x2560"),
+            "{:?}",
+            a.notes
+        );
+        let b = prepare_cover(&input, Path::new("big.jpg")).expect("ok");
+        assert_eq!(a.bytes, b.bytes, "same input, same output");
+    }
+
+    #[test]
+    fn huge_png_with_transparency_stays_png() {
+        let img = RgbaImage::from_fn(3300, 400, |x, _| Rgba([200, 10, 10, (x % 256) as u8]));
+        let out = prepare_cover(&png_rgba(&img), Path::new("wide.png")).expect("ok");
+        assert_eq!(out.info.format, ImageFormat::Png);
+        assert_eq!((out.info.width, out.info.height), (2560, 310));
+        assert!(out.warnings.iter().any(|w| w.contains("landscape")));
+        let back = image::load_from_memory(&out.bytes).expect("decodes");
+        assert!(back.color().has_alpha());
+    }
+
+    #[test]
+    fn svg_cover_is_kept_and_truncated_svg_rejected() {
+        let svg = b"<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 1600 2560\"><rect width=\"10\" height=\"10\"/></svg>\n";
+        let out = prepare_cover(svg, Path::new("c.svg")).expect("ok");
+        assert_eq!(out.bytes, svg.to_vec());
+        assert_eq!(out.info.format, ImageFormat::Svg);
+        assert!(out.warnings.is_empty(), "{:?}", out.warnings);
+        let err = prepare_cover(&svg[..80], Path::new("c.svg")).expect_err("truncated");
+        assert!(matches!(err, ImageError::BadSvg { .. }));
+    }
+}
