@@ -1,0 +1,1 @@
+//! Our own structural checks.
