@@ -702,7 +702,7 @@ pub fn render_text(epub: &Epub) -> String {
         .collect();
     let kinds = ["text", "images", "fonts", "styles", "other"];
     let mut sums = [(0usize, 0u64, 0u64); 5];
-    for e in &epub.entries {
+    for e in epub.entries.iter().filter(|e| !e.name.ends_with('/')) {
         let kind = kind_of(&e.name, media.get(e.name.as_str()).copied());
         if let Some(i) = kinds.iter().position(|k| *k == kind)
             && let Some(s) = sums.get_mut(i)
@@ -764,7 +764,7 @@ mod tests {
   </metadata>
   <manifest>
     <item id="ncx" href="toc.ncx" media-type="application/x-dtbncx+xml"/>
-    <item id="c1" href="text/chapter%201.xhtml" media-type="application/xhtml+xml"/>
+    <item id="c1" href="text/chapter%5F1.xhtml" media-type="application/xhtml+xml"/>
     <item id="cover" href="images/cover.png" media-type="image/png"/>
     <item id="nav" href="nav.xhtml" media-type="application/xhtml+xml"/>
   </manifest>
@@ -805,11 +805,11 @@ mod tests {
     fn manifest_hrefs_are_decoded_and_resolved_from_the_opf_folder() {
         let epub = open_bytes(&TestBook::minimal_epub3().to_zip()).unwrap();
         let c1 = epub.manifest.iter().find(|m| m.id == "c1").unwrap();
-        assert_eq!(c1.href, "EPUB/text/chapter 1.xhtml");
+        assert_eq!(c1.href, "EPUB/text/chapter_1.xhtml");
         assert_eq!(epub.spine.len(), 2);
         assert_eq!(
             epub.spine[0].href.as_deref(),
-            Some("EPUB/text/chapter 1.xhtml")
+            Some("EPUB/text/chapter_1.xhtml")
         );
         assert!(epub.spine[0].linear);
         assert!(!epub.spine[1].linear);
@@ -825,9 +825,9 @@ mod tests {
         assert_eq!(epub.toc_source, TocSource::Nav);
         assert_eq!(epub.toc.len(), 1);
         assert_eq!(epub.toc[0].title, "Chapter One");
-        assert_eq!(epub.toc[0].href, "EPUB/text/chapter 1.xhtml#start");
+        assert_eq!(epub.toc[0].href, "EPUB/text/chapter_1.xhtml#start");
         assert_eq!(epub.toc[0].children.len(), 1);
-        assert_eq!(epub.toc[0].children[0].href, "EPUB/text/chapter 1.xhtml#s1");
+        assert_eq!(epub.toc[0].children[0].href, "EPUB/text/chapter_1.xhtml#s1");
     }
 
     #[test]
@@ -875,7 +875,7 @@ mod tests {
         );
         for i in 0..levels {
             s.push_str(&format!(
-                r#"<navPoint id="p{i}"><navLabel><text>L{i}</text></navLabel><content src="text/chapter%201.xhtml"/>"#
+                r#"<navPoint id="p{i}"><navLabel><text>L{i}</text></navLabel><content src="text/chapter%5F1.xhtml"/>"#
             ));
         }
         s.push_str(&"</navPoint>".repeat(levels));
@@ -975,12 +975,12 @@ mod tests {
         );
         assert!(text.contains("Series:      The Series #3"), "{text}");
         assert!(
-            text.contains("    1. EPUB/text/chapter 1.xhtml\n"),
+            text.contains("    1. EPUB/text/chapter_1.xhtml\n"),
             "{text}"
         );
         assert!(text.contains("[non-linear]"), "{text}");
         assert!(
-            text.contains("\n  Chapter One  -> EPUB/text/chapter 1.xhtml#start\n    Section  -> "),
+            text.contains("\n  Chapter One  -> EPUB/text/chapter_1.xhtml#start\n    Section  -> "),
             "{text}"
         );
         assert!(text.contains("  images        1"), "{text}");

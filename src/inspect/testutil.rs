@@ -41,7 +41,7 @@ pub(crate) const OPF: &str = r##"<?xml version="1.0" encoding="UTF-8"?>
   <manifest>
     <item id="nav" href="nav.xhtml" media-type="application/xhtml+xml" properties="nav"/>
     <item id="ncx" href="toc.ncx" media-type="application/x-dtbncx+xml"/>
-    <item id="c1" href="text/chapter%201.xhtml" media-type="application/xhtml+xml"/>
+    <item id="c1" href="text/chapter%5F1.xhtml" media-type="application/xhtml+xml"/>
     <item id="cover" href="images/cover.png" media-type="image/png" properties="cover-image"/>
   </manifest>
   <spine toc="ncx">
@@ -58,8 +58,8 @@ pub(crate) const NAV: &str = r##"<?xml version="1.0" encoding="UTF-8"?>
 <body>
   <nav epub:type="toc" id="toc">
     <ol>
-      <li><a href="text/chapter%201.xhtml#start">Chapter  One</a>
-        <ol><li><a href="text/chapter%201.xhtml#s1">Section</a></li></ol>
+      <li><a href="text/chapter%5F1.xhtml#start">Chapter  One</a>
+        <ol><li><a href="text/chapter%5F1.xhtml#s1">Section</a></li></ol>
       </li>
     </ol>
   </nav>
@@ -77,10 +77,10 @@ pub(crate) const NCX: &str = r##"<?xml version="1.0" encoding="UTF-8"?>
   <navMap>
     <navPoint id="p1" playOrder="1">
       <navLabel><text>Chapter One</text></navLabel>
-      <content src="text/chapter%201.xhtml#start"/>
+      <content src="text/chapter%5F1.xhtml#start"/>
       <navPoint id="p2" playOrder="2">
         <navLabel><text>Section</text></navLabel>
-        <content src="text/chapter%201.xhtml#s1"/>
+        <content src="text/chapter%5F1.xhtml#s1"/>
       </navPoint>
     </navPoint>
   </navMap>
@@ -95,13 +95,13 @@ pub(crate) const CHAPTER: &str = r##"<?xml version="1.0" encoding="UTF-8"?>
   <h1 id="start">Chapter One</h1>
   <p>See <a href="#s1">the section</a> and <a href="https://example.org/">the web</a>.</p>
   <h2 id="s1">Section</h2>
-  <p><img src="../images/cover.png" alt="cover"/></p>
+  <p><img src="../images/cover.png" alt="cover"/> <a href="../nav.xhtml">Contents</a></p>
 </body>
 </html>
 "##;
 
-/// A 1x1 PNG; its bytes are never parsed, only listed.
-const PNG: &[u8] = b"\x89PNG\r\n\x1a\n0000";
+/// A valid 1x1 grey PNG (EPUBCheck decodes images).
+const PNG: &[u8] = b"\x89\x50\x4e\x47\x0d\x0a\x1a\x0a\x00\x00\x00\x0d\x49\x48\x44\x52\x00\x00\x00\x01\x00\x00\x00\x01\x08\x00\x00\x00\x00\x3a\x7e\x9b\x55\x00\x00\x00\x0a\x49\x44\x41\x54\x78\x9c\x63\xf8\x0f\x00\x01\x01\x01\x00\xb1\x38\xf6\x14\x00\x00\x00\x00\x49\x45\x4e\x44\xae\x42\x60\x82";
 
 impl TestBook {
     /// A small EPUB 3 that breaks none of our rules.
@@ -120,7 +120,7 @@ impl TestBook {
             ("EPUB/package.opf", OPF),
             ("EPUB/nav.xhtml", NAV),
             ("EPUB/toc.ncx", NCX),
-            ("EPUB/text/chapter 1.xhtml", CHAPTER),
+            ("EPUB/text/chapter_1.xhtml", CHAPTER),
         ] {
             book = book.add(name, text.as_bytes());
         }
@@ -174,9 +174,8 @@ impl TestBook {
             };
             let mut options = FullFileOptions::default().compression_method(method);
             if e.extra_field {
-                options
-                    .add_extra_field(0xCAFE, [1u8, 2, 3, 4], false)
-                    .expect("extra field");
+                // Alignment padding is written as an extra field in the local header.
+                options = options.with_alignment(512);
             }
             zip.start_file(e.name.as_str(), options).expect("start");
             zip.write_all(&e.data).expect("write");
