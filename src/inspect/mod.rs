@@ -13,6 +13,7 @@
 //! refused (so nothing can expand), and TOC nesting is cut at a fixed depth.
 
 mod container;
+mod entities;
 pub mod epubcheck;
 mod href;
 pub mod read;

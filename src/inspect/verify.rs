@@ -19,7 +19,7 @@ use roxmltree::{Document, Node};
 use super::container::Container;
 use super::href;
 use super::read::{self, CONTAINER_XML, NS_DC, Package};
-use super::xml::{self, attr, is, location, text_of};
+use super::xml::{self, Locator, attr, is, text_of};
 use super::{InspectError, MAX_XML_ENTRY_BYTES};
 
 /// Most XML we inflate in one check, over all entries: 1 GiB.
@@ -264,13 +264,12 @@ impl Verifier {
             self.error(CONTAINER_XML, "missing");
             return None;
         }
+        // Unreadable or malformed: already reported by the well-formedness pass.
+        self.summaries.get(CONTAINER_XML)?;
         let opf_path = match read::rootfile_path(container) {
             Ok(p) => p,
             Err(e) => {
-                // A malformed container.xml is already reported by the well-formedness pass.
-                if !matches!(e, InspectError::Xml { .. }) {
-                    self.findings.push(Finding::from_error(&e));
-                }
+                self.findings.push(Finding::from_error(&e));
                 return None;
             }
         };
@@ -318,8 +317,9 @@ impl Verifier {
             .filter(|n| is(*n, "manifest"))
             .flat_map(|m| m.children().filter(|n| is(*n, "item")));
         let mut nav_count = 0;
+        let mut locator = Locator::new(opf_path, doc);
         for item in items {
-            let loc = location(opf_path, item);
+            let loc = locator.at(item);
             let id = attr(item, "id").unwrap_or_default();
             if id.is_empty() {
                 self.error(loc.clone(), "manifest item without an id");
@@ -382,11 +382,12 @@ impl Verifier {
             .children()
             .filter(|n| is(*n, "spine"))
             .flat_map(|s| s.children().filter(|n| is(*n, "itemref")));
+        let mut locator = Locator::new(opf_path, doc);
         for itemref in itemrefs {
             let idref = attr(itemref, "idref").unwrap_or_default();
             if package.item(idref).is_none() {
                 self.error(
-                    location(opf_path, itemref),
+                    locator.at(itemref),
                     format!("spine itemref `{idref}` names no manifest item"),
                 );
             }
@@ -395,13 +396,14 @@ impl Verifier {
 
     fn check_metadata(&mut self, opf_path: &str, doc: &Document, package: &Package) {
         let root = doc.root_element();
-        let root_loc = location(opf_path, root);
+        let mut locator = Locator::new(opf_path, doc);
+        let root_loc = locator.at(root);
         let metadata = root.children().find(|n| is(*n, "metadata"));
         let Some(metadata) = metadata else {
             self.error(root_loc, "no <metadata> element");
             return;
         };
-        let meta_loc = location(opf_path, metadata);
+        let meta_loc = locator.at(metadata);
         let dc_nonempty = |name: &str| {
             metadata.descendants().any(|n| {
                 n.is_element()
@@ -450,17 +452,16 @@ impl Verifier {
                     let value = text_of(*one);
                     if !is_epub_timestamp(&value) {
                         self.error(
-                            location(opf_path, *one),
+                            locator.at(*one),
                             format!(
                                 "dcterms:modified `{value}` is not in the form CCYY-MM-DDThh:mm:ssZ"
                             ),
                         );
                     }
                 }
-                [_, second, ..] => self.error(
-                    location(opf_path, *second),
-                    "more than one dcterms:modified",
-                ),
+                [_, second, ..] => {
+                    self.error(locator.at(*second), "more than one dcterms:modified")
+                }
             }
         }
     }
@@ -509,7 +510,8 @@ impl Verifier {
             doc.descendants()
                 .find(|n| is(*n, "meta") && attr(*n, "name") == Some(name))
         };
-        let root_loc = location(&path, doc.root_element());
+        let mut locator = Locator::new(&path, &doc);
+        let root_loc = locator.at(doc.root_element());
         let package_uid = package
             .metadata
             .unique_identifier
@@ -521,7 +523,7 @@ impl Verifier {
                 let uid = attr(m, "content").unwrap_or_default().trim();
                 if uid != package_uid.trim() {
                     self.error(
-                        location(&path, m),
+                        locator.at(m),
                         format!(
                             "dtb:uid `{uid}` differs from the package identifier `{package_uid}`"
                         ),
@@ -533,27 +535,33 @@ impl Verifier {
             self.error(root_loc, "no navMap");
             return;
         };
-        let actual_depth = nav_map
-            .descendants()
-            .filter(|n| is(*n, "navPoint"))
-            .map(|p| p.ancestors().filter(|a| is(*a, "navPoint")).count())
-            .max()
-            .unwrap_or(0);
+        // Pre-order walk: a parent's depth is known before its children's, so this stays linear
+        // even for a hostile NCX nested millions deep.
+        let mut depths: HashMap<roxmltree::NodeId, usize> = HashMap::new();
+        let mut actual_depth = 0;
+        for point in nav_map.descendants().filter(|n| is(*n, "navPoint")) {
+            let depth = point
+                .parent()
+                .and_then(|p| depths.get(&p.id()))
+                .map_or(1, |d| d + 1);
+            depths.insert(point.id(), depth);
+            actual_depth = actual_depth.max(depth);
+        }
         if let Some(m) = head_meta("dtb:depth") {
             let declared = attr(m, "content").unwrap_or_default().trim();
             if declared.parse::<usize>().ok() != Some(actual_depth) {
                 self.warning(
-                    location(&path, m),
+                    locator.at(m),
                     format!("dtb:depth is `{declared}` but the navMap nests {actual_depth} deep"),
                 );
             }
         }
-        self.check_play_order(&path, nav_map);
+        self.check_play_order(&mut locator, nav_map);
     }
 
     /// navPoints in document order must number 1, 2, 3...; a repeat is allowed only for a
     /// point with the same target as the earlier one. An NCX with no playOrder at all passes.
-    fn check_play_order(&mut self, path: &str, nav_map: Node) {
+    fn check_play_order(&mut self, locator: &mut Locator, nav_map: Node) {
         let points: Vec<Node> = nav_map
             .descendants()
             .filter(|n| is(*n, "navPoint"))
@@ -564,7 +572,7 @@ impl Verifier {
         let mut seen: HashMap<u64, String> = HashMap::new();
         let mut max = 0u64;
         for p in points {
-            let loc = location(path, p);
+            let loc = locator.at(p);
             let src = p
                 .children()
                 .find(|n| is(*n, "content"))
@@ -635,6 +643,7 @@ fn summarize(entry: &str, doc: &Document) -> XmlSummary {
     let mut ids = HashSet::new();
     let mut links = Vec::new();
     let xhtml = is_xhtml_name(entry);
+    let mut locator = Locator::new(entry, doc);
     let ncx = extension(entry) == "ncx";
     for node in doc.descendants().filter(|n| n.is_element()) {
         for a in node.attributes() {
@@ -655,14 +664,14 @@ fn summarize(entry: &str, doc: &Document) -> XmlSummary {
                 _ => false,
             };
             if is_link && !a.value().trim().is_empty() {
-                links.push((location(entry, node), a.value().to_string()));
+                links.push((locator.at(node), a.value().to_string()));
             }
         }
     }
     let root = doc.root_element();
     let html_root = is(root, "html").then(|| {
         (
-            location(entry, root),
+            locator.at(root),
             attr(root, "lang").is_some(),
             xml::attr_ns(root, NS_XML, "lang").is_some(),
         )
@@ -1036,6 +1045,33 @@ mod tests {
     }
 
     #[test]
+    fn deeply_nested_xml_and_ncx_do_not_overflow_or_stall() {
+        let levels = 100_000;
+        let chapter_body = format!("{}{}", "<div>".repeat(levels), "</div>".repeat(levels));
+        let point = r#"<navPoint><navLabel><text>x</text></navLabel><content src="text/chapter%5F1.xhtml"/>"#;
+        let nav_map = format!("{}{}", point.repeat(levels), "</navPoint>".repeat(levels));
+        let book = minimal()
+            .edit(CHAPTER, "<p>See", &format!("{chapter_body}<p>See"))
+            .edit(NCX, "<navMap>", &format!("<navMap>{nav_map}"));
+        let findings = check(&book);
+        // The deep NCX has no playOrder on its own points and a depth far beyond dtb:depth.
+        assert!(
+            findings
+                .iter()
+                .any(|f| f.message.contains(&format!("nests {levels} deep"))),
+            "{:?}",
+            findings
+                .iter()
+                .map(|f| f.to_string())
+                .take(5)
+                .collect::<Vec<_>>()
+        );
+        // Reading the same book (deep chapter, deep NCX) still works.
+        let epub = super::super::read::open_bytes(&book.to_zip()).unwrap();
+        assert_eq!(epub.toc_source, super::super::read::TocSource::Nav);
+    }
+
+    #[test]
     fn not_a_zip_gives_one_error() {
         let findings = verify_bytes(b"PK\x03\x04 not really");
         assert_eq!(only(&findings).severity, Severity::Error);
@@ -1045,6 +1081,33 @@ mod tests {
     fn unreadable_path_gives_one_error_naming_it() {
         let findings = verify_path(Path::new("/nonexistent/book.epub"));
         assert_eq!(only(&findings).location, "/nonexistent/book.epub");
+    }
+
+    fn epub2_book() -> TestBook {
+        let opf2 = crate::inspect::testutil::OPF
+            .replace(r#"version="3.0""#, r#"version="2.0""#)
+            .replace(r#" properties="nav""#, "");
+        minimal().edit(OPF, crate::inspect::testutil::OPF, &opf2)
+    }
+
+    #[test]
+    fn epub2_xhtml11_named_entities_are_not_errors() {
+        let book = epub2_book()
+            .edit(
+                CHAPTER,
+                "<!DOCTYPE html>",
+                r#"<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.1//EN" "http://www.w3.org/TR/xhtml11/DTD/xhtml11.dtd">"#,
+            )
+            .edit(CHAPTER, "See <a", "See&nbsp;&eacute; <a");
+        assert_eq!(check(&book), vec![]);
+        // Without the XHTML 1.1 DTD the same reference is undeclared: an error.
+        let bare = epub2_book().edit(CHAPTER, "See <a", "See&nbsp; <a");
+        assert_one(
+            bare,
+            Severity::Error,
+            "EPUB/text/chapter_1.xhtml:7:",
+            "nbsp",
+        );
     }
 
     #[test]

@@ -10,8 +10,14 @@ use super::InspectError;
 /// Most XML nodes we build for one entry (bounds memory on huge flat documents).
 const MAX_NODES: u32 = 4_000_000;
 
-/// XML bytes to text: UTF-8 (BOM stripped) or UTF-16 with a BOM.
+/// XML bytes to text: UTF-8 (BOM stripped) or UTF-16 with a BOM; XHTML 1.x named entities
+/// made numeric (see [`super::entities`]).
 pub(crate) fn decode(entry: &str, bytes: &[u8]) -> Result<String, InspectError> {
+    let text = decode_bytes(entry, bytes)?;
+    Ok(super::entities::expand(&text).unwrap_or(text))
+}
+
+fn decode_bytes(entry: &str, bytes: &[u8]) -> Result<String, InspectError> {
     if let Some(rest) = bytes.strip_prefix(b"\xEF\xBB\xBF") {
         return utf8(entry, rest);
     }
@@ -99,10 +105,61 @@ pub(crate) fn parse<'a>(entry: &str, text: &'a str) -> Result<Document<'a>, Insp
     })
 }
 
-/// `entry:line:col` of a node, for findings.
-pub(crate) fn location(entry: &str, node: Node<'_, '_>) -> String {
-    let pos = node.document().text_pos_at(node.range().start);
-    format!("{entry}:{}:{}", pos.row, pos.col)
+/// Turns node positions into `entry:line:col`. roxmltree's own `text_pos_at` scans from the
+/// start of the text on every call, which is quadratic over a big document with many links;
+/// this walks forward from the previous answer (queries come mostly in document order) and
+/// falls back to a line-start index for backward ones.
+pub(crate) struct Locator<'t> {
+    entry: String,
+    text: &'t str,
+    line_starts: Vec<usize>,
+    /// Last answer: byte offset, line, column.
+    last: (usize, u32, u32),
+}
+
+impl<'t> Locator<'t> {
+    pub(crate) fn new(entry: &str, doc: &Document<'t>) -> Self {
+        let text = doc.input_text();
+        let mut line_starts = vec![0];
+        line_starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
+        Locator {
+            entry: entry.to_string(),
+            text,
+            line_starts,
+            last: (0, 1, 1),
+        }
+    }
+
+    /// 1-based line and column (in characters) of a byte offset.
+    pub(crate) fn line_col(&mut self, pos: usize) -> (u32, u32) {
+        let pos = pos.min(self.text.len());
+        let (mut from, mut line, mut col) = self.last;
+        if pos < from {
+            let index = self
+                .line_starts
+                .partition_point(|&s| s <= pos)
+                .saturating_sub(1);
+            from = self.line_starts.get(index).copied().unwrap_or(0);
+            line = u32::try_from(index + 1).unwrap_or(u32::MAX);
+            col = 1;
+        }
+        for c in self.text.get(from..pos).unwrap_or_default().chars() {
+            if c == '\n' {
+                line = line.saturating_add(1);
+                col = 1;
+            } else {
+                col = col.saturating_add(1);
+            }
+        }
+        self.last = (pos, line, col);
+        (line, col)
+    }
+
+    /// `entry:line:col` of a node, for findings.
+    pub(crate) fn at(&mut self, node: Node<'_, '_>) -> String {
+        let (line, col) = self.line_col(node.range().start);
+        format!("{}:{line}:{col}", self.entry)
+    }
 }
 
 /// The node's text content with runs of whitespace collapsed to one space.
@@ -175,6 +232,21 @@ mod tests {
         assert_eq!(entry, "EPUB/c.xhtml");
         assert_eq!(*line, 2);
         assert!(!message.contains(" at 2:"), "position repeated: {message}");
+    }
+
+    #[test]
+    fn locator_agrees_with_roxmltree_in_any_query_order() {
+        let text = "<a>\n  <b>é</b>\n<c/>\n  <d/></a>";
+        let doc = parse("x.xml", text).unwrap();
+        let nodes: Vec<Node> = doc.descendants().filter(|n| n.is_element()).collect();
+        let mut locator = Locator::new("x.xml", &doc);
+        for node in nodes.iter().chain(nodes.iter().rev()) {
+            let expected = doc.text_pos_at(node.range().start);
+            assert_eq!(
+                locator.at(*node),
+                format!("x.xml:{}:{}", expected.row, expected.col)
+            );
+        }
     }
 
     #[test]
