@@ -1071,6 +1071,37 @@ mod tests {
         assert_eq!(epub.toc_source, super::super::read::TocSource::Nav);
     }
 
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+        /// Arbitrary damage to the package, NCX, nav or a chapter never panics `verify`,
+        /// `read` or `render_text`.
+        #[test]
+        fn damaged_entries_never_panic(
+            which in 0usize..4,
+            at in 0usize..4096,
+            len in 0usize..64,
+            insert in "[<>&#\"'/a-z:%;\\[\\] =\n-]{0,12}",
+        ) {
+            let names = [OPF, NCX, "EPUB/nav.xhtml", CHAPTER];
+            let name = names[which];
+            let mut book = minimal();
+            let entry = book.entry_mut(name);
+            let text = String::from_utf8(entry.data.clone()).unwrap();
+            let mut start = at.min(text.len());
+            while !text.is_char_boundary(start) {
+                start -= 1;
+            }
+            let mut end = (start + len).min(text.len());
+            while !text.is_char_boundary(end) {
+                end -= 1;
+            }
+            entry.data = format!("{}{}{}", &text[..start], insert, &text[end..]).into_bytes();
+            let bytes = book.to_zip();
+            let _ = verify_bytes(&bytes);
+            let _ = super::super::read::open_bytes(&bytes).map(|e| super::super::read::render_text(&e));
+        }
+    }
+
     #[test]
     fn not_a_zip_gives_one_error() {
         let findings = verify_bytes(b"PK\x03\x04 not really");

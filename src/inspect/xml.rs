@@ -18,21 +18,18 @@ pub(crate) fn decode(entry: &str, bytes: &[u8]) -> Result<String, InspectError> 
 }
 
 fn decode_bytes(entry: &str, bytes: &[u8]) -> Result<String, InspectError> {
-    if let Some(rest) = bytes.strip_prefix(b"\xEF\xBB\xBF") {
-        return utf8(entry, rest);
-    }
-    for enc in [encoding_rs::UTF_16LE, encoding_rs::UTF_16BE] {
-        if let Some((found, _)) = encoding_rs::Encoding::for_bom(bytes)
-            && found == enc
-        {
+    match encoding_rs::Encoding::for_bom(bytes) {
+        Some((enc, _)) if enc != encoding_rs::UTF_8 => {
+            // `decode` sniffs and strips the BOM itself.
             let (text, _, had_errors) = enc.decode(bytes);
             if had_errors {
                 return Err(structure(entry, "malformed UTF-16"));
             }
-            return Ok(text.into_owned());
+            Ok(text.into_owned())
         }
+        Some((_, bom_len)) => utf8(entry, bytes.get(bom_len..).unwrap_or_default()),
+        None => utf8(entry, bytes),
     }
-    utf8(entry, bytes)
 }
 
 fn utf8(entry: &str, bytes: &[u8]) -> Result<String, InspectError> {
