@@ -253,6 +253,7 @@ mod tests {
             bytes.extend_from_slice(&u.to_le_bytes());
         }
         assert_eq!(decode("x.xml", &bytes).unwrap(), "<a/>");
+        assert_eq!(decode("z.xml", b"\xEF\xBB\xBF<a/>").unwrap(), "<a/>");
         let err = decode("y.xml", b"<a>\n\xFF</a>").unwrap_err();
         assert_eq!(err.location(), "y.xml:2:1");
     }
