@@ -23,6 +23,7 @@ pub mod archive;
 pub mod build;
 pub mod convert;
 pub mod error;
+pub mod inspect;
 pub mod media;
 pub mod package;
 pub mod project;

@@ -1,0 +1,192 @@
+//! Bounded access to the zip container: entry listing, capped reads, raw header bytes.
+//!
+//! Everything in `inspect` reads the zip through this, so the safety limits (entry count,
+//! inflated size counted on the bytes actually produced) live in one place.
+
+use std::collections::HashSet;
+use std::io::{Read, Seek, SeekFrom};
+
+use zip::{CompressionMethod, ZipArchive};
+
+use super::read::EntryInfo;
+use super::{InspectError, MAX_ENTRIES};
+
+/// The first local file header of the zip, as raw fields (the `mimetype` rules need them).
+#[derive(Debug, Clone)]
+pub(crate) struct FirstLocalHeader {
+    pub signature_ok: bool,
+    pub flags: u16,
+    pub method: u16,
+    pub extra_len: u16,
+    pub name: String,
+}
+
+/// An opened zip, with every entry listed in central-directory order.
+pub(crate) struct Container<R> {
+    archive: ZipArchive<R>,
+    pub entries: Vec<EntryInfo>,
+    names: HashSet<String>,
+    /// Names that occur more than once in the central directory.
+    pub duplicates: Vec<String>,
+    pub first_header: Option<FirstLocalHeader>,
+}
+
+impl<R: Read + Seek> Container<R> {
+    /// Index the zip. Fails only when the zip itself is unreadable or too large to index.
+    pub fn new(mut reader: R) -> Result<Self, InspectError> {
+        let first_header = read_first_local_header(&mut reader);
+        let mut archive = ZipArchive::new(reader)?;
+        if archive.len() > MAX_ENTRIES {
+            return Err(InspectError::TooManyEntries {
+                count: archive.len(),
+                cap: MAX_ENTRIES,
+            });
+        }
+        let mut entries = Vec::with_capacity(archive.len());
+        for i in 0..archive.len() {
+            let entry = archive.by_index_data(i)?;
+            entries.push(EntryInfo {
+                name: entry.name()?.into_owned(),
+                compressed_size: entry.compressed_size(),
+                size: entry.size(),
+                method: method_name(entry.compression()),
+            });
+        }
+        let mut duplicates = Vec::new();
+        if archive.has_duplicate_names() {
+            // The archive index keeps one entry per name, so the duplicates can only be named
+            // by walking the central directory ourselves.
+            let cd_start = archive.central_directory_start();
+            let mut reader = archive.into_inner();
+            duplicates = duplicate_names(&mut reader, cd_start);
+            if duplicates.is_empty() {
+                duplicates.push("(unnamed)".to_string());
+            }
+            archive = ZipArchive::new(reader)?;
+        }
+        let names = entries.iter().map(|e| e.name.clone()).collect();
+        Ok(Container {
+            archive,
+            entries,
+            names,
+            duplicates,
+            first_header,
+        })
+    }
+
+    /// Whether an entry of exactly this name exists.
+    pub fn exists(&self, name: &str) -> bool {
+        self.names.contains(name)
+    }
+
+    /// Inflate one entry, refusing once more than `cap` bytes have come out.
+    pub fn read_capped(&mut self, name: &str, cap: u64) -> Result<Vec<u8>, InspectError> {
+        let file = match self.archive.by_name(name) {
+            Ok(file) => file,
+            Err(zip::result::ZipError::FileNotFound) => {
+                return Err(InspectError::MissingEntry {
+                    name: name.to_string(),
+                });
+            }
+            Err(e) => {
+                return Err(InspectError::EntryRead {
+                    name: name.to_string(),
+                    source: std::io::Error::other(e),
+                });
+            }
+        };
+        // The declared size is not trusted: `take` bounds what we actually inflate.
+        let mut buf = Vec::new();
+        file.take(cap.saturating_add(1))
+            .read_to_end(&mut buf)
+            .map_err(|source| InspectError::EntryRead {
+                name: name.to_string(),
+                source,
+            })?;
+        if buf.len() as u64 > cap {
+            return Err(InspectError::EntryTooLarge {
+                name: name.to_string(),
+                cap,
+            });
+        }
+        Ok(buf)
+    }
+}
+
+fn method_name(method: CompressionMethod) -> String {
+    match method {
+        CompressionMethod::Stored => "stored".to_string(),
+        CompressionMethod::Deflated => "deflated".to_string(),
+        other => format!("{other:?}").to_lowercase(),
+    }
+}
+
+fn u16_at(bytes: &[u8], at: usize) -> Option<u16> {
+    let b = bytes.get(at..at + 2)?;
+    Some(u16::from_le_bytes([b[0], b[1]]))
+}
+
+fn u32_at(bytes: &[u8], at: usize) -> Option<u32> {
+    let b = bytes.get(at..at + 4)?;
+    Some(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+}
+
+const LOCAL_HEADER_SIGNATURE: u32 = 0x0403_4b50;
+const CENTRAL_HEADER_SIGNATURE: u32 = 0x0201_4b50;
+
+/// Read the local file header at offset 0: signature, flags (6), method (8), name length (26),
+/// extra length (28), name (30..).
+fn read_first_local_header<R: Read + Seek>(reader: &mut R) -> Option<FirstLocalHeader> {
+    reader.seek(SeekFrom::Start(0)).ok()?;
+    let mut fixed = [0u8; 30];
+    reader.read_exact(&mut fixed).ok()?;
+    let name_len = u16_at(&fixed, 26)?;
+    let mut name = vec![0u8; usize::from(name_len)];
+    reader.read_exact(&mut name).ok()?;
+    Some(FirstLocalHeader {
+        signature_ok: u32_at(&fixed, 0)? == LOCAL_HEADER_SIGNATURE,
+        flags: u16_at(&fixed, 6)?,
+        method: u16_at(&fixed, 8)?,
+        extra_len: u16_at(&fixed, 28)?,
+        name: String::from_utf8_lossy(&name).into_owned(),
+    })
+}
+
+/// Walk the central directory from `start` and return every name seen more than once.
+fn duplicate_names<R: Read + Seek>(reader: &mut R, start: u64) -> Vec<String> {
+    let mut seen = HashSet::new();
+    let mut dups = Vec::new();
+    if reader.seek(SeekFrom::Start(start)).is_err() {
+        return dups;
+    }
+    for _ in 0..=MAX_ENTRIES {
+        let mut fixed = [0u8; 46];
+        if reader.read_exact(&mut fixed).is_err() {
+            break;
+        }
+        let (Some(sig), Some(name_len), Some(extra_len), Some(comment_len)) = (
+            u32_at(&fixed, 0),
+            u16_at(&fixed, 28),
+            u16_at(&fixed, 30),
+            u16_at(&fixed, 32),
+        ) else {
+            break;
+        };
+        if sig != CENTRAL_HEADER_SIGNATURE {
+            break;
+        }
+        let mut name = vec![0u8; usize::from(name_len)];
+        if reader.read_exact(&mut name).is_err() {
+            break;
+        }
+        let name = String::from_utf8_lossy(&name).into_owned();
+        if !seen.insert(name.clone()) && !dups.contains(&name) {
+            dups.push(name);
+        }
+        let skip = i64::from(extra_len) + i64::from(comment_len);
+        if reader.seek(SeekFrom::Current(skip)).is_err() {
+            break;
+        }
+    }
+    dups
+}

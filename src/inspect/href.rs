@@ -1,0 +1,146 @@
+//! Turning hrefs found in OPF, nav, NCX and XHTML into zip entry names.
+//!
+//! EPUB hrefs are URLs relative to the file that holds them; zip entries are plain paths from
+//! the container root. Percent-decoding and `..` resolution happen here, once.
+
+/// Percent-decode a URL path or fragment; malformed escapes are kept as written.
+pub(crate) fn percent_decode(s: &str) -> String {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        if b == b'%' {
+            let hex = bytes
+                .get(i + 1..i + 3)
+                .and_then(|h| std::str::from_utf8(h).ok())
+                .and_then(|h| u8::from_str_radix(h, 16).ok());
+            if let Some(v) = hex {
+                out.push(v);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(b);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Whether the href names something outside the container (`http:`, `mailto:`, ...).
+pub(crate) fn is_external(href: &str) -> bool {
+    let mut chars = href.chars();
+    match chars.next() {
+        Some(c) if c.is_ascii_alphabetic() => {}
+        _ => return false,
+    }
+    for c in chars {
+        if c == ':' {
+            return true;
+        }
+        if !(c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.')) {
+            return false;
+        }
+    }
+    false
+}
+
+/// The folder part of an entry name, with its trailing slash (`""` at the root).
+pub(crate) fn dir_of(entry: &str) -> &str {
+    match entry.rfind('/') {
+        Some(i) => &entry[..=i],
+        None => "",
+    }
+}
+
+/// An href inside the container, resolved to an entry name plus an optional fragment.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Resolved {
+    /// The entry the href points to (may not exist; may start with `../` if it climbs out).
+    pub path: String,
+    /// The decoded fragment, without `#`.
+    pub fragment: Option<String>,
+}
+
+/// Resolve `href` found in `base_entry`; `None` for external URLs.
+pub(crate) fn resolve(base_entry: &str, href: &str) -> Option<Resolved> {
+    let href = href.trim();
+    if is_external(href) {
+        return None;
+    }
+    let (rest, fragment) = match href.split_once('#') {
+        Some((p, f)) => (p, Some(percent_decode(f))),
+        None => (href, None),
+    };
+    let path_part = rest.split('?').next().unwrap_or_default();
+    let path = if path_part.is_empty() {
+        base_entry.to_string()
+    } else if let Some(abs) = path_part.strip_prefix('/') {
+        normalize(&percent_decode(abs))
+    } else {
+        normalize(&format!(
+            "{}{}",
+            dir_of(base_entry),
+            percent_decode(path_part)
+        ))
+    };
+    Some(Resolved { path, fragment })
+}
+
+/// Collapse `.` and `..` segments; `..` that climbs above the root is kept so the result
+/// cannot accidentally name a real entry.
+pub(crate) fn normalize(path: &str) -> String {
+    let mut parts: Vec<&str> = Vec::new();
+    let mut climbs = 0usize;
+    for seg in path.split('/') {
+        match seg {
+            "" | "." => {}
+            ".." => {
+                if parts.pop().is_none() {
+                    climbs += 1;
+                }
+            }
+            s => parts.push(s),
+        }
+    }
+    let mut out = "../".repeat(climbs);
+    out.push_str(&parts.join("/"));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn resolve_decodes_percent_and_climbs_relative_to_base() {
+        let r = resolve("EPUB/text/ch1.xhtml", "../images/a%20b.png#x%2Dy").unwrap();
+        assert_eq!(r.path, "EPUB/images/a b.png");
+        assert_eq!(r.fragment.as_deref(), Some("x-y"));
+    }
+
+    #[test]
+    fn resolve_fragment_only_points_to_the_base_entry() {
+        let r = resolve("EPUB/nav.xhtml", "#toc").unwrap();
+        assert_eq!(r.path, "EPUB/nav.xhtml");
+        assert_eq!(r.fragment.as_deref(), Some("toc"));
+    }
+
+    #[test]
+    fn resolve_leaves_external_urls_alone() {
+        assert!(resolve("a.xhtml", "https://example.org/x").is_none());
+        assert!(resolve("a.xhtml", "mailto:me@example.org").is_none());
+        assert!(resolve("a.xhtml", "c:d.xhtml").is_none());
+        assert!(resolve("a.xhtml", "text/c:d.xhtml").is_some());
+    }
+
+    #[test]
+    fn climbing_above_the_root_stays_visible() {
+        assert_eq!(normalize("a/../../b"), "../b");
+    }
+
+    #[test]
+    fn malformed_percent_escapes_are_kept() {
+        assert_eq!(percent_decode("100%zz%4"), "100%zz%4");
+        assert_eq!(percent_decode("%C3%A9"), "é");
+    }
+}

@@ -1,0 +1,136 @@
+//! Reading and checking finished EPUBs: ours, pandoc's, calibre's, EPUB 2 or 3.
+//!
+//! This sits after the pipeline (project -> source -> convert -> package -> archive): it opens
+//! the zip that `archive` wrote (or any other EPUB), and
+//! - [`read`] parses it into an [`read::Epub`] (metadata, manifest, spine, table of contents,
+//!   zip entries) and renders a human report;
+//! - [`verify`] runs our own structural rules and returns [`verify::Finding`]s, for
+//!   `epubforge check` and the integration tests;
+//! - [`epubcheck`] finds and runs the real EPUBCheck, when it is installed.
+//!
+//! Everything here treats the EPUB as hostile input: entries are inflated with a size cap that
+//! counts the bytes actually produced, the entry count is capped, XML entity declarations are
+//! refused (so nothing can expand), and TOC nesting is cut at a fixed depth.
+
+mod container;
+mod entities;
+pub mod epubcheck;
+mod href;
+pub mod read;
+pub mod verify;
+mod xml;
+
+use thiserror::Error;
+
+/// Largest inflated size we accept for one XML (or other text) entry: 64 MiB.
+pub const MAX_XML_ENTRY_BYTES: u64 = 64 * 1024 * 1024;
+/// Most zip entries we accept in one EPUB.
+pub const MAX_ENTRIES: usize = 100_000;
+/// Deepest table-of-contents nesting we follow; deeper levels are dropped with a note.
+pub const MAX_TOC_DEPTH: usize = 64;
+
+/// What can go wrong while opening, reading or checking an EPUB.
+#[derive(Debug, Error)]
+pub enum InspectError {
+    /// The EPUB file (or a report file) could not be read or written.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file that could not be read.
+        path: String,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+    /// The bytes are not a readable zip archive.
+    #[error("not a readable zip archive: {0}")]
+    Zip(#[from] zip::result::ZipError),
+    /// More zip entries than [`MAX_ENTRIES`].
+    #[error("the zip holds {count} entries, more than the {cap} we accept")]
+    TooManyEntries {
+        /// Entries in the central directory.
+        count: usize,
+        /// The cap.
+        cap: usize,
+    },
+    /// A needed entry is not in the zip.
+    #[error("{name}: no such entry in the zip")]
+    MissingEntry {
+        /// The entry name that was looked up.
+        name: String,
+    },
+    /// An entry inflates to more than the cap.
+    #[error("{name}: inflates to more than {cap} bytes; refused")]
+    EntryTooLarge {
+        /// The entry name.
+        name: String,
+        /// The cap in bytes.
+        cap: u64,
+    },
+    /// An entry could not be inflated (corrupt data, bad CRC, unsupported method).
+    #[error("{name}: cannot be read: {source}")]
+    EntryRead {
+        /// The entry name.
+        name: String,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+    /// An XML entry is not well-formed, or uses something we refuse (entity declarations).
+    #[error("{entry}:{line}:{col}: {message}")]
+    Xml {
+        /// The entry name.
+        entry: String,
+        /// 1-based line.
+        line: u32,
+        /// 1-based column.
+        col: u32,
+        /// What is wrong.
+        message: String,
+    },
+    /// The EPUB's structure does not let us go on (no rootfile, no package element, ...).
+    #[error("{entry}: {message}")]
+    Structure {
+        /// The entry (or location) at fault.
+        entry: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// EPUBCheck could not be run or gave no usable report.
+    #[error("epubcheck: {0}")]
+    Epubcheck(String),
+}
+
+impl InspectError {
+    /// Where the problem is, as `entry` or `entry:line:col`, for findings.
+    pub fn location(&self) -> String {
+        match self {
+            InspectError::Io { path, .. } => path.clone(),
+            InspectError::Zip(_) | InspectError::TooManyEntries { .. } => "(zip)".to_string(),
+            InspectError::Epubcheck(_) => "(epubcheck)".to_string(),
+            InspectError::MissingEntry { name }
+            | InspectError::EntryTooLarge { name, .. }
+            | InspectError::EntryRead { name, .. } => name.clone(),
+            InspectError::Xml {
+                entry, line, col, ..
+            } => format!("{entry}:{line}:{col}"),
+            InspectError::Structure { entry, .. } => entry.clone(),
+        }
+    }
+
+    /// The message without the location prefix, for findings.
+    pub fn message(&self) -> String {
+        match self {
+            InspectError::Xml { message, .. } | InspectError::Structure { message, .. } => {
+                message.clone()
+            }
+            InspectError::MissingEntry { .. } => "no such entry in the zip".to_string(),
+            InspectError::EntryTooLarge { cap, .. } => {
+                format!("inflates to more than {cap} bytes; refused")
+            }
+            InspectError::EntryRead { source, .. } => format!("cannot be read: {source}"),
+            InspectError::Io { source, .. } => source.to_string(),
+            other => other.to_string(),
+        }
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod testutil;

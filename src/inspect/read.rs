@@ -1,0 +1,990 @@
+//! Open any EPUB (2 or 3, ours or another tool's) and parse it into an [`Epub`]: metadata,
+//! manifest, spine, nested table of contents and the zip entries, plus a text report.
+//!
+//! Used by `epubforge inspect`-style reporting and by the integration tests to look inside the
+//! books the pipeline wrote. Reading stops at the first thing that makes the book unreadable
+//! (no rootfile, malformed OPF); [`super::verify`] is the place that lists every problem.
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use std::io::{BufReader, Cursor, Read, Seek};
+use std::path::Path;
+
+use roxmltree::{Document, Node};
+
+use super::container::Container;
+use super::href::{self, Resolved};
+use super::xml::{self, attr, attr_ns, is, text_of};
+use super::{InspectError, MAX_TOC_DEPTH, MAX_XML_ENTRY_BYTES};
+
+pub(crate) const NS_DC: &str = "http://purl.org/dc/elements/1.1/";
+pub(crate) const NS_OPF: &str = "http://www.idpf.org/2007/opf";
+pub(crate) const NS_OPS: &str = "http://www.idpf.org/2007/ops";
+pub(crate) const CONTAINER_XML: &str = "META-INF/container.xml";
+pub(crate) const NCX_MEDIA_TYPE: &str = "application/x-dtbncx+xml";
+
+/// A parsed EPUB.
+#[derive(Debug, Clone)]
+pub struct Epub {
+    /// `package@version`, e.g. `3.0` or `2.0`.
+    pub version: String,
+    /// Entry name of the package document.
+    pub opf_path: String,
+    /// Package metadata.
+    pub metadata: EpubMetadata,
+    /// Manifest items in document order.
+    pub manifest: Vec<ManifestItem>,
+    /// Spine items in reading order.
+    pub spine: Vec<SpineItem>,
+    /// Nested table of contents, from the nav document or the NCX.
+    pub toc: Vec<TocEntry>,
+    /// Where [`Epub::toc`] came from.
+    pub toc_source: TocSource,
+    /// Every zip entry, in central-directory order.
+    pub entries: Vec<EntryInfo>,
+    /// Things met while reading that did not stop it (TOC cut at depth, nav fallback, ...).
+    pub notes: Vec<String>,
+}
+
+/// Package metadata (Dublin Core plus the EPUB 3 and calibre extras we report).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct EpubMetadata {
+    /// Every `dc:title`.
+    pub titles: Vec<String>,
+    /// Every `dc:creator`.
+    pub creators: Vec<Creator>,
+    /// Every `dc:language`.
+    pub languages: Vec<String>,
+    /// Every `dc:identifier`.
+    pub identifiers: Vec<String>,
+    /// The `dc:identifier` named by `package@unique-identifier`.
+    pub unique_identifier: Option<String>,
+    /// First `dc:publisher`.
+    pub publisher: Option<String>,
+    /// First `dc:date`.
+    pub date: Option<String>,
+    /// `meta property="dcterms:modified"`.
+    pub modified: Option<String>,
+    /// First `dc:description`.
+    pub description: Option<String>,
+    /// Every `dc:subject`.
+    pub subjects: Vec<String>,
+    /// First `dc:rights`.
+    pub rights: Option<String>,
+    /// Series name and position (EPUB 3 collection or calibre meta).
+    pub series: Option<(String, Option<String>)>,
+    /// Resolved entry name of the cover image.
+    pub cover_href: Option<String>,
+}
+
+/// A `dc:creator`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Creator {
+    /// Display name.
+    pub name: String,
+    /// MARC relator (`aut`, `edt`, ...), from `opf:role` or a refining `role` meta.
+    pub role: Option<String>,
+    /// Sort name, from `opf:file-as` or a refining `file-as` meta.
+    pub file_as: Option<String>,
+}
+
+/// A manifest `item`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ManifestItem {
+    /// `item@id`.
+    pub id: String,
+    /// The href resolved to an entry name (external URLs kept as written).
+    pub href: String,
+    /// `item@media-type`.
+    pub media_type: String,
+    /// `item@properties`, split on whitespace.
+    pub properties: Vec<String>,
+}
+
+/// A spine `itemref`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SpineItem {
+    /// `itemref@idref`.
+    pub idref: String,
+    /// The manifest item's resolved href, if the idref names one.
+    pub href: Option<String>,
+    /// False for `linear="no"`.
+    pub linear: bool,
+}
+
+/// One table-of-contents entry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TocEntry {
+    /// Label text, whitespace collapsed.
+    pub title: String,
+    /// Resolved target, `entry#fragment`; empty for a heading without a link.
+    pub href: String,
+    /// Nested entries.
+    pub children: Vec<TocEntry>,
+}
+
+/// Where the table of contents was read from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TocSource {
+    /// The EPUB 3 navigation document's `toc` nav.
+    Nav,
+    /// The NCX (EPUB 2, or EPUB 3 without a usable nav).
+    Ncx,
+    /// Neither gave any entries.
+    None,
+}
+
+/// One zip entry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EntryInfo {
+    /// Entry name.
+    pub name: String,
+    /// Compressed size in bytes, as declared.
+    pub compressed_size: u64,
+    /// Uncompressed size in bytes, as declared.
+    pub size: u64,
+    /// `stored`, `deflated`, or another method's name.
+    pub method: String,
+}
+
+/// Open and parse the EPUB at `path`.
+pub fn open(path: &Path) -> Result<Epub, InspectError> {
+    let file = std::fs::File::open(path).map_err(|source| InspectError::Io {
+        path: path.display().to_string(),
+        source,
+    })?;
+    read_from(BufReader::new(file))
+}
+
+/// Parse an EPUB held in memory.
+pub fn open_bytes(bytes: &[u8]) -> Result<Epub, InspectError> {
+    read_from(Cursor::new(bytes))
+}
+
+/// Parse an EPUB from any seekable reader.
+pub fn read_from<R: Read + Seek>(reader: R) -> Result<Epub, InspectError> {
+    let mut container = Container::new(reader)?;
+    let opf_path = rootfile_path(&mut container)?;
+    let opf_text = read_text(&mut container, &opf_path)?;
+    let opf_doc = xml::parse(&opf_path, &opf_text)?;
+    let package = parse_package(&opf_path, &opf_doc)?;
+    let mut notes = Vec::new();
+    let (toc, toc_source) = read_toc(&mut container, &package, &mut notes);
+    Ok(Epub {
+        version: package.version,
+        opf_path,
+        metadata: package.metadata,
+        manifest: package.manifest,
+        spine: package.spine,
+        toc,
+        toc_source,
+        entries: container.entries.clone(),
+        notes,
+    })
+}
+
+/// Read an XML entry as text, with the size cap.
+pub(crate) fn read_text<R: Read + Seek>(
+    container: &mut Container<R>,
+    name: &str,
+) -> Result<String, InspectError> {
+    let bytes = container.read_capped(name, MAX_XML_ENTRY_BYTES)?;
+    xml::decode(name, &bytes)
+}
+
+/// The package document's entry name, from `META-INF/container.xml`.
+pub(crate) fn rootfile_path<R: Read + Seek>(
+    container: &mut Container<R>,
+) -> Result<String, InspectError> {
+    let text = read_text(container, CONTAINER_XML)?;
+    let doc = xml::parse(CONTAINER_XML, &text)?;
+    let rootfiles: Vec<Node> = doc.descendants().filter(|n| is(*n, "rootfile")).collect();
+    let chosen = rootfiles
+        .iter()
+        .find(|n| attr(**n, "media-type") == Some("application/oebps-package+xml"))
+        .or(rootfiles.first())
+        .and_then(|n| attr(*n, "full-path"));
+    match chosen {
+        Some(p) if !p.trim().is_empty() => Ok(p.trim().to_string()),
+        _ => Err(InspectError::Structure {
+            entry: CONTAINER_XML.to_string(),
+            message: "no rootfile with a full-path".to_string(),
+        }),
+    }
+}
+
+/// What the package document says, before any other entry is read.
+#[derive(Debug, Clone)]
+pub(crate) struct Package {
+    pub version: String,
+    pub metadata: EpubMetadata,
+    pub manifest: Vec<ManifestItem>,
+    pub spine: Vec<SpineItem>,
+    /// `spine@toc`: the NCX's manifest id.
+    pub spine_toc: Option<String>,
+}
+
+impl Package {
+    pub(crate) fn item(&self, id: &str) -> Option<&ManifestItem> {
+        self.manifest.iter().find(|m| m.id == id)
+    }
+
+    pub(crate) fn nav_item(&self) -> Option<&ManifestItem> {
+        self.manifest
+            .iter()
+            .find(|m| m.properties.iter().any(|p| p == "nav"))
+    }
+
+    pub(crate) fn ncx_item(&self) -> Option<&ManifestItem> {
+        self.spine_toc
+            .as_deref()
+            .and_then(|id| self.item(id))
+            .or_else(|| {
+                self.manifest
+                    .iter()
+                    .find(|m| m.media_type == NCX_MEDIA_TYPE)
+            })
+    }
+
+    pub(crate) fn is_epub3(&self) -> bool {
+        self.version.trim().starts_with('3')
+    }
+}
+
+/// Parse the package document.
+pub(crate) fn parse_package(opf_path: &str, doc: &Document) -> Result<Package, InspectError> {
+    let root = doc.root_element();
+    if !is(root, "package") {
+        return Err(InspectError::Structure {
+            entry: opf_path.to_string(),
+            message: format!(
+                "root element is <{}>, not <package>",
+                root.tag_name().name()
+            ),
+        });
+    }
+    let version = attr(root, "version").unwrap_or_default().trim().to_string();
+    let child = |name: &str| root.children().find(|n| is(*n, name));
+
+    let mut manifest = Vec::new();
+    if let Some(m) = child("manifest") {
+        for item in m.children().filter(|n| is(*n, "item")) {
+            let raw = attr(item, "href").unwrap_or_default();
+            manifest.push(ManifestItem {
+                id: attr(item, "id").unwrap_or_default().to_string(),
+                href: resolve_href(opf_path, raw),
+                media_type: attr(item, "media-type").unwrap_or_default().to_string(),
+                properties: split_tokens(attr(item, "properties")),
+            });
+        }
+    }
+
+    let mut spine = Vec::new();
+    let mut spine_toc = None;
+    if let Some(s) = child("spine") {
+        spine_toc = attr(s, "toc").map(str::to_string);
+        for itemref in s.children().filter(|n| is(*n, "itemref")) {
+            let idref = attr(itemref, "idref").unwrap_or_default().to_string();
+            let href = manifest
+                .iter()
+                .find(|m| m.id == idref)
+                .map(|m| m.href.clone());
+            spine.push(SpineItem {
+                idref,
+                href,
+                linear: attr(itemref, "linear").map(str::trim) != Some("no"),
+            });
+        }
+    }
+
+    let metadata = match child("metadata") {
+        Some(m) => parse_metadata(root, m, &manifest),
+        None => EpubMetadata::default(),
+    };
+    Ok(Package {
+        version,
+        metadata,
+        manifest,
+        spine,
+        spine_toc,
+    })
+}
+
+fn resolve_href(base: &str, raw: &str) -> String {
+    match href::resolve(base, raw) {
+        Some(Resolved {
+            path,
+            fragment: Some(f),
+        }) => format!("{path}#{f}"),
+        Some(Resolved { path, .. }) => path,
+        None => raw.trim().to_string(),
+    }
+}
+
+fn split_tokens(value: Option<&str>) -> Vec<String> {
+    value
+        .unwrap_or_default()
+        .split_whitespace()
+        .map(str::to_string)
+        .collect()
+}
+
+fn parse_metadata(package: Node, meta: Node, manifest: &[ManifestItem]) -> EpubMetadata {
+    let dc = |name: &str| -> Vec<Node> {
+        meta.descendants()
+            .filter(|n| n.is_element() && n.tag_name().namespace() == Some(NS_DC))
+            .filter(|n| n.tag_name().name() == name)
+            .collect()
+    };
+    let texts = |name: &str| -> Vec<String> {
+        dc(name)
+            .into_iter()
+            .map(text_of)
+            .filter(|t| !t.is_empty())
+            .collect()
+    };
+    let first = |name: &str| texts(name).into_iter().next();
+
+    // EPUB 3 refinements: `<meta refines="#id" property="p">value</meta>`.
+    let metas: Vec<Node> = meta.descendants().filter(|n| is(*n, "meta")).collect();
+    let mut refines: HashMap<String, Vec<(String, String)>> = HashMap::new();
+    for m in &metas {
+        if let (Some(target), Some(prop)) = (attr(*m, "refines"), attr(*m, "property")) {
+            let id = target.trim().trim_start_matches('#').to_string();
+            refines
+                .entry(id)
+                .or_default()
+                .push((prop.trim().to_string(), text_of(*m)));
+        }
+    }
+    let refined = |node: Node, prop: &str| -> Option<String> {
+        let id = attr(node, "id")?;
+        refines
+            .get(id)?
+            .iter()
+            .find(|(p, _)| p == prop)
+            .map(|(_, v)| v.clone())
+    };
+    let property = |prop: &str| -> Option<Node> {
+        metas
+            .iter()
+            .find(|m| attr(**m, "refines").is_none() && attr(**m, "property") == Some(prop))
+            .copied()
+    };
+    let named = |name: &str| -> Option<String> {
+        metas
+            .iter()
+            .find(|m| attr(**m, "name") == Some(name))
+            .and_then(|m| attr(*m, "content"))
+            .map(|c| c.trim().to_string())
+    };
+
+    let creators = dc("creator")
+        .into_iter()
+        .map(|c| Creator {
+            name: text_of(c),
+            role: attr_ns(c, NS_OPF, "role")
+                .map(str::to_string)
+                .or_else(|| refined(c, "role")),
+            file_as: attr_ns(c, NS_OPF, "file-as")
+                .map(str::to_string)
+                .or_else(|| refined(c, "file-as")),
+        })
+        .collect();
+
+    let unique_identifier = attr(package, "unique-identifier").and_then(|uid| {
+        dc("identifier")
+            .into_iter()
+            .find(|n| attr(*n, "id") == Some(uid))
+            .map(text_of)
+    });
+
+    let series = match property("belongs-to-collection") {
+        Some(c) => Some((text_of(c), refined(c, "group-position"))),
+        None => named("calibre:series").map(|s| (s, named("calibre:series_index"))),
+    };
+
+    let cover_href = manifest
+        .iter()
+        .find(|m| m.properties.iter().any(|p| p == "cover-image"))
+        .or_else(|| {
+            let id = named("cover")?;
+            manifest.iter().find(|m| m.id == id)
+        })
+        .map(|m| m.href.clone());
+
+    EpubMetadata {
+        titles: texts("title"),
+        creators,
+        languages: texts("language"),
+        identifiers: texts("identifier"),
+        unique_identifier,
+        publisher: first("publisher"),
+        date: first("date"),
+        modified: property("dcterms:modified").map(text_of),
+        description: first("description"),
+        subjects: texts("subject"),
+        rights: first("rights"),
+        series,
+        cover_href,
+    }
+}
+
+fn read_toc<R: Read + Seek>(
+    container: &mut Container<R>,
+    package: &Package,
+    notes: &mut Vec<String>,
+) -> (Vec<TocEntry>, TocSource) {
+    if package.is_epub3()
+        && let Some(nav) = package.nav_item()
+    {
+        match read_text(container, &nav.href).and_then(|text| {
+            xml::parse(&nav.href, &text).map(|doc| nav_toc(&nav.href, &doc, notes))
+        }) {
+            Ok(toc) if !toc.is_empty() => return (toc, TocSource::Nav),
+            Ok(_) => notes.push(format!("{}: no usable toc nav", nav.href)),
+            Err(e) => notes.push(format!("nav document unreadable: {e}")),
+        }
+    }
+    if let Some(ncx) = package.ncx_item() {
+        match read_text(container, &ncx.href).and_then(|text| {
+            xml::parse(&ncx.href, &text).map(|doc| ncx_toc(&ncx.href, &doc, notes))
+        }) {
+            Ok(toc) if !toc.is_empty() => return (toc, TocSource::Ncx),
+            Ok(_) => notes.push(format!("{}: empty navMap", ncx.href)),
+            Err(e) => notes.push(format!("NCX unreadable: {e}")),
+        }
+    }
+    (Vec::new(), TocSource::None)
+}
+
+/// The `<nav epub:type="toc">` of a navigation document.
+pub(crate) fn toc_nav<'a, 'i>(doc: &'a Document<'i>) -> Option<Node<'a, 'i>> {
+    doc.descendants().find(|n| {
+        is(*n, "nav")
+            && attr_ns(*n, NS_OPS, "type").is_some_and(|t| t.split_whitespace().any(|t| t == "toc"))
+    })
+}
+
+fn nav_toc(nav_path: &str, doc: &Document, notes: &mut Vec<String>) -> Vec<TocEntry> {
+    let Some(nav) = toc_nav(doc) else {
+        return Vec::new();
+    };
+    let mut cut = false;
+    let toc = match nav.children().find(|n| is(*n, "ol")) {
+        Some(ol) => nav_list(nav_path, ol, 1, &mut cut),
+        None => Vec::new(),
+    };
+    if cut {
+        notes.push(format!(
+            "{nav_path}: table of contents nested deeper than {MAX_TOC_DEPTH} levels; deeper entries dropped"
+        ));
+    }
+    toc
+}
+
+fn nav_list(nav_path: &str, ol: Node, depth: usize, cut: &mut bool) -> Vec<TocEntry> {
+    let mut out = Vec::new();
+    for li in ol.children().filter(|n| is(*n, "li")) {
+        let label = li.children().find(|n| is(*n, "a") || is(*n, "span"));
+        let title = label
+            .map(|l| {
+                let t = text_of(l);
+                if t.is_empty() {
+                    attr(l, "title").unwrap_or_default().trim().to_string()
+                } else {
+                    t
+                }
+            })
+            .unwrap_or_default();
+        let href = label
+            .filter(|l| is(*l, "a"))
+            .and_then(|a| attr(a, "href"))
+            .map(|h| resolve_href(nav_path, h))
+            .unwrap_or_default();
+        let children = match li.children().find(|n| is(*n, "ol")) {
+            Some(_) if depth >= MAX_TOC_DEPTH => {
+                *cut = true;
+                Vec::new()
+            }
+            Some(sub) => nav_list(nav_path, sub, depth + 1, cut),
+            None => Vec::new(),
+        };
+        out.push(TocEntry {
+            title,
+            href,
+            children,
+        });
+    }
+    out
+}
+
+fn ncx_toc(ncx_path: &str, doc: &Document, notes: &mut Vec<String>) -> Vec<TocEntry> {
+    let Some(map) = doc.descendants().find(|n| is(*n, "navMap")) else {
+        return Vec::new();
+    };
+    let mut cut = false;
+    let toc = ncx_points(ncx_path, map, 1, &mut cut);
+    if cut {
+        notes.push(format!(
+            "{ncx_path}: navMap nested deeper than {MAX_TOC_DEPTH} levels; deeper entries dropped"
+        ));
+    }
+    toc
+}
+
+fn ncx_points(ncx_path: &str, parent: Node, depth: usize, cut: &mut bool) -> Vec<TocEntry> {
+    let mut out = Vec::new();
+    for point in parent.children().filter(|n| is(*n, "navPoint")) {
+        let title = point
+            .children()
+            .find(|n| is(*n, "navLabel"))
+            .and_then(|l| l.children().find(|n| is(*n, "text")))
+            .map(text_of)
+            .unwrap_or_default();
+        let href = point
+            .children()
+            .find(|n| is(*n, "content"))
+            .and_then(|c| attr(c, "src"))
+            .map(|s| resolve_href(ncx_path, s))
+            .unwrap_or_default();
+        let has_children = point.children().any(|n| is(n, "navPoint"));
+        let children = if has_children && depth >= MAX_TOC_DEPTH {
+            *cut = true;
+            Vec::new()
+        } else if has_children {
+            ncx_points(ncx_path, point, depth + 1, cut)
+        } else {
+            Vec::new()
+        };
+        out.push(TocEntry {
+            title,
+            href,
+            children,
+        });
+    }
+    out
+}
+
+/// The part of a book an entry belongs to, for the size table.
+fn kind_of(name: &str, media_type: Option<&str>) -> &'static str {
+    let ext = name
+        .rsplit_once('.')
+        .map(|(_, e)| e.to_ascii_lowercase())
+        .unwrap_or_default();
+    let mt = media_type.unwrap_or_default();
+    if mt.starts_with("image/")
+        || matches!(
+            ext.as_str(),
+            "jpg" | "jpeg" | "png" | "gif" | "svg" | "webp"
+        )
+    {
+        "images"
+    } else if mt.starts_with("font/")
+        || mt.contains("font")
+        || mt == "application/vnd.ms-opentype"
+        || matches!(ext.as_str(), "ttf" | "otf" | "woff" | "woff2")
+    {
+        "fonts"
+    } else if mt == "text/css" || ext == "css" {
+        "styles"
+    } else if mt == "application/xhtml+xml"
+        || matches!(
+            ext.as_str(),
+            "xhtml" | "html" | "htm" | "opf" | "ncx" | "xml" | "txt"
+        )
+    {
+        "text"
+    } else {
+        "other"
+    }
+}
+
+/// A human report: metadata, spine, TOC tree, sizes by kind.
+pub fn render_text(epub: &Epub) -> String {
+    let mut out = String::new();
+    let md = &epub.metadata;
+    let _ = writeln!(
+        out,
+        "EPUB {} (package document {})",
+        epub.version, epub.opf_path
+    );
+    let list = |v: &[String]| {
+        if v.is_empty() {
+            "-".to_string()
+        } else {
+            v.join("; ")
+        }
+    };
+    let _ = writeln!(out, "Title:       {}", list(&md.titles));
+    for c in &md.creators {
+        let mut extra = Vec::new();
+        if let Some(r) = &c.role {
+            extra.push(format!("role {r}"));
+        }
+        if let Some(f) = &c.file_as {
+            extra.push(format!("file-as {f}"));
+        }
+        let extra = if extra.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", extra.join(", "))
+        };
+        let _ = writeln!(out, "Creator:     {}{extra}", c.name);
+    }
+    let _ = writeln!(out, "Language:    {}", list(&md.languages));
+    let _ = writeln!(out, "Identifier:  {}", list(&md.identifiers));
+    let opt = |o: &Option<String>| o.clone().unwrap_or_else(|| "-".to_string());
+    let _ = writeln!(out, "Unique id:   {}", opt(&md.unique_identifier));
+    let optional = [
+        ("Publisher:  ", &md.publisher),
+        ("Date:       ", &md.date),
+        ("Modified:   ", &md.modified),
+        ("Rights:     ", &md.rights),
+        ("Cover:      ", &md.cover_href),
+    ];
+    for (label, value) in optional {
+        if let Some(v) = value {
+            let _ = writeln!(out, "{label} {v}");
+        }
+    }
+    if let Some((name, pos)) = &md.series {
+        match pos {
+            Some(p) => {
+                let _ = writeln!(out, "Series:      {name} #{p}");
+            }
+            None => {
+                let _ = writeln!(out, "Series:      {name}");
+            }
+        }
+    }
+    if !md.subjects.is_empty() {
+        let _ = writeln!(out, "Subjects:    {}", md.subjects.join("; "));
+    }
+    if let Some(d) = &md.description {
+        let short: String = d.chars().take(200).collect();
+        let ellipsis = if d.chars().count() > 200 { "..." } else { "" };
+        let _ = writeln!(out, "Description: {short}{ellipsis}");
+    }
+
+    let _ = writeln!(out, "\nSpine ({} items):", epub.spine.len());
+    for (i, s) in epub.spine.iter().enumerate() {
+        let target = s
+            .href
+            .clone()
+            .unwrap_or_else(|| format!("(no manifest item '{}')", s.idref));
+        let linear = if s.linear { "" } else { "  [non-linear]" };
+        let _ = writeln!(out, "  {:>3}. {target}{linear}", i + 1);
+    }
+
+    let source = match epub.toc_source {
+        TocSource::Nav => "nav document",
+        TocSource::Ncx => "NCX",
+        TocSource::None => "none found",
+    };
+    let _ = writeln!(out, "\nTable of contents (from {source}):");
+    let mut stack: Vec<(&TocEntry, usize)> = epub.toc.iter().rev().map(|e| (e, 1)).collect();
+    while let Some((entry, depth)) = stack.pop() {
+        let _ = writeln!(
+            out,
+            "{}{}  -> {}",
+            "  ".repeat(depth),
+            entry.title,
+            entry.href
+        );
+        stack.extend(entry.children.iter().rev().map(|c| (c, depth + 1)));
+    }
+
+    let media: HashMap<&str, &str> = epub
+        .manifest
+        .iter()
+        .map(|m| (m.href.as_str(), m.media_type.as_str()))
+        .collect();
+    let kinds = ["text", "images", "fonts", "styles", "other"];
+    let mut sums = [(0usize, 0u64, 0u64); 5];
+    for e in epub.entries.iter().filter(|e| !e.name.ends_with('/')) {
+        let kind = kind_of(&e.name, media.get(e.name.as_str()).copied());
+        if let Some(i) = kinds.iter().position(|k| *k == kind)
+            && let Some(s) = sums.get_mut(i)
+        {
+            s.0 += 1;
+            s.1 += e.compressed_size;
+            s.2 += e.size;
+        }
+    }
+    let _ = writeln!(out, "\nSizes:");
+    let _ = writeln!(
+        out,
+        "  {:<8} {:>6} {:>12} {:>12}",
+        "part", "files", "compressed", "size"
+    );
+    let mut total = (0usize, 0u64, 0u64);
+    for (kind, (n, c, u)) in kinds.iter().zip(sums) {
+        if n > 0 {
+            let _ = writeln!(out, "  {kind:<8} {n:>6} {c:>12} {u:>12}");
+        }
+        total = (total.0 + n, total.1 + c, total.2 + u);
+    }
+    let _ = writeln!(
+        out,
+        "  {:<8} {:>6} {:>12} {:>12}",
+        "total", total.0, total.1, total.2
+    );
+    if total.2 > 0 {
+        let _ = writeln!(
+            out,
+            "  compressed to {:.1}% of the uncompressed size",
+            total.1 as f64 * 100.0 / total.2 as f64
+        );
+    }
+    for note in &epub.notes {
+        let _ = writeln!(out, "Note: {note}");
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::inspect::testutil::TestBook;
+
+    const OPF2: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
+<package xmlns="http://www.idpf.org/2007/opf" version="2.0" unique-identifier="bookid">
+  <metadata xmlns:dc="http://purl.org/dc/elements/1.1/" xmlns:opf="http://www.idpf.org/2007/opf">
+    <dc:title>Old Book</dc:title>
+    <dc:creator opf:role="aut" opf:file-as="Poe, Edgar">Edgar Poe</dc:creator>
+    <dc:language>en</dc:language>
+    <dc:identifier id="isbn">978-3-16-148410-0</dc:identifier>
+    <dc:identifier id="bookid">urn:uuid:12345678-1234-5678-1234-567812345678</dc:identifier>
+    <dc:publisher>Pub</dc:publisher>
+    <dc:subject>Horror</dc:subject><dc:subject>Poetry</dc:subject>
+    <meta name="calibre:series" content="Tales"/>
+    <meta name="calibre:series_index" content="1.0"/>
+    <meta name="cover" content="cover"/>
+  </metadata>
+  <manifest>
+    <item id="ncx" href="toc.ncx" media-type="application/x-dtbncx+xml"/>
+    <item id="c1" href="text/chapter%5F1.xhtml" media-type="application/xhtml+xml"/>
+    <item id="cover" href="images/cover.png" media-type="image/png"/>
+    <item id="nav" href="nav.xhtml" media-type="application/xhtml+xml"/>
+  </manifest>
+  <spine toc="ncx"><itemref idref="c1"/></spine>
+</package>
+"#;
+
+    fn epub2() -> TestBook {
+        TestBook::minimal_epub3().edit("EPUB/package.opf", super::super::testutil::OPF, OPF2)
+    }
+
+    #[test]
+    fn epub3_metadata_comes_from_dc_and_refining_metas() {
+        let epub = open_bytes(&TestBook::minimal_epub3().to_zip()).unwrap();
+        assert_eq!(epub.version, "3.0");
+        assert_eq!(epub.opf_path, "EPUB/package.opf");
+        let md = &epub.metadata;
+        assert_eq!(md.titles, vec!["Minimal Book"]);
+        assert_eq!(
+            md.creators,
+            vec![Creator {
+                name: "Ann Writer".into(),
+                role: Some("aut".into()),
+                file_as: Some("Writer, Ann".into()),
+            }]
+        );
+        assert_eq!(md.languages, vec!["en"]);
+        assert_eq!(
+            md.unique_identifier.as_deref(),
+            Some("urn:uuid:12345678-1234-5678-1234-567812345678")
+        );
+        assert_eq!(md.modified.as_deref(), Some("2024-01-02T03:04:05Z"));
+        assert_eq!(md.series, Some(("The Series".into(), Some("3".into()))));
+        assert_eq!(md.cover_href.as_deref(), Some("EPUB/images/cover.png"));
+    }
+
+    #[test]
+    fn manifest_hrefs_are_decoded_and_resolved_from_the_opf_folder() {
+        let epub = open_bytes(&TestBook::minimal_epub3().to_zip()).unwrap();
+        let c1 = epub.manifest.iter().find(|m| m.id == "c1").unwrap();
+        assert_eq!(c1.href, "EPUB/text/chapter_1.xhtml");
+        assert_eq!(epub.spine.len(), 2);
+        assert_eq!(
+            epub.spine[0].href.as_deref(),
+            Some("EPUB/text/chapter_1.xhtml")
+        );
+        assert!(epub.spine[0].linear);
+        assert!(!epub.spine[1].linear);
+        assert_eq!(
+            epub.entries.first().map(|e| e.method.as_str()),
+            Some("stored")
+        );
+    }
+
+    #[test]
+    fn epub3_toc_comes_from_nav_nested() {
+        let epub = open_bytes(&TestBook::minimal_epub3().to_zip()).unwrap();
+        assert_eq!(epub.toc_source, TocSource::Nav);
+        assert_eq!(epub.toc.len(), 1);
+        assert_eq!(epub.toc[0].title, "Chapter One");
+        assert_eq!(epub.toc[0].href, "EPUB/text/chapter_1.xhtml#start");
+        assert_eq!(epub.toc[0].children.len(), 1);
+        assert_eq!(epub.toc[0].children[0].href, "EPUB/text/chapter_1.xhtml#s1");
+    }
+
+    #[test]
+    fn epub2_reads_opf_attributes_calibre_series_meta_cover_and_ncx() {
+        let epub = open_bytes(&epub2().to_zip()).unwrap();
+        assert_eq!(epub.version, "2.0");
+        let md = &epub.metadata;
+        assert_eq!(md.creators[0].role.as_deref(), Some("aut"));
+        assert_eq!(md.creators[0].file_as.as_deref(), Some("Poe, Edgar"));
+        assert_eq!(md.identifiers.len(), 2);
+        assert_eq!(
+            md.unique_identifier.as_deref(),
+            Some("urn:uuid:12345678-1234-5678-1234-567812345678")
+        );
+        assert_eq!(md.series, Some(("Tales".into(), Some("1.0".into()))));
+        assert_eq!(md.cover_href.as_deref(), Some("EPUB/images/cover.png"));
+        assert_eq!(md.subjects, vec!["Horror", "Poetry"]);
+        assert_eq!(md.publisher.as_deref(), Some("Pub"));
+        // The nav file is there but EPUB 2 has no nav property: the NCX is the TOC.
+        assert_eq!(epub.toc_source, TocSource::Ncx);
+        assert_eq!(epub.toc[0].title, "Chapter One");
+        assert_eq!(epub.toc[0].children[0].title, "Section");
+    }
+
+    #[test]
+    fn epub3_without_toc_nav_falls_back_to_ncx_with_a_note() {
+        let book = TestBook::minimal_epub3().edit(
+            "EPUB/nav.xhtml",
+            "epub:type=\"toc\"",
+            "epub:type=\"landmarks\"",
+        );
+        let epub = open_bytes(&book.to_zip()).unwrap();
+        assert_eq!(epub.toc_source, TocSource::Ncx);
+        assert_eq!(epub.toc.len(), 1);
+        assert!(
+            epub.notes.iter().any(|n| n.contains("no usable toc nav")),
+            "{:?}",
+            epub.notes
+        );
+    }
+
+    fn deep_ncx(levels: usize) -> String {
+        let mut s = String::from(
+            r#"<ncx xmlns="http://www.daisy.org/z3986/2005/ncx/" version="2005-1"><navMap>"#,
+        );
+        for i in 0..levels {
+            s.push_str(&format!(
+                r#"<navPoint id="p{i}"><navLabel><text>L{i}</text></navLabel><content src="text/chapter%5F1.xhtml"/>"#
+            ));
+        }
+        s.push_str(&"</navPoint>".repeat(levels));
+        s.push_str("</navMap></ncx>");
+        s
+    }
+
+    #[test]
+    fn toc_nesting_is_cut_at_the_depth_cap_with_a_note() {
+        let book = epub2().edit(
+            "EPUB/toc.ncx",
+            super::super::testutil::NCX,
+            &deep_ncx(MAX_TOC_DEPTH + 10),
+        );
+        let epub = open_bytes(&book.to_zip()).unwrap();
+        let mut depth = 0;
+        let mut level = &epub.toc;
+        while let Some(first) = level.first() {
+            depth += 1;
+            level = &first.children;
+        }
+        assert_eq!(depth, MAX_TOC_DEPTH);
+        assert!(
+            epub.notes
+                .iter()
+                .any(|n| n.contains("deeper entries dropped"))
+        );
+    }
+
+    #[test]
+    fn missing_rootfile_is_a_structure_error_naming_container_xml() {
+        let book = TestBook::minimal_epub3().edit(
+            "META-INF/container.xml",
+            r#"full-path="EPUB/package.opf""#,
+            "",
+        );
+        let err = open_bytes(&book.to_zip()).unwrap_err();
+        assert_eq!(err.location(), "META-INF/container.xml");
+    }
+
+    #[test]
+    fn malformed_opf_error_names_entry_line_and_column() {
+        let book = TestBook::minimal_epub3().edit("EPUB/package.opf", "</spine>", "</spin>");
+        let err = open_bytes(&book.to_zip()).unwrap_err();
+        assert!(err.location().starts_with("EPUB/package.opf:"), "{err}");
+        assert!(matches!(err, InspectError::Xml { line, .. } if line > 1));
+    }
+
+    #[test]
+    fn not_a_zip_is_a_zip_error() {
+        assert!(matches!(open_bytes(b"hello"), Err(InspectError::Zip(_))));
+    }
+
+    #[test]
+    fn zip_bomb_entry_is_refused_at_the_cap_without_inflating_it_all() {
+        use std::io::Write;
+        // 65 MiB of one repeated byte deflates to ~65 KiB: a small file that would inflate past
+        // the cap.
+        let mut zip = zip::ZipWriter::new(Cursor::new(Vec::new()));
+        let stored = zip::write::SimpleFileOptions::default()
+            .compression_method(zip::CompressionMethod::Stored);
+        zip.start_file("mimetype", stored).unwrap();
+        zip.write_all(b"application/epub+zip").unwrap();
+        let deflated = zip::write::SimpleFileOptions::default().compression_level(Some(1));
+        zip.start_file(CONTAINER_XML, deflated).unwrap();
+        let chunk = vec![b' '; 1 << 20];
+        for _ in 0..65 {
+            zip.write_all(&chunk).unwrap();
+        }
+        let bytes = zip.finish().unwrap().into_inner();
+        assert!(
+            bytes.len() < 1 << 20,
+            "bomb should be small, is {}",
+            bytes.len()
+        );
+        match open_bytes(&bytes) {
+            Err(InspectError::EntryTooLarge { name, cap }) => {
+                assert_eq!(name, CONTAINER_XML);
+                assert_eq!(cap, MAX_XML_ENTRY_BYTES);
+            }
+            other => panic!("expected EntryTooLarge, got {other:?}"),
+        }
+        // Memory: `read_capped` stops after cap + 1 bytes, whatever the header declares.
+        let mut container = Container::new(Cursor::new(&bytes)).unwrap();
+        let err = container.read_capped(CONTAINER_XML, 1000).unwrap_err();
+        assert!(matches!(err, InspectError::EntryTooLarge { cap: 1000, .. }));
+    }
+
+    #[test]
+    fn render_text_shows_metadata_spine_toc_tree_and_sizes() {
+        let epub = open_bytes(&TestBook::minimal_epub3().to_zip()).unwrap();
+        let text = render_text(&epub);
+        assert!(text.contains("Title:       Minimal Book"), "{text}");
+        assert!(
+            text.contains("Creator:     Ann Writer (role aut, file-as Writer, Ann)"),
+            "{text}"
+        );
+        assert!(text.contains("Series:      The Series #3"), "{text}");
+        assert!(
+            text.contains("    1. EPUB/text/chapter_1.xhtml\n"),
+            "{text}"
+        );
+        assert!(text.contains("[non-linear]"), "{text}");
+        assert!(
+            text.contains("\n  Chapter One  -> EPUB/text/chapter_1.xhtml#start\n    Section  -> "),
+            "{text}"
+        );
+        assert!(text.contains("  images        1"), "{text}");
+        assert!(text.contains("  total         7"), "{text}");
+        assert!(text.contains("compressed to"), "{text}");
+    }
+}

@@ -1,0 +1,1154 @@
+//! Our own structural rules for a finished EPUB, for `epubforge check BOOK.epub` and the
+//! integration tests.
+//!
+//! This is not EPUBCheck (see [`super::epubcheck`] for that): it checks the container and
+//! package structure that our pipeline is responsible for, fast and without Java, and reports
+//! every problem it finds as a [`Finding`] instead of stopping at the first one.
+//!
+//! Deliberate leniencies, so that pandoc's and calibre's books give no false errors: `playOrder`
+//! may be absent from an NCX altogether; a wrong `dtb:depth` is a warning (reading systems
+//! ignore it); EPUB 2 XHTML needs only `xml:lang` (XHTML 1.1 has no `lang` attribute).
+
+use std::collections::{HashMap, HashSet};
+use std::fmt;
+use std::io::{BufReader, Cursor, Read, Seek};
+use std::path::Path;
+
+use roxmltree::{Document, Node};
+
+use super::container::Container;
+use super::href;
+use super::read::{self, CONTAINER_XML, NS_DC, Package};
+use super::xml::{self, Locator, attr, is, text_of};
+use super::{InspectError, MAX_XML_ENTRY_BYTES};
+
+/// Most XML we inflate in one check, over all entries: 1 GiB.
+const MAX_TOTAL_XML_BYTES: u64 = 1024 * 1024 * 1024;
+const MIMETYPE: &str = "mimetype";
+const MIMETYPE_CONTENT: &[u8] = b"application/epub+zip";
+const NS_XML: &str = "http://www.w3.org/XML/1998/namespace";
+const NS_XLINK: &str = "http://www.w3.org/1999/xlink";
+
+/// How bad a finding is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Severity {
+    /// The EPUB is broken or invalid.
+    Error,
+    /// Legal, but worth fixing.
+    Warning,
+}
+
+/// One problem found in an EPUB.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finding {
+    /// How bad it is.
+    pub severity: Severity,
+    /// `entry:line:col` for XML, or the entry name, or `(zip)` for the archive as a whole.
+    pub location: String,
+    /// What is wrong, in words a user can act on.
+    pub message: String,
+}
+
+impl Finding {
+    fn error(location: impl Into<String>, message: impl Into<String>) -> Self {
+        Finding {
+            severity: Severity::Error,
+            location: location.into(),
+            message: message.into(),
+        }
+    }
+
+    fn warning(location: impl Into<String>, message: impl Into<String>) -> Self {
+        Finding {
+            severity: Severity::Warning,
+            location: location.into(),
+            message: message.into(),
+        }
+    }
+
+    fn from_error(e: &InspectError) -> Self {
+        Finding::error(e.location(), e.message())
+    }
+}
+
+impl fmt::Display for Finding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let sev = match self.severity {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        };
+        write!(f, "{sev}: {}: {}", self.location, self.message)
+    }
+}
+
+/// Check the EPUB at `path`. Never panics; an unreadable file or zip gives one Error.
+pub fn verify_path(path: &Path) -> Vec<Finding> {
+    match std::fs::File::open(path) {
+        Ok(file) => verify_reader(BufReader::new(file)),
+        Err(e) => vec![Finding::error(path.display().to_string(), e.to_string())],
+    }
+}
+
+/// Check an EPUB held in memory.
+pub fn verify_bytes(bytes: &[u8]) -> Vec<Finding> {
+    verify_reader(Cursor::new(bytes))
+}
+
+/// Check an EPUB from any seekable reader.
+pub fn verify_reader<R: Read + Seek>(reader: R) -> Vec<Finding> {
+    let mut container = match Container::new(reader) {
+        Ok(c) => c,
+        Err(e) => return vec![Finding::from_error(&e)],
+    };
+    let mut v = Verifier {
+        findings: Vec::new(),
+        summaries: HashMap::new(),
+    };
+    v.check_mimetype(&mut container);
+    for name in &container.duplicates {
+        v.findings.push(Finding::error(
+            name.clone(),
+            "entry name occurs more than once in the zip",
+        ));
+    }
+    v.summarize_xml(&mut container);
+    if let Some(package) = v.check_package(&mut container) {
+        v.check_content_languages(&package);
+        v.check_ncx(&mut container, &package);
+    }
+    v.check_links(&container);
+    v.findings
+}
+
+/// What the link and id rules need from one well-formed XML entry.
+struct XmlSummary {
+    ids: HashSet<String>,
+    /// (location, raw href) of every internal-looking reference.
+    links: Vec<(String, String)>,
+    /// `<html>` root: location, has `lang`, has `xml:lang`.
+    html_root: Option<(String, bool, bool)>,
+}
+
+struct Verifier {
+    findings: Vec<Finding>,
+    summaries: HashMap<String, XmlSummary>,
+}
+
+fn extension(name: &str) -> String {
+    name.rsplit_once('.')
+        .map(|(_, e)| e.to_ascii_lowercase())
+        .unwrap_or_default()
+}
+
+fn is_xml_name(name: &str) -> bool {
+    matches!(
+        extension(name).as_str(),
+        "opf" | "ncx" | "xhtml" | "html" | "htm" | "xml" | "svg"
+    )
+}
+
+fn is_xhtml_name(name: &str) -> bool {
+    matches!(extension(name).as_str(), "xhtml" | "html" | "htm")
+}
+
+/// `CCYY-MM-DDThh:mm:ssZ`, as EPUB 3 requires for `dcterms:modified`.
+fn is_epub_timestamp(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.len() == 20
+        && b.iter().enumerate().all(|(i, c)| match i {
+            4 | 7 => *c == b'-',
+            10 => *c == b'T',
+            13 | 16 => *c == b':',
+            19 => *c == b'Z',
+            _ => c.is_ascii_digit(),
+        })
+}
+
+impl Verifier {
+    fn error(&mut self, location: impl Into<String>, message: impl Into<String>) {
+        self.findings.push(Finding::error(location, message));
+    }
+
+    fn warning(&mut self, location: impl Into<String>, message: impl Into<String>) {
+        self.findings.push(Finding::warning(location, message));
+    }
+
+    fn check_mimetype<R: Read + Seek>(&mut self, container: &mut Container<R>) {
+        match &container.first_header {
+            Some(h) if h.signature_ok => {
+                if h.name != MIMETYPE {
+                    self.error(h.name.clone(), "the first zip entry must be `mimetype`");
+                } else {
+                    if h.flags & 1 != 0 {
+                        self.error(MIMETYPE, "must not be encrypted");
+                    }
+                    if h.method != 0 {
+                        self.error(MIMETYPE, "must be stored, not compressed");
+                    }
+                    if h.extra_len != 0 {
+                        self.error(
+                            MIMETYPE,
+                            format!(
+                                "local header has a {}-byte extra field; it must have none",
+                                h.extra_len
+                            ),
+                        );
+                    }
+                }
+            }
+            _ => self.error("(zip)", "no local file header at offset 0"),
+        }
+        match container.read_capped(MIMETYPE, 1024) {
+            Ok(bytes) if bytes == MIMETYPE_CONTENT => {}
+            Ok(bytes) => self.error(
+                MIMETYPE,
+                format!(
+                    "content is {:?}, must be exactly `application/epub+zip`",
+                    String::from_utf8_lossy(&bytes)
+                ),
+            ),
+            Err(e) => self.findings.push(Finding::from_error(&e)),
+        }
+    }
+
+    fn summarize_xml<R: Read + Seek>(&mut self, container: &mut Container<R>) {
+        let names: Vec<String> = container
+            .entries
+            .iter()
+            .map(|e| e.name.clone())
+            .filter(|n| !n.ends_with('/') && is_xml_name(n))
+            .collect();
+        let mut seen = HashSet::new();
+        let mut budget = MAX_TOTAL_XML_BYTES;
+        for name in names {
+            if !seen.insert(name.clone()) {
+                continue;
+            }
+            let cap = budget.min(MAX_XML_ENTRY_BYTES);
+            let bytes = match container.read_capped(&name, cap) {
+                Ok(b) => b,
+                Err(InspectError::EntryTooLarge { .. }) if cap < MAX_XML_ENTRY_BYTES => {
+                    self.error(
+                        name,
+                        "not checked: the XML in this EPUB inflates to more than 1 GiB in all",
+                    );
+                    return;
+                }
+                Err(e) => {
+                    self.findings.push(Finding::from_error(&e));
+                    continue;
+                }
+            };
+            budget = budget.saturating_sub(bytes.len() as u64);
+            let text = match xml::decode(&name, &bytes) {
+                Ok(t) => t,
+                Err(e) => {
+                    self.findings.push(Finding::from_error(&e));
+                    continue;
+                }
+            };
+            drop(bytes);
+            match xml::parse(&name, &text) {
+                Ok(doc) => {
+                    let summary = summarize(&name, &doc);
+                    self.summaries.insert(name, summary);
+                }
+                Err(e) => self.findings.push(Finding::from_error(&e)),
+            }
+        }
+    }
+
+    /// Container, manifest, spine and metadata rules. Returns the package for later rules.
+    fn check_package<R: Read + Seek>(&mut self, container: &mut Container<R>) -> Option<Package> {
+        if !container.exists(CONTAINER_XML) {
+            self.error(CONTAINER_XML, "missing");
+            return None;
+        }
+        // Unreadable or malformed: already reported by the well-formedness pass.
+        self.summaries.get(CONTAINER_XML)?;
+        let opf_path = match read::rootfile_path(container) {
+            Ok(p) => p,
+            Err(e) => {
+                self.findings.push(Finding::from_error(&e));
+                return None;
+            }
+        };
+        if !container.exists(&opf_path) {
+            self.error(
+                CONTAINER_XML,
+                format!("rootfile `{opf_path}` is not in the zip"),
+            );
+            return None;
+        }
+        // Malformed OPF: already reported; nothing more can be checked from it.
+        self.summaries.get(&opf_path)?;
+        let text = match read::read_text(container, &opf_path) {
+            Ok(t) => t,
+            Err(e) => {
+                self.findings.push(Finding::from_error(&e));
+                return None;
+            }
+        };
+        let doc = xml::parse(&opf_path, &text).ok()?;
+        let package = match read::parse_package(&opf_path, &doc) {
+            Ok(p) => p,
+            Err(e) => {
+                self.findings.push(Finding::from_error(&e));
+                return None;
+            }
+        };
+        self.check_manifest(container, &opf_path, &doc, &package);
+        self.check_spine(&opf_path, &doc, &package);
+        self.check_metadata(&opf_path, &doc, &package);
+        Some(package)
+    }
+
+    fn check_manifest<R: Read + Seek>(
+        &mut self,
+        container: &Container<R>,
+        opf_path: &str,
+        doc: &Document,
+        package: &Package,
+    ) {
+        let mut ids = HashSet::new();
+        let items = doc
+            .root_element()
+            .children()
+            .filter(|n| is(*n, "manifest"))
+            .flat_map(|m| m.children().filter(|n| is(*n, "item")));
+        let mut nav_count = 0;
+        let mut locator = Locator::new(opf_path, doc);
+        for item in items {
+            let loc = locator.at(item);
+            let id = attr(item, "id").unwrap_or_default();
+            if id.is_empty() {
+                self.error(loc.clone(), "manifest item without an id");
+            } else if !ids.insert(id) {
+                self.error(
+                    loc.clone(),
+                    format!("manifest id `{id}` is used more than once"),
+                );
+            }
+            let raw = attr(item, "href").unwrap_or_default();
+            match href::resolve(opf_path, raw) {
+                _ if raw.trim().is_empty() => {
+                    self.error(loc.clone(), "manifest item without an href")
+                }
+                None => {}
+                Some(target) if !container.exists(&target.path) => self.error(
+                    loc.clone(),
+                    format!(
+                        "manifest item `{id}` points to `{}`, which is not in the zip",
+                        target.path
+                    ),
+                ),
+                Some(_) => {}
+            }
+            if attr(item, "properties").is_some_and(|p| p.split_whitespace().any(|p| p == "nav")) {
+                nav_count += 1;
+                if package.is_epub3() && nav_count == 2 {
+                    self.error(
+                        loc,
+                        "a second manifest item with properties `nav`; EPUB 3 allows exactly one",
+                    );
+                }
+            }
+        }
+        if package.is_epub3() && nav_count == 0 {
+            self.error(
+                opf_path,
+                "EPUB 3 needs exactly one manifest item with properties `nav`; there is none",
+            );
+        }
+
+        let listed: HashSet<&str> = package.manifest.iter().map(|m| m.href.as_str()).collect();
+        for e in &container.entries {
+            let name = e.name.as_str();
+            if name == MIMETYPE
+                || name.starts_with("META-INF/")
+                || name == opf_path
+                || name.ends_with('/')
+                || listed.contains(name)
+            {
+                continue;
+            }
+            self.warning(name, "in the zip but not in the manifest");
+        }
+    }
+
+    fn check_spine(&mut self, opf_path: &str, doc: &Document, package: &Package) {
+        let itemrefs = doc
+            .root_element()
+            .children()
+            .filter(|n| is(*n, "spine"))
+            .flat_map(|s| s.children().filter(|n| is(*n, "itemref")));
+        let mut locator = Locator::new(opf_path, doc);
+        for itemref in itemrefs {
+            let idref = attr(itemref, "idref").unwrap_or_default();
+            if package.item(idref).is_none() {
+                self.error(
+                    locator.at(itemref),
+                    format!("spine itemref `{idref}` names no manifest item"),
+                );
+            }
+        }
+    }
+
+    fn check_metadata(&mut self, opf_path: &str, doc: &Document, package: &Package) {
+        let root = doc.root_element();
+        let mut locator = Locator::new(opf_path, doc);
+        let root_loc = locator.at(root);
+        let metadata = root.children().find(|n| is(*n, "metadata"));
+        let Some(metadata) = metadata else {
+            self.error(root_loc, "no <metadata> element");
+            return;
+        };
+        let meta_loc = locator.at(metadata);
+        let dc_nonempty = |name: &str| {
+            metadata.descendants().any(|n| {
+                n.is_element()
+                    && n.tag_name().namespace() == Some(NS_DC)
+                    && n.tag_name().name() == name
+                    && !text_of(n).is_empty()
+            })
+        };
+        match attr(root, "unique-identifier") {
+            None => self.error(root_loc, "package has no unique-identifier attribute"),
+            Some(uid)
+                if package
+                    .metadata
+                    .unique_identifier
+                    .as_deref()
+                    .is_none_or(str::is_empty) =>
+            {
+                self.error(
+                    root_loc,
+                    format!("unique-identifier `{uid}` names no non-empty dc:identifier"),
+                )
+            }
+            Some(_) => {}
+        }
+        if !dc_nonempty("title") {
+            self.error(meta_loc.clone(), "no dc:title");
+        }
+        if !dc_nonempty("language") {
+            self.error(meta_loc.clone(), "no dc:language");
+        }
+        if package.is_epub3() {
+            let modified: Vec<Node> = metadata
+                .children()
+                .filter(|n| {
+                    is(*n, "meta")
+                        && attr(*n, "refines").is_none()
+                        && attr(*n, "property").map(str::trim) == Some("dcterms:modified")
+                })
+                .collect();
+            match modified.as_slice() {
+                [] => self.error(
+                    meta_loc,
+                    "EPUB 3 needs a meta property=\"dcterms:modified\"",
+                ),
+                [one] => {
+                    let value = text_of(*one);
+                    if !is_epub_timestamp(&value) {
+                        self.error(
+                            locator.at(*one),
+                            format!(
+                                "dcterms:modified `{value}` is not in the form CCYY-MM-DDThh:mm:ssZ"
+                            ),
+                        );
+                    }
+                }
+                [_, second, ..] => {
+                    self.error(locator.at(*second), "more than one dcterms:modified")
+                }
+            }
+        }
+    }
+
+    fn check_content_languages(&mut self, package: &Package) {
+        for item in package
+            .manifest
+            .iter()
+            .filter(|m| m.media_type == "application/xhtml+xml")
+        {
+            let Some((loc, lang, xml_lang)) = self
+                .summaries
+                .get(&item.href)
+                .and_then(|s| s.html_root.clone())
+            else {
+                continue;
+            };
+            // XHTML 1.1 (EPUB 2) has no `lang` attribute; only `xml:lang` is expected there.
+            let missing = match (package.is_epub3(), lang, xml_lang) {
+                (true, false, false) => Some("`lang` and `xml:lang`"),
+                (true, false, true) => Some("`lang`"),
+                (_, _, false) => Some("`xml:lang`"),
+                _ => None,
+            };
+            if let Some(missing) = missing {
+                self.warning(loc, format!("<html> has no {missing} attribute"));
+            }
+        }
+    }
+
+    fn check_ncx<R: Read + Seek>(&mut self, container: &mut Container<R>, package: &Package) {
+        let Some(ncx) = package.ncx_item() else {
+            return;
+        };
+        let path = ncx.href.clone();
+        if !self.summaries.contains_key(&path) {
+            return; // missing or malformed: already reported
+        }
+        let Ok(text) = read::read_text(container, &path) else {
+            return;
+        };
+        let Ok(doc) = xml::parse(&path, &text) else {
+            return;
+        };
+        let head_meta = |name: &str| {
+            doc.descendants()
+                .find(|n| is(*n, "meta") && attr(*n, "name") == Some(name))
+        };
+        let mut locator = Locator::new(&path, &doc);
+        let root_loc = locator.at(doc.root_element());
+        let package_uid = package
+            .metadata
+            .unique_identifier
+            .clone()
+            .unwrap_or_default();
+        match head_meta("dtb:uid") {
+            None => self.error(root_loc.clone(), "no dtb:uid meta"),
+            Some(m) => {
+                let uid = attr(m, "content").unwrap_or_default().trim();
+                if uid != package_uid.trim() {
+                    self.error(
+                        locator.at(m),
+                        format!(
+                            "dtb:uid `{uid}` differs from the package identifier `{package_uid}`"
+                        ),
+                    );
+                }
+            }
+        }
+        let Some(nav_map) = doc.descendants().find(|n| is(*n, "navMap")) else {
+            self.error(root_loc, "no navMap");
+            return;
+        };
+        // Pre-order walk: a parent's depth is known before its children's, so this stays linear
+        // even for a hostile NCX nested millions deep.
+        let mut depths: HashMap<roxmltree::NodeId, usize> = HashMap::new();
+        let mut actual_depth = 0;
+        for point in nav_map.descendants().filter(|n| is(*n, "navPoint")) {
+            let depth = point
+                .parent()
+                .and_then(|p| depths.get(&p.id()))
+                .map_or(1, |d| d + 1);
+            depths.insert(point.id(), depth);
+            actual_depth = actual_depth.max(depth);
+        }
+        if let Some(m) = head_meta("dtb:depth") {
+            let declared = attr(m, "content").unwrap_or_default().trim();
+            if declared.parse::<usize>().ok() != Some(actual_depth) {
+                self.warning(
+                    locator.at(m),
+                    format!("dtb:depth is `{declared}` but the navMap nests {actual_depth} deep"),
+                );
+            }
+        }
+        self.check_play_order(&mut locator, nav_map);
+    }
+
+    /// navPoints in document order must number 1, 2, 3...; a repeat is allowed only for a
+    /// point with the same target as the earlier one. An NCX with no playOrder at all passes.
+    fn check_play_order(&mut self, locator: &mut Locator, nav_map: Node) {
+        let points: Vec<Node> = nav_map
+            .descendants()
+            .filter(|n| is(*n, "navPoint"))
+            .collect();
+        if points.iter().all(|p| attr(*p, "playOrder").is_none()) {
+            return;
+        }
+        let mut seen: HashMap<u64, String> = HashMap::new();
+        let mut max = 0u64;
+        for p in points {
+            let loc = locator.at(p);
+            let src = p
+                .children()
+                .find(|n| is(*n, "content"))
+                .and_then(|c| attr(c, "src"))
+                .unwrap_or_default()
+                .trim()
+                .to_string();
+            let Some(order) = attr(p, "playOrder").and_then(|o| o.trim().parse::<u64>().ok())
+            else {
+                self.error(
+                    loc,
+                    "navPoint without a numeric playOrder (others have one)",
+                );
+                continue;
+            };
+            if order == max + 1 {
+                max = order;
+                seen.insert(order, src);
+            } else if seen.get(&order).is_some_and(|s| *s == src) {
+                // Same target as an earlier point: sharing its playOrder is allowed.
+            } else {
+                self.error(
+                    loc,
+                    format!("playOrder {order} out of sequence; expected {}", max + 1),
+                );
+                max = max.max(order);
+            }
+        }
+    }
+
+    fn check_links<R: Read + Seek>(&mut self, container: &Container<R>) {
+        let mut found = Vec::new();
+        for (entry, summary) in &self.summaries {
+            for (loc, raw) in &summary.links {
+                let Some(target) = href::resolve(entry, raw) else {
+                    continue;
+                };
+                if !container.exists(&target.path) {
+                    found.push(Finding::error(
+                        loc.clone(),
+                        format!(
+                            "link `{raw}` points to `{}`, which is not in the zip",
+                            target.path
+                        ),
+                    ));
+                    continue;
+                }
+                let Some(fragment) = target.fragment.filter(|f| !f.is_empty()) else {
+                    continue;
+                };
+                // Fragments into non-XML resources (images, media) are not ids: not checked.
+                if let Some(t) = self.summaries.get(&target.path)
+                    && !t.ids.contains(&fragment)
+                {
+                    found.push(Finding::error(
+                        loc.clone(),
+                        format!("link `{raw}`: `{}` has no id `{fragment}`", target.path),
+                    ));
+                }
+            }
+        }
+        found.sort_by(|a, b| a.location.cmp(&b.location));
+        self.findings.extend(found);
+    }
+}
+
+fn summarize(entry: &str, doc: &Document) -> XmlSummary {
+    let mut ids = HashSet::new();
+    let mut links = Vec::new();
+    let xhtml = is_xhtml_name(entry);
+    let mut locator = Locator::new(entry, doc);
+    let ncx = extension(entry) == "ncx";
+    for node in doc.descendants().filter(|n| n.is_element()) {
+        for a in node.attributes() {
+            let local = a.name();
+            match a.namespace() {
+                None if local == "id" => {
+                    ids.insert(a.value().to_string());
+                }
+                Some(NS_XML) if local == "id" => {
+                    ids.insert(a.value().to_string());
+                }
+                _ => {}
+            }
+            let is_link = match a.namespace() {
+                None if xhtml => local == "href" || (local == "src" && is(node, "img")),
+                Some(NS_XLINK) if xhtml => local == "href",
+                None if ncx => local == "src" && is(node, "content"),
+                _ => false,
+            };
+            if is_link && !a.value().trim().is_empty() {
+                links.push((locator.at(node), a.value().to_string()));
+            }
+        }
+    }
+    let root = doc.root_element();
+    let html_root = is(root, "html").then(|| {
+        (
+            locator.at(root),
+            attr(root, "lang").is_some(),
+            xml::attr_ns(root, NS_XML, "lang").is_some(),
+        )
+    });
+    XmlSummary {
+        ids,
+        links,
+        html_root,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::inspect::testutil::TestBook;
+
+    const OPF: &str = "EPUB/package.opf";
+    const CHAPTER: &str = "EPUB/text/chapter_1.xhtml";
+    const NCX: &str = "EPUB/toc.ncx";
+
+    fn check(book: &TestBook) -> Vec<Finding> {
+        verify_bytes(&book.to_zip())
+    }
+
+    /// The book must give exactly one finding; return it.
+    fn only(findings: &[Finding]) -> &Finding {
+        assert_eq!(findings.len(), 1, "expected one finding, got {findings:#?}");
+        &findings[0]
+    }
+
+    fn assert_one(book: TestBook, severity: Severity, location: &str, message: &str) {
+        let findings = check(&book);
+        let f = only(&findings);
+        assert_eq!(f.severity, severity, "{f}");
+        assert!(f.location.starts_with(location), "location of {f}");
+        assert!(f.message.contains(message), "message of {f}");
+    }
+
+    fn minimal() -> TestBook {
+        TestBook::minimal_epub3()
+    }
+
+    #[test]
+    fn minimal_valid_epub3_has_no_findings() {
+        assert_eq!(check(&minimal()), vec![]);
+    }
+
+    #[test]
+    fn mimetype_not_first_is_an_error() {
+        let mut book = minimal();
+        let first = book.entries.remove(0);
+        book.entries.push(first);
+        assert_one(
+            book,
+            Severity::Error,
+            "META-INF/container.xml",
+            "first zip entry must be `mimetype`",
+        );
+    }
+
+    #[test]
+    fn compressed_mimetype_is_an_error() {
+        let mut book = minimal();
+        book.entry_mut("mimetype").stored = false;
+        assert_one(book, Severity::Error, "mimetype", "must be stored");
+    }
+
+    #[test]
+    fn mimetype_with_trailing_newline_is_an_error() {
+        let mut book = minimal();
+        book.entry_mut("mimetype").data = b"application/epub+zip\n".to_vec();
+        assert_one(book, Severity::Error, "mimetype", "must be exactly");
+    }
+
+    #[test]
+    fn mimetype_extra_field_is_an_error() {
+        let mut book = minimal();
+        book.entry_mut("mimetype").extra_field = true;
+        assert_one(book, Severity::Error, "mimetype", "extra field");
+    }
+
+    #[test]
+    fn missing_container_xml_is_an_error() {
+        let book = minimal().remove("META-INF/container.xml");
+        assert_one(book, Severity::Error, "META-INF/container.xml", "missing");
+    }
+
+    #[test]
+    fn container_pointing_to_a_missing_opf_is_an_error() {
+        let book = minimal().edit(
+            "META-INF/container.xml",
+            "EPUB/package.opf",
+            "EPUB/other.opf",
+        );
+        // The real OPF is now an unlisted entry too; that is the warning, not a second error.
+        let findings = check(&book);
+        let errors: Vec<_> = findings
+            .iter()
+            .filter(|f| f.severity == Severity::Error)
+            .collect();
+        assert_eq!(errors.len(), 1, "{findings:#?}");
+        assert!(
+            errors[0]
+                .message
+                .contains("rootfile `EPUB/other.opf` is not in the zip")
+        );
+    }
+
+    #[test]
+    fn malformed_xhtml_is_an_error_with_line_and_column() {
+        let book = minimal().edit(CHAPTER, "</body>", "</bdy>");
+        let findings = check(&book);
+        let f = only(&findings);
+        assert_eq!(f.severity, Severity::Error);
+        // `</bdy>` is on line 10 of the chapter.
+        assert_eq!(f.location, "EPUB/text/chapter_1.xhtml:10:1", "{f}");
+        assert!(f.message.contains("bdy"), "{f}");
+    }
+
+    #[test]
+    fn manifest_item_missing_from_zip_is_an_error() {
+        let book = minimal().edit(
+            OPF,
+            "</manifest>",
+            r#"<item id="css" href="style.css" media-type="text/css"/></manifest>"#,
+        );
+        assert_one(
+            book,
+            Severity::Error,
+            "EPUB/package.opf:",
+            "`EPUB/style.css`, which is not in the zip",
+        );
+    }
+
+    #[test]
+    fn zip_entry_missing_from_manifest_is_a_warning() {
+        let book = minimal().add("EPUB/stray.css", b"p{}");
+        assert_one(
+            book,
+            Severity::Warning,
+            "EPUB/stray.css",
+            "not in the manifest",
+        );
+    }
+
+    #[test]
+    fn spine_idref_without_manifest_item_is_an_error() {
+        let book = minimal().edit(OPF, r#"<itemref idref="c1"/>"#, r#"<itemref idref="c9"/>"#);
+        assert_one(
+            book,
+            Severity::Error,
+            "EPUB/package.opf:",
+            "`c9` names no manifest item",
+        );
+    }
+
+    #[test]
+    fn duplicate_manifest_id_is_an_error() {
+        let book = minimal().edit(OPF, r#"<item id="cover""#, r#"<item id="c1""#);
+        assert_one(
+            book,
+            Severity::Error,
+            "EPUB/package.opf:",
+            "`c1` is used more than once",
+        );
+    }
+
+    #[test]
+    fn epub3_without_nav_item_is_an_error() {
+        let book = minimal().edit(OPF, r#" properties="nav""#, "");
+        assert_one(book, Severity::Error, "EPUB/package.opf", "there is none");
+    }
+
+    #[test]
+    fn epub3_with_two_nav_items_is_an_error() {
+        let book = minimal().edit(
+            OPF,
+            r#"href="text/chapter%5F1.xhtml" media-type="application/xhtml+xml""#,
+            r#"href="text/chapter%5F1.xhtml" media-type="application/xhtml+xml" properties="nav""#,
+        );
+        assert_one(
+            book,
+            Severity::Error,
+            "EPUB/package.opf:",
+            "a second manifest item",
+        );
+    }
+
+    #[test]
+    fn unique_identifier_naming_no_identifier_is_an_error() {
+        let book = minimal().edit(
+            OPF,
+            r#"unique-identifier="uid""#,
+            r#"unique-identifier="isbn""#,
+        );
+        // The NCX still matches nothing then: dtb:uid is compared with the (absent) identifier.
+        let findings = check(&book);
+        assert!(
+            findings
+                .iter()
+                .any(|f| f.location.starts_with("EPUB/package.opf:2:")
+                    && f.message
+                        .contains("`isbn` names no non-empty dc:identifier")),
+            "{findings:#?}"
+        );
+        assert!(findings.iter().all(|f| f.severity == Severity::Error));
+        assert_eq!(findings.len(), 2, "{findings:#?}");
+    }
+
+    #[test]
+    fn missing_title_is_an_error() {
+        let book = minimal().edit(OPF, "<dc:title>Minimal Book</dc:title>", "");
+        assert_one(book, Severity::Error, "EPUB/package.opf:", "no dc:title");
+    }
+
+    #[test]
+    fn missing_language_is_an_error() {
+        let book = minimal().edit(OPF, "<dc:language>en</dc:language>", "");
+        assert_one(book, Severity::Error, "EPUB/package.opf:", "no dc:language");
+    }
+
+    #[test]
+    fn missing_modified_is_an_error_in_epub3() {
+        let book = minimal().edit(
+            OPF,
+            r#"<meta property="dcterms:modified">2024-01-02T03:04:05Z</meta>"#,
+            "",
+        );
+        assert_one(
+            book,
+            Severity::Error,
+            "EPUB/package.opf:",
+            "dcterms:modified",
+        );
+    }
+
+    #[test]
+    fn modified_without_seconds_and_zulu_is_an_error() {
+        let book = minimal().edit(OPF, "2024-01-02T03:04:05Z", "2024-01-02T03:04");
+        assert_one(
+            book,
+            Severity::Error,
+            "EPUB/package.opf:12:5",
+            "CCYY-MM-DDThh:mm:ssZ",
+        );
+    }
+
+    #[test]
+    fn xhtml_without_lang_is_a_warning() {
+        let book = minimal().edit(CHAPTER, r#" lang="en" xml:lang="en""#, "");
+        assert_one(
+            book,
+            Severity::Warning,
+            "EPUB/text/chapter_1.xhtml:3:1",
+            "`lang` and `xml:lang`",
+        );
+    }
+
+    #[test]
+    fn link_to_missing_entry_is_an_error() {
+        let book = minimal().edit(CHAPTER, r##"href="#s1""##, r#"href="chapter%5F2.xhtml""#);
+        assert_one(
+            book,
+            Severity::Error,
+            "EPUB/text/chapter_1.xhtml:7:",
+            "`EPUB/text/chapter_2.xhtml`, which is not in the zip",
+        );
+    }
+
+    #[test]
+    fn link_to_missing_fragment_is_an_error() {
+        let book = minimal().edit(CHAPTER, r##"href="#s1""##, r##"href="#nowhere""##);
+        assert_one(
+            book,
+            Severity::Error,
+            "EPUB/text/chapter_1.xhtml:7:",
+            "has no id `nowhere`",
+        );
+    }
+
+    #[test]
+    fn nav_link_to_missing_fragment_is_an_error() {
+        let book = minimal().edit("EPUB/nav.xhtml", "#s1\"", "#s2\"");
+        assert_one(book, Severity::Error, "EPUB/nav.xhtml:", "has no id `s2`");
+    }
+
+    #[test]
+    fn ncx_content_src_to_missing_entry_is_an_error() {
+        let book = minimal().edit(NCX, "chapter%5F1.xhtml#s1", "chapter1.xhtml#s1");
+        assert_one(
+            book,
+            Severity::Error,
+            "EPUB/toc.ncx:",
+            "`EPUB/text/chapter1.xhtml`, which is not in the zip",
+        );
+    }
+
+    #[test]
+    fn ncx_play_order_gap_is_an_error() {
+        let book = minimal().edit(NCX, r#"playOrder="2""#, r#"playOrder="3""#);
+        assert_one(
+            book,
+            Severity::Error,
+            "EPUB/toc.ncx:",
+            "playOrder 3 out of sequence; expected 2",
+        );
+    }
+
+    #[test]
+    fn ncx_shared_play_order_for_the_same_target_is_allowed() {
+        let book = minimal()
+            .edit(NCX, r#"playOrder="2""#, r#"playOrder="1""#)
+            .edit(NCX, "chapter%5F1.xhtml#s1", "chapter%5F1.xhtml#start");
+        assert_eq!(check(&book), vec![]);
+    }
+
+    #[test]
+    fn ncx_without_any_play_order_is_allowed() {
+        let book = minimal()
+            .edit(NCX, r#" playOrder="1""#, "")
+            .edit(NCX, r#" playOrder="2""#, "");
+        assert_eq!(check(&book), vec![]);
+    }
+
+    #[test]
+    fn ncx_depth_mismatch_is_a_warning() {
+        let book = minimal().edit(NCX, r#"content="2""#, r#"content="1""#);
+        assert_one(book, Severity::Warning, "EPUB/toc.ncx:5:", "nests 2 deep");
+    }
+
+    #[test]
+    fn ncx_uid_differing_from_package_identifier_is_an_error() {
+        let book = minimal().edit(NCX, "urn:uuid:12345678", "urn:uuid:00000000");
+        assert_one(
+            book,
+            Severity::Error,
+            "EPUB/toc.ncx:4:",
+            "differs from the package identifier",
+        );
+    }
+
+    #[test]
+    fn duplicate_zip_entry_names_are_an_error() {
+        let book = minimal()
+            .add("EPUB/a.css", b"p{}")
+            .add("EPUB/b.css", b"h1{}");
+        let mut bytes = book.to_zip();
+        // Rename b.css to a.css in place (local and central headers): same length, same CRCs.
+        let (from, to) = (b"EPUB/b.css", b"EPUB/a.css");
+        let mut i = 0;
+        let mut renamed = 0;
+        while i + from.len() <= bytes.len() {
+            if &bytes[i..i + from.len()] == from {
+                bytes[i..i + from.len()].copy_from_slice(to);
+                renamed += 1;
+            }
+            i += 1;
+        }
+        assert_eq!(
+            renamed, 2,
+            "the name should be in one local and one central header"
+        );
+        let findings = verify_bytes(&bytes);
+        let dup: Vec<_> = findings
+            .iter()
+            .filter(|f| f.severity == Severity::Error)
+            .collect();
+        assert_eq!(dup.len(), 1, "{findings:#?}");
+        assert_eq!(dup[0].location, "EPUB/a.css");
+        assert!(dup[0].message.contains("more than once"));
+    }
+
+    #[test]
+    fn deeply_nested_xml_and_ncx_do_not_overflow_or_stall() {
+        let levels = 100_000;
+        let chapter_body = format!("{}{}", "<div>".repeat(levels), "</div>".repeat(levels));
+        let point = r#"<navPoint><navLabel><text>x</text></navLabel><content src="text/chapter%5F1.xhtml"/>"#;
+        let nav_map = format!("{}{}", point.repeat(levels), "</navPoint>".repeat(levels));
+        let book = minimal()
+            .edit(CHAPTER, "<p>See", &format!("{chapter_body}<p>See"))
+            .edit(NCX, "<navMap>", &format!("<navMap>{nav_map}"));
+        let findings = check(&book);
+        // The deep NCX has no playOrder on its own points and a depth far beyond dtb:depth.
+        assert!(
+            findings
+                .iter()
+                .any(|f| f.message.contains(&format!("nests {levels} deep"))),
+            "{:?}",
+            findings
+                .iter()
+                .map(|f| f.to_string())
+                .take(5)
+                .collect::<Vec<_>>()
+        );
+        // Reading the same book (deep chapter, deep NCX) still works.
+        let epub = super::super::read::open_bytes(&book.to_zip()).unwrap();
+        assert_eq!(epub.toc_source, super::super::read::TocSource::Nav);
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+        /// Arbitrary damage to the package, NCX, nav or a chapter never panics `verify`,
+        /// `read` or `render_text`.
+        #[test]
+        fn damaged_entries_never_panic(
+            which in 0usize..4,
+            at in 0usize..4096,
+            len in 0usize..64,
+            insert in "[<>&#\"'/a-z:%;\\[\\] =\n-]{0,12}",
+        ) {
+            let names = [OPF, NCX, "EPUB/nav.xhtml", CHAPTER];
+            let name = names[which];
+            let mut book = minimal();
+            let entry = book.entry_mut(name);
+            let text = String::from_utf8(entry.data.clone()).unwrap();
+            let mut start = at.min(text.len());
+            while !text.is_char_boundary(start) {
+                start -= 1;
+            }
+            let mut end = (start + len).min(text.len());
+            while !text.is_char_boundary(end) {
+                end -= 1;
+            }
+            entry.data = format!("{}{}{}", &text[..start], insert, &text[end..]).into_bytes();
+            let bytes = book.to_zip();
+            let _ = verify_bytes(&bytes);
+            let _ = super::super::read::open_bytes(&bytes).map(|e| super::super::read::render_text(&e));
+        }
+    }
+
+    #[test]
+    fn not_a_zip_gives_one_error() {
+        let findings = verify_bytes(b"PK\x03\x04 not really");
+        assert_eq!(only(&findings).severity, Severity::Error);
+    }
+
+    #[test]
+    fn unreadable_path_gives_one_error_naming_it() {
+        let findings = verify_path(Path::new("/nonexistent/book.epub"));
+        assert_eq!(only(&findings).location, "/nonexistent/book.epub");
+    }
+
+    fn epub2_book() -> TestBook {
+        let opf2 = crate::inspect::testutil::OPF
+            .replace(r#"version="3.0""#, r#"version="2.0""#)
+            .replace(r#" properties="nav""#, "");
+        minimal().edit(OPF, crate::inspect::testutil::OPF, &opf2)
+    }
+
+    #[test]
+    fn epub2_xhtml11_named_entities_are_not_errors() {
+        let book = epub2_book()
+            .edit(
+                CHAPTER,
+                "<!DOCTYPE html>",
+                r#"<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.1//EN" "http://www.w3.org/TR/xhtml11/DTD/xhtml11.dtd">"#,
+            )
+            .edit(CHAPTER, "See <a", "See&nbsp;&eacute; <a");
+        assert_eq!(check(&book), vec![]);
+        // Without the XHTML 1.1 DTD the same reference is undeclared: an error.
+        let bare = epub2_book().edit(CHAPTER, "See <a", "See&nbsp; <a");
+        assert_one(
+            bare,
+            Severity::Error,
+            "EPUB/text/chapter_1.xhtml:7:",
+            "nbsp",
+        );
+    }
+
+    #[test]
+    fn epub2_needs_only_xml_lang_and_no_nav() {
+        let opf2 = crate::inspect::testutil::OPF
+            .replace(r#"version="3.0""#, r#"version="2.0""#)
+            .replace(r#" properties="nav""#, "");
+        let book = minimal()
+            .edit(OPF, crate::inspect::testutil::OPF, &opf2)
+            .edit(CHAPTER, r#" lang="en" xml:lang="en""#, r#" xml:lang="en""#);
+        assert_eq!(check(&book), vec![]);
+    }
+}
