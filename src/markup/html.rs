@@ -207,6 +207,28 @@ mod tests {
     }
 
     #[test]
+    fn schematron_descendant_rules_found_by_epubcheck_runs() {
+        // Each of these failed EPUBCheck 5.3.0 on random tag soup before the fix.
+        let f = convert(
+            "<a href=\"#t\" id=\"t\">x<table><tr><td><a href=\"#t\">in</a></td></tr></table></a>",
+        );
+        assert_eq!(f.body.matches("<a ").count(), 1, "{}", f.body);
+        let f = convert("<dfn>x<table><tr><td><dfn>y</dfn></td></tr></table></dfn>");
+        assert_eq!(f.body.matches("<dfn>").count(), 1, "{}", f.body);
+        let f = convert("<table><caption>c<table><tr><td>t</td></tr></table></caption></table>");
+        assert_eq!(f.body.matches("<table>").count(), 1, "{}", f.body);
+        let f =
+            convert("<ruby>no annotation</ruby><ruby>base<rp>(</rp><rt>ok</rt><rp>)</rp></ruby>");
+        assert_eq!(
+            f.body,
+            "<span>no annotation</span><ruby>base<rp>(</rp><rt>ok</rt><rp>)</rp></ruby>"
+        );
+        // A no-break space is text, not inter-element whitespace: it needs an li.
+        let f = convert("<ul>&nbsp;<li>i</li></ul>");
+        assert_eq!(f.body, "<ul><li>\u{A0}</li><li>i</li></ul>");
+    }
+
+    #[test]
     fn remote_and_data_images_removed_keeping_alt() {
         let mut r = Recorder::default();
         let f = html_to_xhtml(

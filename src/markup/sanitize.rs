@@ -750,7 +750,8 @@ impl Tree {
 
     fn is_blank_text(&self, i: usize) -> bool {
         match self.nodes.get(i).map(|n| &n.kind) {
-            Some(Kind::Text(t)) => t.chars().all(char::is_whitespace),
+            // Only ASCII whitespace is inter-element whitespace; a no-break space is text.
+            Some(Kind::Text(t)) => t.chars().all(|c| c.is_ascii_whitespace()),
             Some(Kind::Removed) => true,
             _ => false,
         }
@@ -846,8 +847,12 @@ impl Tree {
 
     /// Pass 3: heading demotion and parent/child rules of lists, tables, figures, ruby.
     fn fix_structure(&mut self) {
-        let mut stack = vec![0usize];
-        while let Some(i) = stack.pop() {
+        // (node, inside a caption): the Schematron forbids tables in captions.
+        let mut stack = vec![(0usize, false)];
+        while let Some((i, in_caption)) = stack.pop() {
+            if self.name(i) == Some("table") && in_caption {
+                self.rename(i, "div");
+            }
             if let Some(name) = self.name(i) {
                 let parent = self.nodes.get(i).map(|n| n.parent).unwrap_or(0);
                 let pname = self.name(parent).unwrap_or("");
@@ -888,10 +893,17 @@ impl Tree {
                     Some("tr") => self.keep_only(i, &["td", "th"]),
                     Some("colgroup") => self.keep_only(i, &["col"]),
                     Some("figure") => self.check_figure(i),
+                    Some("ruby") => self.check_ruby(i),
                     _ => {}
                 }
             }
-            stack.extend(self.children(i).into_iter().rev());
+            let child_in_caption = in_caption || self.name(i) == Some("caption");
+            stack.extend(
+                self.children(i)
+                    .into_iter()
+                    .rev()
+                    .map(|c| (c, child_in_caption)),
+            );
         }
     }
 
@@ -1041,6 +1053,34 @@ impl Tree {
         }
     }
 
+    /// `ruby` must be groups of base text followed by `rt` or `rp rt rp` annotations;
+    /// anything else loses its ruby markup (the text stays).
+    fn check_ruby(&mut self, ruby: usize) {
+        let mut state = 0u8;
+        for c in self.children(ruby) {
+            if self.is_blank_text(c) {
+                continue;
+            }
+            state = match (state, self.name(c)) {
+                (1 | 2, Some("rt")) | (4, Some("rp")) => 2,
+                (1 | 2, Some("rp")) => 3,
+                (3, Some("rt")) => 4,
+                (0..=2, Some(n)) if n != "rt" && n != "rp" => 1,
+                (0..=2, None) => 1,
+                _ => 5,
+            };
+        }
+        if state == 2 {
+            return;
+        }
+        self.rename(ruby, "span");
+        for c in self.children(ruby) {
+            if matches!(self.name(c), Some("rt" | "rp")) {
+                self.rename(c, "span");
+            }
+        }
+    }
+
     /// Pass 4: phrasing/flow content models.
     fn fix_content_models(&mut self) {
         #[derive(Clone, Copy, PartialEq)]
@@ -1064,11 +1104,28 @@ impl Tree {
                 *slot = any;
             }
         }
-        let mut stack = vec![(0usize, Ctx::Flow)];
-        while let Some((i, ctx)) = stack.pop() {
+        const IN_A: u8 = 1;
+        const IN_DFN: u8 = 2;
+        let mut stack = vec![(0usize, Ctx::Flow, 0u8)];
+        while let Some((i, ctx, anc)) = stack.pop() {
             let mut child_ctx = ctx;
+            let mut child_anc = anc;
             if let Some(mut name) = self.name(i) {
                 let blocky = has_block.get(i).copied().unwrap_or(false);
+                let parent = self.nodes.get(i).map(|n| n.parent).unwrap_or(0);
+                // The parser nests links (and dfn) through table cells; renaming a ruby leaves
+                // its rt. EPUBCheck's Schematron rejects a-in-a and dfn-in-dfn at any depth.
+                if (name == "a" && anc & IN_A != 0)
+                    || (name == "dfn" && anc & IN_DFN != 0)
+                    || (matches!(name, "rt" | "rp") && self.name(parent) != Some("ruby"))
+                {
+                    name = if blocky && ctx != Ctx::Phrasing {
+                        "div"
+                    } else {
+                        "span"
+                    };
+                    self.rename(i, name);
+                }
                 if ctx == Ctx::Phrasing {
                     if !is_phrasing(name) {
                         if is_void(name) {
@@ -1101,9 +1158,15 @@ impl Tree {
                         _ => ctx,
                     };
                 }
+                child_anc = anc
+                    | match self.name(i) {
+                        Some("a") => IN_A,
+                        Some("dfn") => IN_DFN,
+                        _ => 0,
+                    };
             }
             for c in self.children(i).into_iter().rev() {
-                stack.push((c, child_ctx));
+                stack.push((c, child_ctx, child_anc));
             }
         }
     }
