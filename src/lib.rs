@@ -24,6 +24,7 @@ pub mod build;
 pub mod convert;
 pub mod error;
 pub mod inspect;
+pub mod markup;
 pub mod media;
 pub mod package;
 pub mod project;

@@ -1,0 +1,261 @@
+//! HTML chapters (`.html`, `.htm`, `.xhtml`) -> XHTML body fragment.
+//!
+//! The source is parsed as a whole document with the HTML5 parser (`scraper` over
+//! `html5ever`: the same error recovery browsers use, so unclosed tags, stray end tags and
+//! entities come out the way a reader of the page saw them). Only the body is kept; the head
+//! supplies a fallback title and warnings for the styles and scripts it loses. The body then
+//! goes through the shared sanitiser.
+
+use scraper::{ElementRef, Html};
+
+use super::sanitize::{Options, Warnings, sanitize};
+use super::{Fragment, ImageResolver, MarkupError};
+
+/// Converts an HTML document (or a bare HTML snippet) to an XHTML body fragment.
+///
+/// `title` is the body's opening `<h1>` (removed from the body) or else the head's `<title>`.
+/// Other headings move one level down. Fails only when the resolver rejects a local image.
+pub fn html_to_xhtml(src: &str, images: &mut dyn ImageResolver) -> Result<Fragment, MarkupError> {
+    let doc = Html::parse_document(src);
+    let mut warnings = Warnings::default();
+    let html = doc.root_element();
+    let mut head_title = None;
+    let mut body = None;
+    for child in html.children().filter_map(ElementRef::wrap) {
+        match child.value().name() {
+            "head" => head_title = read_head(child, &mut warnings),
+            "body" if body.is_none() => body = Some(child),
+            "frameset" => warnings.add("removed <frameset> element".to_string()),
+            _ => {}
+        }
+    }
+    match body {
+        Some(body) => sanitize(body, Options { head_title }, images, warnings),
+        None => {
+            warnings.add("document has no body".to_string());
+            Ok(Fragment {
+                title: head_title,
+                warnings: warnings.finish(),
+                ..Fragment::default()
+            })
+        }
+    }
+}
+
+/// Returns the `<title>` text and warns about head content that will not reach the book.
+fn read_head(head: ElementRef<'_>, warnings: &mut Warnings) -> Option<String> {
+    let mut title = None;
+    for el in head.descendants().filter_map(ElementRef::wrap) {
+        match el.value().name() {
+            "title" if title.is_none() => {
+                let t = el.text().collect::<String>();
+                let t = t.split_whitespace().collect::<Vec<_>>().join(" ");
+                let t: String = t.chars().filter(|&c| super::is_xml_char(c)).collect();
+                if !t.is_empty() {
+                    title = Some(t);
+                }
+            }
+            name @ ("script" | "style" | "link") => {
+                warnings.add(format!("removed <{name}> element"));
+            }
+            _ => {}
+        }
+    }
+    title
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::markup::test_support::*;
+
+    fn convert(src: &str) -> Fragment {
+        let f = html_to_xhtml(src, &mut Recorder::default()).expect("converts");
+        assert_well_formed(&f);
+        f
+    }
+
+    #[test]
+    fn broken_markup_is_closed_and_voids_self_close() {
+        let f = convert("<p>one<br>two<p>three <b>bold <i>both</b> after<img src=a.png>");
+        assert_eq!(
+            f.body,
+            "<p>one<br/>two</p><p>three <b>bold <i>both</i></b><i> after<img src=\"../images/a.png\" alt=\"\"/></i></p>"
+        );
+    }
+
+    #[test]
+    fn entities_become_characters_and_markup_chars_are_escaped() {
+        let f = convert("<p>a&nbsp;b&mdash;c &amp; &lt;tag&gt; &quot;q&quot; &#169; &bogus;</p>");
+        assert_eq!(
+            f.body,
+            "<p>a\u{A0}b\u{2014}c &amp; &lt;tag&gt; \"q\" \u{A9} &amp;bogus;</p>"
+        );
+    }
+
+    #[test]
+    fn scripts_handlers_and_javascript_urls_are_removed_with_warnings() {
+        let f = convert(
+            "<html><head><script>h()</script><style>p{}</style></head><body>\
+             <p onclick=\"evil()\">x<script>alert(1)</script></p>\
+             <a href=\"javascript:alert(2)\">link</a><iframe src=\"x\"></iframe></body></html>",
+        );
+        assert_eq!(f.body, "<p>x</p><a>link</a>");
+        for w in [
+            "removed <script> element (2 times)",
+            "removed <style> element",
+            "removed event-handler attribute onclick",
+            "removed javascript: URL",
+            "removed <iframe> element",
+        ] {
+            assert!(
+                f.warnings.iter().any(|x| x == w),
+                "missing {w:?} in {:?}",
+                f.warnings
+            );
+        }
+    }
+
+    #[test]
+    fn word_html_junk_is_unwrapped_and_attributes_dropped() {
+        let src = r#"<html xmlns:o="urn:schemas-microsoft-com:office:office" xmlns:w="urn:x">
+<head><meta name=Generator content="Microsoft Word 15"><title>Word Doc</title>
+<!--[if gte mso 9]><xml><o:DocumentProperties></o:DocumentProperties></xml><![endif]--></head>
+<body lang=EN-US style='tab-interval:36.0pt'>
+<p class=MsoNormal align=center style='margin:0cm;mso-line-height:1'><span lang=EN-GB style='font-size:12pt'><font face="Times">Hello<o:p></o:p></font></span></p>
+<center><p class=MsoNormal>Centred<![if !supportLists]>x<![endif]></p></center>
+</body></html>"#;
+        let f = convert(src);
+        assert_eq!(f.title.as_deref(), Some("Word Doc"));
+        assert!(!f.body.contains("o:p") && !f.body.contains("font") && !f.body.contains("mso"));
+        assert!(f.body.contains(
+            "<p class=\"MsoNormal\" style=\"text-align: center\"><span lang=\"EN-GB\">Hello</span></p>"
+        ), "{}", f.body);
+        assert!(
+            f.body
+                .contains("<div><p class=\"MsoNormal\">Centredx</p></div>"),
+            "{}",
+            f.body
+        );
+        assert!(
+            f.warnings
+                .iter()
+                .any(|w| w == "unwrapped unknown element <o:p>")
+        );
+    }
+
+    #[test]
+    fn deep_nesting_is_flattened_without_overflow() {
+        let src = format!("{}deep{}", "<div>".repeat(10_000), "</div>".repeat(10_000));
+        let f = convert(&src);
+        assert_eq!(body_text(&f), "deep");
+        assert_eq!(f.body.matches("<div>").count(), 120);
+        assert!(f.warnings.iter().any(|w| w.starts_with("flattened")));
+        let spans = format!("<p>{}x", "<b><i>".repeat(5_000));
+        convert(&spans);
+    }
+
+    #[test]
+    fn title_from_leading_h1_else_head_and_headings_demoted() {
+        let f = convert(
+            "<title>Head</title><body><div>\n<h1>Real <em>Title</em></h1><h1>Next</h1><h3>c</h3>",
+        );
+        assert_eq!(f.title.as_deref(), Some("Real Title"));
+        assert_eq!(f.body, "<div>\n<h2>Next</h2><h4>c</h4></div>");
+        let f = convert("<title>Head</title><p>intro</p><h1>Late</h1>");
+        assert_eq!(f.title.as_deref(), Some("Head"));
+        assert_eq!(f.body, "<p>intro</p><h2>Late</h2>");
+    }
+
+    #[test]
+    fn ids_made_unique_and_valid_and_links_follow() {
+        let f = convert(
+            "<p id=\"1st\">a</p><p id=\"1st\">b</p><p id=\"ok\">c</p>\
+             <a href=\"#1st\">x</a><a href=\"#nowhere\">y</a><a href=\"ch2.html#s\">z</a>",
+        );
+        assert_eq!(
+            f.body,
+            "<p id=\"id-1st\">a</p><p>b</p><p id=\"ok\">c</p><a href=\"#id-1st\">x</a><a>y</a><a href=\"ch2.html#s\">z</a>"
+        );
+        assert_eq!(f.links, vec!["ch2.html#s".to_string()]);
+        assert!(
+            f.warnings
+                .iter()
+                .any(|w| w.starts_with("dropped duplicate id"))
+        );
+    }
+
+    #[test]
+    fn content_models_repaired() {
+        let f =
+            convert("<!DOCTYPE html><b><p>x</p></b><span><div>y</div></span><h2><div>z</div></h2>");
+        assert_eq!(
+            f.body,
+            "<div><p>x</p></div><div><div>y</div></div><h3><span>z</span></h3>"
+        );
+        // Quirks mode (no doctype) lets a table sit inside a p.
+        let f = convert("<p>a<table><tr><td>t</td></tr></table>");
+        assert_eq!(
+            f.body,
+            "<div>a<table><tbody><tr><td>t</td></tr></tbody></table></div>"
+        );
+        let f = convert("<ul>text<li>i</li><p>p</p></ul><li>stray</li><dl><dd>d</dd></dl>");
+        assert_eq!(
+            f.body,
+            "<ul><li>text</li><li>i</li><li><p>p</p></li></ul><div>stray</div><div><div>d</div></div>"
+        );
+    }
+
+    #[test]
+    fn schematron_descendant_rules_found_by_epubcheck_runs() {
+        // Each of these failed EPUBCheck 5.3.0 on random tag soup before the fix.
+        let f = convert(
+            "<a href=\"#t\" id=\"t\">x<table><tr><td><a href=\"#t\">in</a></td></tr></table></a>",
+        );
+        assert_eq!(f.body.matches("<a ").count(), 1, "{}", f.body);
+        let f = convert("<dfn>x<table><tr><td><dfn>y</dfn></td></tr></table></dfn>");
+        assert_eq!(f.body.matches("<dfn>").count(), 1, "{}", f.body);
+        let f = convert("<table><caption>c<table><tr><td>t</td></tr></table></caption></table>");
+        assert_eq!(f.body.matches("<table>").count(), 1, "{}", f.body);
+        let f =
+            convert("<ruby>no annotation</ruby><ruby>base<rp>(</rp><rt>ok</rt><rp>)</rp></ruby>");
+        assert_eq!(
+            f.body,
+            "<span>no annotation</span><ruby>base<rp>(</rp><rt>ok</rt><rp>)</rp></ruby>"
+        );
+        // A no-break space is text, not inter-element whitespace: it needs an li.
+        let f = convert("<ul>&nbsp;<li>i</li></ul>");
+        assert_eq!(f.body, "<ul><li>\u{A0}</li><li>i</li></ul>");
+    }
+
+    #[test]
+    fn remote_and_data_images_removed_keeping_alt() {
+        let mut r = Recorder::default();
+        let f = html_to_xhtml(
+            "<p><img src=\"https://x.org/a.png\" alt=\"remote\"><img src=\"data:image/png;base64,AAAA\" alt=\"d\"><img src=\"pics/a%20b.png?v=1\"></p>",
+            &mut r,
+        )
+        .unwrap();
+        assert_eq!(
+            f.body,
+            "<p>remoted<img src=\"../images/pics/a_b.png\" alt=\"\"/></p>"
+        );
+        assert_eq!(r.calls, vec!["pics/a b.png".to_string()]);
+        assert!(
+            f.warnings
+                .iter()
+                .any(|w| w == "removed remote image https://x.org/a.png")
+        );
+    }
+
+    #[test]
+    fn body_text_preserved_in_order() {
+        let src = "<html><head><title>t</title></head><body>Intro &amp; more<div><p>Para <b>one<i> two</b> three</p>\
+                   <script>drop me</script><table><tr><td>cell</td><td>c2</td></tr></table>\
+                   <ul><li>item<o:p>junk-free</o:p></ul><font>font text</font><center>mid</center>\
+                   <style>x{}</style>tail\u{1}end</body></html>";
+        let f = convert(src);
+        let expected = "Intro & morePara one two threecellc2itemjunk-freefont textmidtailend";
+        assert_eq!(body_text(&f), expected);
+    }
+}

@@ -1,0 +1,623 @@
+//! Markdown chapters -> XHTML body fragment.
+//!
+//! `pulldown-cmark` (CommonMark + tables, strikethrough, footnotes; no smart punctuation, no
+//! task lists) yields events that we render to an HTML string ourselves, so footnotes can
+//! become EPUB 3 note pairs. Raw HTML in the Markdown is copied through as is; the whole string
+//! then goes through the HTML5 parser and the shared sanitiser, which makes it well-formed,
+//! resolves images and demotes headings, exactly as for HTML chapters.
+
+use std::collections::{HashMap, HashSet};
+
+use pulldown_cmark::{
+    Alignment, CodeBlockKind, Event, HeadingLevel, LinkType, Options, Parser, Tag, TagEnd,
+};
+use scraper::Html;
+
+use super::sanitize::{self, Warnings, sanitize};
+use super::{Fragment, ImageResolver, MarkupError, escape_attr, escape_text};
+
+/// Converts a Markdown chapter to an XHTML body fragment.
+///
+/// A leading `# Title` becomes [`Fragment::title`] and leaves the body; other headings move
+/// one level down. Footnotes become `noteref`/`footnote` pairs that link both ways, with the
+/// notes as `<aside>` elements at the end. Fails only when the resolver rejects a local image.
+pub fn markdown_to_xhtml(
+    src: &str,
+    images: &mut dyn ImageResolver,
+) -> Result<Fragment, MarkupError> {
+    let mut warnings = Warnings::default();
+    let html = render(src, &mut warnings);
+    let doc = Html::parse_fragment(&html);
+    sanitize(
+        doc.root_element(),
+        sanitize::Options { head_title: None },
+        images,
+        warnings,
+    )
+}
+
+struct ImageFrame {
+    dest: String,
+    title: String,
+    alt: String,
+}
+
+#[derive(Default)]
+struct Renderer {
+    /// Output buffers: the body first, then one per open footnote definition.
+    bufs: Vec<String>,
+    /// Labels of open footnote definitions, parallel to `bufs[1..]`.
+    def_labels: Vec<String>,
+    defined: HashSet<String>,
+    /// (key, label as written) of each first definition, in source order.
+    def_order: Vec<(String, String)>,
+    dup_defs: Vec<String>,
+    defs: HashMap<String, String>,
+    numbers: HashMap<String, usize>,
+    ref_counts: HashMap<String, usize>,
+    images: Vec<ImageFrame>,
+    aligns: Vec<Alignment>,
+    cell: usize,
+    in_head: bool,
+    tbody_open: bool,
+}
+
+/// Renders Markdown to an HTML string (not yet well-formed: raw HTML passes through).
+fn render(src: &str, warnings: &mut Warnings) -> String {
+    let opts = Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH | Options::ENABLE_FOOTNOTES;
+    let events: Vec<Event<'_>> = Parser::new_ext(src, opts).collect();
+    let mut r = Renderer {
+        bufs: vec![String::with_capacity(src.len() + src.len() / 4)],
+        ..Renderer::default()
+    };
+    for e in &events {
+        if let Event::Start(Tag::FootnoteDefinition(label)) = e {
+            r.defined.insert(label_key(label));
+        }
+    }
+    for e in events {
+        r.event(e);
+    }
+    r.finish(warnings)
+}
+
+impl Renderer {
+    fn out(&mut self) -> &mut String {
+        if self.bufs.is_empty() {
+            self.bufs.push(String::new());
+        }
+        let last = self.bufs.len() - 1;
+        &mut self.bufs[last]
+    }
+
+    fn push(&mut self, s: &str) {
+        self.out().push_str(s);
+    }
+
+    fn event(&mut self, e: Event<'_>) {
+        if let Some(frame) = self.images.last_mut() {
+            // Inside an image everything is alt text.
+            match e {
+                Event::Text(t) | Event::Code(t) | Event::InlineMath(t) | Event::DisplayMath(t) => {
+                    frame.alt.push_str(&t)
+                }
+                Event::SoftBreak | Event::HardBreak => frame.alt.push(' '),
+                Event::Start(Tag::Image {
+                    dest_url, title, ..
+                }) => self.images.push(ImageFrame {
+                    dest: dest_url.to_string(),
+                    title: title.to_string(),
+                    alt: String::new(),
+                }),
+                Event::End(TagEnd::Image) => self.end_image(),
+                _ => {}
+            }
+            return;
+        }
+        match e {
+            Event::Start(tag) => self.start(tag),
+            Event::End(tag) => self.end(tag),
+            Event::Text(t) => self.push(&escape_text(&t)),
+            Event::Code(t) => {
+                let s = format!("<code>{}</code>", escape_text(&t));
+                self.push(&s);
+            }
+            Event::InlineMath(t) | Event::DisplayMath(t) => self.push(&escape_text(&t)),
+            Event::Html(h) | Event::InlineHtml(h) => self.push(&h),
+            Event::FootnoteReference(label) => self.footnote_ref(&label),
+            Event::SoftBreak => self.push("\n"),
+            Event::HardBreak => self.push("<br />\n"),
+            Event::Rule => self.push("<hr />\n"),
+            Event::TaskListMarker(_) => {}
+        }
+    }
+
+    fn start(&mut self, tag: Tag<'_>) {
+        let s: String = match tag {
+            Tag::Paragraph => "<p>".into(),
+            Tag::Heading { level, .. } => format!("<h{}>", level_num(level)),
+            Tag::BlockQuote(_) => "<blockquote>\n".into(),
+            Tag::CodeBlock(kind) => match kind {
+                CodeBlockKind::Fenced(info) => match info.split_whitespace().next() {
+                    Some(lang) => format!("<pre><code class=\"language-{}\">", escape_attr(lang)),
+                    None => "<pre><code>".into(),
+                },
+                CodeBlockKind::Indented => "<pre><code>".into(),
+            },
+            Tag::HtmlBlock | Tag::MetadataBlock(_) => String::new(),
+            Tag::List(Some(1)) => "<ol>\n".into(),
+            Tag::List(Some(n)) => format!("<ol start=\"{n}\">\n"),
+            Tag::List(None) => "<ul>\n".into(),
+            Tag::Item => "<li>".into(),
+            Tag::FootnoteDefinition(label) => {
+                self.def_labels.push(label.to_string());
+                self.bufs.push(String::new());
+                String::new()
+            }
+            Tag::DefinitionList => "<dl>".into(),
+            Tag::DefinitionListTitle => "<dt>".into(),
+            Tag::DefinitionListDefinition => "<dd>".into(),
+            Tag::Table(aligns) => {
+                self.aligns = aligns;
+                self.tbody_open = false;
+                "<table>\n".into()
+            }
+            Tag::TableHead => {
+                self.in_head = true;
+                self.cell = 0;
+                "<thead><tr>".into()
+            }
+            Tag::TableRow => {
+                self.cell = 0;
+                if self.tbody_open {
+                    "<tr>".into()
+                } else {
+                    self.tbody_open = true;
+                    "<tbody>\n<tr>".into()
+                }
+            }
+            Tag::TableCell => {
+                let el = if self.in_head { "th" } else { "td" };
+                let align = match self.aligns.get(self.cell) {
+                    Some(Alignment::Left) => " style=\"text-align: left\"",
+                    Some(Alignment::Center) => " style=\"text-align: center\"",
+                    Some(Alignment::Right) => " style=\"text-align: right\"",
+                    _ => "",
+                };
+                self.cell += 1;
+                format!("<{el}{align}>")
+            }
+            Tag::Emphasis => "<em>".into(),
+            Tag::Strong => "<strong>".into(),
+            Tag::Strikethrough => "<del>".into(),
+            Tag::Superscript => "<sup>".into(),
+            Tag::Subscript => "<sub>".into(),
+            Tag::Link {
+                link_type,
+                dest_url,
+                title,
+                ..
+            } => {
+                let href = if link_type == LinkType::Email && !dest_url.starts_with("mailto:") {
+                    format!("mailto:{dest_url}")
+                } else {
+                    dest_url.to_string()
+                };
+                let mut s = format!("<a href=\"{}\"", escape_attr(&href));
+                if !title.is_empty() {
+                    s.push_str(&format!(" title=\"{}\"", escape_attr(&title)));
+                }
+                s.push('>');
+                s
+            }
+            Tag::Image {
+                dest_url, title, ..
+            } => {
+                self.images.push(ImageFrame {
+                    dest: dest_url.to_string(),
+                    title: title.to_string(),
+                    alt: String::new(),
+                });
+                String::new()
+            }
+        };
+        self.push(&s);
+    }
+
+    fn end(&mut self, tag: TagEnd) {
+        let s: String = match tag {
+            TagEnd::Paragraph => "</p>\n".into(),
+            TagEnd::Heading(level) => format!("</h{}>\n", level_num(level)),
+            TagEnd::BlockQuote(_) => "</blockquote>\n".into(),
+            TagEnd::CodeBlock => "</code></pre>\n".into(),
+            TagEnd::HtmlBlock | TagEnd::MetadataBlock(_) => String::new(),
+            TagEnd::List(true) => "</ol>\n".into(),
+            TagEnd::List(false) => "</ul>\n".into(),
+            TagEnd::Item => "</li>\n".into(),
+            TagEnd::FootnoteDefinition => {
+                if self.bufs.len() > 1 {
+                    let content = self.bufs.pop().unwrap_or_default();
+                    if let Some(label) = self.def_labels.pop() {
+                        let key = label_key(&label);
+                        if self.defs.contains_key(&key) {
+                            self.dup_defs.push(label);
+                        } else {
+                            self.def_order.push((key.clone(), label));
+                            self.defs.insert(key, content);
+                        }
+                    }
+                }
+                String::new()
+            }
+            TagEnd::DefinitionList => "</dl>\n".into(),
+            TagEnd::DefinitionListTitle => "</dt>\n".into(),
+            TagEnd::DefinitionListDefinition => "</dd>\n".into(),
+            TagEnd::Table => {
+                let close = if self.tbody_open { "</tbody>\n" } else { "" };
+                self.tbody_open = false;
+                format!("{close}</table>\n")
+            }
+            TagEnd::TableHead => {
+                self.in_head = false;
+                "</tr></thead>\n".into()
+            }
+            TagEnd::TableRow => "</tr>\n".into(),
+            TagEnd::TableCell => {
+                if self.in_head {
+                    "</th>".into()
+                } else {
+                    "</td>".into()
+                }
+            }
+            TagEnd::Emphasis => "</em>".into(),
+            TagEnd::Strong => "</strong>".into(),
+            TagEnd::Strikethrough => "</del>".into(),
+            TagEnd::Superscript => "</sup>".into(),
+            TagEnd::Subscript => "</sub>".into(),
+            TagEnd::Link => "</a>".into(),
+            TagEnd::Image => {
+                self.end_image();
+                String::new()
+            }
+        };
+        self.push(&s);
+    }
+
+    fn end_image(&mut self) {
+        let Some(frame) = self.images.pop() else {
+            return;
+        };
+        if let Some(outer) = self.images.last_mut() {
+            outer.alt.push_str(&frame.alt);
+            return;
+        }
+        let mut s = format!(
+            "<img src=\"{}\" alt=\"{}\"",
+            escape_attr(&frame.dest),
+            escape_attr(&frame.alt)
+        );
+        if !frame.title.is_empty() {
+            s.push_str(&format!(" title=\"{}\"", escape_attr(&frame.title)));
+        }
+        s.push_str(" />");
+        self.push(&s);
+    }
+
+    fn footnote_ref(&mut self, label: &str) {
+        let key = label_key(label);
+        if !self.defined.contains(&key) {
+            let s = escape_text(&format!("[^{label}]"));
+            self.push(&s);
+            return;
+        }
+        let next = self.numbers.len() + 1;
+        let n = *self.numbers.entry(key.clone()).or_insert(next);
+        let count = self.ref_counts.entry(key).or_insert(0);
+        *count += 1;
+        let id = ref_id(n, *count);
+        let s = format!(
+            "<sup><a epub:type=\"noteref\" role=\"doc-noteref\" id=\"{id}\" href=\"#fn-{n}\">{n}</a></sup>"
+        );
+        self.push(&s);
+    }
+
+    /// Joins the body and the notes, in reference order, then the never-referenced ones.
+    fn finish(mut self, warnings: &mut Warnings) -> String {
+        // Unclosed definitions cannot happen with pulldown-cmark; fold them in rather than lose text.
+        while self.bufs.len() > 1 {
+            let tail = self.bufs.pop().unwrap_or_default();
+            self.push(&tail);
+        }
+        let mut out = self.bufs.pop().unwrap_or_default();
+        let mut referenced: Vec<(usize, String)> =
+            self.numbers.iter().map(|(l, &n)| (n, l.clone())).collect();
+        referenced.sort();
+        for (n, label) in &referenced {
+            let Some(content) = self.defs.get(label) else {
+                continue;
+            };
+            let count = self.ref_counts.get(label).copied().unwrap_or(1);
+            let backs: Vec<String> = (1..=count)
+                .map(|j| {
+                    format!(
+                        "<a href=\"#{}\" role=\"doc-backlink\">\u{21A9}</a>",
+                        ref_id(*n, j)
+                    )
+                })
+                .collect();
+            out.push_str(&aside(*n, content, &backs.join(" ")));
+        }
+        let mut next = referenced.len();
+        for label in &self.dup_defs {
+            warnings.add(format!("ignored second definition of footnote [^{label}]"));
+        }
+        for (key, label) in &self.def_order {
+            if self.numbers.contains_key(key) {
+                continue;
+            }
+            next += 1;
+            warnings.add(format!("footnote [^{label}] is never referenced"));
+            if let Some(content) = self.defs.get(key) {
+                out.push_str(&aside(next, content, ""));
+            }
+        }
+        out
+    }
+}
+
+/// Footnote labels match case-insensitively (GFM), which pulldown-cmark follows when it
+/// decides that a reference has a definition.
+fn label_key(label: &str) -> String {
+    label.to_lowercase()
+}
+
+fn ref_id(n: usize, occurrence: usize) -> String {
+    if occurrence <= 1 {
+        format!("fnref-{n}")
+    } else {
+        format!("fnref-{n}-{occurrence}")
+    }
+}
+
+/// One note: its number first (readers without pop-ups show notes in line), back links last.
+fn aside(n: usize, content: &str, backs: &str) -> String {
+    let mut body = content.trim_end().to_string();
+    let label = format!("<span class=\"footnote-label\">{n}.</span> ");
+    if let Some(rest) = body.strip_prefix("<p>") {
+        body = format!("<p>{label}{rest}");
+    } else {
+        body = format!("<p>{label}</p>\n{body}");
+    }
+    if !backs.is_empty() {
+        match body.strip_suffix("</p>") {
+            Some(head) => body = format!("{head} {backs}</p>"),
+            None => body = format!("{body}\n<p>{backs}</p>"),
+        }
+    }
+    format!(
+        "<aside epub:type=\"footnote\" role=\"doc-footnote\" id=\"fn-{n}\">\n{body}\n</aside>\n"
+    )
+}
+
+fn level_num(level: HeadingLevel) -> u8 {
+    match level {
+        HeadingLevel::H1 => 1,
+        HeadingLevel::H2 => 2,
+        HeadingLevel::H3 => 3,
+        HeadingLevel::H4 => 4,
+        HeadingLevel::H5 => 5,
+        HeadingLevel::H6 => 6,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::markup::test_support::*;
+    use std::collections::HashSet;
+
+    fn convert(src: &str) -> Fragment {
+        let f = markdown_to_xhtml(src, &mut Recorder::default()).expect("converts");
+        assert_well_formed(&f);
+        f
+    }
+
+    const SAMPLE: &str = "# The Title\n\nIntro with ~~struck~~ text[^one] and again[^one], then[^Two].\n\n\
+| Left | Mid | Right |\n|:-----|:---:|------:|\n| a    | b   | c     |\n\n## Section\n\n\
+![A *picture*](images/pic%201.png \"cap\")\n\n[^one]: First note.\n[^two]: Second\n\n    with code\n";
+
+    #[test]
+    fn footnotes_table_strikethrough_structure() {
+        let f = convert(SAMPLE);
+        assert_eq!(f.title.as_deref(), Some("The Title"));
+        let xml = wrap(&f.body);
+        let doc = roxmltree::Document::parse(&xml).unwrap();
+        const EPUB: &str = "http://www.idpf.org/2007/ops";
+        let ids: HashSet<&str> = doc
+            .descendants()
+            .filter_map(|n| n.attribute("id"))
+            .collect();
+        let noterefs: Vec<_> = doc
+            .descendants()
+            .filter(|n| n.attribute((EPUB, "type")) == Some("noteref"))
+            .collect();
+        assert_eq!(noterefs.len(), 3);
+        for r in &noterefs {
+            assert_eq!(r.tag_name().name(), "a");
+            assert_eq!(r.parent().map(|p| p.tag_name().name()), Some("sup"));
+            assert_eq!(r.attribute("role"), Some("doc-noteref"));
+            let target = r.attribute("href").unwrap().strip_prefix('#').unwrap();
+            let aside = doc
+                .descendants()
+                .find(|n| n.attribute("id") == Some(target))
+                .unwrap();
+            assert_eq!(aside.tag_name().name(), "aside");
+            assert_eq!(aside.attribute((EPUB, "type")), Some("footnote"));
+            assert_eq!(aside.attribute("role"), Some("doc-footnote"));
+        }
+        // The first note is referenced twice: both references have their own id.
+        assert_eq!(noterefs[0].attribute("href"), noterefs[1].attribute("href"));
+        assert_ne!(noterefs[0].attribute("id"), noterefs[1].attribute("id"));
+        let backlinks: Vec<_> = doc
+            .descendants()
+            .filter(|n| n.attribute("role") == Some("doc-backlink"))
+            .collect();
+        assert_eq!(backlinks.len(), 3);
+        for b in &backlinks {
+            let target = b.attribute("href").unwrap().strip_prefix('#').unwrap();
+            assert!(ids.contains(target), "back link to missing {target}");
+            let r = doc
+                .descendants()
+                .find(|n| n.attribute("id") == Some(target))
+                .unwrap();
+            assert_eq!(r.attribute((EPUB, "type")), Some("noteref"));
+        }
+        // Notes come after the body text, in reference order; the case-insensitive label matched.
+        let notes: Vec<String> = doc
+            .descendants()
+            .filter(|n| n.tag_name().name() == "aside")
+            .map(|n| n.descendants().filter_map(|t| t.text()).collect())
+            .collect();
+        assert!(
+            notes[0].contains("First note.") && notes[1].contains("with code"),
+            "{notes:?}"
+        );
+        assert!(
+            doc.descendants()
+                .any(|n| n.tag_name().name() == "del" && n.text() == Some("struck"))
+        );
+        let table = doc
+            .descendants()
+            .find(|n| n.tag_name().name() == "table")
+            .unwrap();
+        let parts: Vec<&str> = table
+            .children()
+            .filter(|n| n.is_element())
+            .map(|n| n.tag_name().name())
+            .collect();
+        assert_eq!(parts, ["thead", "tbody"]);
+        let th: Vec<_> = table
+            .descendants()
+            .filter(|n| n.tag_name().name() == "th")
+            .collect();
+        assert_eq!(th[0].attribute("style"), Some("text-align: left"));
+        assert_eq!(th[1].attribute("style"), Some("text-align: center"));
+        assert_eq!(th[2].attribute("style"), Some("text-align: right"));
+        // "## Section" is demoted below the chapter's own h1, which is not in the body.
+        assert!(
+            f.body.contains("<h3>Section</h3>")
+                && !f.body.contains("<h1")
+                && !f.body.contains("<h2")
+        );
+        let img = doc
+            .descendants()
+            .find(|n| n.tag_name().name() == "img")
+            .unwrap();
+        assert_eq!(img.attribute("alt"), Some("A picture"));
+        assert_eq!(img.attribute("title"), Some("cap"));
+    }
+
+    #[test]
+    fn image_resolver_gets_decoded_src_once_per_image() {
+        let mut r = Recorder::default();
+        let f = markdown_to_xhtml(
+            "![x](pics/a%20b.png) ![](pics/a%20b.png)\n\n![y](<c d.jpg>)",
+            &mut r,
+        )
+        .unwrap();
+        assert_eq!(r.calls, ["pics/a b.png", "c d.jpg"]);
+        assert_eq!(f.images.len(), 2);
+        assert_eq!(f.images[0].src, "pics/a b.png");
+        assert_eq!(f.images[0].href, "../images/pics/a_b.png");
+        assert!(
+            f.body
+                .contains("<img src=\"../images/pics/a_b.png\" alt=\"\"/>"),
+            "{}",
+            f.body
+        );
+    }
+
+    #[test]
+    fn image_resolver_error_names_the_src() {
+        let mut r = Recorder {
+            fail_on: Some("missing one.png".into()),
+            ..Recorder::default()
+        };
+        let err = markdown_to_xhtml("text ![m](missing%20one.png)", &mut r).unwrap_err();
+        assert_eq!(
+            err,
+            MarkupError::Image {
+                src: "missing one.png".into(),
+                message: "no such file".into()
+            }
+        );
+        assert!(err.to_string().contains("missing one.png"));
+    }
+
+    #[test]
+    fn remote_image_removed_with_warning_keeping_alt() {
+        let mut r = Recorder::default();
+        let f = markdown_to_xhtml(
+            "See ![the logo](https://example.com/logo.png) here.",
+            &mut r,
+        )
+        .unwrap();
+        assert!(r.calls.is_empty());
+        assert_eq!(f.body.trim(), "<p>See the logo here.</p>");
+        assert_eq!(
+            f.warnings,
+            ["removed remote image https://example.com/logo.png"]
+        );
+    }
+
+    #[test]
+    fn raw_html_is_made_well_formed() {
+        let f = convert("Before\n\n<div><p>unclosed <b>bold</div>\n\nafter <span>inline *md*\n");
+        assert_eq!(
+            body_text(&f).replace('\n', ""),
+            "Beforeunclosed boldafter inline md"
+        );
+        assert!(f.body.contains("<b>bold</b>"), "{}", f.body);
+    }
+
+    #[test]
+    fn undefined_footnote_stays_literal_and_unreferenced_note_is_kept() {
+        let f = convert("Text[^missing].\n\n[^lonely]: Nobody cites me.\n");
+        assert!(f.body.starts_with("<p>Text[^missing].</p>"), "{}", f.body);
+        assert!(f.body.contains("Nobody cites me."));
+        assert!(
+            f.warnings
+                .iter()
+                .any(|w| w == "footnote [^lonely] is never referenced")
+        );
+    }
+
+    #[test]
+    fn title_only_when_document_starts_with_h1() {
+        let f = convert("\n  \n# Title *here*\n\n# Another\n\ntext");
+        assert_eq!(f.title.as_deref(), Some("Title here"));
+        assert_eq!(f.body, "<h2>Another</h2>\n<p>text</p>\n");
+        let f = convert("Para first\n\n# Heading\n\n###### Six\n");
+        assert_eq!(f.title, None);
+        assert_eq!(
+            f.body,
+            "<p>Para first</p>\n<h2>Heading</h2>\n<h6>Six</h6>\n"
+        );
+    }
+
+    #[test]
+    fn markdown_text_is_preserved_in_order() {
+        let src = "Alpha & <beta>\n\n* one\n* two `co<de>`\n\n> quote **bold**\n\n1. x\n2. y\n";
+        let f = convert(src);
+        assert_eq!(
+            body_text(&f).replace('\n', ""),
+            "Alpha & onetwo co<de>quote boldxy"
+        );
+    }
+
+    #[test]
+    fn deeply_nested_blockquotes_do_not_overflow() {
+        let f = convert(&format!("{} deep", ">".repeat(10_000)));
+        assert_eq!(body_text(&f).trim(), "deep");
+    }
+}

@@ -1,0 +1,249 @@
+//! Markup conversion: Markdown and HTML chapter sources -> well-formed XHTML body fragments.
+//!
+//! Sits in the convert stage of the pipeline (project -> source -> **convert** -> package ->
+//! archive). The caller hands over decoded text; we hand back a [`Fragment`] whose `body` the
+//! packager drops inside its own `<section epub:type="chapter">`, right after the chapter's `<h1>`.
+//!
+//! Both input kinds end in the same place: Markdown is rendered to an HTML string
+//! ([`markdown`]), which is then parsed with the HTML5 parser exactly like an HTML chapter
+//! ([`html`]). The shared sanitiser (`sanitize`) keeps an allow-list of XHTML5 elements and
+//! attributes, repairs the content models that EPUBCheck's schema enforces, resolves local
+//! images through an [`ImageResolver`] and serialises well-formed XML without recursion.
+
+mod html;
+mod markdown;
+mod sanitize;
+
+pub use html::html_to_xhtml;
+pub use markdown::markdown_to_xhtml;
+
+/// One converted chapter body.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Fragment {
+    /// Text of the chapter's leading level-1 heading (removed from `body`), or for HTML the
+    /// `<title>` of the head when the body does not start with an `<h1>`.
+    pub title: Option<String>,
+    /// Well-formed XHTML content (may have several top-level nodes). Only the default XHTML
+    /// namespace and the `epub:` prefix are used; the caller's root element declares both.
+    pub body: String,
+    /// Every local image referenced, in order of first use, without duplicates.
+    pub images: Vec<ImageUse>,
+    /// Relative link targets (not `#fragment` ones) kept in `body`, as written there, in order
+    /// of first use. They point at other source files; the pipeline may rewrite or check them.
+    pub links: Vec<String>,
+    /// Human-readable notes about what was removed or changed.
+    pub warnings: Vec<String>,
+}
+
+/// A local image that the body refers to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ImageUse {
+    /// The image path as written in the source, percent-decoded, without `?query`/`#fragment`.
+    pub src: String,
+    /// The href the resolver returned, which is what `body` contains.
+    pub href: String,
+}
+
+/// Maps a local image reference to the href written into the XHTML.
+pub trait ImageResolver {
+    /// `src` is a local (relative) path as written in the source, percent-decoded. Return the
+    /// href to use in the body (e.g. `../images/img003.png`), or `Err(message)` when the image
+    /// is missing or unsupported; the conversion then fails with [`MarkupError::Image`].
+    fn resolve(&mut self, src: &str) -> Result<String, String>;
+}
+
+impl<F: FnMut(&str) -> Result<String, String>> ImageResolver for F {
+    fn resolve(&mut self, src: &str) -> Result<String, String> {
+        self(src)
+    }
+}
+
+/// Why a chapter could not be converted.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum MarkupError {
+    /// The image resolver refused a local image.
+    #[error("image {src:?}: {message}")]
+    Image {
+        /// The image path as written in the source (percent-decoded).
+        src: String,
+        /// The resolver's explanation.
+        message: String,
+    },
+}
+
+/// Escapes text content for XML: `&`, `<`, `>`; drops characters XML 1.0 forbids.
+pub fn escape_text(s: &str) -> String {
+    escape(s, false)
+}
+
+/// Escapes an attribute value for XML (double-quoted): like [`escape_text`], plus `"`.
+pub fn escape_attr(s: &str) -> String {
+    escape(s, true)
+}
+
+fn escape(s: &str, attr: bool) -> String {
+    let mut out = String::with_capacity(s.len() + s.len() / 8);
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' if attr => out.push_str("&quot;"),
+            // Attribute-value normalisation would turn these into spaces; keep them exact.
+            '\t' if attr => out.push_str("&#9;"),
+            '\n' if attr => out.push_str("&#10;"),
+            '\r' => out.push_str("&#13;"),
+            c if is_xml_char(c) => out.push(c),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// True for characters allowed in XML 1.0 documents (the `Char` production).
+pub(crate) fn is_xml_char(c: char) -> bool {
+    matches!(c, '\t' | '\n' | '\r' | '\u{20}'..='\u{D7FF}' | '\u{E000}'..='\u{FFFD}' | '\u{10000}'..)
+}
+
+#[cfg(test)]
+pub(crate) mod test_support {
+    //! Helpers shared by the markup tests: wrap a fragment the way the packager does and
+    //! parse it with a real XML parser.
+
+    use super::{Fragment, ImageResolver};
+
+    /// Wraps `body` in the namespaces the packager declares; returns the XML text.
+    pub fn wrap(body: &str) -> String {
+        format!(
+            "<html xmlns=\"http://www.w3.org/1999/xhtml\" xmlns:epub=\"http://www.idpf.org/2007/ops\"><body><section>{body}</section></body></html>"
+        )
+    }
+
+    /// Parses the wrapped fragment, panicking with the XML error and the body if malformed.
+    pub fn assert_well_formed(f: &Fragment) {
+        let xml = wrap(&f.body);
+        let opts = roxmltree::ParsingOptions {
+            allow_dtd: false,
+            nodes_limit: u32::MAX,
+            ..Default::default()
+        };
+        if let Err(e) = roxmltree::Document::parse_with_options(&xml, opts) {
+            panic!("not well-formed: {e}\n--- body ---\n{}", f.body);
+        }
+    }
+
+    /// A resolver that maps `x` to `../images/x` and records every call.
+    #[derive(Default)]
+    pub struct Recorder {
+        pub calls: Vec<String>,
+        pub fail_on: Option<String>,
+    }
+
+    impl ImageResolver for Recorder {
+        fn resolve(&mut self, src: &str) -> Result<String, String> {
+            self.calls.push(src.to_string());
+            if self.fail_on.as_deref() == Some(src) {
+                return Err("no such file".to_string());
+            }
+            Ok(format!("../images/{}", src.replace(' ', "_")))
+        }
+    }
+
+    /// All text of the body, in document order, as the XML parser sees it.
+    pub fn body_text(f: &Fragment) -> String {
+        let xml = wrap(&f.body);
+        let doc = roxmltree::Document::parse(&xml).expect("well-formed");
+        doc.descendants()
+            .filter(|n| n.is_text())
+            .filter_map(|n| n.text())
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::test_support::*;
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn escape_text_escapes_markup_and_drops_forbidden_controls() {
+        assert_eq!(escape_text("a<b>&c\u{1}\"d"), "a&lt;b&gt;&amp;c\"d");
+        assert_eq!(escape_attr("x\"y&<\u{FFFF}"), "x&quot;y&amp;&lt;");
+    }
+
+    #[test]
+    fn closure_works_as_image_resolver() {
+        let mut r = |s: &str| Ok::<_, String>(format!("img/{s}"));
+        let f = markdown_to_xhtml("![a](p.png)", &mut r).unwrap();
+        assert_eq!(f.images[0].href, "img/p.png");
+    }
+
+    fn any_resolver() -> impl FnMut(&str) -> Result<String, String> {
+        |s: &str| {
+            if s.contains('!') {
+                Err("bang".into())
+            } else {
+                Ok(format!("../images/{s}"))
+            }
+        }
+    }
+
+    fn html_soup() -> impl Strategy<Value = String> {
+        let token = prop_oneof![
+            Just("<p>".to_string()),
+            Just("</p>".to_string()),
+            Just("<div>".to_string()),
+            Just("</div>".to_string()),
+            Just("<b>".to_string()),
+            Just("</b>".to_string()),
+            Just("<table><tr><td>".to_string()),
+            Just("</td>".to_string()),
+            Just("<ul>".to_string()),
+            Just("<li>".to_string()),
+            Just("<dl><dd>".to_string()),
+            Just("<h1>".to_string()),
+            Just("</h1>".to_string()),
+            Just("<pre>".to_string()),
+            Just("<span id=\"x\">".to_string()),
+            Just("<a href=\"#x\">".to_string()),
+            Just("<a href=\"javascript:alert(1)\" onclick=\"x()\">".to_string()),
+            Just("<img src=\"a b.png\">".to_string()),
+            Just("<img src=\"http://e.com/x.png\" alt=\"r\">".to_string()),
+            Just("<script>x<y</script>".to_string()),
+            Just("<o:p>".to_string()),
+            Just("<font face=x>".to_string()),
+            Just("<figure><figcaption>c</figcaption>".to_string()),
+            Just("<ruby>x<rt>y</rt></ruby>".to_string()),
+            Just("&nbsp;&mdash;&amp;&lt;&#0;&#x1;".to_string()),
+            Just("<svg><text>t</text></svg>".to_string()),
+            Just("<!-- c -->".to_string()),
+            Just("[^1]".to_string()),
+            Just("\n\n[^1]: note\n".to_string()),
+            Just("\n| a | b |\n|---|:-:|\n| c | d |\n".to_string()),
+            Just("\n# T\n".to_string()),
+            "[a-z \u{1}\u{0}\u{FFFE}<>&\"'#*_`\\[\\]()!-]{0,12}",
+        ];
+        prop::collection::vec(token, 0..24).prop_map(|v| v.concat())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        #[test]
+        fn arbitrary_strings_give_well_formed_output(s in any::<String>()) {
+            let mut r = any_resolver();
+            if let Ok(f) = markdown_to_xhtml(&s, &mut r) { assert_well_formed(&f); }
+            if let Ok(f) = html_to_xhtml(&s, &mut r) { assert_well_formed(&f); }
+        }
+
+        #[test]
+        fn html_token_soup_gives_well_formed_output(s in html_soup()) {
+            let mut r = any_resolver();
+            let f = markdown_to_xhtml(&s, &mut r).unwrap();
+            assert_well_formed(&f);
+            let f = html_to_xhtml(&s, &mut r).unwrap();
+            assert_well_formed(&f);
+        }
+    }
+}

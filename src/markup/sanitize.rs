@@ -1,0 +1,1355 @@
+//! The shared HTML -> XHTML sanitiser behind both converters.
+//!
+//! Input is a tree from the HTML5 parser (`scraper`, which wraps `html5ever` in an arena tree,
+//! so walking and dropping a 10,000-deep tree needs no recursion). We copy the parts we keep
+//! into our own small arena, then run a few iterative passes:
+//!
+//! 1. **build**: allow-list of elements and attributes; unwrap or remove the rest (with
+//!    warnings); resolve local images; cap the nesting depth.
+//! 2. **title**: take a leading `<h1>` out as the chapter title.
+//! 3. **structure**: demote headings, give list items, table parts, `dt`/`dd` and
+//!    `figcaption` the parents the schema wants.
+//! 4. **content models**: blocks inside phrasing-only elements become `span`, inline
+//!    elements wrapping blocks become `div` (the HTML5 parser leaves e.g. `<b><p>` alone).
+//! 5. **ids and links**: ids become unique NCNames; `#fragment` links that point nowhere
+//!    lose their href (EPUBCheck reports dangling fragments).
+//! 6. **serialise** as XHTML with an explicit stack.
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+
+use scraper::ElementRef;
+use scraper::Node as PNode;
+use scraper::node::Element as PElement;
+
+use super::{
+    Fragment, ImageResolver, ImageUse, MarkupError, escape_attr, escape_text, is_xml_char,
+};
+
+/// Deepest element nesting written. libxml2-based readers refuse documents deeper than 256;
+/// the packager adds three levels and list repair can add one per list level.
+const MAX_DEPTH: usize = 120;
+
+/// What the body-walking passes need from the caller.
+pub(crate) struct Options {
+    /// Fallback title (HTML `<title>`) when the body does not start with an `<h1>`.
+    pub head_title: Option<String>,
+}
+
+/// Runs the whole sanitiser over `root`'s children and returns the finished fragment.
+pub(crate) fn sanitize(
+    root: ElementRef<'_>,
+    opts: Options,
+    images: &mut dyn ImageResolver,
+    warnings: Warnings,
+) -> Result<Fragment, MarkupError> {
+    let mut b = Builder {
+        nodes: vec![Node {
+            kind: Kind::Root,
+            parent: 0,
+            children: Vec::new(),
+        }],
+        images,
+        image_hrefs: HashMap::new(),
+        image_uses: Vec::new(),
+        warnings,
+        dropped_attrs: BTreeSet::new(),
+    };
+    b.build(root)?;
+    if !b.dropped_attrs.is_empty() {
+        let names: Vec<&str> = b.dropped_attrs.iter().map(String::as_str).collect();
+        b.warnings.add(format!(
+            "dropped unsupported attributes: {}",
+            names.join(", ")
+        ));
+    }
+    let Builder {
+        nodes,
+        image_uses,
+        mut warnings,
+        ..
+    } = b;
+    let mut tree = Tree { nodes };
+    let title = tree.take_title().or(opts.head_title);
+    tree.fix_structure();
+    tree.fix_content_models();
+    let links = tree.fix_ids_and_links(&mut warnings);
+    let body = tree.serialize();
+    Ok(Fragment {
+        title,
+        body,
+        images: image_uses,
+        links,
+        warnings: warnings.finish(),
+    })
+}
+
+/// Ordered, de-duplicated warnings with repeat counts.
+#[derive(Default)]
+pub(crate) struct Warnings {
+    list: Vec<(String, usize)>,
+    index: HashMap<String, usize>,
+}
+
+impl Warnings {
+    pub(crate) fn add(&mut self, msg: String) {
+        if let Some(&i) = self.index.get(&msg) {
+            if let Some(entry) = self.list.get_mut(i) {
+                entry.1 += 1;
+            }
+            return;
+        }
+        self.index.insert(msg.clone(), self.list.len());
+        self.list.push((msg, 1));
+    }
+
+    pub(crate) fn finish(self) -> Vec<String> {
+        self.list
+            .into_iter()
+            .map(|(m, n)| if n > 1 { format!("{m} ({n} times)") } else { m })
+            .collect()
+    }
+}
+
+enum Kind {
+    Root,
+    Element(Elem),
+    Text(String),
+    Removed,
+}
+
+struct Elem {
+    name: &'static str,
+    attrs: Vec<(&'static str, String)>,
+}
+
+struct Node {
+    kind: Kind,
+    parent: usize,
+    children: Vec<usize>,
+}
+
+/// Elements allowed inside phrasing-only content (plus `rt`/`rp`, which pass 3 keeps inside
+/// `ruby` only).
+fn is_phrasing(name: &str) -> bool {
+    matches!(
+        name,
+        "a" | "abbr"
+            | "b"
+            | "bdi"
+            | "bdo"
+            | "br"
+            | "cite"
+            | "code"
+            | "del"
+            | "dfn"
+            | "em"
+            | "i"
+            | "img"
+            | "ins"
+            | "kbd"
+            | "mark"
+            | "q"
+            | "ruby"
+            | "rt"
+            | "rp"
+            | "s"
+            | "samp"
+            | "small"
+            | "span"
+            | "strong"
+            | "sub"
+            | "sup"
+            | "u"
+            | "var"
+            | "wbr"
+    )
+}
+
+/// Elements whose content model is their parent's.
+fn is_transparent(name: &str) -> bool {
+    matches!(name, "a" | "ins" | "del")
+}
+
+fn is_heading(name: &str) -> bool {
+    matches!(name, "h1" | "h2" | "h3" | "h4" | "h5" | "h6")
+}
+
+fn is_void(name: &str) -> bool {
+    matches!(name, "br" | "hr" | "img" | "wbr" | "col")
+}
+
+/// Attributes every kept element may carry.
+fn is_global_attr(name: &str) -> bool {
+    matches!(name, "id" | "class" | "lang" | "dir" | "title" | "style")
+}
+
+/// Output order of attributes, so serialisation does not depend on the parser's order.
+fn attr_rank(name: &str) -> usize {
+    const ORDER: [&str; 20] = [
+        "epub:type",
+        "role",
+        "id",
+        "href",
+        "src",
+        "alt",
+        "class",
+        "lang",
+        "dir",
+        "title",
+        "style",
+        "start",
+        "reversed",
+        "type",
+        "colspan",
+        "rowspan",
+        "scope",
+        "span",
+        "width",
+        "height",
+    ];
+    ORDER.iter().position(|n| *n == name).unwrap_or(ORDER.len())
+}
+
+enum Action {
+    Keep(&'static str),
+    Unwrap,
+    /// Drop the element and its content; `true` adds a warning.
+    Remove(bool),
+    Img,
+}
+
+fn classify(local: &str) -> Action {
+    use Action::*;
+    match local {
+        "a" => Keep("a"),
+        "abbr" | "acronym" => Keep("abbr"),
+        "address" => Keep("address"),
+        "article" => Keep("article"),
+        "aside" => Keep("aside"),
+        "b" => Keep("b"),
+        "bdi" => Keep("bdi"),
+        "bdo" => Keep("bdo"),
+        "blockquote" => Keep("blockquote"),
+        "br" => Keep("br"),
+        "caption" => Keep("caption"),
+        "cite" => Keep("cite"),
+        "code" | "tt" => Keep("code"),
+        "col" => Keep("col"),
+        "colgroup" => Keep("colgroup"),
+        "dd" => Keep("dd"),
+        "del" => Keep("del"),
+        "dfn" => Keep("dfn"),
+        "div" => Keep("div"),
+        "dl" => Keep("dl"),
+        "dt" => Keep("dt"),
+        "em" => Keep("em"),
+        "figcaption" => Keep("figcaption"),
+        "figure" => Keep("figure"),
+        "h1" => Keep("h1"),
+        "h2" => Keep("h2"),
+        "h3" => Keep("h3"),
+        "h4" => Keep("h4"),
+        "h5" => Keep("h5"),
+        "h6" => Keep("h6"),
+        "hr" => Keep("hr"),
+        "i" => Keep("i"),
+        "ins" => Keep("ins"),
+        "kbd" => Keep("kbd"),
+        "li" => Keep("li"),
+        "mark" => Keep("mark"),
+        "ol" => Keep("ol"),
+        "p" => Keep("p"),
+        "pre" | "listing" | "xmp" | "plaintext" => Keep("pre"),
+        "q" => Keep("q"),
+        "rp" => Keep("rp"),
+        "rt" => Keep("rt"),
+        "ruby" => Keep("ruby"),
+        "s" | "strike" => Keep("s"),
+        "samp" => Keep("samp"),
+        "section" => Keep("section"),
+        "small" => Keep("small"),
+        "span" | "big" | "blink" | "nobr" | "label" | "button" | "output" | "meter"
+        | "progress" | "time" | "data" => Keep("span"),
+        "strong" => Keep("strong"),
+        "sub" => Keep("sub"),
+        "sup" => Keep("sup"),
+        "table" => Keep("table"),
+        "tbody" => Keep("tbody"),
+        "td" => Keep("td"),
+        "tfoot" => Keep("tfoot"),
+        "th" => Keep("th"),
+        "thead" => Keep("thead"),
+        "tr" => Keep("tr"),
+        "u" => Keep("u"),
+        "ul" | "dir" | "menu" => Keep("ul"),
+        "var" => Keep("var"),
+        "wbr" => Keep("wbr"),
+        // Sectioning and interactive wrappers whose content-model rules (no nested header,
+        // one main, summary first in details, ...) we do not want to police: a div is always valid.
+        "center" | "main" | "header" | "footer" | "nav" | "hgroup" | "search" | "dialog"
+        | "details" | "summary" | "fieldset" | "legend" | "form" | "marquee" | "multicol" => {
+            Keep("div")
+        }
+        "img" | "image" => Img,
+        "font" | "html" | "body" | "picture" | "canvas" | "map" | "slot" => Unwrap,
+        "script" | "style" | "iframe" | "object" | "embed" | "applet" | "noscript" | "noembed"
+        | "template" | "frame" | "frameset" | "noframes" | "link" | "input" | "select"
+        | "textarea" | "datalist" | "keygen" | "video" | "audio" | "title" => Remove(true),
+        "meta" | "base" | "basefont" | "head" | "area" | "source" | "track" | "param"
+        | "option" | "optgroup" | "spacer" => Remove(false),
+        _ => Unwrap,
+    }
+}
+
+struct Builder<'r> {
+    nodes: Vec<Node>,
+    images: &'r mut dyn ImageResolver,
+    image_hrefs: HashMap<String, String>,
+    image_uses: Vec<ImageUse>,
+    warnings: Warnings,
+    dropped_attrs: BTreeSet<String>,
+}
+
+impl Builder<'_> {
+    fn push(&mut self, parent: usize, kind: Kind) -> usize {
+        let i = self.nodes.len();
+        self.nodes.push(Node {
+            kind,
+            parent,
+            children: Vec::new(),
+        });
+        if let Some(p) = self.nodes.get_mut(parent) {
+            p.children.push(i);
+        }
+        i
+    }
+
+    fn push_text(&mut self, parent: usize, text: &str) {
+        let clean: String = text.chars().filter(|&c| is_xml_char(c)).collect();
+        if clean.is_empty() {
+            return;
+        }
+        // Unwrapping leaves neighbouring text nodes; merging keeps the tree small.
+        let last = self
+            .nodes
+            .get(parent)
+            .and_then(|p| p.children.last().copied());
+        if let Some(Node {
+            kind: Kind::Text(t),
+            ..
+        }) = last.and_then(|l| self.nodes.get_mut(l))
+        {
+            t.push_str(&clean);
+            return;
+        }
+        self.push(parent, Kind::Text(clean));
+    }
+
+    fn build(&mut self, root: ElementRef<'_>) -> Result<(), MarkupError> {
+        let mut stack: Vec<_> = root.children().rev().map(|c| (c, 0, 0)).collect();
+        let mut depth_warned = false;
+        while let Some((node, parent, depth)) = stack.pop() {
+            let el = match node.value() {
+                PNode::Text(t) => {
+                    self.push_text(parent, &t.text);
+                    continue;
+                }
+                PNode::Element(el) => el,
+                _ => continue,
+            };
+            let local: &str = &el.name.local;
+            if &*el.name.ns != "http://www.w3.org/1999/xhtml" {
+                self.warnings.add(format!("removed <{local}> element"));
+                continue;
+            }
+            match classify(local) {
+                Action::Remove(warn) => {
+                    if warn {
+                        self.warnings.add(format!("removed <{local}> element"));
+                    }
+                }
+                Action::Unwrap => {
+                    if !matches!(
+                        local,
+                        "font" | "html" | "body" | "picture" | "canvas" | "map"
+                    ) {
+                        self.warnings.add(format!(
+                            "unwrapped unknown element <{}>",
+                            shorten(local, 40)
+                        ));
+                    }
+                    for c in node.children().rev() {
+                        stack.push((c, parent, depth));
+                    }
+                }
+                Action::Img => self.image(el, parent)?,
+                Action::Keep(name) => {
+                    if depth >= MAX_DEPTH && !is_void(name) {
+                        if !depth_warned {
+                            self.warnings.add(format!(
+                                "flattened elements nested deeper than {MAX_DEPTH} levels"
+                            ));
+                            depth_warned = true;
+                        }
+                        for c in node.children().rev() {
+                            stack.push((c, parent, depth));
+                        }
+                        continue;
+                    }
+                    let elem = self.filter_attrs(name, el);
+                    let i = self.push(parent, Kind::Element(elem));
+                    if !is_void(name) {
+                        for c in node.children().rev() {
+                            stack.push((c, i, depth + 1));
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn image(&mut self, el: &PElement, parent: usize) -> Result<(), MarkupError> {
+        let src = el.attr("src").unwrap_or("").trim();
+        let alt: String = el
+            .attr("alt")
+            .unwrap_or("")
+            .chars()
+            .filter(|&c| is_xml_char(c))
+            .collect();
+        let lower = src.to_ascii_lowercase();
+        let reason = if src.is_empty() {
+            Some("removed <img> without src".to_string())
+        } else if lower.starts_with("http:")
+            || lower.starts_with("https:")
+            || lower.starts_with("//")
+        {
+            Some(format!("removed remote image {}", shorten(src, 200)))
+        } else if lower.starts_with("data:") {
+            Some(format!("removed embedded image {}", shorten(src, 40)))
+        } else if url_scheme(src).is_some() {
+            Some(format!(
+                "removed image with unsupported URL {}",
+                shorten(src, 200)
+            ))
+        } else {
+            None
+        };
+        if let Some(reason) = reason {
+            self.warnings.add(reason);
+            self.push_text(parent, &alt);
+            return Ok(());
+        }
+        let path = src.split(['?', '#']).next().unwrap_or(src);
+        let decoded = percent_decode(path);
+        let href = match self.image_hrefs.get(&decoded) {
+            Some(h) => h.clone(),
+            None => {
+                let href = self
+                    .images
+                    .resolve(&decoded)
+                    .map_err(|message| MarkupError::Image {
+                        src: decoded.clone(),
+                        message,
+                    })?;
+                self.image_hrefs.insert(decoded.clone(), href.clone());
+                self.image_uses.push(ImageUse {
+                    src: decoded,
+                    href: href.clone(),
+                });
+                href
+            }
+        };
+        let mut elem = self.filter_attrs("img", el);
+        elem.attrs.push(("src", href));
+        elem.attrs.push(("alt", alt));
+        elem.attrs.sort_by_key(|(n, _)| attr_rank(n));
+        self.push(parent, Kind::Element(elem));
+        Ok(())
+    }
+
+    fn filter_attrs(&mut self, name: &'static str, el: &PElement) -> Elem {
+        let mut attrs: Vec<(&'static str, String)> = Vec::new();
+        let mut lang = None;
+        let mut xml_lang = None;
+        let mut align = None;
+        let mut style_align = None;
+        for (key, raw) in el.attrs() {
+            let value: String = raw.chars().filter(|&c| is_xml_char(c)).collect();
+            let kept: Option<(&'static str, String)> = match key {
+                "id" => non_empty(value.trim()).map(|v| ("id", v)),
+                "class" => non_empty(&value.split_whitespace().collect::<Vec<_>>().join(" "))
+                    .map(|v| ("class", v)),
+                "title" => Some(("title", value)),
+                "lang" => {
+                    lang = valid_lang(&value);
+                    continue;
+                }
+                "xml:lang" => {
+                    xml_lang = valid_lang(&value);
+                    continue;
+                }
+                "dir" => {
+                    let v = value.trim().to_ascii_lowercase();
+                    matches!(v.as_str(), "ltr" | "rtl" | "auto").then_some(("dir", v))
+                }
+                "style" => {
+                    style_align = text_align_from_style(&value);
+                    continue;
+                }
+                "align"
+                    if matches!(name, "p" | "div" | "td" | "th" | "caption")
+                        || is_heading(name) =>
+                {
+                    align = text_align_value(&value);
+                    continue;
+                }
+                "epub:type" => {
+                    let ok = match name {
+                        "a" => value == "noteref",
+                        "aside" => value == "footnote" || value == "endnote",
+                        _ => false,
+                    };
+                    ok.then_some(("epub:type", value))
+                }
+                "role" => {
+                    let ok = match name {
+                        "a" => value == "doc-noteref" || value == "doc-backlink",
+                        "aside" => value == "doc-footnote",
+                        _ => false,
+                    };
+                    ok.then_some(("role", value))
+                }
+                "href" if name == "a" => match classify_href(&value) {
+                    Href::Keep(v) => Some(("href", v)),
+                    Href::Drop(reason) => {
+                        self.warnings.add(reason);
+                        continue;
+                    }
+                },
+                "start" if name == "ol" => value
+                    .trim()
+                    .parse::<i64>()
+                    .ok()
+                    .map(|n| ("start", n.to_string())),
+                "reversed" if name == "ol" => Some(("reversed", "reversed".to_string())),
+                "type" if name == "ol" => matches!(value.trim(), "1" | "a" | "A" | "i" | "I")
+                    .then(|| ("type", value.trim().to_string())),
+                "colspan" if matches!(name, "td" | "th") => {
+                    bounded_int(&value, 1, 1000).map(|n| ("colspan", n.to_string()))
+                }
+                "rowspan" if matches!(name, "td" | "th") => {
+                    bounded_int(&value, 0, 65534).map(|n| ("rowspan", n.to_string()))
+                }
+                "scope" if name == "th" => {
+                    let v = value.trim().to_ascii_lowercase();
+                    matches!(v.as_str(), "row" | "col" | "rowgroup" | "colgroup")
+                        .then_some(("scope", v))
+                }
+                "span" if name == "col" => {
+                    bounded_int(&value, 1, 1000).map(|n| ("span", n.to_string()))
+                }
+                "alt" | "src" if name == "img" => continue,
+                "width" | "height" if name == "img" => {
+                    let k = if key == "width" { "width" } else { "height" };
+                    bounded_int(&value, 0, 100_000).map(|n| (k, n.to_string()))
+                }
+                k if k.len() > 2 && k.starts_with("on") => {
+                    self.warnings.add(format!(
+                        "removed event-handler attribute {}",
+                        shorten(k, 40)
+                    ));
+                    continue;
+                }
+                k => {
+                    if self.dropped_attrs.len() < 30 {
+                        self.dropped_attrs.insert(shorten(k, 40));
+                    }
+                    continue;
+                }
+            };
+            if let Some(kv) = kept {
+                attrs.push(kv);
+            }
+        }
+        if let Some(l) = lang.or(xml_lang) {
+            attrs.push(("lang", l));
+        }
+        if let Some(a) = style_align.or(align) {
+            attrs.push(("style", format!("text-align: {a}")));
+        }
+        attrs.sort_by_key(|(n, _)| attr_rank(n));
+        // bdo means nothing without a direction; the schema requires one.
+        let name = if name == "bdo" && !attrs.iter().any(|(k, _)| *k == "dir") {
+            "span"
+        } else {
+            name
+        };
+        Elem { name, attrs }
+    }
+}
+
+fn non_empty(s: &str) -> Option<String> {
+    (!s.is_empty()).then(|| s.to_string())
+}
+
+fn shorten(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        s.to_string()
+    } else {
+        let mut t: String = s.chars().take(max).collect();
+        t.push('…');
+        t
+    }
+}
+
+fn bounded_int(v: &str, min: u32, max: u32) -> Option<u32> {
+    v.trim()
+        .parse::<u32>()
+        .ok()
+        .filter(|n| (min..=max).contains(n))
+}
+
+/// BCP 47-shaped tags only; EPUBCheck rejects malformed language tags.
+fn valid_lang(v: &str) -> Option<String> {
+    let v = v.trim();
+    let mut parts = v.split('-');
+    let first = parts.next()?;
+    let first_ok = (1..=8).contains(&first.len()) && first.chars().all(|c| c.is_ascii_alphabetic());
+    let rest_ok =
+        parts.all(|p| (1..=8).contains(&p.len()) && p.chars().all(|c| c.is_ascii_alphanumeric()));
+    (first_ok && rest_ok).then(|| v.to_string())
+}
+
+fn text_align_value(v: &str) -> Option<&'static str> {
+    match v.trim().to_ascii_lowercase().as_str() {
+        "left" => Some("left"),
+        "right" => Some("right"),
+        "center" | "middle" => Some("center"),
+        "justify" => Some("justify"),
+        _ => None,
+    }
+}
+
+/// Keeps only `text-align` from a style attribute: arbitrary CSS (Word's `mso-*`) is noise at
+/// best and a CSS error for EPUBCheck at worst.
+fn text_align_from_style(style: &str) -> Option<&'static str> {
+    style.split(';').rev().find_map(|decl| {
+        let (prop, value) = decl.split_once(':')?;
+        if prop.trim().eq_ignore_ascii_case("text-align") {
+            text_align_value(value.trim_end_matches("!important"))
+        } else {
+            None
+        }
+    })
+}
+
+/// The scheme of a URL, lower-cased, if it has one.
+fn url_scheme(url: &str) -> Option<String> {
+    let (scheme, _) = url.split_once(':')?;
+    let mut chars = scheme.chars();
+    let first = chars.next()?;
+    (first.is_ascii_alphabetic() && chars.all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c)))
+        .then(|| scheme.to_ascii_lowercase())
+}
+
+enum Href {
+    Keep(String),
+    Drop(String),
+}
+
+fn classify_href(raw: &str) -> Href {
+    // Browsers ignore ASCII whitespace inside URLs ("java\nscript:"), so judge without it.
+    let compact: String = raw
+        .chars()
+        .filter(|c| !c.is_ascii_whitespace() && !c.is_control())
+        .collect();
+    if compact.is_empty() || compact == "#" {
+        return Href::Drop("removed empty link target".to_string());
+    }
+    match url_scheme(&compact).as_deref() {
+        Some("http" | "https" | "mailto") => Href::Keep(encode_url(raw.trim())),
+        Some("javascript") => Href::Drop("removed javascript: URL".to_string()),
+        Some(s) => Href::Drop(format!(
+            "removed link with unsupported URL scheme {}:",
+            shorten(s, 20)
+        )),
+        None if compact.starts_with("//") => Href::Drop(format!(
+            "removed scheme-relative link {}",
+            shorten(&compact, 200)
+        )),
+        None => Href::Keep(encode_url(raw.trim())),
+    }
+}
+
+/// Percent-encodes characters that are not allowed in a URL as written (spaces and the like);
+/// non-ASCII stays, as IRIs allow it.
+fn encode_url(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if c.is_ascii_control() || " \"<>\\^`{|}".contains(c) {
+            let mut buf = [0u8; 4];
+            for b in c.encode_utf8(&mut buf).bytes() {
+                out.push_str(&format!("%{b:02X}"));
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// `%XX` decoding; input that does not decode to UTF-8 is returned unchanged.
+pub(crate) fn percent_decode(s: &str) -> String {
+    if !s.contains('%') {
+        return s.to_string();
+    }
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes.get(i).copied().unwrap_or(0);
+        if b == b'%' {
+            let hex = bytes
+                .get(i + 1..i + 3)
+                .and_then(|h| std::str::from_utf8(h).ok());
+            if let Some(v) = hex.and_then(|h| u8::from_str_radix(h, 16).ok()) {
+                out.push(v);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(b);
+        i += 1;
+    }
+    String::from_utf8(out).unwrap_or_else(|_| s.to_string())
+}
+
+struct Tree {
+    nodes: Vec<Node>,
+}
+
+impl Tree {
+    fn elem(&self, i: usize) -> Option<&Elem> {
+        match self.nodes.get(i).map(|n| &n.kind) {
+            Some(Kind::Element(e)) => Some(e),
+            _ => None,
+        }
+    }
+
+    fn name(&self, i: usize) -> Option<&'static str> {
+        self.elem(i).map(|e| e.name)
+    }
+
+    fn children(&self, i: usize) -> Vec<usize> {
+        self.nodes
+            .get(i)
+            .map(|n| n.children.clone())
+            .unwrap_or_default()
+    }
+
+    fn is_blank_text(&self, i: usize) -> bool {
+        match self.nodes.get(i).map(|n| &n.kind) {
+            // Only ASCII whitespace is inter-element whitespace; a no-break space is text.
+            Some(Kind::Text(t)) => t.chars().all(|c| c.is_ascii_whitespace()),
+            Some(Kind::Removed) => true,
+            _ => false,
+        }
+    }
+
+    /// Renames an element, keeping only attributes valid on any element (the old name's
+    /// specific ones, like `colspan` or `start`, would be invalid on the new one).
+    fn rename(&mut self, i: usize, name: &'static str) {
+        if let Some(Node {
+            kind: Kind::Element(e),
+            ..
+        }) = self.nodes.get_mut(i)
+        {
+            e.name = name;
+            e.attrs.retain(|(k, _)| is_global_attr(k));
+        }
+    }
+
+    fn remove(&mut self, i: usize) {
+        if let Some(n) = self.nodes.get_mut(i) {
+            n.kind = Kind::Removed;
+        }
+    }
+
+    /// Nodes in document order (pre-order), skipping removed ones.
+    fn preorder(&self) -> Vec<usize> {
+        let mut out = Vec::with_capacity(self.nodes.len());
+        let mut stack = vec![0];
+        while let Some(i) = stack.pop() {
+            let Some(n) = self.nodes.get(i) else { continue };
+            if matches!(n.kind, Kind::Removed) {
+                continue;
+            }
+            out.push(i);
+            stack.extend(n.children.iter().rev().copied());
+        }
+        out
+    }
+
+    /// Takes out the `<h1>` that opens the body, if any, and returns its text.
+    fn take_title(&mut self) -> Option<String> {
+        let found =
+            self.preorder()
+                .into_iter()
+                .find(|&i| match self.nodes.get(i).map(|n| &n.kind) {
+                    Some(Kind::Root) => false,
+                    Some(Kind::Text(t)) => !t.trim().is_empty(),
+                    Some(Kind::Element(e)) => {
+                        !matches!(e.name, "div" | "section" | "article" | "span" | "br")
+                    }
+                    _ => false,
+                })?;
+        if self.name(found) != Some("h1") {
+            return None;
+        }
+        let mut text = String::new();
+        let mut stack = vec![found];
+        while let Some(i) = stack.pop() {
+            let Some(n) = self.nodes.get(i) else { continue };
+            match &n.kind {
+                Kind::Text(t) => text.push_str(t),
+                // A footnote mark is not part of the title.
+                Kind::Element(e)
+                    if e.attrs
+                        .iter()
+                        .any(|(k, v)| *k == "epub:type" && v == "noteref") =>
+                {
+                    continue;
+                }
+                _ => {}
+            }
+            stack.extend(n.children.iter().rev().copied());
+        }
+        let title = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        if title.is_empty() {
+            return None;
+        }
+        self.remove(found);
+        // The line break after the heading would otherwise open the body.
+        let parent = self.nodes.get(found).map(|n| n.parent).unwrap_or(0);
+        let siblings = self.children(parent);
+        let next = siblings
+            .iter()
+            .position(|&c| c == found)
+            .and_then(|p| siblings.get(p + 1));
+        if let Some(&next) = next
+            && self.is_blank_text(next)
+        {
+            self.remove(next);
+        }
+        Some(title)
+    }
+
+    /// Pass 3: heading demotion and parent/child rules of lists, tables, figures, ruby.
+    fn fix_structure(&mut self) {
+        // (node, inside a caption): the Schematron forbids tables in captions.
+        let mut stack = vec![(0usize, false)];
+        while let Some((i, in_caption)) = stack.pop() {
+            if self.name(i) == Some("table") && in_caption {
+                self.rename(i, "div");
+            }
+            if let Some(name) = self.name(i) {
+                let parent = self.nodes.get(i).map(|n| n.parent).unwrap_or(0);
+                let pname = self.name(parent).unwrap_or("");
+                let demoted = match name {
+                    "h1" => Some("h2"),
+                    "h2" => Some("h3"),
+                    "h3" => Some("h4"),
+                    "h4" => Some("h5"),
+                    "h5" => Some("h6"),
+                    _ => None,
+                };
+                if let Some(d) = demoted {
+                    self.rename(i, d);
+                }
+                let wrong_parent = match name {
+                    "li" => !matches!(pname, "ul" | "ol"),
+                    "dt" | "dd" => pname != "dl",
+                    "tr" => !matches!(pname, "thead" | "tbody" | "tfoot" | "table"),
+                    "td" | "th" => pname != "tr",
+                    "thead" | "tbody" | "tfoot" | "caption" | "colgroup" => pname != "table",
+                    "col" => pname != "colgroup",
+                    "figcaption" => pname != "figure",
+                    "rt" | "rp" => pname != "ruby",
+                    _ => false,
+                };
+                if wrong_parent {
+                    match name {
+                        "col" => self.remove(i),
+                        "rt" | "rp" => self.rename(i, "span"),
+                        _ => self.rename(i, "div"),
+                    }
+                }
+                match self.name(i) {
+                    Some("ul" | "ol") => self.wrap_list_items(i),
+                    Some("dl") => self.check_dl(i),
+                    Some("table") => self.order_table(i),
+                    Some("thead" | "tbody" | "tfoot") => self.keep_only(i, &["tr"]),
+                    Some("tr") => self.keep_only(i, &["td", "th"]),
+                    Some("colgroup") => self.keep_only(i, &["col"]),
+                    Some("figure") => self.check_figure(i),
+                    Some("ruby") => self.check_ruby(i),
+                    _ => {}
+                }
+            }
+            let child_in_caption = in_caption || self.name(i) == Some("caption");
+            stack.extend(
+                self.children(i)
+                    .into_iter()
+                    .rev()
+                    .map(|c| (c, child_in_caption)),
+            );
+        }
+    }
+
+    /// Wraps each run of non-`li` content in a list into its own `li`.
+    fn wrap_list_items(&mut self, list: usize) {
+        let old = self.children(list);
+        let mut new = Vec::with_capacity(old.len());
+        let mut run: Vec<usize> = Vec::new();
+        for c in old {
+            if self.name(c) == Some("li") {
+                self.flush_run(list, &mut run, &mut new);
+                new.push(c);
+            } else if run.is_empty() && self.is_blank_text(c) {
+                new.push(c);
+            } else {
+                run.push(c);
+            }
+        }
+        self.flush_run(list, &mut run, &mut new);
+        if let Some(n) = self.nodes.get_mut(list) {
+            n.children = new;
+        }
+    }
+
+    fn flush_run(&mut self, list: usize, run: &mut Vec<usize>, new: &mut Vec<usize>) {
+        if run.is_empty() {
+            return;
+        }
+        if run.iter().all(|&c| self.is_blank_text(c)) {
+            new.append(run);
+            return;
+        }
+        let li = self.nodes.len();
+        for &c in run.iter() {
+            if let Some(n) = self.nodes.get_mut(c) {
+                n.parent = li;
+            }
+        }
+        self.nodes.push(Node {
+            kind: Kind::Element(Elem {
+                name: "li",
+                attrs: Vec::new(),
+            }),
+            parent: list,
+            children: std::mem::take(run),
+        });
+        new.push(li);
+    }
+
+    /// A `dl` must be groups of `dt`+ then `dd`+; anything else becomes plain `div`s.
+    fn check_dl(&mut self, dl: usize) {
+        let mut seen_dt = false;
+        let mut last: Option<&str> = None;
+        let mut ok = true;
+        for c in self.children(dl) {
+            if self.is_blank_text(c) {
+                continue;
+            }
+            match self.name(c) {
+                Some("dt") => seen_dt = true,
+                Some("dd") if seen_dt => {}
+                _ => ok = false,
+            }
+            last = self.name(c);
+        }
+        if ok && (last.is_none() || last == Some("dd")) {
+            return;
+        }
+        self.rename(dl, "div");
+        for c in self.children(dl) {
+            if matches!(self.name(c), Some("dt" | "dd")) {
+                self.rename(c, "div");
+            }
+        }
+    }
+
+    /// Table children in schema order: caption, colgroup*, thead, tbody*/tr*, tfoot.
+    fn order_table(&mut self, table: usize) {
+        let mut caption = Vec::new();
+        let mut colgroups = Vec::new();
+        let mut thead = Vec::new();
+        let mut body = Vec::new();
+        let mut tfoot = Vec::new();
+        let mut has_tbody = false;
+        let mut has_tr = false;
+        for c in self.children(table) {
+            match self.name(c) {
+                Some("caption") if caption.is_empty() => caption.push(c),
+                Some("colgroup") => colgroups.push(c),
+                Some("thead") if thead.is_empty() => thead.push(c),
+                Some("tfoot") if tfoot.is_empty() => tfoot.push(c),
+                Some("thead" | "tfoot" | "tbody") => {
+                    self.rename(c, "tbody");
+                    has_tbody = true;
+                    body.push(c);
+                }
+                Some("tr") => {
+                    has_tr = true;
+                    body.push(c);
+                }
+                _ if self.is_blank_text(c) => {}
+                _ => self.remove(c),
+            }
+        }
+        if has_tbody && has_tr {
+            // Mixing bare rows and row groups is invalid; bare rows cannot occur from the
+            // HTML5 parser, so dropping them only guards against our own renaming.
+            body.retain(|&c| self.name(c) != Some("tr"));
+        }
+        let mut new = caption;
+        new.extend(colgroups);
+        new.extend(thead);
+        new.extend(body);
+        new.extend(tfoot);
+        if let Some(n) = self.nodes.get_mut(table) {
+            n.children = new;
+        }
+    }
+
+    fn keep_only(&mut self, i: usize, allowed: &[&str]) {
+        for c in self.children(i) {
+            let ok = self.name(c).is_some_and(|n| allowed.contains(&n)) || self.is_blank_text(c);
+            if !ok {
+                self.remove(c);
+            }
+        }
+    }
+
+    /// `figcaption` must be the first or last child of its `figure`, and only one.
+    fn check_figure(&mut self, fig: usize) {
+        let kids: Vec<usize> = self
+            .children(fig)
+            .into_iter()
+            .filter(|&c| !self.is_blank_text(c))
+            .collect();
+        let first = kids.first().copied();
+        let last = kids.last().copied();
+        let mut kept = false;
+        for &c in &kids {
+            if self.name(c) == Some("figcaption") {
+                if !kept && (Some(c) == first || Some(c) == last) {
+                    kept = true;
+                } else {
+                    self.rename(c, "div");
+                }
+            }
+        }
+    }
+
+    /// `ruby` must be groups of base text followed by `rt` or `rp rt rp` annotations;
+    /// anything else loses its ruby markup (the text stays).
+    fn check_ruby(&mut self, ruby: usize) {
+        let mut state = 0u8;
+        for c in self.children(ruby) {
+            if self.is_blank_text(c) {
+                continue;
+            }
+            state = match (state, self.name(c)) {
+                (1 | 2, Some("rt")) | (4, Some("rp")) => 2,
+                (1 | 2, Some("rp")) => 3,
+                (3, Some("rt")) => 4,
+                (0..=2, Some(n)) if n != "rt" && n != "rp" => 1,
+                (0..=2, None) => 1,
+                _ => 5,
+            };
+        }
+        if state == 2 {
+            return;
+        }
+        self.rename(ruby, "span");
+        for c in self.children(ruby) {
+            if matches!(self.name(c), Some("rt" | "rp")) {
+                self.rename(c, "span");
+            }
+        }
+    }
+
+    /// Pass 4: phrasing/flow content models.
+    fn fix_content_models(&mut self) {
+        #[derive(Clone, Copy, PartialEq)]
+        enum Ctx {
+            Flow,
+            /// Flow content without headings, sectioning or `address` (inside th, dt, address).
+            FlowPlain,
+            Phrasing,
+        }
+        // has_block[i]: i has a block child, directly or through phrasing/transparent children.
+        let order = self.preorder();
+        let mut has_block = vec![false; self.nodes.len()];
+        for &i in order.iter().rev() {
+            let Some(n) = self.nodes.get(i) else { continue };
+            let any = n.children.iter().any(|&c| match self.name(c) {
+                Some(cn) if !is_phrasing(cn) => true,
+                Some(_) => has_block.get(c).copied().unwrap_or(false),
+                None => false,
+            });
+            if let Some(slot) = has_block.get_mut(i) {
+                *slot = any;
+            }
+        }
+        const IN_A: u8 = 1;
+        const IN_DFN: u8 = 2;
+        let mut stack = vec![(0usize, Ctx::Flow, 0u8)];
+        while let Some((i, ctx, anc)) = stack.pop() {
+            let mut child_ctx = ctx;
+            let mut child_anc = anc;
+            if let Some(mut name) = self.name(i) {
+                let blocky = has_block.get(i).copied().unwrap_or(false);
+                let parent = self.nodes.get(i).map(|n| n.parent).unwrap_or(0);
+                // The parser nests links (and dfn) through table cells; renaming a ruby leaves
+                // its rt. EPUBCheck's Schematron rejects a-in-a and dfn-in-dfn at any depth.
+                if (name == "a" && anc & IN_A != 0)
+                    || (name == "dfn" && anc & IN_DFN != 0)
+                    || (matches!(name, "rt" | "rp") && self.name(parent) != Some("ruby"))
+                {
+                    name = if blocky && ctx != Ctx::Phrasing {
+                        "div"
+                    } else {
+                        "span"
+                    };
+                    self.rename(i, name);
+                }
+                if ctx == Ctx::Phrasing {
+                    if !is_phrasing(name) {
+                        if is_void(name) {
+                            self.remove(i);
+                            continue;
+                        }
+                        self.rename(i, "span");
+                    }
+                } else {
+                    if ctx == Ctx::FlowPlain && is_heading(name) {
+                        self.rename(i, "p");
+                        name = "p";
+                    }
+                    if ctx == Ctx::FlowPlain
+                        && matches!(name, "section" | "article" | "aside" | "address")
+                    {
+                        self.rename(i, "div");
+                        name = "div";
+                    }
+                    if blocky && (name == "p" || (is_phrasing(name) && !is_transparent(name))) {
+                        self.rename(i, "div");
+                        name = "div";
+                    }
+                    child_ctx = match name {
+                        "p" | "pre" => Ctx::Phrasing,
+                        n if is_heading(n) => Ctx::Phrasing,
+                        n if is_transparent(n) => ctx,
+                        n if is_phrasing(n) => Ctx::Phrasing,
+                        "th" | "dt" | "address" => Ctx::FlowPlain,
+                        _ => ctx,
+                    };
+                }
+                child_anc = anc
+                    | match self.name(i) {
+                        Some("a") => IN_A,
+                        Some("dfn") => IN_DFN,
+                        _ => 0,
+                    };
+            }
+            for c in self.children(i).into_iter().rev() {
+                stack.push((c, child_ctx, child_anc));
+            }
+        }
+    }
+
+    /// Pass 5: unique NCName ids; internal links must hit one; collects relative links.
+    fn fix_ids_and_links(&mut self, warnings: &mut Warnings) -> Vec<String> {
+        let order = self.preorder();
+        let mut used: HashSet<String> = HashSet::new();
+        let mut map: HashMap<String, String> = HashMap::new();
+        for &i in &order {
+            let Some(Node {
+                kind: Kind::Element(e),
+                ..
+            }) = self.nodes.get_mut(i)
+            else {
+                continue;
+            };
+            let Some(pos) = e.attrs.iter().position(|(k, _)| *k == "id") else {
+                continue;
+            };
+            let raw = e.attrs.get(pos).map(|(_, v)| v.clone()).unwrap_or_default();
+            let id = to_ncname(&raw);
+            if used.contains(&id) {
+                warnings.add(format!("dropped duplicate id {}", shorten(&raw, 60)));
+                e.attrs.remove(pos);
+                continue;
+            }
+            if let Some(slot) = e.attrs.get_mut(pos) {
+                slot.1 = id.clone();
+            }
+            used.insert(id.clone());
+            map.entry(raw).or_insert(id);
+        }
+        let mut links = Vec::new();
+        let mut seen_links = HashSet::new();
+        for &i in &order {
+            let Some(Node {
+                kind: Kind::Element(e),
+                ..
+            }) = self.nodes.get_mut(i)
+            else {
+                continue;
+            };
+            let Some(pos) = e.attrs.iter().position(|(k, _)| *k == "href") else {
+                continue;
+            };
+            let href = e.attrs.get(pos).map(|(_, v)| v.clone()).unwrap_or_default();
+            if let Some(frag) = href.strip_prefix('#') {
+                let target = map.get(frag).or_else(|| map.get(&percent_decode(frag)));
+                match target {
+                    Some(id) => {
+                        if let Some(slot) = e.attrs.get_mut(pos) {
+                            slot.1 = format!("#{id}");
+                        }
+                    }
+                    None => {
+                        warnings.add(format!(
+                            "removed link to missing target {}",
+                            shorten(&href, 60)
+                        ));
+                        e.attrs.remove(pos);
+                    }
+                }
+            } else if url_scheme(&href).is_none() && seen_links.insert(href.clone()) {
+                links.push(href);
+            }
+        }
+        links
+    }
+
+    /// Pass 6: XHTML text, without recursion.
+    fn serialize(&self) -> String {
+        enum Step {
+            Open(usize),
+            Close(&'static str),
+        }
+        let mut out = String::new();
+        let mut stack: Vec<Step> = self.children(0).into_iter().rev().map(Step::Open).collect();
+        while let Some(step) = stack.pop() {
+            match step {
+                Step::Close(name) => {
+                    out.push_str("</");
+                    out.push_str(name);
+                    out.push('>');
+                }
+                Step::Open(i) => match self.nodes.get(i).map(|n| &n.kind) {
+                    Some(Kind::Text(t)) => out.push_str(&escape_text(t)),
+                    Some(Kind::Element(e)) => {
+                        out.push('<');
+                        out.push_str(e.name);
+                        for (k, v) in &e.attrs {
+                            out.push(' ');
+                            out.push_str(k);
+                            out.push_str("=\"");
+                            out.push_str(&escape_attr(v));
+                            out.push('"');
+                        }
+                        if is_void(e.name) {
+                            out.push_str("/>");
+                        } else {
+                            out.push('>');
+                            stack.push(Step::Close(e.name));
+                            stack.extend(self.children(i).into_iter().rev().map(Step::Open));
+                        }
+                    }
+                    _ => {}
+                },
+            }
+        }
+        out
+    }
+}
+
+/// Makes an id a valid NCName (what EPUBCheck's schema wants for `xsd:ID`), deterministically.
+fn to_ncname(raw: &str) -> String {
+    let mut out: String = raw
+        .chars()
+        .map(|c| if is_name_char(c) { c } else { '-' })
+        .collect();
+    if !out.chars().next().is_some_and(is_name_start_char) {
+        out.insert_str(0, "id-");
+    }
+    out
+}
+
+fn is_name_start_char(c: char) -> bool {
+    matches!(c,
+        'A'..='Z' | '_' | 'a'..='z' | '\u{C0}'..='\u{D6}' | '\u{D8}'..='\u{F6}'
+        | '\u{F8}'..='\u{2FF}' | '\u{370}'..='\u{37D}' | '\u{37F}'..='\u{1FFF}'
+        | '\u{200C}'..='\u{200D}' | '\u{2070}'..='\u{218F}' | '\u{2C00}'..='\u{2FEF}'
+        | '\u{3001}'..='\u{D7FF}' | '\u{F900}'..='\u{FDCF}' | '\u{FDF0}'..='\u{FFFD}'
+        | '\u{10000}'..='\u{EFFFF}')
+}
+
+fn is_name_char(c: char) -> bool {
+    is_name_start_char(c)
+        || matches!(c, '-' | '.' | '0'..='9' | '\u{B7}' | '\u{300}'..='\u{36F}' | '\u{203F}'..='\u{2040}')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ncname_fixes_leading_digit_and_spaces() {
+        assert_eq!(to_ncname("1 intro"), "id-1-intro");
+        assert_eq!(to_ncname("a:b"), "a-b");
+        assert_eq!(to_ncname("ok_id.2"), "ok_id.2");
+        assert_eq!(to_ncname(""), "id-");
+    }
+
+    #[test]
+    fn percent_decode_handles_bad_escapes() {
+        assert_eq!(percent_decode("a%20b.png"), "a b.png");
+        assert_eq!(percent_decode("100%.png"), "100%.png");
+        assert_eq!(percent_decode("%C3%A9"), "é");
+        assert_eq!(percent_decode("%FF"), "%FF");
+    }
+
+    #[test]
+    fn href_classification() {
+        assert!(matches!(
+            classify_href(" java\tscript:alert(1)"),
+            Href::Drop(_)
+        ));
+        assert!(matches!(classify_href("vbscript:x"), Href::Drop(_)));
+        assert!(matches!(classify_href("//evil.com/x"), Href::Drop(_)));
+        match classify_href("other file.html#a") {
+            Href::Keep(v) => assert_eq!(v, "other%20file.html#a"),
+            Href::Drop(r) => panic!("dropped: {r}"),
+        }
+        assert!(matches!(
+            classify_href("https://example.com/"),
+            Href::Keep(_)
+        ));
+    }
+
+    #[test]
+    fn style_keeps_only_text_align() {
+        assert_eq!(
+            text_align_from_style("mso-x: 1; TEXT-ALIGN : Center"),
+            Some("center")
+        );
+        assert_eq!(text_align_from_style("color: red"), None);
+    }
+}
