@@ -14,6 +14,7 @@ use crate::error::{Error, Result, read};
 use crate::package::{self, Book, Chapter, Image, Node, Part};
 use crate::project::{ChapterSource, ContentEntry, Project};
 use crate::source::{self, Detection};
+use sha2::Digest;
 
 /// Options for one build.
 #[derive(Debug, Clone, Default)]
@@ -127,32 +128,40 @@ fn count_chapters(nodes: &[Node]) -> usize {
 /// Reads, decodes and converts every chapter, and reads the cover.
 pub fn load_book(project: &Project, opts: &BuildOptions) -> Result<Loaded> {
     let sources: Vec<&ChapterSource> = project.chapters().collect();
-    let converted: Vec<ConvertedChapter> = sources
+    let converted: Vec<ConvertedSource> = sources
         .par_iter()
         .enumerate()
-        .map(|(i, src)| convert_chapter(project, src, i + 1))
+        .map(|(i, src)| convert_source(project, src, i + 1))
         .collect::<Result<_>>()?;
 
     let mut warnings = Vec::new();
     let mut reports = Vec::new();
+    let mut images: Vec<Image> = Vec::new();
+    let mut links = LinkMap::default();
     let mut converted = converted.into_iter();
-    let mut contents = Vec::new();
-    let mut take = |warnings: &mut Vec<Warning>, reports: &mut Vec<SourceReport>| {
+    let mut take = |out: &mut Vec<Node>| {
         let c = converted
             .next()
-            .expect("one converted chapter per chapter source");
+            .expect("one converted source per chapter source");
         warnings.extend(c.warnings);
         reports.push(c.report);
-        Node::Chapter(c.chapter)
+        for image in c.images {
+            if !images.iter().any(|i| i.name == image.name) {
+                images.push(image);
+            }
+        }
+        links.add(&c.path, c.links, &c.nodes);
+        out.extend(c.nodes);
     };
+    let mut contents = Vec::new();
     for entry in &project.contents {
         match entry {
-            ContentEntry::Chapter(_) => contents.push(take(&mut warnings, &mut reports)),
+            ContentEntry::Chapter(_) => take(&mut contents),
             ContentEntry::Part { title, chapters } => {
-                let children = chapters
-                    .iter()
-                    .map(|_| take(&mut warnings, &mut reports))
-                    .collect();
+                let mut children = Vec::new();
+                for _ in chapters {
+                    take(&mut children);
+                }
                 contents.push(Node::Part(Part {
                     title: title.clone(),
                     intro: String::new(),
@@ -161,6 +170,7 @@ pub fn load_book(project: &Project, opts: &BuildOptions) -> Result<Loaded> {
             }
         }
     }
+    links.rewrite(&mut contents, &mut warnings);
 
     let cover = match &project.cover {
         Some(path) => Some(read_cover(path, &mut warnings)?),
@@ -173,20 +183,24 @@ pub fn load_book(project: &Project, opts: &BuildOptions) -> Result<Loaded> {
             modified,
             cover,
             contents,
-            images: Vec::new(),
+            images,
         },
         warnings,
         sources: reports,
     })
 }
 
-struct ConvertedChapter {
-    chapter: Chapter,
+/// One chapter source converted: one chapter, or the volumes and chapters of a split file.
+struct ConvertedSource {
+    path: PathBuf,
+    nodes: Vec<Node>,
+    images: Vec<Image>,
+    links: Vec<String>,
     warnings: Vec<Warning>,
     report: SourceReport,
 }
 
-fn convert_chapter(project: &Project, src: &ChapterSource, n: usize) -> Result<ConvertedChapter> {
+fn convert_source(project: &Project, src: &ChapterSource, n: usize) -> Result<ConvertedSource> {
     let bytes = read(&src.path)?;
     let decoded =
         source::decode(&bytes, src.encoding.as_deref(), src.encoding_errors).map_err(|e| {
@@ -195,53 +209,299 @@ fn convert_chapter(project: &Project, src: &ChapterSource, n: usize) -> Result<C
                 message: e.to_string(),
             }
         })?;
+    let warn = |line: Option<usize>, message: String| Warning {
+        path: src.path.clone(),
+        line,
+        message,
+    };
     let mut warnings = Vec::new();
     if decoded.dropped_controls > 0 {
-        warnings.push(Warning {
-            path: src.path.clone(),
-            line: decoded.first_dropped_line,
-            message: format!(
+        warnings.push(warn(
+            decoded.first_dropped_line,
+            format!(
                 "dropped {} control character(s) that XML does not allow",
                 decoded.dropped_controls
             ),
-        });
+        ));
     }
     if decoded.replaced > 0 {
-        warnings.push(Warning {
-            path: src.path.clone(),
-            line: None,
-            message: format!(
+        warnings.push(warn(
+            None,
+            format!(
                 "replaced {} invalid byte sequence(s) with U+FFFD (encoding-errors = \"replace\")",
                 decoded.replaced
             ),
+        ));
+    }
+    let report = SourceReport {
+        path: src.path.clone(),
+        encoding: decoded.encoding.name(),
+        detection: decoded.detection,
+    };
+    let lang = &project.book.language;
+
+    if let Some(mode) = &src.split {
+        if convert::SourceKind::of(&src.path) != convert::SourceKind::Text {
+            return Err(Error::Convert {
+                path: src.path.clone(),
+                message: "`split` works on plain-text files only\n  hint: give Markdown and HTML chapters one file each".into(),
+            });
+        }
+        let (pieces, split_warnings) = convert::split_text(&decoded.text, mode);
+        warnings.extend(
+            split_warnings
+                .into_iter()
+                .map(|w| warn(Some(w.line), w.message)),
+        );
+        let nodes = pieces_to_nodes(pieces, lang, &mut |line, message| {
+            warnings.push(warn(line, message))
+        });
+        if nodes.is_empty() {
+            warnings.push(warn(None, "chapter file is empty".into()));
+        }
+        return Ok(ConvertedSource {
+            path: src.path.clone(),
+            nodes,
+            images: Vec::new(),
+            links: Vec::new(),
+            warnings,
+            report,
         });
     }
-    let converted = convert::convert_text(&decoded.text);
+
+    let mut images = Vec::new();
+    let converted = match convert::SourceKind::of(&src.path) {
+        convert::SourceKind::Text => convert::convert_text(&decoded.text, src.title.is_none()),
+        kind => {
+            let mut resolver = |s: &str| resolve_image(project, &src.path, s, &mut images);
+            let result = if kind == convert::SourceKind::Markdown {
+                convert::convert_markdown(&decoded.text, &mut resolver)
+            } else {
+                convert::convert_html(&decoded.text, &mut resolver)
+            };
+            result.map_err(|e| Error::Convert {
+                path: src.path.clone(),
+                message: e.to_string(),
+            })?
+        }
+    };
+    warnings.extend(converted.warnings.iter().map(|w| warn(None, w.clone())));
     if converted.paragraphs == 0 {
-        warnings.push(Warning {
-            path: src.path.clone(),
-            line: None,
-            message: "chapter is empty".into(),
-        });
+        warnings.push(warn(None, "chapter is empty".into()));
     }
     let title = src
         .title
         .clone()
         .or(converted.title)
         .or_else(|| title_from_file_name(&src.path))
-        .unwrap_or_else(|| package::chapter_title(&project.book.language, n));
-    Ok(ConvertedChapter {
-        chapter: Chapter {
+        .unwrap_or_else(|| package::chapter_title(lang, n));
+    Ok(ConvertedSource {
+        path: src.path.clone(),
+        nodes: vec![Node::Chapter(Chapter {
             title,
             body: converted.body,
-        },
+        })],
+        images,
+        links: converted.links,
         warnings,
-        report: SourceReport {
-            path: src.path.clone(),
-            encoding: decoded.encoding.name(),
-            detection: decoded.detection,
-        },
+        report,
     })
+}
+
+/// Turns the pieces of a split file into nodes: a volume opens a part that takes the
+/// chapters after it.
+fn pieces_to_nodes(
+    pieces: Vec<convert::Piece>,
+    lang: &str,
+    warn: &mut dyn FnMut(Option<usize>, String),
+) -> Vec<Node> {
+    let mut nodes: Vec<Node> = Vec::new();
+    let mut volume: Option<Part> = None;
+    for piece in pieces {
+        match piece {
+            convert::Piece::Front(body) => {
+                let (title, body) = front_matter(body, lang);
+                nodes.push(Node::Chapter(Chapter { title, body }));
+            }
+            convert::Piece::Volume { title, intro } => {
+                nodes.extend(volume.take().map(Node::Part));
+                volume = Some(Part {
+                    title,
+                    intro: intro.body,
+                    children: Vec::new(),
+                });
+            }
+            convert::Piece::Chapter { title, body, line } => {
+                if body.paragraphs == 0 {
+                    warn(Some(line), format!("chapter \"{title}\" is empty"));
+                }
+                let chapter = Node::Chapter(Chapter {
+                    title,
+                    body: body.body,
+                });
+                match volume.as_mut() {
+                    Some(v) => v.children.push(chapter),
+                    None => nodes.push(chapter),
+                }
+            }
+        }
+    }
+    nodes.extend(volume.map(Node::Part));
+    nodes
+}
+
+/// The title of the text before the first heading: its own first line when that is a label
+/// such as `内容简介` (then removed from the body), else a word for "synopsis" in the book's
+/// language.
+fn front_matter(body: convert::Converted, lang: &str) -> (String, String) {
+    const LABELS: [&str; 12] = [
+        "简介",
+        "內容簡介",
+        "内容简介",
+        "作品简介",
+        "作品簡介",
+        "簡介",
+        "文案",
+        "前言",
+        "序言",
+        "引言",
+        "Foreword",
+        "Synopsis",
+    ];
+    if let Some(rest) = body.body.strip_prefix("<p>")
+        && let Some((first, after)) = rest.split_once("</p>\n")
+    {
+        let label = first.trim_end_matches(['：', ':']);
+        if LABELS.contains(&label) {
+            return (label.to_string(), after.to_string());
+        }
+    }
+    (package::front_title(lang), body.body)
+}
+
+/// Resolves an image referenced by a Markdown or HTML chapter: a real image inside the project,
+/// named after its content so the same image used twice is stored once.
+fn resolve_image(
+    project: &Project,
+    chapter: &Path,
+    src: &str,
+    images: &mut Vec<Image>,
+) -> std::result::Result<String, String> {
+    let dir = chapter.parent().unwrap_or(Path::new("."));
+    let path = dir.join(src);
+    let data = std::fs::read(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    if let (Ok(root), Ok(real)) = (project.root.canonicalize(), path.canonicalize())
+        && !real.starts_with(&root)
+    {
+        return Err(format!(
+            "{} is outside the project folder; copy the image into the project",
+            path.display()
+        ));
+    }
+    let info = crate::media::image::sniff(&data).ok_or_else(|| {
+        format!(
+            "{} is not a JPEG, PNG, GIF, WebP or SVG image",
+            path.display()
+        )
+    })?;
+    let digest = sha2::Sha256::digest(&data);
+    let hex: String = digest.iter().take(6).map(|b| format!("{b:02x}")).collect();
+    let name = format!("img-{hex}.{}", info.format.extension());
+    let href = format!("../images/{name}");
+    if !images.iter().any(|i| i.name == name) {
+        images.push(Image {
+            name,
+            media_type: info.format.media_type(),
+            data,
+            width: info.width,
+            height: info.height,
+        });
+    }
+    Ok(href)
+}
+
+/// Links between chapter files (`[next](ch2.md#scene)`), rewritten to the documents those
+/// files became. Links to anything else inside the book folder cannot work in an EPUB and are
+/// removed with a warning.
+#[derive(Default)]
+struct LinkMap {
+    /// Canonical source path -> number of its first chapter document.
+    targets: Vec<(PathBuf, usize)>,
+    /// Chapter number -> (source path, links in its body).
+    pending: Vec<(usize, PathBuf, Vec<String>)>,
+    chapters: usize,
+}
+
+impl LinkMap {
+    fn add(&mut self, path: &Path, links: Vec<String>, nodes: &[Node]) {
+        let first = self.chapters + 1;
+        self.chapters += count_chapters(nodes);
+        if let Ok(real) = path.canonicalize() {
+            self.targets.push((real, first));
+        }
+        if !links.is_empty() {
+            self.pending.push((first, path.to_path_buf(), links));
+        }
+    }
+
+    fn rewrite(&self, contents: &mut [Node], warnings: &mut Vec<Warning>) {
+        if self.pending.is_empty() {
+            return;
+        }
+        let mut n = 0;
+        rewrite_nodes(contents, &mut n, &mut |number, chapter| {
+            let Some((_, path, links)) = self.pending.iter().find(|p| p.0 == number) else {
+                return;
+            };
+            for link in links {
+                let (file, fragment) = match link.split_once('#') {
+                    Some((f, frag)) => (f, Some(frag)),
+                    None => (link.as_str(), None),
+                };
+                let target = path
+                    .parent()
+                    .unwrap_or(Path::new("."))
+                    .join(file)
+                    .canonicalize()
+                    .ok()
+                    .and_then(|real| self.targets.iter().find(|t| t.0 == real));
+                let old = format!("href=\"{}\"", crate::xml::escape_attr(link));
+                let new = match target {
+                    Some((_, doc)) => {
+                        let mut href = package::chapter_file_name(*doc);
+                        if let Some(frag) = fragment {
+                            href.push('#');
+                            href.push_str(frag);
+                        }
+                        format!("href=\"{}\"", crate::xml::escape_attr(&href))
+                    }
+                    None => {
+                        warnings.push(Warning {
+                            path: path.clone(),
+                            line: None,
+                            message: format!(
+                                "removed link to \"{link}\": it is not a chapter of the book"
+                            ),
+                        });
+                        String::new()
+                    }
+                };
+                chapter.body = chapter.body.replace(&old, &new);
+            }
+        });
+    }
+}
+
+fn rewrite_nodes(nodes: &mut [Node], n: &mut usize, f: &mut dyn FnMut(usize, &mut Chapter)) {
+    for node in nodes {
+        match node {
+            Node::Chapter(c) => {
+                *n += 1;
+                f(*n, c);
+            }
+            Node::Part(p) => rewrite_nodes(&mut p.children, n, f),
+        }
+    }
 }
 
 /// A title from a file name: the stem without a leading number and separators, `_` and `-`

@@ -1,12 +1,16 @@
-//! The convert stage: decoded chapter text in, an XHTML body fragment out.
+//! The convert stage: decoded chapter text in, XHTML body fragments out.
 //!
 //! Sits between `source` (clean text) and `package` (which wraps each fragment in a document).
-//! One submodule per input kind; [`SourceKind::of`] picks it from the file extension.
+//! [`SourceKind::of`] picks the converter from the file extension: plain text ([`text`]: line
+//! joining, scene breaks), Markdown and HTML (the `markup` module). A plain-text file may also
+//! be split into volumes and chapters at its headings ([`split_text`], driven by `split`).
 
 pub mod text;
 
 use std::path::Path;
 
+use crate::markup::{self, ImageResolver, MarkupError};
+use crate::split::{self, HeadingKind, SplitMode, SplitWarning};
 use crate::xml::escape_text;
 
 /// The kinds of chapter file we read.
@@ -14,28 +18,76 @@ use crate::xml::escape_text;
 pub enum SourceKind {
     /// Plain text, one paragraph per line.
     Text,
+    /// CommonMark with tables, strikethrough and footnotes.
+    Markdown,
+    /// HTML or XHTML; only the body content is kept.
+    Html,
 }
 
 impl SourceKind {
     /// The kind of a chapter file, from its extension; anything unknown is read as text.
-    pub fn of(_path: &Path) -> SourceKind {
-        SourceKind::Text
+    pub fn of(path: &Path) -> SourceKind {
+        let ext = path
+            .extension()
+            .and_then(|e| e.to_str())
+            .map(str::to_ascii_lowercase);
+        match ext.as_deref() {
+            Some("md" | "markdown" | "mdown" | "mkd") => SourceKind::Markdown,
+            Some("html" | "htm" | "xhtml" | "xht") => SourceKind::Html,
+            _ => SourceKind::Text,
+        }
     }
 }
 
-/// A converted chapter.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A converted chapter body.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Converted {
-    /// A title found in the content itself (a heading line at the top), removed from `body`.
+    /// A title found in the content itself (a heading at the top), removed from `body`.
     pub title: Option<String>,
     /// Well-formed XHTML content for the chapter's `<section>`.
     pub body: String,
-    /// Number of paragraphs written.
+    /// Number of paragraphs (or, for markup, top-level blocks) written; 0 means empty.
     pub paragraphs: usize,
+    /// Local images the body refers to (markup only).
+    pub images: Vec<markup::ImageUse>,
+    /// Relative links to other files left in the body (markup only).
+    pub links: Vec<String>,
+    /// What was removed or changed on the way.
+    pub warnings: Vec<String>,
 }
 
-/// Converts plain text (already decoded and normalised) to XHTML paragraphs.
-pub fn convert_text(text: &str) -> Converted {
+/// Converts plain text (already decoded and normalised) to XHTML paragraphs. With
+/// `detect_title`, a first line that is a chapter heading (`第一章 风起`, `Chapter 1`) becomes
+/// the title and leaves the body.
+pub fn convert_text(text: &str, detect_title: bool) -> Converted {
+    if !detect_title {
+        return paragraphs_to_xhtml(text);
+    }
+    let mut lines = text.split('\n');
+    let mut title = None;
+    let mut rest = text;
+    let mut offset = 0;
+    for line in lines.by_ref() {
+        if text::trim_line(line).is_empty() {
+            offset += line.len() + 1;
+            continue;
+        }
+        let found = split::split(&[line], &SplitMode::Auto);
+        if let Some(h) = found.sections.first().and_then(|s| s.heading.as_ref())
+            && h.kind == HeadingKind::Chapter
+        {
+            title = Some(h.title.clone());
+            rest = text.get(offset + line.len()..).unwrap_or("");
+        }
+        break;
+    }
+    let mut converted = paragraphs_to_xhtml(rest);
+    converted.title = title;
+    converted
+}
+
+/// Paragraphs and scene breaks of plain text as XHTML, without title detection.
+fn paragraphs_to_xhtml(text: &str) -> Converted {
     let mut body = String::with_capacity(text.len() + text.len() / 8);
     let mut paragraphs = 0;
     for block in text::blocks(text) {
@@ -54,10 +106,90 @@ pub fn convert_text(text: &str) -> Converted {
         }
     }
     Converted {
-        title: None,
         body,
         paragraphs,
+        ..Converted::default()
     }
+}
+
+/// Converts Markdown; images go through `images`.
+pub fn convert_markdown(
+    text: &str,
+    images: &mut dyn ImageResolver,
+) -> Result<Converted, MarkupError> {
+    markup::markdown_to_xhtml(text, images).map(from_fragment)
+}
+
+/// Converts HTML; images go through `images`.
+pub fn convert_html(text: &str, images: &mut dyn ImageResolver) -> Result<Converted, MarkupError> {
+    markup::html_to_xhtml(text, images).map(from_fragment)
+}
+
+fn from_fragment(f: markup::Fragment) -> Converted {
+    let has_content = !f.body.trim().is_empty();
+    Converted {
+        title: f.title,
+        paragraphs: usize::from(has_content),
+        body: f.body,
+        images: f.images,
+        links: f.links,
+        warnings: f.warnings,
+    }
+}
+
+/// One piece of a split text file, in reading order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Piece {
+    /// Text before the first heading (a synopsis or foreword).
+    Front(Converted),
+    /// A volume heading and the text between it and its first chapter.
+    Volume {
+        /// The heading line.
+        title: String,
+        /// Text under the heading (may be empty).
+        intro: Converted,
+    },
+    /// A chapter heading and its text.
+    Chapter {
+        /// The heading line.
+        title: String,
+        /// The chapter text.
+        body: Converted,
+        /// 1-based line of the heading, for messages.
+        line: usize,
+    },
+}
+
+/// Splits plain text into volumes and chapters at their headings, converting each part.
+pub fn split_text(text: &str, mode: &SplitMode) -> (Vec<Piece>, Vec<SplitWarning>) {
+    let lines: Vec<&str> = text.split('\n').collect();
+    let found = split::split(&lines, mode);
+    let body_text = |range: std::ops::Range<usize>| -> String {
+        lines
+            .get(range.start..range.end.min(lines.len()))
+            .map(|l| l.join("\n"))
+            .unwrap_or_default()
+    };
+    let pieces = found
+        .sections
+        .into_iter()
+        .map(|section| {
+            let body = paragraphs_to_xhtml(&body_text(section.body));
+            match section.heading {
+                None => Piece::Front(body),
+                Some(h) if h.kind == HeadingKind::Volume => Piece::Volume {
+                    title: h.title,
+                    intro: body,
+                },
+                Some(h) => Piece::Chapter {
+                    title: h.title,
+                    body,
+                    line: h.line,
+                },
+            }
+        })
+        .collect();
+    (pieces, found.warnings)
 }
 
 #[cfg(test)]
@@ -66,8 +198,65 @@ mod tests {
 
     #[test]
     fn text_paragraphs_are_escaped_and_wrapped() {
-        let c = convert_text("a < b & c\n\u{3000}\u{3000}二\n");
+        let c = convert_text("a < b & c\n\u{3000}\u{3000}二\n", true);
         assert_eq!(c.body, "<p>a &lt; b &amp; c</p>\n<p>二</p>\n");
         assert_eq!(c.paragraphs, 2);
+        assert_eq!(c.title, None);
+    }
+
+    #[test]
+    fn leading_chapter_heading_becomes_the_title() {
+        let c = convert_text("\n\u{3000}第十二章 夜战\n正文。\n", true);
+        assert_eq!(c.title.as_deref(), Some("第十二章 夜战"));
+        assert_eq!(c.body, "<p>正文。</p>\n");
+        let kept = convert_text("第十二章 夜战\n正文。\n", false);
+        assert_eq!(kept.title, None);
+        assert_eq!(kept.paragraphs, 2);
+    }
+
+    #[test]
+    fn first_line_of_prose_is_not_a_title() {
+        let c = convert_text("第一次见面，他就笑了。\n", true);
+        assert_eq!(c.title, None);
+        assert_eq!(c.paragraphs, 1);
+    }
+
+    #[test]
+    fn source_kind_follows_extension() {
+        assert_eq!(SourceKind::of(Path::new("a/b.MD")), SourceKind::Markdown);
+        assert_eq!(SourceKind::of(Path::new("c.xhtml")), SourceKind::Html);
+        assert_eq!(SourceKind::of(Path::new("c.htm")), SourceKind::Html);
+        assert_eq!(SourceKind::of(Path::new("c.txt")), SourceKind::Text);
+        assert_eq!(SourceKind::of(Path::new("noext")), SourceKind::Text);
+    }
+
+    #[test]
+    fn split_text_gives_front_volumes_and_chapters_in_order() {
+        let text = "简介：一个故事。\n第一卷 潜龙\n卷首语。\n第一章 风起\n甲。\n第二章 云涌\n乙。\n第二卷 在渊\n第一章 雨落\n丙。\n";
+        let (pieces, warnings) = split_text(text, &SplitMode::Auto);
+        assert!(warnings.is_empty(), "{warnings:?}");
+        let shape: Vec<String> = pieces
+            .iter()
+            .map(|p| match p {
+                Piece::Front(c) => format!("front:{}", c.body.trim()),
+                Piece::Volume { title, .. } => format!("vol:{title}"),
+                Piece::Chapter { title, body, .. } => format!("ch:{title}:{}", body.body.trim()),
+            })
+            .collect();
+        assert_eq!(
+            shape,
+            [
+                "front:<p>简介：一个故事。</p>",
+                "vol:第一卷 潜龙",
+                "ch:第一章 风起:<p>甲。</p>",
+                "ch:第二章 云涌:<p>乙。</p>",
+                "vol:第二卷 在渊",
+                "ch:第一章 雨落:<p>丙。</p>",
+            ]
+        );
+        match &pieces[1] {
+            Piece::Volume { intro, .. } => assert_eq!(intro.body, "<p>卷首语。</p>\n"),
+            other => panic!("{other:?}"),
+        }
     }
 }

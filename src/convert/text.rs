@@ -11,9 +11,9 @@
 //! - always when A ends with a comma or enumeration comma (`，` `、` `,`);
 //! - never when A ends with closing punctuation (`。！？…”」』）` and the like, or a colon);
 //! - otherwise (A ends with a letter, digit or ideograph): join unless A is a short line without
-//!   any punctuation, which is a standalone line such as a scene title (`金军大营`). "Short" is
-//!   relative to the file: under a third of its median line length, and at most 20 characters.
-//!   For Latin text B must also start with a lower-case letter.
+//!   any punctuation, which is a standalone line such as a scene title (`金军大营`), or a
+//!   chapter heading. "Short" is at most 12 characters, or at most 20 and under a third of the
+//!   file's median line length. For Latin text B must also start with a lower-case letter.
 
 /// A block of chapter text.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -163,6 +163,14 @@ fn line_mode(lines: &[&str]) -> Vec<Block> {
     out
 }
 
+/// A chapter or volume heading line stands alone even without punctuation.
+fn is_heading(line: &str) -> bool {
+    crate::split::split(&[line], &crate::split::SplitMode::Auto)
+        .sections
+        .first()
+        .is_some_and(|s| s.heading.is_some())
+}
+
 /// Appends `line` to `para`: directly after or before CJK, with a space between Latin words.
 fn push_joined(para: &mut String, line: &str) {
     let last = para.chars().next_back();
@@ -209,8 +217,11 @@ fn continues(a: &str, b: &str, typical: usize) -> bool {
         .chars()
         .any(|c| CONTINUING.contains(&c) || CLOSING.contains(&c));
     let len = a.chars().count();
-    let short = len <= 20 && len * 3 < typical;
+    let short = len <= 12 || (len <= 20 && len * 3 < typical);
     if short && !has_punctuation {
+        return false;
+    }
+    if is_heading(a) {
         return false;
     }
     // A CJK sentence may break before a Latin word or a number, but a Latin line does not run

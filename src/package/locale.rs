@@ -63,3 +63,15 @@ pub fn chapter_title(lang: &str, n: usize) -> String {
         _ => format!("Chapter {n}"),
     }
 }
+
+/// Title of the text before a split file's first heading (a synopsis or foreword).
+pub fn front_title(lang: &str) -> String {
+    match primary(lang).as_str() {
+        "zh" if is_traditional(lang) => "簡介",
+        "zh" => "简介",
+        "ja" => "はじめに",
+        "ko" => "소개",
+        _ => "Foreword",
+    }
+    .to_string()
+}

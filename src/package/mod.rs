@@ -13,7 +13,7 @@ mod nav;
 mod opf;
 pub mod style;
 
-pub use locale::chapter_title;
+pub use locale::{chapter_title, front_title};
 
 use crate::project::BookInfo;
 
@@ -123,7 +123,7 @@ pub(crate) fn documents(book: &Book) -> Vec<Doc<'_>> {
             match node {
                 Node::Chapter(c) => {
                     counters.0 += 1;
-                    let id = format!("chapter-{:04}", counters.0);
+                    let id = chapter_id(counters.0);
                     out.push(Doc {
                         href: format!("text/{id}.xhtml"),
                         id,
@@ -150,6 +150,16 @@ pub(crate) fn documents(book: &Book) -> Vec<Doc<'_>> {
     let mut out = Vec::new();
     walk(&book.contents, 1, &mut (0, 0), &mut out);
     out
+}
+
+/// Manifest id (and file stem) of the `n`th chapter document, 1-based.
+fn chapter_id(n: usize) -> String {
+    format!("chapter-{n:04}")
+}
+
+/// File name (in the `text/` folder) of the `n`th chapter document, 1-based.
+pub fn chapter_file_name(n: usize) -> String {
+    format!("{}.xhtml", chapter_id(n))
 }
 
 /// Writes every file of the EPUB, in container order.

@@ -97,7 +97,7 @@ pub enum ContentEntry {
 }
 
 /// A chapter file and how to read it.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct ChapterSource {
     /// Absolute (project-relative, joined) path of the file.
     pub path: PathBuf,
@@ -109,6 +109,8 @@ pub struct ChapterSource {
     pub encoding: Option<String>,
     /// What to do with bytes invalid in the encoding (`encoding-errors`).
     pub encoding_errors: crate::source::EncodingErrors,
+    /// Split the file into chapters (and volumes) at headings (`split = "auto"` or a regex).
+    pub split: Option<crate::split::SplitMode>,
 }
 
 impl Project {

@@ -9,6 +9,7 @@ use super::toml_error;
 use super::{BookInfo, ChapterSource, ContentEntry, Person, Project, Series};
 use crate::error::{Error, Result};
 use crate::source::EncodingErrors;
+use crate::split::SplitMode;
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
@@ -68,6 +69,8 @@ struct Chapter {
     title: Option<String>,
     encoding: Option<String>,
     encoding_errors: Option<String>,
+    split: Option<String>,
+    volume_split: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -390,12 +393,32 @@ fn expand(entry: Spanned<Chapter>, ctx: &Ctx) -> Result<Vec<ChapterSource>> {
             ));
         }
     };
+    let split = match (&entry.split, &entry.volume_split) {
+        (None, None) => None,
+        (None, Some(_)) => {
+            return Err(ctx.error_at(
+                offset,
+                "`volume-split` needs `split` too, e.g. split = \"第.+章\"",
+            ));
+        }
+        (Some(split), volume) => Some(
+            SplitMode::from_config(split, volume.as_deref())
+                .map_err(|e| ctx.error_at(offset, format!("{e}")))?,
+        ),
+    };
+    if split.is_some() && title.is_some() {
+        return Err(ctx.error_at(
+            offset,
+            "`title` cannot be used with `split` (each chapter found in the file gets its heading as title)",
+        ));
+    }
     let source = |path: PathBuf, title: Option<String>| ChapterSource {
         path,
         title,
         line,
         encoding: entry.encoding.clone(),
         encoding_errors,
+        split: split.clone(),
     };
     match (&entry.file, &entry.glob) {
         (Some(file), None) => {

@@ -1,0 +1,349 @@
+//! What users really have: other encodings, whole novels in one file, Markdown and HTML.
+
+mod common;
+
+use common::{Fixture, assert_valid, paragraphs, spine, text};
+
+const SEEDS: [&str; 3] = [
+    "000_6761ebf9337845da.txt",
+    "001_c5c754fed1430e80.txt",
+    "003_8771c0c4f8f01cda.txt",
+];
+
+/// The paragraphs of every chapter document, in spine order.
+fn chapter_paragraphs(epub: &std::path::Path) -> Vec<Vec<String>> {
+    spine(epub)
+        .into_iter()
+        .filter(|h| h.contains("chapter-"))
+        .map(|h| paragraphs(&text(epub, &format!("EPUB/{h}"))))
+        .collect()
+}
+
+#[test]
+fn gbk_crlf_fullwidth_indented_seeds_give_the_same_text_as_utf8() {
+    let original = Fixture::sample();
+    assert!(original.build(&[]).ok);
+
+    let f = Fixture::sample();
+    for seed in SEEDS {
+        let utf8 = std::fs::read_to_string(common::repo().join("seeds").join(seed)).unwrap();
+        let messy: String = utf8
+            .lines()
+            .map(|l| format!("\u{3000}\u{3000}{l}\r\n"))
+            .collect();
+        let (gbk, _, unmappable) = encoding_rs::GBK.encode(&messy);
+        assert!(!unmappable, "{seed} has characters GBK cannot hold");
+        f.write(&format!("seeds/{seed}"), gbk.as_ref());
+    }
+    let r = f.build(&[]);
+    assert!(r.ok, "{}", r.stderr);
+    for seed in SEEDS {
+        assert!(
+            r.stderr.contains(seed)
+                && (r.stderr.contains("read as GBK") || r.stderr.contains("read as gb18030")),
+            "encoding of {seed} not reported: {}",
+            r.stderr
+        );
+    }
+    assert_valid(&f.path("out.epub"));
+    assert_eq!(
+        chapter_paragraphs(&f.path("out.epub")),
+        chapter_paragraphs(&original.path("out.epub"))
+    );
+}
+
+#[test]
+fn big5_file_is_read_and_reported() {
+    let paras = [
+        "魏軍接下來的突圍也在大汗的預料之中，東胡騎兵全部脫掉沉重的鐵甲，換上輕甲甚至不披甲。",
+        "事情的發展也果如大汗所料，魏軍窮極而至十幾萬人從四面八方湧來。",
+        "「四哥。」就在金兀術借酒澆愁的時候，帳外走進一人。",
+    ];
+    let f = Fixture::empty();
+    let source = paras.join("\r\n");
+    let (big5, _, unmappable) = encoding_rs::BIG5.encode(&source);
+    assert!(!unmappable);
+    f.write("ch.txt", big5.as_ref());
+    f.write(
+        "metadata.toml",
+        "[book]\ntitle = \"繁體\"\nauthors = [\"某\"]\nlanguage = \"zh-TW\"\n[[chapters]]\nfile = \"ch.txt\"\n",
+    );
+    let r = f.build(&[]);
+    assert!(r.ok, "{}", r.stderr);
+    assert!(r.stderr.contains("ch.txt: read as Big5"), "{}", r.stderr);
+    assert_valid(&f.path("out.epub"));
+    assert_eq!(
+        chapter_paragraphs(&f.path("out.epub")),
+        [paras.map(String::from).to_vec()]
+    );
+}
+
+#[test]
+fn forced_encoding_is_used_and_wrong_bytes_are_an_error_with_offset() {
+    let f = Fixture::empty();
+    let (bytes, _, _) = encoding_rs::GB18030.encode("第一段。\n第二段。\n");
+    f.write("ch.txt", bytes.as_ref());
+    let meta = "[book]\ntitle = \"t\"\nauthors = [\"a\"]\nlanguage = \"zh-CN\"\n[[chapters]]\nfile = \"ch.txt\"\nencoding = \"ENC\"\n";
+    f.write("metadata.toml", meta.replace("ENC", "gb18030"));
+    let r = f.build(&[]);
+    assert!(r.ok, "{}", r.stderr);
+    assert_eq!(
+        chapter_paragraphs(&f.path("out.epub")),
+        [["第一段。", "第二段。"]]
+    );
+
+    f.write("metadata.toml", meta.replace("ENC", "utf-8"));
+    let r = f.build(&[]);
+    assert!(!r.ok);
+    assert!(r.stderr.contains("ch.txt"), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("invalid UTF-8 at byte offset 0"),
+        "{}",
+        r.stderr
+    );
+}
+
+/// A whole novel in one file: a synopsis, 3 volumes of 100 chapters with numbers written three
+/// ways, and prose lines that look like headings but are not.
+fn novel() -> (String, Vec<String>) {
+    const NUM: [&str; 10] = ["零", "一", "二", "三", "四", "五", "六", "七", "八", "九"];
+    fn chinese(n: usize) -> String {
+        let (h, t, o) = (n / 100, n / 10 % 10, n % 10);
+        let mut s = String::new();
+        if h > 0 {
+            s.push_str(NUM[h]);
+            s.push('百');
+        }
+        if t > 0 {
+            if !(h == 0 && t == 1) {
+                s.push_str(NUM[t]);
+            }
+            s.push('十');
+        } else if h > 0 && o > 0 {
+            s.push('零');
+        }
+        if o > 0 {
+            s.push_str(NUM[o]);
+        }
+        s
+    }
+    let traps = [
+        "他翻到第三章，看了很久。",
+        "第一封信",
+        "第四本书",
+        "第一次见面",
+        "第二天",
+        "第三个人走了进来，没有说话。",
+        "“第一章”他说。",
+    ];
+    let mut out = String::from("内容简介：\n这是一部测试用的长篇小说。\n\n");
+    let mut titles = Vec::new();
+    let mut n = 0;
+    for v in 1..=3 {
+        out.push_str(&format!("第{}卷 卷名{v}\n", NUM[v]));
+        for c in 1..=100 {
+            n += 1;
+            let heading = match v {
+                1 => format!("第{}章 标题{n}", chinese(n)),
+                2 => format!("第{n}章 标题{n}"),
+                _ => format!(
+                    "第{}章　标题{n}",
+                    n.to_string()
+                        .chars()
+                        .map(|d| char::from_u32(d as u32 - '0' as u32 + '０' as u32).unwrap())
+                        .collect::<String>()
+                ),
+            };
+            titles.push(heading.replace('\u{3000}', " "));
+            out.push_str(&format!("\u{3000}\u{3000}{heading}\n"));
+            out.push_str(&format!("第{n}章的正文，第{c}段。\n"));
+            out.push_str(traps[n % traps.len()]);
+            out.push('\n');
+        }
+    }
+    (out, titles)
+}
+
+#[test]
+fn gb18030_novel_splits_into_3_volumes_and_300_chapters() {
+    let (novel, titles) = novel();
+    let f = Fixture::empty();
+    let crlf = novel.replace('\n', "\r\n");
+    let (bytes, _, unmappable) = encoding_rs::GB18030.encode(&crlf);
+    assert!(!unmappable);
+    f.write("novel.txt", bytes.as_ref());
+    f.write(
+        "metadata.toml",
+        "[book]\ntitle = \"长篇\"\nauthors = [\"某\"]\nlanguage = \"zh-CN\"\n[[chapters]]\nfile = \"novel.txt\"\nsplit = \"auto\"\n",
+    );
+    let r = f.build(&[]);
+    assert!(r.ok, "{}", r.stderr);
+    assert!(!r.stderr.contains("warning"), "{}", r.stderr);
+    let epub = f.path("out.epub");
+    assert_valid(&epub);
+
+    let ncx = text(&epub, "EPUB/toc.ncx");
+    assert!(ncx.contains("<meta name=\"dtb:depth\" content=\"2\"/>"));
+    let ncx = roxmltree::Document::parse(&ncx).unwrap();
+    let label = |p: roxmltree::Node| {
+        p.descendants()
+            .find(|n| n.has_tag_name("text"))
+            .and_then(|t| t.text())
+            .unwrap()
+            .to_string()
+    };
+    let top: Vec<roxmltree::Node> = ncx
+        .descendants()
+        .find(|n| n.has_tag_name("navMap"))
+        .unwrap()
+        .children()
+        .filter(|n| n.has_tag_name("navPoint"))
+        .collect();
+    assert_eq!(
+        top.iter().map(|p| label(*p)).collect::<Vec<_>>(),
+        ["内容简介", "第一卷 卷名1", "第二卷 卷名2", "第三卷 卷名3"]
+    );
+    let chapters: Vec<String> = top[1..]
+        .iter()
+        .flat_map(|v| v.children().filter(|n| n.has_tag_name("navPoint")))
+        .map(label)
+        .collect();
+    assert_eq!(chapters, titles);
+
+    // Each chapter holds its own text and its prose trap, and nothing else.
+    let bodies = chapter_paragraphs(&epub);
+    assert_eq!(bodies.len(), 301);
+    assert_eq!(bodies[0], ["这是一部测试用的长篇小说。"]);
+    for (i, body) in bodies[1..].iter().enumerate() {
+        assert_eq!(body.len(), 2, "chapter {}: {body:?}", i + 1);
+        assert!(body[0].starts_with(&format!("第{}章的正文", i + 1)));
+    }
+    let volume_page = text(&epub, "EPUB/text/part-02.xhtml");
+    assert!(volume_page.contains("第二卷 卷名2"));
+}
+
+#[test]
+fn numbering_gaps_in_a_split_file_are_warned_with_line_numbers() {
+    let f = Fixture::empty();
+    f.write("n.txt", "第1章\n甲。\n第2章\n乙。\n第4章\n丙。\n");
+    f.write(
+        "metadata.toml",
+        "[book]\ntitle = \"t\"\nauthors = [\"a\"]\nlanguage = \"zh-CN\"\n[[chapters]]\nfile = \"n.txt\"\nsplit = \"auto\"\n",
+    );
+    let r = f.build(&[]);
+    assert!(r.ok, "{}", r.stderr);
+    assert!(r.stderr.contains("n.txt:5"), "{}", r.stderr);
+    assert!(r.stderr.contains("from 2 to 4"), "{}", r.stderr);
+}
+
+#[test]
+fn regex_split_uses_the_users_pattern() {
+    let f = Fixture::empty();
+    f.write("n.txt", "== 开端 ==\n甲。\n== 发展 ==\n乙。\n");
+    f.write(
+        "metadata.toml",
+        "[book]\ntitle = \"t\"\nauthors = [\"a\"]\nlanguage = \"zh-CN\"\n[[chapters]]\nfile = \"n.txt\"\nsplit = '^== .+ ==$'\n",
+    );
+    let r = f.build(&[]);
+    assert!(r.ok, "{}", r.stderr);
+    let nav = text(&f.path("out.epub"), "EPUB/nav.xhtml");
+    assert!(
+        nav.contains(">== 开端 ==</a>") && nav.contains(">== 发展 ==</a>"),
+        "{nav}"
+    );
+    assert_eq!(
+        chapter_paragraphs(&f.path("out.epub")),
+        [["甲。"], ["乙。"]]
+    );
+}
+
+fn png(width: u32, height: u32) -> Vec<u8> {
+    let img = image::RgbImage::from_pixel(width, height, image::Rgb([200, 30, 30]));
+    let mut out = std::io::Cursor::new(Vec::new());
+    img.write_to(&mut out, image::ImageFormat::Png).unwrap();
+    out.into_inner()
+}
+
+#[test]
+fn markdown_and_html_chapters_build_clean_with_images_footnotes_and_links() {
+    let f = Fixture::empty();
+    f.write("img/map.png", png(40, 30));
+    f.write(
+        "md/01-intro.md",
+        "# The Beginning\n\nText with a note.[^1] See [the next part](02-next.html#later).\n\n\
+         | Name | Value |\n|:-----|------:|\n| a    | 1     |\n| b    | 2     |\n\n\
+         ~~gone~~ and **bold**.\n\n![A small map](../img/map.png)\n\n[^1]: The note text.\n",
+    );
+    f.write(
+        "md/02-next.html",
+        "<html><head><title>Next</title><script>alert(1)</script></head><body>\
+         <h1>The Next Part</h1><p>Unclosed <b>bold &amp; &nbsp;nbsp<p id=later onclick=\"x()\">Later&mdash;on\
+         <img src=\"../img/map.png\"><br><div>div</body></html>",
+    );
+    f.write(
+        "metadata.toml",
+        "[book]\ntitle = \"Mixed\"\nauthors = [\"A\"]\nlanguage = \"en\"\n[[chapters]]\nglob = \"md/*\"\n",
+    );
+    let r = f.build(&[]);
+    assert!(r.ok, "{}", r.stderr);
+    assert!(
+        r.stderr.contains("script"),
+        "removal of <script> not reported: {}",
+        r.stderr
+    );
+    let epub = f.path("out.epub");
+    assert_valid(&epub);
+
+    let all = common::entries(&epub);
+    let images: Vec<&String> = all
+        .keys()
+        .filter(|k| k.starts_with("EPUB/images/"))
+        .collect();
+    assert_eq!(
+        images.len(),
+        1,
+        "the image used twice is stored once: {images:?}"
+    );
+    assert_eq!(all[images[0]], png(40, 30));
+
+    let one = text(&epub, "EPUB/text/chapter-0001.xhtml");
+    assert!(one.contains("<h1 id=\"chapter-title\">The Beginning</h1>"));
+    assert!(one.contains("epub:type=\"noteref\""));
+    assert!(one.contains("epub:type=\"footnote\""));
+    assert!(one.contains("<table"));
+    assert!(one.contains("<del>gone</del>") || one.contains("<s>gone</s>"));
+    assert!(one.contains("href=\"chapter-0002.xhtml#later\""), "{one}");
+    assert!(one.contains("alt=\"A small map\""));
+    let two = text(&epub, "EPUB/text/chapter-0002.xhtml");
+    assert!(two.contains("The Next Part"));
+    assert!(!two.contains("onclick") && !two.contains("alert"));
+    assert!(two.contains("Later—on"));
+}
+
+#[test]
+fn missing_markdown_image_names_chapter_and_path() {
+    let f = Fixture::empty();
+    f.write("c.md", "# T\n\n![x](pics/none.png)\n");
+    f.write(
+        "metadata.toml",
+        "[book]\ntitle = \"t\"\nauthors = [\"a\"]\nlanguage = \"en\"\n[[chapters]]\nfile = \"c.md\"\n",
+    );
+    let r = f.build(&[]);
+    assert!(!r.ok);
+    assert!(r.stderr.contains("c.md"), "{}", r.stderr);
+    assert!(r.stderr.contains("pics/none.png"), "{}", r.stderr);
+}
+
+#[test]
+fn scene_breaks_become_separators_and_keep_their_marks() {
+    let f = Fixture::empty();
+    f.write("c.txt", "第一段。\n＊＊＊\n第二段。\n◇\n第三段。\n");
+    f.write(
+        "metadata.toml",
+        "[book]\ntitle = \"t\"\nauthors = [\"a\"]\nlanguage = \"zh-CN\"\n[[chapters]]\nfile = \"c.txt\"\n",
+    );
+    assert!(f.build(&[]).ok);
+    let doc = text(&f.path("out.epub"), "EPUB/text/chapter-0001.xhtml");
+    assert!(doc.contains("<p class=\"scene-break\">＊＊＊</p>"));
+    assert!(doc.contains("<p class=\"scene-break\">◇</p>"));
+}
