@@ -139,8 +139,9 @@ fn novel() -> (String, Vec<String>) {
     let mut out = String::from("内容简介：\n这是一部测试用的长篇小说。\n\n");
     let mut titles = Vec::new();
     let mut n = 0;
-    for v in 1..=3 {
-        out.push_str(&format!("第{}卷 卷名{v}\n", NUM[v]));
+    for (v, volume_number) in ["一", "二", "三"].iter().enumerate() {
+        let v = v + 1;
+        out.push_str(&format!("第{volume_number}卷 卷名{v}\n"));
         for c in 1..=100 {
             n += 1;
             let heading = match v {
