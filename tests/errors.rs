@@ -95,7 +95,11 @@ fn cover_that_is_not_an_image_is_refused() {
         f.write("covers/cover.jpg", "this is text, not a JPEG");
     });
     assert!(r.stderr.contains("cover.jpg"), "{}", r.stderr);
-    assert!(r.stderr.contains("not an image"), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("not a JPEG, PNG, GIF, WebP or SVG image"),
+        "{}",
+        r.stderr
+    );
 }
 
 #[test]

@@ -43,13 +43,19 @@ fn parse(name: &str, data: &[u8]) -> String {
 fn check(name: &str, bytes: &[u8]) -> Option<String> {
     match build(name, bytes) {
         Err(message) => {
-            assert!(message.contains(name), "error does not name the file: {message}");
+            assert!(
+                message.contains(name),
+                "error does not name the file: {message}"
+            );
             None
         }
         Ok(entries) => {
             let mut chapter = None;
             for e in &entries {
-                if [".xhtml", ".opf", ".ncx", ".xml"].iter().any(|x| e.name.ends_with(x)) {
+                if [".xhtml", ".opf", ".ncx", ".xml"]
+                    .iter()
+                    .any(|x| e.name.ends_with(x))
+                {
                     let text = parse(&e.name, &e.data);
                     if e.name.ends_with("chapter-0001.xhtml") {
                         chapter = Some(text);

@@ -170,76 +170,39 @@ pub fn spine(epub: &Path) -> Vec<String> {
         .collect()
 }
 
-/// The result of EPUBCheck: fatal, error and warning counts, and its output.
-#[derive(Debug)]
-pub struct Epubcheck {
-    pub fatal: usize,
-    pub errors: usize,
-    pub warnings: usize,
-    pub output: String,
-}
-
-/// Where the EPUBCheck jar is: `EPUBCHECK_JAR`, else the validators' install location.
-fn epubcheck_jar() -> Option<PathBuf> {
-    if let Some(jar) = std::env::var_os("EPUBCHECK_JAR") {
-        return Some(PathBuf::from(jar));
-    }
-    let base = Path::new("/opt/epubtools/venv/lib");
-    std::fs::read_dir(base)
-        .ok()?
-        .filter_map(|e| e.ok())
-        .map(|e| e.path().join("site-packages/epubcheck/epubcheck.jar"))
-        .find(|p| p.is_file())
-}
-
-/// Runs the real EPUBCheck when it is installed. Under `CI=true` a missing EPUBCheck fails.
-pub fn epubcheck(epub: &Path) -> Option<Epubcheck> {
-    let Some(jar) = epubcheck_jar() else {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "CI=true but EPUBCheck is not installed (set EPUBCHECK_JAR)"
-        );
+/// Runs the real EPUBCheck when it is installed (the library finds it: `EPUBCHECK_JAR`, the
+/// validators' venv, or the PyPI package). Under `CI=true` a missing EPUBCheck fails the test.
+pub fn epubcheck(epub: &Path) -> Option<epubforge::inspect::epubcheck::EpubcheckReport> {
+    let found = epubforge::inspect::epubcheck::require_in_ci().unwrap_or_else(|e| panic!("{e}"));
+    let Some(checker) = found else {
         eprintln!("note: EPUBCheck not installed; only structural checks ran");
         return None;
     };
-    let out = Command::new("java")
-        .arg("-XX:TieredStopAtLevel=1")
-        .arg("-jar")
-        .arg(&jar)
-        .arg(epub)
-        .output()
-        .expect("run java -jar epubcheck.jar");
-    let output = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let count = |prefix: &str| output.lines().filter(|l| l.starts_with(prefix)).count();
-    let result = Epubcheck {
-        fatal: count("FATAL"),
-        errors: count("ERROR"),
-        warnings: count("WARNING"),
-        output,
-    };
-    assert!(
-        result.output.contains("No errors or warnings detected")
-            || result.output.contains("Messages:"),
-        "EPUBCheck did not run: {}",
-        result.output
-    );
-    Some(result)
+    Some(
+        checker
+            .run(epub)
+            .unwrap_or_else(|e| panic!("EPUBCheck did not run: {e}")),
+    )
 }
 
 /// Asserts EPUBCheck (when installed) reports nothing, and our structural checks pass.
 pub fn assert_valid(epub: &Path) {
     structural_check(epub);
+    let findings = epubforge::inspect::verify::verify_path(epub);
+    assert!(
+        findings.is_empty(),
+        "structural findings on {}: {findings:#?}",
+        epub.display()
+    );
     if let Some(r) = epubcheck(epub) {
-        assert_eq!(
-            (r.fatal, r.errors, r.warnings),
-            (0, 0, 0),
-            "EPUBCheck on {}:\n{}",
+        assert!(
+            r.is_clean(),
+            "EPUBCheck on {}: fatal={} errors={} warnings={}\n{:#?}",
             epub.display(),
-            r.output
+            r.fatal,
+            r.errors,
+            r.warnings,
+            r.messages
         );
     }
 }
