@@ -40,4 +40,5 @@ d.rectangle([1180, 1950, 1380, 2150], fill=(178, 58, 42))
 seal = ImageFont.truetype("/usr/share/fonts/opentype/noto/NotoSerifCJK-Bold.ttc", 80, index=2)
 for i, ch in enumerate("安西"):
     d.text((1280, 1965 + i * 90), ch, font=seal, fill=(240, 232, 214), anchor="mt")
-img.save("/work/main/covers/cover.jpg", quality=88, optimize=True, progressive=False)
+import os
+img.save(os.path.join(os.path.dirname(os.path.abspath(__file__)), "cover.jpg"), quality=88, optimize=True, progressive=False)
