@@ -71,39 +71,8 @@ pub enum MarkupError {
     },
 }
 
-/// Escapes text content for XML: `&`, `<`, `>`; drops characters XML 1.0 forbids.
-pub fn escape_text(s: &str) -> String {
-    escape(s, false)
-}
-
-/// Escapes an attribute value for XML (double-quoted): like [`escape_text`], plus `"`.
-pub fn escape_attr(s: &str) -> String {
-    escape(s, true)
-}
-
-fn escape(s: &str, attr: bool) -> String {
-    let mut out = String::with_capacity(s.len() + s.len() / 8);
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' if attr => out.push_str("&quot;"),
-            // Attribute-value normalisation would turn these into spaces; keep them exact.
-            '\t' if attr => out.push_str("&#9;"),
-            '\n' if attr => out.push_str("&#10;"),
-            '\r' => out.push_str("&#13;"),
-            c if is_xml_char(c) => out.push(c),
-            _ => {}
-        }
-    }
-    out
-}
-
-/// True for characters allowed in XML 1.0 documents (the `Char` production).
-pub(crate) fn is_xml_char(c: char) -> bool {
-    matches!(c, '\t' | '\n' | '\r' | '\u{20}'..='\u{D7FF}' | '\u{E000}'..='\u{FFFD}' | '\u{10000}'..)
-}
+pub(crate) use crate::xml::is_xml_char;
+pub use crate::xml::{escape_attr, escape_text};
 
 #[cfg(test)]
 pub(crate) mod test_support {
