@@ -5,8 +5,8 @@
 //! packager drops inside its own `<section epub:type="chapter">`, right after the chapter's `<h1>`.
 //!
 //! Both input kinds end in the same place: Markdown is rendered to an HTML string
-//! ([`markdown`]), which is then parsed with the HTML5 parser exactly like an HTML chapter
-//! ([`html`]). The shared sanitiser (`sanitize`) keeps an allow-list of XHTML5 elements and
+//! (`markdown`), which is then parsed with the HTML5 parser exactly like an HTML chapter
+//! (`html`). The shared sanitiser (`sanitize`) keeps an allow-list of XHTML5 elements and
 //! attributes, repairs the content models that EPUBCheck's schema enforces, resolves local
 //! images through an [`ImageResolver`] and serialises well-formed XML without recursion.
 
