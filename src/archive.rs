@@ -40,7 +40,7 @@ fn options(compress: bool) -> SimpleFileOptions {
         .unix_permissions(0o644)
 }
 
-fn prepare(entries: &[Entry]) -> zip::result::ZipResult<Vec<PreparedZipFile>> {
+fn prepare(entries: &[&Entry]) -> zip::result::ZipResult<Vec<PreparedZipFile>> {
     entries
         .par_iter()
         .map(|e| PreparedZipFile::from_data(&e.name, options(e.compress), &e.data))
@@ -49,7 +49,7 @@ fn prepare(entries: &[Entry]) -> zip::result::ZipResult<Vec<PreparedZipFile>> {
 
 /// Compresses every entry (in parallel) and writes the archive to `out`.
 pub fn write_to<W: Write + Seek>(entries: &[Entry], out: W) -> zip::result::ZipResult<W> {
-    let prepared = prepare(entries)?;
+    let prepared = prepare(&entries.iter().collect::<Vec<_>>())?;
     let mut zip = ZipWriter::new(out);
     for file in prepared {
         zip.add_prepared_file(file)?;
@@ -118,6 +118,11 @@ impl EpubWriter {
 
     /// Compresses `entries` in parallel and appends them in order.
     pub fn add(&mut self, entries: &[Entry]) -> Result<()> {
+        self.add_refs(&entries.iter().collect::<Vec<_>>())
+    }
+
+    /// [`EpubWriter::add`] for borrowed entries.
+    pub fn add_refs(&mut self, entries: &[&Entry]) -> Result<()> {
         let prepared = prepare(entries).map_err(|e| self.archive_error(e))?;
         for file in prepared {
             self.zip

@@ -20,13 +20,16 @@
 //! ```
 
 pub mod archive;
+pub mod batch;
 pub mod build;
 pub mod convert;
 pub mod error;
+pub mod incremental;
 pub mod package;
 pub mod project;
 pub mod source;
 pub mod split;
+pub mod watch;
 pub mod xml;
 
 pub use error::{Error, Result};
