@@ -4,7 +4,7 @@
 //! `cargo run --release --example gen_novel -- OUTDIR [chapters] [chars-per-chapter]`
 //! (defaults: 3000 chapters of about 3000 characters, about 27 MB). The same arguments always
 //! give the same bytes: the text comes from a fixed-seed generator, with characters drawn from
-//! a few hundred common ones, skewed so that frequent characters dominate as in real prose.
+//! about 1500 common ones, skewed so that frequent characters dominate as in real prose.
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -23,12 +23,11 @@ impl Rng {
         self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
     }
 
-    /// An index below `n`, skewed towards 0 (the minimum of two uniform draws, twice).
+    /// An index below `n`, skewed towards 0: `n * u^3` for uniform `u`, so the first 100 of
+    /// 1500 characters make about 40% of the text, roughly as in Chinese prose.
     fn skewed(&mut self, n: usize) -> usize {
-        let a = (self.next() % n as u64) as usize;
-        let b = (self.next() % n as u64) as usize;
-        let c = (self.next() % n as u64) as usize;
-        a.min(b).min(c)
+        let u = (self.next() >> 11) as f64 / (1u64 << 53) as f64;
+        ((n as f64 * u * u * u) as usize).min(n.saturating_sub(1))
     }
 }
 
@@ -47,7 +46,12 @@ fn main() {
     let mut total = 0usize;
     for n in 1..=chapters {
         let mut text = String::with_capacity(chars * 3 + 256);
-        let _ = writeln!(text, "第{n}章 {}{}\n", pool[rng.skewed(200)], pool[rng.skewed(200)]);
+        let _ = writeln!(
+            text,
+            "第{n}章 {}{}\n",
+            pool[rng.skewed(200)],
+            pool[rng.skewed(200)]
+        );
         let mut written = 0;
         while written < chars {
             // A paragraph of sentences, 40 to 200 characters.
@@ -56,11 +60,15 @@ fn main() {
             for i in 0..len {
                 text.push(pool[rng.skewed(pool.len())]);
                 if i % 17 == 16 {
-                    text.push(if rng.next() % 5 == 0 { '。' } else { '，' });
+                    text.push(if rng.next().is_multiple_of(5) {
+                        '。'
+                    } else {
+                        '，'
+                    });
                 }
             }
             text.push_str("。\n");
-            written += len;
+            written += len + len / 17 + 3;
         }
         total += text.len();
         std::fs::write(dir.join(format!("{n:05}.txt")), text).expect("write a chapter");

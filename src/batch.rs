@@ -92,7 +92,14 @@ mod tests {
     fn projects_are_found_below_the_folder_but_not_in_build_or_hidden_folders() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
-        for d in ["a", "b/c", "build/x", "target/y", ".git/z", "b/c/.epubforge-cache"] {
+        for d in [
+            "a",
+            "b/c",
+            "build/x",
+            "target/y",
+            ".git/z",
+            "b/c/.epubforge-cache",
+        ] {
             std::fs::create_dir_all(root.join(d)).unwrap();
             std::fs::write(root.join(d).join(METADATA_FILE), "").unwrap();
         }

@@ -143,7 +143,9 @@ pub fn build(project: &Project, opts: &BuildOptions) -> Result<BuildReport> {
         .then(|| Manifest::load(&output))
         .flatten()
         .filter(|m| {
-            m.options == options_key && m.output.is_some() && incremental::stamp(&output) == m.output
+            m.options == options_key
+                && m.output.is_some()
+                && incremental::stamp(&output) == m.output
         });
 
     let sources: Vec<&ChapterSource> = project.chapters().collect();
@@ -174,9 +176,13 @@ pub fn build(project: &Project, opts: &BuildOptions) -> Result<BuildReport> {
         });
     }
 
-    let meta_hash = inputs.records.first().map(|r| r.hash.as_str()).unwrap_or("");
+    let meta_hash = inputs
+        .records
+        .first()
+        .map(|r| r.hash.as_str())
+        .unwrap_or("");
     let keys: Vec<String> = sources
-        .iter()
+        .par_iter()
         .enumerate()
         .map(|(i, src)| {
             let content = inputs
@@ -347,8 +353,9 @@ struct WrittenChapter {
     title: String,
 }
 
-/// Chapter documents are packaged at most this many body bytes at a time.
-const CHUNK_BYTES: usize = 8 << 20;
+/// Chapter documents are packaged at most this many body bytes at a time: small enough to
+/// bound memory, large enough that re-running the package stage per chunk costs little.
+const CHUNK_BYTES: usize = 4 << 20;
 
 /// Loads the book (reusing the chapters in `reuse`) and writes it chunk by chunk. None when
 /// the package layout does not allow it: a chapter document whose name or surroundings
@@ -433,7 +440,17 @@ fn build_streaming(
                 }
             }
         }
-        let full = package::package(&book);
+        // On a pool thread, so its allocations reuse the memory freed by earlier chunks'
+        // bodies (which were allocated by pool threads) rather than growing another arena.
+        let full = rayon::scope(|scope| {
+            let (tx, rx) = std::sync::mpsc::channel();
+            let book = &book;
+            scope.spawn(move |_| {
+                let _ = tx.send(package::package(book));
+            });
+            rx.recv()
+        })
+        .unwrap_or_else(|_| package::package(&book));
         {
             // Each body is needed only for its own document: free it now.
             let mut slots = chapters_mut(&mut book.contents);

@@ -147,6 +147,9 @@ fn esc(s: &str) -> String {
 }
 
 fn unesc(s: &str) -> Option<String> {
+    if !s.contains('\\') {
+        return Some(s.to_owned());
+    }
     let mut out = String::with_capacity(s.len());
     let mut chars = s.chars();
     while let Some(c) = chars.next() {
@@ -219,8 +222,10 @@ impl Manifest {
             return None;
         }
         let mut m = Manifest::default();
+        let mut f: Vec<&str> = Vec::with_capacity(8);
         for line in lines {
-            let f: Vec<&str> = line.split('\t').collect();
+            f.clear();
+            f.extend(line.split('\t'));
             match f.as_slice() {
                 ["options", h] => m.options = (*h).into(),
                 ["started", t] => m.started = t.parse().ok()?,

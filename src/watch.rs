@@ -120,7 +120,9 @@ fn absolute(p: &Path) -> PathBuf {
     let p = if p.is_absolute() {
         p.to_path_buf()
     } else {
-        std::env::current_dir().map(|d| d.join(p)).unwrap_or_else(|_| p.to_path_buf())
+        std::env::current_dir()
+            .map(|d| d.join(p))
+            .unwrap_or_else(|_| p.to_path_buf())
     };
     // The folder may not exist yet; canonicalize what does.
     match (p.parent(), p.file_name()) {
@@ -149,11 +151,12 @@ pub fn watch(
     }
 
     let (tx, rx) = mpsc::channel();
-    let mut debouncer =
-        notify_debouncer_mini::new_debouncer(DEBOUNCE, tx).map_err(|source| WatchError::Notify {
+    let mut debouncer = notify_debouncer_mini::new_debouncer(DEBOUNCE, tx).map_err(|source| {
+        WatchError::Notify {
             path: PathBuf::from("."),
             source,
-        })?;
+        }
+    })?;
     for w in &watched {
         debouncer
             .watcher()
@@ -176,11 +179,8 @@ pub fn watch(
         paths.sort();
         paths.dedup();
         for w in &mut watched {
-            let changed: Vec<PathBuf> = paths
-                .iter()
-                .filter(|p| w.cares_about(p))
-                .cloned()
-                .collect();
+            let changed: Vec<PathBuf> =
+                paths.iter().filter(|p| w.cares_about(p)).cloned().collect();
             if changed.is_empty() {
                 continue;
             }
