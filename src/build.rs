@@ -442,15 +442,7 @@ fn build_streaming(
         }
         // On a pool thread, so its allocations reuse the memory freed by earlier chunks'
         // bodies (which were allocated by pool threads) rather than growing another arena.
-        let full = rayon::scope(|scope| {
-            let (tx, rx) = std::sync::mpsc::channel();
-            let book = &book;
-            scope.spawn(move |_| {
-                let _ = tx.send(package::package(book));
-            });
-            rx.recv()
-        })
-        .unwrap_or_else(|_| package::package(&book));
+        let full = rayon::scope(|_| package::package(&book));
         {
             // Each body is needed only for its own document: free it now.
             let mut slots = chapters_mut(&mut book.contents);
