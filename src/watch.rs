@@ -9,7 +9,7 @@
 
 use std::path::{Component, Path, PathBuf};
 use std::sync::mpsc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use notify::RecursiveMode;
 
@@ -184,9 +184,7 @@ pub fn watch(
             if changed.is_empty() {
                 continue;
             }
-            let start = Instant::now();
-            let mut outcome = batch::build_one(&w.location, opts);
-            outcome.elapsed = start.elapsed();
+            let outcome = batch::build_one(&w.location, opts);
             report(WatchEvent::Build {
                 changed: &changed,
                 outcome: &outcome,
