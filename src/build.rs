@@ -135,7 +135,11 @@ pub fn build(project: &Project, opts: &BuildOptions) -> Result<BuildReport> {
         .clone()
         .unwrap_or_else(|| project.default_output());
     if !opts.cache {
-        return build_plain(project, opts, &output);
+        let none = vec![None; project.chapters().count()];
+        return match build_streaming(project, opts, &output, &none, None)? {
+            Some((report, _)) => Ok(report),
+            None => build_plain(project, opts, &output),
+        };
     }
     let started = incremental::nanos(SystemTime::now());
     let options_key = options_key(opts, &output);
@@ -850,7 +854,18 @@ mod tests {
         };
         let build_now = |out: &str, cache: bool| {
             let project = Project::load(dir.path()).unwrap();
-            let report = build(&project, &opts(out, cache)).unwrap();
+            let report = if cache {
+                build(&project, &opts(out, cache)).unwrap()
+            } else {
+                // The reference: the whole book packaged and written at once.
+                build_plain(&project, &opts(out, cache), &dir.path().join(out)).unwrap()
+            };
+            (report, std::fs::read(dir.path().join(out)).unwrap())
+        };
+        let build_now_uncached = |out: &str| {
+            let project = Project::load(dir.path()).unwrap();
+            let report = build(&project, &opts(out, false)).unwrap();
+            assert!(!incremental::manifest_path(&dir.path().join(out)).exists());
             (report, std::fs::read(dir.path().join(out)).unwrap())
         };
         let (first, streamed) = build_now("a.epub", true);
@@ -858,6 +873,8 @@ mod tests {
         assert_eq!(first.reused, 0);
         let (_, plain) = build_now("plain.epub", false);
         assert_eq!(streamed, plain);
+        let (_, uncached) = build_now_uncached("b.epub");
+        assert_eq!(uncached, plain);
 
         let (again, _) = build_now("a.epub", true);
         assert_eq!(again.status, BuildStatus::UpToDate);
