@@ -18,7 +18,9 @@
 #   4. reports peak memory (RSS high-water mark of the clean build) against the input size;
 #   5. times `zip -6 -r` over the chapter files (the floor), and pandoc and calibre's
 #      ebook-convert on the SLICE-chapter slice, when installed; prints the ratios.
-# SOURCE_DATE_EPOCH is fixed so that the byte-identity check is meaningful.
+# SOURCE_DATE_EPOCH is fixed so that the byte-identity check is meaningful. Wall-clock figures
+# move a lot when other work shares the machine (every tool is timed in the same run, so the
+# ratios are fairer than the absolute times); run it on an idle machine for publishable numbers.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS=${1:-5}
