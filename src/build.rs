@@ -3,15 +3,24 @@
 //! [`load_book`] runs every stage up to a packaged-ready [`Book`] (chapters are read, decoded and
 //! converted in parallel); [`build`] then packages and writes it. Warnings are collected, not
 //! printed: only the CLI prints.
+//!
+//! Writing streams (see [`build`]): chapter documents are packaged and compressed a few
+//! megabytes at a time, so the whole book's XHTML and its compressed entries are never held
+//! at once. With [`BuildOptions::cache`], [`build`] also keeps a manifest beside the EPUB
+//! ([`crate::incremental`]): an unchanged book is not rebuilt, and unchanged chapters are
+//! neither read nor converted; their compressed documents are copied from the previous EPUB.
 
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use rayon::prelude::*;
 
+use crate::archive::{self, EpubWriter, PreviousEpub};
 use crate::convert;
 use crate::error::{Error, Result, read};
-use crate::package::{self, Book, Chapter, Image, Node, Part};
+use crate::incremental::{self, ChapterRecord, Manifest};
+use crate::package::{self, Book, Chapter, Entry, Image, Node, Part};
 use crate::project::{ChapterSource, ContentEntry, Project};
 use crate::source::{self, Detection};
 use sha2::Digest;
@@ -24,6 +33,11 @@ pub struct BuildOptions {
     /// Seconds since the epoch for `dcterms:modified` (`SOURCE_DATE_EPOCH`); default: the
     /// newest input file's modification time.
     pub source_date_epoch: Option<i64>,
+    /// Keep a build cache beside the EPUB and use it: skip an unchanged book, reuse unchanged
+    /// chapters. Off by default for library callers; the CLI turns it on.
+    pub cache: bool,
+    /// Ignore the cache (but write a fresh one when `cache` is on): a clean build.
+    pub force: bool,
 }
 
 impl BuildOptions {
@@ -31,6 +45,8 @@ impl BuildOptions {
     pub fn from_env() -> BuildOptions {
         BuildOptions {
             output: None,
+            cache: false,
+            force: false,
             source_date_epoch: std::env::var("SOURCE_DATE_EPOCH")
                 .ok()
                 .and_then(|v| v.trim().parse().ok()),
@@ -70,9 +86,22 @@ pub struct SourceReport {
     pub detection: Detection,
 }
 
+/// Whether a build wrote the EPUB.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BuildStatus {
+    /// The EPUB was written.
+    Built,
+    /// Nothing had changed since the last build; the EPUB was left as it was.
+    UpToDate,
+}
+
 /// What a build did.
 #[derive(Debug, Clone)]
 pub struct BuildReport {
+    /// Built or up to date.
+    pub status: BuildStatus,
+    /// Chapters copied from the previous EPUB rather than converted again.
+    pub reused: usize,
     /// The EPUB written.
     pub output: PathBuf,
     /// Number of chapter documents.
@@ -97,22 +126,446 @@ pub struct Loaded {
 }
 
 /// Builds a project into an EPUB.
+///
+/// With `opts.cache`, an up-to-date book is left alone and unchanged chapters are reused; any
+/// doubt about the cache (damaged, stale, or a package layout the reuse cannot vouch for)
+/// means a clean build, so the EPUB is always byte-identical to a clean build's.
 pub fn build(project: &Project, opts: &BuildOptions) -> Result<BuildReport> {
-    let loaded = load_book(project, opts)?;
     let output = opts
         .output
         .clone()
         .unwrap_or_else(|| project.default_output());
+    if !opts.cache {
+        let none = vec![None; project.chapters().count()];
+        return match build_streaming(project, opts, &output, &none, None)? {
+            Some((report, _)) => Ok(report),
+            None => build_plain(project, opts, &output),
+        };
+    }
+    let started = incremental::nanos(SystemTime::now());
+    let options_key = options_key(opts, &output);
+    let previous = (!opts.force)
+        .then(|| Manifest::load(&output))
+        .flatten()
+        .filter(|m| {
+            m.options == options_key
+                && m.output.is_some()
+                && incremental::stamp(&output) == m.output
+        });
+
+    let sources: Vec<&ChapterSource> = project.chapters().collect();
+    let mut paths: Vec<&Path> = vec![&project.metadata_path];
+    paths.extend(project.cover.as_deref());
+    let first_chapter = paths.len();
+    paths.extend(sources.iter().map(|s| s.path.as_path()));
+    let inputs = incremental::check_inputs(&paths, previous.as_ref());
+
+    if let Some(prev) = &previous
+        && prev.inputs.len() == paths.len()
+        && prev.chapters.len() == sources.len()
+        && inputs.unchanged.iter().all(|&u| u)
+        && inputs
+            .records
+            .iter()
+            .zip(&prev.inputs)
+            .all(|(now, then)| now.stamp == then.stamp)
+    {
+        return Ok(BuildReport {
+            status: BuildStatus::UpToDate,
+            reused: prev.chapters.len(),
+            bytes: prev.output.map(|o| o.size).unwrap_or(0),
+            output,
+            chapters: prev.chapters.len(),
+            warnings: recorded_warnings(prev, &sources),
+            sources: recorded_sources(prev, &sources),
+        });
+    }
+
+    let meta_hash = inputs
+        .records
+        .first()
+        .map(|r| r.hash.as_str())
+        .unwrap_or("");
+    let keys: Vec<String> = sources
+        .par_iter()
+        .enumerate()
+        .map(|(i, src)| {
+            let content = inputs
+                .records
+                .get(first_chapter + i)
+                .map(|r| r.hash.as_str())
+                .unwrap_or("");
+            if content.is_empty() {
+                return String::new();
+            }
+            incremental::hash_fields(&[
+                env!("CARGO_PKG_VERSION").as_bytes(),
+                meta_hash.as_bytes(),
+                content.as_bytes(),
+                format!("{src:?}").as_bytes(),
+                (i + 1).to_string().as_bytes(),
+            ])
+        })
+        .collect();
+    let reuse: Vec<Option<&ChapterRecord>> = match &previous {
+        Some(prev) if prev.chapters.len() == sources.len() => keys
+            .iter()
+            .zip(&prev.chapters)
+            .zip(&sources)
+            .map(|((k, rec), src)| {
+                (!k.is_empty() && *k == rec.key && reusable(rec) && reusable_source(src))
+                    .then_some(rec)
+            })
+            .collect(),
+        _ => vec![None; sources.len()],
+    };
+    let previous_epub = if reuse.iter().any(Option::is_some) {
+        archive::open_previous(&output).ok()
+    } else {
+        None
+    };
+    let reuse = if previous_epub.is_some() {
+        reuse
+    } else {
+        vec![None; sources.len()]
+    };
+
+    let attempt = build_streaming(project, opts, &output, &reuse, previous_epub)?;
+    let (report, chapters) = match attempt {
+        Some(done) => done,
+        None if reuse.iter().any(Option::is_some) => {
+            // The reuse could not be vouched for: build everything again.
+            match build_streaming(project, opts, &output, &vec![None; sources.len()], None)? {
+                Some(done) => done,
+                None => {
+                    Manifest::remove(&output);
+                    return build_plain(project, opts, &output);
+                }
+            }
+        }
+        None => {
+            Manifest::remove(&output);
+            return build_plain(project, opts, &output);
+        }
+    };
+
+    let records = chapters
+        .into_iter()
+        .zip(keys)
+        .zip(&report.sources)
+        .map(|((c, key), src)| ChapterRecord {
+            key,
+            entry: c.entry,
+            shell: c.shell,
+            title: c.title,
+            encoding: src.encoding.to_string(),
+            detection: format!("{:?}", src.detection),
+            warnings: report
+                .warnings
+                .iter()
+                .filter(|w| w.path == src.path)
+                .map(|w| (w.line, w.message.clone()))
+                .collect(),
+        })
+        .collect();
+    let manifest = Manifest {
+        options: options_key,
+        started,
+        output: incremental::stamp(&output),
+        inputs: inputs.records,
+        chapters: records,
+    };
+    // A cache that cannot be written only costs the next build its speed.
+    if manifest.save(&output).is_err() {
+        Manifest::remove(&output);
+    }
+    Ok(report)
+}
+
+/// Hash of what, besides the inputs, decides the EPUB's bytes.
+fn options_key(opts: &BuildOptions, output: &Path) -> String {
+    incremental::hash_fields(&[
+        env!("CARGO_PKG_VERSION").as_bytes(),
+        format!("{:?}", opts.source_date_epoch).as_bytes(),
+        output.to_string_lossy().as_bytes(),
+        archive::LEVEL.to_string().as_bytes(),
+    ])
+}
+
+/// The warnings of the last build, so an up-to-date book reports what a build would.
+fn recorded_warnings(prev: &Manifest, sources: &[&ChapterSource]) -> Vec<Warning> {
+    prev.chapters
+        .iter()
+        .zip(sources)
+        .flat_map(|(rec, src)| {
+            rec.warnings.iter().map(|(line, message)| Warning {
+                path: src.path.clone(),
+                line: *line,
+                message: message.clone(),
+            })
+        })
+        .collect()
+}
+
+fn recorded_sources(prev: &Manifest, sources: &[&ChapterSource]) -> Vec<SourceReport> {
+    prev.chapters
+        .iter()
+        .zip(sources)
+        .filter_map(|(rec, src)| recorded_report(rec, src))
+        .collect()
+}
+
+fn reusable(rec: &ChapterRecord) -> bool {
+    detection_from(&rec.detection).is_some()
+        && encoding_rs::Encoding::for_label(rec.encoding.as_bytes()).is_some()
+}
+
+fn detection_from(name: &str) -> Option<Detection> {
+    Some(match name {
+        "Bom" => Detection::Bom,
+        "Forced" => Detection::Forced,
+        "Utf8" => Detection::Utf8,
+        "Guessed" => Detection::Guessed,
+        _ => return None,
+    })
+}
+
+/// The whole book in memory, packaged and written at once: no cache, no streaming.
+fn build_plain(project: &Project, opts: &BuildOptions, output: &Path) -> Result<BuildReport> {
+    let loaded = load_book(project, opts)?;
     let entries = package::package(&loaded.book);
-    crate::archive::write_epub(&entries, &output)?;
-    let bytes = std::fs::metadata(&output).map(|m| m.len()).unwrap_or(0);
+    drop(loaded.book.contents);
+    archive::write_epub(&entries, output)?;
+    let bytes = std::fs::metadata(output).map(|m| m.len()).unwrap_or(0);
     Ok(BuildReport {
-        output,
-        chapters: count_chapters(&loaded.book.contents),
+        status: BuildStatus::Built,
+        reused: 0,
+        output: output.to_path_buf(),
+        chapters: entries_chapters(&entries),
         bytes,
         warnings: loaded.warnings,
         sources: loaded.sources,
     })
+}
+
+fn entries_chapters(entries: &[Entry]) -> usize {
+    entries
+        .iter()
+        .filter(|e| e.name.contains("/chapter-"))
+        .count()
+}
+
+/// What the streaming writer learnt about one chapter document.
+struct WrittenChapter {
+    entry: String,
+    shell: String,
+    title: String,
+}
+
+/// Chapter documents are packaged at most this many body bytes at a time: small enough to
+/// bound memory, large enough that re-running the package stage per chunk costs little.
+/// (Tiny under test, so that small books exercise the chunked path.)
+const CHUNK_BYTES: usize = if cfg!(test) { 2048 } else { 4 << 20 };
+
+/// Loads the book (reusing the chapters in `reuse`) and writes it chunk by chunk. None when
+/// the package layout does not allow it: a chapter document whose name or surroundings
+/// changed although its source did not, or other files that depend on chapter bodies.
+fn build_streaming(
+    project: &Project,
+    opts: &BuildOptions,
+    output: &Path,
+    reuse: &[Option<&ChapterRecord>],
+    mut previous: Option<PreviousEpub>,
+) -> Result<Option<(BuildReport, Vec<WrittenChapter>)>> {
+    let loaded = load_book_with(project, opts, reuse)?;
+    let mut book = loaded.book;
+    let chapters = count_chapters(&book.contents);
+    if chapters != reuse.len() {
+        return Ok(None);
+    }
+    let mut bodies: Vec<String> = chapters_mut(&mut book.contents)
+        .into_iter()
+        .map(|c| std::mem::take(&mut c.body))
+        .collect();
+    let titles: Vec<String> = chapters_mut(&mut book.contents)
+        .into_iter()
+        .map(|c| c.title.clone())
+        .collect();
+
+    let skeleton = package::package(&book);
+    let names: Vec<String> = package::documents(&book)
+        .iter()
+        .filter(|d| matches!(d.kind, package::DocKind::Chapter(_)))
+        .map(|d| format!("{}/{}", package::ROOT, d.href))
+        .collect();
+    let index: HashMap<&str, usize> = skeleton
+        .iter()
+        .enumerate()
+        .map(|(i, e)| (e.name.as_str(), i))
+        .collect();
+    let Some(pos) = names
+        .iter()
+        .map(|n| index.get(n.as_str()).copied())
+        .collect::<Option<Vec<usize>>>()
+    else {
+        return Ok(None);
+    };
+    if names.len() != chapters || pos.windows(2).any(|w| w[0] >= w[1]) {
+        return Ok(None);
+    }
+    let shells: Vec<String> = pos
+        .par_iter()
+        .map(|&p| incremental::hash(&skeleton[p].data))
+        .collect();
+    for (k, rec) in reuse.iter().enumerate() {
+        if let Some(rec) = rec
+            && (rec.entry != names[k] || rec.shell != shells[k] || previous.is_none())
+        {
+            return Ok(None);
+        }
+    }
+    let chapter_at: HashMap<usize, usize> = pos.iter().enumerate().map(|(k, &p)| (p, k)).collect();
+
+    let mut writer = EpubWriter::create(output)?;
+    let todo: Vec<usize> = (0..chapters).filter(|&k| reuse[k].is_none()).collect();
+    let mut cursor = 0;
+    let mut i = 0;
+    while i < todo.len() {
+        let mut j = i;
+        let mut bytes = 0;
+        while let Some(&k) = todo.get(j) {
+            let len = bodies.get(k).map_or(0, String::len);
+            if j > i && bytes + len > CHUNK_BYTES {
+                break;
+            }
+            bytes += len;
+            j += 1;
+        }
+        let chunk = &todo[i..j];
+        {
+            let mut slots = chapters_mut(&mut book.contents);
+            for &k in chunk {
+                if let (Some(slot), Some(body)) = (slots.get_mut(k), bodies.get_mut(k)) {
+                    slot.body = std::mem::take(body);
+                }
+            }
+        }
+        // On a pool thread, so its allocations reuse the memory freed by earlier chunks'
+        // bodies (which were allocated by pool threads) rather than growing another arena.
+        let full = rayon::scope(|_| package::package(&book));
+        {
+            // Each body is needed only for its own document: free it now.
+            let mut slots = chapters_mut(&mut book.contents);
+            for &k in chunk {
+                if let Some(slot) = slots.get_mut(k) {
+                    slot.body = String::new();
+                }
+            }
+        }
+        let fresh: HashSet<usize> = chunk.iter().map(|&k| pos[k]).collect();
+        let same_elsewhere = full.len() == skeleton.len()
+            && full
+                .iter()
+                .zip(&skeleton)
+                .enumerate()
+                .all(|(idx, (a, b))| fresh.contains(&idx) || a == b);
+        if !same_elsewhere {
+            return Ok(None);
+        }
+        let last = chunk.last().map_or(cursor, |&k| pos[k] + 1);
+        write_range(
+            &mut writer,
+            cursor..last,
+            |idx| {
+                if fresh.contains(&idx) {
+                    &full[idx]
+                } else {
+                    &skeleton[idx]
+                }
+            },
+            &chapter_at,
+            reuse,
+            &mut previous,
+        )?;
+        cursor = last;
+        i = j;
+    }
+    write_range(
+        &mut writer,
+        cursor..skeleton.len(),
+        |idx| &skeleton[idx],
+        &chapter_at,
+        reuse,
+        &mut previous,
+    )?;
+    writer.finish()?;
+
+    let bytes = std::fs::metadata(output).map(|m| m.len()).unwrap_or(0);
+    let written = names
+        .into_iter()
+        .zip(shells)
+        .zip(titles)
+        .map(|((entry, shell), title)| WrittenChapter {
+            entry,
+            shell,
+            title,
+        })
+        .collect();
+    Ok(Some((
+        BuildReport {
+            status: BuildStatus::Built,
+            reused: reuse.iter().filter(|r| r.is_some()).count(),
+            output: output.to_path_buf(),
+            chapters,
+            bytes,
+            warnings: loaded.warnings,
+            sources: loaded.sources,
+        },
+        written,
+    )))
+}
+
+/// Writes entries `range` in order: reused chapters copied raw, the rest compressed in
+/// parallel batches.
+fn write_range<'a>(
+    writer: &mut EpubWriter,
+    range: std::ops::Range<usize>,
+    entry: impl Fn(usize) -> &'a Entry,
+    chapter_at: &HashMap<usize, usize>,
+    reuse: &[Option<&ChapterRecord>],
+    previous: &mut Option<PreviousEpub>,
+) -> Result<()> {
+    let mut batch: Vec<&Entry> = Vec::new();
+    for idx in range {
+        let reused = chapter_at
+            .get(&idx)
+            .and_then(|&k| reuse.get(k).copied().flatten());
+        match (reused, previous.as_mut()) {
+            (Some(rec), Some(prev)) => {
+                writer.add_refs(&batch)?;
+                batch.clear();
+                writer.copy_raw(prev, &rec.entry)?;
+            }
+            _ => batch.push(entry(idx)),
+        }
+    }
+    writer.add_refs(&batch)
+}
+
+/// The chapters of `nodes`, depth-first: the order of [`package::documents`].
+fn chapters_mut(nodes: &mut [Node]) -> Vec<&mut Chapter> {
+    let mut out = Vec::new();
+    let mut stack: Vec<std::slice::IterMut<'_, Node>> = vec![nodes.iter_mut()];
+    while let Some(top) = stack.last_mut() {
+        match top.next() {
+            Some(Node::Chapter(c)) => out.push(c),
+            Some(Node::Part(p)) => stack.push(p.children.iter_mut()),
+            None => {
+                stack.pop();
+            }
+        }
+    }
+    out
 }
 
 fn count_chapters(nodes: &[Node]) -> usize {
@@ -127,11 +580,26 @@ fn count_chapters(nodes: &[Node]) -> usize {
 
 /// Reads, decodes and converts every chapter, and reads the cover.
 pub fn load_book(project: &Project, opts: &BuildOptions) -> Result<Loaded> {
+    load_book_with(project, opts, &[])
+}
+
+/// [`load_book`], except that chapter `i` with `reuse[i]` set is not read: its title, warnings
+/// and encoding come from the record, and its body is left empty.
+fn load_book_with(
+    project: &Project,
+    opts: &BuildOptions,
+    reuse: &[Option<&ChapterRecord>],
+) -> Result<Loaded> {
     let sources: Vec<&ChapterSource> = project.chapters().collect();
     let converted: Vec<ConvertedSource> = sources
         .par_iter()
         .enumerate()
-        .map(|(i, src)| convert_source(project, src, i + 1))
+        .map(
+            |(i, src)| match reuse.get(i).copied().flatten().and_then(|r| reused(r, src)) {
+                Some(c) => Ok(c),
+                None => convert_source(project, src, i + 1),
+            },
+        )
         .collect::<Result<_>>()?;
 
     let mut warnings = Vec::new();
@@ -198,6 +666,46 @@ struct ConvertedSource {
     links: Vec<String>,
     warnings: Vec<Warning>,
     report: SourceReport,
+}
+
+/// Only a plain-text chapter that is not split can be reused from the cache: it makes exactly
+/// one document and brings no images or links along.
+fn reusable_source(src: &ChapterSource) -> bool {
+    src.split.is_none() && convert::SourceKind::of(&src.path) == convert::SourceKind::Text
+}
+
+/// A chapter as the cache recorded it, with an empty body; None if the record is unusable.
+fn reused(rec: &ChapterRecord, src: &ChapterSource) -> Option<ConvertedSource> {
+    if !reusable_source(src) {
+        return None;
+    }
+    Some(ConvertedSource {
+        path: src.path.clone(),
+        nodes: vec![Node::Chapter(Chapter {
+            title: rec.title.clone(),
+            body: String::new(),
+        })],
+        images: Vec::new(),
+        links: Vec::new(),
+        warnings: rec
+            .warnings
+            .iter()
+            .map(|(line, message)| Warning {
+                path: src.path.clone(),
+                line: *line,
+                message: message.clone(),
+            })
+            .collect(),
+        report: recorded_report(rec, src)?,
+    })
+}
+
+fn recorded_report(rec: &ChapterRecord, src: &ChapterSource) -> Option<SourceReport> {
+    Some(SourceReport {
+        path: src.path.clone(),
+        encoding: encoding_rs::Encoding::for_label(rec.encoding.as_bytes())?.name(),
+        detection: detection_from(&rec.detection)?,
+    })
 }
 
 fn convert_source(project: &Project, src: &ChapterSource, n: usize) -> Result<ConvertedSource> {

@@ -20,9 +20,11 @@
 //! ```
 
 pub mod archive;
+pub mod batch;
 pub mod build;
 pub mod convert;
 pub mod error;
+pub mod incremental;
 pub mod inspect;
 pub mod markup;
 pub mod media;
@@ -30,6 +32,7 @@ pub mod package;
 pub mod project;
 pub mod source;
 pub mod split;
+pub mod watch;
 pub mod xml;
 
 pub use error::{Error, Result};

@@ -12,13 +12,11 @@ use cli::{BuildArgs, Cli, Command};
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let command = cli.command.unwrap_or_else(|| {
-        Command::Build(BuildArgs {
-            projects: vec![".".into()],
-            ..BuildArgs::default()
-        })
-    });
+    let command = cli
+        .command
+        .unwrap_or_else(|| Command::Build(BuildArgs::default()));
     match command {
         Command::Build(args) => cmd::build::run(args),
+        Command::Watch(args) => cmd::watch::run(args),
     }
 }

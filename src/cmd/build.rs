@@ -1,47 +1,144 @@
-//! `epubforge build`: build each project, print the path of each EPUB written.
+//! `epubforge build`: build each project (in parallel for several), print the path of each
+//! EPUB on stdout and one status line per book on stderr, then a summary for a batch.
 
+use std::io::IsTerminal;
+use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::{Duration, Instant};
 
-use epubforge::build::{self, BuildOptions};
-use epubforge::project::Project;
+use epubforge::batch::{self, Outcome};
+use epubforge::build::{BuildOptions, BuildStatus};
 use epubforge::source::Detection;
+use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::cli::BuildArgs;
 
 /// Runs `epubforge build`.
 pub fn run(args: BuildArgs) -> ExitCode {
-    if args.output.is_some() && args.projects.len() > 1 {
+    let mut projects = args.projects.clone();
+    if let Some(dir) = &args.all {
+        let found = batch::find_projects(dir);
+        if found.is_empty() {
+            eprintln!(
+                "error: {}: no folder holding a metadata.toml found",
+                dir.display()
+            );
+            return ExitCode::FAILURE;
+        }
+        projects.extend(found);
+    } else if projects.is_empty() {
+        projects.push(PathBuf::from("."));
+    }
+    if args.output.is_some() && projects.len() > 1 {
         eprintln!("error: -o/--output can only be used when building a single project");
         return ExitCode::from(2);
     }
-    let mut failed = 0;
-    for location in &args.projects {
-        let mut opts = BuildOptions::from_env();
-        opts.output = args.output.clone();
-        let result = Project::load(location).and_then(|p| build::build(&p, &opts));
-        match result {
-            Ok(report) => {
-                if !args.quiet {
-                    for w in &report.warnings {
-                        eprintln!("warning: {w}");
-                    }
-                    for s in &report.sources {
-                        if args.verbose || s.detection == Detection::Guessed {
-                            eprintln!("{}: read as {}", s.path.display(), s.encoding);
-                        }
-                    }
-                }
-                println!("{}", report.output.display());
-            }
-            Err(e) => {
-                eprintln!("error: {e}");
-                failed += 1;
-            }
+    let opts = BuildOptions {
+        output: args.output.clone(),
+        cache: !args.no_cache,
+        force: args.force,
+        ..BuildOptions::from_env()
+    };
+    let many = projects.len() > 1;
+    let bar = progress_bar(projects.len(), many, args.quiet);
+    let print = |line: String| {
+        if bar.is_hidden() {
+            eprintln!("{line}");
+        } else {
+            bar.println(line);
         }
+    };
+    let start = Instant::now();
+    let done = |o: &Outcome| {
+        report(o, &args, &print);
+        bar.inc(1);
+    };
+    let outcomes = batch::build_all(&projects, &opts, args.jobs.unwrap_or(0), &done);
+    bar.finish_and_clear();
+
+    let failed = outcomes.iter().filter(|o| o.result.is_err()).count();
+    if many && !args.quiet {
+        let up_to_date = outcomes
+            .iter()
+            .filter(|o| {
+                o.result
+                    .as_ref()
+                    .is_ok_and(|r| r.status == BuildStatus::UpToDate)
+            })
+            .count();
+        eprintln!(
+            "{} books: {} built, {} up to date, {} failed ({})",
+            outcomes.len(),
+            outcomes.len() - failed - up_to_date,
+            up_to_date,
+            failed,
+            seconds(start.elapsed())
+        );
     }
     if failed > 0 {
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS
+    }
+}
+
+/// A bar for a batch, a spinner for one book; nothing when stderr is not a terminal.
+fn progress_bar(len: usize, many: bool, quiet: bool) -> ProgressBar {
+    if quiet || !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = if many {
+        ProgressBar::new(len as u64).with_style(
+            ProgressStyle::with_template("{bar:30} {pos}/{len} books {elapsed}")
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        )
+    } else {
+        let s = ProgressBar::new_spinner().with_message("building");
+        s.enable_steady_tick(Duration::from_millis(100));
+        s
+    };
+    bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+    bar
+}
+
+pub(crate) fn seconds(d: Duration) -> String {
+    format!("{:.2} s", d.as_secs_f64())
+}
+
+/// Prints one book's outcome: warnings and the status line on stderr, the EPUB's path on
+/// stdout (scripts read it).
+pub(crate) fn report(o: &Outcome, args: &BuildArgs, print: &dyn Fn(String)) {
+    match &o.result {
+        Ok(r) => {
+            if !args.quiet {
+                for w in &r.warnings {
+                    print(format!("warning: {w}"));
+                }
+                for s in &r.sources {
+                    if args.verbose || s.detection == Detection::Guessed {
+                        print(format!("{}: read as {}", s.path.display(), s.encoding));
+                    }
+                }
+                let status = match r.status {
+                    BuildStatus::Built if r.reused > 0 => format!(
+                        "built       {} ({} of {} chapters reused)",
+                        r.output.display(),
+                        r.reused,
+                        r.chapters
+                    ),
+                    BuildStatus::Built => format!("built       {}", r.output.display()),
+                    BuildStatus::UpToDate => format!("up to date  {}", r.output.display()),
+                };
+                print(format!("{status} in {}", seconds(o.elapsed)));
+            }
+            println!("{}", r.output.display());
+        }
+        Err(e) => {
+            print(format!(
+                "failed      {} in {}\nerror: {e}",
+                o.project.display(),
+                seconds(o.elapsed)
+            ));
+        }
     }
 }

@@ -2,3 +2,4 @@
 //! Only this layer prints; it returns the process exit code.
 
 pub mod build;
+pub mod watch;

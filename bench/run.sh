@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# bench/run.sh: speed and memory figures for epubforge (figures to read, not a pass/fail test).
+#
+#   bench/run.sh [RUNS]          RUNS: runs per figure, the median is reported (default 5)
+#
+# Environment: CHAPTERS (3000) and CHARS (about 3000 characters per chapter) size the novel;
+# SLICE (500) is the number of chapters given to pandoc and calibre, which are too slow for the
+# whole novel; BATCH (50) is the number of small books; WORK (/tmp/epubforge-bench) holds
+# everything generated. SKIP_CALIBRE=1 skips ebook-convert (about 2-3 minutes).
+#
+# What it does, all on this machine in one run:
+#   1. builds the release binary and the generator (examples/gen_novel.rs);
+#   2. generates a deterministic novel (one .txt per chapter + metadata.toml, ~27 MB) and a
+#      batch of BATCH small books (20 chapters each);
+#   3. times (median of RUNS) epubforge's clean build (--force), no-op rebuild, rebuild after
+#      editing one chapter (checked byte-identical to a clean build), batch clean build (--all
+#      --force) and batch rebuild after editing one chapter of one book (checked: 1 built);
+#   4. reports peak memory (RSS high-water mark of the clean build) against the input size;
+#   5. times `zip -6 -r` over the chapter files (the floor), and pandoc and calibre's
+#      ebook-convert on the SLICE-chapter slice, when installed; prints the ratios.
+# SOURCE_DATE_EPOCH is fixed so that the byte-identity check is meaningful. Wall-clock figures
+# move a lot when other work shares the machine (every tool is timed in the same run, so the
+# ratios are fairer than the absolute times); run it on an idle machine for publishable numbers.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+RUNS=${1:-5}
+CHAPTERS=${CHAPTERS:-3000}
+CHARS=${CHARS:-3000}
+SLICE=${SLICE:-500}
+BATCH=${BATCH:-50}
+WORK=${WORK:-/tmp/epubforge-bench}
+export SOURCE_DATE_EPOCH=1700000000
+M="python3 bench/measure.py"
+
+echo "== building (release)" >&2
+cargo build --release --quiet --bin epubforge --example gen_novel
+BIN=$PWD/target/release/epubforge
+GEN=$PWD/target/release/examples/gen_novel
+
+rm -rf "$WORK"
+mkdir -p "$WORK"
+NOVEL=$WORK/novel
+"$GEN" "$NOVEL" "$CHAPTERS" "$CHARS" 2>/dev/null
+"$GEN" "$WORK/slice" "$SLICE" "$CHARS" 2>/dev/null
+for i in $(seq -w 1 "$BATCH"); do
+  "$GEN" "$WORK/shelf/book$i" 20 "$CHARS" 2>/dev/null
+  sed -i "s/^title = .*/title = \"书$i\"/" "$WORK/shelf/book$i/metadata.toml"
+done
+INPUT=$(du -cb "$NOVEL"/chapters/*.txt | tail -n1 | cut -f1)
+OUT=$NOVEL/build/novel.epub
+EDIT=$(printf '%s/chapters/%05d.txt' "$NOVEL" $(( (CHAPTERS + 1) / 2 )))
+
+echo "== measuring ($RUNS runs each)" >&2
+read -r CLEAN CLEAN_RSS < <($M "$RUNS" '' "$BIN" build "$NOVEL" -o "$OUT" --force)
+read -r NOCACHE _ < <($M "$RUNS" '' "$BIN" build "$NOVEL" -o "$WORK/nocache.epub" --no-cache)
+"$BIN" build "$NOVEL" -o "$OUT" -q >/dev/null
+read -r NOOP NOOP_RSS < <($M "$RUNS" '' "$BIN" build "$NOVEL" -o "$OUT")
+read -r EDITED EDIT_RSS < <($M "$RUNS" "echo \"　　第\$RUN次修改的一段。\" >> $EDIT" "$BIN" build "$NOVEL" -o "$OUT")
+"$BIN" build "$NOVEL" -o "$WORK/clean.epub" --no-cache -q >/dev/null
+if cmp -s "$OUT" "$WORK/clean.epub"; then IDENTICAL=yes; else IDENTICAL=NO; fi
+EPUB_SIZE=$(stat -c %s "$OUT")
+
+read -r BATCH_CLEAN _ < <($M "$RUNS" '' "$BIN" build --all "$WORK/shelf" --force -q)
+BOOK=$WORK/shelf/book$(printf '%02d' $(( BATCH / 2 )))
+read -r BATCH_EDIT _ < <($M "$RUNS" "echo \"　　第\$RUN次修改。\" >> $BOOK/chapters/00007.txt" "$BIN" build --all "$WORK/shelf")
+echo "　　再改一次。" >> "$BOOK/chapters/00007.txt"
+REBUILT=$("$BIN" build --all "$WORK/shelf" 2>&1 >/dev/null | grep -c '^built' || true)
+
+rm -f "$WORK/floor.zip"
+read -r ZIP _ < <($M "$RUNS" "rm -f $WORK/floor.zip" sh -c "cd $NOVEL/chapters && zip -q -6 -r $WORK/floor.zip .")
+ZIP_SIZE=$(stat -c %s "$WORK/floor.zip")
+
+read -r SLICE_T _ < <($M "$RUNS" '' "$BIN" build "$WORK/slice" -o "$WORK/slice.epub" --force)
+PANDOC=""
+if command -v pandoc >/dev/null; then
+  read -r PANDOC _ < <($M 1 '' sh -c "cd $WORK/slice/chapters && pandoc -f markdown -t epub3 --metadata title=slice -o $WORK/slice-pandoc.epub *.txt")
+fi
+CALIBRE=""
+if command -v ebook-convert >/dev/null && [ -z "${SKIP_CALIBRE:-}" ]; then
+  cat "$WORK"/slice/chapters/*.txt > "$WORK/slice.txt"
+  read -r CALIBRE _ < <(QTWEBENGINE_DISABLE_SANDBOX=1 QT_QPA_PLATFORM=offscreen \
+    $M 1 '' ebook-convert "$WORK/slice.txt" "$WORK/slice-calibre.epub")
+fi
+
+ratio() { python3 -c "import sys; a,b=float(sys.argv[1]),float(sys.argv[2]); print(f'{a/b:.3f}' if b else 'n/a')" "$1" "$2"; }
+mb() { python3 -c "import sys; print(f'{int(sys.argv[1])/1e6:.1f} MB')" "$1"; }
+echo
+echo "epubforge benchmark: $CHAPTERS chapters, input $(mk=$(mb "$INPUT"); echo "$mk"), $RUNS runs, medians; $(nproc) cores"
+printf '%-44s %8.3f s\n' "clean build (--force, writes the cache)" "$CLEAN"
+printf '%-44s %8.3f s\n' "clean build (--no-cache)" "$NOCACHE"
+printf '%-44s %8.3f s   %s of clean\n' "no-op rebuild" "$NOOP" "$(ratio "$NOOP" "$CLEAN")"
+printf '%-44s %8.3f s   %s of clean, byte-identical: %s\n' "rebuild after editing one chapter" "$EDITED" "$(ratio "$EDITED" "$CLEAN")" "$IDENTICAL"
+printf '%-44s %8.3f s\n' "batch of $BATCH books, clean (--force)" "$BATCH_CLEAN"
+printf '%-44s %8.3f s   %s of clean; books rebuilt: %s\n' "batch, one chapter of one book edited" "$BATCH_EDIT" "$(ratio "$BATCH_EDIT" "$BATCH_CLEAN")" "$REBUILT"
+printf '%-44s %8s      input %s + 32 MB = %s\n' "peak RSS, clean build" "$(mb $((CLEAN_RSS * 1024)))" "$(mb "$INPUT")" "$(mb $((INPUT + 32000000)))"
+printf '%-44s %8s\n' "peak RSS, no-op / edit rebuild" "$(mb $((NOOP_RSS * 1024))) / $(mb $((EDIT_RSS * 1024)))"
+printf '%-44s %8.3f s   clean/zip = %s\n' "zip -6 -r over the chapter files (floor)" "$ZIP" "$(ratio "$CLEAN" "$ZIP")"
+printf '%-44s %8s      zip -6: %s (EPUB/zip = %s)\n' "EPUB size" "$(mb "$EPUB_SIZE")" "$(mb "$ZIP_SIZE")" "$(ratio "$EPUB_SIZE" "$ZIP_SIZE")"
+printf '%-44s %8.3f s\n' "epubforge on the $SLICE-chapter slice" "$SLICE_T"
+if [ -n "$PANDOC" ]; then
+  printf '%-44s %8.3f s   epubforge is %sx faster\n' "pandoc 2.x on the slice (1 run)" "$PANDOC" "$(ratio "$PANDOC" "$SLICE_T")"
+fi
+if [ -n "$CALIBRE" ]; then
+  printf '%-44s %8.3f s   epubforge is %sx faster\n' "ebook-convert on the slice (1 run)" "$CALIBRE" "$(ratio "$CALIBRE" "$SLICE_T")"
+fi

@@ -1,0 +1,140 @@
+//! Many books at once: find the projects under a folder, build them in parallel, keep going
+//! past failures.
+//!
+//! Sits above [`crate::build`]: each book runs the whole pipeline (with its own parallel
+//! conversion and compression, sharing the same thread pool). Results come back in the order
+//! the projects were given; a callback sees each one as it finishes, for progress output.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use rayon::prelude::*;
+
+use crate::build::{self, BuildOptions, BuildReport};
+use crate::error::Result;
+use crate::incremental::CACHE_DIR;
+use crate::project::{METADATA_FILE, Project};
+
+/// Folders never searched for projects: build output, caches, version control.
+const SKIP: &[&str] = &["target", "build", ".git", CACHE_DIR, "node_modules"];
+
+/// Every folder under `dir` (itself included) holding a `metadata.toml`, sorted by path.
+pub fn find_projects(dir: &Path) -> Vec<PathBuf> {
+    let mut found: Vec<PathBuf> = walkdir::WalkDir::new(dir)
+        .follow_links(false)
+        .into_iter()
+        .filter_entry(|e| {
+            e.depth() == 0
+                || !(e.file_type().is_dir()
+                    && e.file_name()
+                        .to_str()
+                        .is_some_and(|n| SKIP.contains(&n) || n.starts_with('.')))
+        })
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_type().is_dir() && e.path().join(METADATA_FILE).is_file())
+        .map(|e| e.into_path())
+        .collect();
+    found.sort();
+    found
+}
+
+/// How one book of a batch went.
+#[derive(Debug)]
+pub struct Outcome {
+    /// The project as given.
+    pub project: PathBuf,
+    /// The build's report, or why it failed.
+    pub result: Result<BuildReport>,
+    /// Wall-clock time of this book.
+    pub elapsed: Duration,
+}
+
+/// Loads and builds one project, timing it.
+pub fn build_one(project: &Path, opts: &BuildOptions) -> Outcome {
+    let start = Instant::now();
+    let result = Project::load(project).and_then(|p| build::build(&p, opts));
+    Outcome {
+        project: project.to_path_buf(),
+        result,
+        elapsed: start.elapsed(),
+    }
+}
+
+/// Builds every project with up to `jobs` threads (0: one per core), calling `done` as each
+/// finishes. Returns the outcomes in the order of `projects`.
+pub fn build_all(
+    projects: &[PathBuf],
+    opts: &BuildOptions,
+    jobs: usize,
+    done: &(dyn Fn(&Outcome) + Sync),
+) -> Vec<Outcome> {
+    let run = || -> Vec<Outcome> {
+        projects
+            .par_iter()
+            .map(|p| {
+                let outcome = build_one(p, opts);
+                done(&outcome);
+                outcome
+            })
+            .collect()
+    };
+    match rayon::ThreadPoolBuilder::new().num_threads(jobs).build() {
+        Ok(pool) => pool.install(run),
+        Err(_) => run(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn projects_are_found_below_the_folder_but_not_in_build_or_hidden_folders() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        for d in [
+            "a",
+            "b/c",
+            "build/x",
+            "target/y",
+            ".git/z",
+            "b/c/.epubforge-cache",
+        ] {
+            std::fs::create_dir_all(root.join(d)).unwrap();
+            std::fs::write(root.join(d).join(METADATA_FILE), "").unwrap();
+        }
+        std::fs::create_dir_all(root.join("empty")).unwrap();
+        let found = find_projects(root);
+        assert_eq!(found, vec![root.join("a"), root.join("b/c")]);
+    }
+
+    #[test]
+    fn a_failing_book_does_not_stop_the_others() {
+        let dir = tempfile::tempdir().unwrap();
+        let good = dir.path().join("good");
+        std::fs::create_dir_all(&good).unwrap();
+        std::fs::write(good.join("a.txt"), "第一段。\n").unwrap();
+        std::fs::write(
+            good.join(METADATA_FILE),
+            "[book]\ntitle = \"书\"\nauthors = [\"某\"]\nlanguage = \"zh-CN\"\n[[chapters]]\nfile = \"a.txt\"\n",
+        )
+        .unwrap();
+        let bad = dir.path().join("bad");
+        std::fs::create_dir_all(&bad).unwrap();
+        std::fs::write(bad.join(METADATA_FILE), "not toml [").unwrap();
+        let seen = std::sync::atomic::AtomicUsize::new(0);
+        let outcomes = build_all(
+            &[bad.clone(), good.clone()],
+            &BuildOptions::default(),
+            2,
+            &|_| {
+                seen.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            },
+        );
+        assert_eq!(seen.into_inner(), 2);
+        assert_eq!(outcomes[0].project, bad);
+        assert!(outcomes[0].result.is_err());
+        assert!(outcomes[1].result.is_ok());
+        assert!(good.join("build").join("书.epub").is_file());
+    }
+}

@@ -1,0 +1,55 @@
+//! `epubforge watch`: build, then rebuild on every change; print what changed, how long the
+//! build took, and errors, and keep watching.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use epubforge::build::BuildOptions;
+use epubforge::watch::{self, WatchEvent};
+
+use crate::cli::{BuildArgs, WatchArgs};
+
+/// Runs `epubforge watch` until interrupted.
+pub fn run(args: WatchArgs) -> ExitCode {
+    let mut projects = args.projects.clone();
+    if projects.is_empty() {
+        projects.push(PathBuf::from("."));
+    }
+    if args.output.is_some() && projects.len() > 1 {
+        eprintln!("error: -o/--output can only be used when watching a single project");
+        return ExitCode::from(2);
+    }
+    let opts = BuildOptions {
+        output: args.output.clone(),
+        cache: true,
+        ..BuildOptions::from_env()
+    };
+    let print_args = BuildArgs {
+        quiet: args.quiet,
+        ..BuildArgs::default()
+    };
+    let print = |line: String| eprintln!("{line}");
+    let mut on_event = |event: WatchEvent<'_>| match event {
+        WatchEvent::Build { changed, outcome } => {
+            if !args.quiet && !changed.is_empty() {
+                let names: Vec<String> = changed.iter().map(|p| p.display().to_string()).collect();
+                eprintln!("changed: {}", names.join(", "));
+            }
+            super::build::report(outcome, &print_args, &print);
+            if !args.quiet && outcome.result.is_err() {
+                eprintln!("keeping the last good EPUB; watching for changes");
+            }
+        }
+        WatchEvent::Error(e) => eprintln!("watch error: {e}"),
+    };
+    if !args.quiet {
+        eprintln!("watching {} project(s); Ctrl-C to stop", projects.len());
+    }
+    match watch::watch(&projects, &opts, &mut on_event) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

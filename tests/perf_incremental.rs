@@ -1,0 +1,274 @@
+//! Incremental and batch builds through the CLI: a rebuild after an edit is byte-identical to
+//! a clean build, an unchanged book is not rebuilt, a damaged or stale cache means a clean
+//! build, and a batch rebuilds only the book that changed.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const EPOCH: &str = "1700000000";
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let target = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &target);
+        } else {
+            std::fs::copy(e.path(), &target).unwrap();
+        }
+    }
+}
+
+/// A copy of the sample book in a fresh temporary folder.
+fn sample() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(
+        repo().join("metadata.toml"),
+        dir.path().join("metadata.toml"),
+    )
+    .unwrap();
+    copy_dir(&repo().join("seeds"), &dir.path().join("seeds"));
+    copy_dir(&repo().join("covers"), &dir.path().join("covers"));
+    dir
+}
+
+struct Run {
+    ok: bool,
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+}
+
+fn epubforge(args: &[&dyn AsRef<std::ffi::OsStr>]) -> Run {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_epubforge"));
+    cmd.env("SOURCE_DATE_EPOCH", EPOCH);
+    for a in args {
+        cmd.arg(a);
+    }
+    let out = cmd.output().unwrap();
+    Run {
+        ok: out.status.success(),
+        code: out.status.code(),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+fn build(project: &Path, out: &Path, extra: &[&str]) -> Run {
+    let mut args: Vec<&dyn AsRef<std::ffi::OsStr>> = vec![&"build", &project, &"-o", &out];
+    for e in extra {
+        args.push(e);
+    }
+    let r = epubforge(&args);
+    assert!(r.ok, "{}", r.stderr);
+    r
+}
+
+fn first_chapter(project: &Path) -> PathBuf {
+    project.join("seeds/001_c5c754fed1430e80.txt")
+}
+
+fn append(path: &Path, text: &str) {
+    let mut s = std::fs::read_to_string(path).unwrap();
+    s.push_str(text);
+    std::fs::write(path, s).unwrap();
+}
+
+/// Builds `project` from scratch, without cache, into a new path; returns the bytes.
+fn clean_build(project: &Path) -> Vec<u8> {
+    let out = tempfile::tempdir().unwrap();
+    let path = out.path().join("clean.epub");
+    build(project, &path, &["--no-cache"]);
+    std::fs::read(path).unwrap()
+}
+
+#[test]
+fn rebuild_after_editing_one_chapter_reuses_the_rest_and_matches_a_clean_build() {
+    let book = sample();
+    let out = book.path().join("out/book.epub");
+    let first = build(book.path(), &out, &[]);
+    assert_eq!(first.stdout.trim(), out.display().to_string());
+    let before = std::fs::read(&out).unwrap();
+
+    append(&first_chapter(book.path()), "\n新加的一段。\n");
+    let r = build(book.path(), &out, &[]);
+    assert!(r.stderr.contains("2 of 3 chapters reused"), "{}", r.stderr);
+    assert_eq!(r.stdout.trim(), out.display().to_string());
+    let after = std::fs::read(&out).unwrap();
+    assert_ne!(before, after);
+    assert_eq!(after, clean_build(book.path()));
+}
+
+#[test]
+fn rebuild_without_source_date_epoch_matches_a_clean_build_too() {
+    let book = sample();
+    let out = book.path().join("book.epub");
+    let run = |extra: &[&str], out: &Path| {
+        let r = Command::new(env!("CARGO_BIN_EXE_epubforge"))
+            .env_remove("SOURCE_DATE_EPOCH")
+            .arg("build")
+            .arg(book.path())
+            .arg("-o")
+            .arg(out)
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(r.status.success());
+        String::from_utf8_lossy(&r.stderr).into_owned()
+    };
+    run(&[], &out);
+    append(&first_chapter(book.path()), "\n又一段。\n");
+    let stderr = run(&[], &out);
+    assert!(stderr.contains("reused"), "{stderr}");
+    let clean = book.path().join("clean.epub");
+    run(&["--no-cache"], &clean);
+    assert_eq!(std::fs::read(&out).unwrap(), std::fs::read(&clean).unwrap());
+}
+
+#[test]
+fn an_unchanged_book_is_up_to_date_and_left_alone() {
+    let book = sample();
+    let out = book.path().join("book.epub");
+    build(book.path(), &out, &[]);
+    let stamp = std::fs::metadata(&out).unwrap().modified().unwrap();
+    let r = build(book.path(), &out, &[]);
+    assert!(r.stderr.contains("up to date"), "{}", r.stderr);
+    assert_eq!(r.stdout.trim(), out.display().to_string());
+    assert_eq!(std::fs::metadata(&out).unwrap().modified().unwrap(), stamp);
+
+    let r = build(book.path(), &out, &["--force"]);
+    assert!(!r.stderr.contains("up to date"), "{}", r.stderr);
+    assert!(!r.stderr.contains("reused"), "{}", r.stderr);
+}
+
+#[test]
+fn a_corrupt_cache_gives_a_clean_build() {
+    let book = sample();
+    let out = book.path().join("book.epub");
+    build(book.path(), &out, &[]);
+    let manifest = book.path().join(".epubforge-cache/book.epub.manifest");
+    let mut text = std::fs::read_to_string(&manifest).unwrap();
+    assert!(text.contains("chapter-0002"));
+    // Point chapter 1's record at chapter 2's document: only the checksum can tell.
+    text = text.replacen("chapter-0001", "chapter-0002", 1);
+    std::fs::write(&manifest, text).unwrap();
+
+    append(&first_chapter(book.path()), "\n再加一段。\n");
+    let r = build(book.path(), &out, &[]);
+    assert!(!r.stderr.contains("reused"), "{}", r.stderr);
+    assert_eq!(std::fs::read(&out).unwrap(), clean_build(book.path()));
+
+    std::fs::write(&manifest, "garbage").unwrap();
+    let r = build(book.path(), &out, &[]);
+    assert!(!r.stderr.contains("up to date"), "{}", r.stderr);
+    assert_eq!(std::fs::read(&out).unwrap(), clean_build(book.path()));
+}
+
+#[test]
+fn a_replaced_epub_is_rebuilt_not_trusted() {
+    let book = sample();
+    let out = book.path().join("book.epub");
+    build(book.path(), &out, &[]);
+    std::fs::write(&out, b"not an epub").unwrap();
+    let r = build(book.path(), &out, &[]);
+    assert!(!r.stderr.contains("up to date"), "{}", r.stderr);
+    assert_eq!(std::fs::read(&out).unwrap(), clean_build(book.path()));
+}
+
+#[test]
+fn a_new_chapter_file_matched_by_the_glob_is_built_in() {
+    let book = sample();
+    let out = book.path().join("book.epub");
+    build(book.path(), &out, &[]);
+    std::fs::write(book.path().join("seeds/004_new.txt"), "第四章的第一段。\n").unwrap();
+    build(book.path(), &out, &[]);
+    let built = std::fs::read(&out).unwrap();
+    assert_eq!(built, clean_build(book.path()));
+    let zip = zip::ZipArchive::new(std::io::Cursor::new(built)).unwrap();
+    assert!(zip.index_for_name("EPUB/text/chapter-0004.xhtml").is_some());
+}
+
+fn small_book(dir: &Path, title: &str) {
+    std::fs::create_dir_all(dir.join("text")).unwrap();
+    for n in 1..=3 {
+        std::fs::write(
+            dir.join(format!("text/{n:02}.txt")),
+            format!("第{n}章\n\n{title}的第{n}章，第一段。\n"),
+        )
+        .unwrap();
+    }
+    std::fs::write(
+        dir.join("metadata.toml"),
+        format!(
+            "[book]\ntitle = \"{title}\"\nauthors = [\"某\"]\nlanguage = \"zh-CN\"\n\
+             [[chapters]]\nglob = \"text/*.txt\"\n"
+        ),
+    )
+    .unwrap();
+}
+
+#[test]
+fn a_batch_rebuilds_only_the_book_that_changed_and_reports_failures() {
+    let shelf = tempfile::tempdir().unwrap();
+    for name in ["甲", "乙", "丙"] {
+        small_book(&shelf.path().join(name), name);
+    }
+    let r = epubforge(&[&"build", &"--all", &shelf.path(), &"-j", &"2"]);
+    assert!(r.ok, "{}", r.stderr);
+    assert_eq!(r.stdout.lines().count(), 3, "{}", r.stdout);
+    assert!(
+        r.stderr
+            .contains("3 books: 3 built, 0 up to date, 0 failed"),
+        "{}",
+        r.stderr
+    );
+
+    append(&shelf.path().join("乙/text/02.txt"), "新的一段。\n");
+    let r = epubforge(&[&"build", &"--all", &shelf.path()]);
+    assert!(r.ok, "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("3 books: 1 built, 2 up to date, 0 failed"),
+        "{}",
+        r.stderr
+    );
+    let built: Vec<&str> = r
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("built"))
+        .collect();
+    assert_eq!(built.len(), 1, "{}", r.stderr);
+    assert!(built[0].contains("乙.epub"), "{}", r.stderr);
+
+    std::fs::write(shelf.path().join("甲/metadata.toml"), "[book\n").unwrap();
+    let r = epubforge(&[&"build", &"--all", &shelf.path()]);
+    assert!(!r.ok);
+    assert_eq!(r.code, Some(1));
+    assert!(
+        r.stderr
+            .contains("3 books: 0 built, 2 up to date, 1 failed"),
+        "{}",
+        r.stderr
+    );
+    assert!(r.stderr.contains("failed"), "{}", r.stderr);
+}
+
+#[test]
+fn output_is_refused_with_several_projects() {
+    let shelf = tempfile::tempdir().unwrap();
+    small_book(&shelf.path().join("a"), "a");
+    small_book(&shelf.path().join("b"), "b");
+    let r = epubforge(&[
+        &"build",
+        &shelf.path().join("a"),
+        &shelf.path().join("b"),
+        &"-o",
+        &"x.epub",
+    ]);
+    assert_eq!(r.code, Some(2), "{}", r.stderr);
+}
