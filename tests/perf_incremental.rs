@@ -272,3 +272,56 @@ fn output_is_refused_with_several_projects() {
     ]);
     assert_eq!(r.code, Some(2), "{}", r.stderr);
 }
+
+/// Regression: Markdown chapters bring images and links, and a split text file makes several
+/// documents; none of them may be taken from the cache as a bare chapter, or the rebuilt EPUB
+/// would lose images or differ from a clean build.
+#[test]
+fn mixed_markdown_and_split_book_rebuilds_identically_after_edits() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path();
+    let img = image::RgbImage::from_pixel(8, 8, image::Rgb([10, 120, 200]));
+    std::fs::create_dir_all(p.join("img")).unwrap();
+    img.save(p.join("img/a.png")).unwrap();
+    std::fs::write(
+        p.join("a.md"),
+        "# A\n\n![pic](img/a.png)\n\nSee [b](b.txt).\n",
+    )
+    .unwrap();
+    std::fs::write(p.join("b.txt"), "第一段。\n").unwrap();
+    std::fs::write(
+        p.join("novel.txt"),
+        "第一卷 甲\n第一章 一\n正文。\n第二章 二\n正文。\n",
+    )
+    .unwrap();
+    std::fs::write(
+        p.join("metadata.toml"),
+        "[book]\ntitle = \"混合\"\nauthors = [\"某\"]\nlanguage = \"zh-CN\"\n\
+         [[chapters]]\nfile = \"a.md\"\n[[chapters]]\nfile = \"b.txt\"\n\
+         [[chapters]]\nfile = \"novel.txt\"\nsplit = \"auto\"\n",
+    )
+    .unwrap();
+    let out = p.join("out/book.epub");
+    let clean = p.join("clean.epub");
+    build(p, &out, &[]);
+    for (file, text) in [
+        ("b.txt", "第二段。\n"),
+        ("a.md", "\nMore.\n"),
+        ("novel.txt", "又一段。\n"),
+    ] {
+        append(&p.join(file), text);
+        build(p, &out, &[]);
+        build(p, &clean, &["--no-cache"]);
+        let rebuilt = std::fs::read(&out).unwrap();
+        assert_eq!(
+            rebuilt,
+            std::fs::read(&clean).unwrap(),
+            "after editing {file}"
+        );
+        let zip = zip::ZipArchive::new(std::io::Cursor::new(rebuilt)).unwrap();
+        assert!(
+            zip.file_names()
+                .any(|n| n.is_ok_and(|n| n.starts_with("EPUB/images/img-")))
+        );
+    }
+}
