@@ -97,12 +97,13 @@ pub struct Loaded {
 
 /// Builds a project into an EPUB.
 pub fn build(project: &Project, opts: &BuildOptions) -> Result<BuildReport> {
-    let loaded = load_book(project, opts)?;
+    let mut loaded = load_book(project, opts)?;
+    let look = crate::look::prepare(project, &mut loaded.book, &mut loaded.warnings)?;
     let output = opts
         .output
         .clone()
         .unwrap_or_else(|| project.default_output());
-    let entries = package::package(&loaded.book);
+    let entries = package::package_with(&loaded.book, &look);
     crate::archive::write_epub(&entries, &output)?;
     let bytes = std::fs::metadata(&output).map(|m| m.len()).unwrap_or(0);
     Ok(BuildReport {

@@ -24,6 +24,7 @@ pub mod build;
 pub mod convert;
 pub mod error;
 pub mod inspect;
+pub mod look;
 pub mod markup;
 pub mod media;
 pub mod package;
