@@ -128,7 +128,7 @@ fn large_chapters_split_at_paragraphs_with_toc_at_the_start_and_one_heading() {
     f.write("c/1.txt", format!("{para}\n").repeat(200));
     f.write(
         "metadata.toml",
-        "[book]\ntitle = \"长\"\nauthors = [\"甲\"]\nlanguage = \"zh-CN\"\n\n[layout]\nsplit-size = 100\n\n[[chapters]]\nfile = \"c/1.txt\"\ntitle = \"第一章\"\n",
+        "[book]\ntitle = \"长\"\nauthors = [\"甲\"]\nlanguage = \"zh-CN\"\n\n[layout]\nsplit-size = 20\n\n[[chapters]]\nfile = \"c/1.txt\"\ntitle = \"第一章\"\n",
     );
     let epub = build_ok(&f);
     assert_valid(&epub);
@@ -141,7 +141,7 @@ fn large_chapters_split_at_paragraphs_with_toc_at_the_start_and_one_heading() {
     let mut paragraphs = 0;
     for (i, href) in pieces.iter().enumerate() {
         let data = &all[&format!("EPUB/{href}")];
-        assert!(data.len() < 100 * 1024, "{href}: {} bytes", data.len());
+        assert!(data.len() < 20 * 1024, "{href}: {} bytes", data.len());
         let s = String::from_utf8(data.clone()).unwrap();
         assert_eq!(s.contains("<h1"), i == 0, "{href}");
         paragraphs += common::paragraphs(&s).len();
@@ -283,8 +283,18 @@ fn embedded_cjk_font_is_subset_small_valid_and_covers_every_character() {
         if !name.starts_with("EPUB/text/") {
             continue;
         }
-        for p in common::paragraphs(std::str::from_utf8(data).unwrap()) {
-            for c in p.chars() {
+        let xhtml = std::str::from_utf8(data).unwrap();
+        let opts = roxmltree::ParsingOptions {
+            allow_dtd: true,
+            ..Default::default()
+        };
+        let doc = roxmltree::Document::parse_with_options(xhtml, opts).unwrap();
+        let body = doc
+            .descendants()
+            .find(|n| n.has_tag_name("body"))
+            .expect("a body");
+        for node in body.descendants().filter(|n| n.is_text()) {
+            for c in node.text().unwrap_or("").chars().filter(|c| !c.is_control()) {
                 assert!(
                     face.glyph_index(c).is_some_and(|g| g.0 != 0),
                     "{c:?} (U+{:04X}) in {name} has no glyph",
@@ -294,5 +304,5 @@ fn embedded_cjk_font_is_subset_small_valid_and_covers_every_character() {
             }
         }
     }
-    assert!(checked > 10_000, "only {checked} characters checked");
+    assert!(checked > 8_000, "only {checked} characters checked");
 }
