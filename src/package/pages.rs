@@ -71,7 +71,7 @@ pub(super) fn colophon(book: &Book) -> String {
     let mut o = String::new();
     let _ = writeln!(
         o,
-        "<section epub:type=\"colophon\" class=\"colophon\" aria-labelledby=\"colophon-title\">\n<h1 id=\"colophon-title\">{}</h1>",
+        "<section epub:type=\"colophon\" role=\"doc-colophon\" class=\"colophon\" aria-labelledby=\"colophon-title\">\n<h1 id=\"colophon-title\">{}</h1>",
         text(words.colophon)
     );
     let _ = writeln!(o, "<p class=\"book-title\">{}</p>", text(&info.title));
