@@ -294,7 +294,12 @@ fn embedded_cjk_font_is_subset_small_valid_and_covers_every_character() {
             .find(|n| n.has_tag_name("body"))
             .expect("a body");
         for node in body.descendants().filter(|n| n.is_text()) {
-            for c in node.text().unwrap_or("").chars().filter(|c| !c.is_control()) {
+            for c in node
+                .text()
+                .unwrap_or("")
+                .chars()
+                .filter(|c| !c.is_control())
+            {
                 assert!(
                     face.glyph_index(c).is_some_and(|g| g.0 != 0),
                     "{c:?} (U+{:04X}) in {name} has no glyph",

@@ -60,6 +60,7 @@ body { margin: 4% 0; }
 h1 { margin: 0 2em 0 1.5em; }
 span.tcy { text-combine-upright: all; -epub-text-combine: horizontal; -webkit-text-combine: horizontal; }
 section.titlepage { margin: 0 25% 0 0; }
+body.toc-page h1 { text-align: start; }
 section.colophon { margin: 0 30% 0 0; }
 body.cover { writing-mode: horizontal-tb; -epub-writing-mode: horizontal-tb; -webkit-writing-mode: horizontal-tb; }
 "#;

@@ -334,7 +334,7 @@ fn is_css_number(s: &str) -> bool {
     !(int.is_empty() && frac.is_empty())
         && int.chars().all(|c| c.is_ascii_digit())
         && frac.chars().all(|c| c.is_ascii_digit())
-        && (s.contains('.') == !frac.is_empty())
+        && s.contains('.') != frac.is_empty()
 }
 
 /// A CSS length: `0`, or a non-negative number followed by a unit we know.
