@@ -156,6 +156,8 @@ pub fn build(project: &Project, opts: &BuildOptions) -> Result<BuildReport> {
     let sources: Vec<&ChapterSource> = project.chapters().collect();
     let mut paths: Vec<&Path> = vec![&project.metadata_path];
     paths.extend(project.cover.as_deref());
+    paths.extend(project.style.css.iter().map(PathBuf::as_path));
+    paths.extend(project.style.fonts.iter().map(|f| f.path.as_path()));
     let first_chapter = paths.len();
     paths.extend(sources.iter().map(|s| s.path.as_path()));
     let inputs = incremental::check_inputs(&paths, previous.as_ref());
@@ -207,16 +209,19 @@ pub fn build(project: &Project, opts: &BuildOptions) -> Result<BuildReport> {
             ])
         })
         .collect();
+    // An embedded font is subset to the characters of every chapter, so a chapter whose body
+    // is not read cannot be vouched for: no reuse (an unchanged book is still up to date).
     let reuse: Vec<Option<&ChapterRecord>> = match &previous {
-        Some(prev) if prev.chapters.len() == sources.len() => keys
-            .iter()
-            .zip(&prev.chapters)
-            .zip(&sources)
-            .map(|((k, rec), src)| {
-                (!k.is_empty() && *k == rec.key && reusable(rec) && reusable_source(src))
-                    .then_some(rec)
-            })
-            .collect(),
+        Some(prev) if prev.chapters.len() == sources.len() && project.style.fonts.is_empty() => {
+            keys.iter()
+                .zip(&prev.chapters)
+                .zip(&sources)
+                .map(|((k, rec), src)| {
+                    (!k.is_empty() && *k == rec.key && reusable(rec) && reusable_source(src))
+                        .then_some(rec)
+                })
+                .collect()
+        }
         _ => vec![None; sources.len()],
     };
     let previous_epub = if reuse.iter().any(Option::is_some) {
@@ -332,8 +337,9 @@ fn detection_from(name: &str) -> Option<Detection> {
 
 /// The whole book in memory, packaged and written at once: no cache, no streaming.
 fn build_plain(project: &Project, opts: &BuildOptions, output: &Path) -> Result<BuildReport> {
-    let loaded = load_book(project, opts)?;
-    let entries = package::package(&loaded.book);
+    let mut loaded = load_book(project, opts)?;
+    let look = crate::look::prepare(project, &mut loaded.book, &mut loaded.warnings)?;
+    let entries = package::package_with(&loaded.book, &look);
     drop(loaded.book.contents);
     archive::write_epub(&entries, output)?;
     let bytes = std::fs::metadata(output).map(|m| m.len()).unwrap_or(0);
@@ -377,7 +383,8 @@ fn build_streaming(
     reuse: &[Option<&ChapterRecord>],
     mut previous: Option<PreviousEpub>,
 ) -> Result<Option<(BuildReport, Vec<WrittenChapter>)>> {
-    let loaded = load_book_with(project, opts, reuse)?;
+    let mut loaded = load_book_with(project, opts, reuse)?;
+    let look = crate::look::prepare(project, &mut loaded.book, &mut loaded.warnings)?;
     let mut book = loaded.book;
     let chapters = count_chapters(&book.contents);
     if chapters != reuse.len() {
@@ -392,10 +399,10 @@ fn build_streaming(
         .map(|c| c.title.clone())
         .collect();
 
-    let skeleton = package::package(&book);
-    let names: Vec<String> = package::documents(&book)
+    let skeleton = package::package_with(&book, &look);
+    let names: Vec<String> = package::documents(&book, &look)
         .iter()
-        .filter(|d| matches!(d.kind, package::DocKind::Chapter(_)))
+        .filter(|d| matches!(d.kind, package::DocKind::Chapter { .. }))
         .map(|d| format!("{}/{}", package::ROOT, d.href))
         .collect();
     let index: HashMap<&str, usize> = skeleton
@@ -452,7 +459,7 @@ fn build_streaming(
         }
         // On a pool thread, so its allocations reuse the memory freed by earlier chunks'
         // bodies (which were allocated by pool threads) rather than growing another arena.
-        let full = rayon::scope(|_| package::package(&book));
+        let full = rayon::scope(|_| package::package_with(&book, &look));
         {
             // Each body is needed only for its own document: free it now.
             let mut slots = chapters_mut(&mut book.contents);
@@ -1063,7 +1070,9 @@ fn modified_time(project: &Project, opts: &BuildOptions) -> Result<String> {
         None => {
             let inputs = std::iter::once(&project.metadata_path)
                 .chain(project.chapters().map(|c| &c.path))
-                .chain(project.cover.iter());
+                .chain(project.cover.iter())
+                .chain(project.style.css.iter())
+                .chain(project.style.fonts.iter().map(|f| &f.path));
             let mut newest = SystemTime::UNIX_EPOCH;
             for path in inputs {
                 let meta =

@@ -26,6 +26,7 @@ pub mod convert;
 pub mod error;
 pub mod incremental;
 pub mod inspect;
+pub mod look;
 pub mod markup;
 pub mod media;
 pub mod package;

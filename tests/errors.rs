@@ -96,7 +96,8 @@ fn cover_that_is_not_an_image_is_refused() {
     });
     assert!(r.stderr.contains("cover.jpg"), "{}", r.stderr);
     assert!(
-        r.stderr.contains("not a JPEG, PNG, GIF, WebP or SVG image"),
+        r.stderr
+            .contains("not an image (JPEG, PNG, GIF, WebP or SVG)"),
         "{}",
         r.stderr
     );

@@ -298,7 +298,7 @@ fn markdown_and_html_chapters_build_clean_with_images_footnotes_and_links() {
     let all = common::entries(&epub);
     let images: Vec<&String> = all
         .keys()
-        .filter(|k| k.starts_with("EPUB/images/"))
+        .filter(|k| k.starts_with("EPUB/images/img-"))
         .collect();
     assert_eq!(
         images.len(),

@@ -124,7 +124,7 @@ pub struct PreparedImage {
 #[derive(Debug, thiserror::Error)]
 pub enum ImageError {
     /// The bytes are no JPEG, PNG, GIF, WebP or SVG, whatever the file name says.
-    #[error("{}: not a JPEG, PNG, GIF, WebP or SVG image", path.display())]
+    #[error("{}: not an image (JPEG, PNG, GIF, WebP or SVG)", path.display())]
     NotAnImage {
         /// The cover file.
         path: PathBuf,

@@ -1,20 +1,48 @@
-//! XHTML content documents: the shell every document shares, chapters, part title pages and
-//! the cover page.
+//! XHTML content documents: the shell every document shares, chapters (whole or in pieces),
+//! part title pages, the generated pages and the cover page.
 
-use super::{Book, Doc, DocKind, Image, locale};
+use super::{Book, Doc, DocKind, Image, Look, epub2, locale, pages, tcy};
 use crate::xml::{escape_attr as attr, escape_text as text};
 
-/// A complete XHTML 5 document with `lang` and `xml:lang` on the root.
+/// A complete XHTML document with the book's stylesheets linked from `css_prefix` (`"../"` for
+/// documents under `text/`). EPUB 3: XHTML5 with `lang` and `xml:lang` on the root. EPUB 2:
+/// XHTML 1.1 with its doctype, the body downgraded to XHTML 1.1 elements.
 pub(crate) fn xhtml(
+    look: &Look,
     lang: &str,
     title: &str,
-    css_href: &str,
+    css_prefix: &str,
     body_class: Option<&str>,
     body: &str,
 ) -> String {
     let class = body_class
         .map(|c| format!(" class=\"{c}\""))
         .unwrap_or_default();
+    let links: String = look
+        .stylesheets()
+        .iter()
+        .map(|href| {
+            format!("<link rel=\"stylesheet\" type=\"text/css\" href=\"{css_prefix}{href}\"/>\n")
+        })
+        .collect();
+    if look.epub2() {
+        return format!(
+            r#"<?xml version="1.0" encoding="UTF-8"?>
+<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.1//EN" "http://www.w3.org/TR/xhtml11/DTD/xhtml11.dtd">
+<html xmlns="http://www.w3.org/1999/xhtml" xml:lang="{lang}">
+<head>
+<meta http-equiv="Content-Type" content="application/xhtml+xml; charset=utf-8"/>
+<title>{title}</title>
+{links}</head>
+<body{class}>
+{body}</body>
+</html>
+"#,
+            lang = attr(lang),
+            title = text(title),
+            body = epub2::downgrade(body),
+        );
+    }
     format!(
         r#"<?xml version="1.0" encoding="UTF-8"?>
 <!DOCTYPE html>
@@ -22,8 +50,7 @@ pub(crate) fn xhtml(
 <head>
 <meta charset="UTF-8"/>
 <title>{title}</title>
-<link rel="stylesheet" type="text/css" href="{css_href}"/>
-</head>
+{links}</head>
 <body{class}>
 {body}</body>
 </html>
@@ -33,30 +60,54 @@ pub(crate) fn xhtml(
     )
 }
 
-/// A chapter or part title page.
-pub(super) fn content_document(book: &Book, doc: &Doc) -> String {
+/// Any document of the reading order.
+pub(super) fn render(book: &Book, look: &Look, doc: &Doc, docs: &[Doc]) -> String {
     let lang = &book.info.language;
-    let body = match doc.kind {
-        DocKind::Chapter(c) => format!(
-            "<section epub:type=\"chapter\" role=\"doc-chapter\" aria-labelledby=\"chapter-title\">\n<h1 id=\"chapter-title\">{}</h1>\n{}</section>\n",
-            text(&c.title),
-            c.body
+    let (class, body) = match &doc.kind {
+        DocKind::Chapter {
+            chapter,
+            body,
+            first,
+        } => {
+            let body = if *first {
+                format!(
+                    "<section epub:type=\"chapter\" role=\"doc-chapter\" aria-labelledby=\"chapter-title\">\n<h1 id=\"chapter-title\">{}</h1>\n{}</section>\n",
+                    text(&chapter.title),
+                    body
+                )
+            } else {
+                // A continuation: no second heading, labelled for assistive technology.
+                format!(
+                    "<section epub:type=\"chapter\" role=\"doc-chapter\" aria-label=\"{}\" class=\"continued\">\n{}</section>\n",
+                    attr(&chapter.title),
+                    body
+                )
+            };
+            let body = if look.vertical() {
+                tcy::tate_chu_yoko(&body)
+            } else {
+                body
+            };
+            (None, body)
+        }
+        DocKind::Part(p) => (
+            Some("part"),
+            format!(
+                "<section epub:type=\"part\" role=\"doc-part\" aria-labelledby=\"part-title\">\n<h1 id=\"part-title\" class=\"part-title\">{}</h1>\n{}</section>\n",
+                text(&p.title),
+                p.intro
+            ),
         ),
-        DocKind::Part(p) => format!(
-            "<section epub:type=\"part\" role=\"doc-part\" aria-labelledby=\"part-title\">\n<h1 id=\"part-title\" class=\"part-title\">{}</h1>\n{}</section>\n",
-            text(&p.title),
-            p.intro
-        ),
+        DocKind::TitlePage => (Some("titlepage"), pages::title_page(book)),
+        DocKind::TocPage => (Some("toc-page"), pages::toc_page(book, docs)),
+        DocKind::Colophon => (Some("colophon"), pages::colophon(book)),
     };
-    let class = match doc.kind {
-        DocKind::Chapter(_) => None,
-        DocKind::Part(_) => Some("part"),
-    };
-    xhtml(lang, doc.title, "../styles/book.css", class, &body)
+    xhtml(look, lang, &doc.title, "../", class, &body)
 }
 
-/// The cover page: the image scaled to the screen by an SVG wrapper, which every reader honours.
-pub(super) fn cover_page(book: &Book, cover: &Image) -> String {
+/// The cover page. EPUB 3: the image scaled to the screen by an SVG wrapper, which every
+/// reader honours. EPUB 2: a plain `img`, which old readers handle best.
+pub(super) fn cover_page(book: &Book, look: &Look, cover: &Image) -> String {
     let words = locale::words(&book.info.language);
     let (w, h) = if cover.width > 0 && cover.height > 0 {
         (cover.width, cover.height)
@@ -64,22 +115,31 @@ pub(super) fn cover_page(book: &Book, cover: &Image) -> String {
         (1600, 2560)
     };
     let alt = format!("{}: {}", words.cover, book.info.title);
-    let body = format!(
-        r#"<section epub:type="cover" class="cover">
+    let body = if look.epub2() {
+        format!(
+            "<div class=\"cover\"><img src=\"../images/{name}\" alt=\"{alt}\"/></div>\n",
+            name = attr(&cover.name),
+            alt = attr(&alt),
+        )
+    } else {
+        format!(
+            r#"<section epub:type="cover" class="cover">
 <svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" version="1.1" width="100%" height="100%" viewBox="0 0 {w} {h}" preserveAspectRatio="xMidYMid meet" role="img" aria-label="{alt}">
 <title>{alt_text}</title>
 <image width="{w}" height="{h}" xlink:href="../images/{name}"/>
 </svg>
 </section>
 "#,
-        alt = attr(&alt),
-        alt_text = text(&alt),
-        name = attr(&cover.name),
-    );
+            alt = attr(&alt),
+            alt_text = text(&alt),
+            name = attr(&cover.name),
+        )
+    };
     xhtml(
+        look,
         &book.info.language,
         words.cover,
-        "../styles/book.css",
+        "../",
         Some("cover"),
         &body,
     )

@@ -8,14 +8,21 @@
 //! We write this layer ourselves rather than use `epub-builder`: see the README's design notes.
 
 mod docs;
+mod epub2;
 mod locale;
 mod nav;
 mod opf;
+mod pages;
+mod split;
 pub mod style;
+pub mod tcy;
 
 pub use locale::{chapter_title, front_title};
 
-use crate::project::BookInfo;
+use std::collections::BTreeSet;
+
+use crate::media::fonts::SubsetFont;
+use crate::project::{BookInfo, EpubVersion, Layout, Style, WritingMode};
 
 /// Everything that goes into the EPUB, converted and ready to package.
 #[derive(Debug, Clone)]
@@ -90,6 +97,56 @@ pub struct Entry {
 /// Where the package files live inside the container.
 pub const ROOT: &str = "EPUB";
 
+/// How the book is laid out and styled: `[style]`, `[layout]` and `[output] epub-version`,
+/// with the files they name already read. `Look::default()` is the default book.
+#[derive(Debug, Clone, Default)]
+pub struct Look {
+    /// Theme and typographic settings.
+    pub style: Style,
+    /// Generated pages, writing mode, chapter splitting.
+    pub layout: Layout,
+    /// EPUB 3 or EPUB 2.
+    pub version: EpubVersion,
+    /// User stylesheets, linked after ours in this order.
+    pub user_css: Vec<Asset>,
+    /// Embedded fonts, already subset; the first is the body font.
+    pub fonts: Vec<SubsetFont>,
+}
+
+impl Look {
+    /// True for `writing-mode = "vertical-rl"`.
+    pub fn vertical(&self) -> bool {
+        self.layout.writing_mode == WritingMode::VerticalRl
+    }
+
+    fn epub2(&self) -> bool {
+        self.version == EpubVersion::V2
+    }
+
+    /// Stylesheet hrefs relative to the package document, ours first.
+    fn stylesheets(&self) -> Vec<String> {
+        std::iter::once("styles/book.css".to_string())
+            .chain(self.user_css.iter().map(|a| format!("styles/{}", a.name)))
+            .collect()
+    }
+
+    /// File name of embedded font `i` under `fonts/`.
+    fn font_name(&self, i: usize) -> Option<String> {
+        self.fonts
+            .get(i)
+            .map(|f| format!("font-{}.{}", i + 1, f.format.extension()))
+    }
+}
+
+/// A file copied into the book as it is (a user stylesheet).
+#[derive(Debug, Clone)]
+pub struct Asset {
+    /// File name under its folder (`styles/`).
+    pub name: String,
+    /// The bytes.
+    pub data: Vec<u8>,
+}
+
 /// A document of the reading order with its generated file name.
 #[derive(Debug)]
 pub(crate) struct Doc<'a> {
@@ -98,24 +155,43 @@ pub(crate) struct Doc<'a> {
     /// Path relative to the package document, e.g. `text/chapter-0001.xhtml`.
     pub href: String,
     /// Title for the TOC and `<title>`.
-    pub title: &'a str,
+    pub title: String,
     /// Nesting depth, 1 for top level.
     pub depth: usize,
+    /// Listed in the table of contents (false for generated pages and continuation parts).
+    pub in_toc: bool,
     /// What it holds.
     pub kind: DocKind<'a>,
 }
 
 #[derive(Debug)]
 pub(crate) enum DocKind<'a> {
-    Chapter(&'a Chapter),
+    /// A chapter, or one piece of a chapter split for size (`first` holds the heading).
+    Chapter {
+        chapter: &'a Chapter,
+        body: &'a str,
+        first: bool,
+    },
     Part(&'a Part),
+    TitlePage,
+    TocPage,
+    Colophon,
 }
 
-/// Lays the reading order out as a flat list of documents, depth-first.
-pub(crate) fn documents(book: &Book) -> Vec<Doc<'_>> {
+impl Doc<'_> {
+    /// True for chapter and part documents (the body matter).
+    fn is_body(&self) -> bool {
+        matches!(self.kind, DocKind::Chapter { .. } | DocKind::Part(_))
+    }
+}
+
+/// Lays the reading order out as a flat list of documents, depth-first: the generated front
+/// pages, chapters (split for size) and parts, then the colophon.
+pub(crate) fn documents<'a>(book: &'a Book, look: &Look) -> Vec<Doc<'a>> {
     fn walk<'a>(
         nodes: &'a [Node],
         depth: usize,
+        limit: usize,
         counters: &mut (usize, usize),
         out: &mut Vec<Doc<'a>>,
     ) {
@@ -124,13 +200,25 @@ pub(crate) fn documents(book: &Book) -> Vec<Doc<'_>> {
                 Node::Chapter(c) => {
                     counters.0 += 1;
                     let id = chapter_id(counters.0);
-                    out.push(Doc {
-                        href: format!("text/{id}.xhtml"),
-                        id,
-                        title: &c.title,
-                        depth,
-                        kind: DocKind::Chapter(c),
-                    });
+                    for (i, body) in split::split_body(&c.body, limit).into_iter().enumerate() {
+                        let piece_id = if i == 0 {
+                            id.clone()
+                        } else {
+                            format!("{id}-{}", i + 1)
+                        };
+                        out.push(Doc {
+                            href: format!("text/{piece_id}.xhtml"),
+                            id: piece_id,
+                            title: c.title.clone(),
+                            depth,
+                            in_toc: i == 0,
+                            kind: DocKind::Chapter {
+                                chapter: c,
+                                body,
+                                first: i == 0,
+                            },
+                        });
+                    }
                 }
                 Node::Part(p) => {
                     counters.1 += 1;
@@ -138,17 +226,38 @@ pub(crate) fn documents(book: &Book) -> Vec<Doc<'_>> {
                     out.push(Doc {
                         href: format!("text/{id}.xhtml"),
                         id,
-                        title: &p.title,
+                        title: p.title.clone(),
                         depth,
+                        in_toc: true,
                         kind: DocKind::Part(p),
                     });
-                    walk(&p.children, depth + 1, counters, out);
+                    walk(&p.children, depth + 1, limit, counters, out);
                 }
             }
         }
     }
+    let words = locale::words(&book.info.language);
+    let generated = |id: &str, title: &str, kind| Doc {
+        id: id.to_string(),
+        href: format!("text/{id}.xhtml"),
+        title: title.to_string(),
+        depth: 1,
+        in_toc: false,
+        kind,
+    };
     let mut out = Vec::new();
-    walk(&book.contents, 1, &mut (0, 0), &mut out);
+    if look.layout.title_page {
+        out.push(generated("titlepage", &book.info.title, DocKind::TitlePage));
+    }
+    if look.layout.toc_page {
+        out.push(generated("toc", words.contents, DocKind::TocPage));
+    }
+    // The XHTML shell and heading take about 1 KB; keep the pieces under the limit with it.
+    let limit = look.layout.split_size.saturating_sub(1024).max(1024);
+    walk(&book.contents, 1, limit, &mut (0, 0), &mut out);
+    if look.layout.colophon {
+        out.push(generated("colophon", words.colophon, DocKind::Colophon));
+    }
     out
 }
 
@@ -162,62 +271,140 @@ pub fn chapter_file_name(n: usize) -> String {
     format!("{}.xhtml", chapter_id(n))
 }
 
-/// Writes every file of the EPUB, in container order.
+/// Writes every file of the default EPUB 3 book.
 pub fn package(book: &Book) -> Vec<Entry> {
-    let docs = documents(book);
-    let css = style::default_css(&book.info.language);
+    package_with(book, &Look::default())
+}
+
+/// Every character the book's documents show (text nodes of every XHTML document, the
+/// generated pages included): what an embedded font must cover.
+pub fn used_chars(book: &Book, look: &Look) -> BTreeSet<char> {
+    let mut chars = BTreeSet::new();
+    for entry in package_with(book, look) {
+        if entry.name.ends_with(".xhtml") || entry.name.ends_with(".ncx") {
+            collect_text_chars(&String::from_utf8_lossy(&entry.data), &mut chars);
+        }
+    }
+    chars
+}
+
+/// Adds the characters of `xml`'s text content (outside tags, entities decoded) to `out`.
+fn collect_text_chars(xml: &str, out: &mut BTreeSet<char>) {
+    let mut rest = xml;
+    while !rest.is_empty() {
+        if let Some(after) = rest.strip_prefix('<') {
+            rest = after.find('>').map_or("", |i| &after[i + 1..]);
+        } else if let Some(after) = rest.strip_prefix('&') {
+            let end = after.find(';').filter(|&i| i <= 10);
+            let (entity, next) = match end {
+                Some(i) => (&after[..i], &after[i + 1..]),
+                None => ("amp", after),
+            };
+            let c = match entity {
+                "amp" => Some('&'),
+                "lt" => Some('<'),
+                "gt" => Some('>'),
+                "quot" => Some('"'),
+                "apos" => Some('\''),
+                e => e.strip_prefix('#').and_then(|n| {
+                    let code = match n.strip_prefix(['x', 'X']) {
+                        Some(hex) => u32::from_str_radix(hex, 16).ok(),
+                        None => n.parse().ok(),
+                    };
+                    code.and_then(char::from_u32)
+                }),
+            };
+            out.extend(c);
+            rest = next;
+        } else {
+            let end = rest.find(['<', '&']).unwrap_or(rest.len());
+            out.extend(rest[..end].chars().filter(|c| !c.is_control()));
+            rest = &rest[end..];
+        }
+    }
+}
+
+/// Writes every file of the EPUB, in container order, laid out and styled by `look`.
+pub fn package_with(book: &Book, look: &Look) -> Vec<Entry> {
+    let docs = documents(book, look);
+    let css = style::stylesheet(&book.info.language, look);
+    let entry = |name: String, data: Vec<u8>, compress: bool| Entry {
+        name,
+        data,
+        compress,
+    };
     let mut entries = vec![
-        Entry {
-            name: "mimetype".into(),
-            data: b"application/epub+zip".to_vec(),
-            compress: false,
-        },
-        Entry {
-            name: "META-INF/container.xml".into(),
-            data: container_xml().into_bytes(),
-            compress: true,
-        },
-        Entry {
-            name: format!("{ROOT}/package.opf"),
-            data: opf::package_document(book, &docs).into_bytes(),
-            compress: true,
-        },
-        Entry {
-            name: format!("{ROOT}/nav.xhtml"),
-            data: nav::nav_document(book, &docs).into_bytes(),
-            compress: true,
-        },
-        Entry {
-            name: format!("{ROOT}/toc.ncx"),
-            data: nav::ncx(book, &docs).into_bytes(),
-            compress: true,
-        },
-        Entry {
-            name: format!("{ROOT}/styles/book.css"),
-            data: css.into_bytes(),
-            compress: true,
-        },
+        entry("mimetype".into(), b"application/epub+zip".to_vec(), false),
+        entry(
+            "META-INF/container.xml".into(),
+            container_xml().into_bytes(),
+            true,
+        ),
     ];
+    if look.epub2() {
+        entries.push(entry(
+            format!("{ROOT}/package.opf"),
+            epub2::package_document(book, look, &docs).into_bytes(),
+            true,
+        ));
+    } else {
+        entries.push(entry(
+            format!("{ROOT}/package.opf"),
+            opf::package_document(book, look, &docs).into_bytes(),
+            true,
+        ));
+        entries.push(entry(
+            format!("{ROOT}/nav.xhtml"),
+            nav::nav_document(book, look, &docs).into_bytes(),
+            true,
+        ));
+    }
+    entries.push(entry(
+        format!("{ROOT}/toc.ncx"),
+        nav::ncx(book, &docs).into_bytes(),
+        true,
+    ));
+    entries.push(entry(
+        format!("{ROOT}/styles/book.css"),
+        css.into_bytes(),
+        true,
+    ));
+    for asset in &look.user_css {
+        entries.push(entry(
+            format!("{ROOT}/styles/{}", asset.name),
+            asset.data.clone(),
+            true,
+        ));
+    }
     if let Some(cover) = &book.cover {
-        entries.push(Entry {
-            name: format!("{ROOT}/text/cover.xhtml"),
-            data: docs::cover_page(book, cover).into_bytes(),
-            compress: true,
-        });
+        entries.push(entry(
+            format!("{ROOT}/text/cover.xhtml"),
+            docs::cover_page(book, look, cover).into_bytes(),
+            true,
+        ));
     }
     for doc in &docs {
-        entries.push(Entry {
-            name: format!("{ROOT}/{}", doc.href),
-            data: docs::content_document(book, doc).into_bytes(),
-            compress: true,
-        });
+        entries.push(entry(
+            format!("{ROOT}/{}", doc.href),
+            docs::render(book, look, doc, &docs).into_bytes(),
+            true,
+        ));
     }
     for image in book.cover.iter().chain(&book.images) {
-        entries.push(Entry {
-            name: format!("{ROOT}/images/{}", image.name),
-            data: image.data.clone(),
-            compress: image.media_type == "image/svg+xml",
-        });
+        entries.push(entry(
+            format!("{ROOT}/images/{}", image.name),
+            image.data.clone(),
+            image.media_type == "image/svg+xml",
+        ));
+    }
+    for (i, font) in look.fonts.iter().enumerate() {
+        if let Some(name) = look.font_name(i) {
+            entries.push(entry(
+                format!("{ROOT}/fonts/{name}"),
+                font.bytes.clone(),
+                true,
+            ));
+        }
     }
     entries
 }
@@ -232,4 +419,19 @@ fn container_xml() -> String {
 </container>
 "#
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_chars_skip_markup_and_decode_entities() {
+        let mut chars = BTreeSet::new();
+        collect_text_chars(
+            "<p class=\"zz\">甲&amp;&#x4E59;<b>丙</b>&#19969;\n</p>",
+            &mut chars,
+        );
+        assert_eq!(chars.into_iter().collect::<String>(), "&丁丙乙甲");
+    }
 }

@@ -2,20 +2,21 @@
 
 use std::fmt::Write;
 
-use super::{Book, Doc, docs, locale};
+use super::{Book, Doc, DocKind, Look, docs, locale};
 use crate::xml::{escape_attr as attr, escape_text as text};
 
 /// Writes `nav.xhtml`: the nested table of contents and the landmarks.
-pub(super) fn nav_document(book: &Book, docs: &[Doc]) -> String {
+pub(super) fn nav_document(book: &Book, look: &Look, docs: &[Doc]) -> String {
     let words = locale::words(&book.info.language);
+    let listed: Vec<&Doc> = docs.iter().filter(|d| d.in_toc).collect();
     let mut body = String::with_capacity(1024 + docs.len() * 96);
     let _ = write!(
         body,
         "<nav epub:type=\"toc\" role=\"doc-toc\" id=\"toc\">\n<h1>{}</h1>\n",
         text(words.contents)
     );
-    nested_list(&mut body, docs, |d| {
-        format!("<a href=\"{}\">{}</a>", d.href, text(d.title))
+    nested_list(&mut body, &listed, |d| {
+        format!("<a href=\"{}\">{}</a>", d.href, text(&d.title))
     });
     body.push_str("</nav>\n");
     let _ = write!(
@@ -30,7 +31,26 @@ pub(super) fn nav_document(book: &Book, docs: &[Doc]) -> String {
             text(words.cover)
         );
     }
-    if let Some(first) = docs.first() {
+    let find = |pred: fn(&DocKind) -> bool| docs.iter().find(|d| pred(&d.kind));
+    if let Some(t) = find(|k| matches!(k, DocKind::TitlePage)) {
+        let _ = writeln!(
+            body,
+            "<li><a epub:type=\"titlepage\" href=\"{}\">{}</a></li>",
+            t.href,
+            text(words.title_page)
+        );
+    }
+    // The TOC landmark points at the TOC page when it is in the reading order. Landmarks may
+    // only point at spine items, and the navigation document is not one.
+    if let Some(t) = find(|k| matches!(k, DocKind::TocPage)) {
+        let _ = writeln!(
+            body,
+            "<li><a epub:type=\"toc\" href=\"{}\">{}</a></li>",
+            t.href,
+            text(words.contents)
+        );
+    }
+    if let Some(first) = docs.iter().find(|d| d.is_body()) {
         let _ = writeln!(
             body,
             "<li><a epub:type=\"bodymatter\" href=\"{}\">{}</a></li>",
@@ -40,16 +60,17 @@ pub(super) fn nav_document(book: &Book, docs: &[Doc]) -> String {
     }
     body.push_str("</ol>\n</nav>\n");
     docs::xhtml(
+        look,
         &book.info.language,
         words.contents,
-        "styles/book.css",
+        "",
         Some("nav"),
         &body,
     )
 }
 
 /// Writes `<ol>` lists nested by each document's depth.
-fn nested_list(out: &mut String, docs: &[Doc], item: impl Fn(&Doc) -> String) {
+pub(super) fn nested_list(out: &mut String, docs: &[&Doc], item: impl Fn(&Doc) -> String) {
     let mut depth = 0;
     for (i, doc) in docs.iter().enumerate() {
         while depth < doc.depth {
@@ -78,6 +99,7 @@ fn nested_list(out: &mut String, docs: &[Doc], item: impl Fn(&Doc) -> String) {
 /// Writes `toc.ncx` for EPUB 2 readers.
 pub(super) fn ncx(book: &Book, docs: &[Doc]) -> String {
     let info = &book.info;
+    let docs: Vec<&Doc> = docs.iter().filter(|d| d.in_toc).collect();
     let depth = docs.iter().map(|d| d.depth).max().unwrap_or(1);
     let mut o = String::with_capacity(1024 + docs.len() * 200);
     let _ = write!(
@@ -107,7 +129,7 @@ pub(super) fn ncx(book: &Book, docs: &[Doc]) -> String {
             "{indent}<navPoint id=\"nav-{n}\" playOrder=\"{n}\"><navLabel><text>{title}</text></navLabel><content src=\"{src}\"/>",
             indent = "  ".repeat(doc.depth + 1),
             n = i + 1,
-            title = text(doc.title),
+            title = text(&doc.title),
             src = doc.href,
         );
         open += 1;

@@ -2,11 +2,11 @@
 
 use std::fmt::Write;
 
-use super::{Book, Doc, locale};
+use super::{Book, Doc, DocKind, Look, locale};
 use crate::xml::{escape_attr as attr, escape_text as text};
 
 /// Writes `package.opf`.
-pub(super) fn package_document(book: &Book, docs: &[Doc]) -> String {
+pub(super) fn package_document(book: &Book, look: &Look, docs: &[Doc]) -> String {
     let info = &book.info;
     let mut o = String::with_capacity(4096 + docs.len() * 160);
     let _ = write!(
@@ -109,6 +109,10 @@ pub(super) fn package_document(book: &Book, docs: &[Doc]) -> String {
             );
         }
     }
+    accessibility(&mut o, book);
+    if look.vertical() {
+        o.push_str("    <meta name=\"primary-writing-mode\" content=\"vertical-rl\"/>\n");
+    }
     if book.cover.is_some() {
         o.push_str("    <meta name=\"cover\" content=\"cover-image\"/>\n");
     }
@@ -126,6 +130,68 @@ pub(super) fn package_document(book: &Book, docs: &[Doc]) -> String {
         );
         o.push_str("    <item id=\"cover\" href=\"text/cover.xhtml\" media-type=\"application/xhtml+xml\" properties=\"svg\"/>\n");
     }
+    manifest_common(&mut o, book, look, docs, false);
+    o.push_str("  </manifest>\n");
+    if look.vertical() {
+        o.push_str("  <spine toc=\"ncx\" page-progression-direction=\"rtl\">\n");
+    } else {
+        o.push_str("  <spine toc=\"ncx\">\n");
+    }
+    if book.cover.is_some() {
+        o.push_str("    <itemref idref=\"cover\"/>\n");
+    }
+    for doc in docs {
+        let _ = writeln!(o, "    <itemref idref=\"{}\"/>", doc.id);
+    }
+    o.push_str("  </spine>\n");
+    guide(&mut o, book, docs, Some("nav.xhtml"));
+    o.push_str("</package>\n");
+    o
+}
+
+/// The accessibility metadata (EPUB Accessibility 1.1 discovery properties).
+fn accessibility(o: &mut String, book: &Book) {
+    let words = locale::words(&book.info.language);
+    let visual = book.cover.is_some() || !book.images.is_empty();
+    o.push_str("    <meta property=\"schema:accessMode\">textual</meta>\n");
+    if visual {
+        o.push_str("    <meta property=\"schema:accessMode\">visual</meta>\n");
+    }
+    o.push_str("    <meta property=\"schema:accessModeSufficient\">textual</meta>\n");
+    let mut features = vec![
+        "structuralNavigation",
+        "tableOfContents",
+        "readingOrder",
+        "displayTransformability",
+    ];
+    if visual {
+        features.push("alternativeText");
+    }
+    for f in features {
+        let _ = writeln!(
+            o,
+            "    <meta property=\"schema:accessibilityFeature\">{f}</meta>"
+        );
+    }
+    o.push_str("    <meta property=\"schema:accessibilityHazard\">none</meta>\n");
+    let _ = writeln!(
+        o,
+        "    <meta property=\"schema:accessibilitySummary\">{}</meta>",
+        text(words.summary)
+    );
+}
+
+/// Manifest items shared by EPUB 3 and EPUB 2: the user stylesheets, the documents, the
+/// images and the fonts. EPUB 2 uses the older font media types its readers know.
+pub(super) fn manifest_common(o: &mut String, book: &Book, look: &Look, docs: &[Doc], epub2: bool) {
+    for (i, asset) in look.user_css.iter().enumerate() {
+        let _ = writeln!(
+            o,
+            "    <item id=\"user-css-{}\" href=\"styles/{}\" media-type=\"text/css\"/>",
+            i + 1,
+            attr(&asset.name)
+        );
+    }
     for doc in docs {
         let _ = writeln!(
             o,
@@ -142,15 +208,28 @@ pub(super) fn package_document(book: &Book, docs: &[Doc]) -> String {
             image.media_type
         );
     }
-    o.push_str("  </manifest>\n  <spine toc=\"ncx\">\n");
-    if book.cover.is_some() {
-        o.push_str("    <itemref idref=\"cover\"/>\n");
+    for (i, font) in look.fonts.iter().enumerate() {
+        let Some(name) = look.font_name(i) else {
+            continue;
+        };
+        let media_type = match (epub2, font.format.extension()) {
+            (true, "otf") => "application/vnd.ms-opentype",
+            (true, "ttf") => "application/x-font-truetype",
+            _ => font.media_type(),
+        };
+        let _ = writeln!(
+            o,
+            "    <item id=\"font-{}\" href=\"fonts/{name}\" media-type=\"{media_type}\"/>",
+            i + 1
+        );
     }
-    for doc in docs {
-        let _ = writeln!(o, "    <itemref idref=\"{}\"/>", doc.id);
-    }
-    o.push_str("  </spine>\n  <guide>\n");
+}
+
+/// The EPUB 2 guide (still read by Kindle conversion and old readers): cover, title page, TOC,
+/// start of the text. `nav` is the TOC document when there is no TOC page.
+pub(super) fn guide(o: &mut String, book: &Book, docs: &[Doc], nav: Option<&str>) {
     let words = locale::words(&book.info.language);
+    o.push_str("  <guide>\n");
     if book.cover.is_some() {
         let _ = writeln!(
             o,
@@ -158,12 +237,27 @@ pub(super) fn package_document(book: &Book, docs: &[Doc]) -> String {
             attr(words.cover)
         );
     }
-    let _ = writeln!(
-        o,
-        "    <reference type=\"toc\" title=\"{}\" href=\"nav.xhtml\"/>",
-        attr(words.contents)
-    );
-    if let Some(first) = docs.first() {
+    if let Some(t) = docs.iter().find(|d| matches!(d.kind, DocKind::TitlePage)) {
+        let _ = writeln!(
+            o,
+            "    <reference type=\"title-page\" title=\"{}\" href=\"{}\"/>",
+            attr(words.title_page),
+            t.href
+        );
+    }
+    let toc = docs
+        .iter()
+        .find(|d| matches!(d.kind, DocKind::TocPage))
+        .map(|d| d.href.as_str())
+        .or(nav);
+    if let Some(href) = toc {
+        let _ = writeln!(
+            o,
+            "    <reference type=\"toc\" title=\"{}\" href=\"{href}\"/>",
+            attr(words.contents)
+        );
+    }
+    if let Some(first) = docs.iter().find(|d| d.is_body()) {
         let _ = writeln!(
             o,
             "    <reference type=\"text\" title=\"{}\" href=\"{}\"/>",
@@ -171,6 +265,13 @@ pub(super) fn package_document(book: &Book, docs: &[Doc]) -> String {
             first.href
         );
     }
-    o.push_str("  </guide>\n</package>\n");
-    o
+    if let Some(c) = docs.iter().find(|d| matches!(d.kind, DocKind::Colophon)) {
+        let _ = writeln!(
+            o,
+            "    <reference type=\"colophon\" title=\"{}\" href=\"{}\"/>",
+            attr(words.colophon),
+            c.href
+        );
+    }
+    o.push_str("  </guide>\n");
 }

@@ -4,8 +4,16 @@
 //! paragraphs, a generous line height for dense ideographs, strict line breaking so that closing
 //! punctuation never starts a line. Latin scripts: a smaller indent, first paragraph after a
 //! heading unindented, hyphenation on.
+//!
+//! [`stylesheet`] puts together the whole `book.css`: the theme (from `[style] theme` or the
+//! language), the generated pages, the simple `[style]` settings, vertical writing and
+//! tate-chu-yoko, and the `@font-face` rules of embedded fonts. User stylesheets are separate
+//! files linked after it, so they win.
 
-use super::locale;
+use std::fmt::Write;
+
+use super::{Look, locale};
+use crate::project::Theme;
 
 const COMMON: &str = r#"@charset "UTF-8";
 body { margin: 0 4%; padding: 0; }
@@ -21,6 +29,20 @@ section.cover { margin: 0; padding: 0; height: 100%; }
 section.cover svg { display: block; margin: 0; padding: 0; }
 body.part h1.part-title { margin-top: 30%; font-size: 1.8em; }
 nav ol { list-style-type: none; }
+body.titlepage { text-align: center; text-indent: 0; }
+section.titlepage { margin-top: 25%; }
+section.titlepage h1.title { font-size: 2em; margin: 0 0 0.8em; }
+section.titlepage p { text-indent: 0; text-align: center; margin: 0.6em 0; }
+section.titlepage p.subtitle { font-size: 1.2em; }
+section.titlepage p.publisher { margin-top: 4em; font-size: 0.9em; }
+body.toc-page ol { padding-left: 0; margin: 0; }
+body.toc-page ol ol { padding-left: 1.5em; }
+body.toc-page li { margin: 0.3em 0; text-indent: 0; }
+body.toc-page a { text-decoration: none; }
+section.colophon { margin-top: 30%; font-size: 0.9em; }
+section.colophon h1 { font-size: 1.1em; }
+section.colophon p { text-indent: 0; margin: 0.3em 0; }
+section.colophon span.label { font-weight: bold; }
 "#;
 
 const CJK: &str = r#"html { line-break: strict; -epub-line-break: strict; word-break: normal; }
@@ -33,11 +55,115 @@ p { text-indent: 1.5em; margin: 0; widows: 2; orphans: 2; }
 h1 + p, h2 + p, h3 + p, p.scene-break + p { text-indent: 0; }
 "#;
 
+const VERTICAL: &str = r#"html { writing-mode: vertical-rl; -epub-writing-mode: vertical-rl; -webkit-writing-mode: vertical-rl; }
+body { margin: 4% 0; }
+h1 { margin: 0 2em 0 1.5em; }
+span.tcy { text-combine-upright: all; -epub-text-combine: horizontal; -webkit-text-combine: horizontal; }
+section.titlepage { margin: 0 25% 0 0; }
+body.toc-page h1 { text-align: start; }
+section.colophon { margin: 0 30% 0 0; }
+body.cover { writing-mode: horizontal-tb; -epub-writing-mode: horizontal-tb; -webkit-writing-mode: horizontal-tb; }
+"#;
+
+/// The theme for a BCP 47 language tag when `[style] theme` does not say.
+pub fn theme_for(lang: &str) -> Theme {
+    match locale::primary(lang).as_str() {
+        "zh" | "ja" | "ko" => Theme::Cjk,
+        _ => Theme::Latin,
+    }
+}
+
 /// The default stylesheet for a BCP 47 language tag.
 pub fn default_css(lang: &str) -> String {
-    let script = match locale::primary(lang).as_str() {
-        "zh" | "ja" | "ko" => CJK,
-        _ => LATIN,
+    stylesheet(lang, &Look::default())
+}
+
+/// The book's stylesheet: theme, generated pages, settings, vertical writing, fonts.
+pub fn stylesheet(lang: &str, look: &Look) -> String {
+    let style = &look.style;
+    let theme = match style.theme.unwrap_or_else(|| theme_for(lang)) {
+        Theme::Cjk => CJK,
+        Theme::Latin => LATIN,
     };
-    format!("{COMMON}{script}")
+    let mut o = format!("{COMMON}{theme}");
+    if look.vertical() {
+        o.push_str(VERTICAL);
+    }
+    // Settings come after the theme so they override it. Their values were validated against
+    // a CSS length/number/keyword grammar when the metadata was read.
+    if let Some(v) = &style.indent {
+        let _ = writeln!(o, "p {{ text-indent: {v}; }}");
+    }
+    if let Some(v) = &style.paragraph_spacing {
+        // The gap goes before each paragraph: above it, or to its right in vertical text.
+        let side = if look.vertical() { "right" } else { "top" };
+        let _ = writeln!(o, "p {{ margin: 0; margin-{side}: {v}; }}");
+    }
+    if let Some(v) = &style.line_height {
+        let _ = writeln!(o, "body {{ line-height: {v}; }}");
+    }
+    if let Some(v) = &style.heading_align {
+        let _ = writeln!(o, "h1, h2, h3, h4, h5, h6 {{ text-align: {v}; }}");
+    }
+    let families: Vec<String> = look
+        .fonts
+        .iter()
+        .map(|f| format!("\"{}\"", f.family.replace(['"', '\\', '\n'], "")))
+        .collect();
+    for (i, font) in look.fonts.iter().enumerate() {
+        if let Some(name) = look.font_name(i) {
+            o.push_str(&crate::media::fonts::font_face_css(
+                font,
+                &format!("../fonts/{name}"),
+            ));
+        }
+    }
+    if !families.is_empty() {
+        let _ = writeln!(o, "body {{ font-family: {}, serif; }}", families.join(", "));
+    }
+    o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::project::{Layout, WritingMode};
+
+    #[test]
+    fn language_picks_the_theme_and_settings_override_it() {
+        assert!(default_css("zh-CN").contains("text-indent: 2em"));
+        assert!(default_css("en").contains("hyphens: auto"));
+        let mut look = Look::default();
+        look.style.theme = Some(Theme::Latin);
+        look.style.indent = Some("0".into());
+        look.style.line_height = Some("2".into());
+        let css = stylesheet("zh-CN", &look);
+        assert!(css.contains("hyphens: auto") && !css.contains("line-break: strict"));
+        let indent_at = css.rfind("text-indent: 0;").unwrap();
+        assert!(indent_at > css.find("text-indent: 1.5em").unwrap());
+        assert!(css.contains("body { line-height: 2; }"));
+    }
+
+    #[test]
+    fn vertical_writing_sets_all_three_properties_and_tcy() {
+        let look = Look {
+            layout: Layout {
+                writing_mode: WritingMode::VerticalRl,
+                ..Layout::default()
+            },
+            ..Look::default()
+        };
+        let css = stylesheet("ja", &look);
+        for needle in [
+            "writing-mode: vertical-rl",
+            "-epub-writing-mode: vertical-rl",
+            "-webkit-writing-mode: vertical-rl",
+            "text-combine-upright: all",
+            "-epub-text-combine: horizontal",
+            "-webkit-text-combine: horizontal",
+        ] {
+            assert!(css.contains(needle), "{needle}");
+        }
+        assert!(!default_css("ja").contains("vertical-rl"));
+    }
 }

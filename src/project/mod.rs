@@ -6,12 +6,15 @@
 //! globs expanded in natural order, the identifier and cover defaulted. Nothing downstream sees
 //! the raw form.
 
+mod layout;
 mod raw;
 mod toml_error;
 
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
+
+pub use layout::{EpubVersion, FontSource, Layout, Style, Theme, WritingMode};
 
 /// The name of the metadata file in a project folder.
 pub const METADATA_FILE: &str = "metadata.toml";
@@ -31,6 +34,12 @@ pub struct Project {
     pub cover: Option<PathBuf>,
     /// Where the EPUB goes when the command line does not say (`[output] path`).
     pub output: Option<PathBuf>,
+    /// How the book looks (`[style]`).
+    pub style: Style,
+    /// Title page, TOC page, colophon, writing mode, chapter splitting (`[layout]`).
+    pub layout: Layout,
+    /// EPUB 3 (default) or EPUB 2 (`[output] epub-version`).
+    pub epub_version: EpubVersion,
 }
 
 /// Bibliographic data from `[book]`.

@@ -23,6 +23,10 @@ pub(super) struct Metadata {
     suffix_chapters: Vec<Spanned<Chapter>>,
     #[serde(default)]
     output: Output,
+    #[serde(default)]
+    style: super::layout::RawStyle,
+    #[serde(default)]
+    layout: super::layout::RawLayout,
 }
 
 #[derive(Debug, Deserialize)]
@@ -85,6 +89,7 @@ struct Part {
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 struct Output {
     path: Option<String>,
+    epub_version: Option<Spanned<i64>>,
 }
 
 /// Image extensions we accept as a cover, lower case.
@@ -148,7 +153,14 @@ pub(super) fn validate(raw: Metadata, text: &str, root: &Path, path: &Path) -> R
         });
     }
 
+    let look_ctx = super::layout::Ctx { text, root, path };
+    let style = super::layout::validate_style(raw.style, &look_ctx)?;
+    let layout = super::layout::validate_layout(raw.layout, &look_ctx)?;
+    let epub_version = super::layout::validate_version(raw.output.epub_version, &look_ctx)?;
     Ok(Project {
+        style,
+        layout,
+        epub_version,
         root: root.to_path_buf(),
         metadata_path: path.to_path_buf(),
         book: book.0,

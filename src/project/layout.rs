@@ -1,0 +1,424 @@
+//! The `[style]` and `[layout]` sections of `metadata.toml` and `[output] epub-version`: how the
+//! book looks, as written (raw) and validated.
+//!
+//! Part of the project stage. Every value that ends up in CSS is checked against a small
+//! grammar (a length, a number or a keyword), so nothing a user writes can break out of its
+//! declaration; an invalid value is an error naming the key and its line.
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use toml::Spanned;
+
+use super::toml_error;
+use crate::error::{Error, Result};
+
+/// `[style]` as written.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub(super) struct RawStyle {
+    theme: Option<Spanned<String>>,
+    #[serde(default)]
+    css: Vec<Spanned<String>>,
+    #[serde(default)]
+    fonts: Vec<Spanned<RawFont>>,
+    indent: Option<Spanned<String>>,
+    paragraph_spacing: Option<Spanned<String>>,
+    line_height: Option<Spanned<toml::Value>>,
+    heading_align: Option<Spanned<String>>,
+}
+
+/// One `fonts` entry: a path, or `{ file = "...", face = 2 }` for a collection.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum RawFont {
+    Path(String),
+    Full(FullFont),
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct FullFont {
+    file: String,
+    face: Option<u32>,
+}
+
+/// `[layout]` as written.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub(super) struct RawLayout {
+    writing_mode: Option<Spanned<String>>,
+    title_page: Option<bool>,
+    toc_page: Option<bool>,
+    colophon: Option<bool>,
+    split_size: Option<Spanned<i64>>,
+}
+
+/// A built-in stylesheet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Theme {
+    /// Chinese, Japanese, Korean: two-character indent, no paragraph gap, generous leading.
+    Cjk,
+    /// Latin scripts: smaller indent, hyphenation, first paragraph unindented.
+    Latin,
+}
+
+/// How the book looks: `[style]`, validated.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Style {
+    /// The built-in theme; None: chosen from the book's language.
+    pub theme: Option<Theme>,
+    /// User stylesheets, linked after ours in this order.
+    pub css: Vec<PathBuf>,
+    /// Fonts to embed, the first one the body font.
+    pub fonts: Vec<FontSource>,
+    /// Paragraph indent, a CSS length.
+    pub indent: Option<String>,
+    /// Space between paragraphs, a CSS length.
+    pub paragraph_spacing: Option<String>,
+    /// Line height, a CSS number, length or `normal`.
+    pub line_height: Option<String>,
+    /// Heading alignment keyword.
+    pub heading_align: Option<String>,
+}
+
+/// A font file to embed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FontSource {
+    /// The font file (absolute, or joined to the project folder).
+    pub path: PathBuf,
+    /// The face of a collection; None: chosen from the book's text.
+    pub face: Option<u32>,
+    /// The line of the entry in `metadata.toml`, for messages.
+    pub line: usize,
+}
+
+/// The direction lines run in.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum WritingMode {
+    /// Lines left to right, top to bottom.
+    #[default]
+    HorizontalTb,
+    /// Lines top to bottom, columns right to left, pages turning leftwards.
+    VerticalRl,
+}
+
+/// The book's structure: `[layout]`, validated.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Layout {
+    /// Horizontal or vertical text.
+    pub writing_mode: WritingMode,
+    /// A generated title page after the cover.
+    pub title_page: bool,
+    /// A generated table-of-contents page in the reading order.
+    pub toc_page: bool,
+    /// A generated colophon at the end.
+    pub colophon: bool,
+    /// Chapters above this many bytes of XHTML are split into several documents.
+    pub split_size: usize,
+}
+
+impl Default for Layout {
+    fn default() -> Self {
+        Layout {
+            writing_mode: WritingMode::HorizontalTb,
+            title_page: true,
+            toc_page: false,
+            colophon: false,
+            split_size: DEFAULT_SPLIT_KB * 1024,
+        }
+    }
+}
+
+/// Default `[layout] split-size`, in KB.
+pub const DEFAULT_SPLIT_KB: usize = 300;
+
+/// The EPUB version to write.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum EpubVersion {
+    /// EPUB 2.0.1 for old devices.
+    V2,
+    /// EPUB 3.3.
+    #[default]
+    V3,
+}
+
+pub(super) struct Ctx<'a> {
+    pub text: &'a str,
+    pub root: &'a Path,
+    pub path: &'a Path,
+}
+
+impl Ctx<'_> {
+    fn error_at(&self, offset: usize, message: String) -> Error {
+        toml_error::at(self.text, offset, self.path, message)
+    }
+}
+
+/// Validates `[style]`.
+pub(super) fn validate_style(raw: RawStyle, ctx: &Ctx) -> Result<Style> {
+    let theme = match raw.theme {
+        None => None,
+        Some(t) => Some(match t.get_ref().trim() {
+            "cjk" => Theme::Cjk,
+            "latin" => Theme::Latin,
+            other => {
+                return Err(ctx.error_at(
+                    t.span().start,
+                    format!("`[style] theme` = \"{other}\" is not one of \"cjk\", \"latin\""),
+                ));
+            }
+        }),
+    };
+    let mut css = Vec::new();
+    for c in raw.css {
+        let p = ctx.root.join(c.get_ref());
+        if !p.is_file() {
+            return Err(ctx.error_at(
+                c.span().start,
+                format!(
+                    "`[style] css`: {} does not exist\n  hint: paths are relative to the folder of metadata.toml",
+                    p.display()
+                ),
+            ));
+        }
+        if !super::raw::has_extension(&p, &["css"]) {
+            return Err(ctx.error_at(
+                c.span().start,
+                format!("`[style] css`: {} is not a .css file", p.display()),
+            ));
+        }
+        css.push(p);
+    }
+    let mut fonts = Vec::new();
+    for f in raw.fonts {
+        let offset = f.span().start;
+        let (file, face) = match f.into_inner() {
+            RawFont::Path(p) => (p, None),
+            RawFont::Full(full) => (full.file, full.face),
+        };
+        let p = ctx.root.join(&file);
+        if !p.is_file() {
+            return Err(ctx.error_at(
+                offset,
+                format!(
+                    "`[style] fonts`: font file {} does not exist\n  hint: paths are relative to the folder of metadata.toml",
+                    p.display()
+                ),
+            ));
+        }
+        fonts.push(FontSource {
+            path: p,
+            face,
+            line: toml_error::locate(ctx.text, offset).0,
+        });
+    }
+    let length = |v: Option<Spanned<String>>, key: &str| -> Result<Option<String>> {
+        match v {
+            None => Ok(None),
+            Some(v) => {
+                let s = v.get_ref().trim();
+                if is_css_length(s) {
+                    Ok(Some(s.to_string()))
+                } else {
+                    Err(ctx.error_at(
+                        v.span().start,
+                        format!("`[style] {key}` = \"{s}\" is not a CSS length\n  hint: write e.g. \"2em\", \"0.5em\", \"12px\" or \"0\""),
+                    ))
+                }
+            }
+        }
+    };
+    let indent = length(raw.indent, "indent")?;
+    let paragraph_spacing = length(raw.paragraph_spacing, "paragraph-spacing")?;
+    let line_height = match raw.line_height {
+        None => None,
+        Some(v) => {
+            let s = match v.get_ref() {
+                toml::Value::String(s) => s.trim().to_string(),
+                toml::Value::Float(f) if f.is_finite() && *f > 0.0 => f.to_string(),
+                toml::Value::Integer(i) if *i > 0 => i.to_string(),
+                _ => String::new(),
+            };
+            if s == "normal" || is_css_number(&s) || is_css_length(&s) {
+                Some(s)
+            } else {
+                return Err(ctx.error_at(
+                    v.span().start,
+                    format!("`[style] line-height` = \"{s}\" is not a CSS number or length\n  hint: write e.g. \"1.8\" or \"1.5em\""),
+                ));
+            }
+        }
+    };
+    let heading_align = match raw.heading_align {
+        None => None,
+        Some(v) => {
+            let s = v.get_ref().trim();
+            const ALIGN: [&str; 6] = ["left", "center", "right", "start", "end", "justify"];
+            if !ALIGN.contains(&s) {
+                return Err(ctx.error_at(
+                    v.span().start,
+                    format!("`[style] heading-align` = \"{s}\" is not one of \"left\", \"center\", \"right\", \"start\", \"end\", \"justify\""),
+                ));
+            }
+            Some(s.to_string())
+        }
+    };
+    Ok(Style {
+        theme,
+        css,
+        fonts,
+        indent,
+        paragraph_spacing,
+        line_height,
+        heading_align,
+    })
+}
+
+/// Validates `[layout]`.
+pub(super) fn validate_layout(raw: RawLayout, ctx: &Ctx) -> Result<Layout> {
+    let defaults = Layout::default();
+    let writing_mode = match raw.writing_mode {
+        None => WritingMode::HorizontalTb,
+        Some(m) => match m.get_ref().trim() {
+            "horizontal-tb" | "horizontal" => WritingMode::HorizontalTb,
+            "vertical-rl" | "vertical" => WritingMode::VerticalRl,
+            other => {
+                return Err(ctx.error_at(
+                    m.span().start,
+                    format!("`[layout] writing-mode` = \"{other}\" is not one of \"horizontal-tb\", \"vertical-rl\""),
+                ));
+            }
+        },
+    };
+    let split_size = match raw.split_size {
+        None => defaults.split_size,
+        Some(s) => {
+            let kb = *s.get_ref();
+            if !(10..=100_000).contains(&kb) {
+                return Err(ctx.error_at(
+                    s.span().start,
+                    format!("`[layout] split-size` = {kb} is out of range\n  hint: a size in KB of XHTML between 10 and 100000, e.g. 300"),
+                ));
+            }
+            usize::try_from(kb).unwrap_or(DEFAULT_SPLIT_KB) * 1024
+        }
+    };
+    Ok(Layout {
+        writing_mode,
+        title_page: raw.title_page.unwrap_or(defaults.title_page),
+        toc_page: raw.toc_page.unwrap_or(defaults.toc_page),
+        colophon: raw.colophon.unwrap_or(defaults.colophon),
+        split_size,
+    })
+}
+
+/// Validates `[output] epub-version`.
+pub(super) fn validate_version(raw: Option<Spanned<i64>>, ctx: &Ctx) -> Result<EpubVersion> {
+    match raw {
+        None => Ok(EpubVersion::V3),
+        Some(v) => match v.get_ref() {
+            2 => Ok(EpubVersion::V2),
+            3 => Ok(EpubVersion::V3),
+            other => Err(ctx.error_at(
+                v.span().start,
+                format!("`[output] epub-version` = {other} is not 2 or 3"),
+            )),
+        },
+    }
+}
+
+/// A plain CSS number: digits with an optional fraction, no sign, no exponent.
+fn is_css_number(s: &str) -> bool {
+    let (int, frac) = s.split_once('.').unwrap_or((s, ""));
+    !(int.is_empty() && frac.is_empty())
+        && int.chars().all(|c| c.is_ascii_digit())
+        && frac.chars().all(|c| c.is_ascii_digit())
+        && s.contains('.') != frac.is_empty()
+}
+
+/// A CSS length: `0`, or a non-negative number followed by a unit we know.
+fn is_css_length(s: &str) -> bool {
+    const UNITS: [&str; 12] = [
+        "em", "rem", "ex", "ch", "px", "pt", "pc", "%", "vw", "vh", "mm", "cm",
+    ];
+    if s == "0" {
+        return true;
+    }
+    UNITS.iter().any(|u| {
+        s.strip_suffix(u)
+            .is_some_and(|n| is_css_number(n) && !n.is_empty())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn css_lengths_accept_units_and_reject_declarations() {
+        for ok in ["0", "2em", "1.5em", "0.5rem", "12px", "10%", "1ch"] {
+            assert!(is_css_length(ok), "{ok}");
+        }
+        for bad in [
+            "",
+            "em",
+            "2",
+            "2em;",
+            "2em; color: red",
+            "}body{",
+            "-2em",
+            "2 em",
+            "2.em",
+            "1e3px",
+            "url(x)",
+        ] {
+            assert!(!is_css_length(bad), "{bad}");
+        }
+        assert!(is_css_number("1.8") && is_css_number("2") && !is_css_number("1.8;"));
+    }
+
+    fn parse_style(toml_text: &str) -> Result<Style> {
+        #[derive(Deserialize)]
+        struct Wrap {
+            style: RawStyle,
+        }
+        let w: Wrap = toml::from_str(toml_text).unwrap();
+        let ctx = Ctx {
+            text: toml_text,
+            root: Path::new("."),
+            path: Path::new("metadata.toml"),
+        };
+        validate_style(w.style, &ctx)
+    }
+
+    #[test]
+    fn injected_css_is_rejected_naming_key_and_line() {
+        let err =
+            parse_style("[style]\nindent = \"2em\"\nline-height = \"1.8; } body { color: red\"\n")
+                .unwrap_err()
+                .to_string();
+        assert!(err.contains("metadata.toml:3:"), "{err}");
+        assert!(err.contains("`[style] line-height`"), "{err}");
+        let err = parse_style("[style]\nheading-align = \"center;\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains(":2:") && err.contains("heading-align"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn valid_settings_are_kept_as_written() {
+        let s = parse_style(
+            "[style]\ntheme = \"latin\"\nindent = \"0\"\nparagraph-spacing = \"0.5em\"\nline-height = 1.6\nheading-align = \"left\"\n",
+        )
+        .unwrap();
+        assert_eq!(s.theme, Some(Theme::Latin));
+        assert_eq!(s.indent.as_deref(), Some("0"));
+        assert_eq!(s.paragraph_spacing.as_deref(), Some("0.5em"));
+        assert_eq!(s.line_height.as_deref(), Some("1.6"));
+        assert_eq!(s.heading_align.as_deref(), Some("left"));
+    }
+}
