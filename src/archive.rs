@@ -64,6 +64,8 @@ pub fn write_epub(entries: &[Entry], path: &Path) -> Result<()> {
                 e,
             )
         })?;
+    // A signal skips `tmp`'s destructor; the interrupt handler deletes the file instead.
+    let _in_flight = crate::interrupt::register(tmp.path());
     let file = std::io::BufWriter::with_capacity(1 << 20, tmp);
     let file = write_to(entries, file).map_err(|source| Error::Archive {
         path: path.to_path_buf(),

@@ -21,9 +21,12 @@
 
 pub mod archive;
 pub mod build;
+
 pub mod convert;
 pub mod error;
+pub mod init;
 pub mod inspect;
+pub mod interrupt;
 pub mod markup;
 pub mod media;
 pub mod package;
