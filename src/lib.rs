@@ -21,7 +21,7 @@
 
 pub mod archive;
 pub mod build;
-
+pub mod check;
 pub mod convert;
 pub mod error;
 pub mod init;
