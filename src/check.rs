@@ -158,7 +158,9 @@ pub fn check_project(location: &Path, opts: &LoadOptions) -> CheckReport {
 
     let start = Instant::now();
     check_metadata(&project, &mut report);
-    report.timings.push(("check metadata and cover", start.elapsed()));
+    report
+        .timings
+        .push(("check metadata and cover", start.elapsed()));
 
     let start = Instant::now();
     check_file_numbering(&project, &mut report);
@@ -168,7 +170,9 @@ pub fn check_project(location: &Path, opts: &LoadOptions) -> CheckReport {
             sketches.push((chapter.path.clone(), s));
         }
     }
-    report.timings.push(("read and analyse chapters", start.elapsed()));
+    report
+        .timings
+        .push(("read and analyse chapters", start.elapsed()));
 
     let start = Instant::now();
     check_duplicates(&sketches, &mut report);
@@ -330,9 +334,13 @@ fn check_metadata(project: &Project, report: &mut CheckReport) {
     let meta = &project.metadata_path;
     if project.book.description.is_none() {
         let book = key_line(&meta_text, "title");
-        let mut f = Finding::new(Severity::Warning, "no-description", "the book has no description")
-            .at(meta)
-            .hint("add description = \"...\" to [book]: reading apps and stores show it");
+        let mut f = Finding::new(
+            Severity::Warning,
+            "no-description",
+            "the book has no description",
+        )
+        .at(meta)
+        .hint("add description = \"...\" to [book]: reading apps and stores show it");
         if let Some((l, c, t)) = book {
             f = f.line(l, c, t);
         }
@@ -356,8 +364,12 @@ fn check_metadata(project: &Project, report: &mut CheckReport) {
     if let Some(cover) = &project.cover {
         match std::fs::read(cover) {
             Err(e) => report.push(
-                Finding::new(Severity::Error, "unreadable", format!("cannot read the cover: {e}"))
-                    .at(cover),
+                Finding::new(
+                    Severity::Error,
+                    "unreadable",
+                    format!("cannot read the cover: {e}"),
+                )
+                .at(cover),
             ),
             Ok(bytes) => match crate::media::image::sniff(&bytes) {
                 None => report.push(
@@ -531,7 +543,11 @@ fn check_chapter(
                 let rest = bytes.get(line_start..).unwrap_or(&[]);
                 let end = rest.iter().position(|&c| c == b'\n').unwrap_or(rest.len());
                 let text = String::from_utf8_lossy(rest.get(..end.min(400)).unwrap_or(&[]));
-                f = f.line(line, prefix.chars().count() + 1, text.trim_end_matches('\r'));
+                f = f.line(
+                    line,
+                    prefix.chars().count() + 1,
+                    text.trim_end_matches('\r'),
+                );
             }
             report.push(f);
             return None;
@@ -841,7 +857,11 @@ mod tests {
         assert_eq!(gap.len(), 1, "{:?}", r.findings);
         assert!(gap[0].message.contains("from 001"), "{}", gap[0].message);
         assert!(gap[0].message.contains("to 003"), "{}", gap[0].message);
-        assert!(gap[0].message.contains("002 is missing"), "{}", gap[0].message);
+        assert!(
+            gap[0].message.contains("002 is missing"),
+            "{}",
+            gap[0].message
+        );
         assert_eq!(r.errors(), 0, "{:?}", r.findings);
         assert!(codes(&r).contains(&"broken-line"));
         assert_eq!(r.exit_code(false), 0);
@@ -850,9 +870,8 @@ mod tests {
 
     fn project(files: &[(&str, &str)], extra: &str) -> (tempfile::TempDir, CheckReport) {
         let dir = tempfile::tempdir().unwrap();
-        let mut meta = format!(
-            "[book]\ntitle = \"T\"\nauthors = [\"A\"]\nlanguage = \"en\"\n{extra}\n"
-        );
+        let mut meta =
+            format!("[book]\ntitle = \"T\"\nauthors = [\"A\"]\nlanguage = \"en\"\n{extra}\n");
         for (name, body) in files {
             std::fs::write(dir.path().join(name), body).unwrap();
             meta.push_str(&format!("[[chapters]]\nfile = \"{name}\"\n"));
@@ -890,7 +909,9 @@ mod tests {
     #[test]
     fn unrelated_chapters_are_not_similar() {
         let a: String = (0..60).map(|i| format!("Alpha line {i} here. ")).collect();
-        let b: String = (0..60).map(|i| format!("Other words {i} there! ")).collect();
+        let b: String = (0..60)
+            .map(|i| format!("Other words {i} there! "))
+            .collect();
         let (_d, r) = project(&[("a.txt", &a), ("b.txt", &b)], "");
         let c = codes(&r);
         assert!(!c.contains(&"similar-chapter"), "{c:?}");
@@ -903,7 +924,11 @@ mod tests {
             &[("1.txt", "ok text\nline two \u{0}\n")],
             "identifier = \"urn:isbn:9780306406158\"",
         );
-        let isbn = r.findings.iter().find(|f| f.code == "invalid-isbn").unwrap();
+        let isbn = r
+            .findings
+            .iter()
+            .find(|f| f.code == "invalid-isbn")
+            .unwrap();
         assert_eq!(isbn.line, Some(5));
         assert_eq!(r.exit_code(false), 2);
 

@@ -194,8 +194,8 @@ fn read_sample(path: &Path) -> Result<(String, Option<String>), InitError> {
         })?;
     match source::decode(&bytes, None, EncodingErrors::Replace) {
         Ok(d) => {
-            let forced = (d.detection == Detection::Guessed)
-                .then(|| d.encoding.name().to_ascii_lowercase());
+            let forced =
+                (d.detection == Detection::Guessed).then(|| d.encoding.name().to_ascii_lowercase());
             Ok((d.text, forced))
         }
         Err(_) => Ok((String::new(), None)),
@@ -281,9 +281,7 @@ fn find_cover(dir: &Path) -> Option<String> {
         .filter_map(|e| e.ok())
         .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
         .filter_map(|e| e.file_name().to_str().map(str::to_string))
-        .filter(|n| {
-            crate::project::has_extension(Path::new(n), &crate::project::COVER_EXTENSIONS)
-        })
+        .filter(|n| crate::project::has_extension(Path::new(n), &crate::project::COVER_EXTENSIONS))
         .collect();
     images.sort_by(|a, b| natural_cmp(a, b));
     let chosen = if images.len() == 1 {
@@ -324,7 +322,9 @@ pub fn render_metadata(
     };
     let mut out = String::new();
     out.push_str("# Written by `epubforge init`. Edit freely; `epubforge check` reviews it,\n");
-    out.push_str("# `epubforge build` makes the EPUB. Paths are relative to this file's folder.\n\n");
+    out.push_str(
+        "# `epubforge build` makes the EPUB. Paths are relative to this file's folder.\n\n",
+    );
     out.push_str("[book]\n");
     out.push_str(&format!("title = {}\n", quote(title)));
     out.push_str(&format!(
@@ -412,7 +412,14 @@ mod tests {
     fn chapter_files_are_listed_in_natural_order_skipping_covers_and_build() {
         let dir = tempfile::tempdir().unwrap();
         let d = dir.path();
-        for f in ["10.txt", "2.txt", "1.md", "notes.pdf", "covers/c.txt", "build/x.txt"] {
+        for f in [
+            "10.txt",
+            "2.txt",
+            "1.md",
+            "notes.pdf",
+            "covers/c.txt",
+            "build/x.txt",
+        ] {
             std::fs::create_dir_all(d.join(f).parent().unwrap()).unwrap();
             std::fs::write(d.join(f), "x").unwrap();
         }

@@ -147,7 +147,11 @@ fn apply(bytes: &mut Vec<u8>, m: &Mutation) {
         Mutation::Zero(i, n) => {
             let at = i % len;
             let end = (at + n).min(bytes.len());
-            bytes.get_mut(at..end).into_iter().flatten().for_each(|x| *x = 0);
+            bytes
+                .get_mut(at..end)
+                .into_iter()
+                .flatten()
+                .for_each(|x| *x = 0);
         }
     }
 }

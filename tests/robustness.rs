@@ -25,7 +25,9 @@ fn big_book(chapters: usize, chapter_bytes: usize) -> Fixture {
         while text.len() < chapter_bytes {
             // Pseudo-random words so deflate has real work to do.
             for _ in 0..12 {
-                seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                seed = seed
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
                 text.push_str(&format!("w{:x} ", seed >> 40));
             }
             text.push_str("end.\n");
@@ -78,7 +80,10 @@ fn interrupt_mid_build(signal: &str) {
         std::thread::sleep(Duration::from_millis(2));
     }
     let status = child.wait().unwrap();
-    assert!(sent, "the build finished before its temporary file was seen; make the book bigger");
+    assert!(
+        sent,
+        "the build finished before its temporary file was seen; make the book bigger"
+    );
     assert_eq!(status.code(), Some(130), "{status:?}");
     assert_eq!(std::fs::read(&out).unwrap(), b"previous book");
     assert_eq!(temp_files(f.dir.path()), Vec::<String>::new());
@@ -135,7 +140,11 @@ fn zero_byte_chapter_builds_with_a_warning() {
     f.write("2.txt", "Some text.\n");
     let r = f.build(&[]);
     assert!(r.ok, "{}", r.stderr);
-    assert!(r.stderr.contains("1.txt") && r.stderr.contains("empty"), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("1.txt") && r.stderr.contains("empty"),
+        "{}",
+        r.stderr
+    );
     assert_valid(&f.path("out.epub"));
 }
 
@@ -159,8 +168,8 @@ fn zip_bomb_handed_to_inspect_and_check_gives_a_clear_error() {
     let path = f.path("bomb.epub");
     let file = std::fs::File::create(&path).unwrap();
     let mut zip = zip::ZipWriter::new(file);
-    let stored = zip::write::SimpleFileOptions::default()
-        .compression_method(zip::CompressionMethod::Stored);
+    let stored =
+        zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored);
     zip.start_file("mimetype", stored).unwrap();
     zip.write_all(b"application/epub+zip").unwrap();
     let deflated = zip::write::SimpleFileOptions::default()
@@ -172,11 +181,19 @@ fn zip_bomb_handed_to_inspect_and_check_gives_a_clear_error() {
         zip.write_all(&zeros).unwrap();
     }
     zip.finish().unwrap();
-    assert!(std::fs::metadata(&path).unwrap().len() < 1 << 20, "not a bomb");
+    assert!(
+        std::fs::metadata(&path).unwrap().len() < 1 << 20,
+        "not a bomb"
+    );
 
     let r = run(epubforge().arg("inspect").arg(&path));
     assert_eq!(r.code, Some(2));
-    assert!(r.stderr.contains("META-INF/container.xml: inflates to more than"), "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("META-INF/container.xml: inflates to more than"),
+        "{}",
+        r.stderr
+    );
     let c = run(epubforge().args(["check", "--no-epubcheck"]).arg(&path));
     assert_eq!(c.code, Some(2), "{}", c.stderr);
     assert!(c.stderr.contains("inflates to more than"), "{}", c.stderr);
@@ -188,5 +205,9 @@ fn not_a_zip_handed_to_inspect_gives_a_clear_error() {
     let p = f.write("x.epub", "hello");
     let r = run(epubforge().arg("inspect").arg(&p));
     assert_eq!(r.code, Some(2));
-    assert!(r.stderr.contains("not a readable zip archive"), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("not a readable zip archive"),
+        "{}",
+        r.stderr
+    );
 }

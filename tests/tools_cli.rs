@@ -42,7 +42,10 @@ fn init_on_sample_seeds_builds_a_valid_book_and_refuses_a_second_time() {
     assert_eq!(again.code, Some(2));
     assert!(again.stderr.contains("already exists"), "{}", again.stderr);
     assert!(again.stderr.contains("--force"), "{}", again.stderr);
-    assert_eq!(std::fs::read_to_string(f.path("metadata.toml")).unwrap(), meta);
+    assert_eq!(
+        std::fs::read_to_string(f.path("metadata.toml")).unwrap(),
+        meta
+    );
     assert!(run(epubforge().arg("init").arg("--force").arg(f.dir.path())).ok);
 }
 
@@ -52,16 +55,26 @@ fn check_on_sample_reports_missing_002_and_exit_codes_follow_strict() {
     let r = run(epubforge().arg("check").arg(f.dir.path()));
     assert_eq!(r.code, Some(0), "{}", r.stderr);
     assert!(
-        r.stderr.contains("from 001") && r.stderr.contains("to 003") && r.stderr.contains("002 is missing"),
+        r.stderr.contains("from 001")
+            && r.stderr.contains("to 003")
+            && r.stderr.contains("002 is missing"),
         "{}",
         r.stderr
     );
     let strict = run(epubforge().args(["check", "--strict"]).arg(f.dir.path()));
     assert_eq!(strict.code, Some(1));
-    let json = run(epubforge().args(["check", "--format", "json"]).arg(f.dir.path()));
+    let json = run(epubforge()
+        .args(["check", "--format", "json"])
+        .arg(f.dir.path()));
     let v: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
     assert_eq!(v["errors"], 0);
-    assert!(v["findings"].as_array().unwrap().iter().any(|f| f["code"] == "numbering-gap"));
+    assert!(
+        v["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f["code"] == "numbering-gap")
+    );
 }
 
 #[test]
@@ -75,7 +88,11 @@ fn check_errors_exit_2_and_verbose_shows_stage_times() {
     let r = run(epubforge().args(["check", "-v"]).arg(f.dir.path()));
     assert_eq!(r.code, Some(2), "{}", r.stderr);
     assert!(r.stderr.contains("error[invalid-isbn]"), "{}", r.stderr);
-    assert!(r.stderr.contains("read and analyse chapters:"), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("read and analyse chapters:"),
+        "{}",
+        r.stderr
+    );
     assert!(!r.stderr.contains('\u{1b}'), "colour with NO_COLOR set");
 }
 
@@ -90,10 +107,22 @@ fn typo_in_metadata_shows_location_line_caret_and_suggestion() {
     for cmd in ["build", "check"] {
         let r = run(epubforge().arg(cmd).arg(f.dir.path()));
         assert!(!r.ok);
-        assert!(r.stderr.contains("metadata.toml:3:1"), "{cmd}: {}", r.stderr);
-        assert!(r.stderr.contains("3 | autors = [\"A\"]"), "{cmd}: {}", r.stderr);
+        assert!(
+            r.stderr.contains("metadata.toml:3:1"),
+            "{cmd}: {}",
+            r.stderr
+        );
+        assert!(
+            r.stderr.contains("3 | autors = [\"A\"]"),
+            "{cmd}: {}",
+            r.stderr
+        );
         assert!(r.stderr.contains("| ^"), "{cmd}: {}", r.stderr);
-        assert!(r.stderr.contains("did you mean `authors`?"), "{cmd}: {}", r.stderr);
+        assert!(
+            r.stderr.contains("did you mean `authors`?"),
+            "{cmd}: {}",
+            r.stderr
+        );
     }
 }
 
@@ -109,7 +138,8 @@ fn chapter_path_to_etc_passwd_is_refused() {
         assert!(!r.ok, "{cmd} accepted ../../etc/passwd");
         assert!(r.stderr.contains("metadata.toml:6:8"), "{}", r.stderr);
         assert!(
-            r.stderr.contains("`file` = \"../../etc/passwd\" points outside the project folder"),
+            r.stderr
+                .contains("`file` = \"../../etc/passwd\" points outside the project folder"),
             "{}",
             r.stderr
         );
@@ -127,7 +157,11 @@ fn have(tool: &str) -> bool {
 fn check_and_inspect(epub: &Path, toc_titles: &[&str]) {
     let c = run(epubforge().arg("check").arg(epub));
     assert!(matches!(c.code, Some(0..=2)), "{}", c.stderr);
-    assert!(c.stderr.contains("error(s)") || c.stderr.contains("no problems"), "{}", c.stderr);
+    assert!(
+        c.stderr.contains("error(s)") || c.stderr.contains("no problems"),
+        "{}",
+        c.stderr
+    );
     let i = run(epubforge().arg("inspect").arg(epub));
     assert!(i.ok, "{}", i.stderr);
     for t in toc_titles {
@@ -142,17 +176,31 @@ fn check_and_inspect_read_pandoc_epub3_and_epub2() {
         return;
     }
     let f = Fixture::empty();
-    f.write("in.md", "# Part One\n\n## Chapter 1\n\nHello.\n\n## Chapter 2\n\nWorld.\n");
+    f.write(
+        "in.md",
+        "# Part One\n\n## Chapter 1\n\nHello.\n\n## Chapter 2\n\nWorld.\n",
+    );
     for (to, name) in [("epub3", "p3.epub"), ("epub2", "p2.epub")] {
         let ok = Command::new("pandoc")
-            .args(["-t", to, "--metadata", "title=T", "--metadata", "lang=en", "-o"])
+            .args([
+                "-t",
+                to,
+                "--metadata",
+                "title=T",
+                "--metadata",
+                "lang=en",
+                "-o",
+            ])
             .arg(f.path(name))
             .arg(f.path("in.md"))
             .status()
             .unwrap()
             .success();
         assert!(ok);
-        check_and_inspect(&f.path(name), &["Part One", "    Chapter 1", "    Chapter 2"]);
+        check_and_inspect(
+            &f.path(name),
+            &["Part One", "    Chapter 1", "    Chapter 2"],
+        );
     }
 }
 
@@ -163,7 +211,10 @@ fn check_and_inspect_read_calibre_epub() {
         return;
     }
     let f = Fixture::empty();
-    f.write("in.txt", "Chapter 1\n\nHello there.\n\nChapter 2\n\nWorld.\n");
+    f.write(
+        "in.txt",
+        "Chapter 1\n\nHello there.\n\nChapter 2\n\nWorld.\n",
+    );
     let ok = Command::new("ebook-convert")
         .arg(f.path("in.txt"))
         .arg(f.path("c.epub"))
@@ -184,6 +235,10 @@ fn completions_and_man_page_are_generated_from_the_cli() {
     assert!(bash.stdout.contains("epubforge") && bash.stdout.contains("inspect"));
     let man = run(epubforge().arg("man"));
     assert!(man.ok);
-    assert!(man.stdout.starts_with(".ie") || man.stdout.contains(".TH"), "{}", &man.stdout[..200.min(man.stdout.len())]);
+    assert!(
+        man.stdout.starts_with(".ie") || man.stdout.contains(".TH"),
+        "{}",
+        &man.stdout[..200.min(man.stdout.len())]
+    );
     assert!(man.stdout.contains("epubforge"));
 }

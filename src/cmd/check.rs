@@ -69,10 +69,7 @@ fn print_text(report: &CheckReport, args: &CheckArgs, is_epub: bool) {
     if e == 0 && w == 0 {
         eprintln!("{}: no problems found", report.target.display());
     } else {
-        eprintln!(
-            "{}: {e} error(s), {w} warning(s)",
-            report.target.display()
-        );
+        eprintln!("{}: {e} error(s), {w} warning(s)", report.target.display());
     }
 }
 

@@ -20,7 +20,9 @@ pub fn run(args: InitArgs) -> ExitCode {
                     .map(|c| format!(", cover {c}"))
                     .unwrap_or_default()
             );
-            eprintln!("next: edit the authors (and the rest), then `epubforge check` and `epubforge build`");
+            eprintln!(
+                "next: edit the authors (and the rest), then `epubforge check` and `epubforge build`"
+            );
             println!("{}", report.metadata_path.display());
             ExitCode::SUCCESS
         }

@@ -262,10 +262,18 @@ mod tests {
 
     #[test]
     fn joined_lines_names_the_continuation_lines_blocks_joins() {
-        let text = format!("{LONG}\n眼前的魏军阵列俨然，方阵斜拉，与左侧后的\n禁军残部互为犄角，相隔三百余步。\n{LONG}");
+        let text = format!(
+            "{LONG}\n眼前的魏军阵列俨然，方阵斜拉，与左侧后的\n禁军残部互为犄角，相隔三百余步。\n{LONG}"
+        );
         assert_eq!(joined_lines(&text), [3]);
-        let nonblank = text.split('\n').filter(|l| !trim_line(l).is_empty()).count();
-        assert_eq!(paragraphs(&text).len(), nonblank - joined_lines(&text).len());
+        let nonblank = text
+            .split('\n')
+            .filter(|l| !trim_line(l).is_empty())
+            .count();
+        assert_eq!(
+            paragraphs(&text).len(),
+            nonblank - joined_lines(&text).len()
+        );
         assert!(joined_lines("para one\nline two\n\npara two\nmore\n\nthree\nx\n").is_empty());
     }
 

@@ -556,10 +556,22 @@ mod tests {
 
     #[test]
     fn escapes_lexically_catches_parent_climbs_and_absolute_paths() {
-        for bad in ["../x.txt", "../../etc/passwd", "a/../../x", "/etc/passwd", "./../x"] {
+        for bad in [
+            "../x.txt",
+            "../../etc/passwd",
+            "a/../../x",
+            "/etc/passwd",
+            "./../x",
+        ] {
             assert!(escapes_lexically(bad), "{bad}");
         }
-        for ok in ["x.txt", "a/../x.txt", "./a/b.txt", "seeds/*.txt", "a/b/../../c"] {
+        for ok in [
+            "x.txt",
+            "a/../x.txt",
+            "./a/b.txt",
+            "seeds/*.txt",
+            "a/b/../../c",
+        ] {
             assert!(!escapes_lexically(ok), "{ok}");
         }
     }
@@ -573,7 +585,10 @@ mod tests {
         let err = load(&dir, "[[chapters]]\nfile = \"../secret.txt\"\n", false).unwrap_err();
         let m = message(err);
         assert!(m.contains("metadata.toml:6:"), "{m}");
-        assert!(m.contains("`file` = \"../secret.txt\" points outside"), "{m}");
+        assert!(
+            m.contains("`file` = \"../secret.txt\" points outside"),
+            "{m}"
+        );
         assert!(m.contains("--allow-outside-paths"), "{m}");
         let p = load(&dir, "[[chapters]]\nfile = \"../secret.txt\"\n", true).unwrap();
         assert_eq!(p.chapters().count(), 1);
@@ -585,7 +600,10 @@ mod tests {
         for value in ["../../etc/passwd", "/etc/passwd"] {
             let chapters = format!("[[chapters]]\nfile = \"{value}\"\n");
             let m = message(load(dir.path(), &chapters, false).unwrap_err());
-            assert!(m.contains("points outside the project folder"), "{value}: {m}");
+            assert!(
+                m.contains("points outside the project folder"),
+                "{value}: {m}"
+            );
         }
     }
 
@@ -606,8 +624,7 @@ mod tests {
         assert!(load(&dir, "[[chapters]]\nfile = \"ch/1.txt\"\n", false).is_ok());
 
         std::fs::write(outer.path().join("img.png"), "x").unwrap();
-        std::os::unix::fs::symlink(outer.path().join("img.png"), dir.join("covers/c.png"))
-            .unwrap();
+        std::os::unix::fs::symlink(outer.path().join("img.png"), dir.join("covers/c.png")).unwrap();
         let m = message(load(&dir, "[[chapters]]\nfile = \"ch/1.txt\"\n", false).unwrap_err());
         assert!(m.contains("`cover`"), "{m}");
     }
