@@ -419,7 +419,7 @@ pub fn validate_isbn(isbn: &str) -> Result<(), String> {
                 };
                 sum += v * (10 - i as u32);
             }
-            if sum % 11 == 0 {
+            if sum.is_multiple_of(11) {
                 Ok(())
             } else {
                 Err("the ISBN-10 check digit does not match".into())
@@ -431,7 +431,7 @@ pub fn validate_isbn(isbn: &str) -> Result<(), String> {
                 let v = c.to_digit(10).ok_or(format!("`{c}` is not a digit"))?;
                 sum += if i % 2 == 0 { v } else { 3 * v };
             }
-            if sum % 10 == 0 {
+            if sum.is_multiple_of(10) {
                 Ok(())
             } else {
                 Err("the ISBN-13 check digit does not match".into())
