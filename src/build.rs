@@ -82,6 +82,8 @@ pub struct BuildReport {
     pub warnings: Vec<Warning>,
     /// How each chapter file was decoded.
     pub sources: Vec<SourceReport>,
+    /// Each stage and how long it took, in order, for `-v`.
+    pub timings: Vec<(&'static str, std::time::Duration)>,
 }
 
 /// A book converted and ready to package, with what was learnt on the way.
@@ -97,13 +99,22 @@ pub struct Loaded {
 
 /// Builds a project into an EPUB.
 pub fn build(project: &Project, opts: &BuildOptions) -> Result<BuildReport> {
+    let mut timings = Vec::new();
+    let mut clock = std::time::Instant::now();
+    let mut lap = |stage: &'static str| {
+        timings.push((stage, clock.elapsed()));
+        clock = std::time::Instant::now();
+    };
     let loaded = load_book(project, opts)?;
+    lap("read, decode and convert chapters");
     let output = opts
         .output
         .clone()
         .unwrap_or_else(|| project.default_output());
     let entries = package::package(&loaded.book);
+    lap("package");
     crate::archive::write_epub(&entries, &output)?;
+    lap("write archive");
     let bytes = std::fs::metadata(&output).map(|m| m.len()).unwrap_or(0);
     Ok(BuildReport {
         output,
@@ -111,6 +122,7 @@ pub fn build(project: &Project, opts: &BuildOptions) -> Result<BuildReport> {
         bytes,
         warnings: loaded.warnings,
         sources: loaded.sources,
+        timings,
     })
 }
 
