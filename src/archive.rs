@@ -161,6 +161,8 @@ impl Seek for SeekBuffered {
 pub struct EpubWriter {
     zip: ZipWriter<BufWriter<NamedTempFile>>,
     path: PathBuf,
+    /// A signal skips the temporary file's destructor; the interrupt handler deletes it instead.
+    _in_flight: crate::interrupt::InFlight,
 }
 
 impl EpubWriter {
@@ -183,9 +185,11 @@ impl EpubWriter {
                     e,
                 )
             })?;
+        let in_flight = crate::interrupt::register(tmp.path());
         Ok(EpubWriter {
             zip: ZipWriter::new(BufWriter::with_capacity(1 << 20, tmp)),
             path: path.to_path_buf(),
+            _in_flight: in_flight,
         })
     }
 

@@ -38,6 +38,8 @@ pub struct BuildOptions {
     pub cache: bool,
     /// Ignore the cache (but write a fresh one when `cache` is on): a clean build.
     pub force: bool,
+    /// How to load projects (batch and watch): whether paths may leave the project folder.
+    pub load: crate::project::LoadOptions,
 }
 
 impl BuildOptions {
@@ -47,6 +49,7 @@ impl BuildOptions {
             output: None,
             cache: false,
             force: false,
+            load: crate::project::LoadOptions::default(),
             source_date_epoch: std::env::var("SOURCE_DATE_EPOCH")
                 .ok()
                 .and_then(|v| v.trim().parse().ok()),
@@ -786,7 +789,17 @@ fn convert_source(project: &Project, src: &ChapterSource, n: usize) -> Result<Co
 
     let mut images = Vec::new();
     let converted = match convert::SourceKind::of(&src.path) {
-        convert::SourceKind::Text => convert::convert_text(&decoded.text, src.title.is_none()),
+        convert::SourceKind::Text => {
+            // A heading line repeating the title given in metadata.toml (as `init` writes it)
+            // is the title; a different one is text.
+            let c = convert::convert_text(&decoded.text, true);
+            match (&src.title, &c.title) {
+                (Some(given), Some(found)) if given != found => {
+                    convert::convert_text(&decoded.text, false)
+                }
+                _ => c,
+            }
+        }
         kind => {
             let mut resolver = |s: &str| resolve_image(project, &src.path, s, &mut images);
             let result = if kind == convert::SourceKind::Markdown {

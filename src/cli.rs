@@ -20,6 +20,80 @@ pub enum Command {
     Build(BuildArgs),
     /// Build, then rebuild whenever a book's files change.
     Watch(WatchArgs),
+    /// Write a metadata.toml for a folder of chapter files.
+    Init(InitArgs),
+    /// Review a project (or an EPUB) without writing a book.
+    Check(CheckArgs),
+    /// Print an EPUB's metadata, spine, table of contents and sizes.
+    Inspect(InspectArgs),
+    /// Print a shell completion script.
+    Completions(CompletionsArgs),
+    /// Print the man page (roff).
+    Man,
+}
+
+/// Arguments of `epubforge init`.
+#[derive(Debug, Args)]
+pub struct InitArgs {
+    /// The folder of chapter files.
+    #[arg(default_value = ".")]
+    pub dir: PathBuf,
+
+    /// Overwrite an existing metadata.toml.
+    #[arg(long)]
+    pub force: bool,
+}
+
+/// Output format of `epubforge check`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// Compiler-style messages.
+    Text,
+    /// One JSON object with every finding, for scripts.
+    Json,
+}
+
+/// Arguments of `epubforge check`.
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// A project folder, a metadata .toml file, or an .epub file.
+    #[arg(default_value = ".")]
+    pub target: PathBuf,
+
+    /// Exit with status 1 when there are warnings (errors always give 2).
+    #[arg(long)]
+    pub strict: bool,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+
+    /// Accept paths in metadata.toml that leave the project folder.
+    #[arg(long)]
+    pub allow_outside_paths: bool,
+
+    /// Do not run EPUBCheck on an .epub, even when it is installed.
+    #[arg(long)]
+    pub no_epubcheck: bool,
+
+    /// Show each stage and its time.
+    #[arg(short, long)]
+    pub verbose: bool,
+}
+
+/// Arguments of `epubforge inspect`.
+#[derive(Debug, Args)]
+pub struct InspectArgs {
+    /// The EPUB to inspect.
+    pub epub: PathBuf,
+}
+
+/// Arguments of `epubforge completions`.
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell to write completions for.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
 }
 
 /// Arguments of `epubforge build`.
@@ -48,6 +122,11 @@ pub struct BuildArgs {
     /// Neither use nor write the build cache.
     #[arg(long)]
     pub no_cache: bool,
+
+    /// Accept paths in metadata.toml that leave the project folder (`..`, absolute paths,
+    /// symlinks pointing out); refused by default.
+    #[arg(long)]
+    pub allow_outside_paths: bool,
 
     /// Print only errors.
     #[arg(short, long)]

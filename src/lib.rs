@@ -22,10 +22,13 @@
 pub mod archive;
 pub mod batch;
 pub mod build;
+pub mod check;
 pub mod convert;
 pub mod error;
 pub mod incremental;
+pub mod init;
 pub mod inspect;
+pub mod interrupt;
 pub mod look;
 pub mod markup;
 pub mod media;

@@ -12,11 +12,23 @@ use cli::{BuildArgs, Cli, Command};
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let command = cli
-        .command
-        .unwrap_or_else(|| Command::Build(BuildArgs::default()));
+    // Ctrl-C or SIGTERM mid-build: delete the temporary EPUB, leave the old one alone.
+    if let Err(e) = epubforge::interrupt::install() {
+        eprintln!("warning: cannot install the interrupt handler: {e}");
+    }
+    let command = cli.command.unwrap_or_else(|| {
+        Command::Build(BuildArgs {
+            projects: vec![".".into()],
+            ..BuildArgs::default()
+        })
+    });
     match command {
         Command::Build(args) => cmd::build::run(args),
         Command::Watch(args) => cmd::watch::run(args),
+        Command::Init(args) => cmd::init::run(args),
+        Command::Check(args) => cmd::check::run(args),
+        Command::Inspect(args) => cmd::inspect::run(args),
+        Command::Completions(args) => cmd::completions::run(args),
+        Command::Man => cmd::man::run(),
     }
 }

@@ -80,7 +80,7 @@ impl Watched {
     }
 
     fn refresh_output(&mut self, opts: &BuildOptions) {
-        if let Ok(p) = Project::load(&self.location) {
+        if let Ok(p) = Project::load_with(&self.location, &opts.load) {
             let out = opts.output.clone().unwrap_or_else(|| p.default_output());
             let out = absolute(&out);
             self.output = Some(out);

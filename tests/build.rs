@@ -346,3 +346,26 @@ fn cover_is_declared_three_ways_and_shown_first() {
     assert!(cover.contains("xlink:href=\"../images/cover.jpg\""));
     assert!(cover.contains("viewBox=\"0 0 1600 2560\""));
 }
+
+#[test]
+fn heading_line_equal_to_the_metadata_title_is_not_repeated_as_text() {
+    let f = Fixture::empty();
+    f.write("a.txt", "第一章 风起\n正文。\n");
+    f.write("b.txt", "第二章 云涌\n正文。\n");
+    f.write(
+        "metadata.toml",
+        "[book]\ntitle = \"t\"\nauthors = [\"a\"]\nlanguage = \"zh-CN\"\n\
+         [[chapters]]\nfile = \"a.txt\"\ntitle = \"第一章 风起\"\n\
+         [[chapters]]\nfile = \"b.txt\"\ntitle = \"别的标题\"\n",
+    );
+    assert!(f.build(&[]).ok);
+    let epub = f.path("out.epub");
+    assert_eq!(
+        paragraphs(&text(&epub, "EPUB/text/chapter-0001.xhtml")),
+        ["正文。"]
+    );
+    assert_eq!(
+        paragraphs(&text(&epub, "EPUB/text/chapter-0002.xhtml")),
+        ["第二章 云涌", "正文。"]
+    );
+}

@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 use epubforge::batch::{self, Outcome};
 use epubforge::build::{BuildOptions, BuildStatus};
+use epubforge::project::LoadOptions;
 use epubforge::source::Detection;
 use indicatif::{ProgressBar, ProgressStyle};
 
@@ -37,6 +38,9 @@ pub fn run(args: BuildArgs) -> ExitCode {
         output: args.output.clone(),
         cache: !args.no_cache,
         force: args.force,
+        load: LoadOptions {
+            allow_outside_paths: args.allow_outside_paths,
+        },
         ..BuildOptions::from_env()
     };
     let many = projects.len() > 1;

@@ -2,4 +2,9 @@
 //! Only this layer prints; it returns the process exit code.
 
 pub mod build;
+pub mod check;
+pub mod completions;
+pub mod init;
+pub mod inspect;
+pub mod man;
 pub mod watch;

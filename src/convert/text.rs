@@ -82,6 +82,31 @@ pub fn blocks(text: &str) -> Vec<Block> {
     line_mode(&lines)
 }
 
+/// 1-based numbers of the lines that [`blocks`] joins onto the line before them, i.e. where the
+/// file looks hard-broken mid-sentence. Empty for blank-line separated text, where paragraphs
+/// spanning several lines are the norm. Used by `epubforge check`.
+pub fn joined_lines(text: &str) -> Vec<usize> {
+    let lines: Vec<&str> = text.split('\n').map(trim_line).collect();
+    if blank_line_separated(&lines) {
+        return Vec::new();
+    }
+    let typical = median_len(&lines);
+    let mut out = Vec::new();
+    let mut prev: Option<&str> = None;
+    // The same walk as `line_mode`, recording joins instead of building paragraphs.
+    for (i, &line) in lines.iter().enumerate() {
+        if line.is_empty() || is_scene_break(line) {
+            prev = None;
+            continue;
+        }
+        if prev.is_some_and(|p| continues(p, line, typical)) {
+            out.push(i + 1);
+        }
+        prev = Some(line);
+    }
+    out
+}
+
 /// True when paragraphs are separated by blank lines and usually span several lines.
 fn blank_line_separated(lines: &[&str]) -> bool {
     let mut runs = 0usize;
@@ -244,6 +269,23 @@ mod tests {
                 Block::SceneBreak(s) => format!("<break {s}>"),
             })
             .collect()
+    }
+
+    #[test]
+    fn joined_lines_names_the_continuation_lines_blocks_joins() {
+        let text = format!(
+            "{LONG}\n眼前的魏军阵列俨然，方阵斜拉，与左侧后的\n禁军残部互为犄角，相隔三百余步。\n{LONG}"
+        );
+        assert_eq!(joined_lines(&text), [3]);
+        let nonblank = text
+            .split('\n')
+            .filter(|l| !trim_line(l).is_empty())
+            .count();
+        assert_eq!(
+            paragraphs(&text).len(),
+            nonblank - joined_lines(&text).len()
+        );
+        assert!(joined_lines("para one\nline two\n\npara two\nmore\n\nthree\nx\n").is_empty());
     }
 
     const LONG: &str = "魏军接下来的突围也在大汗的预料之中，东胡骑兵全部脱掉沉重的铁甲，换上轻甲甚至不披甲，因为魏军已经是急归的穷兽。";

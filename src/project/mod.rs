@@ -8,7 +8,9 @@
 
 mod layout;
 mod raw;
-mod toml_error;
+pub(crate) mod toml_error;
+
+pub(crate) use raw::{COVER_EXTENSIONS, has_extension};
 
 use std::path::{Path, PathBuf};
 
@@ -122,9 +124,24 @@ pub struct ChapterSource {
     pub split: Option<crate::split::SplitMode>,
 }
 
+/// How a project is loaded.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LoadOptions {
+    /// Accept paths in `metadata.toml` that leave the project folder (absolute paths, `..`,
+    /// symlinks pointing out). Off by default: a project from someone else must not be able to
+    /// pull `~/.ssh/id_rsa` into a book.
+    pub allow_outside_paths: bool,
+}
+
 impl Project {
-    /// Loads a project from a folder holding `metadata.toml`, or from the path of a `.toml` file.
+    /// Loads a project from a folder holding `metadata.toml`, or from the path of a `.toml` file,
+    /// refusing paths that leave the project folder.
     pub fn load(location: &Path) -> Result<Project> {
+        Project::load_with(location, &LoadOptions::default())
+    }
+
+    /// [`Project::load`] with options.
+    pub fn load_with(location: &Path, opts: &LoadOptions) -> Result<Project> {
         let metadata_path = if location.is_dir() {
             location.join(METADATA_FILE)
         } else {
@@ -143,14 +160,25 @@ impl Project {
             .map(Path::to_path_buf)
             .filter(|p| !p.as_os_str().is_empty())
             .unwrap_or_else(|| PathBuf::from("."));
-        Project::from_str(&text, &root, &metadata_path)
+        Project::from_str_with(&text, &root, &metadata_path, opts)
     }
 
-    /// Parses and validates metadata text; `root` is the folder paths are relative to.
+    /// Parses and validates metadata text; `root` is the folder paths are relative to. Paths
+    /// that leave `root` are refused.
     pub fn from_str(text: &str, root: &Path, metadata_path: &Path) -> Result<Project> {
+        Project::from_str_with(text, root, metadata_path, &LoadOptions::default())
+    }
+
+    /// [`Project::from_str`] with options.
+    pub fn from_str_with(
+        text: &str,
+        root: &Path,
+        metadata_path: &Path,
+        opts: &LoadOptions,
+    ) -> Result<Project> {
         let raw: raw::Metadata =
             toml::from_str(text).map_err(|e| toml_error::to_error(&e, text, metadata_path))?;
-        raw::validate(raw, text, root, metadata_path)
+        raw::validate(raw, text, root, metadata_path, opts)
     }
 
     /// Every chapter in reading order, flattened out of parts.

@@ -68,8 +68,8 @@ struct FullPerson {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 struct Chapter {
-    file: Option<String>,
-    glob: Option<String>,
+    file: Option<Spanned<String>>,
+    glob: Option<Spanned<String>>,
     title: Option<String>,
     encoding: Option<String>,
     encoding_errors: Option<String>,
@@ -88,7 +88,7 @@ struct Part {
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 struct Output {
-    path: Option<String>,
+    path: Option<Spanned<String>>,
     epub_version: Option<Spanned<i64>>,
 }
 
@@ -99,6 +99,9 @@ struct Ctx<'a> {
     text: &'a str,
     root: &'a Path,
     path: &'a Path,
+    /// `root` with symlinks resolved, for the containment check; None when outside paths are
+    /// allowed.
+    contain_in: Option<PathBuf>,
 }
 
 impl Ctx<'_> {
@@ -109,10 +112,74 @@ impl Ctx<'_> {
     fn line_of(&self, offset: usize) -> usize {
         toml_error::locate(self.text, offset).0
     }
+
+    /// Refuses a path from `key` (written as `value` at `offset`) that leaves the project
+    /// folder: absolute, climbing out with `..`, or (once it exists) resolving outside through
+    /// a symlink. `resolved` is the path joined to the root.
+    fn check_inside(&self, key: &str, value: &str, resolved: &Path, offset: usize) -> Result<()> {
+        let Some(root) = &self.contain_in else {
+            return Ok(());
+        };
+        let outside = if escapes_lexically(value) {
+            true
+        } else {
+            match resolved.canonicalize() {
+                Ok(real) => !real.starts_with(root),
+                // Not there (yet): the lexical check above is all we can do; the caller
+                // reports the missing file.
+                Err(_) => false,
+            }
+        };
+        if !outside {
+            return Ok(());
+        }
+        Err(self.error_at(
+            offset,
+            format!(
+                "`{key}` = \"{value}\" points outside the project folder ({})\n  hint: keep book files inside the folder of metadata.toml; pass --allow-outside-paths only for a project you trust",
+                self.root.display()
+            ),
+        ))
+    }
 }
 
-pub(super) fn validate(raw: Metadata, text: &str, root: &Path, path: &Path) -> Result<Project> {
-    let ctx = Ctx { text, root, path };
+/// True when `value` is absolute or climbs above its starting folder with `..`.
+fn escapes_lexically(value: &str) -> bool {
+    use std::path::Component;
+    let path = Path::new(value);
+    if path.is_absolute() || value.starts_with('/') || value.starts_with('\\') {
+        return true;
+    }
+    let mut depth: i64 = 0;
+    for c in path.components() {
+        match c {
+            Component::ParentDir => depth -= 1,
+            Component::Normal(_) => depth += 1,
+            Component::CurDir => {}
+            Component::Prefix(_) | Component::RootDir => return true,
+        }
+        if depth < 0 {
+            return true;
+        }
+    }
+    false
+}
+
+pub(super) fn validate(
+    raw: Metadata,
+    text: &str,
+    root: &Path,
+    path: &Path,
+    opts: &super::LoadOptions,
+) -> Result<Project> {
+    let contain_in = (!opts.allow_outside_paths)
+        .then(|| root.canonicalize().unwrap_or_else(|_| root.to_path_buf()));
+    let ctx = Ctx {
+        text,
+        root,
+        path,
+        contain_in,
+    };
     let book_span = raw.book.span().start;
     let book = validate_book(raw.book.into_inner(), &ctx, book_span)?;
 
@@ -166,7 +233,14 @@ pub(super) fn validate(raw: Metadata, text: &str, root: &Path, path: &Path) -> R
         book: book.0,
         contents,
         cover: book.1,
-        output: raw.output.path.map(|p| root.join(p)),
+        output: match raw.output.path {
+            Some(p) => {
+                let joined = root.join(p.get_ref());
+                ctx.check_inside("path", p.get_ref(), &joined, p.span().start)?;
+                Some(joined)
+            }
+            None => None,
+        },
     })
 }
 
@@ -254,6 +328,7 @@ fn validate_book(raw: Book, ctx: &Ctx, book_span: usize) -> Result<(BookInfo, Op
     let cover = match raw.cover {
         Some(c) => {
             let p = ctx.root.join(c.get_ref());
+            ctx.check_inside("cover", c.get_ref(), &p, c.span().start)?;
             if !p.is_file() {
                 return Err(ctx.error_at(
                     c.span().start,
@@ -265,7 +340,15 @@ fn validate_book(raw: Book, ctx: &Ctx, book_span: usize) -> Result<(BookInfo, Op
             }
             Some(p)
         }
-        None => default_cover(ctx.root).map_err(|m| ctx.error_at(book_span, m))?,
+        None => {
+            let found = default_cover(ctx.root).map_err(|m| ctx.error_at(book_span, m))?;
+            if let Some(p) = &found {
+                // covers/x.jpg may be a symlink that points anywhere.
+                let shown = p.strip_prefix(ctx.root).unwrap_or(p).to_string_lossy();
+                ctx.check_inside("cover", &shown, p, book_span)?;
+            }
+            found
+        }
     };
 
     let info = BookInfo {
@@ -434,7 +517,8 @@ fn expand(entry: Spanned<Chapter>, ctx: &Ctx) -> Result<Vec<ChapterSource>> {
     };
     match (&entry.file, &entry.glob) {
         (Some(file), None) => {
-            let path = ctx.root.join(file);
+            let path = ctx.root.join(file.get_ref());
+            ctx.check_inside("file", file.get_ref(), &path, file.span().start)?;
             if !path.is_file() {
                 return Err(Error::MissingChapter {
                     path,
@@ -451,6 +535,9 @@ fn expand(entry: Spanned<Chapter>, ctx: &Ctx) -> Result<Vec<ChapterSource>> {
                     "`title` cannot be used with `glob` (each matched file gets its own title)",
                 ));
             }
+            let pattern_offset = pattern.span().start;
+            let pattern = pattern.get_ref();
+            ctx.check_inside("glob", pattern, &ctx.root.join(pattern), pattern_offset)?;
             let full = ctx.root.join(pattern);
             let full = full.to_string_lossy();
             let paths = glob::glob(&full)
@@ -460,6 +547,10 @@ fn expand(entry: Spanned<Chapter>, ctx: &Ctx) -> Result<Vec<ChapterSource>> {
                 .filter(|p| p.is_file())
                 .collect();
             files.sort_by(|a, b| super::natural_cmp(&a.to_string_lossy(), &b.to_string_lossy()));
+            for f in &files {
+                let shown = f.strip_prefix(ctx.root).unwrap_or(f).to_string_lossy();
+                ctx.check_inside("glob", &shown, f, pattern_offset)?;
+            }
             if files.is_empty() {
                 return Err(ctx.error_at(
                     offset,
@@ -482,6 +573,111 @@ fn expand(entry: Spanned<Chapter>, ctx: &Ctx) -> Result<Vec<ChapterSource>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::project::LoadOptions;
+
+    const BOOK: &str = "[book]\ntitle = \"T\"\nauthors = [\"A\"]\nlanguage = \"en\"\n";
+
+    fn load(dir: &Path, chapters: &str, allow: bool) -> Result<Project> {
+        let text = format!("{BOOK}{chapters}");
+        let opts = LoadOptions {
+            allow_outside_paths: allow,
+        };
+        Project::from_str_with(&text, dir, &dir.join("metadata.toml"), &opts)
+    }
+
+    fn message(e: Error) -> String {
+        e.to_string()
+    }
+
+    #[test]
+    fn escapes_lexically_catches_parent_climbs_and_absolute_paths() {
+        for bad in [
+            "../x.txt",
+            "../../etc/passwd",
+            "a/../../x",
+            "/etc/passwd",
+            "./../x",
+        ] {
+            assert!(escapes_lexically(bad), "{bad}");
+        }
+        for ok in [
+            "x.txt",
+            "a/../x.txt",
+            "./a/b.txt",
+            "seeds/*.txt",
+            "a/b/../../c",
+        ] {
+            assert!(!escapes_lexically(ok), "{ok}");
+        }
+    }
+
+    #[test]
+    fn chapter_path_leaving_project_is_refused_with_key_and_line() {
+        let outer = tempfile::tempdir().unwrap();
+        let dir = outer.path().join("book");
+        std::fs::create_dir(&dir).unwrap();
+        std::fs::write(outer.path().join("secret.txt"), "secret").unwrap();
+        let err = load(&dir, "[[chapters]]\nfile = \"../secret.txt\"\n", false).unwrap_err();
+        let m = message(err);
+        assert!(m.contains("metadata.toml:6:"), "{m}");
+        assert!(
+            m.contains("`file` = \"../secret.txt\" points outside"),
+            "{m}"
+        );
+        assert!(m.contains("--allow-outside-paths"), "{m}");
+        let p = load(&dir, "[[chapters]]\nfile = \"../secret.txt\"\n", true).unwrap();
+        assert_eq!(p.chapters().count(), 1);
+    }
+
+    #[test]
+    fn etc_passwd_absolute_and_relative_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        for value in ["../../etc/passwd", "/etc/passwd"] {
+            let chapters = format!("[[chapters]]\nfile = \"{value}\"\n");
+            let m = message(load(dir.path(), &chapters, false).unwrap_err());
+            assert!(
+                m.contains("points outside the project folder"),
+                "{value}: {m}"
+            );
+        }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn symlink_pointing_out_is_refused_for_file_glob_and_cover() {
+        let outer = tempfile::tempdir().unwrap();
+        let dir = outer.path().join("book");
+        std::fs::create_dir_all(dir.join("ch")).unwrap();
+        std::fs::create_dir_all(dir.join("covers")).unwrap();
+        std::fs::write(outer.path().join("secret.txt"), "secret").unwrap();
+        std::fs::write(dir.join("ch/1.txt"), "one").unwrap();
+        std::os::unix::fs::symlink(outer.path().join("secret.txt"), dir.join("ch/2.txt")).unwrap();
+        let m = message(load(&dir, "[[chapters]]\nfile = \"ch/2.txt\"\n", false).unwrap_err());
+        assert!(m.contains("points outside"), "{m}");
+        let m = message(load(&dir, "[[chapters]]\nglob = \"ch/*.txt\"\n", false).unwrap_err());
+        assert!(m.contains("`glob` = \"ch/2.txt\" points outside"), "{m}");
+        assert!(load(&dir, "[[chapters]]\nfile = \"ch/1.txt\"\n", false).is_ok());
+
+        std::fs::write(outer.path().join("img.png"), "x").unwrap();
+        std::os::unix::fs::symlink(outer.path().join("img.png"), dir.join("covers/c.png")).unwrap();
+        let m = message(load(&dir, "[[chapters]]\nfile = \"ch/1.txt\"\n", false).unwrap_err());
+        assert!(m.contains("`cover`"), "{m}");
+    }
+
+    #[test]
+    fn output_path_outside_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("1.txt"), "one").unwrap();
+        let m = message(
+            load(
+                dir.path(),
+                "[[chapters]]\nfile = \"1.txt\"\n[output]\npath = \"../out.epub\"\n",
+                false,
+            )
+            .unwrap_err(),
+        );
+        assert!(m.contains("`path` = \"../out.epub\""), "{m}");
+    }
 
     #[test]
     fn language_tags_accept_bcp47_shapes_and_reject_junk() {

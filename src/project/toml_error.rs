@@ -18,17 +18,7 @@ pub(super) fn to_error(err: &toml::de::Error, text: &str, path: &Path) -> Error 
 /// An [`Error::MetadataSyntax`] pointing at byte `offset` of `text`.
 pub(super) fn at(text: &str, offset: usize, path: &Path, message: String) -> Error {
     let (line, column, source_line) = locate(text, offset);
-    let gutter = line.to_string();
-    let snippet = format!(
-        "{pad} |\n{gutter} | {source_line}\n{pad} | {caret}^",
-        pad = " ".repeat(gutter.len()),
-        caret = " ".repeat(display_width(
-            &source_line
-                .chars()
-                .take(column.saturating_sub(1))
-                .collect::<String>()
-        )),
-    );
+    let snippet = snippet(line, column, source_line);
     Error::MetadataSyntax {
         path: path.to_path_buf(),
         line,
@@ -38,8 +28,24 @@ pub(super) fn at(text: &str, offset: usize, path: &Path, message: String) -> Err
     }
 }
 
+/// The compiler-style excerpt: a gutter with the line number, the line, a caret under the
+/// (1-based, in characters) column, counting wide CJK characters as two terminal columns.
+pub(crate) fn snippet(line: usize, column: usize, source_line: &str) -> String {
+    let gutter = line.to_string();
+    format!(
+        "{pad} |\n{gutter} | {source_line}\n{pad} | {caret}^",
+        pad = " ".repeat(gutter.len()),
+        caret = " ".repeat(display_width(
+            &source_line
+                .chars()
+                .take(column.saturating_sub(1))
+                .collect::<String>()
+        )),
+    )
+}
+
 /// 1-based line and column (in characters) of a byte offset, and the text of that line.
-pub(super) fn locate(text: &str, offset: usize) -> (usize, usize, &str) {
+pub(crate) fn locate(text: &str, offset: usize) -> (usize, usize, &str) {
     let offset = floor_char_boundary(text, offset.min(text.len()));
     let line_start = text[..offset].rfind('\n').map(|i| i + 1).unwrap_or(0);
     let line_end = text[offset..]

@@ -1,0 +1,984 @@
+//! `epubforge check`: review a project or an EPUB without writing a book.
+//!
+//! For a project this runs the first stages of the pipeline (project -> source -> convert) far
+//! enough to find what an author should fix: missing or unreadable files, encoding problems,
+//! gaps and duplicates in chapter numbering (file names and heading lines), empty or very short
+//! chapters, lines the text converter will join because they look hard-broken, chapters that
+//! look like copies of each other, and metadata that reading apps and stores dislike. For an
+//! EPUB it runs [`crate::inspect::verify`] and, when installed, EPUBCheck, folding both into
+//! one list. Findings are data ([`Finding`]); [`render`] formats one like a compiler message.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+use crate::convert::text;
+use crate::project::toml_error::{locate, snippet};
+use crate::project::{LoadOptions, Project};
+use crate::source;
+use crate::split::{self, SplitMode};
+
+/// A chapter with fewer non-blank characters than this is reported as very short.
+pub const SHORT_CHAPTER_CHARS: usize = 200;
+/// At most this many suspected broken lines are listed per chapter.
+const BROKEN_LINES_SHOWN: usize = 3;
+/// Near-duplicate chapters: estimated shingle similarity at or above this.
+const NEAR_DUPLICATE: f64 = 0.9;
+/// Characters per shingle.
+const SHINGLE: usize = 8;
+/// Only the first this many characters of a chapter feed its similarity sketch.
+const SKETCH_CHARS: usize = 200_000;
+/// Hash functions in a MinHash sketch.
+const SKETCH_SIZE: usize = 32;
+
+/// How bad a finding is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// The book cannot be built, or the EPUB is invalid.
+    Error,
+    /// Builds, but worth fixing.
+    Warning,
+}
+
+/// One problem found.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Finding {
+    /// How bad it is.
+    pub severity: Severity,
+    /// A stable short name for scripts, e.g. `numbering-gap`.
+    pub code: &'static str,
+    /// What is wrong.
+    pub message: String,
+    /// The file it is about (a chapter, metadata.toml, the EPUB or `book.epub/entry`).
+    pub path: Option<PathBuf>,
+    /// 1-based line, where known.
+    pub line: Option<usize>,
+    /// 1-based column in characters, where known.
+    pub column: Option<usize>,
+    /// The text of that line, to show under the message.
+    pub source_line: Option<String>,
+    /// What to do about it.
+    pub hint: Option<String>,
+}
+
+impl Finding {
+    fn new(severity: Severity, code: &'static str, message: impl Into<String>) -> Finding {
+        Finding {
+            severity,
+            code,
+            message: message.into(),
+            path: None,
+            line: None,
+            column: None,
+            source_line: None,
+            hint: None,
+        }
+    }
+
+    fn at(mut self, path: &Path) -> Finding {
+        self.path = Some(path.to_path_buf());
+        self
+    }
+
+    fn line(mut self, line: usize, column: usize, text: &str) -> Finding {
+        self.line = Some(line);
+        self.column = Some(column);
+        self.source_line = Some(text.to_string());
+        self
+    }
+
+    fn hint(mut self, hint: impl Into<String>) -> Finding {
+        self.hint = Some(hint.into());
+        self
+    }
+}
+
+/// What a check found, and how long each stage took.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct CheckReport {
+    /// The project folder or EPUB checked.
+    pub target: PathBuf,
+    /// Every finding, in the order found.
+    pub findings: Vec<Finding>,
+    /// Stage name and duration, for `-v`.
+    #[serde(skip)]
+    pub timings: Vec<(&'static str, Duration)>,
+}
+
+impl CheckReport {
+    /// Number of errors.
+    pub fn errors(&self) -> usize {
+        self.count(Severity::Error)
+    }
+
+    /// Number of warnings.
+    pub fn warnings(&self) -> usize {
+        self.count(Severity::Warning)
+    }
+
+    fn count(&self, s: Severity) -> usize {
+        self.findings.iter().filter(|f| f.severity == s).count()
+    }
+
+    /// The exit status: 2 with errors, 1 with warnings under `strict`, else 0.
+    pub fn exit_code(&self, strict: bool) -> u8 {
+        if self.errors() > 0 {
+            2
+        } else if strict && self.warnings() > 0 {
+            1
+        } else {
+            0
+        }
+    }
+
+    fn push(&mut self, f: Finding) {
+        self.findings.push(f);
+    }
+}
+
+/// Checks a project folder (or metadata file).
+pub fn check_project(location: &Path, opts: &LoadOptions) -> CheckReport {
+    let mut report = CheckReport {
+        target: location.to_path_buf(),
+        ..CheckReport::default()
+    };
+    let start = Instant::now();
+    let project = match Project::load_with(location, opts) {
+        Ok(p) => p,
+        Err(e) => {
+            report.push(load_error(&e));
+            report.timings.push(("load metadata", start.elapsed()));
+            return report;
+        }
+    };
+    report.timings.push(("load metadata", start.elapsed()));
+
+    let start = Instant::now();
+    check_metadata(&project, &mut report);
+    report
+        .timings
+        .push(("check metadata and cover", start.elapsed()));
+
+    let start = Instant::now();
+    check_file_numbering(&project, &mut report);
+    let mut sketches = Vec::new();
+    for chapter in project.chapters() {
+        if let Some(s) = check_chapter(&chapter.path, chapter, &mut report) {
+            sketches.push((chapter.path.clone(), s));
+        }
+    }
+    report
+        .timings
+        .push(("read and analyse chapters", start.elapsed()));
+
+    let start = Instant::now();
+    check_duplicates(&sketches, &mut report);
+    report.timings.push(("compare chapters", start.elapsed()));
+    report
+}
+
+/// Checks a finished EPUB: our structural rules, then EPUBCheck when `epubcheck` is true and
+/// it is installed.
+pub fn check_epub(path: &Path, epubcheck: bool) -> CheckReport {
+    let mut report = CheckReport {
+        target: path.to_path_buf(),
+        ..CheckReport::default()
+    };
+    let start = Instant::now();
+    for f in crate::inspect::verify::verify_path(path) {
+        let severity = match f.severity {
+            crate::inspect::verify::Severity::Error => Severity::Error,
+            crate::inspect::verify::Severity::Warning => Severity::Warning,
+        };
+        report.push(located(
+            Finding::new(severity, "structure", f.message),
+            path,
+            &f.location,
+        ));
+    }
+    report.timings.push(("structural rules", start.elapsed()));
+    if !epubcheck {
+        return report;
+    }
+    let start = Instant::now();
+    match crate::inspect::epubcheck::find_epubcheck() {
+        None => {}
+        Some(checker) => match checker.run(path) {
+            Ok(r) => {
+                use crate::inspect::epubcheck::EpubcheckSeverity as S;
+                for m in r.messages {
+                    let severity = match m.severity {
+                        S::Fatal | S::Error => Severity::Error,
+                        S::Warning => Severity::Warning,
+                        _ => continue,
+                    };
+                    let f = Finding::new(
+                        severity,
+                        "epubcheck",
+                        format!("{} (EPUBCheck {})", m.message, m.id),
+                    );
+                    report.push(match &m.location {
+                        Some(loc) => located(f, path, loc),
+                        None => f.at(path),
+                    });
+                }
+            }
+            Err(e) => report.push(
+                Finding::new(Severity::Warning, "epubcheck", e.to_string())
+                    .at(path)
+                    .hint("EPUBCheck could not be run; only our own rules were applied"),
+            ),
+        },
+    }
+    report.timings.push(("EPUBCheck", start.elapsed()));
+    report
+}
+
+/// A finding at `entry` or `entry:line:col` inside the EPUB at `epub`.
+fn located(mut f: Finding, epub: &Path, location: &str) -> Finding {
+    let mut parts = location.rsplitn(3, ':');
+    let (col, line, entry) = (parts.next(), parts.next(), parts.next());
+    let (entry, line, col) = match (entry, line.and_then(|l| l.parse().ok()), col) {
+        (Some(e), Some(l), Some(c)) => (e, Some(l), c.parse().ok()),
+        _ => (location, None, None),
+    };
+    f.path = Some(if entry.starts_with('(') || entry.is_empty() {
+        epub.to_path_buf()
+    } else {
+        epub.join(entry)
+    });
+    f.line = line;
+    f.column = col;
+    f
+}
+
+/// The load error as a finding. Metadata errors already carry their own excerpt and hint.
+fn load_error(e: &crate::Error) -> Finding {
+    use crate::Error as E;
+    match e {
+        E::MetadataSyntax {
+            path,
+            line,
+            column,
+            message,
+            ..
+        } => {
+            let (message, hint) = split_hint(message);
+            let text = std::fs::read_to_string(path).unwrap_or_default();
+            let source_line = text.lines().nth(line.saturating_sub(1)).unwrap_or("");
+            let mut f = Finding::new(Severity::Error, "metadata", message)
+                .at(path)
+                .line(*line, *column, source_line);
+            f.hint = hint;
+            f
+        }
+        E::MissingChapter {
+            path,
+            metadata,
+            line,
+        } => {
+            let mut f = Finding::new(
+                Severity::Error,
+                "missing-file",
+                format!("chapter file {} not found", path.display()),
+            )
+            .at(metadata)
+            .hint("check the `file` entry, or remove it from [[chapters]]");
+            if let Some(l) = line {
+                let text = std::fs::read_to_string(metadata).unwrap_or_default();
+                f = f.line(*l, 1, text.lines().nth(l.saturating_sub(1)).unwrap_or(""));
+            }
+            f
+        }
+        E::Metadata { path, message } => {
+            let (message, hint) = split_hint(message);
+            let mut f = Finding::new(Severity::Error, "metadata", message).at(path);
+            f.hint = hint;
+            f
+        }
+        other => Finding::new(Severity::Error, "load", other.to_string()),
+    }
+}
+
+/// Splits "message\n  hint: what to do" into its two halves.
+fn split_hint(message: &str) -> (String, Option<String>) {
+    match message.split_once("\n  hint: ") {
+        Some((m, h)) => (m.trim().to_string(), Some(h.trim().to_string())),
+        None => (message.trim().to_string(), None),
+    }
+}
+
+/// The line of `key = ...` in the metadata text, as (line, column, text).
+fn key_line<'a>(text: &'a str, key: &str) -> Option<(usize, usize, &'a str)> {
+    let offset = text
+        .lines()
+        .scan(0usize, |pos, l| {
+            let start = *pos;
+            *pos += l.len() + 1;
+            Some((start, l))
+        })
+        .find(|(_, l)| {
+            l.trim_start()
+                .strip_prefix(key)
+                .is_some_and(|rest| rest.trim_start().starts_with('='))
+        })
+        .map(|(start, l)| start + (l.len() - l.trim_start().len()))?;
+    Some(locate(text, offset))
+}
+
+fn check_metadata(project: &Project, report: &mut CheckReport) {
+    let meta_text = std::fs::read_to_string(&project.metadata_path).unwrap_or_default();
+    let meta = &project.metadata_path;
+    if project.book.description.is_none() {
+        let book = key_line(&meta_text, "title");
+        let mut f = Finding::new(
+            Severity::Warning,
+            "no-description",
+            "the book has no description",
+        )
+        .at(meta)
+        .hint("add description = \"...\" to [book]: reading apps and stores show it");
+        if let Some((l, c, t)) = book {
+            f = f.line(l, c, t);
+        }
+        report.push(f);
+    }
+    if let Some(isbn) = project.book.identifier.strip_prefix("urn:isbn:")
+        && let Err(why) = validate_isbn(isbn)
+    {
+        let mut f = Finding::new(
+            Severity::Error,
+            "invalid-isbn",
+            format!("identifier urn:isbn:{isbn} is not a valid ISBN: {why}"),
+        )
+        .at(meta)
+        .hint("check the digits, or leave `identifier` out to get a stable urn:uuid");
+        if let Some((l, c, t)) = key_line(&meta_text, "identifier") {
+            f = f.line(l, c, t);
+        }
+        report.push(f);
+    }
+    if let Some(cover) = &project.cover {
+        match std::fs::read(cover) {
+            Err(e) => report.push(
+                Finding::new(
+                    Severity::Error,
+                    "unreadable",
+                    format!("cannot read the cover: {e}"),
+                )
+                .at(cover),
+            ),
+            Ok(bytes) => match crate::media::image::sniff(&bytes) {
+                None => report.push(
+                    Finding::new(
+                        Severity::Error,
+                        "cover",
+                        "the cover is not a JPEG, PNG, GIF, WebP or SVG image",
+                    )
+                    .at(cover),
+                ),
+                Some(info) if info.width > 0 && info.height > 0 => {
+                    let ratio = f64::from(info.height) / f64::from(info.width);
+                    if ratio < 1.2 {
+                        report.push(
+                            Finding::new(
+                                Severity::Warning,
+                                "cover-shape",
+                                format!(
+                                    "the cover is {}x{} ({}); stores expect a portrait cover",
+                                    info.width,
+                                    info.height,
+                                    if ratio < 1.0 { "landscape" } else { "almost square" }
+                                ),
+                            )
+                            .at(cover)
+                            .hint("use a portrait image about 1600x2560 (height 1.5-1.6 times the width)"),
+                        );
+                    }
+                }
+                Some(_) => {}
+            },
+        }
+    }
+}
+
+/// Checks an ISBN-10 or ISBN-13 (hyphens and spaces allowed) and its check digit.
+pub fn validate_isbn(isbn: &str) -> Result<(), String> {
+    let chars: Vec<char> = isbn.chars().filter(|c| !matches!(c, '-' | ' ')).collect();
+    match chars.len() {
+        10 => {
+            let mut sum = 0u32;
+            for (i, c) in chars.iter().enumerate() {
+                let v = match c {
+                    '0'..='9' => c.to_digit(10).unwrap_or(0),
+                    'X' | 'x' if i == 9 => 10,
+                    _ => return Err(format!("`{c}` is not a digit")),
+                };
+                sum += v * (10 - i as u32);
+            }
+            if sum.is_multiple_of(11) {
+                Ok(())
+            } else {
+                Err("the ISBN-10 check digit does not match".into())
+            }
+        }
+        13 => {
+            let mut sum = 0u32;
+            for (i, c) in chars.iter().enumerate() {
+                let v = c.to_digit(10).ok_or(format!("`{c}` is not a digit"))?;
+                sum += if i % 2 == 0 { v } else { 3 * v };
+            }
+            if sum.is_multiple_of(10) {
+                Ok(())
+            } else {
+                Err("the ISBN-13 check digit does not match".into())
+            }
+        }
+        n => Err(format!("it has {n} digits, not 10 or 13")),
+    }
+}
+
+/// The leading number of a file name (`003_x.txt` -> 3, with its width 3).
+fn file_number(path: &Path) -> Option<(u64, usize)> {
+    let stem = path.file_stem()?.to_str()?;
+    let digits: String = stem.chars().take_while(char::is_ascii_digit).collect();
+    if digits.is_empty() || digits.len() > 18 {
+        return None;
+    }
+    Some((digits.parse().ok()?, digits.len()))
+}
+
+fn check_file_numbering(project: &Project, report: &mut CheckReport) {
+    // Numbering restarts in each folder (volume1/01.txt, volume2/01.txt).
+    let mut prev: Option<(PathBuf, u64, usize, PathBuf)> = None;
+    let mut seen: HashMap<(PathBuf, u64), PathBuf> = HashMap::new();
+    for chapter in project.chapters() {
+        let path = &chapter.path;
+        let Some((n, width)) = file_number(path) else {
+            continue;
+        };
+        let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+        if let Some(first) = seen.get(&(dir.clone(), n)) {
+            report.push(
+                Finding::new(
+                    Severity::Warning,
+                    "numbering-duplicate",
+                    format!(
+                        "chapter file number {n:0width$} is used twice: {} and {}",
+                        name(first),
+                        name(path)
+                    ),
+                )
+                .at(path)
+                .hint("rename one of them, or remove the copy"),
+            );
+        } else {
+            seen.insert((dir.clone(), n), path.clone());
+        }
+        if let Some((pdir, pn, pwidth, ppath)) = &prev
+            && *pdir == dir
+            && n > pn + 1
+        {
+            let w = (*pwidth).max(width);
+            let missing = if n == pn + 2 {
+                format!("{:0w$} is missing", pn + 1)
+            } else {
+                format!("{:0w$} to {:0w$} are missing", pn + 1, n - 1)
+            };
+            report.push(
+                Finding::new(
+                    Severity::Warning,
+                    "numbering-gap",
+                    format!(
+                        "chapter files jump from {pn:0w$} ({}) to {n:0w$} ({}): {missing}",
+                        name(ppath),
+                        name(path)
+                    ),
+                )
+                .at(path)
+                .hint("add the missing chapter, or ignore this if the numbers are not chapters"),
+            );
+        }
+        prev = Some((dir, n, width, path.clone()));
+    }
+}
+
+fn name(p: &Path) -> String {
+    p.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| p.display().to_string())
+}
+
+/// Reads, decodes and analyses one chapter; returns its similarity sketch.
+fn check_chapter(
+    path: &Path,
+    chapter: &crate::project::ChapterSource,
+    report: &mut CheckReport,
+) -> Option<Sketch> {
+    let bytes = match std::fs::read(path) {
+        Ok(b) => b,
+        Err(e) => {
+            report.push(
+                Finding::new(Severity::Error, "unreadable", format!("cannot read: {e}")).at(path),
+            );
+            return None;
+        }
+    };
+    let decoded = match source::decode(&bytes, chapter.encoding.as_deref(), chapter.encoding_errors)
+    {
+        Ok(d) => d,
+        Err(e) => {
+            let (message, hint) = split_hint(&e.to_string());
+            let mut f = Finding::new(Severity::Error, "encoding", message).at(path);
+            f.hint = hint;
+            if let source::DecodeError::Malformed { offset, line, .. } = e {
+                let line_start = bytes
+                    .get(..offset)
+                    .and_then(|b| b.iter().rposition(|&c| c == b'\n'))
+                    .map_or(0, |i| i + 1);
+                let prefix = String::from_utf8_lossy(bytes.get(line_start..offset).unwrap_or(&[]));
+                let rest = bytes.get(line_start..).unwrap_or(&[]);
+                let end = rest.iter().position(|&c| c == b'\n').unwrap_or(rest.len());
+                let text = String::from_utf8_lossy(rest.get(..end.min(400)).unwrap_or(&[]));
+                f = f.line(
+                    line,
+                    prefix.chars().count() + 1,
+                    text.trim_end_matches('\r'),
+                );
+            }
+            report.push(f);
+            return None;
+        }
+    };
+    if decoded.dropped_controls > 0 {
+        let mut f = Finding::new(
+            Severity::Warning,
+            "control-characters",
+            format!(
+                "{} control character(s) that XML does not allow will be dropped",
+                decoded.dropped_controls
+            ),
+        )
+        .at(path);
+        f.line = decoded.first_dropped_line;
+        report.push(f);
+    }
+    if decoded.replaced > 0 {
+        report.push(
+            Finding::new(
+                Severity::Warning,
+                "encoding",
+                format!(
+                    "{} invalid byte sequence(s) will be replaced with U+FFFD",
+                    decoded.replaced
+                ),
+            )
+            .at(path),
+        );
+    }
+    let text = &decoded.text;
+    let lines: Vec<&str> = text.split('\n').collect();
+
+    let visible = text.chars().filter(|c| !c.is_whitespace()).count();
+    if visible == 0 {
+        report.push(
+            Finding::new(Severity::Warning, "empty-chapter", "the chapter is empty")
+                .at(path)
+                .hint("it builds as an empty page; add its text or remove the entry"),
+        );
+        return None;
+    } else if visible < SHORT_CHAPTER_CHARS {
+        report.push(
+            Finding::new(
+                Severity::Warning,
+                "short-chapter",
+                format!("the chapter has only {visible} characters of text"),
+            )
+            .at(path)
+            .hint("check that the file is complete"),
+        );
+    }
+
+    let joined = text::joined_lines(text);
+    for &l in joined.iter().take(BROKEN_LINES_SHOWN) {
+        let prev = lines.get(l.saturating_sub(2)).copied().unwrap_or("");
+        let prev = prev.trim_end();
+        report.push(
+            Finding::new(
+                Severity::Warning,
+                "broken-line",
+                "this line seems to break mid-sentence; the build joins it with the next",
+            )
+            .at(path)
+            .line(l - 1, prev.chars().count() + 1, prev)
+            .hint("join the lines in the source if this is right, or end the line with punctuation if it is not"),
+        );
+    }
+    if joined.len() > BROKEN_LINES_SHOWN {
+        report.push(
+            Finding::new(
+                Severity::Warning,
+                "broken-line",
+                format!(
+                    "{} more lines seem broken mid-sentence",
+                    joined.len() - BROKEN_LINES_SHOWN
+                ),
+            )
+            .at(path),
+        );
+    }
+
+    for w in split::split(&lines, &SplitMode::Auto).warnings {
+        let src = lines.get(w.line.saturating_sub(1)).copied().unwrap_or("");
+        report.push(
+            Finding::new(Severity::Warning, "heading-numbering", w.message)
+                .at(path)
+                .line(w.line, 1, src),
+        );
+    }
+    Some(Sketch::of(text))
+}
+
+/// A fingerprint of a chapter's text: an exact hash of the text without white space, and a
+/// MinHash sketch over character shingles for near-duplicates.
+#[derive(Debug, Clone)]
+struct Sketch {
+    exact: u64,
+    minhash: Option<[u64; SKETCH_SIZE]>,
+}
+
+impl Sketch {
+    fn of(text: &str) -> Sketch {
+        let chars: Vec<char> = text
+            .chars()
+            .filter(|c| !c.is_whitespace())
+            .take(SKETCH_CHARS)
+            .collect();
+        let exact = {
+            use std::hash::{Hash, Hasher};
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            text.chars()
+                .filter(|c| !c.is_whitespace())
+                .for_each(|c| c.hash(&mut h));
+            h.finish()
+        };
+        // Short texts share shingles by chance; only compare real chapters.
+        let minhash = (chars.len() >= SHORT_CHAPTER_CHARS).then(|| {
+            let mut mins = [u64::MAX; SKETCH_SIZE];
+            for w in chars.windows(SHINGLE) {
+                let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+                for &c in w {
+                    h = (h ^ u64::from(c as u32)).wrapping_mul(0x0100_0000_01b3);
+                }
+                for (i, m) in mins.iter_mut().enumerate() {
+                    let v = mix(h ^ (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15));
+                    if v < *m {
+                        *m = v;
+                    }
+                }
+            }
+            mins
+        });
+        Sketch { exact, minhash }
+    }
+
+    fn similarity(&self, other: &Sketch) -> f64 {
+        match (&self.minhash, &other.minhash) {
+            (Some(a), Some(b)) => {
+                a.iter().zip(b).filter(|(x, y)| x == y).count() as f64 / SKETCH_SIZE as f64
+            }
+            _ => 0.0,
+        }
+    }
+}
+
+/// A 64-bit finaliser (splitmix64): spreads a hash so each seed gives an independent order.
+fn mix(mut x: u64) -> u64 {
+    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    x ^ (x >> 31)
+}
+
+fn check_duplicates(sketches: &[(PathBuf, Sketch)], report: &mut CheckReport) {
+    let mut by_hash: HashMap<u64, &Path> = HashMap::new();
+    let mut exact_dups = std::collections::HashSet::new();
+    for (i, (path, s)) in sketches.iter().enumerate() {
+        match by_hash.get(&s.exact) {
+            Some(first) => {
+                exact_dups.insert(i);
+                report.push(
+                    Finding::new(
+                        Severity::Warning,
+                        "duplicate-chapter",
+                        format!("same text as {}", first.display()),
+                    )
+                    .at(path)
+                    .hint("remove one of the entries if the chapter was listed twice"),
+                );
+            }
+            None => {
+                by_hash.insert(s.exact, path);
+            }
+        }
+    }
+    // Locality-sensitive hashing: chapters that agree on a whole band of the sketch are
+    // candidates, so a 100 000-chapter book is not compared pair by pair.
+    const BAND: usize = 4;
+    let mut buckets: HashMap<(usize, [u64; BAND]), Vec<usize>> = HashMap::new();
+    for (i, (_, s)) in sketches.iter().enumerate() {
+        if exact_dups.contains(&i) {
+            continue;
+        }
+        if let Some(m) = &s.minhash {
+            for (b, band) in m.chunks_exact(BAND).enumerate() {
+                let mut key = [0u64; BAND];
+                key.copy_from_slice(band);
+                buckets.entry((b, key)).or_default().push(i);
+            }
+        }
+    }
+    let mut reported = std::collections::HashSet::new();
+    for members in buckets.values() {
+        for (k, &j) in members.iter().enumerate().skip(1) {
+            // Compare against a few earlier members only: bounded work per bucket.
+            for &i in members.iter().take(k).rev().take(8) {
+                if !reported.insert((i, j)) {
+                    continue;
+                }
+                let (Some((pi, si)), Some((pj, sj))) = (sketches.get(i), sketches.get(j)) else {
+                    continue;
+                };
+                let sim = si.similarity(sj);
+                if sim >= NEAR_DUPLICATE {
+                    report.push(
+                        Finding::new(
+                            Severity::Warning,
+                            "similar-chapter",
+                            format!(
+                                "about {:.0}% the same text as {}",
+                                sim * 100.0,
+                                pi.display()
+                            ),
+                        )
+                        .at(pj)
+                        .hint("check that the chapter was not saved twice with small edits"),
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// Formats a finding like a compiler message. With `color`, severity and gutter carry ANSI
+/// styles (the caller's stream strips them when it is not a terminal or `NO_COLOR` is set).
+/// `base` is stripped from paths to keep them short.
+pub fn render(f: &Finding, base: Option<&Path>, color: bool) -> String {
+    use anstyle::{AnsiColor, Style};
+    let paint = |style: Style, s: &str| {
+        if color {
+            format!("{style}{s}{style:#}")
+        } else {
+            s.to_string()
+        }
+    };
+    let sev_style = match f.severity {
+        Severity::Error => AnsiColor::Red.on_default().bold(),
+        Severity::Warning => AnsiColor::Yellow.on_default().bold(),
+    };
+    let blue = AnsiColor::Blue.on_default().bold();
+    let sev = match f.severity {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+    };
+    let mut out = format!(
+        "{}{} {}\n",
+        paint(sev_style, &format!("{sev}[{}]", f.code)),
+        paint(Style::new().bold(), ":"),
+        paint(Style::new().bold(), &f.message)
+    );
+    if let Some(path) = &f.path {
+        let shown = base
+            .and_then(|b| path.strip_prefix(b).ok())
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(path);
+        let mut loc = shown.display().to_string();
+        if let Some(l) = f.line {
+            loc.push_str(&format!(":{l}"));
+            if let Some(c) = f.column {
+                loc.push_str(&format!(":{c}"));
+            }
+        }
+        out.push_str(&format!("  {} {loc}\n", paint(blue, "-->")));
+    }
+    if let (Some(l), Some(src)) = (f.line, &f.source_line) {
+        let shown: String = src.chars().take(200).collect();
+        for row in snippet(l, f.column.unwrap_or(1).min(201), &shown).lines() {
+            let (gutter, rest) = row.split_once('|').unwrap_or((row, ""));
+            out.push_str(&format!("  {}{rest}\n", paint(blue, &format!("{gutter}|"))));
+        }
+    }
+    if let Some(h) = &f.hint {
+        out.push_str(&format!("  {} {h}\n", paint(blue, "= hint:")));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn codes(r: &CheckReport) -> Vec<&'static str> {
+        r.findings.iter().map(|f| f.code).collect()
+    }
+
+    #[test]
+    fn isbn_checksums_are_validated() {
+        assert!(validate_isbn("978-0-306-40615-7").is_ok());
+        assert!(validate_isbn("0-306-40615-2").is_ok());
+        assert!(validate_isbn("080442957X").is_ok());
+        assert!(validate_isbn("978-0-306-40615-8").is_err());
+        assert!(validate_isbn("0-306-40615-3").is_err());
+        assert!(validate_isbn("12345").is_err());
+        assert!(validate_isbn("97803064061X7").is_err());
+    }
+
+    #[test]
+    fn sample_book_gap_names_001_and_003() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let r = check_project(root, &LoadOptions::default());
+        let gap: Vec<_> = r
+            .findings
+            .iter()
+            .filter(|f| f.code == "numbering-gap")
+            .collect();
+        assert_eq!(gap.len(), 1, "{:?}", r.findings);
+        assert!(gap[0].message.contains("from 001"), "{}", gap[0].message);
+        assert!(gap[0].message.contains("to 003"), "{}", gap[0].message);
+        assert!(
+            gap[0].message.contains("002 is missing"),
+            "{}",
+            gap[0].message
+        );
+        assert_eq!(r.errors(), 0, "{:?}", r.findings);
+        assert!(codes(&r).contains(&"broken-line"));
+        assert_eq!(r.exit_code(false), 0);
+        assert_eq!(r.exit_code(true), 1);
+    }
+
+    fn project(files: &[(&str, &str)], extra: &str) -> (tempfile::TempDir, CheckReport) {
+        let dir = tempfile::tempdir().unwrap();
+        let mut meta =
+            format!("[book]\ntitle = \"T\"\nauthors = [\"A\"]\nlanguage = \"en\"\n{extra}\n");
+        for (name, body) in files {
+            std::fs::write(dir.path().join(name), body).unwrap();
+            meta.push_str(&format!("[[chapters]]\nfile = \"{name}\"\n"));
+        }
+        std::fs::write(dir.path().join("metadata.toml"), meta).unwrap();
+        let r = check_project(dir.path(), &LoadOptions::default());
+        (dir, r)
+    }
+
+    #[test]
+    fn empty_short_duplicate_and_similar_chapters_are_reported() {
+        let long: String = (0..60)
+            .map(|i| format!("Sentence number {i} of a long chapter that goes on. "))
+            .collect();
+        let similar = long.replacen("number 5 ", "number five ", 1);
+        let (_d, r) = project(
+            &[
+                ("1.txt", &long),
+                ("2.txt", ""),
+                ("3.txt", "Too short."),
+                ("4.txt", &long),
+                ("5.txt", &similar),
+            ],
+            "description = \"d\"",
+        );
+        let c = codes(&r);
+        assert!(c.contains(&"empty-chapter"), "{c:?}");
+        assert!(c.contains(&"short-chapter"), "{c:?}");
+        assert!(c.contains(&"duplicate-chapter"), "{c:?}");
+        assert!(c.contains(&"similar-chapter"), "{c:?}");
+        assert!(!c.contains(&"no-description"), "{c:?}");
+        assert!(!c.contains(&"numbering-gap"), "{c:?}");
+    }
+
+    #[test]
+    fn unrelated_chapters_are_not_similar() {
+        let a: String = (0..60).map(|i| format!("Alpha line {i} here. ")).collect();
+        let b: String = (0..60)
+            .map(|i| format!("Other words {i} there! "))
+            .collect();
+        let (_d, r) = project(&[("a.txt", &a), ("b.txt", &b)], "");
+        let c = codes(&r);
+        assert!(!c.contains(&"similar-chapter"), "{c:?}");
+        assert!(c.contains(&"no-description"), "{c:?}");
+    }
+
+    #[test]
+    fn bad_isbn_and_bad_encoding_are_errors_with_lines() {
+        let (_d, r) = project(
+            &[("1.txt", "ok text\nline two \u{0}\n")],
+            "identifier = \"urn:isbn:9780306406158\"",
+        );
+        let isbn = r
+            .findings
+            .iter()
+            .find(|f| f.code == "invalid-isbn")
+            .unwrap();
+        assert_eq!(isbn.line, Some(5));
+        assert_eq!(r.exit_code(false), 2);
+
+        let dir = tempfile::tempdir().unwrap();
+        let mut bytes = "好的一行\n".repeat(200).into_bytes();
+        bytes.extend_from_slice("坏 ".as_bytes());
+        bytes.extend_from_slice(b"\xff\xfe byte\n");
+        std::fs::write(dir.path().join("1.txt"), &bytes).unwrap();
+        std::fs::write(
+            dir.path().join("metadata.toml"),
+            "[book]\ntitle = \"T\"\nauthors = [\"A\"]\nlanguage = \"en\"\n[[chapters]]\nfile = \"1.txt\"\n",
+        )
+        .unwrap();
+        let r = check_project(dir.path(), &LoadOptions::default());
+        let enc = r.findings.iter().find(|f| f.code == "encoding");
+        let enc = enc.unwrap_or_else(|| panic!("{:?}", r.findings));
+        assert_eq!(enc.line, Some(201), "{enc:?}");
+        assert_eq!(enc.column, Some(3), "{enc:?}");
+        let shown = render(enc, Some(dir.path()), false);
+        assert!(shown.contains("--> 1.txt:201:3"), "{shown}");
+        assert!(shown.contains("201 | 坏 "), "{shown}");
+        // The caret sits under the bad byte: "坏" is two columns wide, then a space.
+        assert!(shown.contains("\n      |    ^\n"), "{shown}");
+    }
+
+    #[test]
+    fn missing_chapter_is_an_error_pointing_at_the_metadata_line() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("metadata.toml"),
+            "[book]\ntitle = \"T\"\nauthors = [\"A\"]\nlanguage = \"en\"\n[[chapters]]\nfile = \"nope.txt\"\n",
+        )
+        .unwrap();
+        let r = check_project(dir.path(), &LoadOptions::default());
+        assert_eq!(codes(&r), ["missing-file"]);
+        assert_eq!(r.findings[0].line, Some(5));
+        assert_eq!(r.exit_code(false), 2);
+    }
+
+    #[test]
+    fn render_without_color_has_no_escape_codes_and_with_color_has_them() {
+        let f = Finding::new(Severity::Warning, "x", "msg")
+            .at(Path::new("/b/c.txt"))
+            .line(3, 2, "abc")
+            .hint("do");
+        let plain = render(&f, Some(Path::new("/b")), false);
+        assert_eq!(
+            plain,
+            "warning[x]: msg\n  --> c.txt:3:2\n    |\n  3 | abc\n    |  ^\n  = hint: do\n"
+        );
+        assert!(render(&f, None, true).contains('\u{1b}'));
+    }
+}

@@ -1,0 +1,80 @@
+//! `epubforge check`: review a project or an EPUB and print compiler-style findings, or JSON.
+//! Exit status: 0 clean, 1 warnings only with `--strict`, 2 errors.
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use epubforge::check::{self, CheckReport};
+use epubforge::project::LoadOptions;
+
+use crate::cli::{CheckArgs, Format};
+
+/// Runs `epubforge check`.
+pub fn run(args: CheckArgs) -> ExitCode {
+    let is_epub = args
+        .target
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("epub"))
+        && args.target.is_file();
+    let report = if is_epub {
+        check::check_epub(&args.target, !args.no_epubcheck)
+    } else {
+        let opts = LoadOptions {
+            allow_outside_paths: args.allow_outside_paths,
+        };
+        check::check_project(&args.target, &opts)
+    };
+    let code = report.exit_code(args.strict);
+    match args.format {
+        Format::Json => print_json(&report, code),
+        Format::Text => print_text(&report, &args, is_epub),
+    }
+    ExitCode::from(code)
+}
+
+fn print_json(report: &CheckReport, code: u8) {
+    let value = serde_json::json!({
+        "target": report.target,
+        "errors": report.errors(),
+        "warnings": report.warnings(),
+        "exit_code": code,
+        "findings": report.findings,
+    });
+    println!(
+        "{}",
+        serde_json::to_string_pretty(&value).unwrap_or_else(|_| "{}".into())
+    );
+}
+
+fn print_text(report: &CheckReport, args: &CheckArgs, is_epub: bool) {
+    let base = if is_epub {
+        None
+    } else if args.target.is_dir() {
+        Some(args.target.as_path())
+    } else {
+        args.target.parent()
+    };
+    let base = base.filter(|b| !b.as_os_str().is_empty() && *b != Path::new("."));
+    let mut err = anstream::stderr();
+    for f in &report.findings {
+        use std::io::Write;
+        let _ = writeln!(err, "{}", check::render(f, base, true));
+    }
+    if args.verbose {
+        for (stage, time) in &report.timings {
+            eprintln!("  {stage}: {:.1} ms", time.as_secs_f64() * 1000.0);
+        }
+    }
+    let (e, w) = (report.errors(), report.warnings());
+    if e == 0 && w == 0 {
+        eprintln!("{}: no problems found", report.target.display());
+    } else {
+        eprintln!("{}: {e} error(s), {w} warning(s)", report.target.display());
+    }
+}
+
+/// `error:` in bold red (anstream strips it off a terminal or under NO_COLOR).
+pub fn error_label() -> String {
+    let style = anstyle::AnsiColor::Red.on_default().bold();
+    format!("{style}error:{style:#}")
+}

@@ -1,0 +1,34 @@
+//! `epubforge init`: write a metadata.toml for a folder of chapter files.
+
+use std::process::ExitCode;
+
+use epubforge::init::{self, InitOptions};
+
+use crate::cli::InitArgs;
+
+/// Runs `epubforge init`.
+pub fn run(args: InitArgs) -> ExitCode {
+    match init::init(&args.dir, &InitOptions { force: args.force }) {
+        Ok(report) => {
+            eprintln!(
+                "wrote {} with {} chapter(s), language {}{}",
+                report.metadata_path.display(),
+                report.chapters.len(),
+                report.language,
+                report
+                    .cover
+                    .map(|c| format!(", cover {c}"))
+                    .unwrap_or_default()
+            );
+            eprintln!(
+                "next: edit the authors (and the rest), then `epubforge check` and `epubforge build`"
+            );
+            println!("{}", report.metadata_path.display());
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            anstream::eprintln!("{} {e}", crate::cmd::check::error_label());
+            ExitCode::from(2)
+        }
+    }
+}

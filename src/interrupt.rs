@@ -1,0 +1,95 @@
+//! Cleaning up after Ctrl-C and SIGTERM.
+//!
+//! The archive stage writes the EPUB to a temporary file beside the target and renames it into
+//! place once complete (see [`crate::archive`]). `tempfile` deletes that file when it is dropped,
+//! but a signal ends the process without running destructors, so the half-written file would
+//! stay behind. The archive stage therefore registers each temporary file here while it is in
+//! flight, and [`install`] sets a handler (from the binary only) that deletes every registered
+//! file and exits with status 130. The previous EPUB is never touched: only the rename replaces
+//! it, and a rename either happened or did not.
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+/// Temporary files being written right now.
+static IN_FLIGHT: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+/// The exit status after an interrupt, as shells report a SIGINT death (128 + 2).
+pub const EXIT_INTERRUPTED: i32 = 130;
+
+/// Keeps a temporary file registered until dropped.
+#[derive(Debug)]
+#[must_use = "the file is unregistered as soon as the guard is dropped"]
+pub struct InFlight {
+    path: PathBuf,
+}
+
+/// Registers `path` as a temporary file to delete if the process is interrupted.
+pub fn register(path: &Path) -> InFlight {
+    let path = path.to_path_buf();
+    lock().push(path.clone());
+    InFlight { path }
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        let mut files = lock();
+        if let Some(i) = files.iter().position(|p| p == &self.path) {
+            files.swap_remove(i);
+        }
+    }
+}
+
+/// The files currently registered (for tests and diagnostics).
+pub fn in_flight() -> Vec<PathBuf> {
+    lock().clone()
+}
+
+/// Deletes every registered temporary file; returns how many were deleted.
+pub fn remove_in_flight() -> usize {
+    let files = lock();
+    files
+        .iter()
+        .filter(|p| std::fs::remove_file(p).is_ok())
+        .count()
+}
+
+/// Installs the Ctrl-C / SIGTERM / SIGHUP handler: delete in-flight files, exit 130.
+/// Call once, from the binary; a second call (or a handler set by someone else) is an error.
+pub fn install() -> Result<(), ctrlc::Error> {
+    ctrlc::set_handler(|| {
+        remove_in_flight();
+        eprintln!("interrupted; no EPUB was changed");
+        std::process::exit(EXIT_INTERRUPTED);
+    })
+}
+
+fn lock() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
+    // A panic while holding the lock leaves the list itself valid; keep using it.
+    IN_FLIGHT.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn registered_file_is_deleted_by_cleanup_and_unregistered_on_drop() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join(".epubforge-a.epub.tmp");
+        let b = dir.path().join(".epubforge-b.epub.tmp");
+        std::fs::write(&a, b"x").unwrap();
+        std::fs::write(&b, b"x").unwrap();
+        let guard_a = register(&a);
+        {
+            let _guard_b = register(&b);
+            assert!(in_flight().contains(&b));
+        }
+        assert!(!in_flight().contains(&b), "dropped guard stays registered");
+        assert!(remove_in_flight() >= 1);
+        assert!(!a.exists(), "registered file survived cleanup");
+        assert!(b.exists(), "unregistered file was deleted");
+        drop(guard_a);
+        assert!(!in_flight().contains(&a));
+    }
+}

@@ -1,0 +1,248 @@
+//! Fuzz targets as property tests (stable Rust has no cargo-fuzz): metadata parsing, each
+//! converter, and inspect/verify on damaged EPUBs. Each runs `PROPTEST_CASES` cases (default
+//! 128) in `cargo test`; `tools/fuzz.sh` runs them with many more. The property is always "no
+//! panic", plus well-formed output where the stage promises it. Crashes found become named
+//! regression tests at the bottom.
+
+use std::io::Cursor;
+use std::path::Path;
+
+use proptest::prelude::*;
+
+fn cases() -> u32 {
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(128)
+}
+
+fn config() -> ProptestConfig {
+    ProptestConfig {
+        cases: cases(),
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    }
+}
+
+/// `body` must be well-formed XML content inside an XHTML root.
+fn assert_well_formed(body: &str) {
+    let doc = format!(
+        "<section xmlns=\"http://www.w3.org/1999/xhtml\" xmlns:epub=\"http://www.idpf.org/2007/ops\">{body}</section>"
+    );
+    if let Err(e) = roxmltree::Document::parse(&doc) {
+        panic!("not well-formed ({e}):\n{body}");
+    }
+}
+
+/// Lines that look like metadata.toml, to get past the TOML parser into validation.
+fn toml_line() -> impl Strategy<Value = String> {
+    prop_oneof![
+        Just("[book]".to_string()),
+        Just("[[chapters]]".to_string()),
+        Just("[[parts]]".to_string()),
+        Just("[[parts.chapters]]".to_string()),
+        Just("[output]".to_string()),
+        Just("title = \"T\"".to_string()),
+        Just("authors = [\"A\"]".to_string()),
+        Just("language = \"en\"".to_string()),
+        Just("file = \"1.txt\"".to_string()),
+        Just("glob = \"*.txt\"".to_string()),
+        Just("cover = \"c.png\"".to_string()),
+        Just("series-index = 2".to_string()),
+        Just("published = 2026-01-01".to_string()),
+        (
+            "[a-z-]{1,12}",
+            prop_oneof![
+                "\"[^\"\\\\\n]{0,20}\"",
+                "-?[0-9]{1,6}",
+                Just("[]".to_string()),
+                Just("{}".to_string()),
+                Just("true".to_string()),
+                "\"\\.\\./[a-z/]{0,10}\"",
+                "\"/[a-z/]{0,10}\"",
+            ]
+        )
+            .prop_map(|(k, v)| format!("{k} = {v}")),
+        "\\PC{0,30}",
+    ]
+}
+
+fn markup_token() -> impl Strategy<Value = String> {
+    prop_oneof![
+        "\\PC{0,12}",
+        Just("\n".to_string()),
+        Just("\n\n".to_string()),
+        "</?(p|div|em|strong|a|img|table|tr|td|ul|li|h1|h2|span|br|svg|math|script|style|ruby|rt|section|aside|blockquote|pre|code)>",
+        Just("<a href=\"x.html#y\">".to_string()),
+        Just("<img src=\"a.png\" alt=\"\">".to_string()),
+        Just("<img src=\"javascript:x\">".to_string()),
+        Just("&amp;&lt;&#0;&#x1F600;&bogus;".to_string()),
+        Just("# ".to_string()),
+        Just("## ".to_string()),
+        Just("> ".to_string()),
+        Just("- ".to_string()),
+        Just("1. ".to_string()),
+        Just("[^1]".to_string()),
+        Just("[^1]: note".to_string()),
+        Just("```".to_string()),
+        Just("| a | b |\n|---|---|\n".to_string()),
+        Just("![i](a.png)".to_string()),
+        Just("[l](../x.md)".to_string()),
+        Just("<!--".to_string()),
+        Just("]]>".to_string()),
+        Just("\u{0}\u{1}\u{FFFE}".to_string()),
+    ]
+}
+
+fn markup_text() -> impl Strategy<Value = String> {
+    prop::collection::vec(markup_token(), 0..40).prop_map(|v| v.concat())
+}
+
+/// A valid EPUB: the sample book, packaged in memory.
+fn sample_epub() -> Vec<u8> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let project = epubforge::project::Project::load(root).unwrap();
+    let opts = epubforge::build::BuildOptions {
+        source_date_epoch: Some(0),
+        ..Default::default()
+    };
+    let loaded = epubforge::build::load_book(&project, &opts).unwrap();
+    let entries = epubforge::package::package(&loaded.book);
+    epubforge::archive::write_to(&entries, Cursor::new(Vec::new()))
+        .unwrap()
+        .into_inner()
+}
+
+#[derive(Debug, Clone)]
+enum Mutation {
+    Flip(usize, u8),
+    Truncate(usize),
+    Insert(usize, Vec<u8>),
+    Zero(usize, usize),
+}
+
+fn mutation() -> impl Strategy<Value = Mutation> {
+    prop_oneof![
+        (any::<usize>(), any::<u8>()).prop_map(|(i, b)| Mutation::Flip(i, b)),
+        any::<usize>().prop_map(Mutation::Truncate),
+        (any::<usize>(), prop::collection::vec(any::<u8>(), 1..32))
+            .prop_map(|(i, v)| Mutation::Insert(i, v)),
+        (any::<usize>(), 1usize..64).prop_map(|(i, n)| Mutation::Zero(i, n)),
+    ]
+}
+
+fn apply(bytes: &mut Vec<u8>, m: &Mutation) {
+    let len = bytes.len().max(1);
+    match m {
+        Mutation::Flip(i, b) => {
+            if let Some(x) = bytes.get_mut(i % len) {
+                *x ^= b | 1;
+            }
+        }
+        Mutation::Truncate(i) => bytes.truncate(i % len),
+        Mutation::Insert(i, v) => {
+            let at = i % len;
+            bytes.splice(at..at, v.iter().copied());
+        }
+        Mutation::Zero(i, n) => {
+            let at = i % len;
+            let end = (at + n).min(bytes.len());
+            bytes
+                .get_mut(at..end)
+                .into_iter()
+                .flatten()
+                .for_each(|x| *x = 0);
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn fuzz_metadata_parsing_never_panics(lines in prop::collection::vec(toml_line(), 0..24)) {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("1.txt"), "x").unwrap();
+        let text = lines.join("\n");
+        let meta = dir.path().join("metadata.toml");
+        if let Err(e) = epubforge::project::Project::from_str(&text, dir.path(), &meta) {
+            prop_assert!(!e.to_string().is_empty());
+        }
+    }
+
+    #[test]
+    fn fuzz_metadata_raw_text_never_panics(text in "\\PC{0,200}") {
+        let meta = Path::new("/nonexistent/metadata.toml");
+        let _ = epubforge::project::Project::from_str(&text, Path::new("/nonexistent"), meta);
+    }
+
+    #[test]
+    fn fuzz_decode_and_text_converter(
+        bytes in prop::collection::vec(any::<u8>(), 0..4096),
+        forced in prop_oneof![Just(None), Just(Some("gb18030")), Just(Some("big5")), Just(Some("shift_jis"))],
+        replace in any::<bool>(),
+    ) {
+        let errors = if replace {
+            epubforge::source::EncodingErrors::Replace
+        } else {
+            epubforge::source::EncodingErrors::Fail
+        };
+        if let Ok(d) = epubforge::source::decode(&bytes, forced, errors) {
+            let c = epubforge::convert::convert_text(&d.text, replace);
+            assert_well_formed(&c.body);
+            let _ = epubforge::convert::text::joined_lines(&d.text);
+        }
+    }
+
+    #[test]
+    fn fuzz_text_converter_on_cjk_lines(text in "([\u{4e00}-\u{4e20}，。“”…]{0,30}\n{0,2}){0,30}") {
+        let c = epubforge::convert::convert_text(&text, true);
+        assert_well_formed(&c.body);
+        let nonblank = text.split('\n').filter(|l| !l.trim().is_empty()).count();
+        let joined = epubforge::convert::text::joined_lines(&text).len();
+        prop_assert!(joined <= nonblank);
+    }
+
+    #[test]
+    fn fuzz_markdown_converter(src in markup_text()) {
+        let mut resolve = |s: &str| -> Result<String, String> { Ok(format!("images/{}", s.len())) };
+        if let Ok(f) = epubforge::markup::markdown_to_xhtml(&src, &mut resolve) {
+            assert_well_formed(&f.body);
+        }
+    }
+
+    #[test]
+    fn fuzz_html_converter(src in markup_text()) {
+        let mut resolve = |s: &str| -> Result<String, String> { Ok(format!("images/{}", s.len())) };
+        if let Ok(f) = epubforge::markup::html_to_xhtml(&src, &mut resolve) {
+            assert_well_formed(&f.body);
+        }
+    }
+
+    #[test]
+    fn fuzz_inspect_and_verify_on_damaged_epubs(muts in prop::collection::vec(mutation(), 1..6)) {
+        thread_local!(static SAMPLE: Vec<u8> = sample_epub());
+        let mut bytes = SAMPLE.with(|s| s.clone());
+        for m in &muts {
+            apply(&mut bytes, m);
+        }
+        if let Ok(epub) = epubforge::inspect::read::open_bytes(&bytes) {
+            let _ = epubforge::inspect::read::render_text(&epub);
+        }
+        let _ = epubforge::inspect::verify::verify_bytes(&bytes);
+    }
+
+    #[test]
+    fn fuzz_isbn_validation(s in "[0-9Xx -]{0,20}") {
+        let _ = epubforge::check::validate_isbn(&s);
+    }
+}
+
+#[test]
+fn undamaged_sample_epub_reads_and_verifies_clean() {
+    let bytes = sample_epub();
+    let epub = epubforge::inspect::read::open_bytes(&bytes).unwrap();
+    assert!(epubforge::inspect::read::render_text(&epub).contains("安西烽火"));
+    let findings = epubforge::inspect::verify::verify_bytes(&bytes);
+    assert!(findings.is_empty(), "{findings:?}");
+}
