@@ -338,9 +338,32 @@ fn detection_from(name: &str) -> Option<Detection> {
     })
 }
 
+/// The generated cover for a book without one, kept in the build cache when there is one.
+fn generated_cover(project: &Project, opts: &BuildOptions, output: &Path) -> Option<Image> {
+    if project.cover.is_some() {
+        return None;
+    }
+    let cache_dir = opts.cache.then(|| {
+        output
+            .parent()
+            .unwrap_or(Path::new("."))
+            .join(incremental::CACHE_DIR)
+    });
+    Some(crate::look::generated_cover(
+        project,
+        cache_dir.as_deref(),
+        opts.force,
+    ))
+}
+
 /// The whole book in memory, packaged and written at once: no cache, no streaming.
 fn build_plain(project: &Project, opts: &BuildOptions, output: &Path) -> Result<BuildReport> {
+    // Drawn before the chapters are loaded, so its buffers never add to their memory.
+    let cover = generated_cover(project, opts, output);
     let mut loaded = load_book(project, opts)?;
+    if cover.is_some() {
+        loaded.book.cover = cover;
+    }
     let look = crate::look::prepare(project, &mut loaded.book, &mut loaded.warnings)?;
     let entries = package::package_with(&loaded.book, &look);
     drop(loaded.book.contents);
@@ -386,7 +409,11 @@ fn build_streaming(
     reuse: &[Option<&ChapterRecord>],
     mut previous: Option<PreviousEpub>,
 ) -> Result<Option<(BuildReport, Vec<WrittenChapter>)>> {
+    let cover = generated_cover(project, opts, output);
     let mut loaded = load_book_with(project, opts, reuse)?;
+    if cover.is_some() {
+        loaded.book.cover = cover;
+    }
     let look = crate::look::prepare(project, &mut loaded.book, &mut loaded.warnings)?;
     let mut book = loaded.book;
     let chapters = count_chapters(&book.contents);

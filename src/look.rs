@@ -23,7 +23,7 @@ pub fn prepare(project: &Project, book: &mut Book, warnings: &mut Vec<Warning>) 
         fonts: Vec::new(),
     };
     if book.cover.is_none() {
-        book.cover = Some(generated_cover(project, book));
+        book.cover = Some(generated_cover(project, None, true));
     }
     if project.style.fonts.is_empty() {
         return Ok(look);
@@ -93,28 +93,74 @@ fn user_css(paths: &[std::path::PathBuf]) -> Result<Vec<Asset>> {
 
 /// A typographic cover: with the first configured font, else a CJK font found on the system,
 /// else without text. Deterministic for the same font.
-fn generated_cover(project: &Project, book: &Book) -> Image {
-    let font = project
+/// The cover a book without one gets: drawn from the metadata (see `media::cover`), or read
+/// from `cache_dir`, where an earlier build left the cover for the same title, authors,
+/// writing mode, font and epubforge version (drawing it costs a noticeable share of a
+/// rebuild). A cached file that is not a whole PNG is ignored; with `redraw` the cover is drawn
+/// (and cached) even when a cached one exists, as a clean build should.
+pub fn generated_cover(project: &Project, cache_dir: Option<&Path>, redraw: bool) -> Image {
+    let info = &project.book;
+    let font_path = project
         .style
         .fonts
         .first()
         .map(|f| f.path.clone())
-        .or_else(cover::find_system_cjk_font)
-        .and_then(|p: std::path::PathBuf| std::fs::read(Path::new(&p)).ok());
-    let authors: Vec<String> = book.info.authors.iter().map(|a| a.name.clone()).collect();
-    let text = cover::CoverText {
-        title: &book.info.title,
-        subtitle: book.info.subtitle.as_deref(),
-        authors: &authors,
-        vertical: project.layout.writing_mode == WritingMode::VerticalRl,
-    };
-    Image {
+        .or_else(cover::find_system_cjk_font);
+    let vertical = project.layout.writing_mode == WritingMode::VerticalRl;
+    let authors: Vec<String> = info.authors.iter().map(|a| a.name.clone()).collect();
+    let font_stamp = font_path.as_deref().and_then(|p| {
+        std::fs::metadata(p)
+            .ok()
+            .map(|m| (p.to_path_buf(), m.len(), m.modified().ok()))
+    });
+    let key = blake3::hash(
+        format!(
+            "{}\n{}\n{:?}\n{:?}\n{vertical}\n{font_stamp:?}",
+            env!("CARGO_PKG_VERSION"),
+            info.title,
+            info.subtitle,
+            authors
+        )
+        .as_bytes(),
+    )
+    .to_hex();
+    let cached = cache_dir.map(|d| d.join(format!("cover-{}.png", &key[..16])));
+    let image = |data| Image {
         name: "cover.png".into(),
         media_type: "image/png",
-        data: cover::generate_cover(&text, font.as_deref()),
+        data,
         width: cover::COVER_WIDTH,
         height: cover::COVER_HEIGHT,
+    };
+    if let Some(data) = cached
+        .as_deref()
+        .filter(|_| !redraw)
+        .and_then(|p| std::fs::read(p).ok())
+        && data.starts_with(b"\x89PNG\r\n\x1a\n")
+        && data.ends_with(&[0x49, 0x45, 0x4E, 0x44, 0xAE, 0x42, 0x60, 0x82])
+    {
+        return image(data);
     }
+    let data = {
+        // The font (a CJK collection is 20-30 MB) is dropped as soon as the cover is drawn.
+        let font = font_path.and_then(|p| std::fs::read(p).ok());
+        let text = cover::CoverText {
+            title: &info.title,
+            subtitle: info.subtitle.as_deref(),
+            authors: &authors,
+            vertical,
+        };
+        cover::generate_cover(&text, font.as_deref())
+    };
+    if let Some(path) = &cached {
+        // A cover that cannot be cached is only drawn again next time.
+        let _ = path
+            .parent()
+            .map(std::fs::create_dir_all)
+            .and_then(Result::ok)
+            .map(|_| std::fs::write(path, &data));
+    }
+    image(data)
 }
 
 #[cfg(test)]

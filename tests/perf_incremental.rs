@@ -325,3 +325,37 @@ fn mixed_markdown_and_split_book_rebuilds_identically_after_edits() {
         );
     }
 }
+
+/// A book without a cover gets a generated one, kept in the cache so that a rebuild does not
+/// draw it again; the rebuilt EPUB still equals a clean build.
+#[test]
+fn generated_cover_is_cached_and_rebuilds_stay_identical() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path();
+    std::fs::write(p.join("a.txt"), "第一段。\n").unwrap();
+    std::fs::write(p.join("b.txt"), "第二段。\n").unwrap();
+    std::fs::write(
+        p.join("metadata.toml"),
+        "[book]\ntitle = \"无封面\"\nauthors = [\"某\"]\nlanguage = \"zh-CN\"\n[[chapters]]\nglob = \"*.txt\"\n",
+    )
+    .unwrap();
+    let out = p.join("out/book.epub");
+    build(p, &out, &[]);
+    let cached: Vec<_> = std::fs::read_dir(p.join("out/.epubforge-cache"))
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().starts_with("cover-"))
+        .collect();
+    assert_eq!(cached.len(), 1, "one cached cover");
+    append(&p.join("b.txt"), "又一段。\n");
+    build(p, &out, &[]);
+    let clean = p.join("clean.epub");
+    build(p, &clean, &["--no-cache"]);
+    assert_eq!(std::fs::read(&out).unwrap(), std::fs::read(&clean).unwrap());
+    // A damaged cached cover is not used: the book is still the clean one.
+    std::fs::write(cached[0].path(), b"\x89PNG\r\n\x1a\ntruncated").unwrap();
+    append(&p.join("a.txt"), "再一段。\n");
+    build(p, &out, &[]);
+    build(p, &clean, &["--no-cache"]);
+    assert_eq!(std::fs::read(&out).unwrap(), std::fs::read(&clean).unwrap());
+}
