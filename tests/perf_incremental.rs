@@ -2,39 +2,16 @@
 //! a clean build, an unchanged book is not rebuilt, a damaged or stale cache means a clean
 //! build, and a batch rebuilds only the book that changed.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 const EPOCH: &str = "1700000000";
 
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let target = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_dir(&e.path(), &target);
-        } else {
-            std::fs::copy(e.path(), &target).unwrap();
-        }
-    }
-}
-
 /// A copy of the sample book in a fresh temporary folder.
 fn sample() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::copy(
-        repo().join("metadata.toml"),
-        dir.path().join("metadata.toml"),
-    )
-    .unwrap();
-    copy_dir(&repo().join("seeds"), &dir.path().join("seeds"));
-    copy_dir(&repo().join("covers"), &dir.path().join("covers"));
-    dir
+    common::Fixture::sample().dir
 }
 
 struct Run {

@@ -1,23 +1,13 @@
 //! `epubforge watch` as a child process: it rebuilds after an edit, survives a broken
 //! metadata.toml without losing the last good EPUB, and recovers when it is fixed.
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 const WAIT: Duration = Duration::from_secs(20);
-
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
-    }
-}
 
 /// Kills the child even when an assertion fails.
 struct Watcher(Child);
@@ -46,13 +36,11 @@ fn wait_for(what: &str, log: &Path, mut check: impl FnMut() -> bool) {
 
 #[test]
 fn watch_rebuilds_on_edit_survives_a_broken_metadata_file_and_recovers() {
+    // The log lives outside the watched book, or writing it would trigger rebuilds.
     let dir = tempfile::tempdir().unwrap();
-    let book = dir.path().join("book");
-    std::fs::create_dir_all(&book).unwrap();
-    let metadata = std::fs::read_to_string(repo().join("metadata.toml")).unwrap();
-    std::fs::write(book.join("metadata.toml"), &metadata).unwrap();
-    copy_dir(&repo().join("seeds"), &book.join("seeds"));
-    copy_dir(&repo().join("covers"), &book.join("covers"));
+    let fixture = common::Fixture::sample();
+    let book = fixture.dir.path().to_path_buf();
+    let metadata = std::fs::read_to_string(book.join("metadata.toml")).unwrap();
     let epub = book.join("build/安西烽火.epub");
     let log = dir.path().join("watch.log");
 
