@@ -19,7 +19,7 @@ use rayon::prelude::*;
 use crate::archive::{self, EpubWriter, PreviousEpub};
 use crate::convert;
 use crate::error::{Error, Result, read};
-use crate::incremental::{self, ChapterRecord, Manifest};
+use crate::incremental::{self, ChapterRecord, Hash, Manifest, ManifestText, Stamp, Summary};
 use crate::package::{self, Book, Chapter, Entry, Image, Node, Part};
 use crate::project::{ChapterSource, ContentEntry, Project};
 use crate::source::{self, Detection};
@@ -140,29 +140,37 @@ pub fn build(project: &Project, opts: &BuildOptions) -> Result<BuildReport> {
         .unwrap_or_else(|| project.default_output());
     if !opts.cache {
         let none = vec![None; project.chapters().count()];
-        return match build_streaming(project, opts, &output, &none, None)? {
+        return match build_streaming(project, opts, &output, &none, None, &[], None)? {
             Some((report, _)) => Ok(report),
             None => build_plain(project, opts, &output),
         };
     }
     let started = incremental::nanos(SystemTime::now());
     let options_key = options_key(opts, &output);
-    let previous = (!opts.force)
-        .then(|| Manifest::load(&output))
-        .flatten()
-        .filter(|m| {
-            m.options == options_key
-                && m.output.is_some()
-                && incremental::stamp(&output) == m.output
-        });
-
+    let text = (!opts.force).then(|| ManifestText::load(&output)).flatten();
+    let summary = text.as_ref().and_then(ManifestText::summary).filter(|m| {
+        m.options == options_key && m.output.is_some() && incremental::stamp(&output) == m.output
+    });
     let sources: Vec<&ChapterSource> = project.chapters().collect();
-    let mut paths: Vec<&Path> = vec![&project.metadata_path];
-    paths.extend(project.cover.as_deref());
-    paths.extend(project.style.css.iter().map(PathBuf::as_path));
-    paths.extend(project.style.fonts.iter().map(|f| f.path.as_path()));
+    let mut paths: Vec<(&Path, Option<Stamp>)> = vec![(&project.metadata_path, None)];
+    paths.extend(project.cover.as_deref().map(|p| (p, None)));
+    paths.extend(project.style.css.iter().map(|p| (p.as_path(), None)));
+    paths.extend(project.style.fonts.iter().map(|f| (f.path.as_path(), None)));
     let first_chapter = paths.len();
-    paths.extend(sources.iter().map(|s| s.path.as_path()));
+    paths.extend(
+        sources
+            .iter()
+            .map(|s| (s.path.as_path(), s.stamp.map(Stamp::from))),
+    );
+    if let Some(summary) = &summary
+        && let Some(report) = up_to_date(summary, &paths, &sources, &output)
+    {
+        return Ok(report);
+    }
+    // Not obviously up to date: compare input by input (a touched file may still hold the
+    // same bytes) and see which chapters can be reused.
+    let previous = summary.and(text).and_then(|t| t.parse());
+    let clearing = start_clearing(&output);
     let inputs = incremental::check_inputs(&paths, previous.as_ref());
 
     if let Some(prev) = &previous
@@ -175,6 +183,20 @@ pub fn build(project: &Project, opts: &BuildOptions) -> Result<BuildReport> {
             .zip(&prev.inputs)
             .all(|(now, then)| now.stamp == then.stamp)
     {
+        // Files modified just before the last build had to be read again to be sure; once
+        // they are old enough, a fresh start time lets the next check trust their stamps.
+        let racy = |started: i128| {
+            prev.inputs
+                .iter()
+                .any(|r| r.stamp.mtime >= started - incremental::RACY_SECS * 1_000_000_000)
+        };
+        if racy(prev.started) && !racy(started) {
+            let _ = Manifest {
+                started,
+                ..prev.clone()
+            }
+            .save(&output);
+        }
         return Ok(BuildReport {
             status: BuildStatus::UpToDate,
             reused: prev.chapters.len(),
@@ -207,7 +229,7 @@ pub fn build(project: &Project, opts: &BuildOptions) -> Result<BuildReport> {
                 env!("CARGO_PKG_VERSION").as_bytes(),
                 meta_hash.as_bytes(),
                 content.as_bytes(),
-                format!("{src:?}").as_bytes(),
+                source_key(src).as_bytes(),
                 (i + 1).to_string().as_bytes(),
             ])
         })
@@ -238,12 +260,23 @@ pub fn build(project: &Project, opts: &BuildOptions) -> Result<BuildReport> {
         vec![None; sources.len()]
     };
 
-    let attempt = build_streaming(project, opts, &output, &reuse, previous_epub)?;
-    let (report, chapters) = match attempt {
+    let frame_before = previous.as_ref().map_or(&[][..], |m| &m.entries[..]);
+    let attempt = build_streaming(
+        project,
+        opts,
+        &output,
+        &reuse,
+        previous_epub,
+        frame_before,
+        Some(clearing),
+    )?;
+    let (report, written) = match attempt {
         Some(done) => done,
         None if reuse.iter().any(Option::is_some) => {
             // The reuse could not be vouched for: build everything again.
-            match build_streaming(project, opts, &output, &vec![None; sources.len()], None)? {
+            let none = vec![None; sources.len()];
+            let clearing = start_clearing(&output);
+            match build_streaming(project, opts, &output, &none, None, &[], Some(clearing))? {
                 Some(done) => done,
                 None => {
                     Manifest::remove(&output);
@@ -257,7 +290,8 @@ pub fn build(project: &Project, opts: &BuildOptions) -> Result<BuildReport> {
         }
     };
 
-    let records = chapters
+    let records = written
+        .chapters
         .into_iter()
         .zip(keys)
         .zip(&report.sources)
@@ -282,6 +316,7 @@ pub fn build(project: &Project, opts: &BuildOptions) -> Result<BuildReport> {
         output: incremental::stamp(&output),
         inputs: inputs.records,
         chapters: records,
+        entries: written.frame,
     };
     // A cache that cannot be written only costs the next build its speed.
     if manifest.save(&output).is_err() {
@@ -290,13 +325,87 @@ pub fn build(project: &Project, opts: &BuildOptions) -> Result<BuildReport> {
     Ok(report)
 }
 
+/// How a chapter source is to be read, for its cache key: every field of [`ChapterSource`]
+/// except the stamp (a touched but unchanged file is still reused).
+fn source_key(src: &ChapterSource) -> String {
+    let ChapterSource {
+        path,
+        title,
+        line,
+        encoding,
+        encoding_errors,
+        split,
+        stamp: _,
+    } = src;
+    format!("{path:?} {title:?} {line:?} {encoding:?} {encoding_errors:?} {split:?}")
+}
+
+/// The report of an up-to-date book, when the summary of its last build shows that no input
+/// was touched since: same files, same stamps, none modified too close to that build.
+fn up_to_date(
+    summary: &Summary,
+    paths: &[(&Path, Option<Stamp>)],
+    sources: &[&ChapterSource],
+    output: &Path,
+) -> Option<BuildReport> {
+    if summary.inputs != paths.len()
+        || summary.chapters != sources.len()
+        || summary.newest >= summary.started - incremental::RACY_SECS * 1_000_000_000
+    {
+        return None;
+    }
+    let stamps = paths
+        .iter()
+        .map(|&(path, known)| Some((path, known.or_else(|| incremental::stamp(path))?)))
+        .collect::<Option<Vec<_>>>()?;
+    if incremental::inputs_digest(stamps) != summary.digest {
+        return None;
+    }
+    let mut encodings = summary.encodings.iter().peekable();
+    let mut reports = Vec::with_capacity(sources.len());
+    for (i, src) in sources.iter().enumerate() {
+        let (encoding, detection) = match encodings.next_if(|(at, _, _)| *at == i) {
+            Some((_, encoding, detection)) => (
+                encoding_rs::Encoding::for_label(encoding.as_bytes())?.name(),
+                detection_from(detection)?,
+            ),
+            None => ("UTF-8", Detection::Utf8),
+        };
+        reports.push(SourceReport {
+            path: src.path.clone(),
+            encoding,
+            detection,
+        });
+    }
+    let warnings = summary
+        .warnings
+        .iter()
+        .map(|(chapter, line, message)| {
+            Some(Warning {
+                path: sources.get(*chapter)?.path.clone(),
+                line: *line,
+                message: message.clone(),
+            })
+        })
+        .collect::<Option<Vec<_>>>()?;
+    Some(BuildReport {
+        status: BuildStatus::UpToDate,
+        reused: summary.chapters,
+        bytes: summary.output.map(|o| o.size).unwrap_or(0),
+        output: output.to_path_buf(),
+        chapters: summary.chapters,
+        warnings,
+        sources: reports,
+    })
+}
+
 /// Hash of what, besides the inputs, decides the EPUB's bytes.
 fn options_key(opts: &BuildOptions, output: &Path) -> String {
     incremental::hash_fields(&[
         env!("CARGO_PKG_VERSION").as_bytes(),
         format!("{:?}", opts.source_date_epoch).as_bytes(),
         output.to_string_lossy().as_bytes(),
-        archive::LEVEL.to_string().as_bytes(),
+        format!("{} {}", archive::LEVEL, archive::FORMAT).as_bytes(),
     ])
 }
 
@@ -387,6 +496,27 @@ fn entries_chapters(entries: &[Entry]) -> usize {
         .count()
 }
 
+/// The deletion, in the background, of the EPUB the last build replaced (kept in the cache
+/// by [`EpubWriter::keep_replaced`]): freeing a big file's pages takes milliseconds that need
+/// not hold up a rebuild. Gives the path where this build may keep the EPUB it replaces.
+type Clearing = std::thread::JoinHandle<Option<PathBuf>>;
+
+fn start_clearing(output: &Path) -> Clearing {
+    let spare = incremental::spare_path(output);
+    std::thread::spawn(move || match std::fs::remove_file(&spare) {
+        Ok(()) => Some(spare),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Some(spare),
+        Err(_) => None,
+    })
+}
+
+/// What the streaming writer learnt, for the build cache.
+struct Written {
+    chapters: Vec<WrittenChapter>,
+    /// Name and hash of every entry other than chapter documents.
+    frame: Vec<(String, Hash)>,
+}
+
 /// What the streaming writer learnt about one chapter document.
 struct WrittenChapter {
     entry: String,
@@ -397,7 +527,7 @@ struct WrittenChapter {
 /// Chapter documents are packaged at most this many body bytes at a time: small enough to
 /// bound memory, large enough that re-running the package stage per chunk costs little.
 /// (Tiny under test, so that small books exercise the chunked path.)
-const CHUNK_BYTES: usize = if cfg!(test) { 2048 } else { 4 << 20 };
+const CHUNK_BYTES: usize = if cfg!(test) { 2048 } else { 2 << 20 };
 
 /// Loads the book (reusing the chapters in `reuse`) and writes it chunk by chunk. None when
 /// the package layout does not allow it: a chapter document whose name or surroundings
@@ -408,9 +538,16 @@ fn build_streaming(
     output: &Path,
     reuse: &[Option<&ChapterRecord>],
     mut previous: Option<PreviousEpub>,
-) -> Result<Option<(BuildReport, Vec<WrittenChapter>)>> {
-    let cover = generated_cover(project, opts, output);
-    let mut loaded = load_book_with(project, opts, reuse)?;
+    frame_before: &[(String, Hash)],
+    clearing: Option<Clearing>,
+) -> Result<Option<(BuildReport, Written)>> {
+    // The cover is drawn while the chapters load: its canvas is freed long before the
+    // chapters' packaging, where memory peaks.
+    let (cover, loaded) = rayon::join(
+        || generated_cover(project, opts, output),
+        || load_book_with(project, opts, reuse),
+    );
+    let mut loaded = loaded?;
     if cover.is_some() {
         loaded.book.cover = cover;
     }
@@ -429,16 +566,19 @@ fn build_streaming(
         .map(|c| c.title.clone())
         .collect();
 
-    let skeleton = package::package_with(&book, &look);
-    let names: Vec<String> = package::documents(&book, &look)
-        .iter()
-        .filter(|d| matches!(d.kind, package::DocKind::Chapter { .. }))
-        .map(|d| format!("{}/{}", package::ROOT, d.href))
-        .collect();
-    let index: HashMap<&str, usize> = skeleton
+    let package::Frame {
+        entries: skeleton,
+        doc_names,
+        chapters: chapter_docs,
+    } = package::frame(&book, &look);
+    let (names, shells): (Vec<String>, Vec<String>) = chapter_docs
+        .into_par_iter()
+        .map(|(name, shell)| (name, incremental::hash(shell.as_bytes())))
+        .unzip();
+    let index: HashMap<String, usize> = skeleton
         .iter()
         .enumerate()
-        .map(|(i, e)| (e.name.as_str(), i))
+        .map(|(i, e)| (e.name.clone(), i))
         .collect();
     let Some(pos) = names
         .iter()
@@ -450,10 +590,6 @@ fn build_streaming(
     if names.len() != chapters || pos.windows(2).any(|w| w[0] >= w[1]) {
         return Ok(None);
     }
-    let shells: Vec<String> = pos
-        .par_iter()
-        .map(|&p| incremental::hash(&skeleton[p].data))
-        .collect();
     for (k, rec) in reuse.iter().enumerate() {
         if let Some(rec) = rec
             && (rec.entry != names[k] || rec.shell != shells[k] || previous.is_none())
@@ -461,7 +597,37 @@ fn build_streaming(
             return Ok(None);
         }
     }
-    let chapter_at: HashMap<usize, usize> = pos.iter().enumerate().map(|(k, &p)| (p, k)).collect();
+    let chapter_at: HashSet<usize> = pos.iter().copied().collect();
+    // The other entries (package document, navigation, stylesheet, images...) are copied too
+    // when their bytes are those the last build wrote.
+    let frame: Vec<(String, String)> = skeleton
+        .par_iter()
+        .enumerate()
+        .filter(|(idx, _)| !chapter_at.contains(idx))
+        .map(|(_, e)| (e.name.clone(), incremental::hash(&e.data)))
+        .collect();
+    let mut copy: HashMap<usize, &str> = HashMap::new();
+    if let Some(prev) = &previous {
+        for (k, rec) in reuse.iter().enumerate() {
+            if let Some(rec) = rec {
+                copy.insert(pos[k], rec.entry.as_str());
+            }
+        }
+        let before: HashMap<&str, &str> = frame_before
+            .iter()
+            .map(|(name, hash)| (name.as_str(), hash.as_str()))
+            .collect();
+        for (name, hash) in &frame {
+            if before.get(name.as_str()) == Some(&hash.as_str())
+                && let Some(&idx) = index.get(name)
+            {
+                copy.insert(idx, name.as_str());
+            }
+        }
+        if copy.values().any(|name| !prev.contains(name)) {
+            return Ok(None);
+        }
+    }
 
     let mut writer = EpubWriter::create(output)?;
     let todo: Vec<usize> = (0..chapters).filter(|&k| reuse[k].is_none()).collect();
@@ -489,7 +655,8 @@ fn build_streaming(
         }
         // On a pool thread, so its allocations reuse the memory freed by earlier chunks'
         // bodies (which were allocated by pool threads) rather than growing another arena.
-        let full = rayon::scope(|_| package::package_with(&book, &look));
+        let wanted: HashSet<usize> = chunk.iter().copied().collect();
+        let (now_names, docs) = rayon::scope(|_| package::chapter_documents(&book, &look, &wanted));
         {
             // Each body is needed only for its own document: free it now.
             let mut slots = chapters_mut(&mut book.contents);
@@ -499,29 +666,23 @@ fn build_streaming(
                 }
             }
         }
-        let fresh: HashSet<usize> = chunk.iter().map(|&k| pos[k]).collect();
-        let same_elsewhere = full.len() == skeleton.len()
-            && full
-                .iter()
-                .zip(&skeleton)
-                .enumerate()
-                .all(|(idx, (a, b))| fresh.contains(&idx) || a == b);
-        if !same_elsewhere {
+        // A body split for size adds documents: the skeleton no longer holds.
+        if now_names != doc_names || docs.len() != chunk.len() {
             return Ok(None);
+        }
+        let mut fresh: HashMap<usize, Entry> = HashMap::with_capacity(docs.len());
+        for doc in docs {
+            match index.get(doc.name.as_str()) {
+                Some(&idx) => fresh.insert(idx, doc),
+                None => return Ok(None),
+            };
         }
         let last = chunk.last().map_or(cursor, |&k| pos[k] + 1);
         write_range(
             &mut writer,
             cursor..last,
-            |idx| {
-                if fresh.contains(&idx) {
-                    &full[idx]
-                } else {
-                    &skeleton[idx]
-                }
-            },
-            &chapter_at,
-            reuse,
+            |idx| fresh.get(&idx).unwrap_or(&skeleton[idx]),
+            &copy,
             &mut previous,
         )?;
         cursor = last;
@@ -531,10 +692,14 @@ fn build_streaming(
         &mut writer,
         cursor..skeleton.len(),
         |idx| &skeleton[idx],
-        &chapter_at,
-        reuse,
+        &copy,
         &mut previous,
     )?;
+    if let Some(clearing) = clearing
+        && let Ok(Some(spare)) = clearing.join()
+    {
+        writer.keep_replaced(spare);
+    }
     writer.finish()?;
 
     let bytes = std::fs::metadata(output).map(|m| m.len()).unwrap_or(0);
@@ -558,30 +723,29 @@ fn build_streaming(
             warnings: loaded.warnings,
             sources: loaded.sources,
         },
-        written,
+        Written {
+            chapters: written,
+            frame,
+        },
     )))
 }
 
-/// Writes entries `range` in order: reused chapters copied raw, the rest compressed in
-/// parallel batches.
+/// Writes entries `range` in order: those in `copy` copied raw from the previous EPUB (under
+/// their name there), the rest compressed in parallel batches.
 fn write_range<'a>(
     writer: &mut EpubWriter,
     range: std::ops::Range<usize>,
     entry: impl Fn(usize) -> &'a Entry,
-    chapter_at: &HashMap<usize, usize>,
-    reuse: &[Option<&ChapterRecord>],
+    copy: &HashMap<usize, &str>,
     previous: &mut Option<PreviousEpub>,
 ) -> Result<()> {
     let mut batch: Vec<&Entry> = Vec::new();
     for idx in range {
-        let reused = chapter_at
-            .get(&idx)
-            .and_then(|&k| reuse.get(k).copied().flatten());
-        match (reused, previous.as_mut()) {
-            (Some(rec), Some(prev)) => {
+        match (copy.get(&idx), previous.as_mut()) {
+            (Some(name), Some(prev)) => {
                 writer.add_refs(&batch)?;
                 batch.clear();
-                writer.copy_raw(prev, &rec.entry)?;
+                writer.copy_raw(prev, name)?;
             }
             _ => batch.push(entry(idx)),
         }
@@ -980,7 +1144,9 @@ fn resolve_image(
 /// removed with a warning.
 #[derive(Default)]
 struct LinkMap {
-    /// Canonical source path -> number of its first chapter document.
+    /// Source path -> number of its first chapter document. Made canonical only when some
+    /// chapter has links to resolve: most books have none, and resolving thousands of paths
+    /// costs a noticeable part of a rebuild.
     targets: Vec<(PathBuf, usize)>,
     /// Chapter number -> (source path, links in its body).
     pending: Vec<(usize, PathBuf, Vec<String>)>,
@@ -991,9 +1157,7 @@ impl LinkMap {
     fn add(&mut self, path: &Path, links: Vec<String>, nodes: &[Node]) {
         let first = self.chapters + 1;
         self.chapters += count_chapters(nodes);
-        if let Ok(real) = path.canonicalize() {
-            self.targets.push((real, first));
-        }
+        self.targets.push((path.to_path_buf(), first));
         if !links.is_empty() {
             self.pending.push((first, path.to_path_buf(), links));
         }
@@ -1003,6 +1167,11 @@ impl LinkMap {
         if self.pending.is_empty() {
             return;
         }
+        let targets: Vec<(PathBuf, usize)> = self
+            .targets
+            .iter()
+            .filter_map(|(path, doc)| Some((path.canonicalize().ok()?, *doc)))
+            .collect();
         let mut n = 0;
         rewrite_nodes(contents, &mut n, &mut |number, chapter| {
             let Some((_, path, links)) = self.pending.iter().find(|p| p.0 == number) else {
@@ -1019,7 +1188,7 @@ impl LinkMap {
                     .join(file)
                     .canonicalize()
                     .ok()
-                    .and_then(|real| self.targets.iter().find(|t| t.0 == real));
+                    .and_then(|real| targets.iter().find(|t| t.0 == real));
                 let old = format!("href=\"{}\"", crate::xml::escape_attr(link));
                 let new = match target {
                     Some((_, doc)) => {

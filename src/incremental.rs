@@ -26,7 +26,7 @@ pub const CACHE_DIR: &str = ".epubforge-cache";
 /// A file modified this close before a build started is re-read by the next build.
 pub const RACY_SECS: i128 = 2;
 
-const MAGIC: &str = "epubforge-cache 1";
+const MAGIC: &str = "epubforge-cache 3";
 
 /// A 32-byte BLAKE3 hash, in hex.
 pub type Hash = String;
@@ -46,6 +46,22 @@ pub fn hash_fields(fields: &[&[u8]]) -> Hash {
     h.finalize().to_hex().to_string()
 }
 
+/// One hash of every input's path and stamp, in order: equal digests mean no input was
+/// touched, which lets an up-to-date book be recognised without comparing record by record.
+pub fn inputs_digest<'a>(inputs: impl IntoIterator<Item = (&'a Path, Stamp)>) -> Hash {
+    let mut h = blake3::Hasher::new();
+    let mut line = Vec::with_capacity(128);
+    for (path, stamp) in inputs {
+        line.clear();
+        line.extend_from_slice(&stamp.size.to_le_bytes());
+        line.extend_from_slice(&stamp.mtime.to_le_bytes());
+        line.extend_from_slice(path.as_os_str().as_encoded_bytes());
+        h.update(&(line.len() as u64).to_le_bytes());
+        h.update(&line);
+    }
+    h.finalize().to_hex().to_string()
+}
+
 /// Where the manifest of the EPUB at `output` lives.
 pub fn manifest_path(output: &Path) -> PathBuf {
     let dir = match output.parent() {
@@ -59,6 +75,15 @@ pub fn manifest_path(output: &Path) -> PathBuf {
     dir.join(CACHE_DIR).join(format!("{name}.manifest"))
 }
 
+/// Where the EPUB replaced by the last build of `output` is kept until the next build writes
+/// (a hard link to the old file; its deletion, which frees the old pages, then happens in the
+/// background of that build). It takes as much disk as the EPUB, and is safe to delete.
+pub fn spare_path(output: &Path) -> PathBuf {
+    let mut path = manifest_path(output);
+    path.set_extension("replaced");
+    path
+}
+
 /// Size and modification time of a file, as recorded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Stamp {
@@ -66,6 +91,15 @@ pub struct Stamp {
     pub size: u64,
     /// Modification time, nanoseconds since the epoch.
     pub mtime: i128,
+}
+
+impl From<crate::project::FileStamp> for Stamp {
+    fn from(s: crate::project::FileStamp) -> Stamp {
+        Stamp {
+            size: s.size,
+            mtime: nanos(s.modified),
+        }
+    }
 }
 
 /// The stamp of the file at `path`, or None when it cannot be read.
@@ -130,6 +164,8 @@ pub struct Manifest {
     pub inputs: Vec<InputRecord>,
     /// One record per chapter source, in reading order.
     pub chapters: Vec<ChapterRecord>,
+    /// Name and hash of every other entry of the EPUB (package document, navigation...).
+    pub entries: Vec<(String, Hash)>,
 }
 
 fn esc(s: &str) -> String {
@@ -168,6 +204,113 @@ fn unesc(s: &str) -> Option<String> {
     Some(out)
 }
 
+/// What an up-to-date check needs from a manifest, read without parsing its records.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Summary {
+    /// As in [`Manifest`].
+    pub options: Hash,
+    /// As in [`Manifest`].
+    pub started: i128,
+    /// As in [`Manifest`].
+    pub output: Option<Stamp>,
+    /// Number of input records.
+    pub inputs: usize,
+    /// [`inputs_digest`] of the input records.
+    pub digest: Hash,
+    /// The newest input modification time recorded.
+    pub newest: i128,
+    /// Number of chapter records.
+    pub chapters: usize,
+    /// Encoding and detection of each chapter record not read as plain UTF-8, by index.
+    pub encodings: Vec<(usize, String, String)>,
+    /// The warnings of the chapter records, by index: (chapter, line, message).
+    pub warnings: Vec<(usize, Option<usize>, String)>,
+}
+
+/// A manifest file's text, checksum verified, to summarise or parse in full.
+pub struct ManifestText(String);
+
+impl ManifestText {
+    /// Reads the manifest of the EPUB at `output`; None when missing or damaged.
+    pub fn load(output: &Path) -> Option<ManifestText> {
+        let text = std::fs::read_to_string(manifest_path(output)).ok()?;
+        let body_end = text.rfind("end\t")?;
+        let (body, end) = text.split_at(body_end);
+        if end.trim_end() != format!("end\t{}", hash(body.as_bytes())) || !body.ends_with('\n') {
+            return None;
+        }
+        body.starts_with(&format!("{MAGIC}\n"))
+            .then_some(ManifestText(text))
+    }
+
+    fn body(&self) -> &str {
+        let end = self.0.rfind("end\t").unwrap_or(self.0.len());
+        &self.0[MAGIC.len() + 1..end]
+    }
+
+    /// The head, the chapters' encodings and warnings; input records are skipped and chapter
+    /// records only glanced at.
+    pub fn summary(&self) -> Option<Summary> {
+        let mut m = Summary {
+            options: Hash::new(),
+            started: 0,
+            output: None,
+            inputs: 0,
+            digest: Hash::new(),
+            newest: 0,
+            chapters: 0,
+            encodings: Vec::new(),
+            warnings: Vec::new(),
+        };
+        for line in self.body().lines() {
+            let (kind, rest) = line.split_once('\t')?;
+            match kind {
+                "input" | "entry" => {}
+                "chapter" => {
+                    let mut f = rest.split('\t').skip(3);
+                    let (encoding, detection) = (f.next()?, f.next()?);
+                    if (encoding, detection) != ("UTF-8", "Utf8") {
+                        m.encodings
+                            .push((m.chapters, unesc(encoding)?, unesc(detection)?));
+                    }
+                    m.chapters += 1;
+                }
+                "warning" => {
+                    let (line, message) = rest.split_once('\t')?;
+                    let line = match line {
+                        "-" => None,
+                        l => Some(l.parse().ok()?),
+                    };
+                    let chapter = m.chapters.checked_sub(1)?;
+                    m.warnings.push((chapter, line, unesc(message)?));
+                }
+                "options" => m.options = rest.into(),
+                "started" => m.started = rest.parse().ok()?,
+                "output" => {
+                    let (size, mtime) = rest.split_once('\t')?;
+                    m.output = Some(Stamp {
+                        size: size.parse().ok()?,
+                        mtime: mtime.parse().ok()?,
+                    });
+                }
+                "digest" => {
+                    let mut f = rest.split('\t');
+                    m.inputs = f.next()?.parse().ok()?;
+                    m.newest = f.next()?.parse().ok()?;
+                    m.digest = f.next()?.into();
+                }
+                _ => return None,
+            }
+        }
+        Some(m)
+    }
+
+    /// The whole manifest.
+    pub fn parse(&self) -> Option<Manifest> {
+        Manifest::parse(&self.0)
+    }
+}
+
 impl Manifest {
     /// The manifest as text, ending with a checksum line.
     pub fn to_text(&self) -> String {
@@ -179,6 +322,9 @@ impl Manifest {
         if let Some(o) = self.output {
             let _ = writeln!(s, "output\t{}\t{}", o.size, o.mtime);
         }
+        let digest = inputs_digest(self.inputs.iter().map(|i| (i.path.as_path(), i.stamp)));
+        let newest = self.inputs.iter().map(|i| i.stamp.mtime).max().unwrap_or(0);
+        let _ = writeln!(s, "digest\t{}\t{newest}\t{digest}", self.inputs.len());
         for i in &self.inputs {
             let _ = writeln!(
                 s,
@@ -205,6 +351,9 @@ impl Manifest {
                 let _ = writeln!(s, "warning\t{line}\t{}", esc(message));
             }
         }
+        for (name, h) in &self.entries {
+            let _ = writeln!(s, "entry\t{h}\t{}", esc(name));
+        }
         let sum = hash(s.as_bytes());
         let _ = writeln!(s, "end\t{sum}");
         s
@@ -227,6 +376,8 @@ impl Manifest {
             f.clear();
             f.extend(line.split('\t'));
             match f.as_slice() {
+                ["digest", ..] => {}
+                ["entry", h, name] => m.entries.push(((unesc(name)?), (*h).into())),
                 ["options", h] => m.options = (*h).into(),
                 ["started", t] => m.started = t.parse().ok()?,
                 ["output", size, mtime] => {
@@ -303,34 +454,52 @@ pub struct Inputs {
 }
 
 /// Stamps and, where needed, hashes `paths`, comparing with `previous` (matched by position
-/// and path). Unreadable files get an empty hash and count as changed: the build that follows
-/// reports the real error.
-pub fn check_inputs(paths: &[&Path], previous: Option<&Manifest>) -> Inputs {
+/// and path). A path may come with the stamp it had when the project was loaded, which is
+/// used instead of looking again. Unreadable files get an empty hash and count as changed:
+/// the build that follows reports the real error.
+pub fn check_inputs(paths: &[(&Path, Option<Stamp>)], previous: Option<&Manifest>) -> Inputs {
     let racy_after = previous.map(|m| m.started - RACY_SECS * 1_000_000_000);
-    let (records, unchanged): (Vec<_>, Vec<_>) = paths
+    // First the stamps, which usually settle everything (an up-to-date book reads no file and
+    // starts no thread); then the hashes of the rest, in parallel.
+    let mut records = Vec::with_capacity(paths.len());
+    let mut unchanged = Vec::with_capacity(paths.len());
+    let mut to_hash = Vec::new();
+    for (i, &(path, known)) in paths.iter().enumerate() {
+        let old = previous
+            .and_then(|m| m.inputs.get(i))
+            .filter(|r| r.path == *path);
+        let st = known.or_else(|| stamp(path));
+        if let (Some(old), Some(st), Some(racy_after)) = (old, st, racy_after)
+            && old.stamp == st
+            && st.mtime < racy_after
+        {
+            records.push(old.clone());
+            unchanged.push(true);
+            continue;
+        }
+        to_hash.push(i);
+        records.push(InputRecord {
+            path: path.to_path_buf(),
+            stamp: st.unwrap_or(Stamp { size: 0, mtime: 0 }),
+            hash: String::new(),
+        });
+        unchanged.push(false);
+    }
+    let hashes: Vec<String> = to_hash
         .par_iter()
-        .enumerate()
-        .map(|(i, path)| {
-            let old = previous
-                .and_then(|m| m.inputs.get(i))
-                .filter(|r| r.path == *path);
-            let st = stamp(path);
-            if let (Some(old), Some(st), Some(racy_after)) = (old, st, racy_after)
-                && old.stamp == st
-                && st.mtime < racy_after
-            {
-                return (old.clone(), true);
-            }
-            let h = std::fs::read(path).map(|b| hash(&b)).unwrap_or_default();
-            let same = !h.is_empty() && old.is_some_and(|o| o.hash == h);
-            let record = InputRecord {
-                path: path.to_path_buf(),
-                stamp: st.unwrap_or(Stamp { size: 0, mtime: 0 }),
-                hash: h,
-            };
-            (record, same)
+        .map(|&i| {
+            std::fs::read(paths[i].0)
+                .map(|b| hash(&b))
+                .unwrap_or_default()
         })
-        .unzip();
+        .collect();
+    for (i, h) in to_hash.into_iter().zip(hashes) {
+        let old = previous
+            .and_then(|m| m.inputs.get(i))
+            .filter(|r| r.path == paths[i].0);
+        unchanged[i] = !h.is_empty() && old.is_some_and(|o| o.hash == h);
+        records[i].hash = h;
+    }
     Inputs { records, unchanged }
 }
 
@@ -360,7 +529,55 @@ mod tests {
                 detection: "Utf8".into(),
                 warnings: vec![(Some(3), "dropped".into()), (None, "empty".into())],
             }],
+            entries: vec![("EPUB/nav.xhtml".into(), hash(b"n"))],
         }
+    }
+
+    #[test]
+    fn the_summary_reads_the_head_and_the_report_without_the_records() {
+        let mut m = sample();
+        m.chapters.push(ChapterRecord {
+            encoding: "GBK".into(),
+            detection: "Guessed".into(),
+            warnings: vec![(None, "gap".into())],
+            ..m.chapters[0].clone()
+        });
+        let dir = tempfile::tempdir().unwrap();
+        let output = dir.path().join("book.epub");
+        m.save(&output).unwrap();
+        let text = ManifestText::load(&output).unwrap();
+        assert_eq!(text.parse(), Some(m.clone()));
+        let summary = text.summary().unwrap();
+        assert_eq!(summary.options, m.options);
+        assert_eq!(summary.output, m.output);
+        assert_eq!((summary.inputs, summary.chapters), (1, 2));
+        assert_eq!(summary.newest, -2);
+        assert_eq!(
+            summary.digest,
+            inputs_digest(m.inputs.iter().map(|i| (i.path.as_path(), i.stamp)))
+        );
+        assert_eq!(summary.encodings, [(1, "GBK".into(), "Guessed".into())]);
+        assert_eq!(
+            summary.warnings,
+            [
+                (0, Some(3), "dropped".into()),
+                (0, None, "empty".into()),
+                (1, None, "gap".into())
+            ]
+        );
+        // A touched input changes the digest.
+        let touched = Stamp { size: 1, mtime: -1 };
+        assert_ne!(
+            summary.digest,
+            inputs_digest([(m.inputs[0].path.as_path(), touched)])
+        );
+        // A damaged file is not summarised.
+        let path = manifest_path(&output);
+        let damaged = std::fs::read_to_string(&path)
+            .unwrap()
+            .replace("GBK", "GB2");
+        std::fs::write(&path, damaged).unwrap();
+        assert!(ManifestText::load(&output).is_none());
     }
 
     #[test]
@@ -383,7 +600,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let a = dir.path().join("a.txt");
         std::fs::write(&a, "one").unwrap();
-        let first = check_inputs(&[&a], None);
+        let first = check_inputs(&[(a.as_path(), None)], None);
         assert_eq!(first.unchanged, vec![false]);
         let mut m = Manifest {
             inputs: first.records.clone(),
@@ -391,19 +608,28 @@ mod tests {
             started: nanos(SystemTime::now()) + 10_000_000_000,
             ..Manifest::default()
         };
-        assert_eq!(check_inputs(&[&a], Some(&m)).unchanged, vec![true]);
+        assert_eq!(
+            check_inputs(&[(a.as_path(), None)], Some(&m)).unchanged,
+            vec![true]
+        );
 
         // Same size, same recorded stamp, but the build started right after the write: racy,
         // so the content is compared and the change is seen.
         std::fs::write(&a, "two").unwrap();
         m.inputs[0].stamp = stamp(&a).unwrap();
         m.started = m.inputs[0].stamp.mtime;
-        assert_eq!(check_inputs(&[&a], Some(&m)).unchanged, vec![false]);
+        assert_eq!(
+            check_inputs(&[(a.as_path(), None)], Some(&m)).unchanged,
+            vec![false]
+        );
 
         // A new stamp with the old content counts as unchanged.
-        let now = check_inputs(&[&a], None);
+        let now = check_inputs(&[(a.as_path(), None)], None);
         m.inputs = now.records;
         m.inputs[0].stamp.mtime -= 1;
-        assert_eq!(check_inputs(&[&a], Some(&m)).unchanged, vec![true]);
+        assert_eq!(
+            check_inputs(&[(a.as_path(), None)], Some(&m)).unchanged,
+            vec![true]
+        );
     }
 }

@@ -9,7 +9,7 @@ use std::path::Path;
 
 use crate::build::Warning;
 use crate::error::{Error, Result, read};
-use crate::media::{cover, fonts};
+use crate::media::{FontFile, cover, fonts};
 use crate::package::{self, Asset, Book, Image, Look};
 use crate::project::{Project, WritingMode};
 
@@ -31,7 +31,8 @@ pub fn prepare(project: &Project, book: &mut Book, warnings: &mut Vec<Warning>) 
     let chars = package::used_chars(book, &look);
     let sample: String = chars.iter().collect();
     for source in &project.style.fonts {
-        let bytes = read(&source.path)?;
+        let bytes =
+            FontFile::open(&source.path).map_err(|e| Error::io(&source.path, "cannot read", e))?;
         let face = source
             .face
             .unwrap_or_else(|| fonts::choose_face(&bytes, &sample));
@@ -143,7 +144,7 @@ pub fn generated_cover(project: &Project, cache_dir: Option<&Path>, redraw: bool
     }
     let data = {
         // The font (a CJK collection is 20-30 MB) is dropped as soon as the cover is drawn.
-        let font = font_path.and_then(|p| std::fs::read(p).ok());
+        let font = font_path.and_then(|p| FontFile::open(&p).ok());
         let text = cover::CoverText {
             title: &info.title,
             subtitle: info.subtitle.as_deref(),

@@ -336,3 +336,86 @@ fn generated_cover_is_cached_and_rebuilds_stay_identical() {
     build(p, &clean, &["--no-cache"]);
     assert_eq!(std::fs::read(&out).unwrap(), std::fs::read(&clean).unwrap());
 }
+
+/// Sets every file under `dir` to have been modified an hour ago, so that a build's stamps
+/// are trusted at once (files changed within two seconds of a build are always re-read).
+fn age(dir: &Path) {
+    let past = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    for entry in walkdir(dir) {
+        if let Ok(f) = std::fs::File::options().write(true).open(&entry) {
+            f.set_modified(past).unwrap();
+        }
+    }
+}
+
+fn walkdir(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            out.extend(walkdir(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
+
+#[test]
+fn an_up_to_date_book_reports_the_warnings_and_encodings_of_its_build() {
+    let book = sample();
+    // A GBK chapter, so that an encoding other than UTF-8 is reported too.
+    let (gbk, _, _) = encoding_rs::GBK.encode("第一段。\n第二段\n");
+    std::fs::write(book.path().join("seeds/004_gbk.txt"), gbk).unwrap();
+    // And two chapters with warnings.
+    std::fs::write(book.path().join("seeds/005_empty.txt"), "").unwrap();
+    std::fs::write(book.path().join("seeds/006_ctl.txt"), "一\n二\u{7}三\n").unwrap();
+    age(book.path());
+    let out = book.path().join("book.epub");
+    let built = build(book.path(), &out, &["-v"]);
+    assert!(built.stderr.contains("read as GBK"), "{}", built.stderr);
+    let noop = build(book.path(), &out, &["-v"]);
+    assert!(noop.stderr.contains("up to date"), "{}", noop.stderr);
+    let report = |s: &str| -> Vec<String> {
+        s.lines()
+            .filter(|l| !l.starts_with("built") && !l.starts_with("up to date"))
+            .map(str::to_string)
+            .collect()
+    };
+    let lines = report(&built.stderr);
+    assert!(
+        lines.iter().any(|l| l.contains("005_empty.txt")),
+        "{lines:?}"
+    );
+    assert!(
+        lines.iter().any(|l| l.contains("006_ctl.txt:2")),
+        "{lines:?}"
+    );
+    assert_eq!(report(&built.stderr), report(&noop.stderr));
+}
+
+#[test]
+fn the_replaced_epub_waits_in_the_cache_until_the_next_build() {
+    let book = sample();
+    let out = book.path().join("book.epub");
+    let spare = book.path().join(".epubforge-cache/book.epub.replaced");
+    build(book.path(), &out, &[]);
+    let first = std::fs::read(&out).unwrap();
+    assert!(!spare.exists());
+
+    append(&first_chapter(book.path()), "\n一。\n");
+    build(book.path(), &out, &[]);
+    let second = std::fs::read(&out).unwrap();
+    assert_eq!(std::fs::read(&spare).unwrap(), first);
+
+    append(&first_chapter(book.path()), "\n二。\n");
+    build(book.path(), &out, &[]);
+    assert_eq!(std::fs::read(&spare).unwrap(), second);
+    assert_eq!(std::fs::read(&out).unwrap(), clean_build(book.path()));
+
+    // Deleting the cache is always safe.
+    std::fs::remove_dir_all(book.path().join(".epubforge-cache")).unwrap();
+    append(&first_chapter(book.path()), "\n三。\n");
+    build(book.path(), &out, &[]);
+    assert_eq!(std::fs::read(&out).unwrap(), clean_build(book.path()));
+}

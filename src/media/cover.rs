@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 
 use ab_glyph::{Font, FontRef, GlyphId, PxScale, point};
 use image::codecs::png::{CompressionType, FilterType, PngEncoder};
-use image::{ImageEncoder, Rgb, RgbImage};
+use image::{ImageEncoder, RgbImage};
 
 use super::fonts::{choose_face, vertical_substitutions};
 
@@ -157,7 +157,7 @@ fn fc_match_cjk() -> Option<PathBuf> {
     }
     let path = PathBuf::from(String::from_utf8(out.stdout).ok()?.trim());
     // fc-match always answers something; only take it if it can set Chinese.
-    let bytes = std::fs::read(&path).ok()?;
+    let bytes = super::FontFile::open(&path).ok()?;
     let face = ttf_parser::Face::parse(&bytes, 0).ok()?;
     face.glyph_index('中').map(|_| path)
 }
@@ -201,12 +201,20 @@ impl Canvas {
     fn new(palette: &Palette) -> Canvas {
         let [r, g, b] = palette.background;
         // Slightly lighter at the top, darker at the foot, like light falling on cloth.
-        let img = RgbImage::from_fn(COVER_WIDTH, COVER_HEIGHT, |_, y| {
+        // The shade only changes down the page: work out each row's color once and repeat it.
+        let width = COVER_WIDTH as usize;
+        let mut raw = vec![0u8; width * 3 * COVER_HEIGHT as usize];
+        for (y, row) in raw.chunks_exact_mut(width * 3).enumerate() {
             let t = y as f32 / COVER_HEIGHT as f32;
             let k = 1.10 - 0.25 * t;
             let c = |v: u8| (f32::from(v) * k).round().clamp(0.0, 255.0) as u8;
-            Rgb([c(r), c(g), c(b)])
-        });
+            let color = [c(r), c(g), c(b)];
+            for px in row.chunks_exact_mut(3) {
+                px.copy_from_slice(&color);
+            }
+        }
+        let img = RgbImage::from_raw(COVER_WIDTH, COVER_HEIGHT, raw)
+            .expect("the buffer is sized for the cover");
         Canvas { img }
     }
 

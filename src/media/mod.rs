@@ -11,3 +11,42 @@
 pub mod cover;
 pub mod fonts;
 pub mod image;
+
+use std::path::Path;
+
+/// The bytes of a font file, memory-mapped where the system allows it.
+///
+/// CJK fonts are 20-30 MB, and drawing a cover or cutting a subset reads only a few tables and
+/// glyphs: mapped, only those pages are ever loaded, which keeps a build's peak memory near the
+/// size of its text rather than its fonts. Falls back to reading the whole file.
+pub struct FontFile(Backing);
+
+enum Backing {
+    Mapped(memmap2::Mmap),
+    Read(Vec<u8>),
+}
+
+impl FontFile {
+    /// Opens and maps (or reads) `path`.
+    pub fn open(path: &Path) -> std::io::Result<FontFile> {
+        let file = std::fs::File::open(path)?;
+        // SAFETY: the map is read-only and private to this build. Someone truncating the font
+        // while it is mapped would fault the process, the same risk every program that maps
+        // fonts (browsers, font rasterisers, ripgrep for searched files) takes.
+        match unsafe { memmap2::Mmap::map(&file) } {
+            Ok(map) => Ok(FontFile(Backing::Mapped(map))),
+            Err(_) => std::fs::read(path).map(|bytes| FontFile(Backing::Read(bytes))),
+        }
+    }
+}
+
+impl std::ops::Deref for FontFile {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        match &self.0 {
+            Backing::Mapped(map) => map,
+            Backing::Read(bytes) => bytes,
+        }
+    }
+}

@@ -326,7 +326,51 @@ fn collect_text_chars(xml: &str, out: &mut BTreeSet<char>) {
 
 /// Writes every file of the EPUB, in container order, laid out and styled by `look`.
 pub fn package_with(book: &Book, look: &Look) -> Vec<Entry> {
+    package_entries(book, look, &documents(book, look), true)
+}
+
+/// The package without its chapter documents rendered: what a writer that renders chapters
+/// itself ([`chapter_documents`]) or copies them from a previous EPUB needs first.
+pub struct Frame {
+    /// Every entry of [`package_with`], in order, chapter documents empty.
+    pub entries: Vec<Entry>,
+    /// The entry names of every document of the reading order.
+    pub doc_names: Vec<String>,
+    /// For each chapter document, in order: its entry name, and everything its bytes depend
+    /// on besides its body (title, language, stylesheets, writing mode, EPUB version, whether
+    /// it continues a chapter split for size) as text. A build cache keeps the latter to know
+    /// that a chapter it copies from a previous EPUB would be packaged the same today.
+    pub chapters: Vec<(String, String)>,
+}
+
+/// Lays the book out and renders everything but the chapter documents.
+pub fn frame(book: &Book, look: &Look) -> Frame {
     let docs = documents(book, look);
+    let sheets = look.stylesheets().join(" ");
+    let chapters = docs
+        .iter()
+        .filter_map(|doc| match doc.kind {
+            DocKind::Chapter { first, .. } => Some((
+                format!("{ROOT}/{}", doc.href),
+                format!(
+                    "{}\u{1f}{}\u{1f}{sheets}\u{1f}{:?}\u{1f}{}\u{1f}{first}",
+                    doc.title,
+                    book.info.language,
+                    look.version,
+                    look.vertical(),
+                ),
+            )),
+            _ => None,
+        })
+        .collect();
+    Frame {
+        doc_names: docs.iter().map(|d| format!("{ROOT}/{}", d.href)).collect(),
+        entries: package_entries(book, look, &docs, false),
+        chapters,
+    }
+}
+
+fn package_entries(book: &Book, look: &Look, docs: &[Doc<'_>], chapters: bool) -> Vec<Entry> {
     let css = style::stylesheet(&book.info.language, look);
     let entry = |name: String, data: Vec<u8>, compress: bool| Entry {
         name,
@@ -344,24 +388,24 @@ pub fn package_with(book: &Book, look: &Look) -> Vec<Entry> {
     if look.epub2() {
         entries.push(entry(
             format!("{ROOT}/package.opf"),
-            epub2::package_document(book, look, &docs).into_bytes(),
+            epub2::package_document(book, look, docs).into_bytes(),
             true,
         ));
     } else {
         entries.push(entry(
             format!("{ROOT}/package.opf"),
-            opf::package_document(book, look, &docs).into_bytes(),
+            opf::package_document(book, look, docs).into_bytes(),
             true,
         ));
         entries.push(entry(
             format!("{ROOT}/nav.xhtml"),
-            nav::nav_document(book, look, &docs).into_bytes(),
+            nav::nav_document(book, look, docs).into_bytes(),
             true,
         ));
     }
     entries.push(entry(
         format!("{ROOT}/toc.ncx"),
-        nav::ncx(book, &docs).into_bytes(),
+        nav::ncx(book, docs).into_bytes(),
         true,
     ));
     entries.push(entry(
@@ -383,12 +427,19 @@ pub fn package_with(book: &Book, look: &Look) -> Vec<Entry> {
             true,
         ));
     }
-    for doc in &docs {
-        entries.push(entry(
-            format!("{ROOT}/{}", doc.href),
-            docs::render(book, look, doc, &docs).into_bytes(),
-            true,
-        ));
+    {
+        use rayon::prelude::*;
+        let rendered: Vec<Entry> = docs
+            .par_iter()
+            .map(|doc| {
+                let data = match doc.kind {
+                    DocKind::Chapter { .. } if !chapters => Vec::new(),
+                    _ => docs::render(book, look, doc, docs).into_bytes(),
+                };
+                entry(format!("{ROOT}/{}", doc.href), data, true)
+            })
+            .collect();
+        entries.extend(rendered);
     }
     for image in book.cover.iter().chain(&book.images) {
         entries.push(entry(
@@ -409,6 +460,46 @@ pub fn package_with(book: &Book, look: &Look) -> Vec<Entry> {
     entries
 }
 
+/// The documents of chapters `wanted` (0-based, in reading order), exactly as
+/// [`package_with`] writes them (rendered in parallel), with the entry names of every document
+/// of the reading order.
+///
+/// Only chapter documents depend on chapter bodies: the package document, the navigation and
+/// the generated pages depend on titles and file names, and a body changes file names only
+/// when it is split for size, which the names show. So a writer that streams a big book can
+/// package its skeleton (every body empty) once, then just the chapters of each chunk, and
+/// compare the names to know that everything else still holds.
+pub fn chapter_documents(
+    book: &Book,
+    look: &Look,
+    wanted: &std::collections::HashSet<usize>,
+) -> (Vec<String>, Vec<Entry>) {
+    use rayon::prelude::*;
+    let docs = documents(book, look);
+    let names = docs.iter().map(|d| format!("{ROOT}/{}", d.href)).collect();
+    let mut chapter = 0;
+    let mut picked = Vec::new();
+    for doc in &docs {
+        if let DocKind::Chapter { first, .. } = doc.kind {
+            if first {
+                chapter += 1;
+            }
+            if wanted.contains(&(chapter - 1)) {
+                picked.push(doc);
+            }
+        }
+    }
+    let entries = picked
+        .par_iter()
+        .map(|doc| Entry {
+            name: format!("{ROOT}/{}", doc.href),
+            data: docs::render(book, look, doc, &docs).into_bytes(),
+            compress: true,
+        })
+        .collect();
+    (names, entries)
+}
+
 fn container_xml() -> String {
     format!(
         r#"<?xml version="1.0" encoding="UTF-8"?>
@@ -424,6 +515,67 @@ fn container_xml() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn book(bodies: &[&str]) -> Book {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.txt"), "甲").unwrap();
+        let project = crate::project::Project::from_str(
+            "[book]\ntitle = \"书\"\nauthors = [\"某\"]\nlanguage = \"zh-CN\"\n[[chapters]]\nfile = \"a.txt\"\n",
+            dir.path(),
+            &dir.path().join("metadata.toml"),
+        )
+        .unwrap();
+        Book {
+            info: project.book,
+            modified: "2024-01-01T00:00:00Z".into(),
+            cover: None,
+            contents: bodies
+                .iter()
+                .enumerate()
+                .map(|(i, b)| {
+                    Node::Chapter(Chapter {
+                        title: format!("第{}章", i + 1),
+                        body: b.to_string(),
+                    })
+                })
+                .collect(),
+            images: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn only_chapter_documents_depend_on_bodies() {
+        let look = Look::default();
+        let empty = package_with(&book(&["", "", ""]), &look);
+        let full_book = book(&["<p>甲</p>\n", "<p>乙</p>\n", "<p>丙</p>\n"]);
+        let full = package_with(&full_book, &look);
+        assert_eq!(empty.len(), full.len());
+        let differ: Vec<&str> = empty
+            .iter()
+            .zip(&full)
+            .filter(|(a, b)| a != b)
+            .map(|(a, _)| a.name.as_str())
+            .collect();
+        assert_eq!(
+            differ,
+            [
+                "EPUB/text/chapter-0001.xhtml",
+                "EPUB/text/chapter-0002.xhtml",
+                "EPUB/text/chapter-0003.xhtml"
+            ]
+        );
+
+        // ... and chapter_documents renders those exactly as package_with does.
+        let wanted = [0, 2].into_iter().collect();
+        let (names, docs) = chapter_documents(&full_book, &look, &wanted);
+        assert!(names.contains(&"EPUB/text/chapter-0002.xhtml".to_string()));
+        let expected: Vec<Entry> = full
+            .iter()
+            .filter(|e| e.name.ends_with("-0001.xhtml") || e.name.ends_with("-0003.xhtml"))
+            .cloned()
+            .collect();
+        assert_eq!(docs, expected);
+    }
 
     #[test]
     fn text_chars_skip_markup_and_decode_entities() {

@@ -122,6 +122,28 @@ pub struct ChapterSource {
     pub encoding_errors: crate::source::EncodingErrors,
     /// Split the file into chapters (and volumes) at headings (`split = "auto"` or a regex).
     pub split: Option<crate::split::SplitMode>,
+    /// Size and modification time from the folder listing, when the file was found by a glob
+    /// (a rebuild then need not look at the file again). Not part of how to read the file.
+    pub stamp: Option<FileStamp>,
+}
+
+/// Size and modification time of a file, as seen when the project was loaded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FileStamp {
+    /// Size in bytes.
+    pub size: u64,
+    /// Last modification.
+    pub modified: std::time::SystemTime,
+}
+
+impl FileStamp {
+    /// The stamp of a file's metadata; None where the system keeps no modification time.
+    pub fn of(meta: &std::fs::Metadata) -> Option<FileStamp> {
+        Some(FileStamp {
+            size: meta.len(),
+            modified: meta.modified().ok()?,
+        })
+    }
 }
 
 /// How a project is loaded.
@@ -220,41 +242,44 @@ fn file_name_for(title: &str) -> String {
 }
 
 /// Compares file names so that numbers sort by value: `2.txt` before `10.txt`.
+///
+/// Runs of digits compare by value, then (between equal values) the one with fewer leading
+/// zeros first; everything else compares by character.
 pub fn natural_cmp(a: &str, b: &str) -> std::cmp::Ordering {
-    use std::cmp::Ordering;
-    let (mut a, mut b) = (a, b);
-    loop {
-        match (a.chars().next(), b.chars().next()) {
-            (None, None) => return Ordering::Equal,
-            (None, Some(_)) => return Ordering::Less,
-            (Some(_), None) => return Ordering::Greater,
-            (Some(x), Some(y)) if x.is_ascii_digit() && y.is_ascii_digit() => {
-                let da = a.find(|c: char| !c.is_ascii_digit()).unwrap_or(a.len());
-                let db = b.find(|c: char| !c.is_ascii_digit()).unwrap_or(b.len());
-                let (na, nb) = (
-                    a[..da].trim_start_matches('0'),
-                    b[..db].trim_start_matches('0'),
-                );
-                let ord = na
-                    .len()
-                    .cmp(&nb.len())
-                    .then_with(|| na.cmp(nb))
-                    .then_with(|| da.cmp(&db));
-                if ord != Ordering::Equal {
-                    return ord;
-                }
-                a = &a[da..];
-                b = &b[db..];
-            }
-            (Some(x), Some(y)) => {
-                if x != y {
-                    return x.cmp(&y);
-                }
-                a = &a[x.len_utf8()..];
-                b = &b[y.len_utf8()..];
-            }
+    natural_key(a).cmp(&natural_key(b))
+}
+
+/// A byte string whose plain order is [`natural_cmp`]'s, to sort many names by (each key is
+/// built once instead of at every comparison).
+///
+/// A run of digits becomes `'0'`, its length without leading zeros (4 bytes, big-endian), the
+/// digits without leading zeros, and its full length: a digit sorts against other characters
+/// as `'0'` would (every other character is below `'0'` or above `'9'`), and numbers compare
+/// by length first, then digits, then zeros. Other characters are kept as UTF-8, whose byte
+/// order is character order.
+pub fn natural_key(s: &str) -> Vec<u8> {
+    let bytes = s.as_bytes();
+    let mut key = Vec::with_capacity(bytes.len() + 16);
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i].is_ascii_digit() {
+            let end = bytes[i..]
+                .iter()
+                .position(|b| !b.is_ascii_digit())
+                .map_or(bytes.len(), |n| i + n);
+            let run = &bytes[i..end];
+            let value = &run[run.iter().take_while(|&&b| b == b'0').count()..];
+            key.push(b'0');
+            key.extend_from_slice(&(value.len() as u32).to_be_bytes());
+            key.extend_from_slice(value);
+            key.extend_from_slice(&(run.len() as u32).to_be_bytes());
+            i = end;
+        } else {
+            key.push(bytes[i]);
+            i += 1;
         }
     }
+    key
 }
 
 #[cfg(test)]
@@ -271,6 +296,40 @@ mod tests {
             names,
             [
                 "a100.txt", "b.txt", "c1.txt", "c2.txt", "c02.txt", "c10.txt"
+            ]
+        );
+    }
+
+    #[test]
+    fn natural_order_compares_numbers_whole_across_a_shared_prefix() {
+        let mut names = vec![
+            "ch/0019.txt",
+            "ch/0101.txt",
+            "ch/2.txt",
+            "ch/0100.txt",
+            "ch/10.txt",
+            "第10章.txt",
+            "第1章.txt",
+            "第九章.txt",
+            "ch/1000.txt",
+            "ch/100a.txt",
+            "ch/100.txt",
+        ];
+        names.sort_by(|a, b| natural_cmp(a, b));
+        assert_eq!(
+            names,
+            [
+                "ch/2.txt",
+                "ch/10.txt",
+                "ch/0019.txt",
+                "ch/100.txt",
+                "ch/100a.txt",
+                "ch/0100.txt",
+                "ch/0101.txt",
+                "ch/1000.txt",
+                "第1章.txt",
+                "第10章.txt",
+                "第九章.txt",
             ]
         );
     }

@@ -6,7 +6,7 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use super::toml_error;
-use super::{BookInfo, ChapterSource, ContentEntry, Person, Project, Series};
+use super::{BookInfo, ChapterSource, ContentEntry, FileStamp, Person, Project, Series};
 use crate::error::{Error, Result};
 use crate::source::EncodingErrors;
 use crate::split::SplitMode;
@@ -514,6 +514,7 @@ fn expand(entry: Spanned<Chapter>, ctx: &Ctx) -> Result<Vec<ChapterSource>> {
         encoding: entry.encoding.clone(),
         encoding_errors,
         split: split.clone(),
+        stamp: None,
     };
     match (&entry.file, &entry.glob) {
         (Some(file), None) => {
@@ -538,26 +539,25 @@ fn expand(entry: Spanned<Chapter>, ctx: &Ctx) -> Result<Vec<ChapterSource>> {
             let pattern_offset = pattern.span().start;
             let pattern = pattern.get_ref();
             ctx.check_inside("glob", pattern, &ctx.root.join(pattern), pattern_offset)?;
-            let full = ctx.root.join(pattern);
-            let full = full.to_string_lossy();
-            let paths = glob::glob(&full)
-                .map_err(|e| ctx.error_at(offset, format!("invalid glob \"{pattern}\": {e}")))?;
-            let mut files: Vec<PathBuf> = paths
-                .filter_map(|p| p.ok())
-                .filter(|p| p.is_file())
-                .collect();
-            files.sort_by(|a, b| super::natural_cmp(&a.to_string_lossy(), &b.to_string_lossy()));
-            for f in &files {
-                let shown = f.strip_prefix(ctx.root).unwrap_or(f).to_string_lossy();
-                ctx.check_inside("glob", &shown, f, pattern_offset)?;
-            }
+            let files = glob_files(ctx, pattern, pattern_offset).map_err(|e| match e {
+                GlobError::Syntax(e) => {
+                    ctx.error_at(offset, format!("invalid glob \"{pattern}\": {e}"))
+                }
+                GlobError::Refused(e) => e,
+            })?;
             if files.is_empty() {
                 return Err(ctx.error_at(
                     offset,
                     format!("glob \"{pattern}\" matches no files\n  hint: paths are relative to the folder of metadata.toml"),
                 ));
             }
-            Ok(files.into_iter().map(|p| source(p, None)).collect())
+            Ok(files
+                .into_iter()
+                .map(|(path, stamp)| ChapterSource {
+                    stamp,
+                    ..source(path, None)
+                })
+                .collect())
         }
         (Some(_), Some(_)) => Err(ctx.error_at(
             offset,
@@ -568,6 +568,97 @@ fn expand(entry: Spanned<Chapter>, ctx: &Ctx) -> Result<Vec<ChapterSource>> {
             "a chapter entry needs `file = \"...\"` or `glob = \"...\"`",
         )),
     }
+}
+
+/// The files a glob matches, in natural order, each with the size and time its folder listing
+/// gave (None for a symlink, whose target is looked at later).
+///
+/// A pattern whose wildcards are all in its last component (`chapters/*.txt`, the usual case)
+/// is matched against one folder listing: one `lstat` per file, relative to the folder, and
+/// the folder itself resolved once for the inside-the-project check. Rebuilds of a book of
+/// thousands of chapters start here. Other patterns go through the `glob` crate. Errors are
+/// refused paths (already a full message) or the pattern's syntax error.
+fn glob_files(
+    ctx: &Ctx,
+    pattern: &str,
+    pattern_offset: usize,
+) -> std::result::Result<Vec<(PathBuf, Option<FileStamp>)>, GlobError> {
+    let wild = |s: &str| s.contains(['*', '?', '[']);
+    let (folder, name) = pattern.rsplit_once('/').unwrap_or(("", pattern));
+    let mut found: Vec<(String, PathBuf, Option<FileStamp>)> = Vec::new();
+    if !wild(folder) && !pattern.contains('\\') && name != "**" {
+        let matcher = glob::Pattern::new(name).map_err(GlobError::Syntax)?;
+        let dir = ctx.root.join(folder);
+        let mut dir_inside = None;
+        let Ok(listing) = std::fs::read_dir(&dir) else {
+            return Ok(Vec::new());
+        };
+        let entries: Vec<std::fs::DirEntry> = listing
+            .filter_map(|e| e.ok())
+            .filter(|e| {
+                matcher.matches_with(&e.file_name().to_string_lossy(), glob::MatchOptions::new())
+            })
+            .collect();
+        // Thousands of `lstat`s: spread over the cores.
+        let metas: Vec<_> = {
+            use rayon::prelude::*;
+            entries.par_iter().map(|e| e.metadata()).collect()
+        };
+        for (entry, meta) in entries.iter().zip(metas) {
+            let Ok(meta) = meta else {
+                continue;
+            };
+            let path = entry.path();
+            let shown = path
+                .strip_prefix(ctx.root)
+                .unwrap_or(&path)
+                .to_string_lossy()
+                .into_owned();
+            if meta.file_type().is_symlink() {
+                if !path.is_file() {
+                    continue;
+                }
+                ctx.check_inside("glob", &shown, &path, pattern_offset)
+                    .map_err(GlobError::Refused)?;
+                found.push((shown, path, None));
+            } else if meta.is_file() {
+                if ctx.contain_in.is_some()
+                    && !*dir_inside
+                        .get_or_insert_with(|| ctx.check_inside("glob", "", &dir, 0).is_ok())
+                {
+                    ctx.check_inside("glob", &shown, &path, pattern_offset)
+                        .map_err(GlobError::Refused)?;
+                }
+                found.push((shown, path, FileStamp::of(&meta)));
+            }
+        }
+    } else {
+        let full = ctx.root.join(pattern);
+        let paths = glob::glob(&full.to_string_lossy()).map_err(GlobError::Syntax)?;
+        for path in paths.filter_map(|p| p.ok()).filter(|p| p.is_file()) {
+            let shown = path
+                .strip_prefix(ctx.root)
+                .unwrap_or(&path)
+                .to_string_lossy()
+                .into_owned();
+            ctx.check_inside("glob", &shown, &path, pattern_offset)
+                .map_err(GlobError::Refused)?;
+            found.push((shown, path, None));
+        }
+    }
+    found.sort_by_cached_key(|f| super::natural_key(&f.0));
+    Ok(found
+        .into_iter()
+        .map(|(_, path, stamp)| (path, stamp))
+        .collect())
+}
+
+/// Why [`glob_files`] failed.
+enum GlobError {
+    /// The pattern is not a valid glob.
+    Syntax(glob::PatternError),
+    /// A match leaves the project folder (the error is complete).
+    Refused(Error),
 }
 
 #[cfg(test)]
