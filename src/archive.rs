@@ -627,7 +627,13 @@ impl EpubWriter {
     }
 
     /// Writes the central directory, flushes to disk and renames the file into place.
-    pub fn finish(mut self) -> Result<()> {
+    pub fn finish(self) -> Result<()> {
+        self.finish_writing()?.commit()
+    }
+
+    /// Writes the rest of the EPUB to its temporary file: [`Finished::commit`] then makes it
+    /// durable and moves it into place (other work can go on meanwhile).
+    pub fn finish_writing(mut self) -> Result<Finished> {
         self.flush_run().map_err(|e| self.write_error(e))?;
         let path = self.path.clone();
         let out = self
@@ -645,13 +651,47 @@ impl EpubWriter {
                 .as_file()
                 .set_permissions(std::fs::Permissions::from_mode(0o644));
         }
-        tmp.as_file()
+        let metadata = tmp
+            .as_file()
+            .metadata()
+            .map_err(|e| Error::io(&path, "cannot write", e))?;
+        Ok(Finished {
+            tmp,
+            path,
+            keep: self.keep,
+            metadata,
+            _in_flight: self._in_flight,
+        })
+    }
+}
+
+/// An EPUB written to its temporary file, not yet in place.
+pub struct Finished {
+    tmp: NamedTempFile,
+    path: PathBuf,
+    keep: Option<PathBuf>,
+    metadata: std::fs::Metadata,
+    _in_flight: crate::interrupt::InFlight,
+}
+
+impl Finished {
+    /// The finished file's metadata: its size, and the modification time it keeps once moved.
+    pub fn metadata(&self) -> &std::fs::Metadata {
+        &self.metadata
+    }
+
+    /// Flushes the EPUB to disk and renames it over the target.
+    pub fn commit(self) -> Result<()> {
+        let path = self.path;
+        self.tmp
+            .as_file()
             .sync_all()
             .map_err(|e| Error::io(&path, "cannot write", e))?;
         if let Some(spare) = &self.keep {
             let _ = std::fs::hard_link(&path, spare);
         }
-        tmp.persist(&path)
+        self.tmp
+            .persist(&path)
             .map_err(|e| Error::io(&path, "cannot move the finished EPUB into place", e.error))?;
         Ok(())
     }

@@ -141,7 +141,10 @@ pub fn build(project: &Project, opts: &BuildOptions) -> Result<BuildReport> {
     if !opts.cache {
         let none = vec![None; project.chapters().count()];
         return match build_streaming(project, opts, &output, &none, None, &[], None)? {
-            Some((report, _)) => Ok(report),
+            Some((report, written)) => {
+                written.finished.commit()?;
+                Ok(report)
+            }
             None => build_plain(project, opts, &output),
         };
     }
@@ -310,18 +313,38 @@ pub fn build(project: &Project, opts: &BuildOptions) -> Result<BuildReport> {
                 .collect(),
         })
         .collect();
+    let finished = written.finished;
+    let metadata = finished.metadata();
     let manifest = Manifest {
         options: options_key,
         started,
-        output: incremental::stamp(&output),
+        output: metadata.modified().ok().map(|mtime| Stamp {
+            size: metadata.len(),
+            mtime: incremental::nanos(mtime),
+        }),
         inputs: inputs.records,
         chapters: records,
         entries: written.frame,
     };
-    // A cache that cannot be written only costs the next build its speed.
-    if manifest.save(&output).is_err() {
+    // The manifest is written while the EPUB is flushed to disk. Should the EPUB not make it
+    // into place, the manifest describes a file that is not there, and the next build ignores
+    // it; a manifest that cannot be written only costs the next build its speed.
+    let (committed, saved) = std::thread::scope(|scope| {
+        let commit = scope.spawn(|| finished.commit());
+        let saved = manifest.save(&output);
+        (commit.join(), saved)
+    });
+    let committed = committed.unwrap_or_else(|_| {
+        Err(Error::io(
+            &output,
+            "cannot write",
+            std::io::Error::other("the writing thread panicked"),
+        ))
+    });
+    if committed.is_err() || saved.is_err() {
         Manifest::remove(&output);
     }
+    committed?;
     Ok(report)
 }
 
@@ -515,6 +538,8 @@ struct Written {
     chapters: Vec<WrittenChapter>,
     /// Name and hash of every entry other than chapter documents.
     frame: Vec<(String, Hash)>,
+    /// The EPUB, written but not yet moved into place.
+    finished: archive::Finished,
 }
 
 /// What the streaming writer learnt about one chapter document.
@@ -700,9 +725,8 @@ fn build_streaming(
     {
         writer.keep_replaced(spare);
     }
-    writer.finish()?;
-
-    let bytes = std::fs::metadata(output).map(|m| m.len()).unwrap_or(0);
+    let finished = writer.finish_writing()?;
+    let bytes = finished.metadata().len();
     let written = names
         .into_iter()
         .zip(shells)
@@ -726,6 +750,7 @@ fn build_streaming(
         Written {
             chapters: written,
             frame,
+            finished,
         },
     )))
 }

@@ -385,29 +385,26 @@ fn package_entries(book: &Book, look: &Look, docs: &[Doc<'_>], chapters: bool) -
             true,
         ),
     ];
-    if look.epub2() {
-        entries.push(entry(
-            format!("{ROOT}/package.opf"),
-            epub2::package_document(book, look, docs).into_bytes(),
-            true,
-        ));
-    } else {
-        entries.push(entry(
-            format!("{ROOT}/package.opf"),
-            opf::package_document(book, look, docs).into_bytes(),
-            true,
-        ));
-        entries.push(entry(
-            format!("{ROOT}/nav.xhtml"),
-            nav::nav_document(book, look, docs).into_bytes(),
-            true,
-        ));
+    // The package document, the navigation and the NCX each list every document: for a book
+    // of thousands of chapters they are worth writing side by side.
+    let ((opf, nav), ncx) = rayon::join(
+        || {
+            if look.epub2() {
+                (epub2::package_document(book, look, docs), None)
+            } else {
+                rayon::join(
+                    || opf::package_document(book, look, docs),
+                    || Some(nav::nav_document(book, look, docs)),
+                )
+            }
+        },
+        || nav::ncx(book, docs),
+    );
+    entries.push(entry(format!("{ROOT}/package.opf"), opf.into_bytes(), true));
+    if let Some(nav) = nav {
+        entries.push(entry(format!("{ROOT}/nav.xhtml"), nav.into_bytes(), true));
     }
-    entries.push(entry(
-        format!("{ROOT}/toc.ncx"),
-        nav::ncx(book, docs).into_bytes(),
-        true,
-    ));
+    entries.push(entry(format!("{ROOT}/toc.ncx"), ncx.into_bytes(), true));
     entries.push(entry(
         format!("{ROOT}/styles/book.css"),
         css.into_bytes(),
