@@ -395,85 +395,6 @@ fn read_directory(file: &mut File) -> std::io::Result<(Vec<Record>, u64)> {
     Ok((records, dir_start))
 }
 
-/// A buffered file reader whose seeks within the buffer keep it. Reading the previous EPUB's
-/// local headers in archive order seeks to each entry's header, which is usually just past
-/// the previous entry's data: std's `BufReader` would drop its buffer on every such seek.
-pub struct SeekBuffered {
-    file: File,
-    buf: Vec<u8>,
-    /// File offset of `buf[0]`.
-    start: u64,
-    /// Read position within `buf`.
-    pos: usize,
-    /// Valid bytes in `buf`.
-    len: usize,
-}
-
-impl SeekBuffered {
-    const CAPACITY: usize = 64 << 10;
-
-    /// Wraps `file`, positioned at its start.
-    pub fn new(file: File) -> SeekBuffered {
-        SeekBuffered {
-            file,
-            buf: vec![0; Self::CAPACITY],
-            start: 0,
-            pos: 0,
-            len: 0,
-        }
-    }
-}
-
-impl Read for SeekBuffered {
-    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
-        if self.pos >= self.len {
-            if out.len() >= self.buf.len() {
-                // Large reads bypass the buffer.
-                let n = self.file.read(out)?;
-                self.start += (self.len + n) as u64;
-                self.pos = 0;
-                self.len = 0;
-                return Ok(n);
-            }
-            self.start += self.len as u64;
-            self.pos = 0;
-            self.len = 0;
-            self.len = self.file.read(&mut self.buf)?;
-        }
-        let available = self.buf.get(self.pos..self.len).unwrap_or(&[]);
-        let n = available.len().min(out.len());
-        out[..n].copy_from_slice(&available[..n]);
-        self.pos += n;
-        Ok(n)
-    }
-}
-
-impl Seek for SeekBuffered {
-    fn seek(&mut self, to: SeekFrom) -> std::io::Result<u64> {
-        let here = self.start + self.pos as u64;
-        let target = match to {
-            SeekFrom::Start(n) => Some(n),
-            SeekFrom::Current(d) => here.checked_add_signed(d),
-            SeekFrom::End(_) => None,
-        };
-        if let Some(t) = target
-            && t >= self.start
-            && t <= self.start + self.len as u64
-        {
-            self.pos = (t - self.start) as usize;
-            return Ok(t);
-        }
-        let t = match target {
-            Some(t) => self.file.seek(SeekFrom::Start(t))?,
-            None => self.file.seek(to)?,
-        };
-        self.start = t;
-        self.pos = 0;
-        self.len = 0;
-        Ok(t)
-    }
-}
-
 /// Entries of a previous EPUB waiting to be copied: consecutive there, so copied at once.
 struct Run {
     /// The previous EPUB (its own handle) and which one it is.
@@ -735,29 +656,6 @@ mod tests {
         let b = std::fs::read(&second).unwrap();
         assert!(a.len() > 100);
         assert_eq!(a, b);
-    }
-
-    #[test]
-    fn the_seek_buffered_reader_reads_what_the_file_holds_after_any_seek() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("data");
-        let data: Vec<u8> = (0..3_000_000u32).map(|i| (i % 251) as u8).collect();
-        std::fs::write(&path, &data).unwrap();
-        let mut r = SeekBuffered::new(File::open(&path).unwrap());
-        let mut got = vec![0u8; 10];
-        for &at in &[5u64, 17, 1_048_570, 2_999_990, 3, 2_000_000] {
-            r.seek(SeekFrom::Start(at)).unwrap();
-            r.read_exact(&mut got).unwrap();
-            assert_eq!(&got[..], &data[at as usize..at as usize + 10], "at {at}");
-        }
-        r.seek(SeekFrom::Current(-10)).unwrap();
-        let mut rest = Vec::new();
-        r.read_to_end(&mut rest).unwrap();
-        assert_eq!(rest, &data[2_000_000..]);
-        let mut big = vec![0u8; 2 << 20];
-        r.seek(SeekFrom::Start(100)).unwrap();
-        r.read_exact(&mut big).unwrap();
-        assert_eq!(big, &data[100..100 + (2 << 20)]);
     }
 
     #[test]
