@@ -106,6 +106,19 @@ impl Record {
     fn flags(&self) -> u16 {
         if self.name.is_ascii() { 0 } else { UTF8_NAME }
     }
+
+    /// The fields local and central headers share, from the flags to the sizes.
+    fn put_common(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&u16le(self.flags()));
+        out.extend_from_slice(&u16le(self.method));
+        out.extend_from_slice(&u16le(DOS_TIME));
+        out.extend_from_slice(&u16le(DOS_DATE));
+        out.extend_from_slice(&u32le(self.crc));
+        // Both below 4 GB: `pack` refuses larger entries, and deflate grows data by a few
+        // bytes at most.
+        out.extend_from_slice(&u32le(self.compressed as u32));
+        out.extend_from_slice(&u32le(self.size as u32));
+    }
 }
 
 /// A zip container written front to back: local headers and data, then the central directory.
@@ -158,15 +171,7 @@ impl<W: Write> Zip<W> {
         let mut header = Vec::with_capacity(30 + p.name.len());
         header.extend_from_slice(&u32le(0x0403_4b50));
         header.extend_from_slice(&u16le(20));
-        header.extend_from_slice(&u16le(record.flags()));
-        header.extend_from_slice(&u16le(p.method));
-        header.extend_from_slice(&u16le(DOS_TIME));
-        header.extend_from_slice(&u16le(DOS_DATE));
-        header.extend_from_slice(&u32le(p.crc));
-        // Both below 4 GB: `pack` refuses larger entries, and deflate grows data by a few
-        // bytes at most.
-        header.extend_from_slice(&u32le(record.compressed as u32));
-        header.extend_from_slice(&u32le(record.size as u32));
+        record.put_common(&mut header);
         header.extend_from_slice(&u16le(name_len));
         header.extend_from_slice(&u16le(0));
         header.extend_from_slice(p.name.as_bytes());
@@ -185,13 +190,7 @@ impl<W: Write> Zip<W> {
             dir.extend_from_slice(&u32le(0x0201_4b50));
             dir.extend_from_slice(&u16le(MADE_BY));
             dir.extend_from_slice(&u16le(if far { 45 } else { 20 }));
-            dir.extend_from_slice(&u16le(r.flags()));
-            dir.extend_from_slice(&u16le(r.method));
-            dir.extend_from_slice(&u16le(DOS_TIME));
-            dir.extend_from_slice(&u16le(DOS_DATE));
-            dir.extend_from_slice(&u32le(r.crc));
-            dir.extend_from_slice(&u32le(r.compressed as u32));
-            dir.extend_from_slice(&u32le(r.size as u32));
+            r.put_common(&mut dir);
             dir.extend_from_slice(&u16le(r.name.len() as u16));
             dir.extend_from_slice(&u16le(if far { 12 } else { 0 }));
             dir.extend_from_slice(&u16le(0)); // comment
