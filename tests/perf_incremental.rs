@@ -406,11 +406,21 @@ fn the_replaced_epub_waits_in_the_cache_until_the_next_build() {
     append(&first_chapter(book.path()), "\n一。\n");
     build(book.path(), &out, &[]);
     let second = std::fs::read(&out).unwrap();
-    assert_eq!(std::fs::read(&spare).unwrap(), first);
+    // Without hard links (some file systems) the EPUB is simply replaced, with no spare.
+    let probe = book.path().join("probe");
+    std::fs::write(&probe, "x").unwrap();
+    let links = std::fs::hard_link(&probe, book.path().join("probe-link")).is_ok();
+    if links {
+        assert_eq!(std::fs::read(&spare).unwrap(), first);
+    } else {
+        assert!(!spare.exists());
+    }
 
     append(&first_chapter(book.path()), "\n二。\n");
     build(book.path(), &out, &[]);
-    assert_eq!(std::fs::read(&spare).unwrap(), second);
+    if links {
+        assert_eq!(std::fs::read(&spare).unwrap(), second);
+    }
     assert_eq!(std::fs::read(&out).unwrap(), clean_build(book.path()));
 
     // Deleting the cache is always safe.
