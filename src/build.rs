@@ -173,7 +173,6 @@ pub fn build(project: &Project, opts: &BuildOptions) -> Result<BuildReport> {
     // Not obviously up to date: compare input by input (a touched file may still hold the
     // same bytes) and see which chapters can be reused.
     let previous = summary.and(text).and_then(|t| t.parse());
-    let clearing = start_clearing(&output);
     let inputs = incremental::check_inputs(&paths, previous.as_ref());
 
     if let Some(prev) = &previous
@@ -189,9 +188,8 @@ pub fn build(project: &Project, opts: &BuildOptions) -> Result<BuildReport> {
         // Files modified just before the last build had to be read again to be sure; once
         // they are old enough, a fresh start time lets the next check trust their stamps.
         let racy = |started: i128| {
-            prev.inputs
-                .iter()
-                .any(|r| r.stamp.mtime >= started - incremental::RACY_SECS * 1_000_000_000)
+            let trusted = incremental::trusted_before(started);
+            prev.inputs.iter().any(|r| r.stamp.mtime >= trusted)
         };
         if racy(prev.started) && !racy(started) {
             let _ = Manifest {
@@ -210,6 +208,8 @@ pub fn build(project: &Project, opts: &BuildOptions) -> Result<BuildReport> {
             sources: recorded_sources(prev, &sources),
         });
     }
+    // This build writes: the EPUB the last one replaced can go now, in the background.
+    let clearing = start_clearing(&output);
 
     let meta_hash = inputs
         .records
@@ -318,10 +318,7 @@ pub fn build(project: &Project, opts: &BuildOptions) -> Result<BuildReport> {
     let manifest = Manifest {
         options: options_key,
         started,
-        output: metadata.modified().ok().map(|mtime| Stamp {
-            size: metadata.len(),
-            mtime: incremental::nanos(mtime),
-        }),
+        output: crate::project::FileStamp::of(metadata).map(Stamp::from),
         inputs: inputs.records,
         chapters: records,
         entries: written.frame,
@@ -373,7 +370,7 @@ fn up_to_date(
 ) -> Option<BuildReport> {
     if summary.inputs != paths.len()
         || summary.chapters != sources.len()
-        || summary.newest >= summary.started - incremental::RACY_SECS * 1_000_000_000
+        || summary.newest >= incremental::trusted_before(summary.started)
     {
         return None;
     }
@@ -622,13 +619,13 @@ fn build_streaming(
             return Ok(None);
         }
     }
-    let chapter_at: HashSet<usize> = pos.iter().copied().collect();
+    let chapter_positions: HashSet<usize> = pos.iter().copied().collect();
     // The other entries (package document, navigation, stylesheet, images...) are copied too
     // when their bytes are those the last build wrote.
     let frame: Vec<(String, String)> = skeleton
         .par_iter()
         .enumerate()
-        .filter(|(idx, _)| !chapter_at.contains(idx))
+        .filter(|(idx, _)| !chapter_positions.contains(idx))
         .map(|(_, e)| (e.name.clone(), incremental::hash(&e.data)))
         .collect();
     let mut copy: HashMap<usize, &str> = HashMap::new();

@@ -104,12 +104,13 @@ impl From<crate::project::FileStamp> for Stamp {
 
 /// The stamp of the file at `path`, or None when it cannot be read.
 pub fn stamp(path: &Path) -> Option<Stamp> {
-    let meta = std::fs::metadata(path).ok()?;
-    let mtime = meta.modified().ok()?;
-    Some(Stamp {
-        size: meta.len(),
-        mtime: nanos(mtime),
-    })
+    crate::project::FileStamp::of(&std::fs::metadata(path).ok()?).map(Stamp::from)
+}
+
+/// Stamps at or after this time are not trusted by a build that started at `started` (both
+/// nanoseconds since the epoch): such files are compared by content (see [`RACY_SECS`]).
+pub fn trusted_before(started: i128) -> i128 {
+    started - RACY_SECS * 1_000_000_000
 }
 
 /// Nanoseconds since the epoch (negative before it).
@@ -227,6 +228,16 @@ pub struct Summary {
     pub warnings: Vec<(usize, Option<usize>, String)>,
 }
 
+/// The body of a manifest's text (between its magic line and its checksum line), or None
+/// when the checksum does not match or the magic is not this version's.
+fn verified_body(text: &str) -> Option<&str> {
+    let (body, end) = text.split_at(text.rfind("end\t")?);
+    if end.trim_end() != format!("end\t{}", hash(body.as_bytes())) || !body.ends_with('\n') {
+        return None;
+    }
+    body.strip_prefix(MAGIC)?.strip_prefix('\n')
+}
+
 /// A manifest file's text, checksum verified, to summarise or parse in full.
 pub struct ManifestText(String);
 
@@ -234,13 +245,8 @@ impl ManifestText {
     /// Reads the manifest of the EPUB at `output`; None when missing or damaged.
     pub fn load(output: &Path) -> Option<ManifestText> {
         let text = std::fs::read_to_string(manifest_path(output)).ok()?;
-        let body_end = text.rfind("end\t")?;
-        let (body, end) = text.split_at(body_end);
-        if end.trim_end() != format!("end\t{}", hash(body.as_bytes())) || !body.ends_with('\n') {
-            return None;
-        }
-        body.starts_with(&format!("{MAGIC}\n"))
-            .then_some(ManifestText(text))
+        verified_body(&text)?;
+        Some(ManifestText(text))
     }
 
     fn body(&self) -> &str {
@@ -305,9 +311,9 @@ impl ManifestText {
         Some(m)
     }
 
-    /// The whole manifest.
+    /// The whole manifest (its checksum was verified on loading).
     pub fn parse(&self) -> Option<Manifest> {
-        Manifest::parse(&self.0)
+        Manifest::parse_body(self.body())
     }
 }
 
@@ -361,18 +367,14 @@ impl Manifest {
 
     /// Parses a manifest; None when it is damaged in any way.
     pub fn parse(text: &str) -> Option<Manifest> {
-        let body_end = text.rfind("end\t")?;
-        let (body, end) = text.split_at(body_end);
-        if end.trim_end() != format!("end\t{}", hash(body.as_bytes())) || !body.ends_with('\n') {
-            return None;
-        }
-        let mut lines = body.lines();
-        if lines.next()? != MAGIC {
-            return None;
-        }
+        Manifest::parse_body(verified_body(text)?)
+    }
+
+    /// Parses the records of a verified body.
+    fn parse_body(body: &str) -> Option<Manifest> {
         let mut m = Manifest::default();
         let mut f: Vec<&str> = Vec::with_capacity(8);
-        for line in lines {
+        for line in body.lines() {
             f.clear();
             f.extend(line.split('\t'));
             match f.as_slice() {
@@ -421,12 +423,6 @@ impl Manifest {
         Some(m)
     }
 
-    /// Reads the manifest of the EPUB at `output`; None when missing or damaged.
-    pub fn load(output: &Path) -> Option<Manifest> {
-        let text = std::fs::read_to_string(manifest_path(output)).ok()?;
-        Manifest::parse(&text)
-    }
-
     /// Writes the manifest of the EPUB at `output` (atomically, so a reader never sees half).
     pub fn save(&self, output: &Path) -> std::io::Result<()> {
         let path = manifest_path(output);
@@ -458,16 +454,19 @@ pub struct Inputs {
 /// used instead of looking again. Unreadable files get an empty hash and count as changed:
 /// the build that follows reports the real error.
 pub fn check_inputs(paths: &[(&Path, Option<Stamp>)], previous: Option<&Manifest>) -> Inputs {
-    let racy_after = previous.map(|m| m.started - RACY_SECS * 1_000_000_000);
+    let racy_after = previous.map(|m| trusted_before(m.started));
+    let old_of = |i: usize, path: &Path| {
+        previous
+            .and_then(|m| m.inputs.get(i))
+            .filter(|r| r.path == path)
+    };
     // First the stamps, which usually settle everything (an up-to-date book reads no file and
     // starts no thread); then the hashes of the rest, in parallel.
     let mut records = Vec::with_capacity(paths.len());
     let mut unchanged = Vec::with_capacity(paths.len());
     let mut to_hash = Vec::new();
     for (i, &(path, known)) in paths.iter().enumerate() {
-        let old = previous
-            .and_then(|m| m.inputs.get(i))
-            .filter(|r| r.path == *path);
+        let old = old_of(i, path);
         let st = known.or_else(|| stamp(path));
         if let (Some(old), Some(st), Some(racy_after)) = (old, st, racy_after)
             && old.stamp == st
@@ -494,9 +493,7 @@ pub fn check_inputs(paths: &[(&Path, Option<Stamp>)], previous: Option<&Manifest
         })
         .collect();
     for (i, h) in to_hash.into_iter().zip(hashes) {
-        let old = previous
-            .and_then(|m| m.inputs.get(i))
-            .filter(|r| r.path == paths[i].0);
+        let old = old_of(i, paths[i].0);
         unchanged[i] = !h.is_empty() && old.is_some_and(|o| o.hash == h);
         records[i].hash = h;
     }
