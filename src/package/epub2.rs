@@ -78,34 +78,12 @@ pub(super) fn package_document(book: &Book, look: &Look, docs: &[Doc]) -> String
         text(book.modified.get(..10).unwrap_or(&book.modified))
     );
     if let Some(series) = &info.series {
-        let _ = writeln!(
-            o,
-            "    <meta name=\"calibre:series\" content=\"{}\"/>",
-            attr(&series.name)
-        );
-        if let Some(index) = &series.index {
-            let _ = writeln!(
-                o,
-                "    <meta name=\"calibre:series_index\" content=\"{}\"/>",
-                attr(index)
-            );
-        }
+        opf::calibre_series(&mut o, series);
     }
     if book.cover.is_some() {
         o.push_str("    <meta name=\"cover\" content=\"cover-image\"/>\n");
     }
     o.push_str("  </metadata>\n  <manifest>\n");
-    o.push_str("    <item id=\"ncx\" href=\"toc.ncx\" media-type=\"application/x-dtbncx+xml\"/>\n");
-    o.push_str("    <item id=\"css\" href=\"styles/book.css\" media-type=\"text/css\"/>\n");
-    if let Some(cover) = &book.cover {
-        let _ = writeln!(
-            o,
-            "    <item id=\"cover-image\" href=\"images/{}\" media-type=\"{}\"/>",
-            attr(&cover.name),
-            cover.media_type
-        );
-        o.push_str("    <item id=\"cover\" href=\"text/cover.xhtml\" media-type=\"application/xhtml+xml\"/>\n");
-    }
     opf::manifest_common(&mut o, book, look, docs, true);
     o.push_str("  </manifest>\n  <spine toc=\"ncx\">\n");
     if book.cover.is_some() {

@@ -96,18 +96,7 @@ pub(super) fn package_document(book: &Book, look: &Look, docs: &[Doc]) -> String
                 text(index)
             );
         }
-        let _ = writeln!(
-            o,
-            "    <meta name=\"calibre:series\" content=\"{}\"/>",
-            attr(&series.name)
-        );
-        if let Some(index) = &series.index {
-            let _ = writeln!(
-                o,
-                "    <meta name=\"calibre:series_index\" content=\"{}\"/>",
-                attr(index)
-            );
-        }
+        calibre_series(&mut o, series);
     }
     accessibility(&mut o, book);
     if look.vertical() {
@@ -119,17 +108,6 @@ pub(super) fn package_document(book: &Book, look: &Look, docs: &[Doc]) -> String
     o.push_str("  </metadata>\n  <manifest>\n");
 
     o.push_str("    <item id=\"nav\" href=\"nav.xhtml\" media-type=\"application/xhtml+xml\" properties=\"nav\"/>\n");
-    o.push_str("    <item id=\"ncx\" href=\"toc.ncx\" media-type=\"application/x-dtbncx+xml\"/>\n");
-    o.push_str("    <item id=\"css\" href=\"styles/book.css\" media-type=\"text/css\"/>\n");
-    if let Some(cover) = &book.cover {
-        let _ = writeln!(
-            o,
-            "    <item id=\"cover-image\" href=\"images/{}\" media-type=\"{}\" properties=\"cover-image\"/>",
-            attr(&cover.name),
-            cover.media_type
-        );
-        o.push_str("    <item id=\"cover\" href=\"text/cover.xhtml\" media-type=\"application/xhtml+xml\" properties=\"svg\"/>\n");
-    }
     manifest_common(&mut o, book, look, docs, false);
     o.push_str("  </manifest>\n");
     if look.vertical() {
@@ -183,7 +161,43 @@ fn accessibility(o: &mut String, book: &Book) {
 
 /// Manifest items shared by EPUB 3 and EPUB 2: the user stylesheets, the documents, the
 /// images and the fonts. EPUB 2 uses the older font media types its readers know.
+/// calibre's series metadata, which calibre reads from EPUB 2 and 3 alike.
+pub(super) fn calibre_series(o: &mut String, series: &crate::project::Series) {
+    let _ = writeln!(
+        o,
+        "    <meta name=\"calibre:series\" content=\"{}\"/>",
+        attr(&series.name)
+    );
+    if let Some(index) = &series.index {
+        let _ = writeln!(
+            o,
+            "    <meta name=\"calibre:series_index\" content=\"{}\"/>",
+            attr(index)
+        );
+    }
+}
+
 pub(super) fn manifest_common(o: &mut String, book: &Book, look: &Look, docs: &[Doc], epub2: bool) {
+    // EPUB 3 marks the cover image and the SVG cover page; EPUB 2 has no such properties.
+    let (image_props, page_props) = if epub2 {
+        ("", "")
+    } else {
+        (" properties=\"cover-image\"", " properties=\"svg\"")
+    };
+    o.push_str("    <item id=\"ncx\" href=\"toc.ncx\" media-type=\"application/x-dtbncx+xml\"/>\n");
+    o.push_str("    <item id=\"css\" href=\"styles/book.css\" media-type=\"text/css\"/>\n");
+    if let Some(cover) = &book.cover {
+        let _ = writeln!(
+            o,
+            "    <item id=\"cover-image\" href=\"images/{}\" media-type=\"{}\"{image_props}/>",
+            attr(&cover.name),
+            cover.media_type
+        );
+        let _ = writeln!(
+            o,
+            "    <item id=\"cover\" href=\"text/cover.xhtml\" media-type=\"application/xhtml+xml\"{page_props}/>"
+        );
+    }
     for (i, asset) in look.user_css.iter().enumerate() {
         let _ = writeln!(
             o,
