@@ -92,32 +92,50 @@ pub fn decode(
             .ok_or_else(|| DecodeError::UnknownEncoding(label.to_string()))?;
         (enc, Detection::Forced, bytes)
     } else {
-        match std::str::from_utf8(bytes) {
+        match simdutf8::basic::from_utf8(bytes) {
             Ok(_) => (UTF_8, Detection::Utf8, bytes),
-            Err(e) if mostly_utf8(bytes) => {
-                if errors == EncodingErrors::Fail {
-                    return Err(malformed_at(
-                        UTF_8,
-                        &bytes[..e.valid_up_to()],
-                        e.valid_up_to(),
-                        "the file is UTF-8 with damaged bytes; fix them, or add encoding-errors = \"replace\" to the chapter entry",
-                    ));
+            Err(_) => match std::str::from_utf8(bytes) {
+                Ok(_) => (UTF_8, Detection::Utf8, bytes),
+                Err(e) if mostly_utf8(bytes) => {
+                    if errors == EncodingErrors::Fail {
+                        return Err(malformed_at(
+                            UTF_8,
+                            &bytes[..e.valid_up_to()],
+                            e.valid_up_to(),
+                            "the file is UTF-8 with damaged bytes; fix them, or add encoding-errors = \"replace\" to the chapter entry",
+                        ));
+                    }
+                    (UTF_8, Detection::Utf8, bytes)
                 }
-                (UTF_8, Detection::Utf8, bytes)
-            }
-            Err(_) => {
-                let mut detector =
-                    chardetng::EncodingDetector::new(chardetng::Iso2022JpDetection::Deny);
-                detector.feed(bytes, true);
-                (
-                    detector.guess(None, chardetng::Utf8Detection::Deny),
-                    Detection::Guessed,
-                    bytes,
-                )
-            }
+                Err(_) => {
+                    let mut detector =
+                        chardetng::EncodingDetector::new(chardetng::Iso2022JpDetection::Deny);
+                    detector.feed(bytes, true);
+                    (
+                        detector.guess(None, chardetng::Utf8Detection::Deny),
+                        Detection::Guessed,
+                        bytes,
+                    )
+                }
+            },
         }
     };
 
+    // Valid UTF-8 (the common case) is normalised straight from the bytes: no decoder pass.
+    if encoding == UTF_8
+        && let Ok(text) = simdutf8::basic::from_utf8(body)
+    {
+        let (text, dropped_controls, first_dropped_line) =
+            normalise(text).unwrap_or_else(|| (text.to_owned(), 0, None));
+        return Ok(Decoded {
+            text,
+            encoding,
+            detection,
+            dropped_controls,
+            first_dropped_line,
+            replaced: 0,
+        });
+    }
     let (text, replaced) = decode_with(encoding, body, errors, bytes.len() - body.len())?;
     if detection == Detection::Guessed
         && let Some((count, offset)) = implausible(&text)
@@ -128,7 +146,7 @@ pub fn decode(
             offset,
         });
     }
-    let (text, dropped_controls, first_dropped_line) = normalise(&text);
+    let (text, dropped_controls, first_dropped_line) = normalise(&text).unwrap_or((text, 0, None));
     Ok(Decoded {
         text,
         encoding,
@@ -236,34 +254,52 @@ fn implausible(text: &str) -> Option<(usize, usize)> {
 }
 
 /// `\r\n` and `\r` to `\n`; drops C0 controls other than tab and newline, and U+FFFE/U+FFFF.
-fn normalise(text: &str) -> (String, usize, Option<usize>) {
+/// Returns the text, how many characters were dropped and the 1-based line of the first; or
+/// `None` when the text is already clean.
+///
+/// Works on bytes: every character it changes is ASCII or starts with the byte 0xEF, which in
+/// UTF-8 only ever begins a character, so the text is cut at character boundaries.
+fn normalise(text: &str) -> Option<(String, usize, Option<usize>)> {
+    let bytes = text.as_bytes();
+    let special = |b: u8| b < 0x20 || b == 0xEF;
+    let mut i = bytes
+        .iter()
+        .position(|&b| special(b) && b != b'\n' && b != b'\t')?;
     let mut out = String::with_capacity(text.len());
     let mut dropped = 0;
     let mut first_line = None;
-    let mut line = 1;
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '\r' => {
-                if chars.peek() == Some(&'\n') {
-                    chars.next();
-                }
-                out.push('\n');
-                line += 1;
-            }
-            '\n' => {
-                out.push('\n');
-                line += 1;
-            }
-            '\t' => out.push('\t'),
-            c if (c as u32) < 0x20 || c == '\u{FFFE}' || c == '\u{FFFF}' => {
-                dropped += 1;
-                first_line.get_or_insert(line);
-            }
-            c => out.push(c),
+    let mut kept = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if !special(b) || b == b'\n' || b == b'\t' {
+            i += 1;
+            continue;
         }
+        let skip = match b {
+            b'\r' if bytes.get(i + 1) == Some(&b'\n') => 2,
+            b'\r' => 1,
+            0xEF if matches!(bytes.get(i + 1..i + 3), Some([0xBF, 0xBE | 0xBF])) => 3,
+            0xEF => {
+                i += 1;
+                continue;
+            }
+            _ => 1,
+        };
+        out.push_str(&text[kept..i]);
+        if b == b'\r' {
+            out.push('\n');
+        } else {
+            dropped += 1;
+            first_line.get_or_insert_with(|| 1 + out.bytes().filter(|&c| c == b'\n').count());
+        }
+        i += skip;
+        kept = i;
     }
-    (out, dropped, first_line)
+    if kept == 0 {
+        return None;
+    }
+    out.push_str(&text[kept..]);
+    Some((out, dropped, first_line))
 }
 
 #[cfg(test)]
@@ -356,6 +392,50 @@ mod tests {
             ),
             "{err:?}"
         );
+    }
+
+    /// The character-by-character definition `normalise` must agree with.
+    fn normalise_by_chars(text: &str) -> (String, usize, Option<usize>) {
+        let (mut out, mut dropped, mut first, mut line) = (String::new(), 0, None, 1);
+        let mut chars = text.chars().peekable();
+        while let Some(c) = chars.next() {
+            match c {
+                '\r' | '\n' => {
+                    if c == '\r' && chars.peek() == Some(&'\n') {
+                        chars.next();
+                    }
+                    out.push('\n');
+                    line += 1;
+                }
+                '\t' => out.push(c),
+                c if (c as u32) < 0x20 || c == '\u{FFFE}' || c == '\u{FFFF}' => {
+                    dropped += 1;
+                    first.get_or_insert(line);
+                }
+                c => out.push(c),
+            }
+        }
+        (out, dropped, first)
+    }
+
+    #[test]
+    fn byte_normalisation_agrees_with_the_character_definition() {
+        let cases = [
+            "",
+            "纯文本，没有要改的。\n第二行\t制表",
+            "\r\r\n\n\r",
+            "一\r\n二\u{1}三\r四\u{1F}",
+            "\u{FFFE}头\u{FFFF}\u{FFFD}\u{FEFF}\u{FFEE}尾\u{EFFF}",
+            "\u{0}",
+            "abc\u{FFFF}",
+            "末尾\u{EF00}\u{F000}\u{FFBF}",
+        ];
+        for case in cases {
+            let want = normalise_by_chars(case);
+            let got = normalise(case).unwrap_or_else(|| (case.to_string(), 0, None));
+            assert_eq!(got, want, "{case:?}");
+            assert_eq!(normalise(case).is_none(), want.0 == case, "{case:?}");
+        }
     }
 
     #[test]

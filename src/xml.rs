@@ -12,29 +12,67 @@ pub fn escape_attr(s: &str) -> String {
     escape(s, true)
 }
 
+/// Bytes that may start a character [`escape`] changes (in text or in attribute values).
+static MAYBE_ESCAPED: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 0x20 {
+        t[b] = true;
+        b += 1;
+    }
+    t[b'&' as usize] = true;
+    t[b'<' as usize] = true;
+    t[b'>' as usize] = true;
+    t[b'"' as usize] = true;
+    t[0xEF] = true;
+    t
+};
+
+/// Works on bytes: every character it changes is ASCII or, for U+FFFE and U+FFFF, starts
+/// with the byte 0xEF, which in UTF-8 only ever begins a character.
 fn escape(s: &str, attr: bool) -> String {
-    let needs_work = |c: char| {
-        matches!(c, '&' | '<' | '>' | '\r')
-            || (attr && matches!(c, '"' | '\t' | '\n'))
-            || !is_xml_char(c)
-    };
-    if !s.chars().any(needs_work) {
+    let bytes = s.as_bytes();
+    let mut out = String::new();
+    let mut kept = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if !MAYBE_ESCAPED[usize::from(b)] {
+            i += 1;
+            continue;
+        }
+        let (replacement, len): (&str, usize) = match b {
+            b'&' => ("&amp;", 1),
+            b'<' => ("&lt;", 1),
+            b'>' => ("&gt;", 1),
+            b'\r' => ("&#13;", 1),
+            b'"' if attr => ("&quot;", 1),
+            b'\t' if attr => ("&#9;", 1),
+            b'\n' if attr => ("&#10;", 1),
+            b'\t' | b'\n' => {
+                i += 1;
+                continue;
+            }
+            // Other C0 controls are not XML characters: dropped.
+            0..0x20 => ("", 1),
+            0xEF if matches!(bytes.get(i + 1..i + 3), Some([0xBF, 0xBE | 0xBF])) => ("", 3),
+            _ => {
+                i += 1;
+                continue;
+            }
+        };
+        if out.is_empty() {
+            out.reserve(s.len() + s.len() / 8);
+        }
+        out.push_str(&s[kept..i]);
+        out.push_str(replacement);
+        i += len;
+        kept = i;
+    }
+    if kept == 0 {
         return s.to_string();
     }
-    let mut out = String::with_capacity(s.len() + s.len() / 8);
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' if attr => out.push_str("&quot;"),
-            '\t' if attr => out.push_str("&#9;"),
-            '\n' if attr => out.push_str("&#10;"),
-            '\r' => out.push_str("&#13;"),
-            c if is_xml_char(c) => out.push(c),
-            _ => {}
-        }
-    }
+    out.push_str(&s[kept..]);
     out
 }
 
@@ -60,5 +98,38 @@ mod tests {
         assert_eq!(escape_text("纯文本"), "纯文本");
         assert_eq!(escape_text("a\u{1}b\u{FFFE}"), "ab");
         assert_eq!(escape_attr("a\tb\nc"), "a&#9;b&#10;c");
+    }
+
+    #[test]
+    fn byte_escaping_agrees_with_the_character_definition() {
+        let by_chars = |s: &str, attr: bool| {
+            let mut out = String::new();
+            for c in s.chars() {
+                match c {
+                    '&' => out.push_str("&amp;"),
+                    '<' => out.push_str("&lt;"),
+                    '>' => out.push_str("&gt;"),
+                    '"' if attr => out.push_str("&quot;"),
+                    '\t' if attr => out.push_str("&#9;"),
+                    '\n' if attr => out.push_str("&#10;"),
+                    '\r' => out.push_str("&#13;"),
+                    c if is_xml_char(c) => out.push(c),
+                    _ => {}
+                }
+            }
+            out
+        };
+        let cases = [
+            "",
+            "纯文本",
+            "<p>&amp;</p>",
+            "\u{FFFE}头\u{FFFF}\u{FFFD}\u{FEFF}\u{FFEE}尾\u{EFFF}\u{F000}",
+            "\u{0}\u{1F}\t\n\r\"'",
+            "末\u{7F}\u{80}\u{10FFFF}>",
+        ];
+        for case in cases {
+            assert_eq!(escape_text(case), by_chars(case, false), "{case:?}");
+            assert_eq!(escape_attr(case), by_chars(case, true), "{case:?}");
+        }
     }
 }
