@@ -52,7 +52,12 @@ pub struct Outcome {
 /// Loads and builds one project, timing it.
 pub fn build_one(project: &Path, opts: &BuildOptions) -> Outcome {
     let start = Instant::now();
-    let result = Project::load_with(project, &opts.load).and_then(|p| build::build(&p, opts));
+    let result = Project::load_with(project, &opts.load).and_then(|p| {
+        let report = build::build(&p, opts);
+        // A project of thousands of chapters takes a while to free.
+        build::drop_later(p);
+        report
+    });
     Outcome {
         project: project.to_path_buf(),
         result,

@@ -232,7 +232,7 @@ pub fn build(project: &Project, opts: &BuildOptions) -> Result<BuildReport> {
                 env!("CARGO_PKG_VERSION").as_bytes(),
                 meta_hash.as_bytes(),
                 content.as_bytes(),
-                source_key(src).as_bytes(),
+                &source_key(src),
                 (i + 1).to_string().as_bytes(),
             ])
         })
@@ -341,13 +341,25 @@ pub fn build(project: &Project, opts: &BuildOptions) -> Result<BuildReport> {
     if committed.is_err() || saved.is_err() {
         Manifest::remove(&output);
     }
+    // Tens of thousands of small strings: freed off the critical path.
+    drop(reuse);
+    drop_later((manifest, previous));
     committed?;
     Ok(report)
 }
 
+/// Drops `value` on another thread: a build's records of thousands of chapters take a
+/// millisecond or more to free, which the caller need not wait for.
+pub(crate) fn drop_later<T: Send + 'static>(value: T) {
+    let spawned = std::thread::Builder::new().spawn(move || drop(value));
+    // Without a thread the value was dropped here, as usual.
+    drop(spawned);
+}
+
 /// How a chapter source is to be read, for its cache key: every field of [`ChapterSource`]
-/// except the stamp (a touched but unchanged file is still reused).
-fn source_key(src: &ChapterSource) -> String {
+/// except the stamp (a touched but unchanged file is still reused). The path goes in as its
+/// bytes (formatting thousands of paths with `{:?}` was a noticeable part of a rebuild).
+fn source_key(src: &ChapterSource) -> Vec<u8> {
     let ChapterSource {
         path,
         title,
@@ -357,7 +369,13 @@ fn source_key(src: &ChapterSource) -> String {
         split,
         stamp: _,
     } = src;
-    format!("{path:?} {title:?} {line:?} {encoding:?} {encoding_errors:?} {split:?}")
+    let rest = format!("{title:?} {line:?} {encoding:?} {encoding_errors:?} {split:?}");
+    let path = path.as_os_str().as_encoded_bytes();
+    let mut key = Vec::with_capacity(path.len() + rest.len() + 8);
+    key.extend_from_slice(&(path.len() as u64).to_le_bytes());
+    key.extend_from_slice(path);
+    key.extend_from_slice(rest.as_bytes());
+    key
 }
 
 /// The report of an up-to-date book, when the summary of its last build shows that no input
@@ -590,7 +608,6 @@ fn build_streaming(
 
     let package::Frame {
         entries: skeleton,
-        doc_names,
         chapters: chapter_docs,
     } = package::frame(&book, &look);
     let (names, shells): (Vec<String>, Vec<String>) = chapter_docs
@@ -677,8 +694,7 @@ fn build_streaming(
         }
         // On a pool thread, so its allocations reuse the memory freed by earlier chunks'
         // bodies (which were allocated by pool threads) rather than growing another arena.
-        let wanted: HashSet<usize> = chunk.iter().copied().collect();
-        let (now_names, docs) = rayon::scope(|_| package::chapter_documents(&book, &look, &wanted));
+        let docs = rayon::scope(|_| package::chapter_documents(&book, &look, chunk));
         {
             // Each body is needed only for its own document: free it now.
             let mut slots = chapters_mut(&mut book.contents);
@@ -688,10 +704,10 @@ fn build_streaming(
                 }
             }
         }
-        // A body split for size adds documents: the skeleton no longer holds.
-        if now_names != doc_names || docs.len() != chunk.len() {
+        // A body split for size adds documents: the frame no longer holds.
+        let Some(docs) = docs.filter(|d| d.len() == chunk.len()) else {
             return Ok(None);
-        }
+        };
         let mut fresh: HashMap<usize, Entry> = HashMap::with_capacity(docs.len());
         for doc in docs {
             match index.get(doc.name.as_str()) {

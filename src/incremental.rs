@@ -26,14 +26,21 @@ pub const CACHE_DIR: &str = ".epubforge-cache";
 /// A file modified this close before a build started is re-read by the next build.
 pub const RACY_SECS: i128 = 2;
 
-const MAGIC: &str = "epubforge-cache 3";
+const MAGIC: &str = "epubforge-cache 4";
 
-/// A 32-byte BLAKE3 hash, in hex.
+/// The first 16 bytes of a BLAKE3 hash, in hex. 128 bits are far beyond what telling
+/// thousands of files and settings apart needs (cargo's fingerprints have 64), and the
+/// manifest of a 3000-chapter book, three hashes a chapter, is read and written on every
+/// rebuild.
 pub type Hash = String;
+
+fn hex(hash: blake3::Hash) -> Hash {
+    hash.to_hex()[..32].to_string()
+}
 
 /// Hashes bytes (BLAKE3, hex).
 pub fn hash(data: &[u8]) -> Hash {
-    blake3::hash(data).to_hex().to_string()
+    hex(blake3::hash(data))
 }
 
 /// Hashes several fields, each length-prefixed so that no two lists give the same input.
@@ -43,7 +50,7 @@ pub fn hash_fields(fields: &[&[u8]]) -> Hash {
         h.update(&(f.len() as u64).to_le_bytes());
         h.update(f);
     }
-    h.finalize().to_hex().to_string()
+    hex(h.finalize())
 }
 
 /// One hash of every input's path and stamp, in order: equal digests mean no input was
@@ -59,7 +66,7 @@ pub fn inputs_digest<'a>(inputs: impl IntoIterator<Item = (&'a Path, Stamp)>) ->
         h.update(&(line.len() as u64).to_le_bytes());
         h.update(&line);
     }
-    h.finalize().to_hex().to_string()
+    hex(h.finalize())
 }
 
 /// Where the manifest of the EPUB at `output` lives.
@@ -169,18 +176,23 @@ pub struct Manifest {
     pub entries: Vec<(String, Hash)>,
 }
 
-fn esc(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '\\' => out.push_str("\\\\"),
-            '\t' => out.push_str("\\t"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            c => out.push(c),
-        }
+/// Appends `s` with backslash, tab, newline and carriage return escaped (all ASCII, so the
+/// text is cut at character boundaries).
+fn push_esc(out: &mut String, s: &str) {
+    let mut kept = 0;
+    for (i, b) in s.bytes().enumerate() {
+        let escaped = match b {
+            b'\\' => "\\\\",
+            b'\t' => "\\t",
+            b'\n' => "\\n",
+            b'\r' => "\\r",
+            _ => continue,
+        };
+        out.push_str(&s[kept..i]);
+        out.push_str(escaped);
+        kept = i + 1;
     }
-    out
+    out.push_str(&s[kept..]);
 }
 
 fn unesc(s: &str) -> Option<String> {
@@ -321,7 +333,10 @@ impl Manifest {
     /// The manifest as text, ending with a checksum line.
     pub fn to_text(&self) -> String {
         use std::fmt::Write as _;
-        let mut s = String::new();
+        // Thousands of records: pushed field by field, escaping only what needs it.
+        let mut s = String::with_capacity(
+            1024 + self.inputs.len() * 160 + self.chapters.len() * 300 + self.entries.len() * 120,
+        );
         let _ = writeln!(s, "{MAGIC}");
         let _ = writeln!(s, "options\t{}", self.options);
         let _ = writeln!(s, "started\t{}", self.started);
@@ -332,33 +347,41 @@ impl Manifest {
         let newest = self.inputs.iter().map(|i| i.stamp.mtime).max().unwrap_or(0);
         let _ = writeln!(s, "digest\t{}\t{newest}\t{digest}", self.inputs.len());
         for i in &self.inputs {
-            let _ = writeln!(
-                s,
-                "input\t{}\t{}\t{}\t{}",
-                i.stamp.size,
-                i.stamp.mtime,
-                i.hash,
-                esc(&i.path.to_string_lossy())
-            );
+            let _ = write!(s, "input\t{}\t{}\t", i.stamp.size, i.stamp.mtime);
+            s.push_str(&i.hash);
+            s.push('\t');
+            push_esc(&mut s, &i.path.to_string_lossy());
+            s.push('\n');
         }
         for c in &self.chapters {
-            let _ = writeln!(
-                s,
-                "chapter\t{}\t{}\t{}\t{}\t{}\t{}",
-                c.key,
-                esc(&c.entry),
-                c.shell,
-                esc(&c.encoding),
-                esc(&c.detection),
-                esc(&c.title)
-            );
+            s.push_str("chapter\t");
+            s.push_str(&c.key);
+            s.push('\t');
+            push_esc(&mut s, &c.entry);
+            s.push('\t');
+            s.push_str(&c.shell);
+            for field in [&c.encoding, &c.detection, &c.title] {
+                s.push('\t');
+                push_esc(&mut s, field);
+            }
+            s.push('\n');
             for (line, message) in &c.warnings {
-                let line = line.map(|l| l.to_string()).unwrap_or_else(|| "-".into());
-                let _ = writeln!(s, "warning\t{line}\t{}", esc(message));
+                match line {
+                    Some(l) => {
+                        let _ = write!(s, "warning\t{l}\t");
+                    }
+                    None => s.push_str("warning\t-\t"),
+                }
+                push_esc(&mut s, message);
+                s.push('\n');
             }
         }
         for (name, h) in &self.entries {
-            let _ = writeln!(s, "entry\t{h}\t{}", esc(name));
+            s.push_str("entry\t");
+            s.push_str(h);
+            s.push('\t');
+            push_esc(&mut s, name);
+            s.push('\n');
         }
         let sum = hash(s.as_bytes());
         let _ = writeln!(s, "end\t{sum}");
@@ -524,7 +547,7 @@ mod tests {
                 title: "第1章\t\\ 风起\n".into(),
                 encoding: "UTF-8".into(),
                 detection: "Utf8".into(),
-                warnings: vec![(Some(3), "dropped".into()), (None, "empty".into())],
+                warnings: vec![(Some(3), "dropped".into()), (None, "empty\r\\n\t".into())],
             }],
             entries: vec![("EPUB/nav.xhtml".into(), hash(b"n"))],
         }
@@ -558,7 +581,7 @@ mod tests {
             summary.warnings,
             [
                 (0, Some(3), "dropped".into()),
-                (0, None, "empty".into()),
+                (0, None, "empty\r\\n\t".into()),
                 (1, None, "gap".into())
             ]
         );

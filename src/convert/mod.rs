@@ -27,14 +27,16 @@ pub enum SourceKind {
 impl SourceKind {
     /// The kind of a chapter file, from its extension; anything unknown is read as text.
     pub fn of(path: &Path) -> SourceKind {
-        let ext = path
-            .extension()
-            .and_then(|e| e.to_str())
-            .map(str::to_ascii_lowercase);
-        match ext.as_deref() {
-            Some("md" | "markdown" | "mdown" | "mkd") => SourceKind::Markdown,
-            Some("html" | "htm" | "xhtml" | "xht") => SourceKind::Html,
-            _ => SourceKind::Text,
+        let Some(ext) = path.extension().and_then(|e| e.to_str()) else {
+            return SourceKind::Text;
+        };
+        let is = |names: &[&str]| names.iter().any(|n| ext.eq_ignore_ascii_case(n));
+        if is(&["md", "markdown", "mdown", "mkd"]) {
+            SourceKind::Markdown
+        } else if is(&["html", "htm", "xhtml", "xht"]) {
+            SourceKind::Html
+        } else {
+            SourceKind::Text
         }
     }
 }

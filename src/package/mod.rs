@@ -252,13 +252,17 @@ pub(crate) fn documents<'a>(book: &'a Book, look: &Look) -> Vec<Doc<'a>> {
     if look.layout.toc_page {
         out.push(generated("toc", words.contents, DocKind::TocPage));
     }
-    // The XHTML shell and heading take about 1 KB; keep the pieces under the limit with it.
-    let limit = look.layout.split_size.saturating_sub(1024).max(1024);
-    walk(&book.contents, 1, limit, &mut (0, 0), &mut out);
+    walk(&book.contents, 1, split_limit(look), &mut (0, 0), &mut out);
     if look.layout.colophon {
         out.push(generated("colophon", words.colophon, DocKind::Colophon));
     }
     out
+}
+
+/// The largest body of one chapter document: the XHTML shell and heading take about 1 KB,
+/// and pieces of a chapter split for size stay under `split-size` with them.
+fn split_limit(look: &Look) -> usize {
+    look.layout.split_size.saturating_sub(1024).max(1024)
 }
 
 /// Manifest id (and file stem) of the `n`th chapter document, 1-based.
@@ -334,8 +338,6 @@ pub fn package_with(book: &Book, look: &Look) -> Vec<Entry> {
 pub struct Frame {
     /// Every entry of [`package_with`], in order, chapter documents empty.
     pub entries: Vec<Entry>,
-    /// The entry names of every document of the reading order.
-    pub doc_names: Vec<String>,
     /// For each chapter document, in order: its entry name, and everything its bytes depend
     /// on besides its body (title, language, stylesheets, writing mode, EPUB version, whether
     /// it continues a chapter split for size) as text. A build cache keeps the latter to know
@@ -364,7 +366,6 @@ pub fn frame(book: &Book, look: &Look) -> Frame {
         })
         .collect();
     Frame {
-        doc_names: docs.iter().map(|d| format!("{ROOT}/{}", d.href)).collect(),
         entries: package_entries(book, look, &docs, false),
         chapters,
     }
@@ -458,43 +459,56 @@ fn package_entries(book: &Book, look: &Look, docs: &[Doc<'_>], chapters: bool) -
 }
 
 /// The documents of chapters `wanted` (0-based, in reading order), exactly as
-/// [`package_with`] writes them (rendered in parallel), with the entry names of every document
-/// of the reading order.
+/// [`package_with`] writes them (rendered in parallel); None when one of them is split for
+/// size.
 ///
 /// Only chapter documents depend on chapter bodies: the package document, the navigation and
 /// the generated pages depend on titles and file names, and a body changes file names only
-/// when it is split for size, which the names show. So a writer that streams a big book can
-/// package its skeleton (every body empty) once, then just the chapters of each chunk, and
-/// compare the names to know that everything else still holds.
-pub fn chapter_documents(
-    book: &Book,
-    look: &Look,
-    wanted: &std::collections::HashSet<usize>,
-) -> (Vec<String>, Vec<Entry>) {
+/// when it is split for size. So a writer that streams a big book can package its [`frame`]
+/// (every body empty, one document per chapter) once, then just the chapters of each chunk;
+/// None tells it that the frame does not hold.
+pub fn chapter_documents(book: &Book, look: &Look, wanted: &[usize]) -> Option<Vec<Entry>> {
     use rayon::prelude::*;
-    let docs = documents(book, look);
-    let names = docs.iter().map(|d| format!("{ROOT}/{}", d.href)).collect();
-    let mut chapter = 0;
-    let mut picked = Vec::new();
-    for doc in &docs {
-        if let DocKind::Chapter { first, .. } = doc.kind {
-            if first {
-                chapter += 1;
-            }
-            if wanted.contains(&(chapter - 1)) {
-                picked.push(doc);
+    fn collect<'a>(nodes: &'a [Node], out: &mut Vec<&'a Chapter>) {
+        for node in nodes {
+            match node {
+                Node::Chapter(c) => out.push(c),
+                Node::Part(p) => collect(&p.children, out),
             }
         }
     }
-    let entries = picked
+    let mut chapters = Vec::new();
+    collect(&book.contents, &mut chapters);
+    let limit = split_limit(look);
+    wanted
         .par_iter()
-        .map(|doc| Entry {
-            name: format!("{ROOT}/{}", doc.href),
-            data: docs::render(book, look, doc, &docs).into_bytes(),
-            compress: true,
+        .map(|&k| {
+            let chapter = *chapters.get(k)?;
+            // Split for size, the chapter makes more documents than the frame has for it.
+            if split::split_body(&chapter.body, limit).len() != 1 {
+                return None;
+            }
+            let id = chapter_id(k + 1);
+            let doc = Doc {
+                href: format!("text/{id}.xhtml"),
+                id,
+                title: chapter.title.clone(),
+                depth: 1,
+                in_toc: true,
+                kind: DocKind::Chapter {
+                    chapter,
+                    body: &chapter.body,
+                    first: true,
+                },
+            };
+            // A chapter document shows nothing of the others: no need to lay them all out.
+            Some(Entry {
+                name: format!("{ROOT}/{}", doc.href),
+                data: docs::render(book, look, &doc, &[]).into_bytes(),
+                compress: true,
+            })
         })
-        .collect();
-    (names, entries)
+        .collect()
 }
 
 fn container_xml() -> String {
@@ -563,15 +577,22 @@ mod tests {
         );
 
         // ... and chapter_documents renders those exactly as package_with does.
-        let wanted = [0, 2].into_iter().collect();
-        let (names, docs) = chapter_documents(&full_book, &look, &wanted);
-        assert!(names.contains(&"EPUB/text/chapter-0002.xhtml".to_string()));
+        let docs = chapter_documents(&full_book, &look, &[0, 2]).unwrap();
         let expected: Vec<Entry> = full
             .iter()
             .filter(|e| e.name.ends_with("-0001.xhtml") || e.name.ends_with("-0003.xhtml"))
             .cloned()
             .collect();
         assert_eq!(docs, expected);
+
+        // A chapter split for size makes documents the frame does not have.
+        let mut small = Look::default();
+        small.layout.split_size = 2048;
+        let long = "<p>长段落。</p>\n".repeat(400);
+        let split_book = book(&["<p>甲</p>\n", &long]);
+        assert!(chapter_documents(&split_book, &small, &[0]).is_some());
+        assert!(chapter_documents(&split_book, &small, &[1]).is_none());
+        assert!(package_with(&split_book, &small).len() > package_with(&split_book, &look).len());
     }
 
     #[test]

@@ -585,72 +585,79 @@ fn glob_files(
 ) -> std::result::Result<Vec<(PathBuf, Option<FileStamp>)>, GlobError> {
     let wild = |s: &str| s.contains(['*', '?', '[']);
     let (folder, name) = pattern.rsplit_once('/').unwrap_or(("", pattern));
-    let mut found: Vec<(String, PathBuf, Option<FileStamp>)> = Vec::new();
-    if !wild(folder) && !pattern.contains('\\') && name != "**" {
-        let matcher = glob::Pattern::new(name).map_err(GlobError::Syntax)?;
-        let dir = ctx.root.join(folder);
-        let mut dir_inside = None;
-        let Ok(listing) = std::fs::read_dir(&dir) else {
-            return Ok(Vec::new());
-        };
-        let entries: Vec<std::fs::DirEntry> = listing
-            .filter_map(|e| e.ok())
-            .filter(|e| {
-                matcher.matches_with(&e.file_name().to_string_lossy(), glob::MatchOptions::new())
-            })
-            .collect();
-        // Thousands of `lstat`s: spread over the cores.
-        let metas: Vec<_> = {
-            use rayon::prelude::*;
-            entries.par_iter().map(|e| e.metadata()).collect()
-        };
-        for (entry, meta) in entries.iter().zip(metas) {
-            let Ok(meta) = meta else {
-                continue;
-            };
-            let path = entry.path();
-            let shown = path
-                .strip_prefix(ctx.root)
-                .unwrap_or(&path)
-                .to_string_lossy()
-                .into_owned();
-            if meta.file_type().is_symlink() {
-                if !path.is_file() {
-                    continue;
-                }
-                ctx.check_inside("glob", &shown, &path, pattern_offset)
-                    .map_err(GlobError::Refused)?;
-                found.push((shown, path, None));
-            } else if meta.is_file() {
-                if ctx.contain_in.is_some()
-                    && !*dir_inside
-                        .get_or_insert_with(|| ctx.check_inside("glob", "", &dir, 0).is_ok())
-                {
-                    ctx.check_inside("glob", &shown, &path, pattern_offset)
-                        .map_err(GlobError::Refused)?;
-                }
-                found.push((shown, path, FileStamp::of(&meta)));
-            }
-        }
-    } else {
+    let shown = |path: &Path| {
+        path.strip_prefix(ctx.root)
+            .unwrap_or(path)
+            .to_string_lossy()
+            .into_owned()
+    };
+    if wild(folder) || pattern.contains('\\') || name == "**" {
         let full = ctx.root.join(pattern);
         let paths = glob::glob(&full.to_string_lossy()).map_err(GlobError::Syntax)?;
+        let mut found: Vec<(String, PathBuf)> = Vec::new();
         for path in paths.filter_map(|p| p.ok()).filter(|p| p.is_file()) {
-            let shown = path
-                .strip_prefix(ctx.root)
-                .unwrap_or(&path)
-                .to_string_lossy()
-                .into_owned();
+            let shown = shown(&path);
             ctx.check_inside("glob", &shown, &path, pattern_offset)
                 .map_err(GlobError::Refused)?;
-            found.push((shown, path, None));
+            found.push((shown, path));
+        }
+        found.sort_by_cached_key(|f| super::natural_key(&f.0));
+        return Ok(found.into_iter().map(|(_, path)| (path, None)).collect());
+    }
+
+    let matcher = glob::Pattern::new(name).map_err(GlobError::Syntax)?;
+    // `*.txt` and the like, by far the most common: a suffix test says the same.
+    let suffix = name
+        .strip_prefix('*')
+        .filter(|rest| !wild(rest) && !rest.contains(']'));
+    let matches = |name: &str| match suffix {
+        Some(suffix) => name.ends_with(suffix),
+        None => matcher.matches_with(name, glob::MatchOptions::new()),
+    };
+    let dir = ctx.root.join(folder);
+    let Ok(listing) = std::fs::read_dir(&dir) else {
+        return Ok(Vec::new());
+    };
+    // Every match is in `dir`, so ordering the names orders the paths.
+    let mut entries: Vec<(Vec<u8>, std::fs::DirEntry)> = listing
+        .filter_map(|e| e.ok())
+        .filter_map(|e| {
+            let name = e.file_name();
+            let name = name.to_string_lossy();
+            matches(&name).then(|| (super::natural_key(&name), e))
+        })
+        .collect();
+    entries.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    // Thousands of `lstat`s: spread over the cores.
+    let metas: Vec<_> = {
+        use rayon::prelude::*;
+        entries.par_iter().map(|(_, e)| e.metadata()).collect()
+    };
+    let mut dir_inside = None;
+    let mut found = Vec::with_capacity(entries.len());
+    for ((_, entry), meta) in entries.iter().zip(metas) {
+        let Ok(meta) = meta else {
+            continue;
+        };
+        let path = entry.path();
+        if meta.file_type().is_symlink() {
+            if !path.is_file() {
+                continue;
+            }
+            ctx.check_inside("glob", &shown(&path), &path, pattern_offset)
+                .map_err(GlobError::Refused)?;
+            found.push((path, None));
+        } else if meta.is_file() {
+            if ctx.contain_in.is_some()
+                && !*dir_inside.get_or_insert_with(|| ctx.check_inside("glob", "", &dir, 0).is_ok())
+            {
+                ctx.check_inside("glob", &shown(&path), &path, pattern_offset)
+                    .map_err(GlobError::Refused)?;
+            }
+            found.push((path, FileStamp::of(&meta)));
         }
     }
-    found.sort_by_cached_key(|f| super::natural_key(&f.0));
-    Ok(found
-        .into_iter()
-        .map(|(_, path, stamp)| (path, stamp))
-        .collect())
+    Ok(found)
 }
 
 /// Why [`glob_files`] failed.
@@ -753,6 +760,49 @@ mod tests {
         std::os::unix::fs::symlink(outer.path().join("img.png"), dir.join("covers/c.png")).unwrap();
         let m = message(load(&dir, "[[chapters]]\nfile = \"ch/1.txt\"\n", false).unwrap_err());
         assert!(m.contains("`cover`"), "{m}");
+    }
+
+    #[test]
+    fn folder_listing_globs_match_what_the_glob_crate_matches() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("ch")).unwrap();
+        let names = [
+            "1.txt",
+            "10.txt",
+            "2.txt",
+            ".hidden.txt",
+            "a.TXT",
+            "b.txt.bak",
+            "c.md",
+            "ctxt",
+            "[x].txt",
+        ];
+        for name in names {
+            std::fs::write(dir.path().join("ch").join(name), "x").unwrap();
+        }
+        for pattern in ["*.txt", "*", "*txt", "c*", "?.txt", "[0-9]*.txt", "*.[tm]*"] {
+            let project = load(
+                dir.path(),
+                &format!("[[chapters]]\nglob = \"ch/{pattern}\"\n"),
+                false,
+            );
+            let mut listed: Vec<String> = match project {
+                Ok(p) => p
+                    .chapters()
+                    .map(|c| c.path.file_name().unwrap().to_string_lossy().into_owned())
+                    .collect(),
+                Err(_) => Vec::new(),
+            };
+            let glob = glob::Pattern::new(pattern).unwrap();
+            let mut expected: Vec<String> = names
+                .iter()
+                .filter(|n| glob.matches_with(n, glob::MatchOptions::new()))
+                .map(|n| n.to_string())
+                .collect();
+            listed.sort();
+            expected.sort();
+            assert_eq!(listed, expected, "{pattern}");
+        }
     }
 
     #[test]
