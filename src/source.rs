@@ -260,18 +260,27 @@ fn implausible(text: &str) -> Option<(usize, usize)> {
 /// Works on bytes: every character it changes is ASCII or starts with the byte 0xEF, which in
 /// UTF-8 only ever begins a character, so the text is cut at character boundaries.
 fn normalise(text: &str) -> Option<(String, usize, Option<usize>)> {
+    /// Bytes that may start a character to change: C0 controls but tab and newline, and
+    /// 0xEF (U+FFFE and U+FFFF start with it, as do full-width punctuation marks, kept).
+    static ATTENTION: [bool; 256] = {
+        let mut t = [false; 256];
+        let mut b = 0;
+        while b < 0x20 {
+            t[b] = b != b'\t' as usize && b != b'\n' as usize;
+            b += 1;
+        }
+        t[0xEF] = true;
+        t
+    };
     let bytes = text.as_bytes();
-    let special = |b: u8| b < 0x20 || b == 0xEF;
-    let mut i = bytes
-        .iter()
-        .position(|&b| special(b) && b != b'\n' && b != b'\t')?;
-    let mut out = String::with_capacity(text.len());
+    let mut i = bytes.iter().position(|&b| ATTENTION[usize::from(b)])?;
+    let mut out = String::new();
     let mut dropped = 0;
     let mut first_line = None;
     let mut kept = 0;
     while i < bytes.len() {
         let b = bytes[i];
-        if !special(b) || b == b'\n' || b == b'\t' {
+        if !ATTENTION[usize::from(b)] {
             i += 1;
             continue;
         }
@@ -285,6 +294,9 @@ fn normalise(text: &str) -> Option<(String, usize, Option<usize>)> {
             }
             _ => 1,
         };
+        if out.is_empty() {
+            out.reserve(text.len());
+        }
         out.push_str(&text[kept..i]);
         if b == b'\r' {
             out.push('\n');
