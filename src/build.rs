@@ -12,7 +12,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::time::SystemTime;
+use std::time::{Duration, Instant, SystemTime};
 
 use rayon::prelude::*;
 
@@ -115,6 +115,41 @@ pub struct BuildReport {
     pub warnings: Vec<Warning>,
     /// How each chapter file was decoded.
     pub sources: Vec<SourceReport>,
+    /// Where the time went, stage by stage, in order (see [`Stopwatch`]).
+    pub timings: Vec<(&'static str, Duration)>,
+}
+
+/// Times the stages of a build: each [`Stopwatch::lap`] records the time since the last.
+#[derive(Debug, Clone)]
+pub struct Stopwatch {
+    last: Instant,
+    laps: Vec<(&'static str, Duration)>,
+}
+
+impl Stopwatch {
+    /// Starts timing now.
+    pub fn start() -> Stopwatch {
+        Stopwatch {
+            last: Instant::now(),
+            laps: Vec::new(),
+        }
+    }
+
+    /// Ends the stage `name` now; the next stage starts.
+    pub fn lap(&mut self, name: &'static str) {
+        let now = Instant::now();
+        self.laps.push((name, now - self.last));
+        self.last = now;
+    }
+
+    /// The stages timed so far.
+    pub fn laps(&self) -> &[(&'static str, Duration)] {
+        &self.laps
+    }
+
+    fn take(&mut self) -> Vec<(&'static str, Duration)> {
+        std::mem::take(&mut self.laps)
+    }
 }
 
 /// A book converted and ready to package, with what was learnt on the way.
@@ -138,14 +173,18 @@ pub fn build(project: &Project, opts: &BuildOptions) -> Result<BuildReport> {
         .output
         .clone()
         .unwrap_or_else(|| project.default_output());
+    let mut watch = Stopwatch::start();
     if !opts.cache {
         let none = vec![None; project.chapters().count()];
-        return match build_streaming(project, opts, &output, &none, None, &[], None)? {
-            Some((report, written)) => {
+        let fresh = Previous::none(&none);
+        return match build_streaming(project, opts, &output, fresh, None, &mut watch)? {
+            Some((mut report, written)) => {
                 written.finished.commit()?;
+                watch.lap("commit");
+                report.timings = watch.take();
                 Ok(report)
             }
-            None => build_plain(project, opts, &output),
+            None => build_plain(project, opts, &output, &mut watch),
         };
     }
     let started = incremental::nanos(SystemTime::now());
@@ -166,8 +205,10 @@ pub fn build(project: &Project, opts: &BuildOptions) -> Result<BuildReport> {
             .map(|s| (s.path.as_path(), s.stamp.map(Stamp::from))),
     );
     if let Some(summary) = &summary
-        && let Some(report) = up_to_date(summary, &paths, &sources, &output)
+        && let Some(mut report) = up_to_date(summary, &paths, &sources, &output)
     {
+        watch.lap("check cache");
+        report.timings = watch.take();
         return Ok(report);
     }
     // Not obviously up to date: compare input by input (a touched file may still hold the
@@ -198,6 +239,7 @@ pub fn build(project: &Project, opts: &BuildOptions) -> Result<BuildReport> {
             }
             .save(&output);
         }
+        watch.lap("check cache");
         return Ok(BuildReport {
             status: BuildStatus::UpToDate,
             reused: prev.chapters.len(),
@@ -206,6 +248,7 @@ pub fn build(project: &Project, opts: &BuildOptions) -> Result<BuildReport> {
             chapters: prev.chapters.len(),
             warnings: recorded_warnings(prev, &sources),
             sources: recorded_sources(prev, &sources),
+            timings: watch.take(),
         });
     }
     // This build writes: the EPUB the last one replaced can go now, in the background.
@@ -263,35 +306,35 @@ pub fn build(project: &Project, opts: &BuildOptions) -> Result<BuildReport> {
         vec![None; sources.len()]
     };
 
+    watch.lap("check cache");
     let frame_before = previous.as_ref().map_or(&[][..], |m| &m.entries[..]);
-    let attempt = build_streaming(
-        project,
-        opts,
-        &output,
-        &reuse,
-        previous_epub,
-        frame_before,
-        Some(clearing),
-    )?;
+    let last = Previous {
+        reuse: &reuse,
+        epub: previous_epub,
+        frame: frame_before,
+    };
+    let attempt = build_streaming(project, opts, &output, last, Some(clearing), &mut watch)?;
     let (report, written) = match attempt {
         Some(done) => done,
         None if reuse.iter().any(Option::is_some) => {
             // The reuse could not be vouched for: build everything again.
             let none = vec![None; sources.len()];
             let clearing = start_clearing(&output);
-            match build_streaming(project, opts, &output, &none, None, &[], Some(clearing))? {
+            let fresh = Previous::none(&none);
+            match build_streaming(project, opts, &output, fresh, Some(clearing), &mut watch)? {
                 Some(done) => done,
                 None => {
                     Manifest::remove(&output);
-                    return build_plain(project, opts, &output);
+                    return build_plain(project, opts, &output, &mut watch);
                 }
             }
         }
         None => {
             Manifest::remove(&output);
-            return build_plain(project, opts, &output);
+            return build_plain(project, opts, &output, &mut watch);
         }
     };
+    let mut report = report;
 
     let records = written
         .chapters
@@ -345,6 +388,8 @@ pub fn build(project: &Project, opts: &BuildOptions) -> Result<BuildReport> {
     drop(reuse);
     drop_later((manifest, previous));
     committed?;
+    watch.lap("commit");
+    report.timings = watch.take();
     Ok(report)
 }
 
@@ -434,6 +479,7 @@ fn up_to_date(
         chapters: summary.chapters,
         warnings,
         sources: reports,
+        timings: Vec::new(),
     })
 }
 
@@ -504,17 +550,25 @@ fn generated_cover(project: &Project, opts: &BuildOptions, output: &Path) -> Opt
 }
 
 /// The whole book in memory, packaged and written at once: no cache, no streaming.
-fn build_plain(project: &Project, opts: &BuildOptions, output: &Path) -> Result<BuildReport> {
+fn build_plain(
+    project: &Project,
+    opts: &BuildOptions,
+    output: &Path,
+    watch: &mut Stopwatch,
+) -> Result<BuildReport> {
     // Drawn before the chapters are loaded, so its buffers never add to their memory.
     let cover = generated_cover(project, opts, output);
     let mut loaded = load_book(project, opts)?;
     if cover.is_some() {
         loaded.book.cover = cover;
     }
+    watch.lap("read and convert");
     let look = crate::look::prepare(project, &mut loaded.book, &mut loaded.warnings)?;
     let entries = package::package_with(&loaded.book, &look);
     drop(loaded.book.contents);
+    watch.lap("lay out");
     archive::write_epub(&entries, output)?;
+    watch.lap("write");
     let bytes = std::fs::metadata(output).map(|m| m.len()).unwrap_or(0);
     Ok(BuildReport {
         status: BuildStatus::Built,
@@ -524,6 +578,7 @@ fn build_plain(project: &Project, opts: &BuildOptions, output: &Path) -> Result<
         bytes,
         warnings: loaded.warnings,
         sources: loaded.sources,
+        timings: watch.take(),
     })
 }
 
@@ -569,18 +624,43 @@ struct WrittenChapter {
 /// (Tiny under test, so that small books exercise the chunked path.)
 const CHUNK_BYTES: usize = if cfg!(test) { 2048 } else { 2 << 20 };
 
-/// Loads the book (reusing the chapters in `reuse`) and writes it chunk by chunk. None when
-/// the package layout does not allow it: a chapter document whose name or surroundings
+/// What a streaming build may take from the last one.
+struct Previous<'a> {
+    /// For each chapter, its record when its document can be copied.
+    reuse: &'a [Option<&'a ChapterRecord>],
+    /// The EPUB to copy from.
+    epub: Option<PreviousEpub>,
+    /// The names and hashes of the other entries it holds.
+    frame: &'a [(String, Hash)],
+}
+
+impl<'a> Previous<'a> {
+    /// Nothing to take: every chapter is built.
+    fn none(reuse: &'a [Option<&'a ChapterRecord>]) -> Previous<'a> {
+        Previous {
+            reuse,
+            epub: None,
+            frame: &[],
+        }
+    }
+}
+
+/// Loads the book (reusing the chapters in `last.reuse`) and writes it chunk by chunk. None
+/// when the package layout does not allow it: a chapter document whose name or surroundings
 /// changed although its source did not, or other files that depend on chapter bodies.
 fn build_streaming(
     project: &Project,
     opts: &BuildOptions,
     output: &Path,
-    reuse: &[Option<&ChapterRecord>],
-    mut previous: Option<PreviousEpub>,
-    frame_before: &[(String, Hash)],
+    last: Previous<'_>,
     clearing: Option<Clearing>,
+    watch: &mut Stopwatch,
 ) -> Result<Option<(BuildReport, Written)>> {
+    let Previous {
+        reuse,
+        epub: mut previous,
+        frame: frame_before,
+    } = last;
     // The cover is drawn while the chapters load: its canvas is freed long before the
     // chapters' packaging, where memory peaks.
     let (cover, loaded) = rayon::join(
@@ -591,6 +671,7 @@ fn build_streaming(
     if cover.is_some() {
         loaded.book.cover = cover;
     }
+    watch.lap("read and convert");
     let look = crate::look::prepare(project, &mut loaded.book, &mut loaded.warnings)?;
     let mut book = loaded.book;
     let chapters = count_chapters(&book.contents);
@@ -668,6 +749,7 @@ fn build_streaming(
         }
     }
 
+    watch.lap("lay out");
     let mut writer = EpubWriter::create(output)?;
     let todo: Vec<usize> = (0..chapters).filter(|&k| reuse[k].is_none()).collect();
     let mut cursor = 0;
@@ -739,6 +821,7 @@ fn build_streaming(
         writer.keep_replaced(spare);
     }
     let finished = writer.finish_writing()?;
+    watch.lap("write");
     let bytes = finished.metadata().len();
     let written = names
         .into_iter()
@@ -759,6 +842,7 @@ fn build_streaming(
             bytes,
             warnings: loaded.warnings,
             sources: loaded.sources,
+            timings: Vec::new(),
         },
         Written {
             chapters: written,

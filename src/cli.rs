@@ -132,7 +132,7 @@ pub struct BuildArgs {
     #[arg(short, long)]
     pub quiet: bool,
 
-    /// Print how each chapter file was decoded.
+    /// Print how each chapter file was decoded, and how long each stage of the build took.
     #[arg(short, long)]
     pub verbose: bool,
 }

@@ -378,7 +378,11 @@ fn an_up_to_date_book_reports_the_warnings_and_encodings_of_its_build() {
     assert!(noop.stderr.contains("up to date"), "{}", noop.stderr);
     let report = |s: &str| -> Vec<String> {
         s.lines()
-            .filter(|l| !l.starts_with("built") && !l.starts_with("up to date"))
+            .filter(|l| {
+                !l.starts_with("built")
+                    && !l.starts_with("up to date")
+                    && !l.starts_with("timings:")
+            })
             .map(str::to_string)
             .collect()
     };
@@ -392,6 +396,57 @@ fn an_up_to_date_book_reports_the_warnings_and_encodings_of_its_build() {
         "{lines:?}"
     );
     assert_eq!(report(&built.stderr), report(&noop.stderr));
+}
+
+/// The stage names of the `timings:` line of a verbose build's stderr.
+fn stages(stderr: &str) -> Vec<String> {
+    let line = stderr
+        .lines()
+        .find_map(|l| l.strip_prefix("timings: "))
+        .unwrap_or_else(|| panic!("no timings line in {stderr}"));
+    line.split(", ")
+        .map(|stage| {
+            let (name, time) = stage.rsplit_once(' ').unwrap().0.rsplit_once(' ').unwrap();
+            assert!(time.parse::<f64>().is_ok(), "{stage}");
+            name.to_string()
+        })
+        .collect()
+}
+
+#[test]
+fn verbose_builds_time_their_stages() {
+    let book = sample();
+    age(book.path());
+    let out = book.path().join("book.epub");
+    let all = [
+        "load project",
+        "check cache",
+        "read and convert",
+        "lay out",
+        "write",
+        "commit",
+    ];
+    assert_eq!(stages(&build(book.path(), &out, &["-v"]).stderr), all);
+    assert_eq!(
+        stages(&build(book.path(), &out, &["-v"]).stderr),
+        ["load project", "check cache"]
+    );
+    append(&first_chapter(book.path()), "又一段。\n");
+    assert_eq!(stages(&build(book.path(), &out, &["-v"]).stderr), all);
+    let uncached = build(book.path(), &out, &["-v", "--no-cache"]);
+    assert_eq!(
+        stages(&uncached.stderr),
+        [
+            "load project",
+            "read and convert",
+            "lay out",
+            "write",
+            "commit"
+        ]
+    );
+    // Without -v, no timings.
+    let quiet = build(book.path(), &out, &["--force"]);
+    assert!(!quiet.stderr.contains("timings"), "{}", quiet.stderr);
 }
 
 #[test]

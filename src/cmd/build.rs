@@ -133,6 +133,14 @@ pub(crate) fn report(o: &Outcome, args: &BuildArgs, print: &dyn Fn(String)) {
                     BuildStatus::Built => format!("built       {}", r.output.display()),
                     BuildStatus::UpToDate => format!("up to date  {}", r.output.display()),
                 };
+                if args.verbose && !r.timings.is_empty() {
+                    let stages: Vec<String> = r
+                        .timings
+                        .iter()
+                        .map(|(stage, d)| format!("{stage} {:.1} ms", d.as_secs_f64() * 1e3))
+                        .collect();
+                    print(format!("timings: {}", stages.join(", ")));
+                }
                 print(format!("{status} in {}", seconds(o.elapsed)));
             }
             println!("{}", r.output.display());
