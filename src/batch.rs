@@ -54,13 +54,10 @@ pub fn build_one(project: &Path, opts: &BuildOptions) -> Outcome {
     let start = Instant::now();
     let result = Project::load_with(project, &opts.load).and_then(|p| {
         let loaded = start.elapsed();
-        let report = build::build(&p, opts).map(|mut r| {
+        build::build(&p, opts).map(|mut r| {
             r.timings.insert(0, ("load project", loaded));
             r
-        });
-        // A project of thousands of chapters takes a while to free.
-        build::drop_later(p);
-        report
+        })
     });
     Outcome {
         project: project.to_path_buf(),

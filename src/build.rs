@@ -384,21 +384,10 @@ pub fn build(project: &Project, opts: &BuildOptions) -> Result<BuildReport> {
     if committed.is_err() || saved.is_err() {
         Manifest::remove(&output);
     }
-    // Tens of thousands of small strings: freed off the critical path.
-    drop(reuse);
-    drop_later((manifest, previous));
     committed?;
     watch.lap("commit");
     report.timings = watch.take();
     Ok(report)
-}
-
-/// Drops `value` on another thread: a build's records of thousands of chapters take a
-/// millisecond or more to free, which the caller need not wait for.
-pub(crate) fn drop_later<T: Send + 'static>(value: T) {
-    let spawned = std::thread::Builder::new().spawn(move || drop(value));
-    // Without a thread the value was dropped here, as usual.
-    drop(spawned);
 }
 
 /// How a chapter source is to be read, for its cache key: every field of [`ChapterSource`]
