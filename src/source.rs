@@ -392,6 +392,24 @@ mod tests {
     }
 
     #[test]
+    fn utf8_forced_or_marked_goes_through_the_decoder_only_when_damaged() {
+        let mut bytes = b"\xEF\xBB\xBF".to_vec();
+        bytes.extend_from_slice("一\r\n二".as_bytes());
+        for forced in [None, Some("utf-8")] {
+            let d = decode(&bytes, forced, EncodingErrors::Fail).unwrap();
+            assert_eq!((d.text.as_str(), d.replaced), ("一\n二", 0), "{forced:?}");
+        }
+        bytes.push(0xFF);
+        let err = decode(&bytes, Some("utf-8"), EncodingErrors::Fail).unwrap_err();
+        assert!(
+            matches!(err, DecodeError::Malformed { offset: 11, .. }),
+            "{err:?}"
+        );
+        let d = decode(&bytes, Some("utf-8"), EncodingErrors::Replace).unwrap();
+        assert_eq!((d.text.as_str(), d.replaced), ("一\n二\u{FFFD}", 1));
+    }
+
+    #[test]
     fn forced_encoding_that_does_not_fit_reports_offset() {
         let err = decode(SAMPLE.as_bytes(), Some("shift_jis"), EncodingErrors::Fail).unwrap_err();
         assert!(
