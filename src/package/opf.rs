@@ -159,8 +159,6 @@ fn accessibility(o: &mut String, book: &Book) {
     );
 }
 
-/// Manifest items shared by EPUB 3 and EPUB 2: the user stylesheets, the documents, the
-/// images and the fonts. EPUB 2 uses the older font media types its readers know.
 /// calibre's series metadata, which calibre reads from EPUB 2 and 3 alike.
 pub(super) fn calibre_series(o: &mut String, series: &crate::project::Series) {
     let _ = writeln!(
@@ -177,6 +175,9 @@ pub(super) fn calibre_series(o: &mut String, series: &crate::project::Series) {
     }
 }
 
+/// Manifest items shared by EPUB 3 and EPUB 2: the NCX, the stylesheets, the cover, the
+/// documents, the images and the fonts. EPUB 2 uses the older font media types its readers
+/// know, and no item properties.
 pub(super) fn manifest_common(o: &mut String, book: &Book, look: &Look, docs: &[Doc], epub2: bool) {
     // EPUB 3 marks the cover image and the SVG cover page; EPUB 2 has no such properties.
     let (image_props, page_props) = if epub2 {
