@@ -315,9 +315,14 @@ pub fn open_previous(path: &Path) -> Result<PreviousEpub> {
     let mut file = File::open(path).map_err(|e| Error::io(path, "cannot open", e))?;
     let (records, end) =
         read_directory(&mut file).map_err(|e| Error::io(path, "cannot read", e))?;
+    let nexts: Vec<u64> = records
+        .iter()
+        .skip(1)
+        .map(|r| r.offset)
+        .chain([end])
+        .collect();
     let mut spans = HashMap::with_capacity(records.len());
-    for (i, record) in records.iter().enumerate() {
-        let next = records.get(i + 1).map_or(end, |r| r.offset);
+    for (record, next) in records.into_iter().zip(nexts) {
         let len = 30 + record.name.len() as u64 + record.compressed;
         if record.offset.checked_add(len) == Some(next) {
             spans.insert(
@@ -325,7 +330,7 @@ pub fn open_previous(path: &Path) -> Result<PreviousEpub> {
                 Span {
                     start: record.offset,
                     len,
-                    record: record.clone(),
+                    record,
                 },
             );
         }

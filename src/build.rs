@@ -142,11 +142,6 @@ impl Stopwatch {
         self.last = now;
     }
 
-    /// The stages timed so far.
-    pub fn laps(&self) -> &[(&'static str, Duration)] {
-        &self.laps
-    }
-
     fn take(&mut self) -> Vec<(&'static str, Duration)> {
         std::mem::take(&mut self.laps)
     }
@@ -314,7 +309,7 @@ pub fn build(project: &Project, opts: &BuildOptions) -> Result<BuildReport> {
         frame: frame_before,
     };
     let attempt = build_streaming(project, opts, &output, last, Some(clearing), &mut watch)?;
-    let (report, written) = match attempt {
+    let (mut report, written) = match attempt {
         Some(done) => done,
         None if reuse.iter().any(Option::is_some) => {
             // The reuse could not be vouched for: build everything again.
@@ -334,7 +329,6 @@ pub fn build(project: &Project, opts: &BuildOptions) -> Result<BuildReport> {
             return build_plain(project, opts, &output, &mut watch);
         }
     };
-    let mut report = report;
 
     let records = written
         .chapters
@@ -684,10 +678,10 @@ fn build_streaming(
         .into_par_iter()
         .map(|(name, shell)| (name, incremental::hash(shell.as_bytes())))
         .unzip();
-    let index: HashMap<String, usize> = skeleton
+    let index: HashMap<&str, usize> = skeleton
         .iter()
         .enumerate()
-        .map(|(i, e)| (e.name.clone(), i))
+        .map(|(i, e)| (e.name.as_str(), i))
         .collect();
     let Some(pos) = names
         .iter()
@@ -709,7 +703,7 @@ fn build_streaming(
     let chapter_positions: HashSet<usize> = pos.iter().copied().collect();
     // The other entries (package document, navigation, stylesheet, images...) are copied too
     // when their bytes are those the last build wrote.
-    let frame: Vec<(String, String)> = skeleton
+    let frame: Vec<(String, Hash)> = skeleton
         .par_iter()
         .enumerate()
         .filter(|(idx, _)| !chapter_positions.contains(idx))
@@ -728,7 +722,7 @@ fn build_streaming(
             .collect();
         for (name, hash) in &frame {
             if before.get(name.as_str()) == Some(&hash.as_str())
-                && let Some(&idx) = index.get(name)
+                && let Some(&idx) = index.get(name.as_str())
             {
                 copy.insert(idx, name.as_str());
             }

@@ -240,30 +240,33 @@ pub struct Summary {
     pub warnings: Vec<(usize, Option<usize>, String)>,
 }
 
-/// The body of a manifest's text (between its magic line and its checksum line), or None
-/// when the checksum does not match or the magic is not this version's.
-fn verified_body(text: &str) -> Option<&str> {
+/// Where the body of a manifest's text lies (between its magic line and its checksum line),
+/// or None when the checksum does not match or the magic is not this version's.
+fn verified_body(text: &str) -> Option<std::ops::Range<usize>> {
     let (body, end) = text.split_at(text.rfind("end\t")?);
     if end.trim_end() != format!("end\t{}", hash(body.as_bytes())) || !body.ends_with('\n') {
         return None;
     }
-    body.strip_prefix(MAGIC)?.strip_prefix('\n')
+    body.strip_prefix(MAGIC)?.strip_prefix('\n')?;
+    Some(MAGIC.len() + 1..body.len())
 }
 
 /// A manifest file's text, checksum verified, to summarise or parse in full.
-pub struct ManifestText(String);
+pub struct ManifestText {
+    text: String,
+    body: std::ops::Range<usize>,
+}
 
 impl ManifestText {
     /// Reads the manifest of the EPUB at `output`; None when missing or damaged.
     pub fn load(output: &Path) -> Option<ManifestText> {
         let text = std::fs::read_to_string(manifest_path(output)).ok()?;
-        verified_body(&text)?;
-        Some(ManifestText(text))
+        let body = verified_body(&text)?;
+        Some(ManifestText { text, body })
     }
 
     fn body(&self) -> &str {
-        let end = self.0.rfind("end\t").unwrap_or(self.0.len());
-        &self.0[MAGIC.len() + 1..end]
+        &self.text[self.body.clone()]
     }
 
     /// The head, the chapters' encodings and warnings; input records are skipped and chapter
@@ -390,7 +393,7 @@ impl Manifest {
 
     /// Parses a manifest; None when it is damaged in any way.
     pub fn parse(text: &str) -> Option<Manifest> {
-        Manifest::parse_body(verified_body(text)?)
+        Manifest::parse_body(&text[verified_body(text)?])
     }
 
     /// Parses the records of a verified body.
