@@ -85,6 +85,8 @@ pub fn decode(
     forced: Option<&str>,
     errors: EncodingErrors,
 ) -> Result<Decoded, DecodeError> {
+    // Text found to be valid UTF-8 while detecting the encoding, so as not to check it twice.
+    let mut valid = None;
     let (encoding, detection, body) = if let Some((enc, bom_len)) = Encoding::for_bom(bytes) {
         (enc, Detection::Bom, &bytes[bom_len..])
     } else if let Some(label) = forced {
@@ -92,38 +94,38 @@ pub fn decode(
             .ok_or_else(|| DecodeError::UnknownEncoding(label.to_string()))?;
         (enc, Detection::Forced, bytes)
     } else {
-        match simdutf8::basic::from_utf8(bytes) {
-            Ok(_) => (UTF_8, Detection::Utf8, bytes),
-            Err(_) => match std::str::from_utf8(bytes) {
-                Ok(_) => (UTF_8, Detection::Utf8, bytes),
-                Err(e) if mostly_utf8(bytes) => {
-                    if errors == EncodingErrors::Fail {
-                        return Err(malformed_at(
-                            UTF_8,
-                            &bytes[..e.valid_up_to()],
-                            e.valid_up_to(),
-                            "the file is UTF-8 with damaged bytes; fix them, or add encoding-errors = \"replace\" to the chapter entry",
-                        ));
-                    }
-                    (UTF_8, Detection::Utf8, bytes)
+        match simdutf8::compat::from_utf8(bytes) {
+            Ok(text) => {
+                valid = Some(text);
+                (UTF_8, Detection::Utf8, bytes)
+            }
+            Err(e) if mostly_utf8(bytes) => {
+                if errors == EncodingErrors::Fail {
+                    return Err(malformed_at(
+                        UTF_8,
+                        &bytes[..e.valid_up_to()],
+                        e.valid_up_to(),
+                        "the file is UTF-8 with damaged bytes; fix them, or add encoding-errors = \"replace\" to the chapter entry",
+                    ));
                 }
-                Err(_) => {
-                    let mut detector =
-                        chardetng::EncodingDetector::new(chardetng::Iso2022JpDetection::Deny);
-                    detector.feed(bytes, true);
-                    (
-                        detector.guess(None, chardetng::Utf8Detection::Deny),
-                        Detection::Guessed,
-                        bytes,
-                    )
-                }
-            },
+                (UTF_8, Detection::Utf8, bytes)
+            }
+            Err(_) => {
+                let mut detector =
+                    chardetng::EncodingDetector::new(chardetng::Iso2022JpDetection::Deny);
+                detector.feed(bytes, true);
+                (
+                    detector.guess(None, chardetng::Utf8Detection::Deny),
+                    Detection::Guessed,
+                    bytes,
+                )
+            }
         }
     };
 
     // Valid UTF-8 (the common case) is normalised straight from the bytes: no decoder pass.
     if encoding == UTF_8
-        && let Ok(text) = simdutf8::basic::from_utf8(body)
+        && let Some(text) = valid.or_else(|| simdutf8::basic::from_utf8(body).ok())
     {
         let (text, dropped_controls, first_dropped_line) =
             normalise(text).unwrap_or_else(|| (text.to_owned(), 0, None));
