@@ -296,12 +296,28 @@ pub struct PreviousEpub {
     /// Tells runs from different previous EPUBs apart.
     id: u64,
     spans: HashMap<String, Span>,
+    /// How many entries it has, copyable or not.
+    entries: usize,
 }
 
 impl PreviousEpub {
     /// Whether entry `name` is there and can be copied.
     pub fn contains(&self, name: &str) -> bool {
         self.spans.contains_key(name)
+    }
+
+    /// The names of its entries in their order; None unless every one can be copied.
+    pub fn names(&self) -> Option<impl Iterator<Item = &str>> {
+        if self.spans.len() != self.entries {
+            return None;
+        }
+        let mut order: Vec<(u64, &str)> = self
+            .spans
+            .iter()
+            .map(|(name, span)| (span.start, name.as_str()))
+            .collect();
+        order.sort_unstable();
+        Some(order.into_iter().map(|(_, name)| name))
     }
 }
 
@@ -321,6 +337,7 @@ pub fn open_previous(path: &Path) -> Result<PreviousEpub> {
         .map(|r| r.offset)
         .chain([end])
         .collect();
+    let entries = records.len();
     let mut spans = HashMap::with_capacity(records.len());
     for (record, next) in records.into_iter().zip(nexts) {
         let len = 30 + record.name.len() as u64 + record.compressed;
@@ -337,7 +354,12 @@ pub fn open_previous(path: &Path) -> Result<PreviousEpub> {
     }
     static OPENED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let id = OPENED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    Ok(PreviousEpub { file, id, spans })
+    Ok(PreviousEpub {
+        file,
+        id,
+        spans,
+        entries,
+    })
 }
 
 /// The central directory's records in file order, and where the directory starts.

@@ -172,7 +172,7 @@ pub fn build(project: &Project, opts: &BuildOptions) -> Result<BuildReport> {
     if !opts.cache {
         let none = vec![None; project.chapters().count()];
         let fresh = Previous::none(&none);
-        return match build_streaming(project, opts, &output, fresh, None, &mut watch)? {
+        return match build_streaming(project, opts, &output, fresh, None, None, &mut watch)? {
             Some((mut report, written)) => {
                 written.finished.commit()?;
                 watch.lap("commit");
@@ -207,9 +207,21 @@ pub fn build(project: &Project, opts: &BuildOptions) -> Result<BuildReport> {
         return Ok(report);
     }
     // Not obviously up to date: compare input by input (a touched file may still hold the
-    // same bytes) and see which chapters can be reused.
-    let previous = summary.and(text).and_then(|t| t.parse());
-    let inputs = incremental::check_inputs(&paths, previous.as_ref());
+    // same bytes) and see which chapters can be reused. Meanwhile, the previous EPUB's
+    // directory is read on another core, in case some can.
+    let had_summary = summary.is_some();
+    let ((previous, inputs), previous_epub) = rayon::join(
+        || {
+            let previous = summary.and(text).and_then(|t| t.parse());
+            let inputs = incremental::check_inputs(&paths, previous.as_ref());
+            (previous, inputs)
+        },
+        || {
+            had_summary
+                .then(|| archive::open_previous(&output).ok())
+                .flatten()
+        },
+    );
 
     if let Some(prev) = &previous
         && prev.inputs.len() == paths.len()
@@ -254,10 +266,28 @@ pub fn build(project: &Project, opts: &BuildOptions) -> Result<BuildReport> {
         .first()
         .map(|r| r.hash.as_str())
         .unwrap_or("");
+    // With the same metadata and the same files in the same places, every chapter source is
+    // what it was (sources are made from the metadata and the file list alone), so an
+    // unchanged file's key is the one recorded.
+    let same_sources = previous.as_ref().filter(|prev| {
+        prev.inputs.len() == paths.len()
+            && prev.chapters.len() == sources.len()
+            && inputs.unchanged.first() == Some(&true)
+            && prev
+                .inputs
+                .iter()
+                .zip(&inputs.records)
+                .all(|(then, now)| then.path == now.path)
+    });
     let keys: Vec<String> = sources
         .par_iter()
         .enumerate()
         .map(|(i, src)| {
+            if let Some(prev) = same_sources
+                && inputs.unchanged.get(first_chapter + i) == Some(&true)
+            {
+                return prev.chapters[i].key.clone();
+            }
             let content = inputs
                 .records
                 .get(first_chapter + i)
@@ -266,13 +296,7 @@ pub fn build(project: &Project, opts: &BuildOptions) -> Result<BuildReport> {
             if content.is_empty() {
                 return String::new();
             }
-            incremental::hash_fields(&[
-                env!("CARGO_PKG_VERSION").as_bytes(),
-                meta_hash.as_bytes(),
-                content.as_bytes(),
-                &source_key(src),
-                (i + 1).to_string().as_bytes(),
-            ])
+            chapter_key(meta_hash, content, src, i)
         })
         .collect();
     // An embedded font is subset to the characters of every chapter, so a chapter whose body
@@ -290,11 +314,7 @@ pub fn build(project: &Project, opts: &BuildOptions) -> Result<BuildReport> {
         }
         _ => vec![None; sources.len()],
     };
-    let previous_epub = if reuse.iter().any(Option::is_some) {
-        archive::open_previous(&output).ok()
-    } else {
-        None
-    };
+    let previous_epub = previous_epub.filter(|_| reuse.iter().any(Option::is_some));
     let reuse = if previous_epub.is_some() {
         reuse
     } else {
@@ -307,8 +327,52 @@ pub fn build(project: &Project, opts: &BuildOptions) -> Result<BuildReport> {
         reuse: &reuse,
         epub: previous_epub,
         frame: frame_before,
+        frame_key: previous.as_ref().map_or("", |m| m.frame.as_str()),
+        modified: previous.as_ref().map_or("", |m| m.modified.as_str()),
+        records: previous.as_ref().map_or(&[][..], |m| &m.chapters[..]),
     };
-    let attempt = build_streaming(project, opts, &output, last, Some(clearing), &mut watch)?;
+    let render = |laid: LaidOut<'_>| -> String {
+        let chapters = laid
+            .chapters
+            .iter()
+            .zip(&keys)
+            .zip(laid.sources)
+            .map(|((c, key), src)| ChapterRecord {
+                key: key.clone(),
+                entry: c.entry.clone(),
+                shell: c.shell.clone(),
+                title: c.title.clone(),
+                encoding: src.encoding.to_string(),
+                detection: format!("{:?}", src.detection),
+                warnings: laid
+                    .warnings
+                    .iter()
+                    .filter(|w| w.path == src.path)
+                    .map(|w| (w.line, w.message.clone()))
+                    .collect(),
+            })
+            .collect();
+        Manifest {
+            options: options_key.clone(),
+            started,
+            output: None,
+            inputs: inputs.records.clone(),
+            chapters,
+            entries: laid.frame.to_vec(),
+            frame: laid.frame_key.to_string(),
+            modified: laid.modified.to_string(),
+        }
+        .body_text()
+    };
+    let attempt = build_streaming(
+        project,
+        opts,
+        &output,
+        last,
+        Some(clearing),
+        Some(&render),
+        &mut watch,
+    )?;
     let (mut report, written) = match attempt {
         Some(done) => done,
         None if reuse.iter().any(Option::is_some) => {
@@ -316,7 +380,16 @@ pub fn build(project: &Project, opts: &BuildOptions) -> Result<BuildReport> {
             let none = vec![None; sources.len()];
             let clearing = start_clearing(&output);
             let fresh = Previous::none(&none);
-            match build_streaming(project, opts, &output, fresh, Some(clearing), &mut watch)? {
+            let again = build_streaming(
+                project,
+                opts,
+                &output,
+                fresh,
+                Some(clearing),
+                Some(&render),
+                &mut watch,
+            )?;
+            match again {
                 Some(done) => done,
                 None => {
                     Manifest::remove(&output);
@@ -330,42 +403,20 @@ pub fn build(project: &Project, opts: &BuildOptions) -> Result<BuildReport> {
         }
     };
 
-    let records = written
-        .chapters
-        .into_iter()
-        .zip(keys)
-        .zip(&report.sources)
-        .map(|((c, key), src)| ChapterRecord {
-            key,
-            entry: c.entry,
-            shell: c.shell,
-            title: c.title,
-            encoding: src.encoding.to_string(),
-            detection: format!("{:?}", src.detection),
-            warnings: report
-                .warnings
-                .iter()
-                .filter(|w| w.path == src.path)
-                .map(|w| (w.line, w.message.clone()))
-                .collect(),
-        })
-        .collect();
     let finished = written.finished;
-    let metadata = finished.metadata();
-    let manifest = Manifest {
-        options: options_key,
-        started,
-        output: crate::project::FileStamp::of(metadata).map(Stamp::from),
-        inputs: inputs.records,
-        chapters: records,
-        entries: written.frame,
-    };
+    let stamp = crate::project::FileStamp::of(finished.metadata()).map(Stamp::from);
+    let text = written
+        .cache_body
+        .map(|body| Manifest::text_with(&body, stamp));
     // The manifest is written while the EPUB is flushed to disk. Should the EPUB not make it
     // into place, the manifest describes a file that is not there, and the next build ignores
     // it; a manifest that cannot be written only costs the next build its speed.
     let (committed, saved) = std::thread::scope(|scope| {
         let commit = scope.spawn(|| finished.commit());
-        let saved = manifest.save(&output);
+        let saved = match &text {
+            Some(text) => Manifest::save_text(text, &output),
+            None => Err(std::io::Error::other("no manifest was rendered")),
+        };
         (commit.join(), saved)
     });
     let committed = committed.unwrap_or_else(|_| {
@@ -382,6 +433,18 @@ pub fn build(project: &Project, opts: &BuildOptions) -> Result<BuildReport> {
     watch.lap("commit");
     report.timings = watch.take();
     Ok(report)
+}
+
+/// The cache key of chapter `i` (0-based) read from `src`: everything its converted document
+/// depends on.
+fn chapter_key(meta_hash: &str, content: &str, src: &ChapterSource, i: usize) -> String {
+    incremental::hash_fields(&[
+        env!("CARGO_PKG_VERSION").as_bytes(),
+        meta_hash.as_bytes(),
+        content.as_bytes(),
+        &source_key(src),
+        (i + 1).to_string().as_bytes(),
+    ])
 }
 
 /// How a chapter source is to be read, for its cache key: every field of [`ChapterSource`]
@@ -586,16 +649,29 @@ fn start_clearing(output: &Path) -> Clearing {
     })
 }
 
-/// What the streaming writer learnt, for the build cache.
+/// What the streaming writer leaves for the build cache.
 struct Written {
-    chapters: Vec<WrittenChapter>,
-    /// Name and hash of every entry other than chapter documents.
-    frame: Vec<(String, Hash)>,
+    /// The build cache's text but for the EPUB's stamp, when asked for (see [`CacheText`]).
+    cache_body: Option<String>,
     /// The EPUB, written but not yet moved into place.
     finished: archive::Finished,
 }
 
-/// What the streaming writer learnt about one chapter document.
+/// What the layout decided, for the build cache's text.
+struct LaidOut<'a> {
+    chapters: &'a [WrittenChapter],
+    frame: &'a [(String, Hash)],
+    frame_key: &'a str,
+    modified: &'a str,
+    warnings: &'a [Warning],
+    sources: &'a [SourceReport],
+}
+
+/// Renders the build cache's body ([`Manifest::body_text`]) from the layout, while the EPUB
+/// is written.
+type CacheText<'a> = &'a (dyn Fn(LaidOut<'_>) -> String + Sync);
+
+/// What the layout decided about one chapter document.
 struct WrittenChapter {
     entry: String,
     shell: String,
@@ -615,6 +691,10 @@ struct Previous<'a> {
     epub: Option<PreviousEpub>,
     /// The names and hashes of the other entries it holds.
     frame: &'a [(String, Hash)],
+    /// Its [`package::frame_key`], modified date and every chapter's record (empty: none).
+    frame_key: &'a str,
+    modified: &'a str,
+    records: &'a [ChapterRecord],
 }
 
 impl<'a> Previous<'a> {
@@ -624,8 +704,166 @@ impl<'a> Previous<'a> {
             reuse,
             epub: None,
             frame: &[],
+            frame_key: "",
+            modified: "",
+            records: &[],
         }
     }
+}
+
+/// Where every entry of the EPUB goes and which can be copied from the previous one.
+struct Plan {
+    /// Every entry in order, chapter documents (and entries to copy) without their data.
+    skeleton: Vec<Entry>,
+    /// Each chapter's document name, shell hash and position in `skeleton`.
+    names: Vec<String>,
+    shells: Vec<Hash>,
+    pos: Vec<usize>,
+    /// Name and hash of every entry other than chapter documents.
+    frame: Vec<(String, Hash)>,
+    /// Whether each entry of `skeleton` is copied from the previous EPUB.
+    copy: Vec<bool>,
+}
+
+/// The plan of a rebuild whose frame is the last one's (same [`package::frame_key`]): the
+/// previous EPUB's entries in their order, every one copied but the chapters to package
+/// again, and the package document when the modified date moved. None when the previous
+/// EPUB or its records do not allow it.
+fn same_frame(
+    last: &Previous<'_>,
+    key: &str,
+    book: &Book,
+    look: &package::Look,
+    chapters: usize,
+) -> Option<Plan> {
+    let epub = last.epub.as_ref()?;
+    if key.is_empty() || key != last.frame_key || last.records.len() != chapters {
+        return None;
+    }
+    let mut skeleton: Vec<Entry> = epub
+        .names()?
+        .map(|name| Entry {
+            name: name.to_string(),
+            data: Vec::new(),
+            compress: true,
+        })
+        .collect();
+    let index: HashMap<&str, usize> = skeleton
+        .iter()
+        .enumerate()
+        .map(|(i, e)| (e.name.as_str(), i))
+        .collect();
+    let pos = last
+        .records
+        .iter()
+        .map(|r| index.get(r.entry.as_str()).copied())
+        .collect::<Option<Vec<usize>>>()?;
+    if pos.windows(2).any(|w| w[0] >= w[1])
+        || skeleton.len() != chapters + last.frame.len()
+        || last
+            .frame
+            .iter()
+            .any(|(name, _)| !index.contains_key(name.as_str()))
+    {
+        return None;
+    }
+    let mut copy = vec![true; skeleton.len()];
+    for (k, rec) in last.reuse.iter().enumerate() {
+        if rec.is_none() {
+            copy[pos[k]] = false;
+        }
+    }
+    let mut frame = last.frame.to_vec();
+    if book.modified != last.modified {
+        let opf = package::package_document(book, look);
+        let at = *index.get(opf.name.as_str())?;
+        let (_, hash) = frame.iter_mut().find(|(name, _)| *name == opf.name)?;
+        *hash = incremental::hash(&opf.data);
+        copy[at] = false;
+        drop(index);
+        skeleton[at] = opf;
+    }
+    Some(Plan {
+        names: last.records.iter().map(|r| r.entry.clone()).collect(),
+        shells: last.records.iter().map(|r| r.shell.clone()).collect(),
+        pos,
+        frame,
+        copy,
+        skeleton,
+    })
+}
+
+/// The plan of a build whose frame is rendered: copies only what provably has the bytes the
+/// last build wrote. None when a reused chapter's document would not be packaged the same.
+fn fresh_frame(book: &Book, look: &package::Look, last: &Previous<'_>) -> Option<Plan> {
+    let package::Frame {
+        entries: skeleton,
+        chapters: chapter_docs,
+    } = package::frame(book, look);
+    let (names, shells): (Vec<String>, Vec<String>) = chapter_docs
+        .into_par_iter()
+        .map(|(name, shell)| (name, incremental::hash(shell.as_bytes())))
+        .unzip();
+    let index: HashMap<&str, usize> = skeleton
+        .iter()
+        .enumerate()
+        .map(|(i, e)| (e.name.as_str(), i))
+        .collect();
+    let pos = names
+        .iter()
+        .map(|n| index.get(n.as_str()).copied())
+        .collect::<Option<Vec<usize>>>()?;
+    if names.len() != last.reuse.len() || pos.windows(2).any(|w| w[0] >= w[1]) {
+        return None;
+    }
+    for (k, rec) in last.reuse.iter().enumerate() {
+        if let Some(rec) = rec
+            && (rec.entry != names[k] || rec.shell != shells[k] || last.epub.is_none())
+        {
+            return None;
+        }
+    }
+    let chapter_positions: HashSet<usize> = pos.iter().copied().collect();
+    // The other entries (package document, navigation, stylesheet, images...) are copied too
+    // when their bytes are those the last build wrote.
+    let frame: Vec<(String, Hash)> = skeleton
+        .par_iter()
+        .enumerate()
+        .filter(|(idx, _)| !chapter_positions.contains(idx))
+        .map(|(_, e)| (e.name.clone(), incremental::hash(&e.data)))
+        .collect();
+    let mut copy = vec![false; skeleton.len()];
+    if let Some(prev) = &last.epub {
+        for (k, rec) in last.reuse.iter().enumerate() {
+            if rec.is_some() {
+                copy[pos[k]] = true;
+            }
+        }
+        let before: HashMap<&str, &str> = last
+            .frame
+            .iter()
+            .map(|(name, hash)| (name.as_str(), hash.as_str()))
+            .collect();
+        for (name, hash) in &frame {
+            if before.get(name.as_str()) == Some(&hash.as_str())
+                && let Some(&idx) = index.get(name.as_str())
+            {
+                copy[idx] = true;
+            }
+        }
+        if (0..skeleton.len()).any(|i| copy[i] && !prev.contains(&skeleton[i].name)) {
+            return None;
+        }
+    }
+    drop(index);
+    Some(Plan {
+        skeleton,
+        names,
+        shells,
+        pos,
+        frame,
+        copy,
+    })
 }
 
 /// Loads the book (reusing the chapters in `last.reuse`) and writes it chunk by chunk. None
@@ -637,13 +875,10 @@ fn build_streaming(
     output: &Path,
     last: Previous<'_>,
     clearing: Option<Clearing>,
+    cache_text: Option<CacheText<'_>>,
     watch: &mut Stopwatch,
 ) -> Result<Option<(BuildReport, Written)>> {
-    let Previous {
-        reuse,
-        epub: mut previous,
-        frame: frame_before,
-    } = last;
+    let reuse = last.reuse;
     // The cover is drawn while the chapters load: its canvas is freed long before the
     // chapters' packaging, where memory peaks.
     let (cover, loaded) = rayon::join(
@@ -670,71 +905,140 @@ fn build_streaming(
         .map(|c| c.title.clone())
         .collect();
 
-    let package::Frame {
-        entries: skeleton,
-        chapters: chapter_docs,
-    } = package::frame(&book, &look);
-    let (names, shells): (Vec<String>, Vec<String>) = chapter_docs
-        .into_par_iter()
-        .map(|(name, shell)| (name, incremental::hash(shell.as_bytes())))
-        .unzip();
+    let frame_key = package::frame_key(&book, &look);
+    let modified = book.modified.clone();
+    let plan = match same_frame(&last, &frame_key, &book, &look, chapters) {
+        Some(plan) => plan,
+        None => match fresh_frame(&book, &look, &last) {
+            Some(plan) => plan,
+            None => return Ok(None),
+        },
+    };
+    let Plan {
+        skeleton,
+        names,
+        shells,
+        pos,
+        frame,
+        copy,
+    } = plan;
     let index: HashMap<&str, usize> = skeleton
         .iter()
         .enumerate()
         .map(|(i, e)| (e.name.as_str(), i))
         .collect();
-    let Some(pos) = names
+    let copy: HashMap<usize, &str> = copy
         .iter()
-        .map(|n| index.get(n.as_str()).copied())
-        .collect::<Option<Vec<usize>>>()
-    else {
+        .enumerate()
+        .filter(|&(_, &c)| c)
+        .map(|(i, _)| (i, skeleton[i].name.as_str()))
+        .collect();
+    let Previous {
+        reuse,
+        epub: mut previous,
+        ..
+    } = last;
+    watch.lap("lay out");
+    let written: Vec<WrittenChapter> = names
+        .into_iter()
+        .zip(shells)
+        .zip(titles)
+        .map(|((entry, shell), title)| WrittenChapter {
+            entry,
+            shell,
+            title,
+        })
+        .collect();
+    let todo: Vec<usize> = (0..chapters).filter(|&k| reuse[k].is_none()).collect();
+    let layout = Layout {
+        todo: &todo,
+        pos: &pos,
+        index: &index,
+        skeleton: &skeleton,
+        copy: &copy,
+    };
+    // The build cache's text is rendered on another core while the EPUB is written (copying
+    // the unchanged entries keeps one core busy in the kernel).
+    let (finished, cache_body) = std::thread::scope(|scope| {
+        let body = cache_text.map(|render| {
+            scope.spawn(|| {
+                render(LaidOut {
+                    chapters: &written,
+                    frame: &frame,
+                    frame_key: &frame_key,
+                    modified: &modified,
+                    warnings: &loaded.warnings,
+                    sources: &loaded.sources,
+                })
+            })
+        });
+        let finished = write_streaming(
+            output,
+            &layout,
+            &mut book,
+            &look,
+            &mut bodies,
+            &mut previous,
+            clearing,
+        );
+        (finished, body.and_then(|h| h.join().ok()))
+    });
+    let Some(finished) = finished? else {
         return Ok(None);
     };
-    if names.len() != chapters || pos.windows(2).any(|w| w[0] >= w[1]) {
-        return Ok(None);
-    }
-    for (k, rec) in reuse.iter().enumerate() {
-        if let Some(rec) = rec
-            && (rec.entry != names[k] || rec.shell != shells[k] || previous.is_none())
-        {
-            return Ok(None);
-        }
-    }
-    let chapter_positions: HashSet<usize> = pos.iter().copied().collect();
-    // The other entries (package document, navigation, stylesheet, images...) are copied too
-    // when their bytes are those the last build wrote.
-    let frame: Vec<(String, Hash)> = skeleton
-        .par_iter()
-        .enumerate()
-        .filter(|(idx, _)| !chapter_positions.contains(idx))
-        .map(|(_, e)| (e.name.clone(), incremental::hash(&e.data)))
-        .collect();
-    let mut copy: HashMap<usize, &str> = HashMap::new();
-    if let Some(prev) = &previous {
-        for (k, rec) in reuse.iter().enumerate() {
-            if let Some(rec) = rec {
-                copy.insert(pos[k], rec.entry.as_str());
-            }
-        }
-        let before: HashMap<&str, &str> = frame_before
-            .iter()
-            .map(|(name, hash)| (name.as_str(), hash.as_str()))
-            .collect();
-        for (name, hash) in &frame {
-            if before.get(name.as_str()) == Some(&hash.as_str())
-                && let Some(&idx) = index.get(name.as_str())
-            {
-                copy.insert(idx, name.as_str());
-            }
-        }
-        if copy.values().any(|name| !prev.contains(name)) {
-            return Ok(None);
-        }
-    }
+    watch.lap("write");
+    let bytes = finished.metadata().len();
+    Ok(Some((
+        BuildReport {
+            status: BuildStatus::Built,
+            reused: reuse.iter().filter(|r| r.is_some()).count(),
+            output: output.to_path_buf(),
+            chapters,
+            bytes,
+            warnings: loaded.warnings,
+            sources: loaded.sources,
+            timings: Vec::new(),
+        },
+        Written {
+            cache_body,
+            finished,
+        },
+    )))
+}
 
-    watch.lap("lay out");
+/// Where the streaming writer puts each entry.
+struct Layout<'a> {
+    /// The chapters to package (the others are copied), in reading order.
+    todo: &'a [usize],
+    /// Each chapter's position among the entries.
+    pos: &'a [usize],
+    /// Each entry's position, by name.
+    index: &'a HashMap<&'a str, usize>,
+    /// Every entry, chapter documents empty.
+    skeleton: &'a [Entry],
+    /// Entries to copy from the previous EPUB, with their name there.
+    copy: &'a HashMap<usize, &'a str>,
+}
+
+/// Packages the chapters to do a chunk at a time and writes every entry, new or copied. None
+/// when a chapter turns out split for size, which the layout did not foresee.
+fn write_streaming(
+    output: &Path,
+    layout: &Layout<'_>,
+    book: &mut Book,
+    look: &package::Look,
+    bodies: &mut [String],
+    previous: &mut Option<PreviousEpub>,
+    clearing: Option<Clearing>,
+) -> Result<Option<archive::Finished>> {
+    let Layout {
+        todo,
+        pos,
+        index,
+        skeleton,
+        copy,
+    } = *layout;
     let mut writer = EpubWriter::create(output)?;
-    let todo: Vec<usize> = (0..chapters).filter(|&k| reuse[k].is_none()).collect();
     let mut cursor = 0;
     let mut i = 0;
     while i < todo.len() {
@@ -759,7 +1063,7 @@ fn build_streaming(
         }
         // On a pool thread, so its allocations reuse the memory freed by earlier chunks'
         // bodies (which were allocated by pool threads) rather than growing another arena.
-        let docs = rayon::scope(|_| package::chapter_documents(&book, &look, chunk));
+        let docs = rayon::scope(|_| package::chapter_documents(book, look, chunk));
         {
             // Each body is needed only for its own document: free it now.
             let mut slots = chapters_mut(&mut book.contents);
@@ -785,8 +1089,8 @@ fn build_streaming(
             &mut writer,
             cursor..last,
             |idx| fresh.get(&idx).unwrap_or(&skeleton[idx]),
-            &copy,
-            &mut previous,
+            copy,
+            previous,
         )?;
         cursor = last;
         i = j;
@@ -795,44 +1099,15 @@ fn build_streaming(
         &mut writer,
         cursor..skeleton.len(),
         |idx| &skeleton[idx],
-        &copy,
-        &mut previous,
+        copy,
+        previous,
     )?;
     if let Some(clearing) = clearing
         && let Ok(Some(spare)) = clearing.join()
     {
         writer.keep_replaced(spare);
     }
-    let finished = writer.finish_writing()?;
-    watch.lap("write");
-    let bytes = finished.metadata().len();
-    let written = names
-        .into_iter()
-        .zip(shells)
-        .zip(titles)
-        .map(|((entry, shell), title)| WrittenChapter {
-            entry,
-            shell,
-            title,
-        })
-        .collect();
-    Ok(Some((
-        BuildReport {
-            status: BuildStatus::Built,
-            reused: reuse.iter().filter(|r| r.is_some()).count(),
-            output: output.to_path_buf(),
-            chapters,
-            bytes,
-            warnings: loaded.warnings,
-            sources: loaded.sources,
-            timings: Vec::new(),
-        },
-        Written {
-            chapters: written,
-            frame,
-            finished,
-        },
-    )))
+    writer.finish_writing().map(Some)
 }
 
 /// Writes entries `range` in order: those in `copy` copied raw from the previous EPUB (under
@@ -1382,16 +1657,22 @@ fn modified_time(project: &Project, opts: &BuildOptions) -> Result<String> {
     let secs = match opts.source_date_epoch {
         Some(s) => s,
         None => {
-            let inputs = std::iter::once(&project.metadata_path)
-                .chain(project.chapters().map(|c| &c.path))
-                .chain(project.cover.iter())
-                .chain(project.style.css.iter())
-                .chain(project.style.fonts.iter().map(|f| &f.path));
+            // Chapters found by a glob come with the stamp of the folder listing.
+            let inputs = std::iter::once((&project.metadata_path, None))
+                .chain(project.chapters().map(|c| (&c.path, c.stamp)))
+                .chain(project.cover.iter().map(|p| (p, None)))
+                .chain(project.style.css.iter().map(|p| (p, None)))
+                .chain(project.style.fonts.iter().map(|f| (&f.path, None)));
             let mut newest = SystemTime::UNIX_EPOCH;
-            for path in inputs {
-                let meta =
-                    std::fs::metadata(path).map_err(|e| Error::io(path, "cannot read", e))?;
-                if let Ok(m) = meta.modified() {
+            for (path, stamp) in inputs {
+                let modified = match stamp {
+                    Some(stamp) => Some(stamp.modified),
+                    None => std::fs::metadata(path)
+                        .map_err(|e| Error::io(path, "cannot read", e))?
+                        .modified()
+                        .ok(),
+                };
+                if let Some(m) = modified {
                     newest = newest.max(m);
                 }
             }

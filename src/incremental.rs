@@ -26,7 +26,10 @@ pub const CACHE_DIR: &str = ".epubforge-cache";
 /// A file modified this close before a build started is re-read by the next build.
 pub const RACY_SECS: i128 = 2;
 
-const MAGIC: &str = "epubforge-cache 4";
+const MAGIC: &str = "epubforge-cache 5";
+
+/// The encoding and detection of a chapter read as plain UTF-8, which the manifest leaves out.
+const PLAIN: (&str, &str) = ("UTF-8", "Utf8");
 
 /// The first 16 bytes of a BLAKE3 hash, in hex. 128 bits are far beyond what telling
 /// thousands of files and settings apart needs (cargo's fingerprints have 64), and the
@@ -174,6 +177,10 @@ pub struct Manifest {
     pub chapters: Vec<ChapterRecord>,
     /// Name and hash of every other entry of the EPUB (package document, navigation...).
     pub entries: Vec<(String, Hash)>,
+    /// [`crate::package::frame_key`] of that build's book (empty: not known).
+    pub frame: Hash,
+    /// That book's `dcterms:modified`, which the frame key leaves out.
+    pub modified: String,
 }
 
 /// Appends `s` with backslash, tab, newline and carriage return escaped (all ASCII, so the
@@ -240,6 +247,62 @@ pub struct Summary {
     pub warnings: Vec<(usize, Option<usize>, String)>,
 }
 
+/// One line of a manifest's head: what the summary reads, written before the records.
+enum Head<'a> {
+    Options(&'a str),
+    Started(i128),
+    Output(Stamp),
+    Digest {
+        inputs: usize,
+        newest: i128,
+        digest: &'a str,
+    },
+    Chapters(usize),
+    /// The frame key and the modified date.
+    Frame(&'a str, String),
+    /// A chapter not read as plain UTF-8: (chapter, encoding, detection).
+    Encoding(usize, String, String),
+    /// (chapter, line, message).
+    Warning(usize, Option<usize>, String),
+    /// The first record: the head is over.
+    Record,
+}
+
+impl<'a> Head<'a> {
+    /// None when the line is damaged or unknown.
+    fn parse(line: &'a str) -> Option<Head<'a>> {
+        let (kind, rest) = line.split_once('\t')?;
+        let mut f = rest.split('\t');
+        let mut next = || f.next();
+        Some(match kind {
+            "input" | "chapter" | "entry" => Head::Record,
+            "options" => Head::Options(rest),
+            "started" => Head::Started(rest.parse().ok()?),
+            "output" => Head::Output(Stamp {
+                size: next()?.parse().ok()?,
+                mtime: next()?.parse().ok()?,
+            }),
+            "digest" => Head::Digest {
+                inputs: next()?.parse().ok()?,
+                newest: next()?.parse().ok()?,
+                digest: next()?,
+            },
+            "chapters" => Head::Chapters(rest.parse().ok()?),
+            "frame" => Head::Frame(next()?, unesc(next()?)?),
+            "encoding" => Head::Encoding(next()?.parse().ok()?, unesc(next()?)?, unesc(next()?)?),
+            "warning" => {
+                let at = next()?.parse().ok()?;
+                let line = match next()? {
+                    "-" => None,
+                    l => Some(l.parse().ok()?),
+                };
+                Head::Warning(at, line, unesc(next()?)?)
+            }
+            _ => return None,
+        })
+    }
+}
+
 /// Where the body of a manifest's text lies (between its magic line and its checksum line),
 /// or None when the checksum does not match or the magic is not this version's.
 fn verified_body(text: &str) -> Option<std::ops::Range<usize>> {
@@ -269,8 +332,8 @@ impl ManifestText {
         &self.text[self.body.clone()]
     }
 
-    /// The head, the chapters' encodings and warnings; input records are skipped and chapter
-    /// records only glanced at.
+    /// The head, the chapters' encodings and warnings: the lines before the first record
+    /// (thousands of records are not even looked at).
     pub fn summary(&self) -> Option<Summary> {
         let mut m = Summary {
             options: Hash::new(),
@@ -283,47 +346,39 @@ impl ManifestText {
             encodings: Vec::new(),
             warnings: Vec::new(),
         };
+        let mut chapters = None;
         for line in self.body().lines() {
-            let (kind, rest) = line.split_once('\t')?;
-            match kind {
-                "input" | "entry" => {}
-                "chapter" => {
-                    let mut f = rest.split('\t').skip(3);
-                    let (encoding, detection) = (f.next()?, f.next()?);
-                    if (encoding, detection) != ("UTF-8", "Utf8") {
-                        m.encodings
-                            .push((m.chapters, unesc(encoding)?, unesc(detection)?));
-                    }
-                    m.chapters += 1;
+            match Head::parse(line)? {
+                Head::Options(h) => m.options = h.into(),
+                Head::Started(t) => m.started = t,
+                Head::Output(o) => m.output = Some(o),
+                Head::Digest {
+                    inputs,
+                    newest,
+                    digest,
+                } => {
+                    m.inputs = inputs;
+                    m.newest = newest;
+                    m.digest = digest.into();
                 }
-                "warning" => {
-                    let (line, message) = rest.split_once('\t')?;
-                    let line = match line {
-                        "-" => None,
-                        l => Some(l.parse().ok()?),
-                    };
-                    let chapter = m.chapters.checked_sub(1)?;
-                    m.warnings.push((chapter, line, unesc(message)?));
+                Head::Chapters(n) => chapters = Some(n),
+                Head::Frame(..) => {}
+                Head::Encoding(at, encoding, detection) => {
+                    m.encodings.push((at, encoding, detection))
                 }
-                "options" => m.options = rest.into(),
-                "started" => m.started = rest.parse().ok()?,
-                "output" => {
-                    let (size, mtime) = rest.split_once('\t')?;
-                    m.output = Some(Stamp {
-                        size: size.parse().ok()?,
-                        mtime: mtime.parse().ok()?,
-                    });
-                }
-                "digest" => {
-                    let mut f = rest.split('\t');
-                    m.inputs = f.next()?.parse().ok()?;
-                    m.newest = f.next()?.parse().ok()?;
-                    m.digest = f.next()?.into();
-                }
-                _ => return None,
+                Head::Warning(at, line, message) => m.warnings.push((at, line, message)),
+                Head::Record => break,
             }
         }
-        Some(m)
+        m.chapters = chapters?;
+        let in_order = |a: &[usize]| a.windows(2).all(|w| w[0] <= w[1]);
+        let encoded: Vec<usize> = m.encodings.iter().map(|e| e.0).collect();
+        let warned: Vec<usize> = m.warnings.iter().map(|w| w.0).collect();
+        (in_order(&encoded)
+            && in_order(&warned)
+            && encoded.last().is_none_or(|&i| i < m.chapters)
+            && warned.last().is_none_or(|&i| i < m.chapters))
+        .then_some(m)
     }
 
     /// The whole manifest (its checksum was verified on loading).
@@ -335,20 +390,63 @@ impl ManifestText {
 impl Manifest {
     /// The manifest as text, ending with a checksum line.
     pub fn to_text(&self) -> String {
+        Manifest::text_with(&self.body_text(), self.output)
+    }
+
+    /// The manifest file's text from a [`Manifest::body_text`] and the stamp of the EPUB
+    /// written, which is known last: the body can be rendered while the EPUB is written.
+    pub fn text_with(body: &str, output: Option<Stamp>) -> String {
+        use std::fmt::Write as _;
+        let mut s = String::with_capacity(body.len() + 200);
+        let _ = writeln!(s, "{MAGIC}");
+        if let Some(o) = output {
+            let _ = writeln!(s, "output\t{}\t{}", o.size, o.mtime);
+        }
+        s.push_str(body);
+        let sum = hash(s.as_bytes());
+        let _ = writeln!(s, "end\t{sum}");
+        s
+    }
+
+    /// Every line of the text except the magic line, the output stamp and the checksum.
+    pub fn body_text(&self) -> String {
         use std::fmt::Write as _;
         // Thousands of records: pushed field by field, escaping only what needs it.
         let mut s = String::with_capacity(
-            1024 + self.inputs.len() * 160 + self.chapters.len() * 300 + self.entries.len() * 120,
+            1024 + self.inputs.len() * 160 + self.chapters.len() * 240 + self.entries.len() * 120,
         );
-        let _ = writeln!(s, "{MAGIC}");
         let _ = writeln!(s, "options\t{}", self.options);
         let _ = writeln!(s, "started\t{}", self.started);
-        if let Some(o) = self.output {
-            let _ = writeln!(s, "output\t{}\t{}", o.size, o.mtime);
-        }
         let digest = inputs_digest(self.inputs.iter().map(|i| (i.path.as_path(), i.stamp)));
         let newest = self.inputs.iter().map(|i| i.stamp.mtime).max().unwrap_or(0);
         let _ = writeln!(s, "digest\t{}\t{newest}\t{digest}", self.inputs.len());
+        let _ = write!(s, "frame\t{}\t", self.frame);
+        push_esc(&mut s, &self.modified);
+        s.push('\n');
+        let _ = writeln!(s, "chapters\t{}", self.chapters.len());
+        for (at, c) in self.chapters.iter().enumerate() {
+            if (c.encoding.as_str(), c.detection.as_str()) != PLAIN {
+                let _ = write!(s, "encoding\t{at}\t");
+                push_esc(&mut s, &c.encoding);
+                s.push('\t');
+                push_esc(&mut s, &c.detection);
+                s.push('\n');
+            }
+        }
+        for (at, c) in self.chapters.iter().enumerate() {
+            for (line, message) in &c.warnings {
+                match line {
+                    Some(l) => {
+                        let _ = write!(s, "warning\t{at}\t{l}\t");
+                    }
+                    None => {
+                        let _ = write!(s, "warning\t{at}\t-\t");
+                    }
+                }
+                push_esc(&mut s, message);
+                s.push('\n');
+            }
+        }
         for i in &self.inputs {
             let _ = write!(s, "input\t{}\t{}\t", i.stamp.size, i.stamp.mtime);
             s.push_str(&i.hash);
@@ -363,21 +461,9 @@ impl Manifest {
             push_esc(&mut s, &c.entry);
             s.push('\t');
             s.push_str(&c.shell);
-            for field in [&c.encoding, &c.detection, &c.title] {
-                s.push('\t');
-                push_esc(&mut s, field);
-            }
+            s.push('\t');
+            push_esc(&mut s, &c.title);
             s.push('\n');
-            for (line, message) in &c.warnings {
-                match line {
-                    Some(l) => {
-                        let _ = write!(s, "warning\t{l}\t");
-                    }
-                    None => s.push_str("warning\t-\t"),
-                }
-                push_esc(&mut s, message);
-                s.push('\n');
-            }
         }
         for (name, h) in &self.entries {
             s.push_str("entry\t");
@@ -386,8 +472,6 @@ impl Manifest {
             push_esc(&mut s, name);
             s.push('\n');
         }
-        let sum = hash(s.as_bytes());
-        let _ = writeln!(s, "end\t{sum}");
         s
     }
 
@@ -396,24 +480,15 @@ impl Manifest {
         Manifest::parse_body(&text[verified_body(text)?])
     }
 
-    /// Parses the records of a verified body.
+    /// Parses the head and the records of a verified body.
     fn parse_body(body: &str) -> Option<Manifest> {
         let mut m = Manifest::default();
+        let (mut chapters, mut encodings, mut warnings) = (None, Vec::new(), Vec::new());
         let mut f: Vec<&str> = Vec::with_capacity(8);
         for line in body.lines() {
             f.clear();
             f.extend(line.split('\t'));
             match f.as_slice() {
-                ["digest", ..] => {}
-                ["entry", h, name] => m.entries.push(((unesc(name)?), (*h).into())),
-                ["options", h] => m.options = (*h).into(),
-                ["started", t] => m.started = t.parse().ok()?,
-                ["output", size, mtime] => {
-                    m.output = Some(Stamp {
-                        size: size.parse().ok()?,
-                        mtime: mtime.parse().ok()?,
-                    })
-                }
                 ["input", size, mtime, h, path] => m.inputs.push(InputRecord {
                     path: PathBuf::from(unesc(path)?),
                     stamp: Stamp {
@@ -422,40 +497,56 @@ impl Manifest {
                     },
                     hash: (*h).into(),
                 }),
-                ["chapter", key, entry, shell, encoding, detection, title] => {
-                    m.chapters.push(ChapterRecord {
-                        key: (*key).into(),
-                        entry: unesc(entry)?,
-                        shell: (*shell).into(),
-                        encoding: unesc(encoding)?,
-                        detection: unesc(detection)?,
-                        title: unesc(title)?,
-                        warnings: Vec::new(),
-                    })
-                }
-                ["warning", line, message] => {
-                    let line = match *line {
-                        "-" => None,
-                        l => Some(l.parse().ok()?),
-                    };
-                    m.chapters
-                        .last_mut()?
-                        .warnings
-                        .push((line, unesc(message)?));
-                }
-                _ => return None,
+                ["chapter", key, entry, shell, title] => m.chapters.push(ChapterRecord {
+                    key: (*key).into(),
+                    entry: unesc(entry)?,
+                    shell: (*shell).into(),
+                    title: unesc(title)?,
+                    encoding: PLAIN.0.into(),
+                    detection: PLAIN.1.into(),
+                    warnings: Vec::new(),
+                }),
+                ["entry", h, name] => m.entries.push(((unesc(name)?), (*h).into())),
+                _ => match Head::parse(line)? {
+                    Head::Options(h) => m.options = h.into(),
+                    Head::Started(t) => m.started = t,
+                    Head::Output(o) => m.output = Some(o),
+                    Head::Digest { .. } => {}
+                    Head::Chapters(n) => chapters = Some(n),
+                    Head::Frame(key, modified) => (m.frame, m.modified) = (key.into(), modified),
+                    Head::Encoding(at, encoding, detection) => {
+                        encodings.push((at, encoding, detection))
+                    }
+                    Head::Warning(at, line, message) => warnings.push((at, line, message)),
+                    Head::Record => return None,
+                },
             }
+        }
+        if chapters? != m.chapters.len() {
+            return None;
+        }
+        for (at, encoding, detection) in encodings {
+            let c = m.chapters.get_mut(at)?;
+            (c.encoding, c.detection) = (encoding, detection);
+        }
+        for (at, line, message) in warnings {
+            m.chapters.get_mut(at)?.warnings.push((line, message));
         }
         Some(m)
     }
 
     /// Writes the manifest of the EPUB at `output` (atomically, so a reader never sees half).
     pub fn save(&self, output: &Path) -> std::io::Result<()> {
+        Manifest::save_text(&self.to_text(), output)
+    }
+
+    /// [`Manifest::save`] for a manifest already turned into text.
+    pub fn save_text(text: &str, output: &Path) -> std::io::Result<()> {
         let path = manifest_path(output);
         let dir = path.parent().unwrap_or(Path::new("."));
         std::fs::create_dir_all(dir)?;
         let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
-        std::io::Write::write_all(&mut tmp, self.to_text().as_bytes())?;
+        std::io::Write::write_all(&mut tmp, text.as_bytes())?;
         tmp.persist(&path).map_err(|e| e.error)?;
         Ok(())
     }
@@ -553,6 +644,8 @@ mod tests {
                 warnings: vec![(Some(3), "dropped".into()), (None, "empty\r\\n\t".into())],
             }],
             entries: vec![("EPUB/nav.xhtml".into(), hash(b"n"))],
+            frame: hash(b"f"),
+            modified: "2024-01-01T00:00:00Z".into(),
         }
     }
 
@@ -601,6 +694,30 @@ mod tests {
             .replace("GBK", "GB2");
         std::fs::write(&path, damaged).unwrap();
         assert!(ManifestText::load(&output).is_none());
+    }
+
+    #[test]
+    fn the_summary_stops_where_the_records_start() {
+        let m = sample();
+        let body = m.body_text();
+        let records = body.find("input\t").unwrap();
+        assert!(body[..records].contains("chapters\t1\n"));
+        // Records the summary must not even look at: damaged, but checksummed.
+        let text = Manifest::text_with(
+            &format!("{}chapter\tdamaged\n{}", &body[..records], &body[records..]),
+            m.output,
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let output = dir.path().join("book.epub");
+        std::fs::create_dir_all(manifest_path(&output).parent().unwrap()).unwrap();
+        std::fs::write(manifest_path(&output), &text).unwrap();
+        let loaded = ManifestText::load(&output).unwrap();
+        assert!(loaded.parse().is_none());
+        let summary = loaded.summary().unwrap();
+        assert_eq!((summary.chapters, summary.warnings.len()), (1, 2));
+        // The frame key is kept.
+        let back = Manifest::parse(&m.to_text()).unwrap();
+        assert_eq!((back.frame, back.modified), (m.frame, m.modified));
     }
 
     #[test]

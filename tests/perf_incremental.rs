@@ -484,3 +484,74 @@ fn the_replaced_epub_waits_in_the_cache_until_the_next_build() {
     build(book.path(), &out, &[]);
     assert_eq!(std::fs::read(&out).unwrap(), clean_build(book.path()));
 }
+
+/// A rebuild takes the last build's package document, navigation and the rest as they were
+/// only while nothing they show has changed: edits to a chapter's heading (its title), to the
+/// book's metadata, to the chapter list, and then to a body alone, each rebuild byte-identical
+/// to a clean build, and reuse the chapters they did not touch.
+#[test]
+fn edits_to_titles_metadata_and_bodies_rebuild_identically() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path();
+    small_book(p, "框架");
+    let out = p.join("out/book.epub");
+    let clean = p.join("clean.epub");
+    build(p, &out, &[]);
+    let meta = p.join("metadata.toml");
+    type Edit<'a> = (&'a str, Box<dyn Fn() + 'a>, &'a str);
+    let edits: [Edit; 5] = [
+        (
+            "a heading",
+            Box::new(|| {
+                let ch = p.join("text/02.txt");
+                let text = std::fs::read_to_string(&ch).unwrap();
+                std::fs::write(&ch, text.replacen("第2章", "第2章 改名", 1)).unwrap();
+            }),
+            "2 of 3 chapters reused",
+        ),
+        (
+            "the metadata",
+            Box::new(|| {
+                let text = std::fs::read_to_string(&meta).unwrap();
+                let text = text.replace("language", "description = \"简介\"\nlanguage");
+                std::fs::write(&meta, text).unwrap();
+            }),
+            "built",
+        ),
+        (
+            "the chapter list",
+            Box::new(|| std::fs::write(p.join("text/04.txt"), "第4章\n\n新的一章。\n").unwrap()),
+            "built",
+        ),
+        (
+            "a body",
+            Box::new(|| append(&p.join("text/03.txt"), "又一段。\n")),
+            "3 of 4 chapters reused",
+        ),
+        (
+            "a body again",
+            Box::new(|| append(&p.join("text/01.txt"), "再一段。\n")),
+            "3 of 4 chapters reused",
+        ),
+    ];
+    for (what, edit, expect) in &edits {
+        let before = std::fs::read(&out).unwrap();
+        edit();
+        let r = build(p, &out, &["-v"]);
+        assert!(
+            r.stderr.contains(expect),
+            "after editing {what}: {}",
+            r.stderr
+        );
+        build(p, &clean, &["--no-cache"]);
+        let rebuilt = std::fs::read(&out).unwrap();
+        assert!(
+            rebuilt != before,
+            "after editing {what}: the EPUB did not change"
+        );
+        assert!(
+            rebuilt == std::fs::read(&clean).unwrap(),
+            "after editing {what}: the rebuild differs from a clean build"
+        );
+    }
+}

@@ -345,6 +345,120 @@ pub struct Frame {
     pub chapters: Vec<(String, String)>,
 }
 
+/// A fingerprint of everything [`frame`] and the chapter documents' names and shells depend
+/// on: the book without its chapter bodies and its `modified` date, and the look. Equal keys
+/// mean an identical frame but for the package document, the one entry showing `modified`
+/// (see [`package_document`]), so a rebuild can take the last frame instead of rendering it.
+pub fn frame_key(book: &Book, look: &Look) -> String {
+    use std::io::Write as _;
+    let Book {
+        info,
+        modified: _,
+        cover,
+        contents,
+        images,
+    } = book;
+    let Look {
+        style,
+        layout,
+        version,
+        user_css,
+        fonts,
+    } = look;
+    let mut h = blake3::Hasher::new();
+    // Debug shows every field of these small settings, including any added later.
+    let _ = write!(
+        h,
+        "{}\n{info:?}\n{style:?}\n{layout:?}\n{version:?}\n",
+        env!("CARGO_PKG_VERSION")
+    );
+    let mut bytes = |tag: &str, data: &[u8]| {
+        h.update(tag.as_bytes());
+        h.update(&(data.len() as u64).to_le_bytes());
+        h.update(data);
+    };
+    for (i, image) in cover.iter().chain(images).enumerate() {
+        let Image {
+            name,
+            media_type,
+            data,
+            width,
+            height,
+        } = image;
+        let tag = if i == 0 && cover.is_some() {
+            "cover"
+        } else {
+            "image"
+        };
+        bytes(
+            tag,
+            format!("{name}\n{media_type}\n{width}x{height}").as_bytes(),
+        );
+        bytes("data", data);
+    }
+    for Asset { name, data } in user_css {
+        bytes("css", name.as_bytes());
+        bytes("data", data);
+    }
+    for font in fonts {
+        let SubsetFont {
+            bytes: data,
+            format,
+            family,
+            weight,
+            italic,
+            glyphs,
+            missing,
+        } = font;
+        bytes(
+            "font",
+            format!("{format:?} {family} {weight} {italic} {glyphs} {missing:?}").as_bytes(),
+        );
+        bytes("data", data);
+    }
+    let mut stack = vec![contents.iter()];
+    while let Some(top) = stack.last_mut() {
+        match top.next() {
+            Some(Node::Chapter(Chapter { title, body: _ })) => bytes("chapter", title.as_bytes()),
+            Some(Node::Part(Part {
+                title,
+                intro,
+                children,
+            })) => {
+                bytes("part", title.as_bytes());
+                bytes("intro", intro.as_bytes());
+                stack.push(children.iter());
+            }
+            None => {
+                stack.pop();
+                bytes("end", &[]);
+            }
+        }
+    }
+    h.finalize().to_hex()[..32].to_string()
+}
+
+/// The package document's entry name.
+pub const PACKAGE_DOCUMENT: &str = "EPUB/package.opf";
+
+fn render_package_document(book: &Book, look: &Look, docs: &[Doc<'_>]) -> String {
+    if look.epub2() {
+        epub2::package_document(book, look, docs)
+    } else {
+        opf::package_document(book, look, docs)
+    }
+}
+
+/// The package document alone, as [`frame`] renders it: the one entry of the frame that shows
+/// `book.modified`.
+pub fn package_document(book: &Book, look: &Look) -> Entry {
+    Entry {
+        name: PACKAGE_DOCUMENT.into(),
+        data: render_package_document(book, look, &documents(book, look)).into_bytes(),
+        compress: true,
+    }
+}
+
 /// Lays the book out and renders everything but the chapter documents.
 pub fn frame(book: &Book, look: &Look) -> Frame {
     let docs = documents(book, look);
@@ -391,17 +505,17 @@ fn package_entries(book: &Book, look: &Look, docs: &[Doc<'_>], chapters: bool) -
     let ((opf, nav), ncx) = rayon::join(
         || {
             if look.epub2() {
-                (epub2::package_document(book, look, docs), None)
+                (render_package_document(book, look, docs), None)
             } else {
                 rayon::join(
-                    || opf::package_document(book, look, docs),
+                    || render_package_document(book, look, docs),
                     || Some(nav::nav_document(book, look, docs)),
                 )
             }
         },
         || nav::ncx(book, docs),
     );
-    entries.push(entry(format!("{ROOT}/package.opf"), opf.into_bytes(), true));
+    entries.push(entry(PACKAGE_DOCUMENT.into(), opf.into_bytes(), true));
     if let Some(nav) = nav {
         entries.push(entry(format!("{ROOT}/nav.xhtml"), nav.into_bytes(), true));
     }
@@ -593,6 +707,109 @@ mod tests {
         assert!(chapter_documents(&split_book, &small, &[0]).is_some());
         assert!(chapter_documents(&split_book, &small, &[1]).is_none());
         assert!(package_with(&split_book, &small).len() > package_with(&split_book, &look).len());
+    }
+
+    #[test]
+    fn the_frame_key_follows_everything_but_chapter_bodies() {
+        let look = Look::default();
+        let base = book(&["<p>甲</p>\n", "<p>乙</p>\n"]);
+        let key = frame_key(&base, &look);
+        // Bodies are not part of the frame...
+        assert_eq!(key, frame_key(&book(&["<p>改</p>\n", ""]), &look));
+        // ...and that is sound: the frame rendered without them is the same.
+        let frame_of = |b: &Book, l: &Look| {
+            let mut b = b.clone();
+            for node in &mut b.contents {
+                if let Node::Chapter(c) = node {
+                    c.body.clear();
+                }
+            }
+            frame(&b, l).entries
+        };
+        assert_eq!(
+            frame_of(&base, &look),
+            frame_of(&book(&["<p>改</p>\n", ""]), &look),
+            "the frame does not depend on bodies"
+        );
+        // Everything else that the frame shows changes the key.
+        let mut changes: Vec<(&str, Book, Look)> = Vec::new();
+        let mut b = base.clone();
+        if let Node::Chapter(c) = &mut b.contents[1] {
+            c.title = "第二章 新".into();
+        }
+        changes.push(("a title", b, look.clone()));
+        let mut b = base.clone();
+        b.contents.push(Node::Chapter(Chapter {
+            title: "第3章".into(),
+            body: String::new(),
+        }));
+        changes.push(("a chapter more", b, look.clone()));
+        let mut b = base.clone();
+        let first = b.contents.remove(0);
+        b.contents.insert(
+            0,
+            Node::Part(Part {
+                title: "第一卷".into(),
+                intro: String::new(),
+                children: vec![first],
+            }),
+        );
+        changes.push(("a part", b, look.clone()));
+        let mut b = base.clone();
+        b.info.description = Some("简介".into());
+        changes.push(("the description", b, look.clone()));
+        // The modified date shows in the package document alone, which is rendered apart.
+        let mut b = base.clone();
+        b.modified = "2025-01-01T00:00:00Z".into();
+        assert_eq!(frame_key(&b, &look), key);
+        let (before, after) = (frame_of(&base, &look), frame_of(&b, &look));
+        let differ: Vec<&str> = before
+            .iter()
+            .zip(&after)
+            .filter(|(x, y)| x != y)
+            .map(|(x, _)| x.name.as_str())
+            .collect();
+        assert_eq!(differ, [PACKAGE_DOCUMENT]);
+        assert!(after.contains(&package_document(&b, &look)));
+        let mut v2 = look.clone();
+        v2.version = EpubVersion::V2;
+        assert!(frame_of(&b, &v2).contains(&package_document(&b, &v2)));
+        let mut b = base.clone();
+        b.cover = Some(Image {
+            name: "cover.png".into(),
+            media_type: "image/png",
+            data: vec![1, 2, 3],
+            width: 1,
+            height: 1,
+        });
+        changes.push(("a cover", b.clone(), look.clone()));
+        if let Some(cover) = &mut b.cover {
+            cover.data[0] = 9;
+        }
+        changes.push(("the cover's bytes", b, look.clone()));
+        let mut l = look.clone();
+        l.layout.writing_mode = WritingMode::VerticalRl;
+        changes.push(("the writing mode", base.clone(), l));
+        let mut l = look.clone();
+        l.user_css.push(Asset {
+            name: "a.css".into(),
+            data: b"p{}".to_vec(),
+        });
+        changes.push(("a stylesheet", base.clone(), l));
+        let mut keys = vec![key.clone()];
+        for (what, b, l) in &changes {
+            let changed = frame_key(b, l);
+            assert_ne!(changed, key, "{what}");
+            assert_ne!(
+                frame_of(b, l),
+                frame_of(&base, &look),
+                "{what} shows in the frame"
+            );
+            keys.push(changed);
+        }
+        keys.sort();
+        keys.dedup();
+        assert_eq!(keys.len(), changes.len() + 1);
     }
 
     #[test]
