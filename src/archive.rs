@@ -533,9 +533,10 @@ impl EpubWriter {
 
     /// Appends the entry `name` of `previous` as it is, without decompressing it. Entries that
     /// follow each other in `previous` are copied in one go when the next entry is added or
-    /// the EPUB is finished.
+    /// the EPUB is finished. An entry can be copied once: it is no longer in `previous` after.
     pub fn copy_raw(&mut self, previous: &mut PreviousEpub, name: &str) -> Result<()> {
-        let Some(span) = previous.spans.get(name) else {
+        // Each entry is copied once: its record moves over rather than being cloned.
+        let Some(span) = previous.spans.remove(name) else {
             return Err(self.write_error(std::io::Error::other(format!(
                 "the previous EPUB has no entry {name} to copy"
             ))));
@@ -557,7 +558,7 @@ impl EpubWriter {
         if let Some(run) = &mut self.run {
             run.len += span.len;
         }
-        let mut record = span.record.clone();
+        let mut record = span.record;
         record.offset = self.zip.pos;
         self.zip.pos += span.len;
         self.zip.records.push(record);

@@ -52,9 +52,12 @@ pub struct Outcome {
 /// Loads and builds one project, timing it.
 pub fn build_one(project: &Path, opts: &BuildOptions) -> Outcome {
     let start = Instant::now();
-    let result = Project::load_with(project, &opts.load).and_then(|p| {
+    // The build cache is read while the chapter files are listed.
+    let loading =
+        Project::load_alongside(project, &opts.load, |output| build::prefetch(opts, output));
+    let result = loading.and_then(|(p, prefetched)| {
         let loaded = start.elapsed();
-        build::build(&p, opts).map(|mut r| {
+        build::build_with(&p, opts, prefetched).map(|mut r| {
             r.timings.insert(0, ("load project", loaded));
             r
         })

@@ -19,7 +19,9 @@ use rayon::prelude::*;
 use crate::archive::{self, EpubWriter, PreviousEpub};
 use crate::convert;
 use crate::error::{Error, Result, read};
-use crate::incremental::{self, ChapterRecord, Hash, Manifest, ManifestText, Stamp, Summary};
+use crate::incremental::{
+    self, ChapterLine, ChapterRecord, Hash, Manifest, ManifestParts, ManifestText, Stamp, Summary,
+};
 use crate::package::{self, Book, Chapter, Entry, Image, Node, Part};
 use crate::project::{ChapterSource, ContentEntry, Project};
 use crate::source::{self, Detection};
@@ -164,6 +166,36 @@ pub struct Loaded {
 /// doubt about the cache (damaged, stale, or a package layout the reuse cannot vouch for)
 /// means a clean build, so the EPUB is always byte-identical to a clean build's.
 pub fn build(project: &Project, opts: &BuildOptions) -> Result<BuildReport> {
+    build_with(project, opts, None)
+}
+
+/// What a build reads before its project is loaded: the build cache of its EPUB.
+pub struct Prefetched {
+    output: PathBuf,
+    manifest: Option<ManifestText>,
+}
+
+/// Reads the build cache that a build with `opts` of a project whose
+/// [`Project::default_output`] is `default_output` will consult; meant to run while the
+/// project loads ([`Project::load_alongside`]).
+pub fn prefetch(opts: &BuildOptions, default_output: &Path) -> Prefetched {
+    let output = opts
+        .output
+        .clone()
+        .unwrap_or_else(|| default_output.to_path_buf());
+    let manifest = (opts.cache && !opts.force)
+        .then(|| ManifestText::load(&output))
+        .flatten();
+    Prefetched { output, manifest }
+}
+
+/// [`build`], with the build cache read beforehand by [`prefetch`] (ignored when it is not
+/// for this build's EPUB).
+pub fn build_with(
+    project: &Project,
+    opts: &BuildOptions,
+    prefetched: Option<Prefetched>,
+) -> Result<BuildReport> {
     let output = opts
         .output
         .clone()
@@ -184,7 +216,11 @@ pub fn build(project: &Project, opts: &BuildOptions) -> Result<BuildReport> {
     }
     let started = incremental::nanos(SystemTime::now());
     let options_key = options_key(opts, &output);
-    let text = (!opts.force).then(|| ManifestText::load(&output)).flatten();
+    let text = match prefetched {
+        _ if opts.force => None,
+        Some(p) if p.output == output => p.manifest,
+        _ => ManifestText::load(&output),
+    };
     let summary = text.as_ref().and_then(ManifestText::summary).filter(|m| {
         m.options == options_key && m.output.is_some() && incremental::stamp(&output) == m.output
     });
@@ -307,8 +343,7 @@ pub fn build(project: &Project, opts: &BuildOptions) -> Result<BuildReport> {
                 .zip(&prev.chapters)
                 .zip(&sources)
                 .map(|((k, rec), src)| {
-                    (!k.is_empty() && *k == rec.key && reusable(rec) && reusable_source(src))
-                        .then_some(rec)
+                    (!k.is_empty() && *k == rec.key && reusable_source(src)).then_some(rec)
                 })
                 .collect()
         }
@@ -337,30 +372,29 @@ pub fn build(project: &Project, opts: &BuildOptions) -> Result<BuildReport> {
             .iter()
             .zip(&keys)
             .zip(laid.sources)
-            .map(|((c, key), src)| ChapterRecord {
-                key: key.clone(),
-                entry: c.entry.clone(),
-                shell: c.shell.clone(),
-                title: c.title.clone(),
-                encoding: src.encoding.to_string(),
-                detection: format!("{:?}", src.detection),
+            .map(|((c, key), src)| ChapterLine {
+                key,
+                entry: &c.entry,
+                shell: &c.shell,
+                title: &c.title,
+                encoding: src.encoding,
+                detection: src.detection,
                 warnings: laid
                     .warnings
                     .iter()
                     .filter(|w| w.path == src.path)
-                    .map(|w| (w.line, w.message.clone()))
+                    .map(|w| (w.line, w.message.as_str()))
                     .collect(),
             })
             .collect();
-        Manifest {
-            options: options_key.clone(),
+        ManifestParts {
+            options: &options_key,
             started,
-            output: None,
-            inputs: inputs.records.clone(),
+            inputs: &inputs.records,
             chapters,
-            entries: laid.frame.to_vec(),
-            frame: laid.frame_key.to_string(),
-            modified: laid.modified.to_string(),
+            entries: laid.frame,
+            frame: laid.frame_key,
+            modified: laid.modified,
         }
         .body_text()
     };
@@ -403,11 +437,17 @@ pub fn build(project: &Project, opts: &BuildOptions) -> Result<BuildReport> {
         }
     };
 
-    let finished = written.finished;
+    let Written {
+        cache_body,
+        finished,
+        leftovers,
+    } = written;
     let stamp = crate::project::FileStamp::of(finished.metadata()).map(Stamp::from);
-    let text = written
-        .cache_body
-        .map(|body| Manifest::text_with(&body, stamp));
+    let text = cache_body.map(|body| Manifest::text_with(&body, stamp));
+    drop(reuse);
+    // What the build kept of thousands of chapters is freed while the EPUB syncs, rather than
+    // after.
+    let garbage = (leftovers, previous, inputs, keys);
     // The manifest is written while the EPUB is flushed to disk. Should the EPUB not make it
     // into place, the manifest describes a file that is not there, and the next build ignores
     // it; a manifest that cannot be written only costs the next build its speed.
@@ -417,6 +457,7 @@ pub fn build(project: &Project, opts: &BuildOptions) -> Result<BuildReport> {
             Some(text) => Manifest::save_text(text, &output),
             None => Err(std::io::Error::other("no manifest was rendered")),
         };
+        drop(garbage);
         (commit.join(), saved)
     });
     let committed = committed.unwrap_or_else(|_| {
@@ -496,7 +537,7 @@ fn up_to_date(
         let (encoding, detection) = match encodings.next_if(|(at, _, _)| *at == i) {
             Some((_, encoding, detection)) => (
                 encoding_rs::Encoding::for_label(encoding.as_bytes())?.name(),
-                detection_from(detection)?,
+                Detection::from_name(detection)?,
             ),
             None => ("UTF-8", Detection::Utf8),
         };
@@ -560,21 +601,6 @@ fn recorded_sources(prev: &Manifest, sources: &[&ChapterSource]) -> Vec<SourceRe
         .zip(sources)
         .filter_map(|(rec, src)| recorded_report(rec, src))
         .collect()
-}
-
-fn reusable(rec: &ChapterRecord) -> bool {
-    detection_from(&rec.detection).is_some()
-        && encoding_rs::Encoding::for_label(rec.encoding.as_bytes()).is_some()
-}
-
-fn detection_from(name: &str) -> Option<Detection> {
-    Some(match name {
-        "Bom" => Detection::Bom,
-        "Forced" => Detection::Forced,
-        "Utf8" => Detection::Utf8,
-        "Guessed" => Detection::Guessed,
-        _ => return None,
-    })
 }
 
 /// The generated cover for a book without one, kept in the build cache when there is one.
@@ -655,9 +681,19 @@ struct Written {
     cache_body: Option<String>,
     /// The EPUB, written but not yet moved into place.
     finished: archive::Finished,
+    /// The book and its layout, to be freed while the EPUB is flushed to disk.
+    leftovers: Leftovers,
+}
+
+/// Thousands of small allocations a build no longer needs once the EPUB is written.
+struct Leftovers {
+    _book: Book,
+    _skeleton: Vec<Entry>,
+    _chapters: Vec<WrittenChapter>,
 }
 
 /// What the layout decided, for the build cache's text.
+#[derive(Clone, Copy)]
 struct LaidOut<'a> {
     chapters: &'a [WrittenChapter],
     frame: &'a [(String, Hash)],
@@ -957,21 +993,20 @@ fn build_streaming(
         skeleton: &skeleton,
         copy: &copy,
     };
-    // The build cache's text is rendered on another core while the EPUB is written (copying
-    // the unchanged entries keeps one core busy in the kernel).
+    let laid = LaidOut {
+        chapters: &written,
+        frame: &frame,
+        frame_key: &frame_key,
+        modified: &modified,
+        warnings: &loaded.warnings,
+        sources: &loaded.sources,
+    };
+    // When most of the EPUB is copied from the last one, the build cache's text is rendered on
+    // another core meanwhile (the copy keeps one core busy in the kernel). A build that
+    // compresses everything keeps both cores busy and its memory at its peak: the text waits.
+    let alongside = cache_text.filter(|_| previous.is_some());
     let (finished, cache_body) = std::thread::scope(|scope| {
-        let body = cache_text.map(|render| {
-            scope.spawn(|| {
-                render(LaidOut {
-                    chapters: &written,
-                    frame: &frame,
-                    frame_key: &frame_key,
-                    modified: &modified,
-                    warnings: &loaded.warnings,
-                    sources: &loaded.sources,
-                })
-            })
-        });
+        let body = alongside.map(|render| scope.spawn(|| render(laid)));
         let finished = write_streaming(
             output,
             &layout,
@@ -985,6 +1020,10 @@ fn build_streaming(
     });
     let Some(finished) = finished? else {
         return Ok(None);
+    };
+    let cache_body = match alongside {
+        Some(_) => cache_body,
+        None => cache_text.map(|render| render(laid)),
     };
     watch.lap("write");
     let bytes = finished.metadata().len();
@@ -1002,6 +1041,11 @@ fn build_streaming(
         Written {
             cache_body,
             finished,
+            leftovers: Leftovers {
+                _book: book,
+                _skeleton: skeleton,
+                _chapters: written,
+            },
         },
     )))
 }
@@ -1187,9 +1231,9 @@ fn load_book_with(
     let mut reports = Vec::new();
     let mut images: Vec<Image> = Vec::new();
     let mut links = LinkMap::default();
-    let mut converted = converted.into_iter();
+    let mut converted = converted.into_iter().zip(&sources);
     let mut take = |out: &mut Vec<Node>| {
-        let c = converted
+        let (c, src) = converted
             .next()
             .expect("one converted source per chapter source");
         warnings.extend(c.warnings);
@@ -1199,7 +1243,7 @@ fn load_book_with(
                 images.push(image);
             }
         }
-        links.add(&c.path, c.links, &c.nodes);
+        links.add(&src.path, c.links, &c.nodes);
         out.extend(c.nodes);
     };
     let mut contents = Vec::new();
@@ -1241,7 +1285,6 @@ fn load_book_with(
 
 /// One chapter source converted: one chapter, or the volumes and chapters of a split file.
 struct ConvertedSource {
-    path: PathBuf,
     nodes: Vec<Node>,
     images: Vec<Image>,
     links: Vec<String>,
@@ -1261,7 +1304,6 @@ fn reused(rec: &ChapterRecord, src: &ChapterSource) -> Option<ConvertedSource> {
         return None;
     }
     Some(ConvertedSource {
-        path: src.path.clone(),
         nodes: vec![Node::Chapter(Chapter {
             title: rec.title.clone(),
             body: String::new(),
@@ -1284,8 +1326,8 @@ fn reused(rec: &ChapterRecord, src: &ChapterSource) -> Option<ConvertedSource> {
 fn recorded_report(rec: &ChapterRecord, src: &ChapterSource) -> Option<SourceReport> {
     Some(SourceReport {
         path: src.path.clone(),
-        encoding: encoding_rs::Encoding::for_label(rec.encoding.as_bytes())?.name(),
-        detection: detection_from(&rec.detection)?,
+        encoding: rec.encoding,
+        detection: rec.detection,
     })
 }
 
@@ -1349,7 +1391,6 @@ fn convert_source(project: &Project, src: &ChapterSource, n: usize) -> Result<Co
             warnings.push(warn(None, "chapter file is empty".into()));
         }
         return Ok(ConvertedSource {
-            path: src.path.clone(),
             nodes,
             images: Vec::new(),
             links: Vec::new(),
@@ -1395,7 +1436,6 @@ fn convert_source(project: &Project, src: &ChapterSource, n: usize) -> Result<Co
         .or_else(|| title_from_file_name(&src.path))
         .unwrap_or_else(|| package::chapter_title(lang, n));
     Ok(ConvertedSource {
-        path: src.path.clone(),
         nodes: vec![Node::Chapter(Chapter {
             title,
             body: converted.body,
@@ -1523,23 +1563,23 @@ fn resolve_image(
 /// files became. Links to anything else inside the book folder cannot work in an EPUB and are
 /// removed with a warning.
 #[derive(Default)]
-struct LinkMap {
+struct LinkMap<'a> {
     /// Source path -> number of its first chapter document. Made canonical only when some
     /// chapter has links to resolve: most books have none, and resolving thousands of paths
     /// costs a noticeable part of a rebuild.
-    targets: Vec<(PathBuf, usize)>,
+    targets: Vec<(&'a Path, usize)>,
     /// Chapter number -> (source path, links in its body).
-    pending: Vec<(usize, PathBuf, Vec<String>)>,
+    pending: Vec<(usize, &'a Path, Vec<String>)>,
     chapters: usize,
 }
 
-impl LinkMap {
-    fn add(&mut self, path: &Path, links: Vec<String>, nodes: &[Node]) {
+impl<'a> LinkMap<'a> {
+    fn add(&mut self, path: &'a Path, links: Vec<String>, nodes: &[Node]) {
         let first = self.chapters + 1;
         self.chapters += count_chapters(nodes);
-        self.targets.push((path.to_path_buf(), first));
+        self.targets.push((path, first));
         if !links.is_empty() {
-            self.pending.push((first, path.to_path_buf(), links));
+            self.pending.push((first, path, links));
         }
     }
 
@@ -1581,7 +1621,7 @@ impl LinkMap {
                     }
                     None => {
                         warnings.push(Warning {
-                            path: path.clone(),
+                            path: path.to_path_buf(),
                             line: None,
                             message: format!(
                                 "removed link to \"{link}\": it is not a chapter of the book"
@@ -1689,6 +1729,47 @@ fn modified_time(project: &Project, opts: &BuildOptions) -> Result<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_prefetched_cache_serves_only_the_epub_it_was_read_for() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("1.txt"), "第一段。\n").unwrap();
+        std::fs::write(
+            dir.path().join("metadata.toml"),
+            "[book]\ntitle = \"书\"\nauthors = [\"某\"]\nlanguage = \"zh-CN\"\n\
+             [[chapters]]\nfile = \"1.txt\"\n",
+        )
+        .unwrap();
+        let project = Project::load(dir.path()).unwrap();
+        let opts = |output: &str| BuildOptions {
+            output: Some(dir.path().join(output)),
+            cache: true,
+            source_date_epoch: Some(1_700_000_000),
+            ..BuildOptions::default()
+        };
+        let default = project.default_output();
+        assert_eq!(
+            build(&project, &opts("a.epub")).unwrap().status,
+            BuildStatus::Built
+        );
+        // Read for a.epub: it is up to date.
+        let for_a = prefetch(&opts("a.epub"), &default);
+        assert!(for_a.manifest.is_some());
+        let r = build_with(&project, &opts("a.epub"), Some(for_a)).unwrap();
+        assert_eq!(r.status, BuildStatus::UpToDate);
+        // Read for another EPUB (none there): a.epub's own cache is read instead.
+        let for_b = prefetch(&opts("b.epub"), &default);
+        assert!(for_b.manifest.is_none());
+        let r = build_with(&project, &opts("a.epub"), Some(for_b)).unwrap();
+        assert_eq!(r.status, BuildStatus::UpToDate);
+        // The default output when the options name none; nothing read for --force.
+        assert_eq!(prefetch(&BuildOptions::default(), &default).output, default);
+        let force = BuildOptions {
+            force: true,
+            ..opts("a.epub")
+        };
+        assert!(prefetch(&force, &default).manifest.is_none());
+    }
 
     #[test]
     fn file_name_titles_skip_numbers_and_hashes() {

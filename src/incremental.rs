@@ -20,6 +20,8 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use rayon::prelude::*;
 
+use crate::source::Detection;
+
 /// The folder, beside the EPUB, that holds manifests.
 pub const CACHE_DIR: &str = ".epubforge-cache";
 
@@ -29,7 +31,7 @@ pub const RACY_SECS: i128 = 2;
 const MAGIC: &str = "epubforge-cache 5";
 
 /// The encoding and detection of a chapter read as plain UTF-8, which the manifest leaves out.
-const PLAIN: (&str, &str) = ("UTF-8", "Utf8");
+const PLAIN: (&str, Detection) = ("UTF-8", Detection::Utf8);
 
 /// The first 16 bytes of a BLAKE3 hash, in hex. 128 bits are far beyond what telling
 /// thousands of files and settings apart needs (cargo's fingerprints have 64), and the
@@ -155,9 +157,9 @@ pub struct ChapterRecord {
     /// The chapter title.
     pub title: String,
     /// The encoding it was read with (WHATWG name).
-    pub encoding: String,
-    /// How the encoding was chosen (`Debug` of `source::Detection`).
-    pub detection: String,
+    pub encoding: &'static str,
+    /// How the encoding was chosen.
+    pub detection: Detection,
     /// Warnings, as (line, message).
     pub warnings: Vec<(Option<usize>, String)>,
 }
@@ -181,6 +183,112 @@ pub struct Manifest {
     pub frame: Hash,
     /// That book's `dcterms:modified`, which the frame key leaves out.
     pub modified: String,
+}
+
+/// A manifest's content, borrowed: what a build renders its cache text from without copying
+/// thousands of records into a [`Manifest`] first.
+pub struct ManifestParts<'a> {
+    /// As in [`Manifest`].
+    pub options: &'a str,
+    /// As in [`Manifest`].
+    pub started: i128,
+    /// As in [`Manifest`].
+    pub inputs: &'a [InputRecord],
+    /// One line per chapter record.
+    pub chapters: Vec<ChapterLine<'a>>,
+    /// As in [`Manifest`].
+    pub entries: &'a [(String, Hash)],
+    /// As in [`Manifest`].
+    pub frame: &'a str,
+    /// As in [`Manifest`].
+    pub modified: &'a str,
+}
+
+/// A [`ChapterRecord`], borrowed.
+pub struct ChapterLine<'a> {
+    /// As in [`ChapterRecord`].
+    pub key: &'a str,
+    /// As in [`ChapterRecord`].
+    pub entry: &'a str,
+    /// As in [`ChapterRecord`].
+    pub shell: &'a str,
+    /// As in [`ChapterRecord`].
+    pub title: &'a str,
+    /// As in [`ChapterRecord`].
+    pub encoding: &'static str,
+    /// As in [`ChapterRecord`].
+    pub detection: Detection,
+    /// As in [`ChapterRecord`].
+    pub warnings: Vec<(Option<usize>, &'a str)>,
+}
+
+impl ManifestParts<'_> {
+    /// [`Manifest::body_text`] of these parts.
+    pub fn body_text(&self) -> String {
+        use std::fmt::Write as _;
+        // Thousands of records: pushed field by field, escaping only what needs it.
+        let mut s = String::with_capacity(
+            1024 + self.inputs.len() * 160 + self.chapters.len() * 240 + self.entries.len() * 120,
+        );
+        let _ = writeln!(s, "options\t{}", self.options);
+        let _ = writeln!(s, "started\t{}", self.started);
+        let digest = inputs_digest(self.inputs.iter().map(|i| (i.path.as_path(), i.stamp)));
+        let newest = self.inputs.iter().map(|i| i.stamp.mtime).max().unwrap_or(0);
+        let _ = writeln!(s, "digest\t{}\t{newest}\t{digest}", self.inputs.len());
+        let _ = write!(s, "frame\t{}\t", self.frame);
+        push_esc(&mut s, self.modified);
+        s.push('\n');
+        let _ = writeln!(s, "chapters\t{}", self.chapters.len());
+        for (at, c) in self.chapters.iter().enumerate() {
+            if (c.encoding, c.detection) != PLAIN {
+                let _ = write!(s, "encoding\t{at}\t");
+                push_esc(&mut s, c.encoding);
+                s.push('\t');
+                s.push_str(c.detection.name());
+                s.push('\n');
+            }
+        }
+        for (at, c) in self.chapters.iter().enumerate() {
+            for (line, message) in &c.warnings {
+                match line {
+                    Some(l) => {
+                        let _ = write!(s, "warning\t{at}\t{l}\t");
+                    }
+                    None => {
+                        let _ = write!(s, "warning\t{at}\t-\t");
+                    }
+                }
+                push_esc(&mut s, message);
+                s.push('\n');
+            }
+        }
+        for i in self.inputs {
+            let _ = write!(s, "input\t{}\t{}\t", i.stamp.size, i.stamp.mtime);
+            s.push_str(&i.hash);
+            s.push('\t');
+            push_esc(&mut s, &i.path.to_string_lossy());
+            s.push('\n');
+        }
+        for c in &self.chapters {
+            s.push_str("chapter\t");
+            s.push_str(c.key);
+            s.push('\t');
+            push_esc(&mut s, c.entry);
+            s.push('\t');
+            s.push_str(c.shell);
+            s.push('\t');
+            push_esc(&mut s, c.title);
+            s.push('\n');
+        }
+        for (name, h) in self.entries {
+            s.push_str("entry\t");
+            s.push_str(h);
+            s.push('\t');
+            push_esc(&mut s, name);
+            s.push('\n');
+        }
+        s
+    }
 }
 
 /// Appends `s` with backslash, tab, newline and carriage return escaped (all ASCII, so the
@@ -410,69 +518,28 @@ impl Manifest {
 
     /// Every line of the text except the magic line, the output stamp and the checksum.
     pub fn body_text(&self) -> String {
-        use std::fmt::Write as _;
-        // Thousands of records: pushed field by field, escaping only what needs it.
-        let mut s = String::with_capacity(
-            1024 + self.inputs.len() * 160 + self.chapters.len() * 240 + self.entries.len() * 120,
-        );
-        let _ = writeln!(s, "options\t{}", self.options);
-        let _ = writeln!(s, "started\t{}", self.started);
-        let digest = inputs_digest(self.inputs.iter().map(|i| (i.path.as_path(), i.stamp)));
-        let newest = self.inputs.iter().map(|i| i.stamp.mtime).max().unwrap_or(0);
-        let _ = writeln!(s, "digest\t{}\t{newest}\t{digest}", self.inputs.len());
-        let _ = write!(s, "frame\t{}\t", self.frame);
-        push_esc(&mut s, &self.modified);
-        s.push('\n');
-        let _ = writeln!(s, "chapters\t{}", self.chapters.len());
-        for (at, c) in self.chapters.iter().enumerate() {
-            if (c.encoding.as_str(), c.detection.as_str()) != PLAIN {
-                let _ = write!(s, "encoding\t{at}\t");
-                push_esc(&mut s, &c.encoding);
-                s.push('\t');
-                push_esc(&mut s, &c.detection);
-                s.push('\n');
-            }
+        ManifestParts {
+            options: &self.options,
+            started: self.started,
+            inputs: &self.inputs,
+            chapters: self
+                .chapters
+                .iter()
+                .map(|c| ChapterLine {
+                    key: &c.key,
+                    entry: &c.entry,
+                    shell: &c.shell,
+                    title: &c.title,
+                    encoding: c.encoding,
+                    detection: c.detection,
+                    warnings: c.warnings.iter().map(|(l, m)| (*l, m.as_str())).collect(),
+                })
+                .collect(),
+            entries: &self.entries,
+            frame: &self.frame,
+            modified: &self.modified,
         }
-        for (at, c) in self.chapters.iter().enumerate() {
-            for (line, message) in &c.warnings {
-                match line {
-                    Some(l) => {
-                        let _ = write!(s, "warning\t{at}\t{l}\t");
-                    }
-                    None => {
-                        let _ = write!(s, "warning\t{at}\t-\t");
-                    }
-                }
-                push_esc(&mut s, message);
-                s.push('\n');
-            }
-        }
-        for i in &self.inputs {
-            let _ = write!(s, "input\t{}\t{}\t", i.stamp.size, i.stamp.mtime);
-            s.push_str(&i.hash);
-            s.push('\t');
-            push_esc(&mut s, &i.path.to_string_lossy());
-            s.push('\n');
-        }
-        for c in &self.chapters {
-            s.push_str("chapter\t");
-            s.push_str(&c.key);
-            s.push('\t');
-            push_esc(&mut s, &c.entry);
-            s.push('\t');
-            s.push_str(&c.shell);
-            s.push('\t');
-            push_esc(&mut s, &c.title);
-            s.push('\n');
-        }
-        for (name, h) in &self.entries {
-            s.push_str("entry\t");
-            s.push_str(h);
-            s.push('\t');
-            push_esc(&mut s, name);
-            s.push('\n');
-        }
-        s
+        .body_text()
     }
 
     /// Parses a manifest; None when it is damaged in any way.
@@ -502,8 +569,8 @@ impl Manifest {
                     entry: unesc(entry)?,
                     shell: (*shell).into(),
                     title: unesc(title)?,
-                    encoding: PLAIN.0.into(),
-                    detection: PLAIN.1.into(),
+                    encoding: PLAIN.0,
+                    detection: PLAIN.1,
                     warnings: Vec::new(),
                 }),
                 ["entry", h, name] => m.entries.push(((unesc(name)?), (*h).into())),
@@ -527,7 +594,8 @@ impl Manifest {
         }
         for (at, encoding, detection) in encodings {
             let c = m.chapters.get_mut(at)?;
-            (c.encoding, c.detection) = (encoding, detection);
+            c.encoding = encoding_rs::Encoding::for_label(encoding.as_bytes())?.name();
+            c.detection = Detection::from_name(&detection)?;
         }
         for (at, line, message) in warnings {
             m.chapters.get_mut(at)?.warnings.push((line, message));
@@ -639,8 +707,8 @@ mod tests {
                 entry: "EPUB/text/chapter-0001.xhtml".into(),
                 shell: hash(b"s"),
                 title: "第1章\t\\ 风起\n".into(),
-                encoding: "UTF-8".into(),
-                detection: "Utf8".into(),
+                encoding: "UTF-8",
+                detection: Detection::Utf8,
                 warnings: vec![(Some(3), "dropped".into()), (None, "empty\r\\n\t".into())],
             }],
             entries: vec![("EPUB/nav.xhtml".into(), hash(b"n"))],
@@ -653,8 +721,8 @@ mod tests {
     fn the_summary_reads_the_head_and_the_report_without_the_records() {
         let mut m = sample();
         m.chapters.push(ChapterRecord {
-            encoding: "GBK".into(),
-            detection: "Guessed".into(),
+            encoding: "GBK",
+            detection: Detection::Guessed,
             warnings: vec![(None, "gap".into())],
             ..m.chapters[0].clone()
         });

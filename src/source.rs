@@ -47,6 +47,30 @@ pub enum Detection {
     Guessed,
 }
 
+impl Detection {
+    /// Its name, as `Debug` writes it (the build cache stores it so).
+    pub fn name(self) -> &'static str {
+        match self {
+            Detection::Bom => "Bom",
+            Detection::Forced => "Forced",
+            Detection::Utf8 => "Utf8",
+            Detection::Guessed => "Guessed",
+        }
+    }
+
+    /// The detection of that [`Detection::name`].
+    pub fn from_name(name: &str) -> Option<Detection> {
+        [
+            Detection::Bom,
+            Detection::Forced,
+            Detection::Utf8,
+            Detection::Guessed,
+        ]
+        .into_iter()
+        .find(|d| d.name() == name)
+    }
+}
+
 /// Why bytes could not become text.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum DecodeError {

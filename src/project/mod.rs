@@ -164,6 +164,17 @@ impl Project {
 
     /// [`Project::load`] with options.
     pub fn load_with(location: &Path, opts: &LoadOptions) -> Result<Project> {
+        Project::load_alongside(location, opts, |_| ()).map(|(project, _)| project)
+    }
+
+    /// [`Project::load_with`], running `alongside` on another core while the chapter files
+    /// are listed, with the path [`Project::default_output`] will give. Its result is None
+    /// when the metadata was refused before the listing started.
+    pub fn load_alongside<T: Send>(
+        location: &Path,
+        opts: &LoadOptions,
+        alongside: impl FnOnce(&Path) -> T + Send,
+    ) -> Result<(Project, Option<T>)> {
         let metadata_path = if location.is_dir() {
             location.join(METADATA_FILE)
         } else {
@@ -182,7 +193,9 @@ impl Project {
             .map(Path::to_path_buf)
             .filter(|p| !p.as_os_str().is_empty())
             .unwrap_or_else(|| PathBuf::from("."));
-        Project::from_str_with(&text, &root, &metadata_path, opts)
+        let raw: raw::Metadata =
+            toml::from_str(&text).map_err(|e| toml_error::to_error(&e, &text, &metadata_path))?;
+        raw::validate(raw, &text, &root, &metadata_path, opts, alongside)
     }
 
     /// Parses and validates metadata text; `root` is the folder paths are relative to. Paths
@@ -200,7 +213,7 @@ impl Project {
     ) -> Result<Project> {
         let raw: raw::Metadata =
             toml::from_str(text).map_err(|e| toml_error::to_error(&e, text, metadata_path))?;
-        raw::validate(raw, text, root, metadata_path, opts)
+        raw::validate(raw, text, root, metadata_path, opts, |_| ()).map(|(project, _)| project)
     }
 
     /// Every chapter in reading order, flattened out of parts.
@@ -214,11 +227,17 @@ impl Project {
     /// The output path used when the command line gives none: `[output] path`, else
     /// `build/<title>.epub` under the project folder.
     pub fn default_output(&self) -> PathBuf {
-        self.output.clone().unwrap_or_else(|| {
-            self.root
-                .join("build")
-                .join(format!("{}.epub", file_name_for(&self.book.title)))
-        })
+        default_output(&self.root, &self.book.title, self.output.as_deref())
+    }
+}
+
+/// [`Project::default_output`] from its parts.
+fn default_output(root: &Path, title: &str, output: Option<&Path>) -> PathBuf {
+    match output {
+        Some(path) => path.to_path_buf(),
+        None => root
+            .join("build")
+            .join(format!("{}.epub", file_name_for(title))),
     }
 }
 
@@ -285,6 +304,39 @@ pub fn natural_key(s: &str) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn work_alongside_the_listing_gets_the_default_output() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("1.txt"), "一").unwrap();
+        let book = "[book]\ntitle = \"书: 一\"\nauthors = [\"某\"]\nlanguage = \"zh-CN\"\n\
+                    [[chapters]]\nglob = \"*.txt\"\n";
+        for extra in ["", "[output]\npath = \"out/x.epub\"\n"] {
+            std::fs::write(dir.path().join(METADATA_FILE), format!("{book}{extra}")).unwrap();
+            let (project, seen) =
+                Project::load_alongside(dir.path(), &LoadOptions::default(), |p| p.to_path_buf())
+                    .unwrap();
+            assert_eq!(seen, Some(project.default_output()), "{extra}");
+            assert_eq!(
+                project.chapters().count(),
+                1,
+                "the listing is not disturbed"
+            );
+        }
+        // Refused before the listing: nothing runs alongside.
+        std::fs::write(
+            dir.path().join(METADATA_FILE),
+            book.replace("zh-CN", "chinese!"),
+        )
+        .unwrap();
+        let ran = std::sync::atomic::AtomicBool::new(false);
+        assert!(
+            Project::load_alongside(dir.path(), &LoadOptions::default(), |_| ran
+                .store(true, std::sync::atomic::Ordering::SeqCst))
+            .is_err()
+        );
+        assert!(!ran.load(std::sync::atomic::Ordering::SeqCst));
+    }
 
     #[test]
     fn natural_order_puts_2_before_10_and_keeps_text_order() {

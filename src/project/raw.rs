@@ -165,13 +165,14 @@ fn escapes_lexically(value: &str) -> bool {
     false
 }
 
-pub(super) fn validate(
+pub(super) fn validate<T: Send>(
     raw: Metadata,
     text: &str,
     root: &Path,
     path: &Path,
     opts: &super::LoadOptions,
-) -> Result<Project> {
+    alongside: impl FnOnce(&Path) -> T + Send,
+) -> Result<(Project, Option<T>)> {
     let contain_in = (!opts.allow_outside_paths)
         .then(|| root.canonicalize().unwrap_or_else(|_| root.to_path_buf()));
     let ctx = Ctx {
@@ -182,14 +183,54 @@ pub(super) fn validate(
     };
     let book_span = raw.book.span().start;
     let book = validate_book(raw.book.into_inner(), &ctx, book_span)?;
+    let output = match raw.output.path {
+        Some(p) => {
+            let joined = root.join(p.get_ref());
+            ctx.check_inside("path", p.get_ref(), &joined, p.span().start)?;
+            Some(joined)
+        }
+        None => None,
+    };
+    let default_output = super::default_output(root, &book.0.title, output.as_deref());
+    let (contents, beside) = rayon::join(
+        || contents(raw.chapters, raw.parts, raw.suffix_chapters, &ctx, path),
+        || alongside(&default_output),
+    );
+    let contents = contents?;
 
+    let look_ctx = super::layout::Ctx { text, root, path };
+    let style = super::layout::validate_style(raw.style, &look_ctx)?;
+    let layout = super::layout::validate_layout(raw.layout, &look_ctx)?;
+    let epub_version = super::layout::validate_version(raw.output.epub_version, &look_ctx)?;
+    let project = Project {
+        style,
+        layout,
+        epub_version,
+        root: root.to_path_buf(),
+        metadata_path: path.to_path_buf(),
+        book: book.0,
+        contents,
+        cover: book.1,
+        output,
+    };
+    Ok((project, Some(beside)))
+}
+
+/// The reading order: every chapter entry expanded, parts with theirs.
+fn contents(
+    chapters: Vec<Spanned<Chapter>>,
+    parts: Vec<Spanned<Part>>,
+    suffix_chapters: Vec<Spanned<Chapter>>,
+    ctx: &Ctx<'_>,
+    path: &Path,
+) -> Result<Vec<ContentEntry>> {
     let mut contents = Vec::new();
-    for chapter in raw.chapters {
-        for c in expand(chapter, &ctx)? {
+    for chapter in chapters {
+        for c in expand(chapter, ctx)? {
             contents.push(ContentEntry::Chapter(c));
         }
     }
-    for part in raw.parts {
+    for part in parts {
         let offset = part.span().start;
         let part = part.into_inner();
         let title = part.title.trim().to_string();
@@ -198,7 +239,7 @@ pub(super) fn validate(
         }
         let mut chapters = Vec::new();
         for chapter in part.chapters {
-            chapters.extend(expand(chapter, &ctx)?);
+            chapters.extend(expand(chapter, ctx)?);
         }
         if chapters.is_empty() {
             return Err(ctx.error_at(
@@ -208,8 +249,8 @@ pub(super) fn validate(
         }
         contents.push(ContentEntry::Part { title, chapters });
     }
-    for chapter in raw.suffix_chapters {
-        for c in expand(chapter, &ctx)? {
+    for chapter in suffix_chapters {
+        for c in expand(chapter, ctx)? {
             contents.push(ContentEntry::Chapter(c));
         }
     }
@@ -219,29 +260,7 @@ pub(super) fn validate(
             message: "the book has no chapters\n  hint: add entries such as\n\n  [[chapters]]\n  file = \"chapters/001.txt\"\n".into(),
         });
     }
-
-    let look_ctx = super::layout::Ctx { text, root, path };
-    let style = super::layout::validate_style(raw.style, &look_ctx)?;
-    let layout = super::layout::validate_layout(raw.layout, &look_ctx)?;
-    let epub_version = super::layout::validate_version(raw.output.epub_version, &look_ctx)?;
-    Ok(Project {
-        style,
-        layout,
-        epub_version,
-        root: root.to_path_buf(),
-        metadata_path: path.to_path_buf(),
-        book: book.0,
-        contents,
-        cover: book.1,
-        output: match raw.output.path {
-            Some(p) => {
-                let joined = root.join(p.get_ref());
-                ctx.check_inside("path", p.get_ref(), &joined, p.span().start)?;
-                Some(joined)
-            }
-            None => None,
-        },
-    })
+    Ok(contents)
 }
 
 fn validate_book(raw: Book, ctx: &Ctx, book_span: usize) -> Result<(BookInfo, Option<PathBuf>)> {
