@@ -20,6 +20,8 @@
 #   3. times (median of RUNS) epubforge's clean build (--force), no-op rebuild, rebuild after
 #      editing one chapter (checked byte-identical to a clean build), batch clean build (--all
 #      --force) and batch rebuild after editing one chapter of one book (checked: 1 built);
+#      the first three in interleaved rounds (bench/rebuilds.py: a clean build, then no-ops,
+#      then edits, RUNS times), so that their ratios compare runs made in the same minutes;
 #   4. reports peak memory (RSS high-water mark of the clean build) against the input size;
 #   5. times `zip -6 -r` over the chapter files (the floor), and pandoc and calibre's
 #      ebook-convert on the SLICE-chapter slice, when installed; prints the ratios.
@@ -57,11 +59,9 @@ OUT=$NOVEL/build/novel.epub
 EDIT=$(printf '%s/chapters/%05d.txt' "$NOVEL" $(( (CHAPTERS + 1) / 2 )))
 
 echo "== measuring ($RUNS runs each, $QUICK_RUNS for rebuilds)" >&2
-read -r CLEAN CLEAN_RSS < <($M "$RUNS" '' "$BIN" build "$NOVEL" -o "$OUT" --force)
+read -r CLEAN CLEAN_RSS NOOP NOOP_RSS EDITED EDIT_RSS < <(python3 bench/rebuilds.py \
+  "$BIN" "$NOVEL" "$OUT" "$EDIT" "$RUNS" $(( (QUICK_RUNS + RUNS - 1) / RUNS )))
 read -r NOCACHE _ < <($M "$RUNS" '' "$BIN" build "$NOVEL" -o "$WORK/nocache.epub" --no-cache)
-"$BIN" build "$NOVEL" -o "$OUT" -q >/dev/null
-read -r NOOP NOOP_RSS < <($M "$QUICK_RUNS" '' "$BIN" build "$NOVEL" -o "$OUT")
-read -r EDITED EDIT_RSS < <($M "$QUICK_RUNS" "echo \"　　第\$RUN次修改的一段。\" >> $EDIT" "$BIN" build "$NOVEL" -o "$OUT")
 "$BIN" build "$NOVEL" -o "$WORK/clean.epub" --no-cache -q >/dev/null
 if cmp -s "$OUT" "$WORK/clean.epub"; then IDENTICAL=yes; else IDENTICAL=NO; fi
 EPUB_SIZE=$(stat -c %s "$OUT")
