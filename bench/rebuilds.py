@@ -72,6 +72,10 @@ def main():
                 f.write(f"\u3000\u3000第{edits}次修改的一段。\n")
             record("edit", build)
         settle()
+    if os.environ.get("BENCH_VERBOSE"):
+        for kind, values in times.items():
+            shown = " ".join(f"{v * 1000:.1f}" for v in values)
+            print(f"{kind} (ms): {shown}", file=sys.stderr)
     print(
         " ".join(
             f"{statistics.median(times[k]):.4f} {peaks[k]}" for k in ("clean", "noop", "edit")

@@ -440,14 +440,9 @@ pub fn build_with(
     let Written {
         cache_body,
         finished,
-        leftovers,
     } = written;
     let stamp = crate::project::FileStamp::of(finished.metadata()).map(Stamp::from);
     let text = cache_body.map(|body| Manifest::text_with(&body, stamp));
-    drop(reuse);
-    // What the build kept of thousands of chapters is freed while the EPUB syncs, rather than
-    // after.
-    let garbage = (leftovers, previous, inputs, keys);
     // The manifest is written while the EPUB is flushed to disk. Should the EPUB not make it
     // into place, the manifest describes a file that is not there, and the next build ignores
     // it; a manifest that cannot be written only costs the next build its speed.
@@ -457,7 +452,6 @@ pub fn build_with(
             Some(text) => Manifest::save_text(text, &output),
             None => Err(std::io::Error::other("no manifest was rendered")),
         };
-        drop(garbage);
         (commit.join(), saved)
     });
     let committed = committed.unwrap_or_else(|_| {
@@ -599,7 +593,7 @@ fn recorded_sources(prev: &Manifest, sources: &[&ChapterSource]) -> Vec<SourceRe
     prev.chapters
         .iter()
         .zip(sources)
-        .filter_map(|(rec, src)| recorded_report(rec, src))
+        .map(|(rec, src)| recorded_report(rec, src))
         .collect()
 }
 
@@ -681,15 +675,6 @@ struct Written {
     cache_body: Option<String>,
     /// The EPUB, written but not yet moved into place.
     finished: archive::Finished,
-    /// The book and its layout, to be freed while the EPUB is flushed to disk.
-    leftovers: Leftovers,
-}
-
-/// Thousands of small allocations a build no longer needs once the EPUB is written.
-struct Leftovers {
-    _book: Book,
-    _skeleton: Vec<Entry>,
-    _chapters: Vec<WrittenChapter>,
 }
 
 /// What the layout decided, for the build cache's text.
@@ -761,6 +746,15 @@ struct Plan {
     copy: Vec<bool>,
 }
 
+/// Each entry's position, by name.
+fn entry_index(entries: &[Entry]) -> HashMap<&str, usize> {
+    entries
+        .iter()
+        .enumerate()
+        .map(|(i, e)| (e.name.as_str(), i))
+        .collect()
+}
+
 /// The plan of a rebuild whose frame is the last one's (same [`package::frame_key`]): the
 /// previous EPUB's entries in their order, every one copied but the chapters to package
 /// again, and the package document when the modified date moved. None when the previous
@@ -784,11 +778,7 @@ fn same_frame(
             compress: true,
         })
         .collect();
-    let index: HashMap<&str, usize> = skeleton
-        .iter()
-        .enumerate()
-        .map(|(i, e)| (e.name.as_str(), i))
-        .collect();
+    let index = entry_index(&skeleton);
     let pos = last
         .records
         .iter()
@@ -840,11 +830,7 @@ fn fresh_frame(book: &Book, look: &package::Look, last: &Previous<'_>) -> Option
         .into_par_iter()
         .map(|(name, shell)| (name, incremental::hash(shell.as_bytes())))
         .unzip();
-    let index: HashMap<&str, usize> = skeleton
-        .iter()
-        .enumerate()
-        .map(|(i, e)| (e.name.as_str(), i))
-        .collect();
+    let index = entry_index(&skeleton);
     let pos = names
         .iter()
         .map(|n| index.get(n.as_str()).copied())
@@ -958,11 +944,7 @@ fn build_streaming(
         frame,
         copy,
     } = plan;
-    let index: HashMap<&str, usize> = skeleton
-        .iter()
-        .enumerate()
-        .map(|(i, e)| (e.name.as_str(), i))
-        .collect();
+    let index = entry_index(&skeleton);
     let copy: HashMap<usize, &str> = copy
         .iter()
         .enumerate()
@@ -1041,11 +1023,6 @@ fn build_streaming(
         Written {
             cache_body,
             finished,
-            leftovers: Leftovers {
-                _book: book,
-                _skeleton: skeleton,
-                _chapters: written,
-            },
         },
     )))
 }
@@ -1298,7 +1275,7 @@ fn reusable_source(src: &ChapterSource) -> bool {
     src.split.is_none() && convert::SourceKind::of(&src.path) == convert::SourceKind::Text
 }
 
-/// A chapter as the cache recorded it, with an empty body; None if the record is unusable.
+/// A chapter as the cache recorded it, with an empty body; None if its source cannot be reused.
 fn reused(rec: &ChapterRecord, src: &ChapterSource) -> Option<ConvertedSource> {
     if !reusable_source(src) {
         return None;
@@ -1319,16 +1296,16 @@ fn reused(rec: &ChapterRecord, src: &ChapterSource) -> Option<ConvertedSource> {
                 message: message.clone(),
             })
             .collect(),
-        report: recorded_report(rec, src)?,
+        report: recorded_report(rec, src),
     })
 }
 
-fn recorded_report(rec: &ChapterRecord, src: &ChapterSource) -> Option<SourceReport> {
-    Some(SourceReport {
+fn recorded_report(rec: &ChapterRecord, src: &ChapterSource) -> SourceReport {
+    SourceReport {
         path: src.path.clone(),
         encoding: rec.encoding,
         detection: rec.detection,
-    })
+    }
 }
 
 fn convert_source(project: &Project, src: &ChapterSource, n: usize) -> Result<ConvertedSource> {

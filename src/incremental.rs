@@ -5,7 +5,9 @@
 //! Sits beside the pipeline: [`crate::build`] consults it before `source`/`convert` (to skip
 //! unchanged chapters) and hands the archive stage the entries to copy raw from the previous
 //! EPUB. The cache is one text file per EPUB, `<output folder>/.epubforge-cache/<file>.manifest`,
-//! safe to delete. It ends with a BLAKE3 checksum of its own contents; a manifest that is
+//! safe to delete. Its head (options, stamps, a digest of every input's stamp, the chapters'
+//! encodings and warnings, the frame key) comes before the records, so an up-to-date check
+//! reads no further. It ends with a BLAKE3 checksum of its own contents; a manifest that is
 //! damaged, from another epubforge version, for other options, or for an EPUB that has since
 //! been changed or removed is ignored, and the build is a clean one.
 //!
