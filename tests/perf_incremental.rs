@@ -555,3 +555,70 @@ fn edits_to_titles_metadata_and_bodies_rebuild_identically() {
         );
     }
 }
+
+/// The same for books with parts, vertical text, a stylesheet, a table-of-contents page and a
+/// colophon, in EPUB 3 and EPUB 2, without SOURCE_DATE_EPOCH (so every edit moves the modified
+/// date, which the EPUB 3 package document alone shows): body edits reuse the frame, a part
+/// title edit renders it again, and every rebuild equals a clean build.
+#[test]
+fn books_with_parts_and_every_layout_option_rebuild_identically() {
+    for version in [3, 2] {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path();
+        std::fs::create_dir_all(p.join("ch")).unwrap();
+        for i in 1..=4 {
+            std::fs::write(
+                p.join(format!("ch/{i}.txt")),
+                format!("第{i}章 起\n\n正文{i}。\n"),
+            )
+            .unwrap();
+        }
+        std::fs::write(p.join("my.css"), "p { margin: 0 }\n").unwrap();
+        let meta = |part: &str| {
+            format!(
+                "[book]\ntitle = \"分卷\"\nauthors = [\"某\"]\nlanguage = \"zh-TW\"\n\
+                 [output]\nepub-version = {version}\n[style]\ncss = [\"my.css\"]\n\
+                 [layout]\nwriting-mode = \"vertical-rl\"\ncolophon = true\ntoc-page = true\n\
+                 [[parts]]\ntitle = \"{part}\"\n[[parts.chapters]]\nglob = \"ch/[12].txt\"\n\
+                 [[parts]]\ntitle = \"第二卷\"\n[[parts.chapters]]\nglob = \"ch/[34].txt\"\n"
+            )
+        };
+        std::fs::write(p.join("metadata.toml"), meta("第一卷")).unwrap();
+        let run = |out: &Path, extra: &[&str]| {
+            let r = Command::new(env!("CARGO_BIN_EXE_epubforge"))
+                .env_remove("SOURCE_DATE_EPOCH")
+                .arg("build")
+                .arg(p)
+                .arg("-o")
+                .arg(out)
+                .args(extra)
+                .output()
+                .unwrap();
+            assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+            String::from_utf8_lossy(&r.stderr).into_owned()
+        };
+        let out = p.join("out/book.epub");
+        let clean = p.join("clean.epub");
+        run(&out, &[]);
+        for step in 0..3 {
+            // Past the next second, so that the modified date moves.
+            std::thread::sleep(std::time::Duration::from_millis(1100));
+            match step {
+                1 => std::fs::write(p.join("metadata.toml"), meta("第一卷 改")).unwrap(),
+                _ => append(&p.join(format!("ch/{}.txt", step + 1)), "又一段。\n"),
+            }
+            let stderr = run(&out, &["-v"]);
+            if step != 1 {
+                assert!(
+                    stderr.contains("3 of 4 chapters reused"),
+                    "EPUB {version}, step {step}: {stderr}"
+                );
+            }
+            run(&clean, &["--no-cache"]);
+            assert!(
+                std::fs::read(&out).unwrap() == std::fs::read(&clean).unwrap(),
+                "EPUB {version}, step {step}: the rebuild differs from a clean build"
+            );
+        }
+    }
+}
