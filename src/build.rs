@@ -945,12 +945,6 @@ fn build_streaming(
         copy,
     } = plan;
     let index = entry_index(&skeleton);
-    let copy: HashMap<usize, &str> = copy
-        .iter()
-        .enumerate()
-        .filter(|&(_, &c)| c)
-        .map(|(i, _)| (i, skeleton[i].name.as_str()))
-        .collect();
     let Previous {
         reuse,
         epub: mut previous,
@@ -1037,8 +1031,8 @@ struct Layout<'a> {
     index: &'a HashMap<&'a str, usize>,
     /// Every entry, chapter documents empty.
     skeleton: &'a [Entry],
-    /// Entries to copy from the previous EPUB, with their name there.
-    copy: &'a HashMap<usize, &'a str>,
+    /// Whether each entry is copied from the previous EPUB (where it has the same name).
+    copy: &'a [bool],
 }
 
 /// Packages the chapters to do a chunk at a time and writes every entry, new or copied. None
@@ -1131,22 +1125,22 @@ fn write_streaming(
     writer.finish_writing().map(Some)
 }
 
-/// Writes entries `range` in order: those in `copy` copied raw from the previous EPUB (under
-/// their name there), the rest compressed in parallel batches.
+/// Writes entries `range` in order: those marked in `copy` copied raw from the previous EPUB
+/// (under the same name), the rest compressed in parallel batches.
 fn write_range<'a>(
     writer: &mut EpubWriter,
     range: std::ops::Range<usize>,
     entry: impl Fn(usize) -> &'a Entry,
-    copy: &HashMap<usize, &str>,
+    copy: &[bool],
     previous: &mut Option<PreviousEpub>,
 ) -> Result<()> {
     let mut batch: Vec<&Entry> = Vec::new();
     for idx in range {
-        match (copy.get(&idx), previous.as_mut()) {
-            (Some(name), Some(prev)) => {
+        match (copy.get(idx), previous.as_mut()) {
+            (Some(true), Some(prev)) => {
                 writer.add_refs(&batch)?;
                 batch.clear();
-                writer.copy_raw(prev, name)?;
+                writer.copy_raw(prev, &entry(idx).name)?;
             }
             _ => batch.push(entry(idx)),
         }
