@@ -203,15 +203,19 @@ impl Canvas {
         // Slightly lighter at the top, darker at the foot, like light falling on cloth.
         // The shade only changes down the page: work out each row's color once and repeat it.
         let width = COVER_WIDTH as usize;
-        let mut raw = vec![0u8; width * 3 * COVER_HEIGHT as usize];
-        for (y, row) in raw.chunks_exact_mut(width * 3).enumerate() {
+        let mut raw = Vec::with_capacity(width * 3 * COVER_HEIGHT as usize);
+        let mut row = vec![0u8; width * 3];
+        for y in 0..COVER_HEIGHT {
             let t = y as f32 / COVER_HEIGHT as f32;
             let k = 1.10 - 0.25 * t;
             let c = |v: u8| (f32::from(v) * k).round().clamp(0.0, 255.0) as u8;
             let color = [c(r), c(g), c(b)];
-            for px in row.chunks_exact_mut(3) {
-                px.copy_from_slice(&color);
+            if row[..3] != color || y == 0 {
+                for px in row.chunks_exact_mut(3) {
+                    px.copy_from_slice(&color);
+                }
             }
+            raw.extend_from_slice(&row);
         }
         let img = RgbImage::from_raw(COVER_WIDTH, COVER_HEIGHT, raw)
             .expect("the buffer is sized for the cover");
