@@ -11,7 +11,8 @@
 # SLICE (500) is the number of chapters given to pandoc and calibre, which are too slow for the
 # whole novel (both are asked for a document and a TOC entry per chapter, as epubforge makes,
 # with the options of the shared peer-convert tool); BATCH (50) is the number of small books; WORK (/tmp/epubforge-bench) holds
-# everything generated. SKIP_CALIBRE=1 skips ebook-convert (about 1 minute).
+# everything generated. SKIP_CALIBRE=1 skips ebook-convert (about 1 minute). BENCH_VERBOSE=1
+# prints every clean, no-op and edit run, not only their medians.
 #
 # What it does, all on this machine in one run:
 #   1. builds the release binary and the generator (examples/gen_novel.rs);
