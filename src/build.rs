@@ -529,11 +529,8 @@ fn up_to_date(
     let mut reports = Vec::with_capacity(sources.len());
     for (i, src) in sources.iter().enumerate() {
         let (encoding, detection) = match encodings.next_if(|(at, _, _)| *at == i) {
-            Some((_, encoding, detection)) => (
-                encoding_rs::Encoding::for_label(encoding.as_bytes())?.name(),
-                Detection::from_name(detection)?,
-            ),
-            None => ("UTF-8", Detection::Utf8),
+            Some(&(_, encoding, detection)) => (encoding, detection),
+            None => incremental::PLAIN,
         };
         reports.push(SourceReport {
             path: src.path.clone(),

@@ -33,7 +33,7 @@ pub const RACY_SECS: i128 = 2;
 const MAGIC: &str = "epubforge-cache 5";
 
 /// The encoding and detection of a chapter read as plain UTF-8, which the manifest leaves out.
-const PLAIN: (&str, Detection) = ("UTF-8", Detection::Utf8);
+pub const PLAIN: (&str, Detection) = ("UTF-8", Detection::Utf8);
 
 /// The first 16 bytes of a BLAKE3 hash, in hex. 128 bits are far beyond what telling
 /// thousands of files and settings apart needs (cargo's fingerprints have 64), and the
@@ -352,7 +352,7 @@ pub struct Summary {
     /// Number of chapter records.
     pub chapters: usize,
     /// Encoding and detection of each chapter record not read as plain UTF-8, by index.
-    pub encodings: Vec<(usize, String, String)>,
+    pub encodings: Vec<(usize, &'static str, Detection)>,
     /// The warnings of the chapter records, by index: (chapter, line, message).
     pub warnings: Vec<(usize, Option<usize>, String)>,
 }
@@ -371,7 +371,7 @@ enum Head<'a> {
     /// The frame key and the modified date.
     Frame(&'a str, String),
     /// A chapter not read as plain UTF-8: (chapter, encoding, detection).
-    Encoding(usize, String, String),
+    Encoding(usize, &'static str, Detection),
     /// (chapter, line, message).
     Warning(usize, Option<usize>, String),
     /// The first record: the head is over.
@@ -399,7 +399,11 @@ impl<'a> Head<'a> {
             },
             "chapters" => Head::Chapters(rest.parse().ok()?),
             "frame" => Head::Frame(next()?, unesc(next()?)?),
-            "encoding" => Head::Encoding(next()?.parse().ok()?, unesc(next()?)?, unesc(next()?)?),
+            "encoding" => Head::Encoding(
+                next()?.parse().ok()?,
+                encoding_rs::Encoding::for_label(unesc(next()?)?.as_bytes())?.name(),
+                Detection::from_name(next()?)?,
+            ),
             "warning" => {
                 let at = next()?.parse().ok()?;
                 let line = match next()? {
@@ -596,8 +600,7 @@ impl Manifest {
         }
         for (at, encoding, detection) in encodings {
             let c = m.chapters.get_mut(at)?;
-            c.encoding = encoding_rs::Encoding::for_label(encoding.as_bytes())?.name();
-            c.detection = Detection::from_name(&detection)?;
+            (c.encoding, c.detection) = (encoding, detection);
         }
         for (at, line, message) in warnings {
             m.chapters.get_mut(at)?.warnings.push((line, message));
@@ -742,7 +745,7 @@ mod tests {
             summary.digest,
             inputs_digest(m.inputs.iter().map(|i| (i.path.as_path(), i.stamp)))
         );
-        assert_eq!(summary.encodings, [(1, "GBK".into(), "Guessed".into())]);
+        assert_eq!(summary.encodings, [(1, "GBK", Detection::Guessed)]);
         assert_eq!(
             summary.warnings,
             [
