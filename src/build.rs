@@ -357,14 +357,10 @@ pub fn build_with(
     };
 
     watch.lap("check cache");
-    let frame_before = previous.as_ref().map_or(&[][..], |m| &m.entries[..]);
     let last = Previous {
         reuse: &reuse,
         epub: previous_epub,
-        frame: frame_before,
-        frame_key: previous.as_ref().map_or("", |m| m.frame.as_str()),
-        modified: previous.as_ref().map_or("", |m| m.modified.as_str()),
-        records: previous.as_ref().map_or(&[][..], |m| &m.chapters[..]),
+        manifest: previous.as_ref(),
     };
     let render = |laid: LaidOut<'_>| -> String {
         let chapters = laid
@@ -707,12 +703,8 @@ struct Previous<'a> {
     reuse: &'a [Option<&'a ChapterRecord>],
     /// The EPUB to copy from.
     epub: Option<PreviousEpub>,
-    /// The names and hashes of the other entries it holds.
-    frame: &'a [(String, Hash)],
-    /// Its [`package::frame_key`], modified date and every chapter's record (empty: none).
-    frame_key: &'a str,
-    modified: &'a str,
-    records: &'a [ChapterRecord],
+    /// What the last build recorded of it: its other entries, frame key and chapters.
+    manifest: Option<&'a Manifest>,
 }
 
 impl<'a> Previous<'a> {
@@ -721,10 +713,7 @@ impl<'a> Previous<'a> {
         Previous {
             reuse,
             epub: None,
-            frame: &[],
-            frame_key: "",
-            modified: "",
-            records: &[],
+            manifest: None,
         }
     }
 }
@@ -763,8 +752,8 @@ fn same_frame(
     look: &package::Look,
     chapters: usize,
 ) -> Option<Plan> {
-    let epub = last.epub.as_ref()?;
-    if key.is_empty() || key != last.frame_key || last.records.len() != chapters {
+    let (epub, manifest) = (last.epub.as_ref()?, last.manifest?);
+    if key.is_empty() || key != manifest.frame || manifest.chapters.len() != chapters {
         return None;
     }
     let mut skeleton: Vec<Entry> = epub
@@ -776,15 +765,15 @@ fn same_frame(
         })
         .collect();
     let index = entry_index(&skeleton);
-    let pos = last
-        .records
+    let pos = manifest
+        .chapters
         .iter()
         .map(|r| index.get(r.entry.as_str()).copied())
         .collect::<Option<Vec<usize>>>()?;
     if pos.windows(2).any(|w| w[0] >= w[1])
-        || skeleton.len() != chapters + last.frame.len()
-        || last
-            .frame
+        || skeleton.len() != chapters + manifest.entries.len()
+        || manifest
+            .entries
             .iter()
             .any(|(name, _)| !index.contains_key(name.as_str()))
     {
@@ -796,8 +785,8 @@ fn same_frame(
             copy[pos[k]] = false;
         }
     }
-    let mut frame = last.frame.to_vec();
-    if book.modified != last.modified {
+    let mut frame = manifest.entries.clone();
+    if book.modified != manifest.modified {
         let opf = package::package_document(book, look);
         let at = *index.get(opf.name.as_str())?;
         let (_, hash) = frame.iter_mut().find(|(name, _)| *name == opf.name)?;
@@ -807,8 +796,8 @@ fn same_frame(
         skeleton[at] = opf;
     }
     Some(Plan {
-        names: last.records.iter().map(|r| r.entry.clone()).collect(),
-        shells: last.records.iter().map(|r| r.shell.clone()).collect(),
+        names: manifest.chapters.iter().map(|r| r.entry.clone()).collect(),
+        shells: manifest.chapters.iter().map(|r| r.shell.clone()).collect(),
         pos,
         frame,
         copy,
@@ -859,7 +848,8 @@ fn fresh_frame(book: &Book, look: &package::Look, last: &Previous<'_>) -> Option
             }
         }
         let before: HashMap<&str, &str> = last
-            .frame
+            .manifest
+            .map_or(&[][..], |m| &m.entries[..])
             .iter()
             .map(|(name, hash)| (name.as_str(), hash.as_str()))
             .collect();

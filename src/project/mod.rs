@@ -193,9 +193,7 @@ impl Project {
             .map(Path::to_path_buf)
             .filter(|p| !p.as_os_str().is_empty())
             .unwrap_or_else(|| PathBuf::from("."));
-        let raw: raw::Metadata =
-            toml::from_str(&text).map_err(|e| toml_error::to_error(&e, &text, &metadata_path))?;
-        raw::validate(raw, &text, &root, &metadata_path, opts, alongside)
+        Project::parse_alongside(&text, &root, &metadata_path, opts, alongside)
     }
 
     /// Parses and validates metadata text; `root` is the folder paths are relative to. Paths
@@ -211,9 +209,21 @@ impl Project {
         metadata_path: &Path,
         opts: &LoadOptions,
     ) -> Result<Project> {
+        Project::parse_alongside(text, root, metadata_path, opts, |_| ())
+            .map(|(project, _)| project)
+    }
+
+    /// [`Project::from_str_with`], with work alongside the listing ([`Project::load_alongside`]).
+    fn parse_alongside<T: Send>(
+        text: &str,
+        root: &Path,
+        metadata_path: &Path,
+        opts: &LoadOptions,
+        alongside: impl FnOnce(&Path) -> T + Send,
+    ) -> Result<(Project, Option<T>)> {
         let raw: raw::Metadata =
             toml::from_str(text).map_err(|e| toml_error::to_error(&e, text, metadata_path))?;
-        raw::validate(raw, text, root, metadata_path, opts, |_| ()).map(|(project, _)| project)
+        raw::validate(raw, text, root, metadata_path, opts, alongside)
     }
 
     /// Every chapter in reading order, flattened out of parts.
