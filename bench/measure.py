@@ -2,33 +2,44 @@
 """Times a command: bench/measure.py RUNS 'PREP SHELL CMD' CMD [ARGS...]
 
 Runs PREP (through the shell, untimed; '' for none) then CMD, RUNS times; prints
-"MEDIAN_SECONDS PEAK_RSS_KB" (the peak is the largest of the runs, from getrusage of the
-children, measured in a fresh process per run so runs do not mask each other).
+"MEDIAN_SECONDS PEAK_RSS_KB" (the peak is the largest of the runs' own, from wait4).
+`run` is the timing every bench script uses. A peak is never below this Python process's own
+size: Linux counts the spawning process's pages in the child's high-water mark until its exec
+(`bench/measure.py 1 '' true` shows that floor, about 14 MB).
 """
 import os
-import resource
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 
-def one(cmd):
-    # A fresh child measures its own peak: RUSAGE_CHILDREN is a high-water mark.
-    code = (
-        "import resource,subprocess,sys,time\n"
-        "t=time.perf_counter()\n"
-        "r=subprocess.run(sys.argv[1:],stdout=subprocess.DEVNULL,stderr=subprocess.PIPE)\n"
-        "e=time.perf_counter()-t\n"
-        "if r.returncode: sys.stderr.buffer.write(r.stderr); sys.exit(r.returncode)\n"
-        "print(e, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n"
-    )
-    out = subprocess.run([sys.executable, "-c", code, *cmd], capture_output=True, text=True)
-    if out.returncode:
-        sys.stderr.write(out.stderr)
-        sys.exit(f"command failed: {' '.join(cmd)}")
-    secs, rss = out.stdout.split()
-    return float(secs), int(rss)
+def run(cmd):
+    """Wall time and peak RSS (KB) of one run of `cmd` (looked up in PATH), its output
+    discarded; exits showing its stderr if it fails."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    with tempfile.TemporaryFile() as errors:
+        try:
+            start = time.perf_counter()
+            pid = os.posix_spawnp(
+                cmd[0],
+                cmd,
+                os.environ,
+                file_actions=[
+                    (os.POSIX_SPAWN_DUP2, devnull, 1),
+                    (os.POSIX_SPAWN_DUP2, errors.fileno(), 2),
+                ],
+            )
+            _, status, usage = os.wait4(pid, 0)
+            secs = time.perf_counter() - start
+        finally:
+            os.close(devnull)
+        if os.waitstatus_to_exitcode(status) != 0:
+            errors.seek(0)
+            sys.stderr.buffer.write(errors.read())
+            sys.exit(f"command failed: {' '.join(cmd)}")
+    return secs, usage.ru_maxrss
 
 
 def main():
@@ -39,7 +50,7 @@ def main():
     for i in range(runs):
         if prep:
             subprocess.run(prep, shell=True, check=True, env={**os.environ, "RUN": str(i)})
-        secs, rss = one(cmd)
+        secs, rss = run(cmd)
         times.append(secs)
         peak = max(peak, rss)
     print(f"{statistics.median(times):.4f} {peak}")

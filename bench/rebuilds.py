@@ -11,37 +11,16 @@ three figures come from the same stretch of time, so a neighbour loading this sh
 for a while moves them together instead of skewing their ratios.
 
 Prints "CLEAN CLEAN_PEAK_KB NOOP NOOP_PEAK_KB EDIT EDIT_PEAK_KB": medians in seconds, and the
-largest peak RSS of each kind's runs (each run's own, from wait4).
+largest peak RSS of each kind's runs (each run's own: see measure.run).
 """
 import os
 import statistics
 import sys
 import time
 
+from measure import run
+
 RACY_SECS = 2
-
-
-def run(cmd):
-    """Wall time and peak RSS (KB) of one run of `cmd`, its output discarded."""
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    try:
-        start = time.perf_counter()
-        pid = os.posix_spawn(
-            cmd[0],
-            cmd,
-            os.environ,
-            file_actions=[
-                (os.POSIX_SPAWN_DUP2, devnull, 1),
-                (os.POSIX_SPAWN_DUP2, devnull, 2),
-            ],
-        )
-        _, status, usage = os.wait4(pid, 0)
-        secs = time.perf_counter() - start
-    finally:
-        os.close(devnull)
-    if os.waitstatus_to_exitcode(status) != 0:
-        sys.exit(f"command failed: {' '.join(cmd)}")
-    return secs, usage.ru_maxrss
 
 
 def main():
