@@ -3,8 +3,9 @@
 //! The last stage of the pipeline. `mimetype` is the first entry, stored, with no extra field;
 //! every entry gets the same fixed time and permissions so the same entries always give the
 //! same bytes. Entries are compressed in parallel, then appended in order. The file is written
-//! to a temporary file in the target's folder and renamed over the target only once complete,
-//! so a failed or interrupted build never leaves a broken EPUB where a good one was.
+//! to a temporary file in the target's folder (or over the EPUB replaced last time, kept for
+//! the purpose: see [`Spare`]) and renamed over the target only once complete, so a failed or
+//! interrupted build never leaves a broken EPUB where a good one was.
 //!
 //! [`EpubWriter`] streams: the build hands it entries batch by batch (each batch compressed in
 //! parallel, then appended), and can copy entries' compressed bytes unchanged from the previous
@@ -467,14 +468,141 @@ fn start_writeback(file: &File) {
     let _ = file;
 }
 
+/// The EPUB the last build replaced, kept at a path of the build's choosing (the build cache
+/// keeps it beside its manifest), and what this build does with it.
+///
+/// Replacing a 20 MB EPUB with a new file costs the system twice: the new file's pages and
+/// blocks are allocated as it is written, and the old file's are freed once it goes. A build
+/// that finds the EPUB replaced last time held by nobody writes the new EPUB over it and then
+/// swaps it with the target in one atomic rename, so that neither happens (an edit rebuild
+/// of the 3000-chapter benchmark: about 4 ms, a tenth, faster). Otherwise the old spare is
+/// deleted in the background while this build writes a new file, and the EPUB it replaces is
+/// kept for the next build.
+pub struct Spare {
+    path: PathBuf,
+    fate: Fate,
+}
+
+enum Fate {
+    /// Held by nobody else: written over, then swapped with the target.
+    Reuse(File),
+    /// Being deleted in the background; true when the path is free again.
+    Clearing(std::thread::JoinHandle<bool>),
+}
+
+impl Spare {
+    /// Looks at the spare at `path` (there may be none): reuses it if no other process has it
+    /// open and no other name links to it, and starts deleting it in the background otherwise.
+    pub fn prepare(path: PathBuf) -> Spare {
+        if let Some(file) = unshared(&path) {
+            return Spare {
+                path,
+                fate: Fate::Reuse(file),
+            };
+        }
+        let gone = path.clone();
+        let clearing = std::thread::spawn(move || match std::fs::remove_file(&gone) {
+            Ok(()) => true,
+            Err(e) => e.kind() == std::io::ErrorKind::NotFound,
+        });
+        Spare {
+            path,
+            fate: Fate::Clearing(clearing),
+        }
+    }
+}
+
+/// The file at `path`, opened for writing, if it is a regular file that only this process
+/// has open and that has no other name: writing over it then changes nothing that anyone
+/// else can see. A reader (a viewer still showing an EPUB two builds old, say) keeps it from
+/// being reused. Linux only: elsewhere the spare is never reused.
+/// `fcntl`'s command to choose the signal for a lease break (Linux, every architecture).
+#[cfg(target_os = "linux")]
+const F_SETSIG: libc::c_int = 10;
+
+#[cfg(target_os = "linux")]
+fn unshared(path: &Path) -> Option<File> {
+    use std::os::fd::AsRawFd;
+    use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(path)
+        .ok()?;
+    let meta = file.metadata().ok()?;
+    if !meta.is_file() || meta.nlink() != 1 {
+        return None;
+    }
+    let fd = file.as_raw_fd();
+    // The system grants a write lease only while no other open file description (of any
+    // process, mappings included) refers to the file. The lease is dropped at once; should
+    // another process open the file in between, the break notice comes as SIGURG, which is
+    // ignored, rather than SIGIO, which would end this process.
+    // SAFETY: fcntl on a descriptor this function owns; no memory is passed.
+    unsafe {
+        if libc::fcntl(fd, F_SETSIG, libc::SIGURG) != 0
+            || libc::fcntl(fd, libc::F_SETLEASE, libc::F_WRLCK) != 0
+        {
+            return None;
+        }
+        libc::fcntl(fd, libc::F_SETLEASE, libc::F_UNLCK);
+    }
+    Some(file)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn unshared(_path: &Path) -> Option<File> {
+    None
+}
+
+/// Exchanges the files at `a` and `b` atomically (Linux `renameat2`, `RENAME_EXCHANGE`).
+#[cfg(target_os = "linux")]
+fn exchange(a: &Path, b: &Path) -> std::io::Result<()> {
+    use std::os::unix::ffi::OsStrExt;
+    let c =
+        |p: &Path| std::ffi::CString::new(p.as_os_str().as_bytes()).map_err(std::io::Error::other);
+    let (a, b) = (c(a)?, c(b)?);
+    // SAFETY: both pointers are NUL-terminated strings that outlive the call.
+    let r = unsafe {
+        libc::renameat2(
+            libc::AT_FDCWD,
+            a.as_ptr(),
+            libc::AT_FDCWD,
+            b.as_ptr(),
+            libc::RENAME_EXCHANGE,
+        )
+    };
+    if r == 0 {
+        Ok(())
+    } else {
+        Err(std::io::Error::last_os_error())
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn exchange(_a: &Path, _b: &Path) -> std::io::Result<()> {
+    Err(std::io::ErrorKind::Unsupported.into())
+}
+
+/// What becomes of the EPUB being replaced.
+enum Replaced {
+    /// Freed with its last name.
+    Dropped,
+    /// Kept at the path once the background deletion of the old spare is done.
+    Kept(std::thread::JoinHandle<bool>, PathBuf),
+    /// Swapped in: the file being written is the old spare, and the replaced EPUB takes its
+    /// place.
+    Swapped,
+}
+
 /// An EPUB being written, entry by entry, to a temporary file that [`EpubWriter::finish`]
 /// moves into place. Dropped unfinished, it leaves the target untouched.
 pub struct EpubWriter {
     zip: Zip<BufWriter<NamedTempFile>>,
     run: Option<Run>,
     path: PathBuf,
-    /// Where to keep the EPUB being replaced (see [`EpubWriter::keep_replaced`]).
-    keep: Option<PathBuf>,
+    replaced: Replaced,
     /// A signal skips the temporary file's destructor; the interrupt handler deletes it instead.
     _in_flight: crate::interrupt::InFlight,
 }
@@ -499,14 +627,37 @@ impl EpubWriter {
                     e,
                 )
             })?;
+        Ok(EpubWriter::over(tmp, path, Replaced::Dropped))
+    }
+
+    /// [`EpubWriter::create`], which also takes care of the EPUB replaced last time (see
+    /// [`Spare`]): written over, or deleted and its path given to the EPUB this one replaces.
+    pub fn create_with_spare(path: &Path, spare: Spare) -> Result<EpubWriter> {
+        match spare.fate {
+            Fate::Reuse(file) => match tempfile::TempPath::try_from_path(&spare.path) {
+                Ok(temp) => {
+                    let tmp = NamedTempFile::from_parts(file, temp);
+                    Ok(EpubWriter::over(tmp, path, Replaced::Swapped))
+                }
+                Err(_) => EpubWriter::create(path),
+            },
+            Fate::Clearing(clearing) => {
+                let mut writer = EpubWriter::create(path)?;
+                writer.replaced = Replaced::Kept(clearing, spare.path);
+                Ok(writer)
+            }
+        }
+    }
+
+    fn over(tmp: NamedTempFile, path: &Path, replaced: Replaced) -> EpubWriter {
         let in_flight = crate::interrupt::register(tmp.path());
-        Ok(EpubWriter {
+        EpubWriter {
             zip: Zip::new(BufWriter::with_capacity(1 << 20, tmp)),
             run: None,
             path: path.to_path_buf(),
-            keep: None,
+            replaced,
             _in_flight: in_flight,
-        })
+        }
     }
 
     fn write_error(&self, e: std::io::Error) -> Error {
@@ -585,16 +736,6 @@ impl EpubWriter {
         Ok(())
     }
 
-    /// Keeps the EPUB this one replaces as a hard link at `spare`, which must not exist.
-    ///
-    /// Replacing a big file frees its pages, which takes a few milliseconds per 20 MB: with
-    /// the old file still linked, nothing is freed while the build waits. The build cache
-    /// deletes the spare later, off the critical path. Where hard links are not supported the
-    /// EPUB is simply replaced.
-    pub fn keep_replaced(&mut self, spare: PathBuf) {
-        self.keep = Some(spare);
-    }
-
     /// Writes the central directory, flushes to disk and renames the file into place.
     pub fn finish(self) -> Result<()> {
         self.finish_writing()?.commit()
@@ -612,6 +753,21 @@ impl EpubWriter {
         let tmp = out
             .into_inner()
             .map_err(|e| Error::io(&path, "cannot write", e.into_error()))?;
+        let swap = matches!(self.replaced, Replaced::Swapped);
+        let keep = match self.replaced {
+            Replaced::Dropped => None,
+            // Where hard links are not supported, the spare's path is given up at the commit.
+            Replaced::Kept(clearing, spare) => clearing.join().unwrap_or(false).then_some(spare),
+            Replaced::Swapped => {
+                // Written over a longer EPUB: cut off what is left of it.
+                let end = tmp
+                    .as_file()
+                    .stream_position()
+                    .and_then(|end| tmp.as_file().set_len(end));
+                end.map_err(|e| Error::io(&path, "cannot write", e))?;
+                None
+            }
+        };
         // A temporary file is private (0600); a book is an ordinary document.
         #[cfg(unix)]
         {
@@ -627,7 +783,8 @@ impl EpubWriter {
         Ok(Finished {
             tmp,
             path,
-            keep: self.keep,
+            keep,
+            swap,
             metadata,
             _in_flight: self._in_flight,
         })
@@ -638,7 +795,10 @@ impl EpubWriter {
 pub struct Finished {
     tmp: NamedTempFile,
     path: PathBuf,
+    /// Where to keep the replaced EPUB, as a hard link.
     keep: Option<PathBuf>,
+    /// Swap with the target rather than move over it.
+    swap: bool,
     metadata: std::fs::Metadata,
     _in_flight: crate::interrupt::InFlight,
 }
@@ -656,6 +816,12 @@ impl Finished {
             .as_file()
             .sync_all()
             .map_err(|e| Error::io(&path, "cannot write", e))?;
+        // Where there is no target to swap with, or no exchange, it is moved over it below.
+        if self.swap && exchange(self.tmp.path(), &path).is_ok() {
+            // The temporary path now holds the replaced EPUB: the next build's spare.
+            let _ = self.tmp.into_temp_path().keep();
+            return Ok(());
+        }
         if let Some(spare) = &self.keep {
             let _ = std::fs::hard_link(&path, spare);
         }
@@ -793,5 +959,32 @@ mod tests {
         w.add(&sample()).unwrap();
         drop(w);
         assert_eq!(std::fs::read(&path).unwrap(), b"old");
+    }
+
+    #[test]
+    fn a_spare_written_over_is_swapped_in_and_an_unfinished_one_deleted() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("book.epub");
+        let spare = dir.path().join("book.epub.replaced");
+        let expected = write_to(&sample(), Vec::new()).unwrap();
+        // Longer than the EPUB written over it: the rest must go.
+        std::fs::write(&spare, vec![b'x'; expected.len() * 3]).unwrap();
+        std::fs::write(&path, b"old").unwrap();
+        let mut w = EpubWriter::create_with_spare(&path, Spare::prepare(spare.clone())).unwrap();
+        w.add(&sample()).unwrap();
+        w.finish().unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), expected);
+        // Swapped where the system can; otherwise moved over the old EPUB.
+        if cfg!(target_os = "linux") {
+            assert_eq!(std::fs::read(&spare).unwrap(), b"old");
+        }
+
+        // Dropped unfinished: the EPUB in place is untouched and the spare, half written
+        // over, is gone.
+        let mut w = EpubWriter::create_with_spare(&path, Spare::prepare(spare.clone())).unwrap();
+        w.add(&sample()[..1]).unwrap();
+        drop(w);
+        assert_eq!(std::fs::read(&path).unwrap(), expected);
+        assert!(!spare.exists());
     }
 }

@@ -294,8 +294,8 @@ pub fn build_with(
             timings: watch.take(),
         });
     }
-    // This build writes: the EPUB the last one replaced can go now, in the background.
-    let clearing = start_clearing(&output);
+    // This build writes: the EPUB the last one replaced can be written over, or go.
+    let spare = spare_for(&output);
 
     let meta_hash = inputs
         .records
@@ -399,7 +399,7 @@ pub fn build_with(
         opts,
         &output,
         last,
-        Some(clearing),
+        Some(spare),
         Some(&render),
         &mut watch,
     )?;
@@ -408,14 +408,13 @@ pub fn build_with(
         None if reuse.iter().any(Option::is_some) => {
             // The reuse could not be vouched for: build everything again.
             let none = vec![None; sources.len()];
-            let clearing = start_clearing(&output);
             let fresh = Previous::none(&none);
             let again = build_streaming(
                 project,
                 opts,
                 &output,
                 fresh,
-                Some(clearing),
+                Some(spare_for(&output)),
                 Some(&render),
                 &mut watch,
             )?;
@@ -648,18 +647,10 @@ fn entries_chapters(entries: &[Entry]) -> usize {
         .count()
 }
 
-/// The deletion, in the background, of the EPUB the last build replaced (kept in the cache
-/// by [`EpubWriter::keep_replaced`]): freeing a big file's pages takes milliseconds that need
-/// not hold up a rebuild. Gives the path where this build may keep the EPUB it replaces.
-type Clearing = std::thread::JoinHandle<Option<PathBuf>>;
-
-fn start_clearing(output: &Path) -> Clearing {
-    let spare = incremental::spare_path(output);
-    std::thread::spawn(move || match std::fs::remove_file(&spare) {
-        Ok(()) => Some(spare),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Some(spare),
-        Err(_) => None,
-    })
+/// The EPUB the last build replaced, kept in the build cache: written over by this build, or
+/// deleted in the background (see [`archive::Spare`]).
+fn spare_for(output: &Path) -> archive::Spare {
+    archive::Spare::prepare(incremental::spare_path(output))
 }
 
 /// What the streaming writer leaves for the build cache.
@@ -883,7 +874,7 @@ fn build_streaming(
     opts: &BuildOptions,
     output: &Path,
     last: Previous<'_>,
-    clearing: Option<Clearing>,
+    spare: Option<archive::Spare>,
     cache_text: Option<CacheText<'_>>,
     watch: &mut Stopwatch,
 ) -> Result<Option<(BuildReport, Written)>> {
@@ -977,7 +968,7 @@ fn build_streaming(
             &look,
             &mut bodies,
             &mut previous,
-            clearing,
+            spare,
         );
         (finished, body.and_then(|h| h.join().ok()))
     });
@@ -1031,7 +1022,7 @@ fn write_streaming(
     look: &package::Look,
     bodies: &mut [String],
     previous: &mut Option<PreviousEpub>,
-    clearing: Option<Clearing>,
+    spare: Option<archive::Spare>,
 ) -> Result<Option<archive::Finished>> {
     let Layout {
         todo,
@@ -1040,7 +1031,10 @@ fn write_streaming(
         skeleton,
         copy,
     } = *layout;
-    let mut writer = EpubWriter::create(output)?;
+    let mut writer = match spare {
+        Some(spare) => EpubWriter::create_with_spare(output, spare)?,
+        None => EpubWriter::create(output)?,
+    };
     let mut cursor = 0;
     let mut i = 0;
     while i < todo.len() {
@@ -1104,11 +1098,6 @@ fn write_streaming(
         copy,
         previous,
     )?;
-    if let Some(clearing) = clearing
-        && let Ok(Some(spare)) = clearing.join()
-    {
-        writer.keep_replaced(spare);
-    }
     writer.finish_writing().map(Some)
 }
 

@@ -89,9 +89,9 @@ pub fn manifest_path(output: &Path) -> PathBuf {
     dir.join(CACHE_DIR).join(format!("{name}.manifest"))
 }
 
-/// Where the EPUB replaced by the last build of `output` is kept until the next build writes
-/// (a hard link to the old file; its deletion, which frees the old pages, then happens in the
-/// background of that build). It takes as much disk as the EPUB, and is safe to delete.
+/// Where the EPUB replaced by the last build of `output` is kept until the next build writes:
+/// that build writes over it (see [`crate::archive::Spare`]), or deletes it in the background
+/// if someone else holds it. It takes as much disk as the EPUB, and is safe to delete.
 pub fn spare_path(output: &Path) -> PathBuf {
     let mut path = manifest_path(output);
     path.set_extension("replaced");

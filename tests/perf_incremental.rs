@@ -485,6 +485,71 @@ fn the_replaced_epub_waits_in_the_cache_until_the_next_build() {
     assert_eq!(std::fs::read(&out).unwrap(), clean_build(book.path()));
 }
 
+/// The EPUB replaced last time is written over and swapped in when nobody else can see it,
+/// and left alone (a new file written instead) while a reader holds it open or another name
+/// links to it. Every build matches a clean one, a shorter EPUB written over a longer one
+/// included.
+#[cfg(target_os = "linux")]
+#[test]
+fn the_replaced_epub_is_written_over_only_when_nobody_else_holds_it() {
+    use std::io::{Read, Seek};
+    use std::os::unix::fs::MetadataExt;
+    let book = sample();
+    let out = book.path().join("book.epub");
+    let spare = book.path().join(".epubforge-cache/book.epub.replaced");
+    // The same file: the same inode, created at the same time (a deleted file's inode number
+    // can come back for the next new one).
+    let inode = |p: &Path| {
+        let meta = std::fs::metadata(p).unwrap();
+        (meta.ino(), meta.created().ok())
+    };
+    let chapter = first_chapter(book.path());
+    let original = std::fs::read_to_string(&chapter).unwrap();
+    // A long first EPUB, so that the one later written over it is shorter.
+    append(&chapter, &"\n很长的一段补充文字。".repeat(4000));
+    build(book.path(), &out, &[]);
+    std::fs::write(&chapter, format!("{original}\n一。\n")).unwrap();
+    build(book.path(), &out, &[]);
+    if !spare.exists() {
+        // No hard links on this file system: nothing is kept, nothing is reused.
+        return;
+    }
+    let (long, second) = (inode(&spare), std::fs::read(&out).unwrap());
+
+    std::fs::write(&chapter, format!("{original}\n二。\n")).unwrap();
+    build(book.path(), &out, &[]);
+    assert_eq!(inode(&out), long, "the spare nobody held was not reused");
+    assert_eq!(std::fs::read(&spare).unwrap(), second);
+    assert_eq!(std::fs::read(&out).unwrap(), clean_build(book.path()));
+
+    // A reader holds the spare: its bytes stay as they were.
+    let mut held = std::fs::File::open(&spare).unwrap();
+    let (held_inode, third) = (inode(&spare), std::fs::read(&out).unwrap());
+    append(&chapter, "\n三。\n");
+    build(book.path(), &out, &[]);
+    assert_ne!(inode(&out), held_inode, "a held spare was written over");
+    let mut seen = Vec::new();
+    held.rewind().unwrap();
+    held.read_to_end(&mut seen).unwrap();
+    assert_eq!(seen, second);
+    assert_eq!(std::fs::read(&spare).unwrap(), third);
+    assert_eq!(std::fs::read(&out).unwrap(), clean_build(book.path()));
+    drop(held);
+
+    // Another name links to the spare: that file stays as it was.
+    let other = book.path().join("kept.epub");
+    std::fs::hard_link(&spare, &other).unwrap();
+    append(&chapter, "\n四。\n");
+    build(book.path(), &out, &[]);
+    assert_ne!(
+        inode(&out),
+        inode(&other),
+        "a linked spare was written over"
+    );
+    assert_eq!(std::fs::read(&other).unwrap(), third);
+    assert_eq!(std::fs::read(&out).unwrap(), clean_build(book.path()));
+}
+
 /// A rebuild takes the last build's package document, navigation and the rest as they were
 /// only while nothing they show has changed: edits to a chapter's heading (its title), to the
 /// book's metadata, to the chapter list, and then to a body alone, each rebuild byte-identical
