@@ -315,14 +315,14 @@ pub fn build_with(
                 .zip(&inputs.records)
                 .all(|(then, now)| then.path == now.path)
     });
-    let keys: Vec<String> = sources
+    let keys: Vec<Hash> = sources
         .par_iter()
         .enumerate()
         .map(|(i, src)| {
             if let Some(prev) = same_sources
                 && inputs.unchanged.get(first_chapter + i) == Some(&true)
             {
-                return prev.chapters[i].key.clone();
+                return prev.chapters[i].key;
             }
             let content = inputs
                 .records
@@ -330,7 +330,7 @@ pub fn build_with(
                 .map(|r| r.hash.as_str())
                 .unwrap_or("");
             if content.is_empty() {
-                return String::new();
+                return Hash::default();
             }
             chapter_key(meta_hash, content, src, i)
         })
@@ -467,7 +467,7 @@ pub fn build_with(
 
 /// The cache key of chapter `i` (0-based) read from `src`: everything its converted document
 /// depends on.
-fn chapter_key(meta_hash: &str, content: &str, src: &ChapterSource, i: usize) -> String {
+fn chapter_key(meta_hash: &str, content: &str, src: &ChapterSource, i: usize) -> Hash {
     incremental::hash_fields(&[
         env!("CARGO_PKG_VERSION").as_bytes(),
         meta_hash.as_bytes(),
@@ -557,7 +557,7 @@ fn up_to_date(
 }
 
 /// Hash of what, besides the inputs, decides the EPUB's bytes.
-fn options_key(opts: &BuildOptions, output: &Path) -> String {
+fn options_key(opts: &BuildOptions, output: &Path) -> Hash {
     incremental::hash_fields(&[
         env!("CARGO_PKG_VERSION").as_bytes(),
         format!("{:?}", opts.source_date_epoch).as_bytes(),
@@ -679,7 +679,7 @@ type CacheText<'a> = &'a (dyn Fn(LaidOut<'_>) -> String + Sync);
 /// What the layout decided about one chapter document.
 struct WrittenChapter {
     entry: String,
-    shell: String,
+    shell: Hash,
     title: String,
 }
 
@@ -788,7 +788,7 @@ fn same_frame(
     }
     Some(Plan {
         names: manifest.chapters.iter().map(|r| r.entry.clone()).collect(),
-        shells: manifest.chapters.iter().map(|r| r.shell.clone()).collect(),
+        shells: manifest.chapters.iter().map(|r| r.shell).collect(),
         pos,
         frame,
         copy,
@@ -803,7 +803,7 @@ fn fresh_frame(book: &Book, look: &package::Look, last: &Previous<'_>) -> Option
         entries: skeleton,
         chapters: chapter_docs,
     } = package::frame(book, look);
-    let (names, shells): (Vec<String>, Vec<String>) = chapter_docs
+    let (names, shells): (Vec<String>, Vec<Hash>) = chapter_docs
         .into_par_iter()
         .map(|(name, shell)| (name, incremental::hash(shell.as_bytes())))
         .unzip();
