@@ -785,7 +785,12 @@ mod tests {
         let empty = Hash::parse("").unwrap();
         assert!(empty.is_empty() && empty.as_str().is_empty() && !h.is_empty());
         assert_eq!(empty, Hash::default());
-        for bad in [&h[..31], &h.to_uppercase(), &format!("{}g", &h[..31]), &format!("{h}0")] {
+        for bad in [
+            &h[..31],
+            &h.to_uppercase(),
+            &format!("{}g", &h[..31]),
+            &format!("{h}0"),
+        ] {
             assert_eq!(Hash::parse(bad), None, "{bad}");
         }
     }
@@ -795,8 +800,20 @@ mod tests {
         // The definition the build cache's digest line has always had: each input as a line
         // (size, mtime, path) fed to the hasher after its length.
         let inputs = [
-            (Path::new("metadata.toml"), Stamp { size: 12, mtime: -3 }),
-            (Path::new("章/一.txt"), Stamp { size: u64::MAX, mtime: i128::MAX }),
+            (
+                Path::new("metadata.toml"),
+                Stamp {
+                    size: 12,
+                    mtime: -3,
+                },
+            ),
+            (
+                Path::new("章/一.txt"),
+                Stamp {
+                    size: u64::MAX,
+                    mtime: i128::MAX,
+                },
+            ),
             (Path::new(""), Stamp { size: 0, mtime: 0 }),
         ];
         let mut h = blake3::Hasher::new();
@@ -808,7 +825,10 @@ mod tests {
             h.update(&line);
         }
         assert_eq!(inputs_digest(inputs), hex(h.finalize()));
-        assert_ne!(inputs_digest(inputs), inputs_digest(inputs[..2].iter().copied()));
+        assert_ne!(
+            inputs_digest(inputs),
+            inputs_digest(inputs[..2].iter().copied())
+        );
     }
 
     #[test]

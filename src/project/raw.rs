@@ -226,9 +226,10 @@ fn contents(
 ) -> Result<Vec<ContentEntry>> {
     let mut contents = Vec::new();
     for chapter in chapters {
-        for c in expand(chapter, ctx)? {
-            contents.push(ContentEntry::Chapter(c));
-        }
+        // Reserved at once: a glob can bring thousands, each entry 192 bytes.
+        let chapters = expand(chapter, ctx)?;
+        contents.reserve(chapters.len());
+        contents.extend(chapters.into_iter().map(ContentEntry::Chapter));
     }
     for part in parts {
         let offset = part.span().start;
@@ -250,9 +251,7 @@ fn contents(
         contents.push(ContentEntry::Part { title, chapters });
     }
     for chapter in suffix_chapters {
-        for c in expand(chapter, ctx)? {
-            contents.push(ContentEntry::Chapter(c));
-        }
+        contents.extend(expand(chapter, ctx)?.into_iter().map(ContentEntry::Chapter));
     }
     if contents.is_empty() {
         return Err(Error::Metadata {
@@ -647,33 +646,46 @@ fn glob_files(
         })
         .collect();
     entries.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-    // Thousands of `lstat`s: spread over the cores.
-    let metas: Vec<_> = {
+    // Thousands of `lstat`s: spread over the cores, keeping only what is needed (a whole
+    // `Metadata` takes 176 bytes, and thousands of them are pages to fault in).
+    enum Kind {
+        Link,
+        File(Option<FileStamp>),
+        Other,
+    }
+    let kinds: Vec<Kind> = {
         use rayon::prelude::*;
-        entries.par_iter().map(|(_, e)| e.metadata()).collect()
+        entries
+            .par_iter()
+            .map(|(_, e)| match e.metadata() {
+                Ok(m) if m.file_type().is_symlink() => Kind::Link,
+                Ok(m) if m.is_file() => Kind::File(FileStamp::of(&m)),
+                _ => Kind::Other,
+            })
+            .collect()
     };
     let mut dir_inside = None;
     let mut found = Vec::with_capacity(entries.len());
-    for ((_, entry), meta) in entries.iter().zip(metas) {
-        let Ok(meta) = meta else {
+    for ((_, entry), kind) in entries.iter().zip(kinds) {
+        if matches!(kind, Kind::Other) {
             continue;
-        };
+        }
         let path = entry.path();
-        if meta.file_type().is_symlink() {
-            if !path.is_file() {
-                continue;
-            }
-            ctx.check_inside("glob", &shown(&path), &path, pattern_offset)
-                .map_err(GlobError::Refused)?;
-            found.push((path, None));
-        } else if meta.is_file() {
+        if let Kind::File(stamp) = kind {
             if ctx.contain_in.is_some()
                 && !*dir_inside.get_or_insert_with(|| ctx.check_inside("glob", "", &dir, 0).is_ok())
             {
                 ctx.check_inside("glob", &shown(&path), &path, pattern_offset)
                     .map_err(GlobError::Refused)?;
             }
-            found.push((path, FileStamp::of(&meta)));
+            found.push((path, stamp));
+        } else {
+            if !path.is_file() {
+                continue;
+            }
+            ctx.check_inside("glob", &shown(&path), &path, pattern_offset)
+                .map_err(GlobError::Refused)?;
+            found.push((path, None));
         }
     }
     Ok(found)
