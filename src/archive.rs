@@ -512,14 +512,14 @@ impl Spare {
     }
 }
 
-/// The file at `path`, opened for writing, if it is a regular file that only this process
-/// has open and that has no other name: writing over it then changes nothing that anyone
-/// else can see. A reader (a viewer still showing an EPUB two builds old, say) keeps it from
-/// being reused. Linux only: elsewhere the spare is never reused.
 /// `fcntl`'s command to choose the signal for a lease break (Linux, every architecture).
 #[cfg(target_os = "linux")]
 const F_SETSIG: libc::c_int = 10;
 
+/// The file at `path`, opened for writing, if it is a regular file that only this process
+/// has open and that has no other name: writing over it then changes nothing that anyone
+/// else can see. A reader (a viewer still showing an EPUB two builds old, say) keeps it from
+/// being reused. Linux only: elsewhere the spare is never reused.
 #[cfg(target_os = "linux")]
 fn unshared(path: &Path) -> Option<File> {
     use std::os::fd::AsRawFd;

@@ -116,8 +116,8 @@ pub fn hash_fields(fields: &[&[u8]]) -> Hash {
 /// touched, which lets an up-to-date book be recognised without comparing record by record.
 pub fn inputs_digest<'a>(inputs: impl IntoIterator<Item = (&'a Path, Stamp)>) -> Hash {
     // Laid out in one buffer and hashed at once: the same digest as feeding the hasher line
-    // by line, but BLAKE3 hashes a long input many chunks at a time (3000 short updates took
-    // a tenth of a no-op rebuild's CPU).
+    // by line, but BLAKE3 hashes a long input many chunks at a time (6000 short updates took
+    // about 3% of a no-op rebuild's CPU).
     let inputs = inputs.into_iter();
     let mut bytes = Vec::with_capacity(inputs.size_hint().0 * 96);
     for (path, stamp) in inputs {

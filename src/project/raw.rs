@@ -226,10 +226,9 @@ fn contents(
 ) -> Result<Vec<ContentEntry>> {
     let mut contents = Vec::new();
     for chapter in chapters {
-        // Reserved at once: a glob can bring thousands, each entry 192 bytes.
-        let chapters = expand(chapter, ctx)?;
-        contents.reserve(chapters.len());
-        contents.extend(chapters.into_iter().map(ContentEntry::Chapter));
+        // Extended at once, not pushed one by one: a glob can bring thousands of 192-byte
+        // entries, and growing a vector by doubling copies them again and again.
+        contents.extend(expand(chapter, ctx)?.into_iter().map(ContentEntry::Chapter));
     }
     for part in parts {
         let offset = part.span().start;
