@@ -321,7 +321,10 @@ fn generated_cover_is_cached_and_rebuilds_stay_identical() {
     let cached: Vec<_> = std::fs::read_dir(p.join("out/.epubforge-cache"))
         .unwrap()
         .filter_map(|e| e.ok())
-        .filter(|e| e.file_name().to_string_lossy().starts_with("cover-"))
+        .filter(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            name.starts_with("cover-") && name.ends_with(".png")
+        })
         .collect();
     assert_eq!(cached.len(), 1, "one cached cover");
     append(&p.join("b.txt"), "又一段。\n");

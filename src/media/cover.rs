@@ -80,6 +80,22 @@ fn clip(s: &str, max: usize) -> String {
 /// titles), Source Han, WenQuanYi, then anything `fc-match` offers for Chinese if fontconfig is
 /// installed. None when nothing is found.
 pub fn find_system_cjk_font() -> Option<PathBuf> {
+    find_cjk_font_in(&font_roots(), None, fc_match_cjk)
+}
+
+/// [`find_system_cjk_font`], remembered in the file `memo` (in the build cache) with the
+/// modification time of every folder it searched. While none of them changed, no font was
+/// added to or removed from them, and the answer is taken from `memo` instead of walking the
+/// folders again: a desktop's font folders hold thousands of files, and without a font named
+/// like a CJK one `fc-match` runs too, which every rebuild with a generated cover paid for.
+/// A font installed outside these folders (where only `fc-match` finds it) is seen once the
+/// cache is deleted.
+pub fn find_system_cjk_font_remembered(memo: &Path) -> Option<PathBuf> {
+    find_cjk_font_in(&font_roots(), Some(memo), fc_match_cjk)
+}
+
+/// The folders searched for fonts, in order.
+fn font_roots() -> Vec<PathBuf> {
     let mut roots: Vec<PathBuf> = vec![
         PathBuf::from("/usr/share/fonts"),
         PathBuf::from("/usr/local/share/fonts"),
@@ -91,14 +107,64 @@ pub fn find_system_cjk_font() -> Option<PathBuf> {
         roots.push(home.join(".local/share/fonts"));
         roots.push(home.join(".fonts"));
     }
+    roots
+}
+
+/// The modification time of a folder, as remembered ("-" when it does not exist).
+fn folder_time(dir: &Path) -> String {
+    std::fs::metadata(dir)
+        .and_then(|m| m.modified())
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map_or_else(|| "-".to_string(), |d| d.as_nanos().to_string())
+}
+
+/// The best CJK font under `roots` (else `fallback`'s), remembered in `memo` when given.
+fn find_cjk_font_in(
+    roots: &[PathBuf],
+    memo: Option<&Path>,
+    fallback: impl FnOnce() -> Option<PathBuf>,
+) -> Option<PathBuf> {
+    // The memo: "font\t<path>" (empty: none found), then "dir\t<time>\t<path>" for every
+    // root (present or not) and every folder walked.
+    if let Some(text) = memo.and_then(|m| std::fs::read_to_string(m).ok()) {
+        let mut lines = text.lines();
+        let font = lines.next().and_then(|l| l.strip_prefix("font\t"));
+        let dirs: Vec<(&str, &str)> = lines
+            .map_while(|l| l.strip_prefix("dir\t")?.split_once('\t'))
+            .collect();
+        let complete = dirs.len() == text.lines().count() - 1;
+        let same_roots = roots
+            .iter()
+            .all(|r| dirs.iter().any(|(_, d)| Path::new(d) == r));
+        if let Some(font) = font
+            && complete
+            && same_roots
+            && dirs.iter().all(|(t, d)| folder_time(Path::new(d)) == *t)
+        {
+            let font = (!font.is_empty()).then(|| PathBuf::from(font));
+            if font.as_deref().is_none_or(Path::is_file) {
+                return font;
+            }
+        }
+    }
+    let mut dirs: Vec<(String, PathBuf)> = Vec::new();
     let mut best: Option<(u32, PathBuf)> = None;
-    for root in roots.iter().filter(|r| r.is_dir()) {
+    for root in roots {
+        if !root.is_dir() {
+            dirs.push((folder_time(root), root.clone()));
+            continue;
+        }
         for entry in walkdir::WalkDir::new(root)
             .max_depth(6)
             .sort_by_file_name()
             .into_iter()
             .filter_map(Result::ok)
         {
+            if entry.file_type().is_dir() {
+                dirs.push((folder_time(entry.path()), entry.path().to_path_buf()));
+                continue;
+            }
             let Some(score) = cjk_font_score(entry.path()) else {
                 continue;
             };
@@ -107,7 +173,39 @@ pub fn find_system_cjk_font() -> Option<PathBuf> {
             }
         }
     }
-    best.map(|(_, p)| p).or_else(fc_match_cjk)
+    let found = best.map(|(_, p)| p).or_else(fallback);
+    if let Some(memo) = memo {
+        remember(memo, found.as_deref(), &dirs);
+    }
+    found
+}
+
+/// Writes the memo of [`find_cjk_font_in`]; a path that a line cannot hold is not remembered.
+fn remember(memo: &Path, font: Option<&Path>, dirs: &[(String, PathBuf)]) {
+    use std::fmt::Write as _;
+    fn line_safe(p: &Path) -> Option<&str> {
+        p.to_str().filter(|s| !s.contains(['\t', '\n', '\r']))
+    }
+    let Some(font) = font.map_or(Some(""), line_safe) else {
+        return;
+    };
+    let mut text = format!("font\t{font}\n");
+    for (time, dir) in dirs {
+        let Some(dir) = line_safe(dir) else {
+            return;
+        };
+        let _ = writeln!(text, "dir\t{time}\t{dir}");
+    }
+    // Written whole and moved into place: a reader never sees half a list of folders.
+    let Some(folder) = memo.parent() else {
+        return;
+    };
+    let _ = std::fs::create_dir_all(folder);
+    if let Ok(mut tmp) = tempfile::NamedTempFile::new_in(folder)
+        && std::io::Write::write_all(&mut tmp, text.as_bytes()).is_ok()
+    {
+        let _ = tmp.persist(memo);
+    }
 }
 
 /// Preference for a font file by its name; None if it does not look like a CJK font.
@@ -794,6 +892,63 @@ mod tests {
     use std::time::Instant;
 
     const SERIF_BOLD: &str = "/usr/share/fonts/opentype/noto/NotoSerifCJK-Bold.ttc";
+
+    #[test]
+    fn the_font_search_is_remembered_until_a_searched_folder_changes() {
+        let dir = tempfile::tempdir().unwrap();
+        let (fonts, missing) = (dir.path().join("fonts"), dir.path().join("none"));
+        let memo = dir.path().join("cache/cover-font");
+        std::fs::create_dir_all(fonts.join("noto")).unwrap();
+        let sans = fonts.join("noto/NotoSansCJK-Regular.ttc");
+        std::fs::write(&sans, b"").unwrap();
+        let roots = [fonts.clone(), missing.clone()];
+        let search = |calls: &std::cell::Cell<u32>| {
+            find_cjk_font_in(&roots, Some(&memo), || {
+                calls.set(calls.get() + 1);
+                None
+            })
+        };
+        let calls = std::cell::Cell::new(0);
+        assert_eq!(search(&calls), Some(sans.clone()));
+        assert!(memo.is_file());
+
+        // Remembered: a font named in the memo is taken without walking (a decoy proves it).
+        let decoy = dir.path().join("decoy.ttc");
+        std::fs::write(&decoy, b"").unwrap();
+        let text = std::fs::read_to_string(&memo).unwrap();
+        let first = text.lines().next().unwrap().to_string();
+        std::fs::write(
+            &memo,
+            text.replacen(&first, &format!("font\t{}", decoy.display()), 1),
+        )
+        .unwrap();
+        assert_eq!(search(&calls), Some(decoy.clone()));
+
+        // A better font in a new folder changes a searched folder: searched again. (Each
+        // change waits out the file system's timestamp granularity first.)
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        std::fs::create_dir_all(fonts.join("serif")).unwrap();
+        let serif = fonts.join("serif/NotoSerifCJK-Bold.ttc");
+        std::fs::write(&serif, b"").unwrap();
+        assert_eq!(search(&calls), Some(serif.clone()));
+
+        // A root that appears, and one that goes, are seen too; nothing found asks fc-match
+        // (here a stub), and that answer is remembered as well.
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        std::fs::remove_dir_all(&fonts).unwrap();
+        assert_eq!(search(&calls), None);
+        assert_eq!(calls.get(), 1);
+        assert_eq!(search(&calls), None);
+        assert_eq!(calls.get(), 1, "an unchanged search was run again");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        std::fs::create_dir_all(&missing).unwrap();
+        std::fs::write(missing.join("wqy-zenhei.ttc"), b"").unwrap();
+        assert_eq!(search(&calls), Some(missing.join("wqy-zenhei.ttc")));
+
+        // A damaged memo is searched again, never trusted.
+        std::fs::write(&memo, "font\t/nowhere\ndir\t").unwrap();
+        assert_eq!(search(&calls), Some(missing.join("wqy-zenhei.ttc")));
+    }
 
     fn system_font() -> Option<Vec<u8>> {
         let found = find_system_cjk_font();

@@ -5,8 +5,9 @@
 //! shrink a user-supplied cover, [`cover::generate_cover`] to draw one when the book has none,
 //! and [`fonts::subset_font`] to cut an embedded font down to the characters the book uses.
 //! Nothing here touches the file system except [`cover::find_system_cjk_font`], which only
-//! looks; every function is deterministic (same input bytes, same output bytes) so that
-//! builds are reproducible.
+//! looks, and [`cover::find_system_cjk_font_remembered`], which also keeps its answer in the
+//! build cache; every function is deterministic (same input bytes, same output bytes) so
+//! that builds are reproducible.
 
 pub mod cover;
 pub mod fonts;
