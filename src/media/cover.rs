@@ -133,7 +133,7 @@ fn find_cjk_font_in(
         let dirs: Vec<(&str, &str)> = lines
             .map_while(|l| l.strip_prefix("dir\t")?.split_once('\t'))
             .collect();
-        let complete = dirs.len() == text.lines().count() - 1;
+        let complete = text.lines().count() == dirs.len() + 1;
         let same_roots = roots
             .iter()
             .all(|r| dirs.iter().any(|(_, d)| Path::new(d) == r));
@@ -946,8 +946,10 @@ mod tests {
         assert_eq!(search(&calls), Some(missing.join("wqy-zenhei.ttc")));
 
         // A damaged memo is searched again, never trusted.
-        std::fs::write(&memo, "font\t/nowhere\ndir\t").unwrap();
-        assert_eq!(search(&calls), Some(missing.join("wqy-zenhei.ttc")));
+        for damaged in ["font\t/nowhere\ndir\t", ""] {
+            std::fs::write(&memo, damaged).unwrap();
+            assert_eq!(search(&calls), Some(missing.join("wqy-zenhei.ttc")));
+        }
     }
 
     fn system_font() -> Option<Vec<u8>> {
