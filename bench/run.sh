@@ -102,16 +102,16 @@ fi
 
 # A child's peak RSS counts the spawning Python's pages until its exec: `true` shows that floor.
 read -r _ FLOOR_RSS < <($M 1 '' true)
-ratio() { python3 -c "import sys; a,b=float(sys.argv[1]),float(sys.argv[2]); print(f'{a/b:.3f}' if b else 'n/a')" "$1" "$2"; }
+ratio() { python3 -c "import sys; a,b=float(sys.argv[1]),float(sys.argv[2]); print(f'{a/b:.4f}' if b else 'n/a')" "$1" "$2"; }
 mb() { python3 -c "import sys; print(f'{int(sys.argv[1])/1e6:.1f} MB')" "$1"; }
 echo
 echo "epubforge benchmark: $CHAPTERS chapters, input $(mk=$(mb "$INPUT"); echo "$mk"), medians of $RUNS runs ($QUICK_RUNS for rebuilds); $(nproc) cores"
 printf '%-44s %8.3f s\n' "clean build (--force, writes the cache)" "$CLEAN"
 printf '%-44s %8.3f s\n' "clean build (--no-cache)" "$NOCACHE"
-printf '%-44s %8.3f s   %s of clean\n' "no-op rebuild" "$NOOP" "$(ratio "$NOOP" "$CLEAN")"
-printf '%-44s %8.3f s   %s of clean, byte-identical: %s\n' "rebuild after editing one chapter" "$EDITED" "$(ratio "$EDITED" "$CLEAN")" "$IDENTICAL"
+printf '%-44s %8.4f s   %s of clean\n' "no-op rebuild" "$NOOP" "$(ratio "$NOOP" "$CLEAN")"
+printf '%-44s %8.4f s   %s of clean, byte-identical: %s\n' "rebuild after editing one chapter" "$EDITED" "$(ratio "$EDITED" "$CLEAN")" "$IDENTICAL"
 printf '%-44s %8.3f s\n' "batch of $BATCH books, clean (--force)" "$BATCH_CLEAN"
-printf '%-44s %8.3f s   %s of clean; books rebuilt: %s\n' "batch, one chapter of one book edited" "$BATCH_EDIT" "$(ratio "$BATCH_EDIT" "$BATCH_CLEAN")" "$REBUILT"
+printf '%-44s %8.4f s   %s of clean; books rebuilt: %s\n' "batch, one chapter of one book edited" "$BATCH_EDIT" "$(ratio "$BATCH_EDIT" "$BATCH_CLEAN")" "$REBUILT"
 printf '%-44s %8s      input %s + 32 MB = %s\n' "peak RSS, clean build" "$(mb $((CLEAN_RSS * 1024)))" "$(mb "$INPUT")" "$(mb $((INPUT + 32000000)))"
 printf '%-44s %8s      (not below the harness floor, %s)\n' "peak RSS, no-op / edit rebuild" "$(mb $((NOOP_RSS * 1024))) / $(mb $((EDIT_RSS * 1024)))" "$(mb $((FLOOR_RSS * 1024)))"
 printf '%-44s %8.3f s   clean/zip = %s\n' "zip -6 -r over the chapter files (floor)" "$ZIP" "$(ratio "$CLEAN" "$ZIP")"
