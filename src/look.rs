@@ -101,16 +101,17 @@ fn user_css(paths: &[std::path::PathBuf]) -> Result<Vec<Asset>> {
 /// (and cached) even when a cached one exists, as a clean build should.
 pub fn generated_cover(project: &Project, cache_dir: Option<&Path>, redraw: bool) -> Image {
     let info = &project.book;
-    let font_path =
-        project
-            .style
-            .fonts
-            .first()
-            .map(|f| f.path.clone())
-            .or_else(|| match cache_dir {
-                Some(dir) => cover::find_system_cjk_font_remembered(&dir.join("cover-font")),
-                None => cover::find_system_cjk_font(),
-            });
+    // A clean build (`redraw`) looks for the system font again too.
+    let memo = cache_dir.map(|dir| dir.join("cover-font"));
+    let font_path = project
+        .style
+        .fonts
+        .first()
+        .map(|f| f.path.clone())
+        .or_else(|| match &memo {
+            Some(memo) => cover::find_system_cjk_font_remembered(memo, redraw),
+            None => cover::find_system_cjk_font(),
+        });
     let vertical = project.layout.writing_mode == WritingMode::VerticalRl;
     let authors: Vec<String> = info.authors.iter().map(|a| a.name.clone()).collect();
     let font_stamp = font_path.as_deref().and_then(|p| {

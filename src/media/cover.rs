@@ -80,7 +80,7 @@ fn clip(s: &str, max: usize) -> String {
 /// titles), Source Han, WenQuanYi, then anything `fc-match` offers for Chinese if fontconfig is
 /// installed. None when nothing is found.
 pub fn find_system_cjk_font() -> Option<PathBuf> {
-    find_cjk_font_in(&font_roots(), None, fc_match_cjk)
+    find_cjk_font_in(&font_roots(), None, false, fc_match_cjk)
 }
 
 /// [`find_system_cjk_font`], remembered in the file `memo` (in the build cache) with the
@@ -89,9 +89,10 @@ pub fn find_system_cjk_font() -> Option<PathBuf> {
 /// folders again: a desktop's font folders hold thousands of files, and without a font named
 /// like a CJK one `fc-match` runs too, which every rebuild with a generated cover paid for.
 /// A font installed outside these folders (where only `fc-match` finds it) is seen once the
-/// cache is deleted.
-pub fn find_system_cjk_font_remembered(memo: &Path) -> Option<PathBuf> {
-    find_cjk_font_in(&font_roots(), Some(memo), fc_match_cjk)
+/// cache is deleted, or with `search_again` (a clean build), which ignores the memo and
+/// remembers the new answer.
+pub fn find_system_cjk_font_remembered(memo: &Path, search_again: bool) -> Option<PathBuf> {
+    find_cjk_font_in(&font_roots(), Some(memo), search_again, fc_match_cjk)
 }
 
 /// The folders searched for fonts, in order.
@@ -119,15 +120,18 @@ fn folder_time(dir: &Path) -> String {
         .map_or_else(|| "-".to_string(), |d| d.as_nanos().to_string())
 }
 
-/// The best CJK font under `roots` (else `fallback`'s), remembered in `memo` when given.
+/// The best CJK font under `roots` (else `fallback`'s), remembered in `memo` when given and
+/// taken from it unless `search_again`.
 fn find_cjk_font_in(
     roots: &[PathBuf],
     memo: Option<&Path>,
+    search_again: bool,
     fallback: impl FnOnce() -> Option<PathBuf>,
 ) -> Option<PathBuf> {
     // The memo: "font\t<path>" (empty: none found), then "dir\t<time>\t<path>" for every
     // root (present or not) and every folder walked.
-    if let Some(text) = memo.and_then(|m| std::fs::read_to_string(m).ok()) {
+    let remembered = memo.filter(|_| !search_again);
+    if let Some(text) = remembered.and_then(|m| std::fs::read_to_string(m).ok()) {
         let mut lines = text.lines();
         let font = lines.next().and_then(|l| l.strip_prefix("font\t"));
         let dirs: Vec<(&str, &str)> = lines
@@ -902,12 +906,13 @@ mod tests {
         let sans = fonts.join("noto/NotoSansCJK-Regular.ttc");
         std::fs::write(&sans, b"").unwrap();
         let roots = [fonts.clone(), missing.clone()];
-        let search = |calls: &std::cell::Cell<u32>| {
-            find_cjk_font_in(&roots, Some(&memo), || {
+        let search_again = |calls: &std::cell::Cell<u32>, again: bool| {
+            find_cjk_font_in(&roots, Some(&memo), again, || {
                 calls.set(calls.get() + 1);
                 None
             })
         };
+        let search = |calls: &std::cell::Cell<u32>| search_again(calls, false);
         let calls = std::cell::Cell::new(0);
         assert_eq!(search(&calls), Some(sans.clone()));
         assert!(memo.is_file());
@@ -923,6 +928,9 @@ mod tests {
         )
         .unwrap();
         assert_eq!(search(&calls), Some(decoy.clone()));
+        // A clean build searches again, and remembers what it found.
+        assert_eq!(search_again(&calls, true), Some(sans.clone()));
+        assert!(!std::fs::read_to_string(&memo).unwrap().contains("decoy"));
 
         // A better font in a new folder changes a searched folder: searched again. (Each
         // change waits out the file system's timestamp granularity first.)
