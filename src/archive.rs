@@ -478,38 +478,88 @@ fn start_writeback(file: &File) {
 /// of the 3000-chapter benchmark: about 4 ms, a tenth, faster). Otherwise the old spare is
 /// deleted in the background while this build writes a new file, and the EPUB it replaces is
 /// kept for the next build.
+///
+/// Two builds of the same book may run at once (two terminals, a watcher and a batch). The
+/// spare is therefore first claimed, renamed to a name of this build's own, so that only one
+/// build ever writes over it or deletes it; the other finds none.
 pub struct Spare {
     path: PathBuf,
     fate: Fate,
 }
 
 enum Fate {
-    /// Held by nobody else: written over, then swapped with the target.
-    Reuse(File),
+    /// Held by nobody else: written over at its claimed name, then swapped with the target.
+    Reuse(File, PathBuf, crate::interrupt::InFlight),
+    /// There was none: the path is free.
+    Free,
     /// Being deleted in the background; true when the path is free again.
     Clearing(std::thread::JoinHandle<bool>),
 }
 
 impl Spare {
-    /// Looks at the spare at `path` (there may be none): reuses it if no other process has it
-    /// open and no other name links to it, and starts deleting it in the background otherwise.
+    /// Looks at the spare at `path` (there may be none) and claims it: it is renamed to a name
+    /// of this build's own, so that a concurrent build of the same book finds no spare rather
+    /// than reusing or deleting the file this one writes over. Reuses it if no other process
+    /// has it open and no other name links to it, and starts deleting it in the background
+    /// otherwise.
     pub fn prepare(path: PathBuf) -> Spare {
-        if let Some(file) = unshared(&path) {
-            return Spare {
-                path,
-                fate: Fate::Reuse(file),
-            };
-        }
-        let gone = path.clone();
-        let clearing = std::thread::spawn(move || match std::fs::remove_file(&gone) {
-            Ok(()) => true,
-            Err(e) => e.kind() == std::io::ErrorKind::NotFound,
+        let claim = claim_path(&path);
+        let claimed = crate::interrupt::create_registered(
+            || std::fs::rename(&path, &claim).map(|()| claim.clone()),
+            |c| c.clone(),
+        );
+        let clearing = match claimed {
+            Ok((claim, in_flight)) => {
+                if let Some(file) = unshared(&claim) {
+                    return Spare {
+                        path,
+                        fate: Fate::Reuse(file, claim, in_flight),
+                    };
+                }
+                (claim, Some(in_flight))
+            }
+            // Nothing to clear.
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Spare {
+                    path,
+                    fate: Fate::Free,
+                };
+            }
+            Err(_) => (path.clone(), None),
+        };
+        let clearing = std::thread::spawn(move || {
+            let (gone, _in_flight) = clearing;
+            match std::fs::remove_file(&gone) {
+                Ok(()) => true,
+                Err(e) => e.kind() == std::io::ErrorKind::NotFound,
+            }
         });
         Spare {
             path,
             fate: Fate::Clearing(clearing),
         }
     }
+}
+
+impl Drop for Spare {
+    /// A spare claimed but not written over (the build failed, or chose another way) goes back
+    /// to its path for the next build.
+    fn drop(&mut self) {
+        // As in the commit, the claimed name goes even when the move did nothing.
+        if let Fate::Reuse(_, claim, _) = &self.fate {
+            let _ = std::fs::rename(claim, &self.path);
+            let _ = std::fs::remove_file(claim);
+        }
+    }
+}
+
+/// A name for the spare at `path` that no other build (process or thread) uses.
+fn claim_path(path: &Path) -> PathBuf {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let mut name = path.as_os_str().to_owned();
+    name.push(format!(".{}-{n}", std::process::id()));
+    PathBuf::from(name)
 }
 
 /// `fcntl`'s command to choose the signal for a lease break (Linux, every architecture).
@@ -589,11 +639,11 @@ fn exchange(_a: &Path, _b: &Path) -> std::io::Result<()> {
 enum Replaced {
     /// Freed with its last name.
     Dropped,
-    /// Kept at the path once the background deletion of the old spare is done.
-    Kept(std::thread::JoinHandle<bool>, PathBuf),
-    /// Swapped in: the file being written is the old spare, and the replaced EPUB takes its
-    /// place.
-    Swapped,
+    /// Kept at the path once the background deletion of the old spare, if any, is done.
+    Kept(Option<std::thread::JoinHandle<bool>>, PathBuf),
+    /// Swapped in: the file being written is the old spare (at its claimed name), and the
+    /// replaced EPUB takes its place at the spare's path.
+    Swapped(PathBuf),
 }
 
 /// An EPUB being written, entry by entry, to a temporary file that [`EpubWriter::finish`]
@@ -616,41 +666,62 @@ impl EpubWriter {
         };
         std::fs::create_dir_all(dir)
             .map_err(|e| Error::io(dir, "cannot create the output folder", e))?;
-        let tmp = tempfile::Builder::new()
-            .prefix(".epubforge-")
-            .suffix(".epub.tmp")
-            .tempfile_in(dir)
-            .map_err(|e| {
-                Error::io(
-                    dir,
-                    "cannot create a temporary file in the output folder",
-                    e,
-                )
-            })?;
-        Ok(EpubWriter::over(tmp, path, Replaced::Dropped))
+        // Registered as it is made: a signal then finds and deletes it however soon it comes.
+        let created = crate::interrupt::create_registered(
+            || {
+                tempfile::Builder::new()
+                    .prefix(".epubforge-")
+                    .suffix(".epub.tmp")
+                    .tempfile_in(dir)
+            },
+            |tmp| tmp.path().to_path_buf(),
+        );
+        let (tmp, in_flight) = created.map_err(|e| {
+            Error::io(
+                dir,
+                "cannot create a temporary file in the output folder",
+                e,
+            )
+        })?;
+        Ok(EpubWriter::over(tmp, in_flight, path, Replaced::Dropped))
     }
 
     /// [`EpubWriter::create`], which also takes care of the EPUB replaced last time (see
     /// [`Spare`]): written over, or deleted and its path given to the EPUB this one replaces.
-    pub fn create_with_spare(path: &Path, spare: Spare) -> Result<EpubWriter> {
-        match spare.fate {
-            Fate::Reuse(file) => match tempfile::TempPath::try_from_path(&spare.path) {
-                Ok(temp) => {
-                    let tmp = NamedTempFile::from_parts(file, temp);
-                    Ok(EpubWriter::over(tmp, path, Replaced::Swapped))
+    pub fn create_with_spare(path: &Path, mut spare: Spare) -> Result<EpubWriter> {
+        match std::mem::replace(&mut spare.fate, Fate::Free) {
+            Fate::Reuse(file, claim, in_flight) => {
+                match tempfile::TempPath::try_from_path(&claim) {
+                    Ok(temp) => {
+                        let tmp = NamedTempFile::from_parts(file, temp);
+                        let replaced = Replaced::Swapped(spare.path.clone());
+                        Ok(EpubWriter::over(tmp, in_flight, path, replaced))
+                    }
+                    Err(_) => {
+                        let _ = std::fs::remove_file(&claim);
+                        EpubWriter::create(path)
+                    }
                 }
-                Err(_) => EpubWriter::create(path),
-            },
+            }
+            Fate::Free => {
+                let mut writer = EpubWriter::create(path)?;
+                writer.replaced = Replaced::Kept(None, spare.path.clone());
+                Ok(writer)
+            }
             Fate::Clearing(clearing) => {
                 let mut writer = EpubWriter::create(path)?;
-                writer.replaced = Replaced::Kept(clearing, spare.path);
+                writer.replaced = Replaced::Kept(Some(clearing), spare.path.clone());
                 Ok(writer)
             }
         }
     }
 
-    fn over(tmp: NamedTempFile, path: &Path, replaced: Replaced) -> EpubWriter {
-        let in_flight = crate::interrupt::register(tmp.path());
+    fn over(
+        tmp: NamedTempFile,
+        in_flight: crate::interrupt::InFlight,
+        path: &Path,
+        replaced: Replaced,
+    ) -> EpubWriter {
         EpubWriter {
             zip: Zip::new(BufWriter::with_capacity(1 << 20, tmp)),
             run: None,
@@ -753,19 +824,21 @@ impl EpubWriter {
         let tmp = out
             .into_inner()
             .map_err(|e| Error::io(&path, "cannot write", e.into_error()))?;
-        let swap = matches!(self.replaced, Replaced::Swapped);
-        let keep = match self.replaced {
-            Replaced::Dropped => None,
+        let (keep, swap) = match self.replaced {
+            Replaced::Dropped => (None, None),
             // Where hard links are not supported, the spare's path is given up at the commit.
-            Replaced::Kept(clearing, spare) => clearing.join().unwrap_or(false).then_some(spare),
-            Replaced::Swapped => {
+            Replaced::Kept(clearing, spare) => {
+                let free = clearing.is_none_or(|c| c.join().unwrap_or(false));
+                (free.then_some(spare), None)
+            }
+            Replaced::Swapped(spare) => {
                 // Written over a longer EPUB: cut off what is left of it.
                 let end = tmp
                     .as_file()
                     .stream_position()
                     .and_then(|end| tmp.as_file().set_len(end));
                 end.map_err(|e| Error::io(&path, "cannot write", e))?;
-                None
+                (None, Some(spare))
             }
         };
         // A temporary file is private (0600); a book is an ordinary document.
@@ -797,8 +870,8 @@ pub struct Finished {
     path: PathBuf,
     /// Where to keep the replaced EPUB, as a hard link.
     keep: Option<PathBuf>,
-    /// Swap with the target rather than move over it.
-    swap: bool,
+    /// Swap with the target rather than move over it, and keep the replaced EPUB here.
+    swap: Option<PathBuf>,
     metadata: std::fs::Metadata,
     _in_flight: crate::interrupt::InFlight,
 }
@@ -817,9 +890,16 @@ impl Finished {
             .sync_all()
             .map_err(|e| Error::io(&path, "cannot write", e))?;
         // Where there is no target to swap with, or no exchange, it is moved over it below.
-        if self.swap && exchange(self.tmp.path(), &path).is_ok() {
-            // The temporary path now holds the replaced EPUB: the next build's spare.
-            let _ = self.tmp.into_temp_path().keep();
+        if let Some(spare) = &self.swap
+            && exchange(self.tmp.path(), &path).is_ok()
+        {
+            // The claimed name now holds the replaced EPUB: moved back to the spare's path,
+            // it is the next build's spare. The claimed name is then deleted, in case it is
+            // still there: the move does nothing when a concurrent build has just linked the
+            // same file to the spare's path.
+            let claimed = self.tmp.into_temp_path();
+            let _ = std::fs::rename(&claimed, spare);
+            drop(claimed);
             return Ok(());
         }
         if let Some(spare) = &self.keep {
@@ -986,5 +1066,36 @@ mod tests {
         drop(w);
         assert_eq!(std::fs::read(&path).unwrap(), expected);
         assert!(!spare.exists());
+    }
+
+    fn names(dir: &Path) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn a_claimed_spare_is_hidden_from_other_builds_and_returned_when_unused() {
+        let dir = tempfile::tempdir().unwrap();
+        let spare = dir.path().join("book.epub.replaced");
+        std::fs::write(&spare, b"old book").unwrap();
+        let first = Spare::prepare(spare.clone());
+        // Reused where leases are granted (Linux); otherwise being deleted.
+        let reused = matches!(first.fate, Fate::Reuse(..));
+        // A second build finds no spare while the first holds it: it neither reuses nor
+        // deletes the file the first one may be writing over.
+        let second = Spare::prepare(spare.clone());
+        assert!(matches!(second.fate, Fate::Free));
+        drop(second);
+        assert!(!spare.exists());
+        // Not written over: back where it was, nothing else left.
+        drop(first);
+        if reused {
+            assert_eq!(std::fs::read(&spare).unwrap(), b"old book");
+            assert_eq!(names(dir.path()), ["book.epub.replaced"]);
+        }
     }
 }

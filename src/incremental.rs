@@ -672,7 +672,10 @@ impl Manifest {
         let path = manifest_path(output);
         let dir = path.parent().unwrap_or(Path::new("."));
         std::fs::create_dir_all(dir)?;
-        let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
+        let (mut tmp, _in_flight) = crate::interrupt::create_registered(
+            || tempfile::NamedTempFile::new_in(dir),
+            |tmp| tmp.path().to_path_buf(),
+        )?;
         std::io::Write::write_all(&mut tmp, text.as_bytes())?;
         tmp.persist(&path).map_err(|e| e.error)?;
         Ok(())

@@ -31,6 +31,20 @@ pub fn register(path: &Path) -> InFlight {
     InFlight { path }
 }
 
+/// Runs `create`, which makes a temporary file (or moves one to a temporary name) and returns
+/// its path, and registers that path before an interrupt can be handled: the handler waits for
+/// the registration, so there is no moment at which the file exists unregistered.
+pub fn create_registered<T>(
+    create: impl FnOnce() -> std::io::Result<T>,
+    path: impl FnOnce(&T) -> PathBuf,
+) -> std::io::Result<(T, InFlight)> {
+    let mut files = lock();
+    let made = create()?;
+    let path = path(&made);
+    files.push(path.clone());
+    Ok((made, InFlight { path }))
+}
+
 impl Drop for InFlight {
     fn drop(&mut self) {
         let mut files = lock();
@@ -91,5 +105,30 @@ mod tests {
         assert!(b.exists(), "unregistered file was deleted");
         drop(guard_a);
         assert!(!in_flight().contains(&a));
+    }
+
+    #[test]
+    fn a_file_created_registered_is_deleted_by_cleanup() {
+        let dir = tempfile::tempdir().unwrap();
+        let c = dir.path().join(".epubforge-c.epub.tmp");
+        let (made, guard) = create_registered(
+            || std::fs::write(&c, b"x").map(|()| c.clone()),
+            |p| p.clone(),
+        )
+        .unwrap();
+        assert_eq!(made, c);
+        assert!(in_flight().contains(&c));
+        remove_in_flight();
+        assert!(!c.exists(), "registered file survived cleanup");
+        drop(guard);
+        assert!(!in_flight().contains(&c));
+        // A failed creation registers nothing.
+        let missing = dir.path().join("no/such/folder");
+        let failed = create_registered(
+            || std::fs::write(&missing, b"x").map(|()| missing.clone()),
+            |p| p.clone(),
+        );
+        assert!(failed.is_err());
+        assert!(!in_flight().contains(&missing));
     }
 }

@@ -107,26 +107,47 @@ fn two_concurrent_builds_of_one_book_give_the_single_build_result() {
     let single = f.build(&[]);
     assert!(single.ok, "{}", single.stderr);
     let expected = std::fs::read(f.path("out.epub")).unwrap();
-    std::fs::remove_file(f.path("out.epub")).unwrap();
-    for _ in 0..3 {
+    // Rounds alternate between no EPUB in place and clean rebuilds over one: both builds then
+    // want the EPUB kept from the last build (the spare) to write over, and only one may.
+    for round in 0..8 {
+        let force = round % 2 == 1;
+        if !force {
+            std::fs::remove_file(f.path("out.epub")).unwrap();
+        }
         let spawn = || {
-            epubforge()
-                .arg("build")
+            let mut cmd = epubforge();
+            cmd.arg("build")
                 .arg(f.dir.path())
                 .arg("-o")
                 .arg(f.path("out.epub"))
                 .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .spawn()
-                .unwrap()
+                .stderr(Stdio::piped());
+            if force {
+                cmd.arg("--force");
+            }
+            cmd.spawn().unwrap()
         };
-        let (mut a, mut b) = (spawn(), spawn());
-        assert!(a.wait().unwrap().success());
-        assert!(b.wait().unwrap().success());
+        let (a, b) = (spawn(), spawn());
+        for child in [a, b] {
+            let out = child.wait_with_output().unwrap();
+            assert!(
+                out.status.success(),
+                "round {round}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
         assert_eq!(std::fs::read(f.path("out.epub")).unwrap(), expected);
     }
     assert_valid(&f.path("out.epub"));
     assert_eq!(temp_files(f.dir.path()), Vec::<String>::new());
+    // Nothing but the manifest and the spare is left in the cache: no claimed spare.
+    let mut cached: Vec<String> = std::fs::read_dir(f.path(".epubforge-cache"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("out.epub."))
+        .collect();
+    cached.sort();
+    assert_eq!(cached, ["out.epub.manifest", "out.epub.replaced"]);
 }
 
 #[test]
