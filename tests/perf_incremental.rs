@@ -506,6 +506,30 @@ fn leases_work(path: &Path) -> bool {
     }
 }
 
+/// Whether the file system of `dir` can exchange two files in one rename (`RENAME_EXCHANGE`;
+/// without it the spare is moved into place and none is kept).
+#[cfg(target_os = "linux")]
+fn exchange_works(dir: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let (a, b) = (dir.join("exchange-a"), dir.join("exchange-b"));
+    std::fs::write(&a, b"a").unwrap();
+    std::fs::write(&b, b"b").unwrap();
+    let c = |p: &Path| std::ffi::CString::new(p.as_os_str().as_bytes()).unwrap();
+    let (ca, cb) = (c(&a), c(&b));
+    // SAFETY: two NUL-terminated paths that outlive the call.
+    let r = unsafe {
+        libc::renameat2(
+            libc::AT_FDCWD,
+            ca.as_ptr(),
+            libc::AT_FDCWD,
+            cb.as_ptr(),
+            libc::RENAME_EXCHANGE,
+        )
+    };
+    let _ = (std::fs::remove_file(&a), std::fs::remove_file(&b));
+    r == 0
+}
+
 /// The EPUB replaced last time is written over and swapped in when nobody else can see it,
 /// and left alone (a new file written instead) while a reader holds it open or another name
 /// links to it. Every build matches a clean one, a shorter EPUB written over a longer one
@@ -531,8 +555,9 @@ fn the_replaced_epub_is_written_over_only_when_nobody_else_holds_it() {
     build(book.path(), &out, &[]);
     std::fs::write(&chapter, format!("{original}\n一。\n")).unwrap();
     build(book.path(), &out, &[]);
-    if !spare.exists() || !leases_work(&spare) {
-        // No hard links (nothing is kept) or no leases (nothing is reused) on this file system.
+    if !spare.exists() || !leases_work(&spare) || !exchange_works(book.path()) {
+        // No hard links (nothing is kept), no leases (nothing is reused) or no exchange (the
+        // spare is moved into place, not kept) on this file system.
         return;
     }
     let (long, second) = (inode(&spare), std::fs::read(&out).unwrap());
