@@ -666,25 +666,27 @@ fn glob_files(
     let mut dir_inside = None;
     let mut found = Vec::with_capacity(entries.len());
     for ((_, entry), kind) in entries.iter().zip(kinds) {
-        if matches!(kind, Kind::Other) {
-            continue;
-        }
         let path = entry.path();
-        if let Kind::File(stamp) = kind {
-            if ctx.contain_in.is_some()
-                && !*dir_inside.get_or_insert_with(|| ctx.check_inside("glob", "", &dir, 0).is_ok())
-            {
+        match kind {
+            Kind::Other => continue,
+            Kind::File(stamp) => {
+                if ctx.contain_in.is_some()
+                    && !*dir_inside
+                        .get_or_insert_with(|| ctx.check_inside("glob", "", &dir, 0).is_ok())
+                {
+                    ctx.check_inside("glob", &shown(&path), &path, pattern_offset)
+                        .map_err(GlobError::Refused)?;
+                }
+                found.push((path, stamp));
+            }
+            Kind::Link => {
+                if !path.is_file() {
+                    continue;
+                }
                 ctx.check_inside("glob", &shown(&path), &path, pattern_offset)
                     .map_err(GlobError::Refused)?;
+                found.push((path, None));
             }
-            found.push((path, stamp));
-        } else {
-            if !path.is_file() {
-                continue;
-            }
-            ctx.check_inside("glob", &shown(&path), &path, pattern_offset)
-                .map_err(GlobError::Refused)?;
-            found.push((path, None));
         }
     }
     Ok(found)
