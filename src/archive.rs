@@ -504,10 +504,8 @@ impl Spare {
     /// otherwise.
     pub fn prepare(path: PathBuf) -> Spare {
         let claim = claim_path(&path);
-        let claimed = crate::interrupt::create_registered(
-            || std::fs::rename(&path, &claim).map(|()| claim.clone()),
-            |c| c.clone(),
-        );
+        let claimed =
+            crate::interrupt::create_registered(|| std::fs::rename(&path, &claim).map(|()| claim));
         let clearing = match claimed {
             Ok((claim, in_flight)) => {
                 if let Some(file) = unshared(&claim) {
@@ -667,15 +665,12 @@ impl EpubWriter {
         std::fs::create_dir_all(dir)
             .map_err(|e| Error::io(dir, "cannot create the output folder", e))?;
         // Registered as it is made: a signal then finds and deletes it however soon it comes.
-        let created = crate::interrupt::create_registered(
-            || {
-                tempfile::Builder::new()
-                    .prefix(".epubforge-")
-                    .suffix(".epub.tmp")
-                    .tempfile_in(dir)
-            },
-            |tmp| tmp.path().to_path_buf(),
-        );
+        let created = crate::interrupt::create_registered(|| {
+            tempfile::Builder::new()
+                .prefix(".epubforge-")
+                .suffix(".epub.tmp")
+                .tempfile_in(dir)
+        });
         let (tmp, in_flight) = created.map_err(|e| {
             Error::io(
                 dir,

@@ -152,6 +152,19 @@ pub fn spare_path(output: &Path) -> PathBuf {
     path
 }
 
+/// Writes a file of the build cache whole: to a temporary file beside it (creating the folder,
+/// and deleted if the process is interrupted), then moved into place, so that a reader never
+/// sees half of it.
+pub fn write_whole(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir)?;
+    let (mut tmp, _in_flight) =
+        crate::interrupt::create_registered(|| tempfile::NamedTempFile::new_in(dir))?;
+    std::io::Write::write_all(&mut tmp, bytes)?;
+    tmp.persist(path).map_err(|e| e.error)?;
+    Ok(())
+}
+
 /// Size and modification time of a file, as recorded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Stamp {
@@ -669,16 +682,7 @@ impl Manifest {
 
     /// [`Manifest::save`] for a manifest already turned into text.
     pub fn save_text(text: &str, output: &Path) -> std::io::Result<()> {
-        let path = manifest_path(output);
-        let dir = path.parent().unwrap_or(Path::new("."));
-        std::fs::create_dir_all(dir)?;
-        let (mut tmp, _in_flight) = crate::interrupt::create_registered(
-            || tempfile::NamedTempFile::new_in(dir),
-            |tmp| tmp.path().to_path_buf(),
-        )?;
-        std::io::Write::write_all(&mut tmp, text.as_bytes())?;
-        tmp.persist(&path).map_err(|e| e.error)?;
-        Ok(())
+        write_whole(&manifest_path(output), text.as_bytes())
     }
 
     /// Removes the manifest of the EPUB at `output`, if any.

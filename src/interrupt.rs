@@ -24,23 +24,16 @@ pub struct InFlight {
     path: PathBuf,
 }
 
-/// Registers `path` as a temporary file to delete if the process is interrupted.
-pub fn register(path: &Path) -> InFlight {
-    let path = path.to_path_buf();
-    lock().push(path.clone());
-    InFlight { path }
-}
-
 /// Runs `create`, which makes a temporary file (or moves one to a temporary name) and returns
-/// its path, and registers that path before an interrupt can be handled: the handler waits for
-/// the registration, so there is no moment at which the file exists unregistered.
-pub fn create_registered<T>(
+/// it or its path, and registers that path as a file to delete if the process is interrupted,
+/// before an interrupt can be handled: the handler waits for the registration, so there is no
+/// moment at which the file exists unregistered.
+pub fn create_registered<T: AsRef<Path>>(
     create: impl FnOnce() -> std::io::Result<T>,
-    path: impl FnOnce(&T) -> PathBuf,
 ) -> std::io::Result<(T, InFlight)> {
     let mut files = lock();
     let made = create()?;
-    let path = path(&made);
+    let path = made.as_ref().to_path_buf();
     files.push(path.clone());
     Ok((made, InFlight { path }))
 }
@@ -94,9 +87,9 @@ mod tests {
         let b = dir.path().join(".epubforge-b.epub.tmp");
         std::fs::write(&a, b"x").unwrap();
         std::fs::write(&b, b"x").unwrap();
-        let guard_a = register(&a);
+        let (_, guard_a) = create_registered(|| Ok(&a)).unwrap();
         {
-            let _guard_b = register(&b);
+            let (_, _guard_b) = create_registered(|| Ok(&b)).unwrap();
             assert!(in_flight().contains(&b));
         }
         assert!(!in_flight().contains(&b), "dropped guard stays registered");
@@ -111,12 +104,8 @@ mod tests {
     fn a_file_created_registered_is_deleted_by_cleanup() {
         let dir = tempfile::tempdir().unwrap();
         let c = dir.path().join(".epubforge-c.epub.tmp");
-        let (made, guard) = create_registered(
-            || std::fs::write(&c, b"x").map(|()| c.clone()),
-            |p| p.clone(),
-        )
-        .unwrap();
-        assert_eq!(made, c);
+        let (made, guard) = create_registered(|| std::fs::write(&c, b"x").map(|()| &c)).unwrap();
+        assert_eq!(made, &c);
         assert!(in_flight().contains(&c));
         remove_in_flight();
         assert!(!c.exists(), "registered file survived cleanup");
@@ -124,10 +113,7 @@ mod tests {
         assert!(!in_flight().contains(&c));
         // A failed creation registers nothing.
         let missing = dir.path().join("no/such/folder");
-        let failed = create_registered(
-            || std::fs::write(&missing, b"x").map(|()| missing.clone()),
-            |p| p.clone(),
-        );
+        let failed = create_registered(|| std::fs::write(&missing, b"x").map(|()| &missing));
         assert!(failed.is_err());
         assert!(!in_flight().contains(&missing));
     }

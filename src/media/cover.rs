@@ -200,16 +200,8 @@ fn remember(memo: &Path, font: Option<&Path>, dirs: &[(String, PathBuf)]) {
         };
         let _ = writeln!(text, "dir\t{time}\t{dir}");
     }
-    // Written whole and moved into place: a reader never sees half a list of folders.
-    let Some(folder) = memo.parent() else {
-        return;
-    };
-    let _ = std::fs::create_dir_all(folder);
-    if let Ok(mut tmp) = tempfile::NamedTempFile::new_in(folder)
-        && std::io::Write::write_all(&mut tmp, text.as_bytes()).is_ok()
-    {
-        let _ = tmp.persist(memo);
-    }
+    // Written whole: a reader never sees half a list of folders.
+    let _ = crate::incremental::write_whole(memo, text.as_bytes());
 }
 
 /// Preference for a font file by its name; None if it does not look like a CJK font.
