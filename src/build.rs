@@ -18,7 +18,8 @@ use rayon::prelude::*;
 
 use crate::archive::{self, EpubWriter, PreviousEpub};
 use crate::convert;
-use crate::error::{Error, Result, read};
+use crate::error::{Error, Result};
+use crate::fs::read;
 use crate::incremental::{
     self, ChapterLine, ChapterRecord, Hash, Manifest, ManifestParts, ManifestText, Stamp, Summary,
 };

@@ -107,8 +107,3 @@ impl Error {
         }
     }
 }
-
-/// Reads a whole file, naming the path on failure.
-pub fn read(path: &Path) -> Result<Vec<u8>> {
-    std::fs::read(path).map_err(|e| Error::io(path, "cannot read", e))
-}

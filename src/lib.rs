@@ -25,6 +25,7 @@ pub mod build;
 pub mod check;
 pub mod convert;
 pub mod error;
+pub mod fs;
 pub mod incremental;
 pub mod init;
 pub mod inspect;

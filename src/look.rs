@@ -8,7 +8,8 @@
 use std::path::Path;
 
 use crate::build::Warning;
-use crate::error::{Error, Result, read};
+use crate::error::{Error, Result};
+use crate::fs::read;
 use crate::media::{FontFile, cover, fonts};
 use crate::package::{self, Asset, Book, Image, Look};
 use crate::project::{Project, WritingMode};

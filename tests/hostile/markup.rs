@@ -1,0 +1,1 @@
+//! Hostile markup and EPUBs read back: nesting, ids, huge manifests, EPUBCheck runs.

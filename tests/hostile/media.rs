@@ -1,0 +1,1 @@
+//! Hostile media: images, covers, fonts, SVG and CSS from the project.

@@ -1,0 +1,1 @@
+//! Hostile paths: containment of every path key, output placement, globs, loading, watch.
