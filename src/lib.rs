@@ -31,12 +31,10 @@ pub mod init;
 pub mod inspect;
 pub mod interrupt;
 pub mod look;
-pub mod markup;
 pub mod media;
 pub mod package;
 pub mod project;
 pub mod source;
-pub mod split;
 pub mod watch;
 pub mod xml;
 

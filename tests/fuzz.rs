@@ -206,7 +206,7 @@ proptest! {
     #[test]
     fn fuzz_markdown_converter(src in markup_text()) {
         let mut resolve = |s: &str| -> Result<String, String> { Ok(format!("images/{}", s.len())) };
-        if let Ok(f) = epubforge::markup::markdown_to_xhtml(&src, &mut resolve) {
+        if let Ok(f) = epubforge::convert::markup::markdown_to_xhtml(&src, &mut resolve) {
             assert_well_formed(&f.body);
         }
     }
@@ -214,7 +214,7 @@ proptest! {
     #[test]
     fn fuzz_html_converter(src in markup_text()) {
         let mut resolve = |s: &str| -> Result<String, String> { Ok(format!("images/{}", s.len())) };
-        if let Ok(f) = epubforge::markup::html_to_xhtml(&src, &mut resolve) {
+        if let Ok(f) = epubforge::convert::markup::html_to_xhtml(&src, &mut resolve) {
             assert_well_formed(&f.body);
         }
     }

@@ -176,10 +176,10 @@ fn deeply_nested_html_converts_without_overflowing_the_stack() {
     let depth = 5_000;
     let html = format!("{}text{}", "<div>".repeat(depth), "</div>".repeat(depth));
     let mut no_images = |_: &str| -> Result<String, String> { Err("none".into()) };
-    let out = epubforge::markup::html_to_xhtml(&html, &mut no_images).unwrap();
+    let out = epubforge::convert::markup::html_to_xhtml(&html, &mut no_images).unwrap();
     assert!(out.body.contains("text"));
     let md = format!("{}text", "> ".repeat(depth));
-    let out = epubforge::markup::markdown_to_xhtml(&md, &mut no_images).unwrap();
+    let out = epubforge::convert::markup::markdown_to_xhtml(&md, &mut no_images).unwrap();
     assert!(out.body.contains("text"));
 }
 

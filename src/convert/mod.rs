@@ -5,12 +5,14 @@
 //! joining, scene breaks), Markdown and HTML (the `markup` module). A plain-text file may also
 //! be split into volumes and chapters at its headings ([`split_text`], driven by `split`).
 
+pub mod markup;
+pub mod split;
 pub mod text;
 
 use std::path::Path;
 
-use crate::markup::{self, ImageResolver, MarkupError};
-use crate::split::{self, HeadingKind, SplitMode, SplitWarning};
+use self::markup::{ImageResolver, MarkupError};
+use self::split::{HeadingKind, SplitMode, SplitWarning};
 use crate::xml::escape_text;
 
 /// The kinds of chapter file we read.

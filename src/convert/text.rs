@@ -190,7 +190,7 @@ fn line_mode(lines: &[&str]) -> Vec<Block> {
 
 /// A chapter or volume heading line stands alone even without punctuation.
 fn is_heading(line: &str) -> bool {
-    crate::split::split(&[line], &crate::split::SplitMode::Auto)
+    crate::convert::split::split(&[line], &crate::convert::split::SplitMode::Auto)
         .sections
         .first()
         .is_some_and(|s| s.heading.is_some())

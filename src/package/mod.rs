@@ -13,7 +13,7 @@ mod locale;
 mod nav;
 mod opf;
 mod pages;
-mod split;
+mod pieces;
 pub mod style;
 pub mod tcy;
 
@@ -200,7 +200,7 @@ pub(crate) fn documents<'a>(book: &'a Book, look: &Look) -> Vec<Doc<'a>> {
                 Node::Chapter(c) => {
                     counters.0 += 1;
                     let id = chapter_id(counters.0);
-                    for (i, body) in split::split_body(&c.body, limit).into_iter().enumerate() {
+                    for (i, body) in pieces::split_body(&c.body, limit).into_iter().enumerate() {
                         let piece_id = if i == 0 {
                             id.clone()
                         } else {
@@ -599,7 +599,7 @@ pub fn chapter_documents(book: &Book, look: &Look, wanted: &[usize]) -> Option<V
         .map(|&k| {
             let chapter = *chapters.get(k)?;
             // Split for size, the chapter makes more documents than the frame has for it.
-            if split::split_body(&chapter.body, limit).len() != 1 {
+            if pieces::split_body(&chapter.body, limit).len() != 1 {
                 return None;
             }
             let id = chapter_id(k + 1);

@@ -121,7 +121,7 @@ pub struct ChapterSource {
     /// What to do with bytes invalid in the encoding (`encoding-errors`).
     pub encoding_errors: crate::source::EncodingErrors,
     /// Split the file into chapters (and volumes) at headings (`split = "auto"` or a regex).
-    pub split: Option<crate::split::SplitMode>,
+    pub split: Option<crate::convert::split::SplitMode>,
     /// Size and modification time from the folder listing, when the file was found by a glob
     /// (a rebuild then need not look at the file again). Not part of how to read the file.
     pub stamp: Option<FileStamp>,

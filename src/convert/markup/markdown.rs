@@ -413,7 +413,7 @@ fn level_num(level: HeadingLevel) -> u8 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::markup::test_support::*;
+    use crate::convert::markup::test_support::*;
     use std::collections::HashSet;
 
     fn convert(src: &str) -> Fragment {

@@ -67,7 +67,7 @@ fn read_head(head: ElementRef<'_>, warnings: &mut Warnings) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::markup::test_support::*;
+    use crate::convert::markup::test_support::*;
 
     fn convert(src: &str) -> Fragment {
         let f = html_to_xhtml(src, &mut Recorder::default()).expect("converts");
