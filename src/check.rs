@@ -14,11 +14,11 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
+use crate::convert::split::{self, SplitMode};
 use crate::convert::text;
 use crate::project::toml_error::{locate, snippet};
 use crate::project::{LoadOptions, Project};
 use crate::source;
-use crate::convert::split::{self, SplitMode};
 
 /// A chapter with fewer non-blank characters than this is reported as very short.
 pub const SHORT_CHAPTER_CHARS: usize = 200;

@@ -10,11 +10,11 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::build::title_from_file_name;
+use crate::convert::chapter::title_from_file_name;
+use crate::convert::split::{self, HeadingKind, SplitMode};
 use crate::convert::text::trim_line;
 use crate::project::{METADATA_FILE, natural_cmp};
 use crate::source::{self, Detection, EncodingErrors};
-use crate::convert::split::{self, HeadingKind, SplitMode};
 
 /// Extensions of the files `init` lists as chapters, lower case.
 pub const CHAPTER_EXTENSIONS: [&str; 6] = ["txt", "md", "markdown", "html", "htm", "xhtml"];

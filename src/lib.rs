@@ -24,6 +24,7 @@ pub mod batch;
 pub mod build;
 pub mod check;
 pub mod convert;
+pub mod diagnostic;
 pub mod error;
 pub mod fs;
 pub mod incremental;
@@ -36,6 +37,7 @@ pub mod package;
 pub mod project;
 pub mod source;
 pub mod watch;
+mod write;
 pub mod xml;
 
 pub use error::{Error, Result};

@@ -7,7 +7,7 @@
 
 use std::path::Path;
 
-use crate::build::Warning;
+use crate::diagnostic::Warning;
 use crate::error::{Error, Result};
 use crate::fs::read;
 use crate::media::{FontFile, cover, fonts};
@@ -91,6 +91,25 @@ fn user_css(paths: &[std::path::PathBuf]) -> Result<Vec<Asset>> {
         out.push(Asset { name, data });
     }
     Ok(out)
+}
+
+/// The generated cover for a book without one, kept in the build cache when there is one.
+pub(crate) fn cover_for(
+    project: &Project,
+    cache: bool,
+    force: bool,
+    output: &Path,
+) -> Option<Image> {
+    if project.cover.is_some() {
+        return None;
+    }
+    let cache_dir = cache.then(|| {
+        output
+            .parent()
+            .unwrap_or(Path::new("."))
+            .join(crate::incremental::CACHE_DIR)
+    });
+    Some(generated_cover(project, cache_dir.as_deref(), force))
 }
 
 /// A typographic cover: with the first configured font, else a CJK font found on the system,

@@ -102,11 +102,7 @@ fn markup_text() -> impl Strategy<Value = String> {
 fn sample_epub() -> Vec<u8> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let project = epubforge::project::Project::load(root).unwrap();
-    let opts = epubforge::build::BuildOptions {
-        source_date_epoch: Some(0),
-        ..Default::default()
-    };
-    let loaded = epubforge::build::load_book(&project, &opts).unwrap();
+    let loaded = epubforge::convert::book::load_book(&project, Some(0)).unwrap();
     let entries = epubforge::package::package(&loaded.book);
     epubforge::archive::write_to(&entries, Cursor::new(Vec::new()))
         .unwrap()

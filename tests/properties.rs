@@ -2,7 +2,7 @@
 //! either fails with an error that names the file, or gives documents that are well-formed
 //! XML; from plain text no character is lost.
 
-use epubforge::build::{BuildOptions, load_book};
+use epubforge::convert::book::load_book;
 use epubforge::package;
 use epubforge::project::Project;
 use proptest::prelude::*;
@@ -16,11 +16,7 @@ fn build(name: &str, bytes: &[u8]) -> Result<Vec<package::Entry>, String> {
     let metadata = METADATA.replace("FILE", name);
     let project = Project::from_str(&metadata, dir.path(), &dir.path().join("metadata.toml"))
         .map_err(|e| e.to_string())?;
-    let opts = BuildOptions {
-        source_date_epoch: Some(0),
-        ..BuildOptions::default()
-    };
-    let loaded = load_book(&project, &opts).map_err(|e| e.to_string())?;
+    let loaded = load_book(&project, Some(0)).map_err(|e| e.to_string())?;
     Ok(package::package(&loaded.book))
 }
 

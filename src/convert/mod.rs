@@ -5,6 +5,9 @@
 //! joining, scene breaks), Markdown and HTML (the `markup` module). A plain-text file may also
 //! be split into volumes and chapters at its headings ([`split_text`], driven by `split`).
 
+pub mod book;
+pub mod chapter;
+mod links;
 pub mod markup;
 pub mod split;
 pub mod text;

@@ -625,6 +625,32 @@ pub fn chapter_documents(book: &Book, look: &Look, wanted: &[usize]) -> Option<V
         .collect()
 }
 
+/// The chapters of `nodes`, depth-first: the order of [`documents`].
+pub(crate) fn chapters_mut(nodes: &mut [Node]) -> Vec<&mut Chapter> {
+    let mut out = Vec::new();
+    let mut stack: Vec<std::slice::IterMut<'_, Node>> = vec![nodes.iter_mut()];
+    while let Some(top) = stack.last_mut() {
+        match top.next() {
+            Some(Node::Chapter(c)) => out.push(c),
+            Some(Node::Part(p)) => stack.push(p.children.iter_mut()),
+            None => {
+                stack.pop();
+            }
+        }
+    }
+    out
+}
+
+pub(crate) fn count_chapters(nodes: &[Node]) -> usize {
+    nodes
+        .iter()
+        .map(|n| match n {
+            Node::Chapter(_) => 1,
+            Node::Part(p) => count_chapters(&p.children),
+        })
+        .sum()
+}
+
 fn container_xml() -> String {
     format!(
         r#"<?xml version="1.0" encoding="UTF-8"?>

@@ -7,9 +7,9 @@ use toml::Spanned;
 
 use super::toml_error;
 use super::{BookInfo, ChapterSource, ContentEntry, FileStamp, Person, Project, Series};
+use crate::convert::split::SplitMode;
 use crate::error::{Error, Result};
 use crate::source::EncodingErrors;
-use crate::convert::split::SplitMode;
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]

@@ -30,6 +30,8 @@ pub const CACHE_DIR: &str = ".epubforge-cache";
 /// A file modified this close before a build started is re-read by the next build.
 pub const RACY_SECS: i128 = 2;
 
+pub(crate) mod plan;
+
 const MAGIC: &str = "epubforge-cache 5";
 
 /// The encoding and detection of a chapter read as plain UTF-8, which the manifest leaves out.

@@ -1,0 +1,170 @@
+//! The whole book converted: every chapter source through [`super::chapter`] (in parallel),
+//! assembled into the reading order with its parts, links between chapters rewritten, images
+//! gathered once, the cover read and the modified date chosen.
+
+use std::path::Path;
+use std::time::SystemTime;
+
+use rayon::prelude::*;
+
+use super::chapter::{ConvertedChapter, SourceReport, convert_chapter};
+use super::links::LinkMap;
+use crate::diagnostic::Warning;
+use crate::error::{Error, Result};
+use crate::fs::read;
+use crate::package::{Book, Image, Node, Part};
+use crate::project::{ChapterSource, ContentEntry, Project};
+
+/// A book converted and ready to package, with what was learnt on the way.
+#[derive(Debug, Clone)]
+pub struct Loaded {
+    /// The book.
+    pub book: Book,
+    /// Problems that did not stop the build.
+    pub warnings: Vec<Warning>,
+    /// How each chapter file was decoded.
+    pub sources: Vec<SourceReport>,
+}
+
+/// Reads, decodes and converts every chapter, and reads the cover.
+pub fn load_book(project: &Project, source_date_epoch: Option<i64>) -> Result<Loaded> {
+    load_book_with(project, source_date_epoch, &|_, _| None)
+}
+
+/// What a build takes from its cache instead of converting: chapter `i` (0-based) from `src`,
+/// as recorded, or None to convert it.
+pub(crate) type Reuse<'a> = dyn Fn(usize, &ChapterSource) -> Option<ConvertedChapter> + Sync + 'a;
+
+/// [`load_book`], except that a chapter `reuse` gives is not read: its title, warnings and
+/// encoding come from the record, and its body is left empty.
+pub(crate) fn load_book_with(
+    project: &Project,
+    source_date_epoch: Option<i64>,
+    reuse: &Reuse<'_>,
+) -> Result<Loaded> {
+    let sources: Vec<&ChapterSource> = project.chapters().collect();
+    let converted: Vec<ConvertedChapter> = sources
+        .par_iter()
+        .enumerate()
+        .map(|(i, src)| match reuse(i, src) {
+            Some(c) => Ok(c),
+            None => convert_chapter(project, src, i + 1),
+        })
+        .collect::<Result<_>>()?;
+
+    let mut warnings = Vec::new();
+    let mut reports = Vec::new();
+    let mut images: Vec<Image> = Vec::new();
+    let mut links = LinkMap::default();
+    let mut converted = converted.into_iter().zip(&sources);
+    let mut take = |out: &mut Vec<Node>| {
+        let (c, src) = converted
+            .next()
+            .expect("one converted source per chapter source");
+        warnings.extend(c.warnings);
+        reports.push(c.report);
+        for image in c.images {
+            if !images.iter().any(|i| i.name == image.name) {
+                images.push(image);
+            }
+        }
+        links.add(&src.path, c.links, &c.nodes);
+        out.extend(c.nodes);
+    };
+    let mut contents = Vec::new();
+    for entry in &project.contents {
+        match entry {
+            ContentEntry::Chapter(_) => take(&mut contents),
+            ContentEntry::Part { title, chapters } => {
+                let mut children = Vec::new();
+                for _ in chapters {
+                    take(&mut children);
+                }
+                contents.push(Node::Part(Part {
+                    title: title.clone(),
+                    intro: String::new(),
+                    children,
+                }));
+            }
+        }
+    }
+    links.rewrite(&mut contents, &mut warnings);
+
+    let cover = match &project.cover {
+        Some(path) => Some(read_cover(path, &mut warnings)?),
+        None => None,
+    };
+    let modified = modified_time(project, source_date_epoch)?;
+    Ok(Loaded {
+        book: Book {
+            info: project.book.clone(),
+            modified,
+            cover,
+            contents,
+            images,
+        },
+        warnings,
+        sources: reports,
+    })
+}
+
+fn read_cover(path: &Path, warnings: &mut Vec<Warning>) -> Result<Image> {
+    let data = read(path)?;
+    let prepared = crate::media::image::prepare_cover(&data, path).map_err(|e| Error::Cover {
+        path: path.to_path_buf(),
+        message: format!(
+            "{}\n  hint: use a JPEG, PNG, GIF, WebP or SVG image as the cover",
+            e.to_string()
+                .trim_start_matches(&format!("{}: ", path.display()))
+        ),
+    })?;
+    for message in prepared.warnings {
+        warnings.push(Warning {
+            path: path.to_path_buf(),
+            line: None,
+            message,
+        });
+    }
+    let info = prepared.info;
+    Ok(Image {
+        name: format!("cover.{}", info.format.extension()),
+        media_type: info.format.media_type(),
+        data: prepared.bytes,
+        width: info.width,
+        height: info.height,
+    })
+}
+
+/// `dcterms:modified`: from `SOURCE_DATE_EPOCH`, else the newest input's modification time.
+fn modified_time(project: &Project, source_date_epoch: Option<i64>) -> Result<String> {
+    let secs = match source_date_epoch {
+        Some(s) => s,
+        None => {
+            // Chapters found by a glob come with the stamp of the folder listing.
+            let inputs = std::iter::once((&project.metadata_path, None))
+                .chain(project.chapters().map(|c| (&c.path, c.stamp)))
+                .chain(project.cover.iter().map(|p| (p, None)))
+                .chain(project.style.css.iter().map(|p| (p, None)))
+                .chain(project.style.fonts.iter().map(|f| (&f.path, None)));
+            let mut newest = SystemTime::UNIX_EPOCH;
+            for (path, stamp) in inputs {
+                let modified = match stamp {
+                    Some(stamp) => Some(stamp.modified),
+                    None => std::fs::metadata(path)
+                        .map_err(|e| Error::io(path, "cannot read", e))?
+                        .modified()
+                        .ok(),
+                };
+                if let Some(m) = modified {
+                    newest = newest.max(m);
+                }
+            }
+            newest
+                .duration_since(SystemTime::UNIX_EPOCH)
+                .map(|d| d.as_secs() as i64)
+                .unwrap_or(0)
+        }
+    };
+    let time = chrono::DateTime::<chrono::Utc>::from_timestamp(secs, 0).unwrap_or_default();
+    Ok(time.format("%Y-%m-%dT%H:%M:%SZ").to_string())
+}
