@@ -265,6 +265,7 @@ impl<W: Write> Zip<W> {
 }
 
 /// Compresses every entry (in parallel) and writes the archive to `out`.
+#[cfg(test)]
 pub fn write_to<W: Write>(entries: &[Entry], out: W) -> std::io::Result<W> {
     let packed = pack_all(&entries.iter().collect::<Vec<_>>())?;
     let mut zip = Zip::new(out);

@@ -1,8 +1,8 @@
 //! `epubforge init`: turns a folder of chapter files into a project by writing `metadata.toml`.
 //!
 //! This sits before the pipeline (project -> source -> convert -> package -> archive): it
-//! writes the file the project stage reads. Chapter files (`.txt .md .markdown .html .htm
-//! .xhtml`, in the folder or one level down) are listed in natural order; each gets the title of
+//! writes the file the project stage reads. Chapter files (the kinds of `convert::FILE_KINDS`,
+//! in the folder or one level down) are listed in natural order; each gets the title of
 //! its heading line when it has one (the split module's heading rules on the first non-blank
 //! line), else a title from its file name, else none (the build then numbers it). The language
 //! is guessed from the text, the book title is the folder's name, and the cover is the image in
@@ -13,11 +13,9 @@ use std::path::{Path, PathBuf};
 use crate::convert::chapter::title_from_file_name;
 use crate::convert::split::{self, HeadingKind, SplitMode};
 use crate::convert::text::trim_line;
+use crate::convert::{FILE_KINDS, SourceKind};
 use crate::project::{METADATA_FILE, natural_cmp};
 use crate::source::{self, Detection, EncodingErrors};
-
-/// Extensions of the files `init` lists as chapters, lower case.
-pub const CHAPTER_EXTENSIONS: [&str; 6] = ["txt", "md", "markdown", "html", "htm", "xhtml"];
 
 /// How much of each chapter file is read to find its title and language.
 const SAMPLE_BYTES: u64 = 256 * 1024;
@@ -67,8 +65,9 @@ pub enum InitError {
     },
     /// The folder holds no chapter files.
     #[error(
-        "{}: no chapter files here (looked for .txt .md .markdown .html .htm .xhtml, also one folder down)",
-        dir.display()
+        "{}: no chapter files here (looked for {}, also one folder down)",
+        dir.display(),
+        FILE_KINDS.map(|(ext, _)| format!(".{ext}")).join(" ")
     )]
     NoChapters {
         /// The folder.
@@ -159,7 +158,7 @@ pub fn find_chapter_files(dir: &Path) -> Result<Vec<String>, InitError> {
             continue;
         }
         let path = entry.path();
-        if !crate::project::has_extension(path, &CHAPTER_EXTENSIONS) {
+        if SourceKind::known(path).is_none() {
             continue;
         }
         let Ok(rel) = path.strip_prefix(dir) else {
@@ -206,12 +205,12 @@ fn read_sample(path: &Path) -> Result<(String, Option<String>), InitError> {
 /// rules see a heading in it (or a Markdown `# Title`).
 pub fn heading_title(text: &str, path: &Path) -> Option<String> {
     let first = text.lines().map(trim_line).find(|l| !l.is_empty())?;
-    let is_markdown = crate::project::has_extension(path, &["md", "markdown"]);
-    if is_markdown {
+    let kind = SourceKind::of(path);
+    if kind == SourceKind::Markdown {
         let rest = first.strip_prefix("# ")?.trim();
         return (!rest.is_empty()).then(|| rest.to_string());
     }
-    if crate::project::has_extension(path, &["html", "htm", "xhtml"]) {
+    if kind == SourceKind::Html {
         return None;
     }
     let found = split::split(&[first], &SplitMode::Auto);

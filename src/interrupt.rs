@@ -47,7 +47,8 @@ impl Drop for InFlight {
     }
 }
 
-/// The files currently registered (for tests and diagnostics).
+/// The files currently registered.
+#[cfg(test)]
 pub fn in_flight() -> Vec<PathBuf> {
     lock().clone()
 }

@@ -4,40 +4,73 @@
 //! The pipeline runs one way, one module per stage:
 //!
 //! ```text
-//! metadata.toml ─► project ─► source ─► convert ─► package ─► archive ─► book.epub
-//!                  (what)     (bytes →   (text →    (OPF, nav,  (zip, atomic
-//!                              text)      XHTML)     NCX, CSS)   rename)
+//! metadata.toml ─► project ─► source ─► convert ─► look ─► package ─► archive ─► book.epub
+//!                  (what)     (bytes →   (text →    (CSS,   (OPF, nav,  (zip, atomic
+//!                              text)      XHTML)     fonts,  NCX, docs)  rename)
+//!                                                    cover)
 //! ```
 //!
-//! [`build::build`] runs the whole chain for one [`project::Project`]:
+//! [`build()`] runs the whole chain for one [`Project`]; the build cache (`incremental`) decides
+//! beforehand what it may skip. [`check_project`] runs the same conversion without writing a
+//! book, [`init`] writes a `metadata.toml` for a folder of chapters, and [`inspect`] reads
+//! any EPUB. Problems that do not stop a command are [`Diagnostic`]s; those that do are an
+//! [`Error`]. Nothing here prints: the binary does.
 //!
-//! ```no_run
-//! use epubforge::{build, project::Project};
-//! let project = Project::load(std::path::Path::new("my-book"))?;
-//! let report = build::build(&project, &build::BuildOptions::default())?;
-//! println!("{}", report.output.display());
+//! Building the sample book that ships with the crate:
+//!
+//! ```
+//! use epubforge::{BuildOptions, BuildStatus, Project};
+//!
+//! let project = Project::load(std::path::Path::new(env!("CARGO_MANIFEST_DIR")))?;
+//! let out = tempfile::tempdir().expect("a temporary folder");
+//! let opts = BuildOptions {
+//!     output: Some(out.path().join("book.epub")),
+//!     source_date_epoch: Some(1_700_000_000),
+//!     ..BuildOptions::default()
+//! };
+//! let report = epubforge::build(&project, &opts)?;
+//! assert_eq!(report.status, BuildStatus::Built);
+//! assert_eq!(report.chapters, 3);
+//! let epub = epubforge::inspect::open(&report.output).expect("a readable EPUB");
+//! assert_eq!(epub.metadata.titles, ["安西烽火"]);
 //! # Ok::<(), epubforge::Error>(())
 //! ```
 
-pub mod archive;
-pub mod batch;
-pub mod build;
-pub mod check;
-pub mod convert;
-pub mod diagnostic;
-pub mod error;
-pub mod fs;
-pub mod incremental;
-pub mod init;
+mod archive;
+mod batch;
+mod build;
+mod check;
+mod convert;
+mod diagnostic;
+mod error;
+mod fs;
+mod incremental;
+mod init;
 pub mod inspect;
-pub mod interrupt;
-pub mod look;
-pub mod media;
-pub mod package;
-pub mod project;
-pub mod source;
-pub mod watch;
+mod interrupt;
+mod look;
+mod media;
+mod package;
+mod project;
+mod source;
+mod watch;
 mod write;
-pub mod xml;
+mod xml;
 
+#[cfg(test)]
+mod tests;
+
+pub use batch::{Outcome, build_all, build_one, find_projects};
+pub use build::{BuildOptions, BuildReport, BuildStatus, SourceReport, build};
+pub use check::{CheckReport, Finding, Severity, check_epub, check_project, render};
+pub use convert::split::SplitMode;
+pub use diagnostic::Warning;
 pub use error::{Error, Result};
+pub use init::{ChapterGuess, InitError, InitOptions, InitReport, init};
+pub use interrupt::install as install_interrupt_handler;
+pub use project::{
+    BookInfo, ChapterSource, ContentEntry, EpubVersion, FileStamp, FontSource, Layout, LoadOptions,
+    METADATA_FILE, Person, Project, Series, Style, Theme, WritingMode,
+};
+pub use source::{Detection, EncodingErrors};
+pub use watch::{WatchEvent, watch};

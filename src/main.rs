@@ -24,7 +24,7 @@ fn main() -> ExitCode {
     }
     let cli = Cli::parse();
     // Ctrl-C or SIGTERM mid-build: delete the temporary EPUB, leave the old one alone.
-    if let Err(e) = epubforge::interrupt::install() {
+    if let Err(e) = epubforge::install_interrupt_handler() {
         eprintln!("warning: cannot install the interrupt handler: {e}");
     }
     let command = cli.command.unwrap_or_else(|| {

@@ -174,13 +174,26 @@ fn deeply_nested_html_converts_without_overflowing_the_stack() {
     // html5ever keeps a stack of open elements and scans it per tag: time grows with the
     // square of the depth (100 000 levels take minutes), so the test stays at 5 000.
     let depth = 5_000;
-    let html = format!("{}text{}", "<div>".repeat(depth), "</div>".repeat(depth));
-    let mut no_images = |_: &str| -> Result<String, String> { Err("none".into()) };
-    let out = epubforge::convert::markup::html_to_xhtml(&html, &mut no_images).unwrap();
-    assert!(out.body.contains("text"));
-    let md = format!("{}text", "> ".repeat(depth));
-    let out = epubforge::convert::markup::markdown_to_xhtml(&md, &mut no_images).unwrap();
-    assert!(out.body.contains("text"));
+    let f = Fixture::empty();
+    f.write(
+        "metadata.toml",
+        "[book]\ntitle = \"T\"\nauthors = [\"A\"]\nlanguage = \"en\"\n\
+         [[chapters]]\nfile = \"deep.html\"\n[[chapters]]\nfile = \"deep.md\"\n",
+    );
+    f.write(
+        "deep.html",
+        format!("{}text{}", "<div>".repeat(depth), "</div>".repeat(depth)),
+    );
+    f.write("deep.md", format!("{}text", "> ".repeat(depth)));
+    let r = f.build(&[]);
+    assert!(r.ok, "{}", r.stderr);
+    let epub = f.path("out.epub");
+    for doc in [
+        "EPUB/text/chapter-0001.xhtml",
+        "EPUB/text/chapter-0002.xhtml",
+    ] {
+        assert!(common::text(&epub, doc).contains("text"), "{doc}");
+    }
 }
 
 #[test]

@@ -6,10 +6,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use epubforge::batch::{self, Outcome};
-use epubforge::build::{BuildOptions, BuildStatus};
-use epubforge::project::LoadOptions;
-use epubforge::source::Detection;
+use epubforge::{BuildOptions, BuildStatus, Detection, LoadOptions, Outcome};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::cli::BuildArgs;
@@ -18,7 +15,7 @@ use crate::cli::BuildArgs;
 pub fn run(args: BuildArgs) -> ExitCode {
     let mut projects = args.projects.clone();
     if let Some(dir) = &args.all {
-        let found = batch::find_projects(dir);
+        let found = epubforge::find_projects(dir);
         if found.is_empty() {
             eprintln!(
                 "error: {}: no folder holding a metadata.toml found",
@@ -57,7 +54,7 @@ pub fn run(args: BuildArgs) -> ExitCode {
         report(o, &args, &print);
         bar.inc(1);
     };
-    let outcomes = batch::build_all(&projects, &opts, args.jobs.unwrap_or(0), &done);
+    let outcomes = epubforge::build_all(&projects, &opts, args.jobs.unwrap_or(0), &done);
     bar.finish_and_clear();
 
     let failed = outcomes.iter().filter(|o| o.result.is_err()).count();

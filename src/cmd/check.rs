@@ -4,8 +4,7 @@
 use std::path::Path;
 use std::process::ExitCode;
 
-use epubforge::check::{self, CheckReport};
-use epubforge::project::LoadOptions;
+use epubforge::{CheckReport, LoadOptions};
 
 use crate::cli::{CheckArgs, Format};
 
@@ -17,12 +16,12 @@ pub fn run(args: CheckArgs) -> ExitCode {
         .is_some_and(|e| e.eq_ignore_ascii_case("epub"))
         && args.target.is_file();
     let report = if is_epub {
-        check::check_epub(&args.target, !args.no_epubcheck)
+        epubforge::check_epub(&args.target, !args.no_epubcheck)
     } else {
         let opts = LoadOptions {
             allow_outside_paths: args.allow_outside_paths,
         };
-        check::check_project(&args.target, &opts)
+        epubforge::check_project(&args.target, &opts)
     };
     let code = report.exit_code(args.strict);
     match args.format {
@@ -58,7 +57,7 @@ fn print_text(report: &CheckReport, args: &CheckArgs, is_epub: bool) {
     let mut err = anstream::stderr();
     for f in &report.findings {
         use std::io::Write;
-        let _ = writeln!(err, "{}", check::render(f, base, true));
+        let _ = writeln!(err, "{}", epubforge::render(f, base, true));
     }
     if args.verbose {
         for (stage, time) in &report.timings {

@@ -2,13 +2,13 @@
 
 use std::process::ExitCode;
 
-use epubforge::init::{self, InitOptions};
+use epubforge::InitOptions;
 
 use crate::cli::InitArgs;
 
 /// Runs `epubforge init`.
 pub fn run(args: InitArgs) -> ExitCode {
-    match init::init(&args.dir, &InitOptions { force: args.force }) {
+    match epubforge::init(&args.dir, &InitOptions { force: args.force }) {
         Ok(report) => {
             eprintln!(
                 "wrote {} with {} chapter(s), language {}{}",

@@ -2,15 +2,13 @@
 
 use std::process::ExitCode;
 
-use epubforge::inspect::read;
-
 use crate::cli::InspectArgs;
 
 /// Runs `epubforge inspect`.
 pub fn run(args: InspectArgs) -> ExitCode {
-    match read::open(&args.epub) {
+    match epubforge::inspect::open(&args.epub) {
         Ok(epub) => {
-            print!("{}", read::render_text(&epub));
+            print!("{}", epubforge::inspect::render_text(&epub));
             ExitCode::SUCCESS
         }
         Err(e) => {

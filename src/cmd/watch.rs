@@ -4,8 +4,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use epubforge::build::BuildOptions;
-use epubforge::watch::{self, WatchEvent};
+use epubforge::{BuildOptions, WatchEvent};
 
 use crate::cli::{BuildArgs, WatchArgs};
 
@@ -45,7 +44,7 @@ pub fn run(args: WatchArgs) -> ExitCode {
     if !args.quiet {
         eprintln!("watching {} project(s); Ctrl-C to stop", projects.len());
     }
-    match watch::watch(&projects, &opts, &mut on_event) {
+    match epubforge::watch(&projects, &opts, &mut on_event) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e}");

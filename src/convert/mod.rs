@@ -29,20 +29,33 @@ pub enum SourceKind {
     Html,
 }
 
+/// The one table of chapter file kinds, by extension (compared without case): the build,
+/// `check` and `init` all decide a file's kind here.
+pub const FILE_KINDS: [(&str, SourceKind); 9] = [
+    ("txt", SourceKind::Text),
+    ("md", SourceKind::Markdown),
+    ("markdown", SourceKind::Markdown),
+    ("mdown", SourceKind::Markdown),
+    ("mkd", SourceKind::Markdown),
+    ("html", SourceKind::Html),
+    ("htm", SourceKind::Html),
+    ("xhtml", SourceKind::Html),
+    ("xht", SourceKind::Html),
+];
+
 impl SourceKind {
     /// The kind of a chapter file, from its extension; anything unknown is read as text.
     pub fn of(path: &Path) -> SourceKind {
-        let Some(ext) = path.extension().and_then(|e| e.to_str()) else {
-            return SourceKind::Text;
-        };
-        let is = |names: &[&str]| names.iter().any(|n| ext.eq_ignore_ascii_case(n));
-        if is(&["md", "markdown", "mdown", "mkd"]) {
-            SourceKind::Markdown
-        } else if is(&["html", "htm", "xhtml", "xht"]) {
-            SourceKind::Html
-        } else {
-            SourceKind::Text
-        }
+        SourceKind::known(path).unwrap_or(SourceKind::Text)
+    }
+
+    /// The kind of a file whose extension is in [`FILE_KINDS`]; None for any other file.
+    pub fn known(path: &Path) -> Option<SourceKind> {
+        let ext = path.extension()?.to_str()?;
+        FILE_KINDS
+            .iter()
+            .find(|(name, _)| ext.eq_ignore_ascii_case(name))
+            .map(|&(_, kind)| kind)
     }
 }
 

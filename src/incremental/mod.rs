@@ -618,6 +618,7 @@ impl Manifest {
     }
 
     /// Parses a manifest; None when it is damaged in any way.
+    #[cfg(test)]
     pub fn parse(text: &str) -> Option<Manifest> {
         Manifest::parse_body(&text[verified_body(text)?])
     }

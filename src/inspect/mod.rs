@@ -14,11 +14,20 @@
 
 mod container;
 mod entities;
-pub mod epubcheck;
+pub(crate) mod epubcheck;
 mod href;
-pub mod read;
-pub mod verify;
+pub(crate) mod read;
+pub(crate) mod verify;
 mod xml;
+
+pub use epubcheck::{
+    Epubcheck, EpubcheckMessage, EpubcheckReport, EpubcheckSeverity, find_epubcheck, require_in_ci,
+};
+pub use read::{
+    Creator, EntryInfo, Epub, EpubMetadata, ManifestItem, SpineItem, TocEntry, TocSource, open,
+    open_bytes, render_text,
+};
+pub use verify::{Finding, Severity, verify_bytes, verify_path};
 
 use thiserror::Error;
 

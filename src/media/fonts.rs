@@ -34,10 +34,6 @@ pub enum FontFormat {
     Otf,
     /// OpenType/TrueType with `glyf` outlines.
     Ttf,
-    /// WOFF 1.0.
-    Woff,
-    /// WOFF 2.0.
-    Woff2,
 }
 
 impl FontFormat {
@@ -46,8 +42,6 @@ impl FontFormat {
         match self {
             FontFormat::Otf => "font/otf",
             FontFormat::Ttf => "font/ttf",
-            FontFormat::Woff => "font/woff",
-            FontFormat::Woff2 => "font/woff2",
         }
     }
 
@@ -56,8 +50,6 @@ impl FontFormat {
         match self {
             FontFormat::Otf => "otf",
             FontFormat::Ttf => "ttf",
-            FontFormat::Woff => "woff",
-            FontFormat::Woff2 => "woff2",
         }
     }
 
@@ -66,8 +58,6 @@ impl FontFormat {
         match self {
             FontFormat::Otf => "opentype",
             FontFormat::Ttf => "truetype",
-            FontFormat::Woff => "woff",
-            FontFormat::Woff2 => "woff2",
         }
     }
 }
@@ -764,7 +754,7 @@ mod tests {
         assert!(css.contains("font-weight: 700;"));
         assert!(css.contains("font-style: normal;"));
         assert!(css.contains("src: url(\"../fonts/body.otf\") format(\"opentype\");"));
-        assert_eq!(FontFormat::Woff2.media_type(), "font/woff2");
+        assert_eq!(FontFormat::Otf.media_type(), "font/otf");
         assert_eq!(FontFormat::Ttf.extension(), "ttf");
     }
 

@@ -276,6 +276,7 @@ pub fn chapter_file_name(n: usize) -> String {
 }
 
 /// Writes every file of the default EPUB 3 book.
+#[cfg(test)]
 pub fn package(book: &Book) -> Vec<Entry> {
     package_with(book, &Look::default())
 }

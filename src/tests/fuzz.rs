@@ -101,10 +101,10 @@ fn markup_text() -> impl Strategy<Value = String> {
 /// A valid EPUB: the sample book, packaged in memory.
 fn sample_epub() -> Vec<u8> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let project = epubforge::project::Project::load(root).unwrap();
-    let loaded = epubforge::convert::book::load_book(&project, Some(0)).unwrap();
-    let entries = epubforge::package::package(&loaded.book);
-    epubforge::archive::write_to(&entries, Cursor::new(Vec::new()))
+    let project = crate::project::Project::load(root).unwrap();
+    let loaded = crate::convert::book::load_book(&project, Some(0)).unwrap();
+    let entries = crate::package::package(&loaded.book);
+    crate::archive::write_to(&entries, Cursor::new(Vec::new()))
         .unwrap()
         .into_inner()
 }
@@ -161,7 +161,7 @@ proptest! {
         std::fs::write(dir.path().join("1.txt"), "x").unwrap();
         let text = lines.join("\n");
         let meta = dir.path().join("metadata.toml");
-        if let Err(e) = epubforge::project::Project::from_str(&text, dir.path(), &meta) {
+        if let Err(e) = crate::project::Project::from_str(&text, dir.path(), &meta) {
             prop_assert!(!e.to_string().is_empty());
         }
     }
@@ -169,7 +169,7 @@ proptest! {
     #[test]
     fn fuzz_metadata_raw_text_never_panics(text in "\\PC{0,200}") {
         let meta = Path::new("/nonexistent/metadata.toml");
-        let _ = epubforge::project::Project::from_str(&text, Path::new("/nonexistent"), meta);
+        let _ = crate::project::Project::from_str(&text, Path::new("/nonexistent"), meta);
     }
 
     #[test]
@@ -179,30 +179,30 @@ proptest! {
         replace in any::<bool>(),
     ) {
         let errors = if replace {
-            epubforge::source::EncodingErrors::Replace
+            crate::source::EncodingErrors::Replace
         } else {
-            epubforge::source::EncodingErrors::Fail
+            crate::source::EncodingErrors::Fail
         };
-        if let Ok(d) = epubforge::source::decode(&bytes, forced, errors) {
-            let c = epubforge::convert::convert_text(&d.text, replace);
+        if let Ok(d) = crate::source::decode(&bytes, forced, errors) {
+            let c = crate::convert::convert_text(&d.text, replace);
             assert_well_formed(&c.body);
-            let _ = epubforge::convert::text::joined_lines(&d.text);
+            let _ = crate::convert::text::joined_lines(&d.text);
         }
     }
 
     #[test]
     fn fuzz_text_converter_on_cjk_lines(text in "([\u{4e00}-\u{4e20}，。“”…]{0,30}\n{0,2}){0,30}") {
-        let c = epubforge::convert::convert_text(&text, true);
+        let c = crate::convert::convert_text(&text, true);
         assert_well_formed(&c.body);
         let nonblank = text.split('\n').filter(|l| !l.trim().is_empty()).count();
-        let joined = epubforge::convert::text::joined_lines(&text).len();
+        let joined = crate::convert::text::joined_lines(&text).len();
         prop_assert!(joined <= nonblank);
     }
 
     #[test]
     fn fuzz_markdown_converter(src in markup_text()) {
         let mut resolve = |s: &str| -> Result<String, String> { Ok(format!("images/{}", s.len())) };
-        if let Ok(f) = epubforge::convert::markup::markdown_to_xhtml(&src, &mut resolve) {
+        if let Ok(f) = crate::convert::markup::markdown_to_xhtml(&src, &mut resolve) {
             assert_well_formed(&f.body);
         }
     }
@@ -210,7 +210,7 @@ proptest! {
     #[test]
     fn fuzz_html_converter(src in markup_text()) {
         let mut resolve = |s: &str| -> Result<String, String> { Ok(format!("images/{}", s.len())) };
-        if let Ok(f) = epubforge::convert::markup::html_to_xhtml(&src, &mut resolve) {
+        if let Ok(f) = crate::convert::markup::html_to_xhtml(&src, &mut resolve) {
             assert_well_formed(&f.body);
         }
     }
@@ -222,23 +222,23 @@ proptest! {
         for m in &muts {
             apply(&mut bytes, m);
         }
-        if let Ok(epub) = epubforge::inspect::read::open_bytes(&bytes) {
-            let _ = epubforge::inspect::read::render_text(&epub);
+        if let Ok(epub) = crate::inspect::open_bytes(&bytes) {
+            let _ = crate::inspect::render_text(&epub);
         }
-        let _ = epubforge::inspect::verify::verify_bytes(&bytes);
+        let _ = crate::inspect::verify_bytes(&bytes);
     }
 
     #[test]
     fn fuzz_isbn_validation(s in "[0-9Xx -]{0,20}") {
-        let _ = epubforge::check::validate_isbn(&s);
+        let _ = crate::check::validate_isbn(&s);
     }
 }
 
 #[test]
 fn undamaged_sample_epub_reads_and_verifies_clean() {
     let bytes = sample_epub();
-    let epub = epubforge::inspect::read::open_bytes(&bytes).unwrap();
-    assert!(epubforge::inspect::read::render_text(&epub).contains("安西烽火"));
-    let findings = epubforge::inspect::verify::verify_bytes(&bytes);
+    let epub = crate::inspect::open_bytes(&bytes).unwrap();
+    assert!(crate::inspect::render_text(&epub).contains("安西烽火"));
+    let findings = crate::inspect::verify_bytes(&bytes);
     assert!(findings.is_empty(), "{findings:?}");
 }

@@ -2,9 +2,9 @@
 //! either fails with an error that names the file, or gives documents that are well-formed
 //! XML; from plain text no character is lost.
 
-use epubforge::convert::book::load_book;
-use epubforge::package;
-use epubforge::project::Project;
+use crate::convert::book::load_book;
+use crate::package;
+use crate::project::Project;
 use proptest::prelude::*;
 
 const METADATA: &str = "[book]\ntitle = \"t\"\nauthors = [\"a\"]\nlanguage = \"zh-CN\"\n[[chapters]]\nfile = \"FILE\"\ntitle = \"固定标题\"\n";
@@ -68,12 +68,12 @@ fn check_text(bytes: &[u8]) {
     let Some(out) = check("c.txt", bytes) else {
         return;
     };
-    let decoded = epubforge::source::decode(bytes, None, Default::default())
+    let decoded = crate::source::decode(bytes, None, Default::default())
         .expect("the build decoded it, so can we");
     let expected: String = decoded
         .text
         .split('\n')
-        .map(epubforge::convert::text::trim_line)
+        .map(crate::convert::text::trim_line)
         .flat_map(str::chars)
         .filter(|c| !c.is_whitespace())
         .collect();
