@@ -3,9 +3,9 @@
 //! The last stage of the pipeline. `mimetype` is the first entry, stored, with no extra field;
 //! every entry gets the same fixed time and permissions so the same entries always give the
 //! same bytes. Entries are compressed in parallel, then appended in order. The file is written
-//! to a temporary file in the target's folder (or over the EPUB replaced last time, kept for
-//! the purpose: see [`Spare`]) and renamed over the target only once complete, so a failed or
-//! interrupted build never leaves a broken EPUB where a good one was.
+//! to a temporary file in the target's folder and renamed over the target only once complete
+//! (as zola does), so a failed or interrupted build never leaves a broken EPUB where a good one
+//! was.
 //!
 //! [`EpubWriter`] streams: the build hands it entries batch by batch (each batch compressed in
 //! parallel, then appended), and can copy entries' compressed bytes unchanged from the previous
@@ -16,7 +16,7 @@
 //! The zip container is written here rather than with the `zip` crate's writer (the crate
 //! still reads archives: previous EPUBs and `inspect`). An incremental rebuild copies a few
 //! thousand unchanged entries, which sit back to back in the previous EPUB: copied as whole
-//! byte ranges (`copy_file_range` on Linux, in the kernel) rather than entry by entry through
+//! byte ranges (`std::io::copy` between files, which the kernel does on Linux) rather than entry by entry through
 //! user space, this takes a rebuild of a 20 MB EPUB from about 40 ms to under 10. Zip64
 //! records are written when a book has 65,535 entries or more, or passes 4 GB.
 
@@ -27,9 +27,9 @@ use std::io::{BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
-use tempfile::NamedTempFile;
 
 use crate::error::{Error, Result};
+use crate::interrupt::TempFile;
 use crate::package::Entry;
 
 /// The deflate level, on libdeflate's scale (1-12). Deflating the 500-chapter benchmark
@@ -276,6 +276,7 @@ pub fn write_to<W: Write>(entries: &[Entry], out: W) -> std::io::Result<W> {
 }
 
 /// Writes the EPUB atomically: to a temporary file beside `path`, then renamed over it.
+#[cfg(test)]
 pub fn write_epub(entries: &[Entry], path: &Path) -> Result<()> {
     let mut writer = EpubWriter::create(path)?;
     writer.add(entries)?;
@@ -454,206 +455,13 @@ struct Run {
     len: u64,
 }
 
-/// Asks the system to start writing `file`'s dirty pages to disk now, without waiting, so
-/// that the `fsync` at the end finds most of the work done (Linux; elsewhere a no-op).
-fn start_writeback(file: &File) {
-    #[cfg(target_os = "linux")]
-    {
-        use std::os::fd::AsRawFd;
-        // SAFETY: a plain system call on a file descriptor we own; failure is harmless.
-        unsafe {
-            libc::sync_file_range(file.as_raw_fd(), 0, 0, libc::SYNC_FILE_RANGE_WRITE);
-        }
-    }
-    #[cfg(not(target_os = "linux"))]
-    let _ = file;
-}
-
-/// The EPUB the last build replaced, kept at a path of the build's choosing (the build cache
-/// keeps it beside its manifest), and what this build does with it.
-///
-/// Replacing a 20 MB EPUB with a new file costs the system twice: the new file's pages and
-/// blocks are allocated as it is written, and the old file's are freed once it goes. A build
-/// that finds the EPUB replaced last time held by nobody writes the new EPUB over it and then
-/// swaps it with the target in one atomic rename, so that neither happens (an edit rebuild
-/// of the 3000-chapter benchmark: about 4 ms, a tenth, faster). Otherwise the old spare is
-/// deleted in the background while this build writes a new file, and the EPUB it replaces is
-/// kept for the next build.
-///
-/// Two builds of the same book may run at once (two terminals, a watcher and a batch). The
-/// spare is therefore first claimed, renamed to a name of this build's own, so that only one
-/// build ever writes over it or deletes it; the other finds none.
-pub struct Spare {
-    path: PathBuf,
-    fate: Fate,
-}
-
-enum Fate {
-    /// Held by nobody else: written over at its claimed name, then swapped with the target.
-    Reuse(File, PathBuf, crate::interrupt::InFlight),
-    /// There was none: the path is free.
-    Free,
-    /// Being deleted in the background; true when the path is free again.
-    Clearing(std::thread::JoinHandle<bool>),
-}
-
-impl Spare {
-    /// Looks at the spare at `path` (there may be none) and claims it: it is renamed to a name
-    /// of this build's own, so that a concurrent build of the same book finds no spare rather
-    /// than reusing or deleting the file this one writes over. Reuses it if no other process
-    /// has it open and no other name links to it, and starts deleting it in the background
-    /// otherwise.
-    pub fn prepare(path: PathBuf) -> Spare {
-        let claim = claim_path(&path);
-        let claimed =
-            crate::interrupt::create_registered(|| std::fs::rename(&path, &claim).map(|()| claim));
-        let clearing = match claimed {
-            Ok((claim, in_flight)) => {
-                if let Some(file) = unshared(&claim) {
-                    return Spare {
-                        path,
-                        fate: Fate::Reuse(file, claim, in_flight),
-                    };
-                }
-                (claim, Some(in_flight))
-            }
-            // Nothing to clear.
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                return Spare {
-                    path,
-                    fate: Fate::Free,
-                };
-            }
-            Err(_) => (path.clone(), None),
-        };
-        let clearing = std::thread::spawn(move || {
-            let (gone, _in_flight) = clearing;
-            match std::fs::remove_file(&gone) {
-                Ok(()) => true,
-                Err(e) => e.kind() == std::io::ErrorKind::NotFound,
-            }
-        });
-        Spare {
-            path,
-            fate: Fate::Clearing(clearing),
-        }
-    }
-}
-
-impl Drop for Spare {
-    /// A spare claimed but not written over (the build failed, or chose another way) goes back
-    /// to its path for the next build.
-    fn drop(&mut self) {
-        // As in the commit, the claimed name goes even when the move did nothing.
-        if let Fate::Reuse(_, claim, _) = &self.fate {
-            let _ = std::fs::rename(claim, &self.path);
-            let _ = std::fs::remove_file(claim);
-        }
-    }
-}
-
-/// A name for the spare at `path` that no other build (process or thread) uses.
-fn claim_path(path: &Path) -> PathBuf {
-    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let mut name = path.as_os_str().to_owned();
-    name.push(format!(".{}-{n}", std::process::id()));
-    PathBuf::from(name)
-}
-
-/// `fcntl`'s command to choose the signal for a lease break (Linux, every architecture).
-#[cfg(target_os = "linux")]
-const F_SETSIG: libc::c_int = 10;
-
-/// The file at `path`, opened for writing, if it is a regular file that only this process
-/// has open and that has no other name: writing over it then changes nothing that anyone
-/// else can see. A reader (a viewer still showing an EPUB two builds old, say) keeps it from
-/// being reused. Linux only: elsewhere the spare is never reused.
-#[cfg(target_os = "linux")]
-fn unshared(path: &Path) -> Option<File> {
-    use std::os::fd::AsRawFd;
-    use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .custom_flags(libc::O_NOFOLLOW)
-        .open(path)
-        .ok()?;
-    let meta = file.metadata().ok()?;
-    if !meta.is_file() || meta.nlink() != 1 {
-        return None;
-    }
-    let fd = file.as_raw_fd();
-    // The system grants a write lease only while no other open file description (of any
-    // process, mappings included) refers to the file. The lease is dropped at once; should
-    // another process open the file in between, the break notice comes as SIGURG, which is
-    // ignored, rather than SIGIO, which would end this process.
-    // SAFETY: fcntl on a descriptor this function owns; no memory is passed.
-    unsafe {
-        if libc::fcntl(fd, F_SETSIG, libc::SIGURG) != 0
-            || libc::fcntl(fd, libc::F_SETLEASE, libc::F_WRLCK) != 0
-        {
-            return None;
-        }
-        libc::fcntl(fd, libc::F_SETLEASE, libc::F_UNLCK);
-    }
-    Some(file)
-}
-
-#[cfg(not(target_os = "linux"))]
-fn unshared(_path: &Path) -> Option<File> {
-    None
-}
-
-/// Exchanges the files at `a` and `b` atomically (Linux `renameat2`, `RENAME_EXCHANGE`).
-#[cfg(target_os = "linux")]
-fn exchange(a: &Path, b: &Path) -> std::io::Result<()> {
-    use std::os::unix::ffi::OsStrExt;
-    let c =
-        |p: &Path| std::ffi::CString::new(p.as_os_str().as_bytes()).map_err(std::io::Error::other);
-    let (a, b) = (c(a)?, c(b)?);
-    // SAFETY: both pointers are NUL-terminated strings that outlive the call.
-    let r = unsafe {
-        libc::renameat2(
-            libc::AT_FDCWD,
-            a.as_ptr(),
-            libc::AT_FDCWD,
-            b.as_ptr(),
-            libc::RENAME_EXCHANGE,
-        )
-    };
-    if r == 0 {
-        Ok(())
-    } else {
-        Err(std::io::Error::last_os_error())
-    }
-}
-
-#[cfg(not(target_os = "linux"))]
-fn exchange(_a: &Path, _b: &Path) -> std::io::Result<()> {
-    Err(std::io::ErrorKind::Unsupported.into())
-}
-
-/// What becomes of the EPUB being replaced.
-enum Replaced {
-    /// Freed with its last name.
-    Dropped,
-    /// Kept at the path once the background deletion of the old spare, if any, is done.
-    Kept(Option<std::thread::JoinHandle<bool>>, PathBuf),
-    /// Swapped in: the file being written is the old spare (at its claimed name), and the
-    /// replaced EPUB takes its place at the spare's path.
-    Swapped(PathBuf),
-}
-
-/// An EPUB being written, entry by entry, to a temporary file that [`EpubWriter::finish`]
-/// moves into place. Dropped unfinished, it leaves the target untouched.
+/// An EPUB being written, entry by entry, to a temporary file in the target's folder that
+/// [`Finished::commit`] moves into place. Dropped unfinished, it leaves the target untouched
+/// and deletes the temporary file.
 pub struct EpubWriter {
-    zip: Zip<BufWriter<NamedTempFile>>,
+    zip: Zip<BufWriter<TempFile>>,
     run: Option<Run>,
     path: PathBuf,
-    replaced: Replaced,
-    /// A signal skips the temporary file's destructor; the interrupt handler deletes it instead.
-    _in_flight: crate::interrupt::InFlight,
 }
 
 impl EpubWriter {
@@ -665,66 +473,18 @@ impl EpubWriter {
         };
         std::fs::create_dir_all(dir)
             .map_err(|e| Error::io(dir, "cannot create the output folder", e))?;
-        // Registered as it is made: a signal then finds and deletes it however soon it comes.
-        let created = crate::interrupt::create_registered(|| {
-            tempfile::Builder::new()
-                .prefix(".epubforge-")
-                .suffix(".epub.tmp")
-                .tempfile_in(dir)
-        });
-        let (tmp, in_flight) = created.map_err(|e| {
+        let tmp = TempFile::create(dir, ".epub.tmp").map_err(|e| {
             Error::io(
                 dir,
                 "cannot create a temporary file in the output folder",
                 e,
             )
         })?;
-        Ok(EpubWriter::over(tmp, in_flight, path, Replaced::Dropped))
-    }
-
-    /// [`EpubWriter::create`], which also takes care of the EPUB replaced last time (see
-    /// [`Spare`]): written over, or deleted and its path given to the EPUB this one replaces.
-    pub fn create_with_spare(path: &Path, mut spare: Spare) -> Result<EpubWriter> {
-        match std::mem::replace(&mut spare.fate, Fate::Free) {
-            Fate::Reuse(file, claim, in_flight) => {
-                match tempfile::TempPath::try_from_path(&claim) {
-                    Ok(temp) => {
-                        let tmp = NamedTempFile::from_parts(file, temp);
-                        let replaced = Replaced::Swapped(spare.path.clone());
-                        Ok(EpubWriter::over(tmp, in_flight, path, replaced))
-                    }
-                    Err(_) => {
-                        let _ = std::fs::remove_file(&claim);
-                        EpubWriter::create(path)
-                    }
-                }
-            }
-            Fate::Free => {
-                let mut writer = EpubWriter::create(path)?;
-                writer.replaced = Replaced::Kept(None, spare.path.clone());
-                Ok(writer)
-            }
-            Fate::Clearing(clearing) => {
-                let mut writer = EpubWriter::create(path)?;
-                writer.replaced = Replaced::Kept(Some(clearing), spare.path.clone());
-                Ok(writer)
-            }
-        }
-    }
-
-    fn over(
-        tmp: NamedTempFile,
-        in_flight: crate::interrupt::InFlight,
-        path: &Path,
-        replaced: Replaced,
-    ) -> EpubWriter {
-        EpubWriter {
+        Ok(EpubWriter {
             zip: Zip::new(BufWriter::with_capacity(1 << 20, tmp)),
             run: None,
             path: path.to_path_buf(),
-            replaced,
-            _in_flight: in_flight,
-        }
+        })
     }
 
     fn write_error(&self, e: std::io::Error) -> Error {
@@ -732,6 +492,7 @@ impl EpubWriter {
     }
 
     /// Compresses `entries` in parallel and appends them in order.
+    #[cfg(test)]
     pub fn add(&mut self, entries: &[Entry]) -> Result<()> {
         self.add_refs(&entries.iter().collect::<Vec<_>>())
     }
@@ -790,10 +551,9 @@ impl EpubWriter {
         };
         self.zip.out.flush()?;
         run.file.seek(SeekFrom::Start(run.from))?;
-        let out = self.zip.out.get_mut().as_file_mut();
-        // File to file: std hands this to `copy_file_range` where the system has it.
+        let out = self.zip.out.get_mut().file_mut();
+        // File to file: std hands this to the kernel (`copy_file_range`) where it can.
         let copied = std::io::copy(&mut (&run.file).take(run.len), out)?;
-        start_writeback(out);
         if copied != run.len {
             return Err(std::io::Error::new(
                 std::io::ErrorKind::UnexpectedEof,
@@ -804,15 +564,16 @@ impl EpubWriter {
     }
 
     /// Writes the central directory, flushes to disk and renames the file into place.
+    #[cfg(test)]
     pub fn finish(self) -> Result<()> {
         self.finish_writing()?.commit()
     }
 
     /// Writes the rest of the EPUB to its temporary file: [`Finished::commit`] then makes it
-    /// durable and moves it into place (other work can go on meanwhile).
+    /// durable and moves it into place.
     pub fn finish_writing(mut self) -> Result<Finished> {
         self.flush_run().map_err(|e| self.write_error(e))?;
-        let path = self.path.clone();
+        let path = self.path;
         let out = self
             .zip
             .finish()
@@ -820,91 +581,35 @@ impl EpubWriter {
         let tmp = out
             .into_inner()
             .map_err(|e| Error::io(&path, "cannot write", e.into_error()))?;
-        let (keep, swap) = match self.replaced {
-            Replaced::Dropped => (None, None),
-            // Where hard links are not supported, the spare's path is given up at the commit.
-            Replaced::Kept(clearing, spare) => {
-                let free = clearing.is_none_or(|c| c.join().unwrap_or(false));
-                (free.then_some(spare), None)
-            }
-            Replaced::Swapped(spare) => {
-                // Written over a longer EPUB: cut off what is left of it.
-                let end = tmp
-                    .as_file()
-                    .stream_position()
-                    .and_then(|end| tmp.as_file().set_len(end));
-                end.map_err(|e| Error::io(&path, "cannot write", e))?;
-                (None, Some(spare))
-            }
-        };
         // A temporary file is private (0600); a book is an ordinary document.
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;
             let _ = tmp
-                .as_file()
+                .file()
                 .set_permissions(std::fs::Permissions::from_mode(0o644));
         }
-        let metadata = tmp
-            .as_file()
-            .metadata()
-            .map_err(|e| Error::io(&path, "cannot write", e))?;
-        Ok(Finished {
-            tmp,
-            path,
-            keep,
-            swap,
-            metadata,
-            _in_flight: self._in_flight,
-        })
+        Ok(Finished { tmp, path })
     }
 }
 
 /// An EPUB written to its temporary file, not yet in place.
 pub struct Finished {
-    tmp: NamedTempFile,
+    tmp: TempFile,
     path: PathBuf,
-    /// Where to keep the replaced EPUB, as a hard link.
-    keep: Option<PathBuf>,
-    /// Swap with the target rather than move over it, and keep the replaced EPUB here.
-    swap: Option<PathBuf>,
-    metadata: std::fs::Metadata,
-    _in_flight: crate::interrupt::InFlight,
 }
 
 impl Finished {
-    /// The finished file's metadata: its size, and the modification time it keeps once moved.
-    pub fn metadata(&self) -> &std::fs::Metadata {
-        &self.metadata
-    }
-
     /// Flushes the EPUB to disk and renames it over the target.
     pub fn commit(self) -> Result<()> {
         let path = self.path;
         self.tmp
-            .as_file()
+            .file()
             .sync_all()
             .map_err(|e| Error::io(&path, "cannot write", e))?;
-        // Where there is no target to swap with, or no exchange, it is moved over it below.
-        if let Some(spare) = &self.swap
-            && exchange(self.tmp.path(), &path).is_ok()
-        {
-            // The claimed name now holds the replaced EPUB: moved back to the spare's path,
-            // it is the next build's spare. The claimed name is then deleted, in case it is
-            // still there: the move does nothing when a concurrent build has just linked the
-            // same file to the spare's path.
-            let claimed = self.tmp.into_temp_path();
-            let _ = std::fs::rename(&claimed, spare);
-            drop(claimed);
-            return Ok(());
-        }
-        if let Some(spare) = &self.keep {
-            let _ = std::fs::hard_link(&path, spare);
-        }
         self.tmp
             .persist(&path)
-            .map_err(|e| Error::io(&path, "cannot move the finished EPUB into place", e.error))?;
-        Ok(())
+            .map_err(|e| Error::io(&path, "cannot move the finished EPUB into place", e))
     }
 }
 
@@ -1035,63 +740,5 @@ mod tests {
         w.add(&sample()).unwrap();
         drop(w);
         assert_eq!(std::fs::read(&path).unwrap(), b"old");
-    }
-
-    #[test]
-    fn a_spare_written_over_is_swapped_in_and_an_unfinished_one_deleted() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("book.epub");
-        let spare = dir.path().join("book.epub.replaced");
-        let expected = write_to(&sample(), Vec::new()).unwrap();
-        // Longer than the EPUB written over it: the rest must go.
-        std::fs::write(&spare, vec![b'x'; expected.len() * 3]).unwrap();
-        std::fs::write(&path, b"old").unwrap();
-        let mut w = EpubWriter::create_with_spare(&path, Spare::prepare(spare.clone())).unwrap();
-        w.add(&sample()).unwrap();
-        w.finish().unwrap();
-        assert_eq!(std::fs::read(&path).unwrap(), expected);
-        // Swapped where the system can; otherwise moved over the old EPUB.
-        if cfg!(target_os = "linux") {
-            assert_eq!(std::fs::read(&spare).unwrap(), b"old");
-        }
-
-        // Dropped unfinished: the EPUB in place is untouched and the spare, half written
-        // over, is gone.
-        let mut w = EpubWriter::create_with_spare(&path, Spare::prepare(spare.clone())).unwrap();
-        w.add(&sample()[..1]).unwrap();
-        drop(w);
-        assert_eq!(std::fs::read(&path).unwrap(), expected);
-        assert!(!spare.exists());
-    }
-
-    fn names(dir: &Path) -> Vec<String> {
-        let mut names: Vec<String> = std::fs::read_dir(dir)
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .collect();
-        names.sort();
-        names
-    }
-
-    #[test]
-    fn a_claimed_spare_is_hidden_from_other_builds_and_returned_when_unused() {
-        let dir = tempfile::tempdir().unwrap();
-        let spare = dir.path().join("book.epub.replaced");
-        std::fs::write(&spare, b"old book").unwrap();
-        let first = Spare::prepare(spare.clone());
-        // Reused where leases are granted (Linux); otherwise being deleted.
-        let reused = matches!(first.fate, Fate::Reuse(..));
-        // A second build finds no spare while the first holds it: it neither reuses nor
-        // deletes the file the first one may be writing over.
-        let second = Spare::prepare(spare.clone());
-        assert!(matches!(second.fate, Fate::Free));
-        drop(second);
-        assert!(!spare.exists());
-        // Not written over: back where it was, nothing else left.
-        drop(first);
-        if reused {
-            assert_eq!(std::fs::read(&spare).unwrap(), b"old book");
-            assert_eq!(names(dir.path()), ["book.epub.replaced"]);
-        }
     }
 }

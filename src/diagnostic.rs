@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 /// A problem that did not stop the build.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Warning {
     /// The file it is about.
     pub path: PathBuf,

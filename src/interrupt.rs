@@ -1,15 +1,118 @@
-//! Cleaning up after Ctrl-C and SIGTERM.
+//! Temporary files, and cleaning up after Ctrl-C, SIGTERM and SIGKILL.
 //!
-//! The archive stage writes the EPUB to a temporary file beside the target and renames it into
-//! place once complete (see [`crate::archive`]). `tempfile` deletes that file when it is dropped,
-//! but a signal ends the process without running destructors, so the half-written file would
-//! stay behind. The archive stage therefore registers each temporary file here while it is in
-//! flight, and [`install`] sets a handler (from the binary only) that deletes every registered
-//! file and exits with status 130. The previous EPUB is never touched: only the rename replaces
-//! it, and a rename either happened or did not.
+//! The EPUB and the build cache's files are written to a temporary file beside their target
+//! ([`TempFile`]) and renamed into place once complete, as zola does: a reader never sees half
+//! a file, and the previous EPUB is never touched (a rename either happened or did not).
+//! `tempfile` deletes the temporary file when it is dropped, but a signal ends the process
+//! without running destructors, so the half-written file would stay behind. Each temporary
+//! file is therefore registered here while it is in flight, and [`install`] sets a handler
+//! (from the binary only) that deletes every registered file and exits with status 130.
+//!
+//! SIGKILL cannot be handled: a build killed so leaves its temporary file (as large as the
+//! book). Each build holds an advisory lock on its own temporary file while it writes it
+//! (`File::try_lock`, released by the system however the process ends), so the next build
+//! in that folder can tell a file of a dead build from one being written and deletes the
+//! former ([`remove_stale`]).
 
+use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
+use std::time::Duration;
+
+use tempfile::NamedTempFile;
+
+/// Every temporary file of ours starts with this.
+const PREFIX: &str = ".epubforge-";
+
+/// A temporary file unlocked and untouched for this long is not being written by anyone.
+/// (A build locks its file right after making it; the wait covers that moment.)
+const STALE_AFTER: Duration = Duration::from_secs(10);
+
+/// A temporary file being written, to be moved over its target by [`TempFile::persist`]:
+/// registered for the interrupt handler, and locked against [`remove_stale`] in other builds.
+/// Dropped, it is deleted.
+#[derive(Debug)]
+pub struct TempFile {
+    tmp: NamedTempFile,
+    _in_flight: InFlight,
+}
+
+impl TempFile {
+    /// Makes `dir/.epubforge-XXXXXX<suffix>`, after deleting the stale temporary files of
+    /// dead builds there.
+    pub fn create(dir: &Path, suffix: &str) -> std::io::Result<TempFile> {
+        remove_stale(dir);
+        let (tmp, in_flight) = create_registered(|| {
+            tempfile::Builder::new()
+                .prefix(PREFIX)
+                .suffix(suffix)
+                .tempfile_in(dir)
+        })?;
+        // Held until the file is closed; a system without advisory locks only loses the
+        // cleanup of files left by killed builds.
+        let _ = tmp.as_file().try_lock();
+        Ok(TempFile {
+            tmp,
+            _in_flight: in_flight,
+        })
+    }
+
+    /// The open file.
+    pub fn file(&self) -> &File {
+        self.tmp.as_file()
+    }
+
+    /// The open file, to write.
+    pub fn file_mut(&mut self) -> &mut File {
+        self.tmp.as_file_mut()
+    }
+
+    /// Moves the file over `path` (atomically, on the same file system).
+    pub fn persist(self, path: &Path) -> std::io::Result<()> {
+        self.tmp.persist(path).map(drop).map_err(|e| e.error)
+    }
+}
+
+impl std::io::Write for TempFile {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.tmp.write(buf)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.tmp.flush()
+    }
+}
+
+/// Deletes the temporary files of ours in `dir` that no running build holds: files left by a
+/// build killed with SIGKILL (or a power cut). Symbolic links, folders and anything else not
+/// a regular file are left alone, and a file is never opened in a way that could block.
+pub fn remove_stale(dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        if !name.starts_with(PREFIX) || !name.ends_with(".tmp") {
+            continue;
+        }
+        if !entry.file_type().is_ok_and(|t| t.is_file()) {
+            continue;
+        }
+        let path = entry.path();
+        let Ok(file) = crate::fs::open_regular(&path) else {
+            continue;
+        };
+        let stale = file.try_lock().is_ok()
+            && file
+                .metadata()
+                .and_then(|m| m.modified())
+                .is_ok_and(|t| t.elapsed().is_ok_and(|age| age > STALE_AFTER));
+        if stale {
+            let _ = std::fs::remove_file(&path);
+        }
+    }
+}
 
 /// Temporary files being written right now.
 static IN_FLIGHT: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());

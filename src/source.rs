@@ -35,7 +35,7 @@ pub struct Decoded {
 }
 
 /// How the encoding of a file was chosen.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Detection {
     /// A byte order mark said so.
     Bom,
@@ -45,30 +45,6 @@ pub enum Detection {
     Utf8,
     /// A statistical guess.
     Guessed,
-}
-
-impl Detection {
-    /// Its name, as `Debug` writes it (the build cache stores it so).
-    pub fn name(self) -> &'static str {
-        match self {
-            Detection::Bom => "Bom",
-            Detection::Forced => "Forced",
-            Detection::Utf8 => "Utf8",
-            Detection::Guessed => "Guessed",
-        }
-    }
-
-    /// The detection of that [`Detection::name`].
-    pub fn from_name(name: &str) -> Option<Detection> {
-        [
-            Detection::Bom,
-            Detection::Forced,
-            Detection::Utf8,
-            Detection::Guessed,
-        ]
-        .into_iter()
-        .find(|d| d.name() == name)
-    }
 }
 
 /// Why bytes could not become text.

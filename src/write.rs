@@ -1,90 +1,66 @@
-//! The write stage of a streaming build: where every entry of the EPUB goes, which entries are
-//! copied from the previous EPUB, and the chapter documents packaged a chunk at a time.
+//! The write stage: lays the EPUB's entries out (which are rendered, which are copied from the
+//! previous EPUB), then packages the chapter documents a chunk at a time and writes every
+//! entry in order, so that the whole book's XHTML and its compressed entries are never held at
+//! once.
+//!
+//! Every build writes this way, with or without a previous EPUB: a chapter's documents (one,
+//! or more when it is split for size) are known from its count of pieces before its body is
+//! packaged, so the layout always holds.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
+use std::ops::Range;
 use std::path::Path;
 
 use rayon::prelude::*;
 
 use crate::archive::{self, EpubWriter, PreviousEpub};
-use crate::convert::chapter::SourceReport;
-use crate::diagnostic::Warning;
-use crate::error::Result;
-use crate::incremental::{self, ChapterRecord, Hash, Manifest};
-use crate::package::{self, Book, Entry};
-
-/// What the streaming writer leaves for the build cache.
-pub(crate) struct Written {
-    /// The build cache's text but for the EPUB's stamp, when asked for (see [`CacheText`]).
-    pub(crate) cache_body: Option<String>,
-    /// The EPUB, written but not yet moved into place.
-    pub(crate) finished: archive::Finished,
-}
-
-/// What the layout decided, for the build cache's text.
-#[derive(Clone, Copy)]
-pub(crate) struct LaidOut<'a> {
-    pub(crate) chapters: &'a [WrittenChapter],
-    pub(crate) frame: &'a [(String, Hash)],
-    pub(crate) frame_key: &'a str,
-    pub(crate) modified: &'a str,
-    pub(crate) warnings: &'a [Warning],
-    pub(crate) sources: &'a [SourceReport],
-}
-
-/// Renders the build cache's body ([`Manifest::body_text`]) from the layout, while the EPUB
-/// is written.
-pub(crate) type CacheText<'a> = &'a (dyn Fn(LaidOut<'_>) -> String + Sync);
-
-/// What the layout decided about one chapter document.
-pub(crate) struct WrittenChapter {
-    pub(crate) entry: String,
-    pub(crate) shell: Hash,
-    pub(crate) title: String,
-}
+use crate::error::{Error, Result};
+use crate::incremental::record::Body;
+use crate::incremental::{self, Hash};
+use crate::package::{self, Book, Entry, Look};
 
 /// Chapter documents are packaged at most this many body bytes at a time: small enough to
 /// bound memory, large enough that re-running the package stage per chunk costs little.
 /// (Tiny under test, so that small books exercise the chunked path.)
-pub(crate) const CHUNK_BYTES: usize = if cfg!(test) { 2048 } else { 2 << 20 };
+const CHUNK_BYTES: usize = if cfg!(test) { 2048 } else { 2 << 20 };
 
-/// What a streaming build may take from the last one.
-pub(crate) struct Previous<'a> {
-    /// For each chapter, its record when its document can be copied.
-    pub(crate) reuse: &'a [Option<&'a ChapterRecord>],
-    /// The EPUB to copy from.
-    pub(crate) epub: Option<PreviousEpub>,
-    /// What the last build recorded of it: its other entries, frame key and chapters.
-    pub(crate) manifest: Option<&'a Manifest>,
+/// Where every entry of the EPUB goes and which are copied from the previous one.
+pub(crate) struct EntryPlan {
+    /// Every entry in order; chapter documents, and entries to copy, without their data.
+    entries: Vec<Entry>,
+    /// The positions in `entries` of each chapter's documents.
+    chapters: Vec<Range<usize>>,
+    /// Whether each entry is copied from the previous EPUB (where it has the same name).
+    copy: Vec<bool>,
+    /// Each chapter's documents: name, and hash of what surrounds the body.
+    pub docs: Vec<Vec<(String, Hash)>>,
+    /// Name and hash of every other entry.
+    pub frame: Vec<(String, Hash)>,
+    /// [`package::frame_key`] of the book.
+    pub frame_key: String,
 }
 
-impl<'a> Previous<'a> {
-    /// Nothing to take: every chapter is built.
-    pub(crate) fn none(reuse: &'a [Option<&'a ChapterRecord>]) -> Previous<'a> {
-        Previous {
-            reuse,
-            epub: None,
-            manifest: None,
-        }
+/// The chapters (0-based) taken from the cache whose recorded documents the layout does not
+/// vouch for: they are to be converted after all.
+pub(crate) struct Stale(pub Vec<usize>);
+
+/// Lays the book out. `reused[k]` holds the recorded documents of chapter `k` when it was
+/// taken from the cache (its body is not there); `previous` is the last EPUB and its record.
+pub(crate) fn lay_out(
+    book: &Book,
+    look: &Look,
+    reused: &[Option<&[(String, Hash)]>],
+    previous: Option<&(PreviousEpub, Body)>,
+) -> std::result::Result<EntryPlan, Stale> {
+    let frame_key = package::frame_key(book, look);
+    if let Some(plan) = previous.and_then(|p| same_frame(book, look, reused, p, &frame_key)) {
+        return Ok(plan);
     }
-}
-
-/// Where every entry of the EPUB goes and which can be copied from the previous one.
-pub(crate) struct Plan {
-    /// Every entry in order, chapter documents (and entries to copy) without their data.
-    pub(crate) skeleton: Vec<Entry>,
-    /// Each chapter's document name, shell hash and position in `skeleton`.
-    pub(crate) names: Vec<String>,
-    pub(crate) shells: Vec<Hash>,
-    pub(crate) pos: Vec<usize>,
-    /// Name and hash of every entry other than chapter documents.
-    pub(crate) frame: Vec<(String, Hash)>,
-    /// Whether each entry of `skeleton` is copied from the previous EPUB.
-    pub(crate) copy: Vec<bool>,
+    fresh_frame(book, look, reused, previous, frame_key)
 }
 
 /// Each entry's position, by name.
-pub(crate) fn entry_index(entries: &[Entry]) -> HashMap<&str, usize> {
+fn entry_index(entries: &[Entry]) -> HashMap<&str, usize> {
     entries
         .iter()
         .enumerate()
@@ -92,22 +68,50 @@ pub(crate) fn entry_index(entries: &[Entry]) -> HashMap<&str, usize> {
         .collect()
 }
 
-/// The plan of a rebuild whose frame is the last one's (same [`package::frame_key`]): the
-/// previous EPUB's entries in their order, every one copied but the chapters to package
-/// again, and the package document when the modified date moved. None when the previous
-/// EPUB or its records do not allow it.
-pub(crate) fn same_frame(
-    last: &Previous<'_>,
-    key: &str,
+/// The positions of each chapter's documents among entries indexed by `index`; None unless
+/// each chapter's documents are there, back to back, in reading order.
+fn positions(
+    index: &HashMap<&str, usize>,
+    docs: &[Vec<(String, Hash)>],
+) -> Option<Vec<Range<usize>>> {
+    let mut out = Vec::with_capacity(docs.len());
+    let mut next = 0;
+    for chapter in docs {
+        let start = *index.get(chapter.first()?.0.as_str())?;
+        for (i, (name, _)) in chapter.iter().enumerate() {
+            if index.get(name.as_str()) != Some(&(start + i)) {
+                return None;
+            }
+        }
+        if start < next {
+            return None;
+        }
+        next = start + chapter.len();
+        out.push(start..next);
+    }
+    Some(out)
+}
+
+/// The plan of a rebuild whose frame is the last one's (same frame key): the previous EPUB's
+/// entries in their order, every one copied but the chapters to package again, and the
+/// package document when the modified date moved. None when the previous EPUB or its record
+/// do not allow it.
+fn same_frame(
     book: &Book,
-    look: &package::Look,
-    chapters: usize,
-) -> Option<Plan> {
-    let (epub, manifest) = (last.epub.as_ref()?, last.manifest?);
-    if key.is_empty() || key != manifest.frame || manifest.chapters.len() != chapters {
+    look: &Look,
+    reused: &[Option<&[(String, Hash)]>],
+    (epub, last): &(PreviousEpub, Body),
+    key: &str,
+) -> Option<EntryPlan> {
+    let docs: Vec<Vec<(String, Hash)>> = last
+        .sources
+        .iter()
+        .flat_map(|s| s.chapters.iter().map(|c| c.docs.clone()))
+        .collect();
+    if key != last.frame || docs.len() != reused.len() {
         return None;
     }
-    let mut skeleton: Vec<Entry> = epub
+    let mut entries: Vec<Entry> = epub
         .names()?
         .map(|name| Entry {
             name: name.to_string(),
@@ -115,237 +119,248 @@ pub(crate) fn same_frame(
             compress: true,
         })
         .collect();
-    let index = entry_index(&skeleton);
-    let pos = manifest
-        .chapters
-        .iter()
-        .map(|r| index.get(r.entry.as_str()).copied())
-        .collect::<Option<Vec<usize>>>()?;
-    if pos.windows(2).any(|w| w[0] >= w[1])
-        || skeleton.len() != chapters + manifest.entries.len()
-        || manifest
+    let index = entry_index(&entries);
+    let chapters = positions(&index, &docs)?;
+    let in_chapters: usize = chapters.iter().map(|r| r.len()).sum();
+    if entries.len() != in_chapters + last.entries.len()
+        || last
             .entries
             .iter()
             .any(|(name, _)| !index.contains_key(name.as_str()))
     {
         return None;
     }
-    let mut copy = vec![true; skeleton.len()];
-    for (k, rec) in last.reuse.iter().enumerate() {
-        if rec.is_none() {
-            copy[pos[k]] = false;
+    let mut copy = vec![true; entries.len()];
+    for (range, reuse) in chapters.iter().zip(reused) {
+        if reuse.is_none() {
+            copy[range.clone()].fill(false);
         }
     }
-    let mut frame = manifest.entries.clone();
-    if book.modified != manifest.modified {
+    let mut frame = last.entries.clone();
+    if book.modified != last.modified {
         let opf = package::package_document(book, look);
         let at = *index.get(opf.name.as_str())?;
         let (_, hash) = frame.iter_mut().find(|(name, _)| *name == opf.name)?;
         *hash = incremental::hash(&opf.data);
         copy[at] = false;
         drop(index);
-        skeleton[at] = opf;
+        entries[at] = opf;
     }
-    Some(Plan {
-        names: manifest.chapters.iter().map(|r| r.entry.clone()).collect(),
-        shells: manifest.chapters.iter().map(|r| r.shell).collect(),
-        pos,
-        frame,
+    Some(EntryPlan {
+        entries,
+        chapters,
         copy,
-        skeleton,
+        docs,
+        frame,
+        frame_key: key.to_string(),
     })
 }
 
 /// The plan of a build whose frame is rendered: copies only what provably has the bytes the
-/// last build wrote. None when a reused chapter's document would not be packaged the same.
-pub(crate) fn fresh_frame(book: &Book, look: &package::Look, last: &Previous<'_>) -> Option<Plan> {
+/// last build wrote. Refused when a reused chapter's documents would not be packaged the same.
+fn fresh_frame(
+    book: &Book,
+    look: &Look,
+    reused: &[Option<&[(String, Hash)]>],
+    previous: Option<&(PreviousEpub, Body)>,
+    frame_key: String,
+) -> std::result::Result<EntryPlan, Stale> {
     let package::Frame {
-        entries: skeleton,
+        entries,
         chapters: chapter_docs,
     } = package::frame(book, look);
-    let (names, shells): (Vec<String>, Vec<Hash>) = chapter_docs
+    let docs: Vec<Vec<(String, Hash)>> = chapter_docs
         .into_par_iter()
-        .map(|(name, shell)| (name, incremental::hash(shell.as_bytes())))
-        .unzip();
-    let index = entry_index(&skeleton);
-    let pos = names
-        .iter()
-        .map(|n| index.get(n.as_str()).copied())
-        .collect::<Option<Vec<usize>>>()?;
-    if names.len() != last.reuse.len() || pos.windows(2).any(|w| w[0] >= w[1]) {
-        return None;
+        .map(|docs| {
+            docs.into_iter()
+                .map(|(name, shell)| (name, incremental::hash(shell.as_bytes())))
+                .collect()
+        })
+        .collect();
+    let index = entry_index(&entries);
+    let chapters = positions(&index, &docs).ok_or_else(|| Stale(Vec::new()))?;
+    let epub = previous.map(|(epub, _)| epub);
+    let stale: Vec<usize> = (0..docs.len())
+        .filter(|&k| match reused.get(k).copied().flatten() {
+            Some(recorded) => {
+                recorded != docs[k].as_slice()
+                    || !epub.is_some_and(|e| docs[k].iter().all(|(n, _)| e.contains(n)))
+            }
+            None => false,
+        })
+        .collect();
+    if !stale.is_empty() {
+        return Err(Stale(stale));
     }
-    for (k, rec) in last.reuse.iter().enumerate() {
-        if let Some(rec) = rec
-            && (rec.entry != names[k] || rec.shell != shells[k] || last.epub.is_none())
-        {
-            return None;
+    let mut copy = vec![false; entries.len()];
+    for (range, reuse) in chapters.iter().zip(reused) {
+        if reuse.is_some() {
+            copy[range.clone()].fill(true);
         }
     }
-    let chapter_positions: HashSet<usize> = pos.iter().copied().collect();
     // The other entries (package document, navigation, stylesheet, images...) are copied too
     // when their bytes are those the last build wrote.
-    let frame: Vec<(String, Hash)> = skeleton
+    let in_chapter = |i: usize| chapters.iter().any(|r| r.contains(&i));
+    let frame: Vec<(String, Hash)> = entries
         .par_iter()
         .enumerate()
-        .filter(|(idx, _)| !chapter_positions.contains(idx))
+        .filter(|(i, _)| !in_chapter(*i))
         .map(|(_, e)| (e.name.clone(), incremental::hash(&e.data)))
         .collect();
-    let mut copy = vec![false; skeleton.len()];
-    if let Some(prev) = &last.epub {
-        for (k, rec) in last.reuse.iter().enumerate() {
-            if rec.is_some() {
-                copy[pos[k]] = true;
-            }
-        }
-        let before: HashMap<&str, &str> = last
-            .manifest
-            .map_or(&[][..], |m| &m.entries[..])
-            .iter()
-            .map(|(name, hash)| (name.as_str(), hash.as_str()))
-            .collect();
+    if let Some((epub, last)) = previous {
+        let before: HashMap<&str, &Hash> =
+            last.entries.iter().map(|(n, h)| (n.as_str(), h)).collect();
         for (name, hash) in &frame {
-            if before.get(name.as_str()) == Some(&hash.as_str())
-                && let Some(&idx) = index.get(name.as_str())
+            if before.get(name.as_str()) == Some(&hash)
+                && epub.contains(name)
+                && let Some(&i) = index.get(name.as_str())
             {
-                copy[idx] = true;
+                copy[i] = true;
             }
-        }
-        if (0..skeleton.len()).any(|i| copy[i] && !prev.contains(&skeleton[i].name)) {
-            return None;
         }
     }
     drop(index);
-    Some(Plan {
-        skeleton,
-        names,
-        shells,
-        pos,
-        frame,
+    Ok(EntryPlan {
+        entries,
+        chapters,
         copy,
+        docs,
+        frame,
+        frame_key,
     })
 }
 
-/// Where the streaming writer puts each entry.
-pub(crate) struct Layout<'a> {
-    /// The chapters to package (the others are copied), in reading order.
-    pub(crate) todo: &'a [usize],
-    /// Each chapter's position among the entries.
-    pub(crate) pos: &'a [usize],
-    /// Each entry's position, by name.
-    pub(crate) index: &'a HashMap<&'a str, usize>,
-    /// Every entry, chapter documents empty.
-    pub(crate) skeleton: &'a [Entry],
-    /// Whether each entry is copied from the previous EPUB (where it has the same name).
-    pub(crate) copy: &'a [bool],
+impl EntryPlan {
+    /// How many chapters are copied rather than packaged.
+    pub fn copied_chapters(&self) -> usize {
+        self.chapters
+            .iter()
+            .filter(|r| self.copy.get(r.start) == Some(&true))
+            .count()
+    }
 }
 
-/// Packages the chapters to do a chunk at a time and writes every entry, new or copied. None
-/// when a chapter turns out split for size, which the layout did not foresee.
-pub(crate) fn write_streaming(
+/// Writes the EPUB laid out by `plan` to its temporary file: the chapters not copied are
+/// packaged a chunk at a time from `bodies` (each chapter's body, set aside from `book`), and
+/// every entry is written in order, new or copied from `previous`.
+pub(crate) fn write(
     output: &Path,
-    layout: &Layout<'_>,
+    plan: &EntryPlan,
     book: &mut Book,
-    look: &package::Look,
-    bodies: &mut [String],
-    previous: &mut Option<PreviousEpub>,
-    spare: Option<archive::Spare>,
-) -> Result<Option<archive::Finished>> {
-    let Layout {
-        todo,
-        pos,
-        index,
-        skeleton,
-        copy,
-    } = *layout;
-    let mut writer = match spare {
-        Some(spare) => EpubWriter::create_with_spare(output, spare)?,
-        None => EpubWriter::create(output)?,
-    };
+    look: &Look,
+    mut bodies: Vec<String>,
+    mut previous: Option<&mut PreviousEpub>,
+) -> Result<archive::Finished> {
+    let todo: Vec<usize> = (0..plan.chapters.len())
+        .filter(|&k| plan.copy.get(plan.chapters[k].start) != Some(&true))
+        .collect();
+    let mut writer = EpubWriter::create(output)?;
     let mut cursor = 0;
-    let mut i = 0;
-    while i < todo.len() {
-        let mut j = i;
-        let mut bytes = 0;
-        while let Some(&k) = todo.get(j) {
-            let len = bodies.get(k).map_or(0, String::len);
-            if j > i && bytes + len > CHUNK_BYTES {
-                break;
-            }
-            bytes += len;
-            j += 1;
-        }
-        let chunk = &todo[i..j];
-        {
-            let mut slots = package::chapters_mut(&mut book.contents);
-            for &k in chunk {
-                if let (Some(slot), Some(body)) = (slots.get_mut(k), bodies.get_mut(k)) {
-                    slot.body = std::mem::take(body);
-                }
-            }
-        }
-        // On a pool thread, so its allocations reuse the memory freed by earlier chunks'
-        // bodies (which were allocated by pool threads) rather than growing another arena.
-        let docs = rayon::scope(|_| package::chapter_documents(book, look, chunk));
-        {
-            // Each body is needed only for its own document: free it now.
-            let mut slots = package::chapters_mut(&mut book.contents);
-            for &k in chunk {
-                if let Some(slot) = slots.get_mut(k) {
-                    slot.body = String::new();
-                }
-            }
-        }
-        // A body split for size adds documents: the frame no longer holds.
-        let Some(docs) = docs.filter(|d| d.len() == chunk.len()) else {
-            return Ok(None);
-        };
+    for chunk in chunks(&todo, &bodies) {
+        let docs = package_chunk(book, look, chunk, &mut bodies);
         let mut fresh: HashMap<usize, Entry> = HashMap::with_capacity(docs.len());
-        for doc in docs {
-            match index.get(doc.name.as_str()) {
-                Some(&idx) => fresh.insert(idx, doc),
-                None => return Ok(None),
-            };
+        let mut docs = docs.into_iter();
+        for &k in chunk {
+            for at in plan.chapters[k].clone() {
+                match docs.next() {
+                    Some(doc) if doc.name == plan.entries[at].name => fresh.insert(at, doc),
+                    _ => return Err(layout_mismatch(output)),
+                };
+            }
         }
-        let last = chunk.last().map_or(cursor, |&k| pos[k] + 1);
+        let end = chunk.last().map_or(cursor, |&k| plan.chapters[k].end);
         write_range(
             &mut writer,
-            cursor..last,
-            |idx| fresh.get(&idx).unwrap_or(&skeleton[idx]),
-            copy,
-            previous,
+            cursor..end,
+            |i| fresh.get(&i).unwrap_or(&plan.entries[i]),
+            &plan.copy,
+            previous.as_deref_mut(),
         )?;
-        cursor = last;
-        i = j;
+        cursor = end;
     }
+    let rest = cursor..plan.entries.len();
     write_range(
         &mut writer,
-        cursor..skeleton.len(),
-        |idx| &skeleton[idx],
-        copy,
+        rest,
+        |i| &plan.entries[i],
+        &plan.copy,
         previous,
     )?;
-    writer.finish_writing().map(Some)
+    writer.finish_writing()
+}
+
+/// `todo` cut into runs of chapters whose bodies add up to about [`CHUNK_BYTES`].
+fn chunks<'a>(todo: &'a [usize], bodies: &[String]) -> Vec<&'a [usize]> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut bytes = 0;
+    for (j, &k) in todo.iter().enumerate() {
+        let len = bodies.get(k).map_or(0, String::len);
+        if j > start && bytes + len > CHUNK_BYTES {
+            out.push(&todo[start..j]);
+            start = j;
+            bytes = 0;
+        }
+        bytes += len;
+    }
+    if start < todo.len() {
+        out.push(&todo[start..]);
+    }
+    out
+}
+
+/// The documents of the chapters of `chunk`, in order: their bodies go back into the book to
+/// be packaged, and are freed right after.
+fn package_chunk(
+    book: &mut Book,
+    look: &Look,
+    chunk: &[usize],
+    bodies: &mut [String],
+) -> Vec<Entry> {
+    let mut slots = package::chapters_mut(&mut book.contents);
+    for &k in chunk {
+        if let (Some(slot), Some(body)) = (slots.get_mut(k), bodies.get_mut(k)) {
+            slot.body = std::mem::take(body);
+        }
+    }
+    drop(slots);
+    // On a pool thread, so its allocations reuse the memory freed by earlier chunks' bodies
+    // (which were allocated by pool threads) rather than growing another arena.
+    let docs = rayon::scope(|_| package::chapter_documents(book, look, chunk));
+    for &k in chunk {
+        if let Some(slot) = package::chapters_mut(&mut book.contents).get_mut(k) {
+            slot.body = String::new();
+        }
+    }
+    docs
+}
+
+fn layout_mismatch(output: &Path) -> Error {
+    Error::io(
+        output,
+        "cannot write",
+        std::io::Error::other("a chapter's documents are not those the layout planned"),
+    )
 }
 
 /// Writes entries `range` in order: those marked in `copy` copied raw from the previous EPUB
 /// (under the same name), the rest compressed in parallel batches.
-pub(crate) fn write_range<'a>(
+fn write_range<'a>(
     writer: &mut EpubWriter,
-    range: std::ops::Range<usize>,
+    range: Range<usize>,
     entry: impl Fn(usize) -> &'a Entry,
     copy: &[bool],
-    previous: &mut Option<PreviousEpub>,
+    mut previous: Option<&mut PreviousEpub>,
 ) -> Result<()> {
     let mut batch: Vec<&Entry> = Vec::new();
-    for idx in range {
-        match (copy.get(idx), previous.as_mut()) {
+    for i in range {
+        match (copy.get(i), previous.as_deref_mut()) {
             (Some(true), Some(prev)) => {
                 writer.add_refs(&batch)?;
                 batch.clear();
-                writer.copy_raw(prev, &entry(idx).name)?;
+                writer.copy_raw(prev, &entry(i).name)?;
             }
-            _ => batch.push(entry(idx)),
+            _ => batch.push(entry(i)),
         }
     }
     writer.add_refs(&batch)

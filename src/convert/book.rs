@@ -20,13 +20,61 @@ use crate::project::{ChapterSource, ContentEntry, Project};
 pub struct Loaded {
     /// The book.
     pub book: Book,
-    /// Problems that did not stop the build.
+    /// What converting each chapter source reported, in reading order.
+    pub sources: Vec<SourceOutcome>,
+    /// The position of the first chapter each source made, among all the book's chapters.
+    pub first_chapter: Vec<usize>,
+    /// Problems beyond a single chapter's conversion: links between chapters, the cover, fonts.
     pub warnings: Vec<Warning>,
-    /// How each chapter file was decoded.
-    pub sources: Vec<SourceReport>,
+}
+
+/// What converting one chapter source reported.
+#[derive(Debug, Clone)]
+pub struct SourceOutcome {
+    /// How the file was decoded.
+    pub report: SourceReport,
+    /// Problems that did not stop its conversion.
+    pub warnings: Vec<Warning>,
+}
+
+impl Loaded {
+    /// Every problem found, the chapters' first.
+    pub fn all_warnings(&self) -> Vec<Warning> {
+        let chapters = self.sources.iter().flat_map(|s| s.warnings.iter());
+        chapters.chain(&self.warnings).cloned().collect()
+    }
+
+    /// Converts the sources `again` (0-based), each of which makes one chapter and was taken
+    /// from the build cache, from their files after all: the build cache could not vouch for
+    /// the documents it had for them.
+    pub(crate) fn convert_again(&mut self, project: &Project, again: &[usize]) -> Result<()> {
+        let sources: Vec<&ChapterSource> = project.chapters().collect();
+        let converted: Vec<(usize, ConvertedChapter)> = again
+            .par_iter()
+            .filter_map(|&i| Some((i, *sources.get(i)?)))
+            .map(|(i, src)| Ok((i, convert_chapter(project, src, i + 1)?)))
+            .collect::<Result<_>>()?;
+        let mut chapters = crate::package::chapters_mut(&mut self.book.contents);
+        for (i, c) in converted {
+            let (Some(Node::Chapter(chapter)), Some(&k)) =
+                (c.nodes.into_iter().next(), self.first_chapter.get(i))
+            else {
+                continue;
+            };
+            if let Some(slot) = chapters.get_mut(k) {
+                **slot = chapter;
+            }
+            self.sources[i] = SourceOutcome {
+                report: c.report,
+                warnings: c.warnings,
+            };
+        }
+        Ok(())
+    }
 }
 
 /// Reads, decodes and converts every chapter, and reads the cover.
+#[cfg(test)]
 pub fn load_book(project: &Project, source_date_epoch: Option<i64>) -> Result<Loaded> {
     load_book_with(project, source_date_epoch, &|_, _| None)
 }
@@ -53,7 +101,9 @@ pub(crate) fn load_book_with(
         .collect::<Result<_>>()?;
 
     let mut warnings = Vec::new();
-    let mut reports = Vec::new();
+    let mut outcomes = Vec::new();
+    let mut first_chapter = Vec::new();
+    let mut chapters = 0;
     let mut images: Vec<Image> = Vec::new();
     let mut links = LinkMap::default();
     let mut converted = converted.into_iter().zip(&sources);
@@ -61,8 +111,12 @@ pub(crate) fn load_book_with(
         let (c, src) = converted
             .next()
             .expect("one converted source per chapter source");
-        warnings.extend(c.warnings);
-        reports.push(c.report);
+        outcomes.push(SourceOutcome {
+            report: c.report,
+            warnings: c.warnings,
+        });
+        first_chapter.push(chapters);
+        chapters += crate::package::count_chapters(&c.nodes);
         for image in c.images {
             if !images.iter().any(|i| i.name == image.name) {
                 images.push(image);
@@ -103,8 +157,9 @@ pub(crate) fn load_book_with(
             contents,
             images,
         },
+        sources: outcomes,
+        first_chapter,
         warnings,
-        sources: reports,
     })
 }
 
@@ -149,7 +204,7 @@ fn modified_time(project: &Project, source_date_epoch: Option<i64>) -> Result<St
             let mut newest = SystemTime::UNIX_EPOCH;
             for (path, stamp) in inputs {
                 let modified = match stamp {
-                    Some(stamp) => Some(stamp.modified),
+                    Some(stamp) => Some(stamp.modified()),
                     None => std::fs::metadata(path)
                         .map_err(|e| Error::io(path, "cannot read", e))?
                         .modified()

@@ -91,7 +91,7 @@ pub(crate) fn convert_chapter(
                 .into_iter()
                 .map(|w| warn(Some(w.line), w.message)),
         );
-        let nodes = pieces_to_nodes(pieces, lang, &mut |line, message| {
+        let nodes = pieces_to_nodes(pieces, project, &mut |line, message| {
             warnings.push(warn(line, message))
         });
         if nodes.is_empty() {
@@ -143,10 +143,11 @@ pub(crate) fn convert_chapter(
         .or_else(|| title_from_file_name(&src.path))
         .unwrap_or_else(|| package::chapter_title(lang, n));
     Ok(ConvertedChapter {
-        nodes: vec![Node::Chapter(Chapter {
+        nodes: vec![Node::Chapter(Chapter::new(
             title,
-            body: converted.body,
-        })],
+            converted.body,
+            &project.layout,
+        ))],
         images,
         links: converted.links,
         warnings,
@@ -158,16 +159,17 @@ pub(crate) fn convert_chapter(
 /// chapters after it.
 fn pieces_to_nodes(
     pieces: Vec<crate::convert::Piece>,
-    lang: &str,
+    project: &Project,
     warn: &mut dyn FnMut(Option<usize>, String),
 ) -> Vec<Node> {
+    let (lang, layout) = (&project.book.language, &project.layout);
     let mut nodes: Vec<Node> = Vec::new();
     let mut volume: Option<Part> = None;
     for piece in pieces {
         match piece {
             crate::convert::Piece::Front(body) => {
                 let (title, body) = front_matter(body, lang);
-                nodes.push(Node::Chapter(Chapter { title, body }));
+                nodes.push(Node::Chapter(Chapter::new(title, body, layout)));
             }
             crate::convert::Piece::Volume { title, intro } => {
                 nodes.extend(volume.take().map(Node::Part));
@@ -181,10 +183,7 @@ fn pieces_to_nodes(
                 if body.paragraphs == 0 {
                     warn(Some(line), format!("chapter \"{title}\" is empty"));
                 }
-                let chapter = Node::Chapter(Chapter {
-                    title,
-                    body: body.body,
-                });
+                let chapter = Node::Chapter(Chapter::new(title, body.body, layout));
                 match volume.as_mut() {
                     Some(v) => v.children.push(chapter),
                     None => nodes.push(chapter),

@@ -1,15 +1,28 @@
-//! What the cache allows a build: up to date, or which chapters to take as recorded. Keys say
-//! what each converted chapter depends on; a chapter is reused only when its key is the one
-//! recorded.
+//! What the cache allows a build: up to date (nothing to do), or which chapter sources to take
+//! as recorded instead of converting them. A source's key says everything its conversion
+//! depends on; a source is reused only when its key is the one recorded.
 
 use std::path::Path;
+use std::time::SystemTime;
 
-use crate::archive;
+use super::inputs::{Inputs, check_inputs};
+use super::record::{self, Body, Head, InputRecord, Record, RecordFile, SourceRecord};
+use super::{Hash, hash_fields, inputs_digest, trusted_before};
+use crate::archive::{self, PreviousEpub};
+use crate::convert::SourceKind;
+use crate::convert::book::SourceOutcome;
 use crate::convert::chapter::{ConvertedChapter, SourceReport};
 use crate::diagnostic::Warning;
-use crate::incremental::{self, ChapterRecord, Hash, Manifest, Stamp, Summary};
 use crate::package::{Chapter, Node};
-use crate::project::ChapterSource;
+use crate::project::{ChapterSource, FileStamp, Project, nanos};
+
+/// What the cache allows this build.
+pub(crate) enum Plan {
+    /// Nothing changed: report what the last build reported.
+    UpToDate(Recorded),
+    /// Build, taking what [`Reuse`] allows.
+    Build(Box<Reuse>),
+}
 
 /// What the last build of an up-to-date book reported, to report again.
 pub(crate) struct Recorded {
@@ -23,13 +36,187 @@ pub(crate) struct Recorded {
     pub sources: Vec<SourceReport>,
 }
 
-/// The cache key of chapter `i` (0-based) read from `src`: everything its converted document
-/// depends on.
-pub(crate) fn chapter_key(meta_hash: &str, content: &str, src: &ChapterSource, i: usize) -> Hash {
-    incremental::hash_fields(&[
+/// What a build that writes may take from the last one, and what it needs to record itself.
+pub(crate) struct Reuse {
+    options: Hash,
+    started: i128,
+    inputs: Vec<InputRecord>,
+    /// The cache key of each chapter source.
+    keys: Vec<Hash>,
+    /// For each chapter source, its record and report when it may be taken as it is.
+    sources: Vec<Option<(SourceRecord, record::SourceReport)>>,
+    /// The previous EPUB, to copy entries from, and the last build's other entries.
+    pub previous: Option<(PreviousEpub, Body)>,
+}
+
+/// The inputs a build records, in order: metadata, cover, stylesheets, fonts, then chapters
+/// (with the stamp the project's listing saw, when it has one); and where the chapters start.
+pub(crate) fn input_paths(project: &Project) -> (Vec<(&Path, Option<FileStamp>)>, usize) {
+    let mut paths: Vec<(&Path, Option<FileStamp>)> = vec![(&project.metadata_path, None)];
+    paths.extend(project.cover.as_deref().map(|p| (p, None)));
+    paths.extend(project.style.css.iter().map(|p| (p.as_path(), None)));
+    paths.extend(project.style.fonts.iter().map(|f| (f.path.as_path(), None)));
+    let first_chapter = paths.len();
+    paths.extend(project.chapters().map(|s| (s.path.as_path(), s.stamp)));
+    (paths, first_chapter)
+}
+
+/// Hash of what, besides the inputs, decides the EPUB's bytes.
+pub(crate) fn options_key(source_date_epoch: Option<i64>, output: &Path) -> Hash {
+    hash_fields(&[
         env!("CARGO_PKG_VERSION").as_bytes(),
-        meta_hash.as_bytes(),
-        content.as_bytes(),
+        format!("{source_date_epoch:?}").as_bytes(),
+        output.to_string_lossy().as_bytes(),
+        format!("{} {} {}", archive::LEVEL, archive::FORMAT, record::VERSION).as_bytes(),
+    ])
+}
+
+/// Decides what the cache allows a build of `project` into `output`, given the last build's
+/// record (None: a clean build).
+pub(crate) fn plan(
+    project: &Project,
+    output: &Path,
+    options: Hash,
+    last: Option<RecordFile>,
+) -> Plan {
+    let started = nanos(SystemTime::now());
+    let sources: Vec<&ChapterSource> = project.chapters().collect();
+    let (paths, first_chapter) = input_paths(project);
+    let last = last.filter(|r| {
+        r.head.options == options
+            && r.head.output.is_some()
+            && FileStamp::of_path(output) == r.head.output
+    });
+    if let Some(r) = &last
+        && let Some(recorded) = up_to_date(&r.head, &paths, &sources)
+    {
+        return Plan::UpToDate(recorded);
+    }
+    // Not obviously up to date: compare input by input (a touched file may still hold the
+    // same bytes) and see which chapters can be reused. Meanwhile, the previous EPUB's
+    // directory is read on another core, in case some can.
+    let ((last, inputs), epub) = rayon::join(
+        || {
+            let body = last.as_ref().and_then(RecordFile::body);
+            let last = last.zip(body).map(|(file, body)| (file.head, body));
+            let inputs = check_inputs(&paths, last.as_ref().map(|(h, b)| (h, b)));
+            (last, inputs)
+        },
+        || archive::open_previous(output).ok(),
+    );
+    if let Some((head, body)) = &last
+        && unchanged(head, body, &inputs, &sources)
+    {
+        refresh_racy(head, body, started, output);
+        if let Some(recorded) = recorded(head, &sources) {
+            return Plan::UpToDate(recorded);
+        }
+    }
+    let keys = keys(&sources, &inputs, first_chapter, last.as_ref());
+    let mut reuse = vec![None; sources.len()];
+    if let Some((head, body)) = &last
+        && project.style.fonts.is_empty()
+        && body.sources.len() == sources.len()
+        && head.sources.len() == sources.len()
+    {
+        // An embedded font is subset to the characters of every chapter, so a chapter whose
+        // body is not read cannot be vouched for: no reuse (an unchanged book is still up to
+        // date).
+        for (i, src) in sources.iter().enumerate() {
+            let (rec, report) = (&body.sources[i], &head.sources[i]);
+            if !keys[i].is_empty() && keys[i] == rec.key && reusable(src) && rec.chapters.len() == 1
+            {
+                reuse[i] = Some((rec.clone(), report.clone()));
+            }
+        }
+    }
+    let any = reuse.iter().any(Option::is_some);
+    Plan::Build(Box::new(Reuse {
+        options,
+        started,
+        inputs: inputs.records,
+        keys,
+        sources: reuse,
+        previous: epub.zip(last.map(|(_, body)| body)).filter(|_| any),
+    }))
+}
+
+/// Whether every input is as recorded, stamps included.
+fn unchanged(head: &Head, body: &Body, inputs: &Inputs, sources: &[&ChapterSource]) -> bool {
+    body.inputs.len() == inputs.records.len()
+        && body.sources.len() == sources.len()
+        && head.sources.len() == sources.len()
+        && inputs.unchanged.iter().all(|&u| u)
+        && inputs
+            .records
+            .iter()
+            .zip(&body.inputs)
+            .all(|(now, then)| now.stamp == then.stamp)
+}
+
+/// Files changed just before the last build had to be read again to be sure; once they are
+/// old enough, a fresh start time lets the next check trust their stamps.
+fn refresh_racy(head: &Head, body: &Body, started: i128, output: &Path) {
+    let racy = |started: i128| {
+        let trusted = trusted_before(started);
+        body.inputs.iter().any(|r| r.stamp.newest() >= trusted)
+    };
+    if racy(head.started) && !racy(started) {
+        let record = Record {
+            head: Head {
+                started,
+                ..head.clone()
+            },
+            body: body.clone(),
+        };
+        let _ = record.save(output);
+    }
+}
+
+/// The cache key of every chapter source: recorded for unchanged files when the metadata is
+/// the same (sources are made from the metadata and the file list alone), computed otherwise.
+fn keys(
+    sources: &[&ChapterSource],
+    inputs: &Inputs,
+    first_chapter: usize,
+    last: Option<&(Head, Body)>,
+) -> Vec<Hash> {
+    use rayon::prelude::*;
+    let meta_hash = inputs.records.first().map(|r| r.hash).unwrap_or_default();
+    let same_sources = last.map(|(_, body)| body).filter(|body| {
+        body.inputs.len() == inputs.records.len()
+            && body.sources.len() == sources.len()
+            && inputs.unchanged.first() == Some(&true)
+            && body
+                .inputs
+                .iter()
+                .zip(&inputs.records)
+                .all(|(then, now)| then.path == now.path)
+    });
+    sources
+        .par_iter()
+        .enumerate()
+        .map(|(i, src)| {
+            if let Some(body) = same_sources
+                && inputs.unchanged.get(first_chapter + i) == Some(&true)
+            {
+                return body.sources[i].key;
+            }
+            match inputs.records.get(first_chapter + i) {
+                Some(r) if !r.hash.is_empty() => chapter_key(meta_hash, r.hash, src, i),
+                _ => Hash::default(),
+            }
+        })
+        .collect()
+}
+
+/// The cache key of chapter source `i` (0-based) read from `src`: everything its conversion
+/// depends on.
+fn chapter_key(meta_hash: Hash, content: Hash, src: &ChapterSource, i: usize) -> Hash {
+    hash_fields(&[
+        env!("CARGO_PKG_VERSION").as_bytes(),
+        &meta_hash.0,
+        &content.0,
         &source_key(src),
         (i + 1).to_string().as_bytes(),
     ])
@@ -57,127 +244,182 @@ fn source_key(src: &ChapterSource) -> Vec<u8> {
     key
 }
 
-/// The report of an up-to-date book, when the summary of its last build shows that no input
-/// was touched since: same files, same stamps, none modified too close to that build.
-pub(crate) fn up_to_date(
-    summary: &Summary,
-    paths: &[(&Path, Option<Stamp>)],
+/// The report of an up-to-date book, when the head of its last record shows that no input was
+/// touched since: same files, same stamps, none changed too close to that build.
+fn up_to_date(
+    head: &Head,
+    paths: &[(&Path, Option<FileStamp>)],
     sources: &[&ChapterSource],
 ) -> Option<Recorded> {
-    if summary.inputs != paths.len()
-        || summary.chapters != sources.len()
-        || summary.newest >= incremental::trusted_before(summary.started)
-    {
+    if head.inputs != paths.len() || head.newest >= trusted_before(head.started) {
         return None;
     }
     let stamps = paths
         .iter()
-        .map(|&(path, known)| Some((path, known.or_else(|| incremental::stamp(path))?)))
+        .map(|&(path, known)| Some((path, known.or_else(|| FileStamp::of_path(path))?)))
         .collect::<Option<Vec<_>>>()?;
-    if incremental::inputs_digest(stamps) != summary.digest {
+    if inputs_digest(stamps) != head.digest {
         return None;
     }
-    let mut encodings = summary.encodings.iter().peekable();
-    let mut reports = Vec::with_capacity(sources.len());
-    for (i, src) in sources.iter().enumerate() {
-        let (encoding, detection) = match encodings.next_if(|(at, _, _)| *at == i) {
-            Some(&(_, encoding, detection)) => (encoding, detection),
-            None => incremental::PLAIN,
-        };
-        reports.push(SourceReport {
-            path: src.path.clone(),
-            encoding,
-            detection,
-        });
+    recorded(head, sources)
+}
+
+/// What the build recorded in `head` reported, for `sources`.
+fn recorded(head: &Head, sources: &[&ChapterSource]) -> Option<Recorded> {
+    if head.sources.len() != sources.len() {
+        return None;
     }
-    let warnings = summary
-        .warnings
+    let reports = head
+        .sources
         .iter()
-        .map(|(chapter, line, message)| {
-            Some(Warning {
-                path: sources.get(*chapter)?.path.clone(),
-                line: *line,
-                message: message.clone(),
-            })
-        })
+        .zip(sources)
+        .map(|(r, src)| report(r, src))
         .collect::<Option<Vec<_>>>()?;
+    let warnings = head.sources.iter().flat_map(|r| r.warnings.iter());
     Some(Recorded {
-        chapters: summary.chapters,
-        bytes: summary.output.map(|o| o.size).unwrap_or(0),
-        warnings,
+        chapters: head.chapters,
+        bytes: head.output.map_or(0, |o| o.size),
+        warnings: warnings.chain(&head.warnings).cloned().collect(),
         sources: reports,
     })
 }
 
-/// Hash of what, besides the inputs, decides the EPUB's bytes.
-pub(crate) fn options_key(source_date_epoch: Option<i64>, output: &Path) -> Hash {
-    incremental::hash_fields(&[
-        env!("CARGO_PKG_VERSION").as_bytes(),
-        format!("{:?}", source_date_epoch).as_bytes(),
-        output.to_string_lossy().as_bytes(),
-        format!("{} {}", archive::LEVEL, archive::FORMAT).as_bytes(),
-    ])
-}
-
-/// The warnings of the last build, so an up-to-date book reports what a build would.
-pub(crate) fn recorded_warnings(prev: &Manifest, sources: &[&ChapterSource]) -> Vec<Warning> {
-    prev.chapters
-        .iter()
-        .zip(sources)
-        .flat_map(|(rec, src)| {
-            rec.warnings.iter().map(|(line, message)| Warning {
-                path: src.path.clone(),
-                line: *line,
-                message: message.clone(),
-            })
-        })
-        .collect()
-}
-
-pub(crate) fn recorded_sources(prev: &Manifest, sources: &[&ChapterSource]) -> Vec<SourceReport> {
-    prev.chapters
-        .iter()
-        .zip(sources)
-        .map(|(rec, src)| recorded_report(rec, src))
-        .collect()
-}
-
-/// Only a plain-text chapter that is not split can be reused from the cache: it makes exactly
-/// one document and brings no images or links along.
-pub(crate) fn reusable_source(src: &ChapterSource) -> bool {
-    src.split.is_none()
-        && crate::convert::SourceKind::of(&src.path) == crate::convert::SourceKind::Text
-}
-
-/// A chapter as the cache recorded it, with an empty body; None if its source cannot be reused.
-pub(crate) fn reused(rec: &ChapterRecord, src: &ChapterSource) -> Option<ConvertedChapter> {
-    if !reusable_source(src) {
-        return None;
-    }
-    Some(ConvertedChapter {
-        nodes: vec![Node::Chapter(Chapter {
-            title: rec.title.clone(),
-            body: String::new(),
-        })],
-        images: Vec::new(),
-        links: Vec::new(),
-        warnings: rec
-            .warnings
-            .iter()
-            .map(|(line, message)| Warning {
-                path: src.path.clone(),
-                line: *line,
-                message: message.clone(),
-            })
-            .collect(),
-        report: recorded_report(rec, src),
+fn report(r: &record::SourceReport, src: &ChapterSource) -> Option<SourceReport> {
+    Some(SourceReport {
+        path: src.path.clone(),
+        encoding: encoding_rs::Encoding::for_label(r.encoding.as_bytes())?.name(),
+        detection: r.detection,
     })
 }
 
-fn recorded_report(rec: &ChapterRecord, src: &ChapterSource) -> SourceReport {
-    SourceReport {
-        path: src.path.clone(),
-        encoding: rec.encoding,
-        detection: rec.detection,
+/// Only a plain-text chapter that is not split can be reused from the cache: it makes exactly
+/// one chapter (one document, or several when split for size) and brings no images or links
+/// along.
+fn reusable(src: &ChapterSource) -> bool {
+    src.split.is_none() && SourceKind::of(&src.path) == SourceKind::Text
+}
+
+impl Reuse {
+    /// No cache: everything is built.
+    pub fn none(project: &Project) -> Reuse {
+        Reuse {
+            options: Hash::default(),
+            started: 0,
+            inputs: Vec::new(),
+            keys: Vec::new(),
+            sources: vec![None; project.chapters().count()],
+            previous: None,
+        }
     }
+
+    /// Chapter source `i` as the last build recorded it, with an empty body; None when it is to
+    /// be converted.
+    pub fn converted(&self, i: usize, src: &ChapterSource) -> Option<ConvertedChapter> {
+        let (rec, r) = self.sources.get(i)?.as_ref()?;
+        let chapter = rec.chapters.first()?;
+        Some(ConvertedChapter {
+            nodes: vec![Node::Chapter(Chapter {
+                title: chapter.title.clone(),
+                body: String::new(),
+                pieces: chapter.docs.len(),
+            })],
+            images: Vec::new(),
+            links: Vec::new(),
+            warnings: r.warnings.clone(),
+            report: report(r, src)?,
+        })
+    }
+
+    /// The recorded documents of source `i`'s one chapter, when it is reused.
+    pub fn docs(&self, i: usize) -> Option<&[(String, Hash)]> {
+        let (rec, _) = self.sources.get(i)?.as_ref()?;
+        Some(&rec.chapters.first()?.docs)
+    }
+
+    /// Whether source `i` is taken from the cache.
+    pub fn is_reused(&self, i: usize) -> bool {
+        self.sources.get(i).is_some_and(Option::is_some)
+    }
+
+    /// Converts source `i` after all.
+    pub fn forget(&mut self, i: usize) {
+        if let Some(slot) = self.sources.get_mut(i) {
+            *slot = None;
+        }
+    }
+
+    /// The record of this build, once written: `chapters` are the titles and documents of
+    /// every chapter, in order, `first_chapter` where each source's chapters start.
+    pub fn record(&self, built: Built<'_>, output: Option<FileStamp>) -> Record {
+        let mut records = Vec::with_capacity(built.sources.len());
+        for (i, key) in self.keys.iter().enumerate() {
+            let start = built
+                .first_chapter
+                .get(i)
+                .copied()
+                .unwrap_or(built.chapters.len());
+            let end = built
+                .first_chapter
+                .get(i + 1)
+                .copied()
+                .unwrap_or(built.chapters.len());
+            records.push(SourceRecord {
+                key: *key,
+                chapters: built.chapters.get(start..end).unwrap_or_default().to_vec(),
+            });
+        }
+        let reports = built
+            .sources
+            .iter()
+            .map(|s| record::SourceReport {
+                encoding: s.report.encoding.to_string(),
+                detection: s.report.detection,
+                warnings: s.warnings.clone(),
+            })
+            .collect();
+        let newest = self
+            .inputs
+            .iter()
+            .map(|i| i.stamp.newest())
+            .max()
+            .unwrap_or(0);
+        Record {
+            head: Head {
+                options: self.options,
+                started: self.started,
+                output,
+                inputs: self.inputs.len(),
+                digest: inputs_digest(self.inputs.iter().map(|i| (i.path.as_path(), i.stamp))),
+                newest,
+                chapters: built.chapters.len(),
+                sources: reports,
+                warnings: built.warnings.to_vec(),
+            },
+            body: Body {
+                inputs: self.inputs.clone(),
+                sources: records,
+                entries: built.entries,
+                frame: built.frame,
+                modified: built.modified,
+            },
+        }
+    }
+}
+
+/// What a build wrote, for its record.
+pub(crate) struct Built<'a> {
+    /// What converting each source reported.
+    pub sources: &'a [SourceOutcome],
+    /// Where each source's chapters start among `chapters`.
+    pub first_chapter: &'a [usize],
+    /// The other warnings.
+    pub warnings: &'a [Warning],
+    /// Every chapter's title and documents.
+    pub chapters: Vec<record::ChapterRecord>,
+    /// Name and hash of every other entry.
+    pub entries: Vec<(String, Hash)>,
+    /// [`crate::package::frame_key`] of the book.
+    pub frame: String,
+    /// Its `dcterms:modified`.
+    pub modified: String,
 }

@@ -70,6 +70,29 @@ pub struct Chapter {
     pub title: String,
     /// Well-formed XHTML content.
     pub body: String,
+    /// How many documents the body makes: more than one when it is split for size (see
+    /// [`count_pieces`]). Known before the body is packaged, or even read: the package
+    /// layout (names, spine, navigation) follows from it, so a writer can lay the book out
+    /// with its bodies set aside, or taken from the build cache unread.
+    pub pieces: usize,
+}
+
+impl Chapter {
+    /// A chapter with the number of documents its body makes under `layout`.
+    pub fn new(title: String, body: String, layout: &Layout) -> Chapter {
+        let pieces = count_pieces(&body, layout);
+        Chapter {
+            title,
+            body,
+            pieces,
+        }
+    }
+}
+
+/// How many documents `body` makes under `layout`: 1, or more when it is longer than
+/// `split-size` and is split for size.
+pub fn count_pieces(body: &str, layout: &Layout) -> usize {
+    pieces::split_body(body, split_limit(layout)).len()
 }
 
 /// A part (volume) with its own title page.
@@ -200,7 +223,10 @@ pub(crate) fn documents<'a>(book: &'a Book, look: &Look) -> Vec<Doc<'a>> {
                 Node::Chapter(c) => {
                     counters.0 += 1;
                     let id = chapter_id(counters.0);
-                    for (i, body) in pieces::split_body(&c.body, limit).into_iter().enumerate() {
+                    // The bodies may be set aside: the count of pieces lays the book out.
+                    let bodies = pieces::split_body(&c.body, limit);
+                    for i in 0..c.pieces.max(1) {
+                        let body = bodies.get(i).copied().unwrap_or("");
                         let piece_id = if i == 0 {
                             id.clone()
                         } else {
@@ -252,7 +278,13 @@ pub(crate) fn documents<'a>(book: &'a Book, look: &Look) -> Vec<Doc<'a>> {
     if look.layout.toc_page {
         out.push(generated("toc", words.contents, DocKind::TocPage));
     }
-    walk(&book.contents, 1, split_limit(look), &mut (0, 0), &mut out);
+    walk(
+        &book.contents,
+        1,
+        split_limit(&look.layout),
+        &mut (0, 0),
+        &mut out,
+    );
     if look.layout.colophon {
         out.push(generated("colophon", words.colophon, DocKind::Colophon));
     }
@@ -261,8 +293,8 @@ pub(crate) fn documents<'a>(book: &'a Book, look: &Look) -> Vec<Doc<'a>> {
 
 /// The largest body of one chapter document: the XHTML shell and heading take about 1 KB,
 /// and pieces of a chapter split for size stay under `split-size` with them.
-fn split_limit(look: &Look) -> usize {
-    look.layout.split_size.saturating_sub(1024).max(1024)
+fn split_limit(layout: &Layout) -> usize {
+    layout.split_size.saturating_sub(1024).max(1024)
 }
 
 /// Manifest id (and file stem) of the `n`th chapter document, 1-based.
@@ -339,11 +371,11 @@ pub fn package_with(book: &Book, look: &Look) -> Vec<Entry> {
 pub struct Frame {
     /// Every entry of [`package_with`], in order, chapter documents empty.
     pub entries: Vec<Entry>,
-    /// For each chapter document, in order: its entry name, and everything its bytes depend
-    /// on besides its body (title, language, stylesheets, writing mode, EPUB version, whether
-    /// it continues a chapter split for size) as text. A build cache keeps the latter to know
-    /// that a chapter it copies from a previous EPUB would be packaged the same today.
-    pub chapters: Vec<(String, String)>,
+    /// For each chapter, its documents in order: the entry name, and everything its bytes
+    /// depend on besides its body (title, language, stylesheets, writing mode, EPUB version,
+    /// whether it continues a chapter split for size) as text. A build cache keeps the latter
+    /// to know that a chapter it copies from a previous EPUB would be packaged the same today.
+    pub chapters: Vec<Vec<(String, String)>>,
 }
 
 /// A fingerprint of everything [`frame`] and the chapter documents' names and shells depend
@@ -420,7 +452,14 @@ pub fn frame_key(book: &Book, look: &Look) -> String {
     let mut stack = vec![contents.iter()];
     while let Some(top) = stack.last_mut() {
         match top.next() {
-            Some(Node::Chapter(Chapter { title, body: _ })) => bytes("chapter", title.as_bytes()),
+            Some(Node::Chapter(Chapter {
+                title,
+                body: _,
+                pieces,
+            })) => {
+                bytes("chapter", title.as_bytes());
+                bytes("pieces", &pieces.to_le_bytes());
+            }
             Some(Node::Part(Part {
                 title,
                 intro,
@@ -464,22 +503,24 @@ pub fn package_document(book: &Book, look: &Look) -> Entry {
 pub fn frame(book: &Book, look: &Look) -> Frame {
     let docs = documents(book, look);
     let sheets = look.stylesheets().join(" ");
-    let chapters = docs
-        .iter()
-        .filter_map(|doc| match doc.kind {
-            DocKind::Chapter { first, .. } => Some((
-                format!("{ROOT}/{}", doc.href),
-                format!(
-                    "{}\u{1f}{}\u{1f}{sheets}\u{1f}{:?}\u{1f}{}\u{1f}{first}",
-                    doc.title,
-                    book.info.language,
-                    look.version,
-                    look.vertical(),
-                ),
-            )),
-            _ => None,
-        })
-        .collect();
+    let mut chapters: Vec<Vec<(String, String)>> = Vec::new();
+    for doc in &docs {
+        let DocKind::Chapter { first, .. } = doc.kind else {
+            continue;
+        };
+        let shell = format!(
+            "{}\u{1f}{}\u{1f}{sheets}\u{1f}{:?}\u{1f}{}\u{1f}{first}",
+            doc.title,
+            book.info.language,
+            look.version,
+            look.vertical(),
+        );
+        let named = (format!("{ROOT}/{}", doc.href), shell);
+        match chapters.last_mut() {
+            Some(pieces) if !first => pieces.push(named),
+            _ => chapters.push(vec![named]),
+        }
+    }
     Frame {
         entries: package_entries(book, look, &docs, false),
         chapters,
@@ -573,16 +614,14 @@ fn package_entries(book: &Book, look: &Look, docs: &[Doc<'_>], chapters: bool) -
     entries
 }
 
-/// The documents of chapters `wanted` (0-based, in reading order), exactly as
-/// [`package_with`] writes them (rendered in parallel); None when one of them is split for
-/// size.
+/// The documents of chapters `wanted` (0-based, in reading order), every piece of a chapter
+/// split for size, exactly as [`package_with`] writes them (rendered in parallel).
 ///
 /// Only chapter documents depend on chapter bodies: the package document, the navigation and
-/// the generated pages depend on titles and file names, and a body changes file names only
-/// when it is split for size. So a writer that streams a big book can package its [`frame`]
-/// (every body empty, one document per chapter) once, then just the chapters of each chunk;
-/// None tells it that the frame does not hold.
-pub fn chapter_documents(book: &Book, look: &Look, wanted: &[usize]) -> Option<Vec<Entry>> {
+/// the generated pages depend on titles, file names and each chapter's count of pieces. So a
+/// writer that streams a big book can package its [`frame`] (bodies set aside) once, then
+/// just the chapters of each chunk.
+pub fn chapter_documents(book: &Book, look: &Look, wanted: &[usize]) -> Vec<Entry> {
     use rayon::prelude::*;
     fn collect<'a>(nodes: &'a [Node], out: &mut Vec<&'a Chapter>) {
         for node in nodes {
@@ -594,36 +633,46 @@ pub fn chapter_documents(book: &Book, look: &Look, wanted: &[usize]) -> Option<V
     }
     let mut chapters = Vec::new();
     collect(&book.contents, &mut chapters);
-    let limit = split_limit(look);
-    wanted
+    let limit = split_limit(&look.layout);
+    let docs: Vec<Vec<Entry>> = wanted
         .par_iter()
-        .map(|&k| {
-            let chapter = *chapters.get(k)?;
-            // Split for size, the chapter makes more documents than the frame has for it.
-            if pieces::split_body(&chapter.body, limit).len() != 1 {
-                return None;
-            }
+        .filter_map(|&k| Some((k, *chapters.get(k)?)))
+        .map(|(k, chapter)| {
             let id = chapter_id(k + 1);
-            let doc = Doc {
-                href: format!("text/{id}.xhtml"),
-                id,
-                title: chapter.title.clone(),
-                depth: 1,
-                in_toc: true,
-                kind: DocKind::Chapter {
-                    chapter,
-                    body: &chapter.body,
-                    first: true,
-                },
-            };
-            // A chapter document shows nothing of the others: no need to lay them all out.
-            Some(Entry {
-                name: format!("{ROOT}/{}", doc.href),
-                data: docs::render(book, look, &doc, &[]).into_bytes(),
-                compress: true,
-            })
+            let bodies = pieces::split_body(&chapter.body, limit);
+            debug_assert_eq!(bodies.len(), chapter.pieces, "{}", chapter.title);
+            bodies
+                .into_iter()
+                .enumerate()
+                .map(|(i, body)| {
+                    let piece_id = if i == 0 {
+                        id.clone()
+                    } else {
+                        format!("{id}-{}", i + 1)
+                    };
+                    let doc = Doc {
+                        href: format!("text/{piece_id}.xhtml"),
+                        id: piece_id,
+                        title: chapter.title.clone(),
+                        depth: 1,
+                        in_toc: i == 0,
+                        kind: DocKind::Chapter {
+                            chapter,
+                            body,
+                            first: i == 0,
+                        },
+                    };
+                    // A chapter document shows nothing of the others: no need to lay them all out.
+                    Entry {
+                        name: format!("{ROOT}/{}", doc.href),
+                        data: docs::render(book, look, &doc, &[]).into_bytes(),
+                        compress: true,
+                    }
+                })
+                .collect()
         })
-        .collect()
+        .collect();
+    docs.into_iter().flatten().collect()
 }
 
 /// The chapters of `nodes`, depth-first: the order of [`documents`].
@@ -669,6 +718,10 @@ mod tests {
     use super::*;
 
     fn book(bodies: &[&str]) -> Book {
+        book_with(bodies, &Layout::default())
+    }
+
+    fn book_with(bodies: &[&str], layout: &Layout) -> Book {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("a.txt"), "甲").unwrap();
         let project = crate::project::Project::from_str(
@@ -685,10 +738,11 @@ mod tests {
                 .iter()
                 .enumerate()
                 .map(|(i, b)| {
-                    Node::Chapter(Chapter {
-                        title: format!("第{}章", i + 1),
-                        body: b.to_string(),
-                    })
+                    Node::Chapter(Chapter::new(
+                        format!("第{}章", i + 1),
+                        b.to_string(),
+                        layout,
+                    ))
                 })
                 .collect(),
             images: Vec::new(),
@@ -718,7 +772,7 @@ mod tests {
         );
 
         // ... and chapter_documents renders those exactly as package_with does.
-        let docs = chapter_documents(&full_book, &look, &[0, 2]).unwrap();
+        let docs = chapter_documents(&full_book, &look, &[0, 2]);
         let expected: Vec<Entry> = full
             .iter()
             .filter(|e| e.name.ends_with("-0001.xhtml") || e.name.ends_with("-0003.xhtml"))
@@ -726,14 +780,27 @@ mod tests {
             .collect();
         assert_eq!(docs, expected);
 
-        // A chapter split for size makes documents the frame does not have.
+        // A chapter split for size makes several documents, known before it is packaged:
+        // the frame, with every body set aside, has them all.
         let mut small = Look::default();
         small.layout.split_size = 2048;
         let long = "<p>长段落。</p>\n".repeat(400);
-        let split_book = book(&["<p>甲</p>\n", &long]);
-        assert!(chapter_documents(&split_book, &small, &[0]).is_some());
-        assert!(chapter_documents(&split_book, &small, &[1]).is_none());
-        assert!(package_with(&split_book, &small).len() > package_with(&split_book, &look).len());
+        let split_book = book_with(&["<p>甲</p>\n", &long], &small.layout);
+        let all = package_with(&split_book, &small);
+        assert!(all.len() > package_with(&book(&["<p>甲</p>\n", &long]), &look).len());
+        let pieces: Vec<Entry> = all
+            .iter()
+            .filter(|e| e.name.contains("chapter-0002"))
+            .cloned()
+            .collect();
+        assert!(pieces.len() > 2, "{}", pieces.len());
+        assert_eq!(chapter_documents(&split_book, &small, &[1]), pieces);
+        let mut set_aside = split_book.clone();
+        for c in chapters_mut(&mut set_aside.contents) {
+            c.body.clear();
+        }
+        let names = |entries: &[Entry]| entries.iter().map(|e| e.name.clone()).collect::<Vec<_>>();
+        assert_eq!(names(&frame(&set_aside, &small).entries), names(&all));
     }
 
     #[test]
@@ -766,10 +833,11 @@ mod tests {
         }
         changes.push(("a title", b, look.clone()));
         let mut b = base.clone();
-        b.contents.push(Node::Chapter(Chapter {
-            title: "第3章".into(),
-            body: String::new(),
-        }));
+        b.contents.push(Node::Chapter(Chapter::new(
+            "第3章".into(),
+            String::new(),
+            &look.layout,
+        )));
         changes.push(("a chapter more", b, look.clone()));
         let mut b = base.clone();
         let first = b.contents.remove(0);

@@ -127,22 +127,69 @@ pub struct ChapterSource {
     pub stamp: Option<FileStamp>,
 }
 
-/// Size and modification time of a file, as seen when the project was loaded.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// What a file's metadata says about its content, as git's index compares it: size,
+/// modification time, status change time and inode. A rewrite that keeps the size and puts the
+/// old modification time back still changes the status change time (and a new file written
+/// over the name changes the inode), so the build cache never takes it as unchanged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct FileStamp {
     /// Size in bytes.
     pub size: u64,
-    /// Last modification.
-    pub modified: std::time::SystemTime,
+    /// Last modification, nanoseconds since the epoch (negative before it).
+    pub mtime: i128,
+    /// Last status change (`ctime`), nanoseconds since the epoch; 0 where the system has none.
+    pub ctime: i128,
+    /// The inode number; 0 where the system has none.
+    pub inode: u64,
 }
 
 impl FileStamp {
     /// The stamp of a file's metadata; None where the system keeps no modification time.
     pub fn of(meta: &std::fs::Metadata) -> Option<FileStamp> {
+        let mtime = nanos(meta.modified().ok()?);
+        #[cfg(unix)]
+        let (ctime, inode) = {
+            use std::os::unix::fs::MetadataExt;
+            let ctime = i128::from(meta.ctime()) * 1_000_000_000 + i128::from(meta.ctime_nsec());
+            (ctime, meta.ino())
+        };
+        #[cfg(not(unix))]
+        let (ctime, inode) = (0, 0);
         Some(FileStamp {
             size: meta.len(),
-            modified: meta.modified().ok()?,
+            mtime,
+            ctime,
+            inode,
         })
+    }
+
+    /// The stamp of the file at `path` (following symlinks), or None when it cannot be read.
+    pub fn of_path(path: &Path) -> Option<FileStamp> {
+        FileStamp::of(&std::fs::metadata(path).ok()?)
+    }
+
+    /// The later of the modification and status change times: a stamp this recent may not
+    /// yet tell two versions of the file apart (see the build cache's racy files).
+    pub fn newest(&self) -> i128 {
+        self.mtime.max(self.ctime)
+    }
+
+    /// The modification time.
+    pub fn modified(&self) -> std::time::SystemTime {
+        let since = std::time::Duration::from_nanos(self.mtime.unsigned_abs() as u64);
+        if self.mtime >= 0 {
+            std::time::UNIX_EPOCH + since
+        } else {
+            std::time::UNIX_EPOCH - since
+        }
+    }
+}
+
+/// Nanoseconds since the epoch (negative before it).
+pub fn nanos(t: std::time::SystemTime) -> i128 {
+    match t.duration_since(std::time::UNIX_EPOCH) {
+        Ok(d) => d.as_nanos() as i128,
+        Err(e) => -(e.duration().as_nanos() as i128),
     }
 }
 

@@ -1,5 +1,5 @@
-//! Incremental and batch builds through the CLI: a rebuild after an edit is byte-identical to
-//! a clean build, an unchanged book is not rebuilt, a damaged or stale cache means a clean
+//! Incremental and batch builds through the CLI (correctness: their speed is bench/run.sh's):
+//! a rebuild after an edit is byte-identical to a clean build, an unchanged book is not rebuilt, a damaged or stale cache means a clean
 //! build, and a batch rebuilds only the book that changed.
 
 mod common;
@@ -128,19 +128,19 @@ fn a_corrupt_cache_gives_a_clean_build() {
     let book = sample();
     let out = book.path().join("book.epub");
     build(book.path(), &out, &[]);
-    let manifest = book.path().join(".epubforge-cache/book.epub.manifest");
-    let mut text = std::fs::read_to_string(&manifest).unwrap();
-    assert!(text.contains("chapter-0002"));
-    // Point chapter 1's record at chapter 2's document: only the checksum can tell.
-    text = text.replacen("chapter-0001", "chapter-0002", 1);
-    std::fs::write(&manifest, text).unwrap();
+    let record = book.path().join(".epubforge-cache/book.epub.record");
+    let mut bytes = std::fs::read(&record).unwrap();
+    // One bit of one record: only the checksum can tell.
+    let at = bytes.len() / 2;
+    bytes[at] ^= 1;
+    std::fs::write(&record, bytes).unwrap();
 
     append(&first_chapter(book.path()), "\n再加一段。\n");
     let r = build(book.path(), &out, &[]);
     assert!(!r.stderr.contains("reused"), "{}", r.stderr);
     assert_eq!(std::fs::read(&out).unwrap(), clean_build(book.path()));
 
-    std::fs::write(&manifest, "garbage").unwrap();
+    std::fs::write(&record, "garbage").unwrap();
     let r = build(book.path(), &out, &[]);
     assert!(!r.stderr.contains("up to date"), "{}", r.stderr);
     assert_eq!(std::fs::read(&out).unwrap(), clean_build(book.path()));
@@ -453,153 +453,173 @@ fn verbose_builds_time_their_stages() {
 }
 
 #[test]
-fn the_replaced_epub_waits_in_the_cache_until_the_next_build() {
+fn deleting_the_cache_is_always_safe_and_it_holds_no_copy_of_the_epub() {
     let book = sample();
     let out = book.path().join("book.epub");
-    let spare = book.path().join(".epubforge-cache/book.epub.replaced");
     build(book.path(), &out, &[]);
-    let first = std::fs::read(&out).unwrap();
-    assert!(!spare.exists());
-
     append(&first_chapter(book.path()), "\n一。\n");
     build(book.path(), &out, &[]);
-    let second = std::fs::read(&out).unwrap();
-    // Without hard links (some file systems) the EPUB is simply replaced, with no spare.
-    let probe = book.path().join("probe");
-    std::fs::write(&probe, "x").unwrap();
-    let links = std::fs::hard_link(&probe, book.path().join("probe-link")).is_ok();
-    if links {
-        assert_eq!(std::fs::read(&spare).unwrap(), first);
-    } else {
-        assert!(!spare.exists());
-    }
-
-    append(&first_chapter(book.path()), "\n二。\n");
-    build(book.path(), &out, &[]);
-    if links {
-        assert_eq!(std::fs::read(&spare).unwrap(), second);
-    }
-    assert_eq!(std::fs::read(&out).unwrap(), clean_build(book.path()));
-
-    // Deleting the cache is always safe.
-    std::fs::remove_dir_all(book.path().join(".epubforge-cache")).unwrap();
+    let epub_size = std::fs::metadata(&out).unwrap().len();
+    let cache = book.path().join(".epubforge-cache");
+    let cached: u64 = walkdir(&cache)
+        .iter()
+        .map(|p| std::fs::metadata(p).unwrap().len())
+        .sum();
+    assert!(
+        cached < epub_size / 4,
+        "{cached} bytes cached for a {epub_size}-byte EPUB"
+    );
+    std::fs::remove_dir_all(&cache).unwrap();
     append(&first_chapter(book.path()), "\n三。\n");
     build(book.path(), &out, &[]);
     assert_eq!(std::fs::read(&out).unwrap(), clean_build(book.path()));
 }
 
-/// Whether the file system of `path` grants write leases (some, such as network ones, do
-/// not; the spare is then never reused).
-#[cfg(target_os = "linux")]
-fn leases_work(path: &Path) -> bool {
-    use std::os::fd::AsRawFd;
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .open(path)
-        .unwrap();
-    // SAFETY: fcntl on a descriptor owned here.
-    unsafe {
-        let granted = libc::fcntl(file.as_raw_fd(), libc::F_SETLEASE, libc::F_WRLCK) == 0;
-        libc::fcntl(file.as_raw_fd(), libc::F_SETLEASE, libc::F_UNLCK);
-        granted
-    }
-}
-
-/// Whether the file system of `dir` can exchange two files in one rename (`RENAME_EXCHANGE`;
-/// without it the spare is moved into place and none is kept).
-#[cfg(target_os = "linux")]
-fn exchange_works(dir: &Path) -> bool {
-    use std::os::unix::ffi::OsStrExt;
-    let (a, b) = (dir.join("exchange-a"), dir.join("exchange-b"));
-    std::fs::write(&a, b"a").unwrap();
-    std::fs::write(&b, b"b").unwrap();
-    let c = |p: &Path| std::ffi::CString::new(p.as_os_str().as_bytes()).unwrap();
-    let (ca, cb) = (c(&a), c(&b));
-    // SAFETY: two NUL-terminated paths that outlive the call.
-    let r = unsafe {
-        libc::renameat2(
-            libc::AT_FDCWD,
-            ca.as_ptr(),
-            libc::AT_FDCWD,
-            cb.as_ptr(),
-            libc::RENAME_EXCHANGE,
-        )
-    };
-    let _ = (std::fs::remove_file(&a), std::fs::remove_file(&b));
-    r == 0
-}
-
-/// The EPUB replaced last time is written over and swapped in when nobody else can see it,
-/// and left alone (a new file written instead) while a reader holds it open or another name
-/// links to it. Every build matches a clean one, a shorter EPUB written over a longer one
-/// included.
-#[cfg(target_os = "linux")]
+/// A chapter longer than `split-size` makes several documents. Regression: the streaming
+/// writer gave up on it, the book was read and converted twice on every build, it was never
+/// up to date, and its cache was deleted.
 #[test]
-fn the_replaced_epub_is_written_over_only_when_nobody_else_holds_it() {
-    use std::io::{Read, Seek};
-    use std::os::unix::fs::MetadataExt;
+fn a_chapter_split_for_size_is_converted_once_up_to_date_after_and_reused() {
     let book = sample();
+    let long = book.path().join("seeds/004_long.txt");
+    let line = "这是一段很长的正文，用来让这一章超过分割的大小。\n";
+    std::fs::write(&long, line.repeat(1500)).unwrap();
+    let meta = book.path().join("metadata.toml");
+    append(&meta, "\n[layout]\nsplit-size = 20\n");
+    age(book.path());
     let out = book.path().join("book.epub");
-    let spare = book.path().join(".epubforge-cache/book.epub.replaced");
-    // The same file: the same inode, created at the same time (a deleted file's inode number
-    // can come back for the next new one).
-    let inode = |p: &Path| {
-        let meta = std::fs::metadata(p).unwrap();
-        (meta.ino(), meta.created().ok())
-    };
-    let chapter = first_chapter(book.path());
-    let original = std::fs::read_to_string(&chapter).unwrap();
-    // A long first EPUB, so that the one later written over it is shorter.
-    append(&chapter, &"\n很长的一段补充文字。".repeat(4000));
-    build(book.path(), &out, &[]);
-    std::fs::write(&chapter, format!("{original}\n一。\n")).unwrap();
-    build(book.path(), &out, &[]);
-    if !spare.exists() || !leases_work(&spare) || !exchange_works(book.path()) {
-        // No hard links (nothing is kept), no leases (nothing is reused) or no exchange (the
-        // spare is moved into place, not kept) on this file system.
-        return;
-    }
-    let (long, second) = (inode(&spare), std::fs::read(&out).unwrap());
-
-    std::fs::write(&chapter, format!("{original}\n二。\n")).unwrap();
-    build(book.path(), &out, &[]);
-    assert_eq!(inode(&out), long, "the spare nobody held was not reused");
-    assert_eq!(std::fs::read(&spare).unwrap(), second);
-    assert_eq!(std::fs::read(&out).unwrap(), clean_build(book.path()));
-
-    // A reader holds the spare: its bytes stay as they were.
-    let mut held = std::fs::File::open(&spare).unwrap();
-    let (held_inode, third) = (inode(&spare), std::fs::read(&out).unwrap());
-    append(&chapter, "\n三。\n");
-    build(book.path(), &out, &[]);
-    assert_ne!(inode(&out), held_inode, "a held spare was written over");
-    let mut seen = Vec::new();
-    held.rewind().unwrap();
-    held.read_to_end(&mut seen).unwrap();
-    assert_eq!(seen, second);
-    assert_eq!(std::fs::read(&spare).unwrap(), third);
-    assert_eq!(std::fs::read(&out).unwrap(), clean_build(book.path()));
-    drop(held);
-
-    // Another name links to the spare: that file stays as it was.
-    let other = book.path().join("kept.epub");
-    std::fs::hard_link(&spare, &other).unwrap();
-    append(&chapter, "\n四。\n");
-    build(book.path(), &out, &[]);
-    assert_ne!(
-        inode(&out),
-        inode(&other),
-        "a linked spare was written over"
+    let first = build(book.path(), &out, &["-v"]);
+    let converted = stages(&first.stderr);
+    assert_eq!(
+        converted
+            .iter()
+            .filter(|s| *s == "read and convert")
+            .count(),
+        1,
+        "{}",
+        first.stderr
     );
-    assert_eq!(std::fs::read(&other).unwrap(), third);
+    let zip = zip::ZipArchive::new(std::fs::File::open(&out).unwrap()).unwrap();
+    assert!(
+        zip.index_for_name("EPUB/text/chapter-0004-2.xhtml")
+            .is_some()
+    );
+    let again = build(book.path(), &out, &[]);
+    assert!(again.stderr.contains("up to date"), "{}", again.stderr);
+    append(&first_chapter(book.path()), "\n新加的一段。\n");
+    let edited = build(book.path(), &out, &[]);
+    assert!(
+        edited.stderr.contains("3 of 4 chapters reused"),
+        "{}",
+        edited.stderr
+    );
     assert_eq!(std::fs::read(&out).unwrap(), clean_build(book.path()));
 }
 
-/// A rebuild takes the last build's package document, navigation and the rest as they were
-/// only while nothing they show has changed: edits to a chapter's heading (its title), to the
-/// book's metadata, to the chapter list, and then to a body alone, each rebuild byte-identical
-/// to a clean build, and reuse the chapters they did not touch.
+/// A book built from one file split at its headings, with the last build's record: it used
+/// to fall back to the in-memory writer and delete its cache on every build.
+#[test]
+fn a_book_split_at_headings_is_up_to_date_on_the_second_build() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path();
+    std::fs::write(p.join("novel.txt"), "第一章 甲\n一。\n第二章 乙\n二。\n").unwrap();
+    std::fs::write(p.join("after.txt"), "后记。\n").unwrap();
+    std::fs::write(
+        p.join("metadata.toml"),
+        "[book]\ntitle = \"书\"\nauthors = [\"某\"]\nlanguage = \"zh-CN\"\n\
+         [[chapters]]\nfile = \"novel.txt\"\nsplit = \"auto\"\n[[chapters]]\nfile = \"after.txt\"\n",
+    )
+    .unwrap();
+    age(p);
+    let out = p.join("book.epub");
+    build(p, &out, &[]);
+    assert!(build(p, &out, &[]).stderr.contains("up to date"));
+    // A chapter more in the split file moves the last chapter's document: it is converted
+    // again rather than copied under its old name.
+    append(&p.join("novel.txt"), "第三章 丙\n三。\n");
+    build(p, &out, &[]);
+    assert_eq!(std::fs::read(&out).unwrap(), clean_build(p));
+}
+
+/// Regression (issue 13, item 15): a build killed with SIGKILL left its temporary EPUB, as
+/// large as the book, and no later build removed it. Files no running build holds go; a file
+/// a build holds (locked) stays.
+#[test]
+fn stale_temporary_files_of_killed_builds_are_removed() {
+    let book = sample();
+    let out = book.path().join("out/book.epub");
+    std::fs::create_dir_all(book.path().join("out/.epubforge-cache")).unwrap();
+    let hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    let stale = book.path().join("out/.epubforge-AbC123.epub.tmp");
+    let held = book.path().join("out/.epubforge-XyZ789.epub.tmp");
+    let cache_stale = book
+        .path()
+        .join("out/.epubforge-cache/.epubforge-QqQ111.tmp");
+    let other = book.path().join("out/notes.epub.tmp");
+    for p in [&stale, &held, &cache_stale, &other] {
+        std::fs::write(p, vec![b'x'; 4096]).unwrap();
+        std::fs::File::options()
+            .write(true)
+            .open(p)
+            .unwrap()
+            .set_modified(hour_ago)
+            .unwrap();
+    }
+    let holder = std::fs::File::options().write(true).open(&held).unwrap();
+    holder.lock().unwrap();
+    build(book.path(), &out, &[]);
+    assert!(!stale.exists(), "the stale temporary EPUB is still there");
+    assert!(!cache_stale.exists(), "the stale cache file is still there");
+    assert!(held.exists(), "a file another build holds was deleted");
+    assert!(other.exists(), "a file not ours was deleted");
+    drop(holder);
+}
+
+/// Regression (issue 13, item 16): a chapter rewritten with the same size and its old
+/// modification time put back stayed "up to date" with its old text.
+#[test]
+fn a_same_size_rewrite_with_the_old_mtime_is_rebuilt() {
+    let book = sample();
+    age(book.path());
+    let out = book.path().join("book.epub");
+    build(book.path(), &out, &[]);
+    let chapter = first_chapter(book.path());
+    let old = std::fs::metadata(&chapter).unwrap();
+    let text = std::fs::read_to_string(&chapter).unwrap();
+    let first = text.chars().next().unwrap();
+    let swapped = text.replacen(first, if first == '甲' { "乙" } else { "甲" }, 1);
+    assert_eq!(swapped.len(), text.len());
+    std::fs::write(&chapter, &swapped).unwrap();
+    let file = std::fs::File::options().write(true).open(&chapter).unwrap();
+    file.set_modified(old.modified().unwrap()).unwrap();
+    drop(file);
+    let r = build(book.path(), &out, &[]);
+    assert!(!r.stderr.contains("up to date"), "{}", r.stderr);
+    assert_eq!(std::fs::read(&out).unwrap(), clean_build(book.path()));
+}
+
+/// Regression (issue 13, item 16): an EPUB damaged in place with its size and modification
+/// time unchanged had its bad bytes copied into the next rebuild (a CRC error).
+#[test]
+fn a_previous_epub_damaged_in_place_is_not_copied_from() {
+    use std::io::{Seek, Write};
+    let book = sample();
+    age(book.path());
+    let out = book.path().join("book.epub");
+    build(book.path(), &out, &[]);
+    let old = std::fs::metadata(&out).unwrap();
+    let mut file = std::fs::File::options().write(true).open(&out).unwrap();
+    // Inside the second chapter's compressed data, whatever its offset: the middle third.
+    file.seek(std::io::SeekFrom::Start(old.len() / 2)).unwrap();
+    file.write_all(&[0x55; 64]).unwrap();
+    file.set_modified(old.modified().unwrap()).unwrap();
+    drop(file);
+    assert_eq!(std::fs::metadata(&out).unwrap().len(), old.len());
+    append(&first_chapter(book.path()), "\n新加的一段。\n");
+    build(book.path(), &out, &[]);
+    assert_eq!(std::fs::read(&out).unwrap(), clean_build(book.path()));
+}
+
 #[test]
 fn edits_to_titles_metadata_and_bodies_rebuild_identically() {
     let dir = tempfile::tempdir().unwrap();
