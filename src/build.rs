@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 use crate::archive::Finished;
 use crate::convert::book::{Loaded, load_book_with};
 pub use crate::convert::chapter::SourceReport;
-use crate::diagnostic::Warning;
+use crate::diagnostic::Diagnostic;
 use crate::error::{Error, Result};
 use crate::incremental::Hash;
 use crate::incremental::plan::{Built, Plan, Recorded, Reuse, options_key, plan};
@@ -82,7 +82,7 @@ pub struct BuildReport {
     /// Size of the EPUB in bytes.
     pub bytes: u64,
     /// Problems that did not stop the build.
-    pub warnings: Vec<Warning>,
+    pub warnings: Vec<Diagnostic>,
     /// How each chapter file was decoded.
     pub sources: Vec<SourceReport>,
     /// Where the time went, stage by stage, in order (see [`Stopwatch`]).

@@ -6,7 +6,12 @@
 //! chapters, lines the text converter will join because they look hard-broken, chapters that
 //! look like copies of each other, and metadata that reading apps and stores dislike. For an
 //! EPUB it runs [`crate::inspect::verify`] and, when installed, EPUBCheck, folding both into
-//! one list. Findings are data ([`Finding`]); [`render`] formats one like a compiler message.
+//! one list. Findings are [`Diagnostic`]s.
+//!
+//! A project's chapters and cover go through the build's own conversion
+//! ([`crate::convert::chapter`], [`crate::convert::book::read_cover`]), so `check` reports what
+//! `build` would; what it adds is review only a human acts on (numbering, short, broken-looking
+//! or duplicated chapters, metadata), listed in [`REVIEW_CODES`].
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -14,11 +19,26 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
+use crate::convert::chapter::{convert_decoded, read_chapter};
 use crate::convert::split::{self, SplitMode};
-use crate::convert::text;
-use crate::project::toml_error::{locate, snippet};
-use crate::project::{LoadOptions, Project};
-use crate::source;
+use crate::convert::{SourceKind, text};
+use crate::diagnostic::{Code, Diagnostic, Severity};
+use crate::project::toml_error::locate;
+use crate::project::{ChapterSource, LoadOptions, Project};
+
+/// The codes only `check` reports: review of what builds but an author may want to fix.
+/// Everything else it reports is what `build` reports for the same project.
+pub const REVIEW_CODES: [Code; 9] = [
+    Code::NoDescription,
+    Code::InvalidIsbn,
+    Code::NumberingGap,
+    Code::NumberingDuplicate,
+    Code::HeadingNumbering,
+    Code::ShortChapter,
+    Code::BrokenLine,
+    Code::DuplicateChapter,
+    Code::SimilarChapter,
+];
 
 /// A chapter with fewer non-blank characters than this is reported as very short.
 pub const SHORT_CHAPTER_CHARS: usize = 200;
@@ -33,76 +53,13 @@ const SKETCH_CHARS: usize = 200_000;
 /// Hash functions in a MinHash sketch.
 const SKETCH_SIZE: usize = 32;
 
-/// How bad a finding is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Severity {
-    /// The book cannot be built, or the EPUB is invalid.
-    Error,
-    /// Builds, but worth fixing.
-    Warning,
-}
-
-/// One problem found.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Finding {
-    /// How bad it is.
-    pub severity: Severity,
-    /// A stable short name for scripts, e.g. `numbering-gap`.
-    pub code: &'static str,
-    /// What is wrong.
-    pub message: String,
-    /// The file it is about (a chapter, metadata.toml, the EPUB or `book.epub/entry`).
-    pub path: Option<PathBuf>,
-    /// 1-based line, where known.
-    pub line: Option<usize>,
-    /// 1-based column in characters, where known.
-    pub column: Option<usize>,
-    /// The text of that line, to show under the message.
-    pub source_line: Option<String>,
-    /// What to do about it.
-    pub hint: Option<String>,
-}
-
-impl Finding {
-    fn new(severity: Severity, code: &'static str, message: impl Into<String>) -> Finding {
-        Finding {
-            severity,
-            code,
-            message: message.into(),
-            path: None,
-            line: None,
-            column: None,
-            source_line: None,
-            hint: None,
-        }
-    }
-
-    fn at(mut self, path: &Path) -> Finding {
-        self.path = Some(path.to_path_buf());
-        self
-    }
-
-    fn line(mut self, line: usize, column: usize, text: &str) -> Finding {
-        self.line = Some(line);
-        self.column = Some(column);
-        self.source_line = Some(text.to_string());
-        self
-    }
-
-    fn hint(mut self, hint: impl Into<String>) -> Finding {
-        self.hint = Some(hint.into());
-        self
-    }
-}
-
 /// What a check found, and how long each stage took.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct CheckReport {
     /// The project folder or EPUB checked.
     pub target: PathBuf,
     /// Every finding, in the order found.
-    pub findings: Vec<Finding>,
+    pub findings: Vec<Diagnostic>,
     /// Stage name and duration, for `-v`.
     #[serde(skip)]
     pub timings: Vec<(&'static str, Duration)>,
@@ -134,7 +91,7 @@ impl CheckReport {
         }
     }
 
-    fn push(&mut self, f: Finding) {
+    fn push(&mut self, f: Diagnostic) {
         self.findings.push(f);
     }
 }
@@ -149,7 +106,7 @@ pub fn check_project(location: &Path, opts: &LoadOptions) -> CheckReport {
     let project = match Project::load_with(location, opts) {
         Ok(p) => p,
         Err(e) => {
-            report.push(load_error(&e));
+            report.push(e.diagnostic());
             report.timings.push(("load metadata", start.elapsed()));
             return report;
         }
@@ -165,8 +122,8 @@ pub fn check_project(location: &Path, opts: &LoadOptions) -> CheckReport {
     let start = Instant::now();
     check_file_numbering(&project, &mut report);
     let mut sketches = Vec::new();
-    for chapter in project.chapters() {
-        if let Some(s) = check_chapter(&chapter.path, chapter, &mut report) {
+    for (i, chapter) in project.chapters().enumerate() {
+        if let Some(s) = check_chapter(&project, chapter, i + 1, &mut report) {
             sketches.push((chapter.path.clone(), s));
         }
     }
@@ -194,7 +151,7 @@ pub fn check_epub(path: &Path, epubcheck: bool) -> CheckReport {
             crate::inspect::verify::Severity::Warning => Severity::Warning,
         };
         report.push(located(
-            Finding::new(severity, "structure", f.message),
+            Diagnostic::new(Code::Structure, severity, f.message),
             path,
             &f.location,
         ));
@@ -215,9 +172,9 @@ pub fn check_epub(path: &Path, epubcheck: bool) -> CheckReport {
                         S::Warning => Severity::Warning,
                         _ => continue,
                     };
-                    let f = Finding::new(
+                    let f = Diagnostic::new(
+                        Code::Epubcheck,
                         severity,
-                        "epubcheck",
                         format!("{} (EPUBCheck {})", m.message, m.id),
                     );
                     report.push(match &m.location {
@@ -227,7 +184,7 @@ pub fn check_epub(path: &Path, epubcheck: bool) -> CheckReport {
                 }
             }
             Err(e) => report.push(
-                Finding::new(Severity::Warning, "epubcheck", e.to_string())
+                Diagnostic::warning(Code::Epubcheck, e.to_string())
                     .at(path)
                     .hint("EPUBCheck could not be run; only our own rules were applied"),
             ),
@@ -238,7 +195,7 @@ pub fn check_epub(path: &Path, epubcheck: bool) -> CheckReport {
 }
 
 /// A finding at `entry` or `entry:line:col` inside the EPUB at `epub`.
-fn located(mut f: Finding, epub: &Path, location: &str) -> Finding {
+fn located(mut f: Diagnostic, epub: &Path, location: &str) -> Diagnostic {
     let mut parts = location.rsplitn(3, ':');
     let (col, line, entry) = (parts.next(), parts.next(), parts.next());
     let (entry, line, col) = match (entry, line.and_then(|l| l.parse().ok()), col) {
@@ -253,62 +210,6 @@ fn located(mut f: Finding, epub: &Path, location: &str) -> Finding {
     f.line = line;
     f.column = col;
     f
-}
-
-/// The load error as a finding. Metadata errors already carry their own excerpt and hint.
-fn load_error(e: &crate::Error) -> Finding {
-    use crate::Error as E;
-    match e {
-        E::MetadataSyntax {
-            path,
-            line,
-            column,
-            message,
-            ..
-        } => {
-            let (message, hint) = split_hint(message);
-            let text = std::fs::read_to_string(path).unwrap_or_default();
-            let source_line = text.lines().nth(line.saturating_sub(1)).unwrap_or("");
-            let mut f = Finding::new(Severity::Error, "metadata", message)
-                .at(path)
-                .line(*line, *column, source_line);
-            f.hint = hint;
-            f
-        }
-        E::MissingChapter {
-            path,
-            metadata,
-            line,
-        } => {
-            let mut f = Finding::new(
-                Severity::Error,
-                "missing-file",
-                format!("chapter file {} not found", path.display()),
-            )
-            .at(metadata)
-            .hint("check the `file` entry, or remove it from [[chapters]]");
-            if let Some(l) = line {
-                let text = std::fs::read_to_string(metadata).unwrap_or_default();
-                f = f.line(*l, 1, text.lines().nth(l.saturating_sub(1)).unwrap_or(""));
-            }
-            f
-        }
-        E::Metadata { path, message } => {
-            let (message, hint) = split_hint(message);
-            let mut f = Finding::new(Severity::Error, "metadata", message).at(path);
-            f.hint = hint;
-            f
-        }
-        other => Finding::new(Severity::Error, "load", other.to_string()),
-    }
-}
-
-/// Splits "message\n  hint: what to do" into its two halves.
-fn split_hint(message: &str) -> (String, Option<String>) {
-    match message.split_once("\n  hint: ") {
-        Some((m, h)) => (m.trim().to_string(), Some(h.trim().to_string())),
-        None => (message.trim().to_string(), None),
-    }
 }
 
 /// The line of `key = ...` in the metadata text, as (line, column, text).
@@ -331,76 +232,32 @@ fn key_line<'a>(text: &'a str, key: &str) -> Option<(usize, usize, &'a str)> {
 
 fn check_metadata(project: &Project, report: &mut CheckReport) {
     let meta_text = std::fs::read_to_string(&project.metadata_path).unwrap_or_default();
+    let at_key = |d: Diagnostic, key: &str| match key_line(&meta_text, key) {
+        Some((line, column, _)) => d.line(Some(line)).column(column),
+        None => d,
+    };
     let meta = &project.metadata_path;
     if project.book.description.is_none() {
-        let book = key_line(&meta_text, "title");
-        let mut f = Finding::new(
-            Severity::Warning,
-            "no-description",
-            "the book has no description",
-        )
-        .at(meta)
-        .hint("add description = \"...\" to [book]: reading apps and stores show it");
-        if let Some((l, c, t)) = book {
-            f = f.line(l, c, t);
-        }
-        report.push(f);
+        let d = Diagnostic::warning(Code::NoDescription, "the book has no description")
+            .at(meta)
+            .hint("add description = \"...\" to [book]: reading apps and stores show it");
+        report.push(at_key(d, "title"));
     }
     if let Some(isbn) = project.book.identifier.strip_prefix("urn:isbn:")
         && let Err(why) = validate_isbn(isbn)
     {
-        let mut f = Finding::new(
-            Severity::Error,
-            "invalid-isbn",
-            format!("identifier urn:isbn:{isbn} is not a valid ISBN: {why}"),
-        )
-        .at(meta)
-        .hint("check the digits, or leave `identifier` out to get a stable urn:uuid");
-        if let Some((l, c, t)) = key_line(&meta_text, "identifier") {
-            f = f.line(l, c, t);
-        }
-        report.push(f);
+        let message = format!("identifier urn:isbn:{isbn} is not a valid ISBN: {why}");
+        let d = Diagnostic::error(Code::InvalidIsbn, message)
+            .at(meta)
+            .hint("check the digits, or leave `identifier` out to get a stable urn:uuid");
+        report.push(at_key(d, "identifier"));
     }
+    // The cover as the build reads it: the same errors and warnings.
     if let Some(cover) = &project.cover {
-        match std::fs::read(cover) {
-            Err(e) => report.push(
-                Finding::new(
-                    Severity::Error,
-                    "unreadable",
-                    format!("cannot read the cover: {e}"),
-                )
-                .at(cover),
-            ),
-            Ok(bytes) => match crate::media::image::sniff(&bytes) {
-                None => report.push(
-                    Finding::new(
-                        Severity::Error,
-                        "cover",
-                        "the cover is not a JPEG, PNG, GIF, WebP or SVG image",
-                    )
-                    .at(cover),
-                ),
-                Some(info) if info.width > 0 && info.height > 0 => {
-                    let ratio = f64::from(info.height) / f64::from(info.width);
-                    if ratio < 1.2 {
-                        report.push(
-                            Finding::new(
-                                Severity::Warning,
-                                "cover-shape",
-                                format!(
-                                    "the cover is {}x{} ({}); stores expect a portrait cover",
-                                    info.width,
-                                    info.height,
-                                    if ratio < 1.0 { "landscape" } else { "almost square" }
-                                ),
-                            )
-                            .at(cover)
-                            .hint("use a portrait image about 1600x2560 (height 1.5-1.6 times the width)"),
-                        );
-                    }
-                }
-                Some(_) => {}
-            },
+        let mut warnings = Vec::new();
+        match crate::convert::book::read_cover(cover, &mut warnings) {
+            Ok(_) => report.findings.extend(warnings),
+            Err(e) => report.push(e.diagnostic()),
         }
     }
 }
@@ -462,18 +319,15 @@ fn check_file_numbering(project: &Project, report: &mut CheckReport) {
         };
         let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
         if let Some(first) = seen.get(&(dir.clone(), n)) {
+            let message = format!(
+                "chapter file number {n:0width$} is used twice: {} and {}",
+                name(first),
+                name(path)
+            );
             report.push(
-                Finding::new(
-                    Severity::Warning,
-                    "numbering-duplicate",
-                    format!(
-                        "chapter file number {n:0width$} is used twice: {} and {}",
-                        name(first),
-                        name(path)
-                    ),
-                )
-                .at(path)
-                .hint("rename one of them, or remove the copy"),
+                Diagnostic::warning(Code::NumberingDuplicate, message)
+                    .at(path)
+                    .hint("rename one of them, or remove the copy"),
             );
         } else {
             seen.insert((dir.clone(), n), path.clone());
@@ -488,18 +342,17 @@ fn check_file_numbering(project: &Project, report: &mut CheckReport) {
             } else {
                 format!("{:0w$} to {:0w$} are missing", pn + 1, n - 1)
             };
+            let message = format!(
+                "chapter files jump from {pn:0w$} ({}) to {n:0w$} ({}): {missing}",
+                name(ppath),
+                name(path)
+            );
             report.push(
-                Finding::new(
-                    Severity::Warning,
-                    "numbering-gap",
-                    format!(
-                        "chapter files jump from {pn:0w$} ({}) to {n:0w$} ({}): {missing}",
-                        name(ppath),
-                        name(path)
+                Diagnostic::warning(Code::NumberingGap, message)
+                    .at(path)
+                    .hint(
+                        "add the missing chapter, or ignore this if the numbers are not chapters",
                     ),
-                )
-                .at(path)
-                .hint("add the missing chapter, or ignore this if the numbers are not chapters"),
             );
         }
         prev = Some((dir, n, width, path.clone()));
@@ -512,134 +365,80 @@ fn name(p: &Path) -> String {
         .unwrap_or_else(|| p.display().to_string())
 }
 
-/// Reads, decodes and analyses one chapter; returns its similarity sketch.
+/// Converts one chapter as the build does (reporting what the build would), then reviews its
+/// text; returns its similarity sketch.
 fn check_chapter(
-    path: &Path,
-    chapter: &crate::project::ChapterSource,
+    project: &Project,
+    src: &ChapterSource,
+    n: usize,
     report: &mut CheckReport,
 ) -> Option<Sketch> {
-    let bytes = match std::fs::read(path) {
-        Ok(b) => b,
-        Err(e) => {
-            report.push(
-                Finding::new(Severity::Error, "unreadable", format!("cannot read: {e}")).at(path),
-            );
-            return None;
-        }
-    };
-    let decoded = match source::decode(&bytes, chapter.encoding.as_deref(), chapter.encoding_errors)
-    {
+    let decoded = match read_chapter(src) {
         Ok(d) => d,
         Err(e) => {
-            let (message, hint) = split_hint(&e.to_string());
-            let mut f = Finding::new(Severity::Error, "encoding", message).at(path);
-            f.hint = hint;
-            if let source::DecodeError::Malformed { offset, line, .. } = e {
-                let line_start = bytes
-                    .get(..offset)
-                    .and_then(|b| b.iter().rposition(|&c| c == b'\n'))
-                    .map_or(0, |i| i + 1);
-                let prefix = String::from_utf8_lossy(bytes.get(line_start..offset).unwrap_or(&[]));
-                let rest = bytes.get(line_start..).unwrap_or(&[]);
-                let end = rest.iter().position(|&c| c == b'\n').unwrap_or(rest.len());
-                let text = String::from_utf8_lossy(rest.get(..end.min(400)).unwrap_or(&[]));
-                f = f.line(
-                    line,
-                    prefix.chars().count() + 1,
-                    text.trim_end_matches('\r'),
-                );
-            }
-            report.push(f);
+            report.push(e.diagnostic());
             return None;
         }
     };
-    if decoded.dropped_controls > 0 {
-        let mut f = Finding::new(
-            Severity::Warning,
-            "control-characters",
-            format!(
-                "{} control character(s) that XML does not allow will be dropped",
-                decoded.dropped_controls
-            ),
-        )
-        .at(path);
-        f.line = decoded.first_dropped_line;
-        report.push(f);
-    }
-    if decoded.replaced > 0 {
-        report.push(
-            Finding::new(
-                Severity::Warning,
-                "encoding",
-                format!(
-                    "{} invalid byte sequence(s) will be replaced with U+FFFD",
-                    decoded.replaced
-                ),
-            )
-            .at(path),
-        );
+    match convert_decoded(project, src, n, &decoded) {
+        Ok(converted) => report.findings.extend(converted.warnings),
+        Err(e) => report.push(e.diagnostic()),
     }
     let text = &decoded.text;
-    let lines: Vec<&str> = text.split('\n').collect();
-
     let visible = text.chars().filter(|c| !c.is_whitespace()).count();
     if visible == 0 {
-        report.push(
-            Finding::new(Severity::Warning, "empty-chapter", "the chapter is empty")
-                .at(path)
-                .hint("it builds as an empty page; add its text or remove the entry"),
-        );
+        // The conversion reported it empty.
         return None;
-    } else if visible < SHORT_CHAPTER_CHARS {
+    }
+    let path = &src.path;
+    if visible < SHORT_CHAPTER_CHARS {
+        let message = format!("the chapter has only {visible} characters of text");
         report.push(
-            Finding::new(
-                Severity::Warning,
-                "short-chapter",
-                format!("the chapter has only {visible} characters of text"),
-            )
-            .at(path)
-            .hint("check that the file is complete"),
+            Diagnostic::warning(Code::ShortChapter, message)
+                .at(path)
+                .hint("check that the file is complete"),
         );
     }
+    // Line joining and heading numbers are rules of plain text; a file split at its
+    // headings had its numbering reported by the conversion.
+    if SourceKind::of(path) == SourceKind::Text && src.split.is_none() {
+        let lines: Vec<&str> = text.split('\n').collect();
+        review_lines(path, text, &lines, report);
+    }
+    Some(Sketch::of(text))
+}
 
+/// Lines the build will join because they look broken mid-sentence, and gaps in the numbers
+/// of the headings inside one plain-text file.
+fn review_lines(path: &Path, text: &str, lines: &[&str], report: &mut CheckReport) {
     let joined = text::joined_lines(text);
     for &l in joined.iter().take(BROKEN_LINES_SHOWN) {
         let prev = lines.get(l.saturating_sub(2)).copied().unwrap_or("");
-        let prev = prev.trim_end();
+        let column = prev.trim_end().chars().count() + 1;
         report.push(
-            Finding::new(
-                Severity::Warning,
-                "broken-line",
+            Diagnostic::warning(
+                Code::BrokenLine,
                 "this line seems to break mid-sentence; the build joins it with the next",
             )
             .at(path)
-            .line(l - 1, prev.chars().count() + 1, prev)
+            .line(Some(l - 1))
+            .column(column)
             .hint("join the lines in the source if this is right, or end the line with punctuation if it is not"),
         );
     }
     if joined.len() > BROKEN_LINES_SHOWN {
-        report.push(
-            Finding::new(
-                Severity::Warning,
-                "broken-line",
-                format!(
-                    "{} more lines seem broken mid-sentence",
-                    joined.len() - BROKEN_LINES_SHOWN
-                ),
-            )
-            .at(path),
-        );
+        let more = joined.len() - BROKEN_LINES_SHOWN;
+        let message = format!("{more} more lines seem broken mid-sentence");
+        report.push(Diagnostic::warning(Code::BrokenLine, message).at(path));
     }
-
-    for w in split::split(&lines, &SplitMode::Auto).warnings {
-        let src = lines.get(w.line.saturating_sub(1)).copied().unwrap_or("");
+    for w in split::split(lines, &SplitMode::Auto).warnings {
         report.push(
-            Finding::new(Severity::Warning, "heading-numbering", w.message)
+            Diagnostic::warning(Code::HeadingNumbering, w.message)
                 .at(path)
-                .line(w.line, 1, src),
+                .line(Some(w.line))
+                .column(1),
         );
     }
-    Some(Sketch::of(text))
 }
 
 /// A fingerprint of a chapter's text: an exact hash of the text without white space, and a
@@ -709,14 +508,11 @@ fn check_duplicates(sketches: &[(PathBuf, Sketch)], report: &mut CheckReport) {
         match by_hash.get(&s.exact) {
             Some(first) => {
                 exact_dups.insert(i);
+                let message = format!("same text as {}", first.display());
                 report.push(
-                    Finding::new(
-                        Severity::Warning,
-                        "duplicate-chapter",
-                        format!("same text as {}", first.display()),
-                    )
-                    .at(path)
-                    .hint("remove one of the entries if the chapter was listed twice"),
+                    Diagnostic::warning(Code::DuplicateChapter, message)
+                        .at(path)
+                        .hint("remove one of the entries if the chapter was listed twice"),
                 );
             }
             None => {
@@ -753,18 +549,15 @@ fn check_duplicates(sketches: &[(PathBuf, Sketch)], report: &mut CheckReport) {
                 };
                 let sim = si.similarity(sj);
                 if sim >= NEAR_DUPLICATE {
+                    let message = format!(
+                        "about {:.0}% the same text as {}",
+                        sim * 100.0,
+                        pi.display()
+                    );
                     report.push(
-                        Finding::new(
-                            Severity::Warning,
-                            "similar-chapter",
-                            format!(
-                                "about {:.0}% the same text as {}",
-                                sim * 100.0,
-                                pi.display()
-                            ),
-                        )
-                        .at(pj)
-                        .hint("check that the chapter was not saved twice with small edits"),
+                        Diagnostic::warning(Code::SimilarChapter, message)
+                            .at(pj)
+                            .hint("check that the chapter was not saved twice with small edits"),
                     );
                 }
             }
@@ -772,66 +565,12 @@ fn check_duplicates(sketches: &[(PathBuf, Sketch)], report: &mut CheckReport) {
     }
 }
 
-/// Formats a finding like a compiler message. With `color`, severity and gutter carry ANSI
-/// styles (the caller's stream strips them when it is not a terminal or `NO_COLOR` is set).
-/// `base` is stripped from paths to keep them short.
-pub fn render(f: &Finding, base: Option<&Path>, color: bool) -> String {
-    use anstyle::{AnsiColor, Style};
-    let paint = |style: Style, s: &str| {
-        if color {
-            format!("{style}{s}{style:#}")
-        } else {
-            s.to_string()
-        }
-    };
-    let sev_style = match f.severity {
-        Severity::Error => AnsiColor::Red.on_default().bold(),
-        Severity::Warning => AnsiColor::Yellow.on_default().bold(),
-    };
-    let blue = AnsiColor::Blue.on_default().bold();
-    let sev = match f.severity {
-        Severity::Error => "error",
-        Severity::Warning => "warning",
-    };
-    let mut out = format!(
-        "{}{} {}\n",
-        paint(sev_style, &format!("{sev}[{}]", f.code)),
-        paint(Style::new().bold(), ":"),
-        paint(Style::new().bold(), &f.message)
-    );
-    if let Some(path) = &f.path {
-        let shown = base
-            .and_then(|b| path.strip_prefix(b).ok())
-            .filter(|p| !p.as_os_str().is_empty())
-            .unwrap_or(path);
-        let mut loc = shown.display().to_string();
-        if let Some(l) = f.line {
-            loc.push_str(&format!(":{l}"));
-            if let Some(c) = f.column {
-                loc.push_str(&format!(":{c}"));
-            }
-        }
-        out.push_str(&format!("  {} {loc}\n", paint(blue, "-->")));
-    }
-    if let (Some(l), Some(src)) = (f.line, &f.source_line) {
-        let shown: String = src.chars().take(200).collect();
-        for row in snippet(l, f.column.unwrap_or(1).min(201), &shown).lines() {
-            let (gutter, rest) = row.split_once('|').unwrap_or((row, ""));
-            out.push_str(&format!("  {}{rest}\n", paint(blue, &format!("{gutter}|"))));
-        }
-    }
-    if let Some(h) = &f.hint {
-        out.push_str(&format!("  {} {h}\n", paint(blue, "= hint:")));
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn codes(r: &CheckReport) -> Vec<&'static str> {
-        r.findings.iter().map(|f| f.code).collect()
+        r.findings.iter().map(|f| f.code.as_str()).collect()
     }
 
     #[test]
@@ -852,7 +591,7 @@ mod tests {
         let gap: Vec<_> = r
             .findings
             .iter()
-            .filter(|f| f.code == "numbering-gap")
+            .filter(|f| f.code == Code::NumberingGap)
             .collect();
         assert_eq!(gap.len(), 1, "{:?}", r.findings);
         assert!(gap[0].message.contains("from 001"), "{}", gap[0].message);
@@ -927,7 +666,7 @@ mod tests {
         let isbn = r
             .findings
             .iter()
-            .find(|f| f.code == "invalid-isbn")
+            .find(|f| f.code == Code::InvalidIsbn)
             .unwrap();
         assert_eq!(isbn.line, Some(5));
         assert_eq!(r.exit_code(false), 2);
@@ -943,11 +682,11 @@ mod tests {
         )
         .unwrap();
         let r = check_project(dir.path(), &LoadOptions::default());
-        let enc = r.findings.iter().find(|f| f.code == "encoding");
+        let enc = r.findings.iter().find(|f| f.code == Code::Encoding);
         let enc = enc.unwrap_or_else(|| panic!("{:?}", r.findings));
         assert_eq!(enc.line, Some(201), "{enc:?}");
         assert_eq!(enc.column, Some(3), "{enc:?}");
-        let shown = render(enc, Some(dir.path()), false);
+        let shown = enc.render(Some(dir.path()), false);
         assert!(shown.contains("--> 1.txt:201:3"), "{shown}");
         assert!(shown.contains("201 | 坏 "), "{shown}");
         // The caret sits under the bad byte: "坏" is two columns wide, then a space.
@@ -966,19 +705,5 @@ mod tests {
         assert_eq!(codes(&r), ["missing-file"]);
         assert_eq!(r.findings[0].line, Some(5));
         assert_eq!(r.exit_code(false), 2);
-    }
-
-    #[test]
-    fn render_without_color_has_no_escape_codes_and_with_color_has_them() {
-        let f = Finding::new(Severity::Warning, "x", "msg")
-            .at(Path::new("/b/c.txt"))
-            .line(3, 2, "abc")
-            .hint("do");
-        let plain = render(&f, Some(Path::new("/b")), false);
-        assert_eq!(
-            plain,
-            "warning[x]: msg\n  --> c.txt:3:2\n    |\n  3 | abc\n    |  ^\n  = hint: do\n"
-        );
-        assert!(render(&f, None, true).contains('\u{1b}'));
     }
 }

@@ -1,25 +1,312 @@
-//! Problems that do not stop a build, as data: the build, `check` and `init` report them and
-//! only the binary prints them.
+//! Problems found on the way, as data: a [`Diagnostic`] has a stable [`Code`], a severity, the
+//! file (and line and column where there is one), a message and a hint. The build, `check` and
+//! `init` all report them; [`Diagnostic::render`] formats one like a compiler message and
+//! `--format json` prints the fields as they are. Only the binary prints.
+//!
+//! Codes are kebab-case words that scripts (and a future `[check] ignore`) can name; they
+//! never change once released. Errors that stop a command are [`crate::Error`]s, which turn
+//! into the same form ([`crate::Error::diagnostic`]).
 
-use std::path::PathBuf;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
 
-/// A problem that did not stop the build.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct Warning {
-    /// The file it is about.
-    pub path: PathBuf,
-    /// The 1-based line, where known.
-    pub line: Option<usize>,
-    /// What happened.
-    pub message: String,
+use serde::{Deserialize, Serialize};
+
+/// How bad a problem is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// The book cannot be built, or the EPUB is invalid.
+    Error,
+    /// Builds, but worth fixing.
+    Warning,
 }
 
-impl std::fmt::Display for Warning {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}", self.path.display())?;
-        if let Some(line) = self.line {
-            write!(f, ":{line}")?;
+/// What kind of problem: one stable name per kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
+pub enum Code {
+    /// A file could not be read or written.
+    Io,
+    /// `metadata.toml` is not valid TOML, or a key is unknown or mistyped.
+    MetadataSyntax,
+    /// `metadata.toml` parsed, but a value is not usable.
+    Metadata,
+    /// A chapter listed in the metadata does not exist.
+    MissingFile,
+    /// A chapter file's bytes could not be turned into text, or some were replaced.
+    Encoding,
+    /// Characters XML forbids were dropped.
+    ControlCharacters,
+    /// A chapter could not be converted (a missing image, `split` on a non-text file...).
+    Convert,
+    /// Something in a Markdown or HTML chapter was removed or changed on the way.
+    Markup,
+    /// A link to something that is not a chapter of the book was removed.
+    RemovedLink,
+    /// A chapter has no text.
+    EmptyChapter,
+    /// A chapter has very little text.
+    ShortChapter,
+    /// A line seems to break mid-sentence; the build joins it with the next.
+    BrokenLine,
+    /// Chapter headings skip or repeat a number.
+    HeadingNumbering,
+    /// Chapter file names skip a number.
+    NumberingGap,
+    /// Two chapter files have the same number.
+    NumberingDuplicate,
+    /// Two chapters have the same text.
+    DuplicateChapter,
+    /// Two chapters have almost the same text.
+    SimilarChapter,
+    /// The book has no description.
+    NoDescription,
+    /// The ISBN's check digit is wrong.
+    InvalidIsbn,
+    /// The cover is not an image, or readers will show it badly.
+    Cover,
+    /// An embedded font cannot be used, or lacks characters the book shows.
+    Font,
+    /// `init` found no chapters, or would overwrite a metadata file.
+    Init,
+    /// One of our own structural rules for EPUBs is broken.
+    Structure,
+    /// EPUBCheck reported it.
+    Epubcheck,
+}
+
+impl Code {
+    /// The code as printed, e.g. `numbering-gap`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Code::Io => "io",
+            Code::MetadataSyntax => "metadata-syntax",
+            Code::Metadata => "metadata",
+            Code::MissingFile => "missing-file",
+            Code::Encoding => "encoding",
+            Code::ControlCharacters => "control-characters",
+            Code::Convert => "convert",
+            Code::Markup => "markup",
+            Code::RemovedLink => "removed-link",
+            Code::EmptyChapter => "empty-chapter",
+            Code::ShortChapter => "short-chapter",
+            Code::BrokenLine => "broken-line",
+            Code::HeadingNumbering => "heading-numbering",
+            Code::NumberingGap => "numbering-gap",
+            Code::NumberingDuplicate => "numbering-duplicate",
+            Code::DuplicateChapter => "duplicate-chapter",
+            Code::SimilarChapter => "similar-chapter",
+            Code::NoDescription => "no-description",
+            Code::InvalidIsbn => "invalid-isbn",
+            Code::Cover => "cover",
+            Code::Font => "font",
+            Code::Init => "init",
+            Code::Structure => "structure",
+            Code::Epubcheck => "epubcheck",
         }
-        write!(f, ": {}", self.message)
+    }
+}
+
+impl std::fmt::Display for Code {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One problem found.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Diagnostic {
+    /// What kind of problem.
+    pub code: Code,
+    /// How bad it is.
+    pub severity: Severity,
+    /// The file it is about (a chapter, metadata.toml, the EPUB or `book.epub/entry`).
+    pub path: Option<PathBuf>,
+    /// 1-based line, where known.
+    pub line: Option<usize>,
+    /// 1-based column in characters, where known.
+    pub column: Option<usize>,
+    /// What is wrong.
+    pub message: String,
+    /// What to do about it.
+    pub hint: Option<String>,
+}
+
+impl Diagnostic {
+    /// A problem of `severity`, about no file yet.
+    pub fn new(code: Code, severity: Severity, message: impl Into<String>) -> Diagnostic {
+        Diagnostic {
+            code,
+            severity,
+            path: None,
+            line: None,
+            column: None,
+            message: message.into(),
+            hint: None,
+        }
+    }
+
+    /// A warning.
+    pub fn warning(code: Code, message: impl Into<String>) -> Diagnostic {
+        Diagnostic::new(code, Severity::Warning, message)
+    }
+
+    /// An error.
+    pub fn error(code: Code, message: impl Into<String>) -> Diagnostic {
+        Diagnostic::new(code, Severity::Error, message)
+    }
+
+    /// About the file at `path`.
+    pub fn at(mut self, path: impl Into<PathBuf>) -> Diagnostic {
+        self.path = Some(path.into());
+        self
+    }
+
+    /// At `line` (1-based), when known.
+    pub fn line(mut self, line: Option<usize>) -> Diagnostic {
+        self.line = line;
+        self
+    }
+
+    /// At `column` (1-based, in characters) of its line.
+    pub fn column(mut self, column: usize) -> Diagnostic {
+        self.column = Some(column);
+        self
+    }
+
+    /// With a hint.
+    pub fn hint(mut self, hint: impl Into<String>) -> Diagnostic {
+        self.hint = Some(hint.into());
+        self
+    }
+
+    /// `path:line:column`, as far as known.
+    fn location(&self, base: Option<&Path>) -> Option<String> {
+        let path = self.path.as_ref()?;
+        let shown = base
+            .and_then(|b| path.strip_prefix(b).ok())
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(path);
+        let mut loc = shown.display().to_string();
+        if let Some(l) = self.line {
+            let _ = write!(loc, ":{l}");
+            if let Some(c) = self.column {
+                let _ = write!(loc, ":{c}");
+            }
+        }
+        Some(loc)
+    }
+
+    /// Formats the diagnostic like a compiler message: severity and code, message, location,
+    /// the line of the file with a caret under the column (read from the file, when it is one),
+    /// and the hint. With `color`, severity and gutter carry ANSI styles (the caller's stream
+    /// strips them when it is not a terminal or `NO_COLOR` is set). `base` is stripped from
+    /// paths to keep them short.
+    pub fn render(&self, base: Option<&Path>, color: bool) -> String {
+        use anstyle::{AnsiColor, Style};
+        let paint = |style: Style, s: &str| {
+            if color {
+                format!("{style}{s}{style:#}")
+            } else {
+                s.to_string()
+            }
+        };
+        let (sev_style, sev) = match self.severity {
+            Severity::Error => (AnsiColor::Red.on_default().bold(), "error"),
+            Severity::Warning => (AnsiColor::Yellow.on_default().bold(), "warning"),
+        };
+        let blue = AnsiColor::Blue.on_default().bold();
+        let bold = Style::new().bold();
+        let mut out = format!(
+            "{}{} {}\n",
+            paint(sev_style, &format!("{sev}[{}]", self.code)),
+            paint(bold, ":"),
+            paint(bold, &self.message)
+        );
+        if let Some(loc) = self.location(base) {
+            let _ = writeln!(out, "  {} {loc}", paint(blue, "-->"));
+        }
+        if let (Some(l), Some(path)) = (self.line, &self.path)
+            && let Some(src) = source_line(path, l)
+        {
+            let shown: String = src.chars().take(200).collect();
+            let column = self.column.unwrap_or(1).min(201);
+            for row in crate::project::toml_error::snippet(l, column, &shown).lines() {
+                let (gutter, rest) = row.split_once('|').unwrap_or((row, ""));
+                let _ = writeln!(out, "  {}{rest}", paint(blue, &format!("{gutter}|")));
+            }
+        }
+        if let Some(h) = &self.hint {
+            let _ = writeln!(out, "  {} {h}", paint(blue, "= hint:"));
+        }
+        out
+    }
+}
+
+/// `path:line:column: message`, then the hint on a line of its own.
+impl std::fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if let Some(loc) = self.location(None) {
+            write!(f, "{loc}: ")?;
+        }
+        f.write_str(&self.message)?;
+        if let Some(h) = &self.hint {
+            write!(f, "\n  hint: {h}")?;
+        }
+        Ok(())
+    }
+}
+
+/// Line `line` (1-based) of the file at `path`, bad bytes replaced; None when it is not a
+/// readable regular file or has fewer lines. Reads no further than that line.
+fn source_line(path: &Path, line: usize) -> Option<String> {
+    use std::io::BufRead;
+    let file = crate::fs::open_regular(path).ok()?;
+    let mut reader = std::io::BufReader::new(file);
+    let mut buf = Vec::new();
+    for _ in 0..line {
+        buf.clear();
+        if reader.read_until(b'\n', &mut buf).ok()? == 0 {
+            return None;
+        }
+    }
+    let text = String::from_utf8_lossy(&buf);
+    Some(text.trim_end_matches(['\n', '\r']).to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn render_without_color_has_no_escape_codes_and_with_color_has_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("c.txt");
+        std::fs::write(&path, "one\ntwo\nabc\n").unwrap();
+        let d = Diagnostic::warning(Code::BrokenLine, "msg")
+            .at(&path)
+            .line(Some(3))
+            .column(2)
+            .hint("do");
+        let plain = d.render(Some(dir.path()), false);
+        assert_eq!(
+            plain,
+            "warning[broken-line]: msg\n  --> c.txt:3:2\n    |\n  3 | abc\n    |  ^\n  = hint: do\n"
+        );
+        assert!(d.render(None, true).contains('\u{1b}'));
+        assert_eq!(
+            d.to_string(),
+            format!("{}:3:2: msg\n  hint: do", path.display())
+        );
+    }
+
+    #[test]
+    fn codes_serialise_as_they_print() {
+        for code in [Code::NumberingGap, Code::MetadataSyntax, Code::Io] {
+            let json = serde_json::to_string(&code).unwrap();
+            assert_eq!(json, format!("\"{code}\""));
+        }
     }
 }

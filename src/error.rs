@@ -1,9 +1,13 @@
 //! The library's error type.
 //!
 //! Every variant names the file it is about, and where there is one the line and column, so the
-//! CLI can print it as it is: one screen, what went wrong, where, and what to do about it.
+//! CLI can print it as it is: one screen, what went wrong, where, and what to do about it. The
+//! hint is a field of its own, never part of the message: [`Error::diagnostic`] gives the error
+//! in the form every other problem takes ([`Diagnostic`]), for `check` and JSON output.
 
 use std::path::{Path, PathBuf};
+
+use crate::diagnostic::{Code, Diagnostic};
 
 /// Everything that can stop a build.
 #[derive(Debug, thiserror::Error)]
@@ -19,8 +23,9 @@ pub enum Error {
         source: std::io::Error,
     },
 
-    /// `metadata.toml` is not valid TOML, or has an unknown or mistyped key.
-    #[error("{}:{line}:{column}: {message}\n{snippet}", path.display())]
+    /// `metadata.toml` is not valid TOML, has an unknown or mistyped key, or a value that is
+    /// not usable.
+    #[error("{}:{line}:{column}: {message}{}\n{snippet}", path.display(), hint_line(hint))]
     MetadataSyntax {
         /// The metadata file.
         path: PathBuf,
@@ -28,24 +33,28 @@ pub enum Error {
         line: usize,
         /// 1-based column (in characters).
         column: usize,
-        /// What is wrong, with a hint where we have one.
+        /// What is wrong.
         message: String,
+        /// What to do about it.
+        hint: Option<String>,
         /// The offending line with a caret under the column.
         snippet: String,
     },
 
-    /// `metadata.toml` parsed, but its content is not usable.
-    #[error("{}: {message}", path.display())]
+    /// `metadata.toml` parsed, but its content is not usable (and no one place is to blame).
+    #[error("{}: {message}{}", path.display(), hint_line(hint))]
     Metadata {
         /// The metadata file.
         path: PathBuf,
-        /// What is wrong and what to do.
+        /// What is wrong.
         message: String,
+        /// What to do about it.
+        hint: Option<String>,
     },
 
     /// A chapter listed in the metadata does not exist.
     #[error(
-        "{}: chapter file not found (listed in {}{})\n  hint: check the `file` entry, or remove it from [[chapters]]",
+        "{}: chapter file not found (listed in {}{})\n  hint: {MISSING_CHAPTER_HINT}",
         path.display(), metadata.display(), line.map(|l| format!(":{l}")).unwrap_or_default()
     )]
     MissingChapter {
@@ -58,40 +67,70 @@ pub enum Error {
     },
 
     /// A chapter file's bytes could not be turned into text.
-    #[error("{}: {message}", path.display())]
+    #[error("{}{}: {message}{}", path.display(), at_line(*line, *column), hint_line(hint))]
     Decode {
         /// The chapter file.
         path: PathBuf,
-        /// What is wrong and what to do.
+        /// 1-based line of the first bad byte, where known.
+        line: Option<usize>,
+        /// 1-based column (in characters) of the first bad byte, where known.
+        column: Option<usize>,
+        /// What is wrong.
         message: String,
+        /// What to do about it.
+        hint: Option<String>,
     },
 
     /// A chapter could not be converted to XHTML (for example a missing image).
-    #[error("{}: {message}", path.display())]
+    #[error("{}: {message}{}", path.display(), hint_line(hint))]
     Convert {
         /// The chapter file.
         path: PathBuf,
-        /// What is wrong and what to do.
+        /// What is wrong.
         message: String,
+        /// What to do about it.
+        hint: Option<String>,
     },
 
     /// The cover is missing or not an image.
-    #[error("{}: {message}", path.display())]
+    #[error("{}: {message}\n  hint: {COVER_HINT}", path.display())]
     Cover {
         /// The cover file.
         path: PathBuf,
-        /// What is wrong and what to do.
+        /// What is wrong.
         message: String,
     },
 
-    /// Writing the EPUB archive failed.
-    #[error("{}: cannot write the EPUB: {source}", path.display())]
-    Archive {
-        /// The output file.
+    /// An embedded font cannot be read as a font or subset.
+    #[error("{}: {message} (listed in {}:{line})\n  hint: {FONT_HINT}", path.display(), metadata.display())]
+    Font {
+        /// The font file.
         path: PathBuf,
-        /// The underlying zip error.
-        source: zip::result::ZipError,
+        /// The metadata file that lists it.
+        metadata: PathBuf,
+        /// The line of the entry in the metadata file.
+        line: usize,
+        /// What is wrong.
+        message: String,
     },
+}
+
+const MISSING_CHAPTER_HINT: &str = "check the `file` entry, or remove it from [[chapters]]";
+const COVER_HINT: &str = "use a JPEG, PNG, GIF, WebP or SVG image as the cover";
+const FONT_HINT: &str = "use a TrueType or OpenType font (.ttf, .otf, .ttc)";
+
+fn hint_line(hint: &Option<String>) -> String {
+    hint.as_ref()
+        .map(|h| format!("\n  hint: {h}"))
+        .unwrap_or_default()
+}
+
+fn at_line(line: Option<usize>, column: Option<usize>) -> String {
+    match (line, column) {
+        (Some(l), Some(c)) => format!(":{l}:{c}"),
+        (Some(l), None) => format!(":{l}"),
+        _ => String::new(),
+    }
 }
 
 /// The library's result type.
@@ -104,6 +143,90 @@ impl Error {
             path: path.as_ref().to_path_buf(),
             action,
             source,
+        }
+    }
+
+    /// The error as a [`Diagnostic`] (of severity error).
+    pub fn diagnostic(&self) -> Diagnostic {
+        let with = |d: Diagnostic, hint: &Option<String>| match hint {
+            Some(h) => d.hint(h.clone()),
+            None => d,
+        };
+        match self {
+            Error::Io {
+                path,
+                action,
+                source,
+            } => Diagnostic::error(Code::Io, format!("{action}: {source}")).at(path),
+            Error::MetadataSyntax {
+                path,
+                line,
+                column,
+                message,
+                hint,
+                ..
+            } => with(
+                Diagnostic::error(Code::MetadataSyntax, message.clone())
+                    .at(path)
+                    .line(Some(*line))
+                    .column(*column),
+                hint,
+            ),
+            Error::Metadata {
+                path,
+                message,
+                hint,
+            } => with(
+                Diagnostic::error(Code::Metadata, message.clone()).at(path),
+                hint,
+            ),
+            Error::MissingChapter {
+                path,
+                metadata,
+                line,
+            } => Diagnostic::error(
+                Code::MissingFile,
+                format!("chapter file {} not found", path.display()),
+            )
+            .at(metadata)
+            .line(*line)
+            .hint(MISSING_CHAPTER_HINT),
+            Error::Decode {
+                path,
+                line,
+                column,
+                message,
+                hint,
+            } => {
+                let d = Diagnostic::error(Code::Encoding, message.clone())
+                    .at(path)
+                    .line(*line);
+                let d = match column {
+                    Some(c) => d.column(*c),
+                    None => d,
+                };
+                with(d, hint)
+            }
+            Error::Convert {
+                path,
+                message,
+                hint,
+            } => with(
+                Diagnostic::error(Code::Convert, message.clone()).at(path),
+                hint,
+            ),
+            Error::Cover { path, message } => Diagnostic::error(Code::Cover, message.clone())
+                .at(path)
+                .hint(COVER_HINT),
+            Error::Font {
+                path,
+                metadata,
+                line,
+                message,
+            } => Diagnostic::error(Code::Font, format!("font {}: {message}", path.display()))
+                .at(metadata)
+                .line(Some(*line))
+                .hint(FONT_HINT),
         }
     }
 }

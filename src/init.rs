@@ -14,6 +14,7 @@ use crate::convert::chapter::title_from_file_name;
 use crate::convert::split::{self, HeadingKind, SplitMode};
 use crate::convert::text::trim_line;
 use crate::convert::{FILE_KINDS, SourceKind};
+use crate::diagnostic::{Code, Diagnostic};
 use crate::project::{METADATA_FILE, natural_cmp};
 use crate::source::{self, Detection, EncodingErrors};
 
@@ -55,19 +56,16 @@ pub struct ChapterGuess {
 #[derive(Debug, thiserror::Error)]
 pub enum InitError {
     /// `metadata.toml` is already there.
-    #[error(
-        "{}: already exists; not overwritten\n  hint: pass --force to replace it, or edit it by hand",
-        path.display()
-    )]
+    #[error("{}: already exists; not overwritten\n  hint: {EXISTS_HINT}", path.display())]
     Exists {
         /// The existing file.
         path: PathBuf,
     },
     /// The folder holds no chapter files.
     #[error(
-        "{}: no chapter files here (looked for {}, also one folder down)",
+        "{}: no chapter files here ({})",
         dir.display(),
-        FILE_KINDS.map(|(ext, _)| format!(".{ext}")).join(" ")
+        looked_for()
     )]
     NoChapters {
         /// The folder.
@@ -83,6 +81,36 @@ pub enum InitError {
         /// The underlying error.
         source: std::io::Error,
     },
+}
+
+/// The kinds of file `init` looked for.
+fn looked_for() -> String {
+    let kinds = FILE_KINDS.map(|(ext, _)| format!(".{ext}")).join(" ");
+    format!("looked for {kinds}, also one folder down")
+}
+
+const EXISTS_HINT: &str = "pass --force to replace it, or edit it by hand";
+
+impl InitError {
+    /// The error as a [`Diagnostic`].
+    pub fn diagnostic(&self) -> Diagnostic {
+        match self {
+            InitError::Exists { path } => {
+                Diagnostic::error(Code::Init, "already exists; not overwritten")
+                    .at(path)
+                    .hint(EXISTS_HINT)
+            }
+            InitError::NoChapters { dir } => {
+                let message = format!("no chapter files here ({})", looked_for());
+                Diagnostic::error(Code::Init, message).at(dir)
+            }
+            InitError::Io {
+                path,
+                action,
+                source,
+            } => Diagnostic::error(Code::Io, format!("{action}: {source}")).at(path),
+        }
+    }
 }
 
 /// Writes `dir/metadata.toml` for the chapter files in `dir`.

@@ -62,9 +62,9 @@ mod tests;
 
 pub use batch::{Outcome, build_all, build_one, find_projects};
 pub use build::{BuildOptions, BuildReport, BuildStatus, SourceReport, build};
-pub use check::{CheckReport, Finding, Severity, check_epub, check_project, render};
+pub use check::{CheckReport, REVIEW_CODES, check_epub, check_project};
 pub use convert::split::SplitMode;
-pub use diagnostic::Warning;
+pub use diagnostic::{Code, Diagnostic, Severity};
 pub use error::{Error, Result};
 pub use init::{ChapterGuess, InitError, InitOptions, InitReport, init};
 pub use interrupt::install as install_interrupt_handler;

@@ -7,7 +7,7 @@
 
 use std::path::Path;
 
-use crate::diagnostic::Warning;
+use crate::diagnostic::{Code, Diagnostic};
 use crate::error::{Error, Result};
 use crate::fs::read;
 use crate::media::{FontFile, cover, fonts};
@@ -15,7 +15,7 @@ use crate::package::{self, Asset, Book, Image, Look};
 use crate::project::{Project, WritingMode};
 
 /// Builds the [`Look`] for `project`; gives `book` a generated cover when it has none.
-pub fn prepare(project: &Project, book: &mut Book, warnings: &mut Vec<Warning>) -> Result<Look> {
+pub fn prepare(project: &Project, book: &mut Book, warnings: &mut Vec<Diagnostic>) -> Result<Look> {
     let mut look = Look {
         style: project.style.clone(),
         layout: project.layout.clone(),
@@ -37,20 +37,15 @@ pub fn prepare(project: &Project, book: &mut Book, warnings: &mut Vec<Warning>) 
         let face = source
             .face
             .unwrap_or_else(|| fonts::choose_face(&bytes, &sample));
-        let subset = fonts::subset_font(&bytes, face, &chars).map_err(|e| Error::Metadata {
-            path: project.metadata_path.clone(),
-            message: format!(
-                "line {}: font {}: {e}\n  hint: use a TrueType or OpenType font (.ttf, .otf, .ttc)",
-                source.line,
-                source.path.display()
-            ),
+        let subset = fonts::subset_font(&bytes, face, &chars).map_err(|e| Error::Font {
+            path: source.path.clone(),
+            metadata: project.metadata_path.clone(),
+            line: source.line,
+            message: e.to_string(),
         })?;
         if !subset.missing.is_empty() {
-            warnings.push(Warning {
-                path: source.path.clone(),
-                line: None,
-                message: missing_message(&subset.missing),
-            });
+            let message = missing_message(&subset.missing);
+            warnings.push(Diagnostic::warning(Code::Font, message).at(&source.path));
         }
         look.fonts.push(subset);
     }

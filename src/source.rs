@@ -51,7 +51,7 @@ pub enum Detection {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum DecodeError {
     /// The bytes are not valid in the encoding that was chosen or forced.
-    #[error("invalid {encoding} at byte offset {offset} (line {line})\n  hint: {hint}")]
+    #[error("invalid {encoding} at byte offset {offset} (line {line})")]
     Malformed {
         /// The encoding tried.
         encoding: &'static str,
@@ -64,7 +64,7 @@ pub enum DecodeError {
     },
     /// The decoded text does not look like text in any language.
     #[error(
-        "decoding as {encoding} gives implausible text ({count} unlikely characters, the first at byte offset {offset})\n  hint: set `encoding = \"...\"` on the chapter entry if you know the encoding"
+        "decoding as {encoding} gives implausible text ({count} unlikely characters, the first at byte offset {offset})"
     )]
     Implausible {
         /// The encoding tried.
@@ -77,6 +77,19 @@ pub enum DecodeError {
     /// The encoding label is unknown.
     #[error("unknown encoding \"{0}\"")]
     UnknownEncoding(String),
+}
+
+impl DecodeError {
+    /// What to do about it.
+    pub fn hint(&self) -> Option<String> {
+        match self {
+            DecodeError::Malformed { hint, .. } => Some(hint.clone()),
+            DecodeError::Implausible { .. } => Some(
+                "set `encoding = \"...\"` on the chapter entry if you know the encoding".into(),
+            ),
+            DecodeError::UnknownEncoding(_) => None,
+        }
+    }
 }
 
 /// Decodes a chapter file's bytes. `forced` is a WHATWG encoding label from the metadata.

@@ -57,7 +57,7 @@ fn print_text(report: &CheckReport, args: &CheckArgs, is_epub: bool) {
     let mut err = anstream::stderr();
     for f in &report.findings {
         use std::io::Write;
-        let _ = writeln!(err, "{}", epubforge::render(f, base, true));
+        let _ = writeln!(err, "{}", f.render(base, true));
     }
     if args.verbose {
         for (stage, time) in &report.timings {

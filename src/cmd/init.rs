@@ -27,7 +27,7 @@ pub fn run(args: InitArgs) -> ExitCode {
             ExitCode::SUCCESS
         }
         Err(e) => {
-            anstream::eprintln!("{} {e}", crate::cmd::check::error_label());
+            anstream::eprint!("{}", e.diagnostic().render(None, true));
             ExitCode::from(2)
         }
     }

@@ -9,7 +9,7 @@ use rayon::prelude::*;
 
 use super::chapter::{ConvertedChapter, SourceReport, convert_chapter};
 use super::links::LinkMap;
-use crate::diagnostic::Warning;
+use crate::diagnostic::{Code, Diagnostic};
 use crate::error::{Error, Result};
 use crate::fs::read;
 use crate::package::{Book, Image, Node, Part};
@@ -25,7 +25,7 @@ pub struct Loaded {
     /// The position of the first chapter each source made, among all the book's chapters.
     pub first_chapter: Vec<usize>,
     /// Problems beyond a single chapter's conversion: links between chapters, the cover, fonts.
-    pub warnings: Vec<Warning>,
+    pub warnings: Vec<Diagnostic>,
 }
 
 /// What converting one chapter source reported.
@@ -34,12 +34,12 @@ pub struct SourceOutcome {
     /// How the file was decoded.
     pub report: SourceReport,
     /// Problems that did not stop its conversion.
-    pub warnings: Vec<Warning>,
+    pub warnings: Vec<Diagnostic>,
 }
 
 impl Loaded {
     /// Every problem found, the chapters' first.
-    pub fn all_warnings(&self) -> Vec<Warning> {
+    pub fn all_warnings(&self) -> Vec<Diagnostic> {
         let chapters = self.sources.iter().flat_map(|s| s.warnings.iter());
         chapters.chain(&self.warnings).cloned().collect()
     }
@@ -163,22 +163,17 @@ pub(crate) fn load_book_with(
     })
 }
 
-fn read_cover(path: &Path, warnings: &mut Vec<Warning>) -> Result<Image> {
+pub(crate) fn read_cover(path: &Path, warnings: &mut Vec<Diagnostic>) -> Result<Image> {
     let data = read(path)?;
     let prepared = crate::media::image::prepare_cover(&data, path).map_err(|e| Error::Cover {
         path: path.to_path_buf(),
-        message: format!(
-            "{}\n  hint: use a JPEG, PNG, GIF, WebP or SVG image as the cover",
-            e.to_string()
-                .trim_start_matches(&format!("{}: ", path.display()))
-        ),
+        message: e
+            .to_string()
+            .trim_start_matches(&format!("{}: ", path.display()))
+            .to_string(),
     })?;
     for message in prepared.warnings {
-        warnings.push(Warning {
-            path: path.to_path_buf(),
-            line: None,
-            message,
-        });
+        warnings.push(Diagnostic::warning(Code::Cover, message).at(path));
     }
     let info = prepared.info;
     Ok(Image {

@@ -6,12 +6,13 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::diagnostic::Warning;
+use super::SourceKind;
+use crate::diagnostic::{Code, Diagnostic};
 use crate::error::{Error, Result};
 use crate::fs::read;
 use crate::package::{self, Chapter, Image, Node, Part};
 use crate::project::{ChapterSource, Project};
-use crate::source::{self, Detection};
+use crate::source::{self, Decoded, Detection};
 use sha2::Digest;
 
 /// How one chapter file was read.
@@ -30,73 +31,73 @@ pub(crate) struct ConvertedChapter {
     pub nodes: Vec<Node>,
     pub images: Vec<Image>,
     pub links: Vec<String>,
-    pub warnings: Vec<Warning>,
+    pub warnings: Vec<Diagnostic>,
     pub report: SourceReport,
 }
 
+/// Reads, decodes and converts chapter source `src`, the `n`th (1-based) of the book.
 pub(crate) fn convert_chapter(
     project: &Project,
     src: &ChapterSource,
     n: usize,
 ) -> Result<ConvertedChapter> {
+    let decoded = read_chapter(src)?;
+    convert_decoded(project, src, n, &decoded)
+}
+
+/// Reads and decodes a chapter file; a decoding error points at the first bad byte.
+pub(crate) fn read_chapter(src: &ChapterSource) -> Result<Decoded> {
     let bytes = read(&src.path)?;
-    let decoded =
-        source::decode(&bytes, src.encoding.as_deref(), src.encoding_errors).map_err(|e| {
-            Error::Decode {
-                path: src.path.clone(),
-                message: e.to_string(),
-            }
-        })?;
-    let warn = |line: Option<usize>, message: String| Warning {
-        path: src.path.clone(),
-        line,
-        message,
+    source::decode(&bytes, src.encoding.as_deref(), src.encoding_errors)
+        .map_err(|e| decode_error(&src.path, &bytes, &e))
+}
+
+/// A decoding error with the line and column (in characters) of the first bad byte.
+fn decode_error(path: &Path, bytes: &[u8], e: &source::DecodeError) -> Error {
+    let (line, column) = match *e {
+        source::DecodeError::Malformed { offset, line, .. } => {
+            let before = bytes.get(..offset).unwrap_or(bytes);
+            let start = before
+                .iter()
+                .rposition(|&c| c == b'\n')
+                .map_or(0, |i| i + 1);
+            let prefix = String::from_utf8_lossy(&before[start..]);
+            (Some(line), Some(prefix.chars().count() + 1))
+        }
+        _ => (None, None),
     };
-    let mut warnings = Vec::new();
-    if decoded.dropped_controls > 0 {
-        warnings.push(warn(
-            decoded.first_dropped_line,
-            format!(
-                "dropped {} control character(s) that XML does not allow",
-                decoded.dropped_controls
-            ),
-        ));
+    Error::Decode {
+        path: path.to_path_buf(),
+        line,
+        column,
+        message: e.to_string(),
+        hint: e.hint(),
     }
-    if decoded.replaced > 0 {
-        warnings.push(warn(
-            None,
-            format!(
-                "replaced {} invalid byte sequence(s) with U+FFFD (encoding-errors = \"replace\")",
-                decoded.replaced
-            ),
-        ));
-    }
+}
+
+/// Converts a decoded chapter file.
+pub(crate) fn convert_decoded(
+    project: &Project,
+    src: &ChapterSource,
+    n: usize,
+    decoded: &Decoded,
+) -> Result<ConvertedChapter> {
+    let mut warnings = decode_warnings(&src.path, decoded);
     let report = SourceReport {
         path: src.path.clone(),
         encoding: decoded.encoding.name(),
         detection: decoded.detection,
     };
-    let lang = &project.book.language;
-
+    let kind = SourceKind::of(&src.path);
     if let Some(mode) = &src.split {
-        if crate::convert::SourceKind::of(&src.path) != crate::convert::SourceKind::Text {
+        if kind != SourceKind::Text {
             return Err(Error::Convert {
                 path: src.path.clone(),
-                message: "`split` works on plain-text files only\n  hint: give Markdown and HTML chapters one file each".into(),
+                message: "`split` works on plain-text files only".into(),
+                hint: Some("give Markdown and HTML chapters one file each".into()),
             });
         }
-        let (pieces, split_warnings) = crate::convert::split_text(&decoded.text, mode);
-        warnings.extend(
-            split_warnings
-                .into_iter()
-                .map(|w| warn(Some(w.line), w.message)),
-        );
-        let nodes = pieces_to_nodes(pieces, project, &mut |line, message| {
-            warnings.push(warn(line, message))
-        });
-        if nodes.is_empty() {
-            warnings.push(warn(None, "chapter file is empty".into()));
-        }
+        let nodes = split_file(project, src, &decoded.text, mode, &mut warnings);
         return Ok(ConvertedChapter {
             nodes,
             images: Vec::new(),
@@ -105,43 +106,22 @@ pub(crate) fn convert_chapter(
             report,
         });
     }
-
     let mut images = Vec::new();
-    let converted = match crate::convert::SourceKind::of(&src.path) {
-        crate::convert::SourceKind::Text => {
-            // A heading line repeating the title given in metadata.toml (as `init` writes it)
-            // is the title; a different one is text.
-            let c = crate::convert::convert_text(&decoded.text, true);
-            match (&src.title, &c.title) {
-                (Some(given), Some(found)) if given != found => {
-                    crate::convert::convert_text(&decoded.text, false)
-                }
-                _ => c,
-            }
-        }
-        kind => {
-            let mut resolver = |s: &str| resolve_image(project, &src.path, s, &mut images);
-            let result = if kind == crate::convert::SourceKind::Markdown {
-                crate::convert::convert_markdown(&decoded.text, &mut resolver)
-            } else {
-                crate::convert::convert_html(&decoded.text, &mut resolver)
-            };
-            result.map_err(|e| Error::Convert {
-                path: src.path.clone(),
-                message: e.to_string(),
-            })?
-        }
-    };
-    warnings.extend(converted.warnings.iter().map(|w| warn(None, w.clone())));
+    let converted = convert_one(project, src, kind, &decoded.text, &mut images)?;
+    let warn = |code, message: &str| Diagnostic::warning(code, message).at(&src.path);
+    warnings.extend(converted.warnings.iter().map(|w| warn(Code::Markup, w)));
     if converted.paragraphs == 0 {
-        warnings.push(warn(None, "chapter is empty".into()));
+        warnings.push(
+            warn(Code::EmptyChapter, "the chapter is empty")
+                .hint("it builds as an empty page; add its text or remove the entry"),
+        );
     }
     let title = src
         .title
         .clone()
         .or(converted.title)
         .or_else(|| title_from_file_name(&src.path))
-        .unwrap_or_else(|| package::chapter_title(lang, n));
+        .unwrap_or_else(|| package::chapter_title(&project.book.language, n));
     Ok(ConvertedChapter {
         nodes: vec![Node::Chapter(Chapter::new(
             title,
@@ -155,10 +135,92 @@ pub(crate) fn convert_chapter(
     })
 }
 
+/// What decoding changed: control characters dropped, bad bytes replaced.
+fn decode_warnings(path: &Path, decoded: &Decoded) -> Vec<Diagnostic> {
+    let mut warnings = Vec::new();
+    if decoded.dropped_controls > 0 {
+        let message = format!(
+            "dropped {} control character(s) that XML does not allow",
+            decoded.dropped_controls
+        );
+        warnings.push(
+            Diagnostic::warning(Code::ControlCharacters, message)
+                .at(path)
+                .line(decoded.first_dropped_line),
+        );
+    }
+    if decoded.replaced > 0 {
+        let message = format!(
+            "replaced {} invalid byte sequence(s) with U+FFFD (encoding-errors = \"replace\")",
+            decoded.replaced
+        );
+        warnings.push(Diagnostic::warning(Code::Encoding, message).at(path));
+    }
+    warnings
+}
+
+/// A file split at its headings into chapters (and volumes).
+fn split_file(
+    project: &Project,
+    src: &ChapterSource,
+    text: &str,
+    mode: &super::split::SplitMode,
+    warnings: &mut Vec<Diagnostic>,
+) -> Vec<Node> {
+    let warn = |code, line, message| Diagnostic::warning(code, message).at(&src.path).line(line);
+    let (pieces, split_warnings) = super::split_text(text, mode);
+    warnings.extend(
+        split_warnings
+            .into_iter()
+            .map(|w| warn(Code::HeadingNumbering, Some(w.line), w.message)),
+    );
+    let nodes = pieces_to_nodes(pieces, project, &mut |line, message| {
+        warnings.push(warn(Code::EmptyChapter, line, message))
+    });
+    if nodes.is_empty() {
+        warnings.push(warn(
+            Code::EmptyChapter,
+            None,
+            "the chapter file is empty".into(),
+        ));
+    }
+    nodes
+}
+
+/// One chapter file's text converted by its kind.
+fn convert_one(
+    project: &Project,
+    src: &ChapterSource,
+    kind: SourceKind,
+    text: &str,
+    images: &mut Vec<Image>,
+) -> Result<super::Converted> {
+    if kind == SourceKind::Text {
+        // A heading line repeating the title given in metadata.toml (as `init` writes it)
+        // is the title; a different one is text.
+        let c = super::convert_text(text, true);
+        return Ok(match (&src.title, &c.title) {
+            (Some(given), Some(found)) if given != found => super::convert_text(text, false),
+            _ => c,
+        });
+    }
+    let mut resolver = |s: &str| resolve_image(project, &src.path, s, images);
+    let result = if kind == SourceKind::Markdown {
+        super::convert_markdown(text, &mut resolver)
+    } else {
+        super::convert_html(text, &mut resolver)
+    };
+    result.map_err(|e| Error::Convert {
+        path: src.path.clone(),
+        message: e.to_string(),
+        hint: None,
+    })
+}
+
 /// Turns the pieces of a split file into nodes: a volume opens a part that takes the
 /// chapters after it.
 fn pieces_to_nodes(
-    pieces: Vec<crate::convert::Piece>,
+    pieces: Vec<super::Piece>,
     project: &Project,
     warn: &mut dyn FnMut(Option<usize>, String),
 ) -> Vec<Node> {
@@ -167,11 +229,11 @@ fn pieces_to_nodes(
     let mut volume: Option<Part> = None;
     for piece in pieces {
         match piece {
-            crate::convert::Piece::Front(body) => {
+            super::Piece::Front(body) => {
                 let (title, body) = front_matter(body, lang);
                 nodes.push(Node::Chapter(Chapter::new(title, body, layout)));
             }
-            crate::convert::Piece::Volume { title, intro } => {
+            super::Piece::Volume { title, intro } => {
                 nodes.extend(volume.take().map(Node::Part));
                 volume = Some(Part {
                     title,
@@ -179,7 +241,7 @@ fn pieces_to_nodes(
                     children: Vec::new(),
                 });
             }
-            crate::convert::Piece::Chapter { title, body, line } => {
+            super::Piece::Chapter { title, body, line } => {
                 if body.paragraphs == 0 {
                     warn(Some(line), format!("chapter \"{title}\" is empty"));
                 }
@@ -198,7 +260,7 @@ fn pieces_to_nodes(
 /// The title of the text before the first heading: its own first line when that is a label
 /// such as `内容简介` (then removed from the body), else a word for "synopsis" in the book's
 /// language.
-fn front_matter(body: crate::convert::Converted, lang: &str) -> (String, String) {
+fn front_matter(body: super::Converted, lang: &str) -> (String, String) {
     const LABELS: [&str; 12] = [
         "简介",
         "內容簡介",

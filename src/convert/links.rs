@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::diagnostic::Warning;
+use crate::diagnostic::{Code, Diagnostic};
 use crate::package::{self, Chapter, Node};
 
 /// Links between chapter files (`[next](ch2.md#scene)`), rewritten to the documents those
@@ -29,7 +29,7 @@ impl<'a> LinkMap<'a> {
         }
     }
 
-    pub(crate) fn rewrite(&self, contents: &mut [Node], warnings: &mut Vec<Warning>) {
+    pub(crate) fn rewrite(&self, contents: &mut [Node], warnings: &mut Vec<Diagnostic>) {
         if self.pending.is_empty() {
             return;
         }
@@ -66,13 +66,9 @@ impl<'a> LinkMap<'a> {
                         format!("href=\"{}\"", crate::xml::escape_attr(&href))
                     }
                     None => {
-                        warnings.push(Warning {
-                            path: path.to_path_buf(),
-                            line: None,
-                            message: format!(
-                                "removed link to \"{link}\": it is not a chapter of the book"
-                            ),
-                        });
+                        let message =
+                            format!("removed link to \"{link}\": it is not a chapter of the book");
+                        warnings.push(Diagnostic::warning(Code::RemovedLink, message).at(*path));
                         String::new()
                     }
                 };

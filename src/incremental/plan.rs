@@ -12,7 +12,7 @@ use crate::archive::{self, PreviousEpub};
 use crate::convert::SourceKind;
 use crate::convert::book::SourceOutcome;
 use crate::convert::chapter::{ConvertedChapter, SourceReport};
-use crate::diagnostic::Warning;
+use crate::diagnostic::Diagnostic;
 use crate::package::{Chapter, Node};
 use crate::project::{ChapterSource, FileStamp, Project, nanos};
 
@@ -31,7 +31,7 @@ pub(crate) struct Recorded {
     /// Size of the EPUB.
     pub bytes: u64,
     /// The warnings of that build.
-    pub warnings: Vec<Warning>,
+    pub warnings: Vec<Diagnostic>,
     /// How each chapter file was decoded.
     pub sources: Vec<SourceReport>,
 }
@@ -413,7 +413,7 @@ pub(crate) struct Built<'a> {
     /// Where each source's chapters start among `chapters`.
     pub first_chapter: &'a [usize],
     /// The other warnings.
-    pub warnings: &'a [Warning],
+    pub warnings: &'a [Diagnostic],
     /// Every chapter's title and documents.
     pub chapters: Vec<record::ChapterRecord>,
     /// Name and hash of every other entry.

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::Hash;
-use crate::diagnostic::Warning;
+use crate::diagnostic::Diagnostic;
 use crate::project::FileStamp;
 use crate::source::Detection;
 
@@ -43,7 +43,7 @@ pub struct Head {
     /// What converting each chapter source reported, in reading order.
     pub sources: Vec<SourceReport>,
     /// The other problems the build reported (cover, fonts, links).
-    pub warnings: Vec<Warning>,
+    pub warnings: Vec<Diagnostic>,
 }
 
 /// What converting one chapter source reported.
@@ -54,7 +54,7 @@ pub struct SourceReport {
     /// How the encoding was chosen.
     pub detection: Detection,
     /// Problems that did not stop its conversion.
-    pub warnings: Vec<Warning>,
+    pub warnings: Vec<Diagnostic>,
 }
 
 /// The records of every input, chapter and entry: read only when a build is not up to date.
@@ -187,6 +187,7 @@ impl RecordFile {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::diagnostic::Code;
 
     pub(crate) fn sample() -> Record {
         let stamp = FileStamp {
@@ -195,11 +196,10 @@ mod tests {
             ctime: 3,
             inode: 4,
         };
-        let warning = Warning {
-            path: "/a b/1.txt".into(),
-            line: Some(3),
-            message: "dropped\t\n".into(),
-        };
+        let warning = Diagnostic::warning(Code::ControlCharacters, "dropped\t\n")
+            .at("/a b/1.txt")
+            .line(Some(3))
+            .hint("a hint");
         Record {
             head: Head {
                 options: super::super::hash(b"o"),

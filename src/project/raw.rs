@@ -255,7 +255,10 @@ fn contents(
     if contents.is_empty() {
         return Err(Error::Metadata {
             path: path.to_path_buf(),
-            message: "the book has no chapters\n  hint: add entries such as\n\n  [[chapters]]\n  file = \"chapters/001.txt\"\n".into(),
+            message: "the book has no chapters".into(),
+            hint: Some(
+                "add entries such as\n\n  [[chapters]]\n  file = \"chapters/001.txt\"\n".into(),
+            ),
         });
     }
     Ok(contents)

@@ -8,15 +8,24 @@ use crate::error::Error;
 /// Converts a `toml` error on `text` into our error.
 pub(super) fn to_error(err: &toml::de::Error, text: &str, path: &Path) -> Error {
     let offset = err.span().map(|s| s.start).unwrap_or(0);
-    let mut message = err.message().trim().to_string();
-    if let Some(hint) = unknown_field_hint(&message) {
-        message.push_str(&hint);
-    }
-    at(text, offset, path, message)
+    let message = err.message().trim().to_string();
+    let hint = unknown_field_hint(&message);
+    at_hinted(text, offset, path, message, hint)
 }
 
 /// An [`Error::MetadataSyntax`] pointing at byte `offset` of `text`.
 pub(super) fn at(text: &str, offset: usize, path: &Path, message: String) -> Error {
+    at_hinted(text, offset, path, message, None)
+}
+
+/// [`at`], with what to do about it.
+pub(super) fn at_hinted(
+    text: &str,
+    offset: usize,
+    path: &Path,
+    message: String,
+    hint: Option<String>,
+) -> Error {
     let (line, column, source_line) = locate(text, offset);
     let snippet = snippet(line, column, source_line);
     Error::MetadataSyntax {
@@ -24,6 +33,7 @@ pub(super) fn at(text: &str, offset: usize, path: &Path, message: String) -> Err
         line,
         column,
         message,
+        hint,
         snippet,
     }
 }
@@ -85,7 +95,7 @@ fn unknown_field_hint(message: &str) -> Option<String> {
     let (unknown, rest) = rest.split_once('`')?;
     let expected: Vec<&str> = rest.split('`').skip(1).step_by(2).collect();
     let best = closest(unknown, &expected)?;
-    Some(format!("\n  hint: did you mean `{best}`?"))
+    Some(format!("did you mean `{best}`?"))
 }
 
 /// The candidate closest to `word` by edit distance, if it is close enough to be a likely typo.
@@ -136,7 +146,7 @@ mod tests {
         let msg = "unknown field `autors`, expected one of `title`, `authors`, `language`";
         assert_eq!(
             unknown_field_hint(msg).as_deref(),
-            Some("\n  hint: did you mean `authors`?")
+            Some("did you mean `authors`?")
         );
     }
 }
