@@ -1,17 +1,19 @@
 #!/usr/bin/env python3
 """Clean build, no-op rebuild and rebuild after an edit, measured in interleaved rounds:
 
-    bench/rebuilds.py BIN PROJECT OUTPUT EDITED_FILE ROUNDS QUICK
+    bench/rebuilds.py PROJECT EDITED_FILE ROUNDS QUICK BIN:OUTPUT [BIN:OUTPUT ...]
 
-Each round times one clean build (`--force`), then QUICK no-op rebuilds, then QUICK rebuilds
-each after appending a paragraph to EDITED_FILE, then waits until the edited file is old
-enough that the next round's no-op finds every stamp trusted (see incremental::RACY_SECS),
-and runs one untimed no-op so that no timed run starts on a machine idle for seconds. The
-three figures come from the same stretch of time, so a neighbour loading this shared machine
-for a while moves them together instead of skewing their ratios.
+Each round, for each binary in turn: waits until the edited file is old enough that the
+binary's next no-op finds every stamp trusted (see incremental::RACY_SECS) and runs one untimed
+no-op, so that no timed run starts on a machine idle for seconds; then times one clean build
+(`--force`), QUICK no-op rebuilds, and QUICK rebuilds each after appending a paragraph to
+EDITED_FILE. The figures of every binary come from the same stretch of time, so a neighbour
+loading this shared machine for a while moves them together instead of skewing their ratios;
+two binaries (the current one and a baseline) are compared fairly in one run.
 
-Prints "CLEAN CLEAN_PEAK_KB NOOP NOOP_PEAK_KB EDIT EDIT_PEAK_KB": medians in seconds, and the
-largest peak RSS of each kind's runs (each run's own: see measure.run).
+Prints one line per binary, in the order given: "CLEAN CLEAN_PEAK_KB NOOP NOOP_PEAK_KB EDIT
+EDIT_PEAK_KB": medians in seconds, and the largest peak RSS of each kind's runs (each run's
+own: see measure.run).
 """
 import os
 import statistics
@@ -21,45 +23,41 @@ import time
 from measure import run
 
 RACY_SECS = 2
+KINDS = ("clean", "noop", "edit")
 
 
 def main():
-    binary, project, output, edited = sys.argv[1:5]
-    rounds, quick = int(sys.argv[5]), int(sys.argv[6])
-    build = [binary, "build", project, "-o", output, "-q"]
-    times = {"clean": [], "noop": [], "edit": []}
-    peaks = {"clean": 0, "noop": 0, "edit": 0}
-
-    def record(kind, cmd):
-        secs, rss = run(cmd)
-        times[kind].append(secs)
-        peaks[kind] = max(peaks[kind], rss)
-
-    def settle():
-        time.sleep(RACY_SECS + 0.2)
-        run(build)
-
+    project, edited = sys.argv[1:3]
+    rounds, quick = int(sys.argv[3]), int(sys.argv[4])
+    binaries = [spec.split(":", 1) for spec in sys.argv[5:]]
+    times = [{k: [] for k in KINDS} for _ in binaries]
+    peaks = [{k: 0 for k in KINDS} for _ in binaries]
     edits = 0
-    settle()  # the project was just written: let its stamps be trusted
+
+    def record(b, kind, cmd):
+        secs, rss = run(cmd)
+        times[b][kind].append(secs)
+        peaks[b][kind] = max(peaks[b][kind], rss)
+
     for _ in range(rounds):
-        record("clean", build + ["--force"])
-        for _ in range(quick):
-            record("noop", build)
-        for _ in range(quick):
-            edits += 1
-            with open(edited, "a", encoding="utf-8") as f:
-                f.write(f"\u3000\u3000第{edits}次修改的一段。\n")
-            record("edit", build)
-        settle()
-    if os.environ.get("BENCH_VERBOSE"):
-        for kind, values in times.items():
-            shown = " ".join(f"{v * 1000:.1f}" for v in values)
-            print(f"{kind} (ms): {shown}", file=sys.stderr)
-    print(
-        " ".join(
-            f"{statistics.median(times[k]):.4f} {peaks[k]}" for k in ("clean", "noop", "edit")
-        )
-    )
+        for b, (binary, output) in enumerate(binaries):
+            build = [binary, "build", project, "-o", output, "-q"]
+            time.sleep(RACY_SECS + 0.2)
+            run(build)
+            record(b, "clean", build + ["--force"])
+            for _ in range(quick):
+                record(b, "noop", build)
+            for _ in range(quick):
+                edits += 1
+                with open(edited, "a", encoding="utf-8") as f:
+                    f.write(f"\u3000\u3000第{edits}次修改的一段。\n")
+                record(b, "edit", build)
+    for b, (binary, _) in enumerate(binaries):
+        if os.environ.get("BENCH_VERBOSE"):
+            for kind, values in times[b].items():
+                shown = " ".join(f"{v * 1000:.1f}" for v in values)
+                print(f"{binary} {kind} (ms): {shown}", file=sys.stderr)
+        print(" ".join(f"{statistics.median(times[b][k]):.4f} {peaks[b][k]}" for k in KINDS))
 
 
 if __name__ == "__main__":

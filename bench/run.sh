@@ -2,6 +2,9 @@
 # bench/run.sh: speed and memory figures for epubforge (figures to read, not a pass/fail test).
 #
 #   bench/run.sh [RUNS]          RUNS: runs per figure, the median is reported (default 5)
+#   BASE_BIN=path/to/old/epubforge bench/run.sh
+#                                also times that binary's clean build, no-op and edit rebuild
+#                                in the same interleaved rounds, and prints both side by side
 #
 # The figures that take milliseconds (no-op rebuild, rebuild after an edit, batch rebuild)
 # are run QUICK_RUNS times (default 3 x RUNS): a few milliseconds of scheduling noise on a
@@ -60,9 +63,15 @@ OUT=$NOVEL/build/novel.epub
 EDIT=$(printf '%s/chapters/%05d.txt' "$NOVEL" $(( (CHAPTERS + 1) / 2 )))
 
 echo "== measuring ($RUNS runs each, $QUICK_RUNS for rebuilds)" >&2
-read -r CLEAN CLEAN_RSS NOOP NOOP_RSS EDITED EDIT_RSS < <(python3 bench/rebuilds.py \
-  "$BIN" "$NOVEL" "$OUT" "$EDIT" "$RUNS" $(( (QUICK_RUNS + RUNS - 1) / RUNS )))
+BINS=("$BIN:$OUT")
+if [ -n "${BASE_BIN:-}" ]; then BINS+=("$(realpath "$BASE_BIN"):$NOVEL/build/base.epub"); fi
+python3 bench/rebuilds.py "$NOVEL" "$EDIT" "$RUNS" $(( (QUICK_RUNS + RUNS - 1) / RUNS )) "${BINS[@]}" > "$WORK/rebuilds.txt"
+read -r CLEAN CLEAN_RSS NOOP NOOP_RSS EDITED EDIT_RSS < <(sed -n 1p "$WORK/rebuilds.txt")
+if [ -n "${BASE_BIN:-}" ]; then
+  read -r B_CLEAN _ B_NOOP _ B_EDITED _ < <(sed -n 2p "$WORK/rebuilds.txt")
+fi
 read -r NOCACHE _ < <($M "$RUNS" '' "$BIN" build "$NOVEL" -o "$WORK/nocache.epub" --no-cache)
+"$BIN" build "$NOVEL" -o "$OUT" -q >/dev/null  # the baseline's edits came last
 "$BIN" build "$NOVEL" -o "$WORK/clean.epub" --no-cache -q >/dev/null
 if cmp -s "$OUT" "$WORK/clean.epub"; then IDENTICAL=yes; else IDENTICAL=NO; fi
 EPUB_SIZE=$(stat -c %s "$OUT")
@@ -112,6 +121,11 @@ printf '%-44s %8.4f s   %s of clean\n' "no-op rebuild" "$NOOP" "$(ratio "$NOOP" 
 printf '%-44s %8.4f s   %s of clean, byte-identical: %s\n' "rebuild after editing one chapter" "$EDITED" "$(ratio "$EDITED" "$CLEAN")" "$IDENTICAL"
 printf '%-44s %8.3f s\n' "batch of $BATCH books, clean (--force)" "$BATCH_CLEAN"
 printf '%-44s %8.4f s   %s of clean; books rebuilt: %s\n' "batch, one chapter of one book edited" "$BATCH_EDIT" "$(ratio "$BATCH_EDIT" "$BATCH_CLEAN")" "$REBUILT"
+if [ -n "${BASE_BIN:-}" ]; then
+  printf '%-44s %8.3f s   (this build: %s of it)\n' "baseline: clean build (--force)" "$B_CLEAN" "$(ratio "$CLEAN" "$B_CLEAN")"
+  printf '%-44s %8.4f s   %s of clean (this build: %s)\n' "baseline: no-op rebuild" "$B_NOOP" "$(ratio "$B_NOOP" "$B_CLEAN")" "$(ratio "$NOOP" "$CLEAN")"
+  printf '%-44s %8.4f s   %s of clean (this build: %s)\n' "baseline: rebuild after editing one chapter" "$B_EDITED" "$(ratio "$B_EDITED" "$B_CLEAN")" "$(ratio "$EDITED" "$CLEAN")"
+fi
 printf '%-44s %8s      input %s + 32 MB = %s\n' "peak RSS, clean build" "$(mb $((CLEAN_RSS * 1024)))" "$(mb "$INPUT")" "$(mb $((INPUT + 32000000)))"
 printf '%-44s %8s      (not below the harness floor, %s)\n' "peak RSS, no-op / edit rebuild" "$(mb $((NOOP_RSS * 1024))) / $(mb $((EDIT_RSS * 1024)))" "$(mb $((FLOOR_RSS * 1024)))"
 printf '%-44s %8.3f s   clean/zip = %s\n' "zip -6 -r over the chapter files (floor)" "$ZIP" "$(ratio "$CLEAN" "$ZIP")"
