@@ -224,7 +224,7 @@ pub fn font_face_css(font: &SubsetFont, href: &str) -> String {
 /// when it has Hangul, Simplified Chinese otherwise. Returns 0 for single fonts or when the
 /// names say nothing.
 pub fn choose_face(font: &[u8], sample: &str) -> u32 {
-    let faces = ttf_parser::fonts_in_collection(font).unwrap_or(1);
+    let faces = face_count(font).unwrap_or(1);
     if faces <= 1 {
         return 0;
     }
@@ -250,12 +250,51 @@ pub fn choose_face(font: &[u8], sample: &str) -> u32 {
 }
 
 fn parse_face(font: &[u8], face_index: u32) -> Result<Face<'_>, FontError> {
-    if let Some(faces) = ttf_parser::fonts_in_collection(font)
-        && face_index >= faces
-    {
+    let faces = face_count(font)?;
+    if face_index >= faces {
         return Err(FontError::NoSuchFace { face_index, faces });
     }
     Face::parse(font, face_index).map_err(|e| unreadable(face_index, e.to_string()))
+}
+
+/// The most faces a collection may hold. Real collections hold a few dozen (Noto CJK's with
+/// every weight: 70); each face costs a parse when one is chosen for the text.
+pub const MAX_FACES: u32 = 1024;
+
+/// The number of faces in `font`: 1 for a single font; for a collection (`ttcf`), the count its
+/// header gives, once checked against the file: the header must hold that many offsets, each
+/// pointing at a face's table directory inside the file. A collection's header is trusted by
+/// nothing else: a 20-byte file claiming four billion faces would otherwise be searched face by
+/// face for minutes.
+pub fn face_count(font: &[u8]) -> Result<u32, FontError> {
+    if !font.starts_with(b"ttcf") {
+        return Ok(1);
+    }
+    let bad = |reason: String| unreadable(0, format!("damaged font collection: {reason}"));
+    let faces = read_u32(font, 8).ok_or_else(|| bad("the header is cut short".into()))?;
+    if faces == 0 || faces > MAX_FACES {
+        return Err(bad(format!(
+            "it claims {faces} faces; a collection holds 1 to {MAX_FACES}"
+        )));
+    }
+    let needed = 12 + 4 * u64::from(faces);
+    if needed > font.len() as u64 {
+        return Err(bad(format!(
+            "it claims {faces} faces, whose offsets alone need {needed} bytes, but the file has {}",
+            font.len()
+        )));
+    }
+    for i in 0..faces as usize {
+        let offset = read_u32(font, 12 + 4 * i).unwrap_or(u32::MAX) as usize;
+        // A face starts with a 12-byte table directory header.
+        if offset.checked_add(12).is_none_or(|end| end > font.len()) {
+            return Err(bad(format!(
+                "face {i} starts at byte {offset}, past the end of the {}-byte file",
+                font.len()
+            )));
+        }
+    }
+    Ok(faces)
 }
 
 fn unreadable(face_index: u32, reason: String) -> FontError {
@@ -735,6 +774,31 @@ mod tests {
         truncated_ttc.extend_from_slice(&[0, 0, 0, 20, 0, 0, 0, 40]);
         assert!(subset_font(&truncated_ttc, 5, &chars).is_err());
         assert!(subset_font(&[], 0, &chars).is_err());
+    }
+
+    #[test]
+    fn a_collection_header_is_checked_against_the_file_size() {
+        // 20 bytes claiming 0xFFFFFFFF faces: refused at once, never searched face by face.
+        let mut huge = b"ttcf\0\x01\0\0\xFF\xFF\xFF\xFF".to_vec();
+        huge.extend_from_slice(&[0; 8]);
+        let e = face_count(&huge).unwrap_err().to_string();
+        assert!(e.contains("4294967295 faces"), "{e}");
+        assert_eq!(choose_face(&huge, "中文"), 0);
+        assert!(subset_font(&huge, 0, &BTreeSet::from(['a'])).is_err());
+
+        // A count the file could hold, but offsets pointing past its end.
+        let mut past = b"ttcf\0\x01\0\0\0\0\0\x02".to_vec();
+        past.extend_from_slice(&[0, 0, 0, 20, 0, 0x10, 0, 0]);
+        past.extend_from_slice(&[0; 12]);
+        let e = face_count(&past).unwrap_err().to_string();
+        assert!(e.contains("face 1 starts at byte 1048576"), "{e}");
+
+        // Enough offsets for a small count, and in range: accepted.
+        let mut two = b"ttcf\0\x01\0\0\0\0\0\x02".to_vec();
+        two.extend_from_slice(&[0, 0, 0, 20, 0, 0, 0, 20]);
+        two.extend_from_slice(&[0; 12]);
+        assert_eq!(face_count(&two).unwrap(), 2);
+        assert_eq!(face_count(b"\0\x01\0\0").unwrap(), 1, "a single font");
     }
 
     #[test]
