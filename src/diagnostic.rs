@@ -69,6 +69,11 @@ pub enum Code {
     Cover,
     /// An embedded font cannot be used, or lacks characters the book shows.
     Font,
+    /// Something scripted, remote or foreign was removed from an SVG image.
+    Svg,
+    /// Something remote or scripted was removed from a user stylesheet, or its bytes were not
+    /// valid in its encoding.
+    Css,
     /// `init` found no chapters, or would overwrite a metadata file.
     Init,
     /// One of our own structural rules for EPUBs is broken.
@@ -102,6 +107,8 @@ impl Code {
             Code::InvalidIsbn => "invalid-isbn",
             Code::Cover => "cover",
             Code::Font => "font",
+            Code::Svg => "svg",
+            Code::Css => "css",
             Code::Init => "init",
             Code::Structure => "structure",
             Code::Epubcheck => "epubcheck",

@@ -71,7 +71,8 @@ pub fn read_limited(path: &Path, limit: u64, what: &str) -> Result<Vec<u8>> {
     Ok(bytes)
 }
 
-fn too_large(path: &Path, what: &str, limit: u64) -> Error {
+/// The error for a file over its cap: names the file, what it is and the limit.
+pub fn too_large(path: &Path, what: &str, limit: u64) -> Error {
     Error::io(
         path,
         "cannot read",

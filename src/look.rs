@@ -9,8 +9,8 @@ use std::path::Path;
 
 use crate::diagnostic::{Code, Diagnostic};
 use crate::error::{Error, Result};
-use crate::fs::read;
-use crate::media::{FontFile, cover, fonts};
+use crate::fs::read_limited;
+use crate::media::{self, FontFile, cover, fonts};
 use crate::package::{self, Asset, Book, Image, Look};
 use crate::project::{Project, WritingMode};
 
@@ -20,20 +20,33 @@ pub fn prepare(project: &Project, book: &mut Book, warnings: &mut Vec<Diagnostic
         style: project.style.clone(),
         layout: project.layout.clone(),
         version: project.epub_version,
-        user_css: user_css(&project.style.css)?,
+        user_css: Vec::new(),
         fonts: Vec::new(),
     };
     if book.cover.is_none() {
         book.cover = Some(generated_cover(project, None, true));
     }
+    look.fonts = subset_fonts(project, book, &look, warnings)?;
+    // After the fonts: a stylesheet's `@font-face` may name one of them.
+    look.user_css = user_css(project, &look, book, warnings)?;
+    Ok(look)
+}
+
+/// The `[style] fonts`, cut down to the characters of `book`.
+fn subset_fonts(
+    project: &Project,
+    book: &Book,
+    look: &Look,
+    warnings: &mut Vec<Diagnostic>,
+) -> Result<Vec<fonts::SubsetFont>> {
     if project.style.fonts.is_empty() {
-        return Ok(look);
+        return Ok(Vec::new());
     }
-    let chars = package::used_chars(book, &look);
+    let chars = package::used_chars(book, look);
     let sample: String = chars.iter().collect();
+    let mut subsets = Vec::new();
     for source in &project.style.fonts {
-        let bytes =
-            FontFile::open(&source.path).map_err(|e| Error::io(&source.path, "cannot read", e))?;
+        let bytes = FontFile::open(&source.path)?;
         let face = source
             .face
             .unwrap_or_else(|| fonts::choose_face(&bytes, &sample));
@@ -47,9 +60,9 @@ pub fn prepare(project: &Project, book: &mut Book, warnings: &mut Vec<Diagnostic
             let message = missing_message(&subset.missing);
             warnings.push(Diagnostic::warning(Code::Font, message).at(&source.path));
         }
-        look.fonts.push(subset);
+        subsets.push(subset);
     }
-    Ok(look)
+    Ok(subsets)
 }
 
 /// "the font lacks 3 characters the book uses: 'a' (U+0061), ..." listing the first few.
@@ -68,11 +81,19 @@ fn missing_message(missing: &[char]) -> String {
     )
 }
 
-/// Copies of the user stylesheets, with file names that are safe and unique in `styles/`.
-fn user_css(paths: &[std::path::PathBuf]) -> Result<Vec<Asset>> {
-    let mut out: Vec<Asset> = Vec::new();
+/// The user stylesheets as the book carries them: under file names that are safe and unique
+/// in `styles/`, cleaned by [`media::css`] of what is remote or scripted (each removal warned
+/// about with its file and line), with relative URLs pointing where the book keeps the files
+/// they name (see [`carried`]).
+fn user_css(
+    project: &Project,
+    look: &Look,
+    book: &mut Book,
+    warnings: &mut Vec<Diagnostic>,
+) -> Result<Vec<Asset>> {
+    let paths = &project.style.css;
+    let mut names: Vec<String> = Vec::new();
     for (i, path) in paths.iter().enumerate() {
-        let data = read(path)?;
         let name = path
             .file_name()
             .and_then(|n| n.to_str())
@@ -80,10 +101,36 @@ fn user_css(paths: &[std::path::PathBuf]) -> Result<Vec<Asset>> {
                 n.chars()
                     .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
                     && *n != "book.css"
-                    && !out.iter().any(|a| a.name == *n)
+                    && !names.iter().any(|a| a == n)
             })
             .map_or_else(|| format!("user-{}.css", i + 1), str::to_string);
-        out.push(Asset { name, data });
+        names.push(name);
+    }
+    let mut out = Vec::new();
+    for (path, name) in paths.iter().zip(&names) {
+        let bytes = read_limited(path, media::MAX_CSS_BYTES, "stylesheet")?;
+        let (text, note) = media::css::decode(&bytes);
+        let warn = |line: Option<u32>, message: String| {
+            Diagnostic::warning(Code::Css, message)
+                .at(path)
+                .line(line.map(|l| l as usize))
+        };
+        warnings.extend(note.map(|n| warn(None, n)));
+        let dir = path.parent().unwrap_or(Path::new("."));
+        let mut found = Vec::new();
+        let mut local = |url: &str| carried(project, look, &names, dir, url, book, &mut found);
+        let cleaned = media::css::clean_stylesheet(&text, &mut local);
+        warnings.extend(found);
+        warnings.extend(
+            cleaned
+                .removed
+                .into_iter()
+                .map(|r| warn(Some(r.line), format!("removed {}", r.what))),
+        );
+        out.push(Asset {
+            name: name.clone(),
+            data: cleaned.css.into_bytes(),
+        });
     }
     Ok(out)
 }
@@ -105,6 +152,57 @@ pub(crate) fn cover_for(
             .join(crate::incremental::CACHE_DIR)
     });
     Some(generated_cover(project, cache_dir.as_deref(), force))
+}
+
+/// Where a relative `url` of a user stylesheet in `dir` points in the book: another user
+/// stylesheet (by its name in `names`), an embedded font, or an image, which is read and
+/// checked as a chapter's is and added to `book` (what was removed from an SVG goes to
+/// `found`). Anything else cannot come along, and says why.
+fn carried(
+    project: &Project,
+    look: &Look,
+    names: &[String],
+    dir: &Path,
+    url: &str,
+    book: &mut Book,
+    found: &mut Vec<Diagnostic>,
+) -> std::result::Result<String, String> {
+    let end = url.find(['?', '#']).unwrap_or(url.len());
+    let fragment = url.find('#').map_or("", |i| &url[i..]);
+    let file = crate::convert::markup::percent_decode(&url[..end]);
+    if file.is_empty() {
+        return Err("it names no file".into());
+    }
+    let target = dir.join(&file);
+    let same = |p: &Path| match (p.canonicalize(), target.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => p == target,
+    };
+    if let Some(i) = project.style.css.iter().position(|p| same(p)) {
+        return Ok(format!("{}{fragment}", names[i]));
+    }
+    if let Some(i) = project.style.fonts.iter().position(|f| same(&f.path))
+        && let Some(name) = look.font_name(i)
+    {
+        return Ok(format!("../fonts/{name}"));
+    }
+    let image = media::image::load_image_in(&project.root, &target).map_err(|e| match e {
+        media::image::ImageError::NotAnImage { .. } => {
+            "not an image, a font of [style] fonts or a stylesheet of [style] css".to_string()
+        }
+        other => other.to_string(),
+    })?;
+    found.extend(
+        image
+            .warnings
+            .iter()
+            .map(|message| Diagnostic::warning(Code::Svg, message.as_str()).at(&target)),
+    );
+    let href = format!("../images/{}{fragment}", image.name);
+    if !book.images.iter().any(|i| i.name == image.name) {
+        book.images.push(image.into());
+    }
+    Ok(href)
 }
 
 /// A typographic cover: with the first configured font, else a CJK font found on the system,

@@ -11,7 +11,6 @@ use super::chapter::{ConvertedChapter, SourceReport, convert_chapter};
 use super::links::LinkMap;
 use crate::diagnostic::{Code, Diagnostic};
 use crate::error::{Error, Result};
-use crate::fs::read;
 use crate::package::{Book, Image, Node, Part};
 use crate::project::{ChapterSource, ContentEntry, Project};
 
@@ -164,7 +163,7 @@ pub(crate) fn load_book_with(
 }
 
 pub(crate) fn read_cover(path: &Path, warnings: &mut Vec<Diagnostic>) -> Result<Image> {
-    let data = read(path)?;
+    let data = crate::fs::read_limited(path, crate::media::MAX_IMAGE_BYTES, "cover")?;
     let prepared = crate::media::image::prepare_cover(&data, path).map_err(|e| Error::Cover {
         path: path.to_path_buf(),
         message: e

@@ -13,7 +13,6 @@ use crate::fs::read;
 use crate::package::{self, Chapter, Image, Node, Part};
 use crate::project::{ChapterSource, Project};
 use crate::source::{self, Decoded, Detection};
-use sha2::Digest;
 
 /// How one chapter file was read.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -107,7 +106,14 @@ pub(crate) fn convert_decoded(
         });
     }
     let mut images = Vec::new();
-    let converted = convert_one(project, src, kind, &decoded.text, &mut images)?;
+    let converted = convert_one(
+        project,
+        src,
+        kind,
+        &decoded.text,
+        &mut images,
+        &mut warnings,
+    )?;
     let warn = |code, message: &str| Diagnostic::warning(code, message).at(&src.path);
     warnings.extend(converted.warnings.iter().map(|w| warn(Code::Markup, w)));
     if converted.paragraphs == 0 {
@@ -194,6 +200,7 @@ fn convert_one(
     kind: SourceKind,
     text: &str,
     images: &mut Vec<Image>,
+    warnings: &mut Vec<Diagnostic>,
 ) -> Result<super::Converted> {
     if kind == SourceKind::Text {
         // A heading line repeating the title given in metadata.toml (as `init` writes it)
@@ -204,7 +211,7 @@ fn convert_one(
             _ => c,
         });
     }
-    let mut resolver = |s: &str| resolve_image(project, &src.path, s, images);
+    let mut resolver = |s: &str| resolve_image(project, &src.path, s, images, warnings);
     let result = if kind == SourceKind::Markdown {
         super::convert_markdown(text, &mut resolver)
     } else {
@@ -287,42 +294,28 @@ fn front_matter(body: super::Converted, lang: &str) -> (String, String) {
 }
 
 /// Resolves an image referenced by a Markdown or HTML chapter: a real image inside the project,
-/// named after its content so the same image used twice is stored once.
+/// read, checked and named by `media::image::load_image_in`, so the same image used twice is
+/// stored once. What was removed from an SVG is added to `warnings`.
 fn resolve_image(
     project: &Project,
     chapter: &Path,
     src: &str,
     images: &mut Vec<Image>,
+    warnings: &mut Vec<Diagnostic>,
 ) -> std::result::Result<String, String> {
     let dir = chapter.parent().unwrap_or(Path::new("."));
     let path = dir.join(src);
-    let data = std::fs::read(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    if let (Ok(root), Ok(real)) = (project.root.canonicalize(), path.canonicalize())
-        && !real.starts_with(&root)
-    {
-        return Err(format!(
-            "{} is outside the project folder; copy the image into the project",
-            path.display()
-        ));
-    }
-    let info = crate::media::image::sniff(&data).ok_or_else(|| {
-        format!(
-            "{} is not a JPEG, PNG, GIF, WebP or SVG image",
-            path.display()
-        )
-    })?;
-    let digest = sha2::Sha256::digest(&data);
-    let hex: String = digest.iter().take(6).map(|b| format!("{b:02x}")).collect();
-    let name = format!("img-{hex}.{}", info.format.extension());
-    let href = format!("../images/{name}");
-    if !images.iter().any(|i| i.name == name) {
-        images.push(Image {
-            name,
-            media_type: info.format.media_type(),
-            data,
-            width: info.width,
-            height: info.height,
-        });
+    let image =
+        crate::media::image::load_image_in(&project.root, &path).map_err(|e| e.to_string())?;
+    warnings.extend(
+        image
+            .warnings
+            .iter()
+            .map(|message| Diagnostic::warning(Code::Svg, message.as_str()).at(&path)),
+    );
+    let href = format!("../images/{}", image.name);
+    if !images.iter().any(|i| i.name == image.name) {
+        images.push(image.into());
     }
     Ok(href)
 }

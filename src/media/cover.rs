@@ -19,7 +19,7 @@ use ab_glyph::{Font, FontRef, GlyphId, PxScale, point};
 use image::codecs::png::{CompressionType, FilterType, PngEncoder};
 use image::{ImageEncoder, RgbImage};
 
-use super::fonts::{choose_face, vertical_substitutions};
+use super::fonts::{choose_face, face_count, vertical_substitutions};
 
 /// Width of a generated cover in pixels.
 pub const COVER_WIDTH: u32 = 1600;
@@ -252,6 +252,7 @@ fn fc_match_cjk() -> Option<PathBuf> {
     let path = PathBuf::from(String::from_utf8(out.stdout).ok()?.trim());
     // fc-match always answers something; only take it if it can set Chinese.
     let bytes = super::FontFile::open(&path).ok()?;
+    face_count(&bytes).ok()?;
     let face = ttf_parser::Face::parse(&bytes, 0).ok()?;
     face.glyph_index('中').map(|_| path)
 }
@@ -472,6 +473,9 @@ impl<'f> Typesetter<'f> {
             .chain(text.subtitle)
             .chain(text.authors.iter().map(String::as_str))
             .collect();
+        // A collection's header is checked before the parsers believe it (ttf-parser panics
+        // on one claiming billions of faces).
+        face_count(bytes).ok()?;
         let index = choose_face(bytes, &sample);
         let font = FontRef::try_from_slice_and_index(bytes, index).ok()?;
         let upem = font.units_per_em().filter(|u| *u > 0.0)?;
@@ -1028,6 +1032,11 @@ mod tests {
             vertical: true,
         };
         let png = generate_cover(&text, Some(b"definitely not a font"));
+        assert_eq!(decode(&png).dimensions(), (COVER_WIDTH, COVER_HEIGHT));
+        // A collection claiming four billion faces: ttf-parser would panic on it.
+        let mut ttc = b"ttcf\0\x01\0\0\xFF\xFF\xFF\xFF".to_vec();
+        ttc.extend_from_slice(&[0; 8]);
+        let png = generate_cover(&text, Some(&ttc));
         assert_eq!(decode(&png).dimensions(), (COVER_WIDTH, COVER_HEIGHT));
     }
 

@@ -15,11 +15,21 @@
 //! - WebP becomes JPEG when opaque, PNG when it has alpha (the `image` crate writes only
 //!   lossless WebP, which would be far larger than the input).
 //!
-//! A cover within the limits is passed through byte for byte. SVG covers are checked and
-//! passed through. Output is deterministic: same bytes in, same bytes out.
+//! A cover within the limits is passed through byte for byte. Output is deterministic: same
+//! bytes in, same bytes out.
+//!
+//! Every image from the project, cover or not, is read with a size cap
+//! ([`super::MAX_IMAGE_BYTES`]), refused when its header claims more pixels than
+//! [`super::raster`] allows or its file is cut short, and, when it is SVG, rebuilt by
+//! [`super::svg`] without scripts or remote references. [`load_image`] does this for the images
+//! chapters and stylesheets use.
 
 use std::io::Cursor;
 use std::path::{Path, PathBuf};
+
+use sha2::Digest;
+
+use super::{MAX_IMAGE_BYTES, raster, svg};
 
 use image::codecs::jpeg::JpegEncoder;
 use image::codecs::png::{CompressionType, FilterType as PngFilter, PngEncoder};
@@ -121,32 +131,58 @@ pub struct PreparedImage {
     pub warnings: Vec<String>,
 }
 
-/// Why a cover cannot be used. Each names the file.
+/// Why an image cannot be used. Each names the file.
 #[derive(Debug, thiserror::Error)]
 pub enum ImageError {
+    /// The file could not be read: not a regular file, over the size cap, or an I/O error.
+    #[error("{0}")]
+    Read(#[source] crate::error::Error),
+    /// The image is outside the project folder (after following links).
+    #[error("{} is outside the project folder; copy the image into the project", path.display())]
+    Outside {
+        /// The image file, as named.
+        path: PathBuf,
+    },
     /// The bytes are no JPEG, PNG, GIF, WebP or SVG, whatever the file name says.
     #[error("{}: not an image (JPEG, PNG, GIF, WebP or SVG)", path.display())]
     NotAnImage {
-        /// The cover file.
+        /// The image file.
         path: PathBuf,
+    },
+    /// The header claims more pixels than [`raster`] allows (a decompression bomb, or a
+    /// scan far too large for a book).
+    #[error("{}: {reason}", path.display())]
+    TooLarge {
+        /// The image file.
+        path: PathBuf,
+        /// What the header claims, and the limit.
+        reason: String,
+    },
+    /// The file ends before its format's end marker.
+    #[error("{}: the {format} image is truncated (the file ends before the image does); use the whole file", path.display())]
+    Truncated {
+        /// The image file.
+        path: PathBuf,
+        /// Format from the header.
+        format: &'static str,
     },
     /// The header looks right but the image does not decode (truncated or damaged file).
     #[error("{}: the {format} image is damaged or truncated: {source}", path.display())]
     Damaged {
-        /// The cover file.
+        /// The image file.
         path: PathBuf,
         /// Format from the header.
         format: &'static str,
         /// What the decoder said.
         source: image::ImageError,
     },
-    /// An SVG file that is not complete, well-formed-looking UTF-8 XML.
+    /// An SVG file that cannot be read as SVG.
     #[error("{}: the SVG is not usable: {reason}", path.display())]
     BadSvg {
-        /// The cover file.
+        /// The image file.
         path: PathBuf,
         /// What is wrong.
-        reason: &'static str,
+        reason: svg::SvgError,
     },
     /// Scaling worked but writing the smaller image failed.
     #[error("{}: could not re-encode the scaled cover: {source}", path.display())]
@@ -156,6 +192,89 @@ pub enum ImageError {
         /// What the encoder said.
         source: image::ImageError,
     },
+}
+
+/// An image a chapter or stylesheet uses, checked and ready for the book.
+#[derive(Debug, Clone)]
+pub struct BookImage {
+    /// File name in the book, from the content (`img-<hash>.<ext>`), so that the same image
+    /// used twice is stored once.
+    pub name: String,
+    /// Format and size.
+    pub info: ImageInfo,
+    /// The bytes to store (an SVG as rebuilt by [`svg::clean`]).
+    pub bytes: Vec<u8>,
+    /// What was removed from an SVG, for the build log.
+    pub warnings: Vec<String>,
+}
+
+impl From<BookImage> for crate::package::Image {
+    fn from(image: BookImage) -> Self {
+        crate::package::Image {
+            name: image.name,
+            media_type: image.info.format.media_type(),
+            data: image.bytes,
+            width: image.info.width,
+            height: image.info.height,
+        }
+    }
+}
+
+/// [`load_image`] for an image a project names: refused, before it is opened, when it is
+/// outside the project folder `root` (links followed).
+pub fn load_image_in(root: &Path, path: &Path) -> Result<BookImage, ImageError> {
+    if let (Ok(root), Ok(real)) = (root.canonicalize(), path.canonicalize())
+        && !real.starts_with(&root)
+    {
+        return Err(ImageError::Outside {
+            path: path.to_path_buf(),
+        });
+    }
+    load_image(path)
+}
+
+/// Reads the image at `path` (at most [`MAX_IMAGE_BYTES`], a regular file) and checks it: a
+/// JPEG, PNG, GIF, WebP or SVG image whose header claims no more than [`raster`] allows and
+/// whose file is whole; an SVG is rebuilt without scripts or remote references.
+pub fn load_image(path: &Path) -> Result<BookImage, ImageError> {
+    let data = crate::fs::read_limited(path, MAX_IMAGE_BYTES, "image").map_err(ImageError::Read)?;
+    let (bytes, info, warnings) = check(data, path)?;
+    let digest = sha2::Sha256::digest(&bytes);
+    let hex: String = digest.iter().take(6).map(|b| format!("{b:02x}")).collect();
+    Ok(BookImage {
+        name: format!("img-{hex}.{}", info.format.extension()),
+        info,
+        bytes,
+        warnings,
+    })
+}
+
+/// Recognises `bytes`, checks a raster image's header and completeness, and rebuilds an SVG.
+/// Returns the bytes to use, their format and size, and what was removed from an SVG.
+fn check(bytes: Vec<u8>, path: &Path) -> Result<(Vec<u8>, ImageInfo, Vec<String>), ImageError> {
+    let info = sniff(&bytes).ok_or_else(|| ImageError::NotAnImage {
+        path: path.to_path_buf(),
+    })?;
+    if info.format == ImageFormat::Svg {
+        let cleaned = svg::clean(&bytes).map_err(|reason| ImageError::BadSvg {
+            path: path.to_path_buf(),
+            reason,
+        })?;
+        let warnings = cleaned.summary().into_iter().collect();
+        let info = sniff(&cleaned.bytes).unwrap_or(info);
+        return Ok((cleaned.bytes, info, warnings));
+    }
+    raster::check_dimensions(info.width, info.height).map_err(|reason| ImageError::TooLarge {
+        path: path.to_path_buf(),
+        reason,
+    })?;
+    if !raster::is_complete(info.format, &bytes) {
+        return Err(ImageError::Truncated {
+            path: path.to_path_buf(),
+            format: info.format.name(),
+        });
+    }
+    Ok((bytes, info, Vec::new()))
 }
 
 /// Recognises an image by its magic bytes and reads its size from the header, without
@@ -191,14 +310,9 @@ pub fn sniff(bytes: &[u8]) -> Option<ImageInfo> {
 /// Checks a cover and, when it is too large, scales and re-encodes it (see the module docs for
 /// the policy). `path` is used only in messages.
 pub fn prepare_cover(bytes: &[u8], path: &Path) -> Result<PreparedImage, ImageError> {
-    let not_an_image = || ImageError::NotAnImage {
-        path: path.to_path_buf(),
-    };
-    let info = sniff(bytes).ok_or_else(not_an_image)?;
-    let mut warnings = Vec::new();
+    let (checked, info, mut warnings) = check(bytes.to_vec(), path)?;
 
     let Some(codec) = info.format.codec() else {
-        check_svg(bytes, path)?;
         shape_warnings(&info, &mut warnings);
         if info.width == 0 || info.height == 0 {
             warnings.push(
@@ -206,23 +320,24 @@ pub fn prepare_cover(bytes: &[u8], path: &Path) -> Result<PreparedImage, ImageEr
             );
         }
         return Ok(PreparedImage {
-            bytes: bytes.to_vec(),
+            bytes: checked,
             info,
             notes: Vec::new(),
             warnings,
         });
     };
 
-    // Decode fully even when the cover is small enough to keep: a truncated file has a valid
-    // header and would show as a broken image in every reader.
+    // Decode fully even when the cover is small enough to keep: a damaged file has a valid
+    // header and would show as a broken image in every reader. The header was checked against
+    // the limits; the decoder runs under them too.
     let damaged = |source| ImageError::Damaged {
         path: path.to_path_buf(),
         format: info.format.name(),
         source,
     };
-    let mut decoder = ImageReader::with_format(Cursor::new(bytes), codec)
-        .into_decoder()
-        .map_err(damaged)?;
+    let mut reader = ImageReader::with_format(Cursor::new(bytes), codec);
+    reader.limits(raster::limits());
+    let mut decoder = reader.into_decoder().map_err(damaged)?;
     let orientation = decoder.orientation().ok();
     let mut decoded = DynamicImage::from_decoder(decoder).map_err(damaged)?;
 
@@ -495,24 +610,6 @@ fn svg_length(v: &str) -> Option<f64> {
     Some(n * scale)
 }
 
-fn check_svg(bytes: &[u8], path: &Path) -> Result<(), ImageError> {
-    let bad = |reason| ImageError::BadSvg {
-        path: path.to_path_buf(),
-        reason,
-    };
-    let text = std::str::from_utf8(bytes).map_err(|_| bad("it is not UTF-8 text"))?;
-    let trimmed = text.trim_end();
-    if !(trimmed.ends_with("</svg>") || trimmed.ends_with("/>") && text.matches('<').count() == 1) {
-        return Err(bad("the file does not end with </svg> (truncated?)"));
-    }
-    if text.contains("<script") {
-        return Err(bad(
-            "it contains <script>, which a cover may not use (EPUBCheck requires the scripted property)",
-        ));
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -640,7 +737,7 @@ mod tests {
         assert!(sniff(cut).is_some(), "header alone still sniffs");
         let err = prepare_cover(cut, Path::new("cover.png")).expect_err("truncated");
         assert!(
-            matches!(err, ImageError::Damaged { format: "PNG", .. }),
+            matches!(err, ImageError::Truncated { format: "PNG", .. }),
             "{err}"
         );
         assert!(err.to_string().contains("cover.png"));
@@ -703,10 +800,112 @@ mod tests {
     fn svg_cover_is_kept_and_truncated_svg_rejected() {
         let svg = b"<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 1600 2560\"><rect width=\"10\" height=\"10\"/></svg>\n";
         let out = prepare_cover(svg, Path::new("c.svg")).expect("ok");
-        assert_eq!(out.bytes, svg.to_vec());
+        let text = String::from_utf8(out.bytes).expect("utf-8");
+        assert!(
+            text.ends_with(
+                "viewBox=\"0 0 1600 2560\"><rect width=\"10\" height=\"10\"></rect></svg>"
+            ),
+            "{text}"
+        );
         assert_eq!(out.info.format, ImageFormat::Svg);
+        assert_eq!((out.info.width, out.info.height), (1600, 2560));
         assert!(out.warnings.is_empty(), "{:?}", out.warnings);
         let err = prepare_cover(&svg[..80], Path::new("c.svg")).expect_err("truncated");
         assert!(matches!(err, ImageError::BadSvg { .. }));
+    }
+
+    #[test]
+    fn scripted_svg_cover_is_cleaned_with_a_warning() {
+        let svg = b"<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 1600 2560\" onload=\"alert(1)\"><script>alert(2)</script><rect width=\"10\" height=\"10\"/></svg>";
+        let out = prepare_cover(svg, Path::new("c.svg")).expect("ok");
+        let text = String::from_utf8(out.bytes).expect("utf-8");
+        assert!(!text.contains("alert"), "{text}");
+        assert_eq!(out.warnings.len(), 1, "{:?}", out.warnings);
+        assert!(out.warnings[0].contains("<script> ×1") && out.warnings[0].contains("onload="));
+    }
+
+    /// `png` with its header claiming `w` x `h` pixels (the pixel data is left as it was).
+    fn claiming_png(png: &[u8], w: u32, h: u32) -> Vec<u8> {
+        let mut out = png.to_vec();
+        out[16..20].copy_from_slice(&w.to_be_bytes());
+        out[20..24].copy_from_slice(&h.to_be_bytes());
+        let crc = crc32fast::hash(&out[12..29]);
+        out[29..33].copy_from_slice(&crc.to_be_bytes());
+        out
+    }
+
+    /// `jpeg` with its frame header claiming `w` x `h` pixels.
+    fn claiming_jpeg(jpeg: &[u8], w: u16, h: u16) -> Vec<u8> {
+        let mut out = jpeg.to_vec();
+        let sof = out
+            .windows(2)
+            .position(|m| m == [0xFF, 0xC0])
+            .expect("baseline JPEG");
+        out[sof + 5..sof + 7].copy_from_slice(&h.to_be_bytes());
+        out[sof + 7..sof + 9].copy_from_slice(&w.to_be_bytes());
+        out
+    }
+
+    #[test]
+    fn decompression_bombs_are_refused_from_the_header() {
+        let small = png(&photo(64, 64));
+        let bomb = claiming_png(&small, 30_000, 30_000);
+        let err = prepare_cover(&bomb, Path::new("bomb.png")).expect_err("bomb");
+        assert!(matches!(err, ImageError::TooLarge { .. }), "{err}");
+        assert!(
+            err.to_string().contains("bomb.png: it claims 30000x30000"),
+            "{err}"
+        );
+        let jpeg = claiming_jpeg(&jpeg(&photo(64, 64), 80), 60_000, 60_000);
+        assert_eq!(
+            sniff(&jpeg).map(|i| (i.width, i.height)),
+            Some((60_000, 60_000))
+        );
+        let err = prepare_cover(&jpeg, Path::new("bomb.jpg")).expect_err("bomb");
+        assert!(matches!(err, ImageError::TooLarge { .. }), "{err}");
+        // Within the side limit, over the area limit.
+        let wide = claiming_png(&small, 9000, 9000);
+        assert!(matches!(
+            prepare_cover(&wide, Path::new("big.png")),
+            Err(ImageError::TooLarge { .. })
+        ));
+    }
+
+    #[test]
+    fn truncated_jpeg_is_an_error_although_its_decoder_would_fill_in_grey() {
+        let full = jpeg(&photo(600, 960), 85);
+        let cut = &full[..full.len() * 2 / 3];
+        let err = prepare_cover(cut, Path::new("cover.jpg")).expect_err("truncated");
+        assert!(
+            matches!(err, ImageError::Truncated { format: "JPEG", .. }),
+            "{err}"
+        );
+        assert!(err.to_string().contains("cover.jpg"));
+    }
+
+    #[test]
+    fn book_images_are_read_checked_and_named_by_content() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("a.png");
+        std::fs::write(&a, png(&photo(30, 20))).unwrap();
+        let image = load_image(&a).expect("loads");
+        assert!(image.name.starts_with("img-") && image.name.ends_with(".png"));
+        assert_eq!((image.info.width, image.info.height), (30, 20));
+        let b = dir.path().join("b.svg");
+        std::fs::write(
+            &b,
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"5\" height=\"8\"><script/></svg>",
+        )
+        .unwrap();
+        let image = load_image(&b).expect("loads");
+        assert_eq!(image.warnings.len(), 1);
+        assert_eq!((image.info.width, image.info.height), (5, 8));
+        let big = dir.path().join("big.png");
+        std::fs::File::create(&big)
+            .unwrap()
+            .set_len(MAX_IMAGE_BYTES + 1)
+            .unwrap();
+        let err = load_image(&big).expect_err("too large").to_string();
+        assert!(err.contains("big.png") && err.contains("50 MB"), "{err}");
     }
 }

@@ -1,19 +1,45 @@
-//! Media that goes into the EPUB besides the text: the cover image and embedded fonts.
+//! Media that goes into the EPUB besides the text: images, the cover, embedded fonts and user
+//! stylesheets.
 //!
 //! This sits beside the package stage of the pipeline (project -> source -> convert ->
 //! package -> archive): the packager asks [`image::prepare_cover`] to check and, when needed,
-//! shrink a user-supplied cover, [`cover::generate_cover`] to draw one when the book has none,
-//! and [`fonts::subset_font`] to cut an embedded font down to the characters the book uses.
-//! Nothing here touches the file system except [`cover::find_system_cjk_font`], which only
-//! looks, and [`cover::find_system_cjk_font_remembered`], which also keeps its answer in the
-//! build cache; every function is deterministic (same input bytes, same output bytes) so
-//! that builds are reproducible.
+//! shrink a user-supplied cover, [`image::load_image`] to read an image a chapter or stylesheet
+//! uses, [`cover::generate_cover`] to draw a cover when the book has none, and
+//! [`fonts::subset_font`] to cut an embedded font down to the characters the book uses.
+//!
+//! Every file here may come from a stranger, so each is read through [`crate::fs`] (regular
+//! files only, never blocking, at most the caps below), images are checked against
+//! [`raster`]'s limits before a pixel is decoded, and SVG and CSS are rebuilt from what an
+//! allow-list keeps ([`svg`], [`css`]): nothing scripted or remote reaches the book.
+//!
+//! Nothing here touches the file system except the readers named above,
+//! [`cover::find_system_cjk_font`], which only looks, and
+//! [`cover::find_system_cjk_font_remembered`], which also keeps its answer in the build cache;
+//! every function is deterministic (same input bytes, same output bytes) so that builds are
+//! reproducible.
 
 pub mod cover;
+pub mod css;
 pub mod fonts;
 pub mod image;
+pub mod raster;
+pub mod svg;
 
 use std::path::Path;
+
+use crate::error::{Error, Result};
+
+/// The largest image or cover file read, in bytes (50 MB). A 6000x9000 photo saved at high
+/// JPEG quality is about 20 MB; anything larger is not a book illustration.
+pub const MAX_IMAGE_BYTES: u64 = 50_000_000;
+
+/// The largest font file read, in bytes (256 MB). The biggest fonts in use are CJK collections
+/// with every weight in one file (Noto Sans CJK's "Super OTC" is about 120 MB); the font is
+/// mapped, not read, so the cap is about refusing what cannot be a font, not about memory.
+pub const MAX_FONT_BYTES: u64 = 256_000_000;
+
+/// The largest user stylesheet read, in bytes (10 MB). Whole CSS frameworks are under 1 MB.
+pub const MAX_CSS_BYTES: u64 = 10_000_000;
 
 /// The bytes of a font file, memory-mapped where the system allows it.
 ///
@@ -28,15 +54,24 @@ enum Backing {
 }
 
 impl FontFile {
-    /// Opens and maps (or reads) `path`.
-    pub fn open(path: &Path) -> std::io::Result<FontFile> {
-        let file = std::fs::File::open(path)?;
+    /// Opens and maps (or reads) `path`: a regular file of at most [`MAX_FONT_BYTES`], opened
+    /// without blocking (see [`crate::fs::open_regular`]). Errors name the path.
+    pub fn open(path: &Path) -> Result<FontFile> {
+        let file = crate::fs::open_regular(path)?;
+        let size = file
+            .metadata()
+            .map_err(|e| Error::io(path, "cannot read", e))?
+            .len();
+        if size > MAX_FONT_BYTES {
+            return Err(crate::fs::too_large(path, "font", MAX_FONT_BYTES));
+        }
         // SAFETY: the map is read-only and private to this build. Someone truncating the font
         // while it is mapped would fault the process, the same risk every program that maps
         // fonts (browsers, font rasterisers, ripgrep for searched files) takes.
         match unsafe { memmap2::Mmap::map(&file) } {
             Ok(map) => Ok(FontFile(Backing::Mapped(map))),
-            Err(_) => std::fs::read(path).map(|bytes| FontFile(Backing::Read(bytes))),
+            Err(_) => crate::fs::read_limited(path, MAX_FONT_BYTES, "font")
+                .map(|bytes| FontFile(Backing::Read(bytes))),
         }
     }
 }

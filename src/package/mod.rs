@@ -154,7 +154,7 @@ impl Look {
     }
 
     /// File name of embedded font `i` under `fonts/`.
-    fn font_name(&self, i: usize) -> Option<String> {
+    pub(crate) fn font_name(&self, i: usize) -> Option<String> {
         self.fonts
             .get(i)
             .map(|f| format!("font-{}.{}", i + 1, f.format.extension()))

@@ -14,6 +14,8 @@ mod html;
 mod markdown;
 mod sanitize;
 
+pub(crate) use sanitize::percent_decode;
+
 pub use html::html_to_xhtml;
 pub use markdown::markdown_to_xhtml;
 
