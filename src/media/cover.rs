@@ -616,8 +616,14 @@ fn no_line_end(c: char) -> bool {
     "「『（《〈【〔〖〘〝([{“‘".contains(c)
 }
 
-/// Break opportunities: one token per CJK character, one per Latin word, with kinsoku rules
-/// gluing punctuation to its neighbour. The flag says whether a space precedes the token.
+/// A Latin word may break after a hyphen or a slash ("Self-|Reliance", "Input/|Output").
+fn breaks_after(previous: char, c: char) -> bool {
+    matches!(previous, '-' | '/') && c.is_alphanumeric()
+}
+
+/// Break opportunities: one token per CJK character, one per Latin word (or part of a
+/// hyphenated one), with kinsoku rules gluing punctuation to its neighbour. The flag says
+/// whether a space precedes the token.
 fn tokens(text: &str) -> Vec<(String, bool)> {
     let mut out: Vec<(String, bool)> = Vec::new();
     let mut space = false;
@@ -634,7 +640,9 @@ fn tokens(text: &str) -> Vec<(String, bool)> {
                 || out
                     .last()
                     .and_then(|(t, _)| t.chars().last())
-                    .is_some_and(|p| !is_cjk(p) && !is_cjk(c) && !no_line_end(p)));
+                    .is_some_and(|p| {
+                        !is_cjk(p) && !is_cjk(c) && !no_line_end(p) && !breaks_after(p, c)
+                    }));
         match out.last_mut() {
             Some((t, _)) if joins_prev => t.push(c),
             _ => out.push((c.to_string(), space)),
@@ -698,7 +706,8 @@ fn wrap_balanced(
     }
     let n = greedy.len();
     let total: f32 = greedy.iter().map(|l| measure(l)).sum();
-    let mut width = total / n as f32;
+    // Never narrower than the widest word: a narrower trial would break it in the middle.
+    let mut width = (total / n as f32).max(widest(tokens, measure));
     while width < max {
         let trial = wrap(tokens, width, measure);
         if trial.len() <= n {
@@ -709,10 +718,22 @@ fn wrap_balanced(
     greedy
 }
 
+/// The smallest type a title, subtitle or author line is set in, whatever `fit` is asked for:
+/// below it a word that still does not fit is broken (a 60-letter word, a URL).
+const SMALLEST_EM: f32 = 28.0;
+
+/// The widest single token, by `measure`.
+fn widest(tokens: &[(String, bool)], measure: &dyn Fn(&str) -> f32) -> f32 {
+    tokens.iter().map(|(t, _)| measure(t)).fold(0.0, f32::max)
+}
+
 /// The em size and lines for `text` in lines of `width`: fewer lines are preferred as long as
 /// the size stays above 60% of `start` (a title reads better on one line at 150 px than on two
 /// at 200), then sizes go down to `min` with up to `max_lines` lines. Below `min` the text is
-/// set at `min` however many lines it takes.
+/// set at `min` however many lines it takes. Lines break at spaces, after hyphens and between
+/// CJK characters, never inside a word: the type starts no larger than the size at which the
+/// longest word fits the width, and shrinks below `min` when it must (down to
+/// [`SMALLEST_EM`]).
 fn fit(
     text: &str,
     start: f32,
@@ -722,6 +743,16 @@ fn fit(
     measure: &dyn Fn(&str, f32) -> f32,
 ) -> (f32, Vec<String>) {
     let toks = tokens(text);
+    // `measure` is linear in the size, so the size at which the widest word just fits is one
+    // division away.
+    let at_one = widest(&toks, &|s: &str| measure(s, 1.0));
+    let word_fits = if at_one > 0.0 {
+        width / at_one * 0.999
+    } else {
+        start
+    };
+    let start = start.min(word_fits).max(SMALLEST_EM.min(start));
+    let min = min.min(start);
     let floor = (start * 0.6).max(min);
     for allowed in 1..=max_lines.max(1) {
         let last = allowed == max_lines.max(1);
@@ -1103,6 +1134,64 @@ mod tests {
         assert_eq!(long, ["abcd", "efgh", "ij"]);
     }
 
+    /// Whole words back from `lines`: what the lines hold, split at spaces.
+    fn words(lines: &[String]) -> Vec<String> {
+        lines
+            .iter()
+            .flat_map(|l| l.split(' '))
+            .map(str::to_string)
+            .collect()
+    }
+
+    #[test]
+    fn long_words_shrink_the_type_instead_of_breaking() {
+        // A stand-in for a serif: every character 0.6 em wide.
+        let measure = |s: &str, em: f32| s.chars().count() as f32 * em * 0.6;
+        for title in [
+            "The Rust Programming Language",
+            "Internationalization and Localization in Practice",
+            "Programming",
+            "Antidisestablishmentarianism",
+        ] {
+            let (em, lines) = fit(title, 200.0, 72.0, 1140.0, 4, &measure);
+            let expected: Vec<String> = title.split(' ').map(str::to_string).collect();
+            assert_eq!(words(&lines), expected, "{title}: {lines:?} at {em}");
+            assert!(
+                lines.iter().all(|l| measure(l, em) <= 1140.5),
+                "{title}: {lines:?} at {em} overflows"
+            );
+        }
+        // 28 letters at 0.6 em in 1140 px: below the usual minimum of 72, not broken.
+        let (em, _) = fit(
+            "Antidisestablishmentarianism",
+            200.0,
+            72.0,
+            1140.0,
+            4,
+            &measure,
+        );
+        assert!(em < 72.0 && em > 60.0, "{em}");
+        // A word that cannot fit even at the smallest size is broken, as a last resort.
+        let endless = "x".repeat(100);
+        let (em, lines) = fit(&endless, 200.0, 72.0, 1140.0, 4, &measure);
+        assert_eq!(em, SMALLEST_EM);
+        assert!(lines.len() > 1 && lines.concat() == endless);
+    }
+
+    #[test]
+    fn cjk_titles_wrap_between_characters_and_hyphens_break_latin_words() {
+        let measure = |s: &str, em: f32| s.chars().count() as f32 * em;
+        let title = "中华人民共和国国家通用语言文字法实施细则与释义汇编";
+        let (em, lines) = fit(title, 200.0, 72.0, 1140.0, 4, &measure);
+        assert_eq!(lines.concat(), title);
+        assert!(lines.len() > 1 && lines.iter().all(|l| measure(l, em) <= 1140.5));
+        let t: Vec<String> = tokens("Self-Reliance and/or Input/Output")
+            .into_iter()
+            .map(|t| t.0)
+            .collect();
+        assert_eq!(t, ["Self-", "Reliance", "and/", "or", "Input/", "Output"]);
+    }
+
     #[test]
     fn authors_are_joined_by_script() {
         assert_eq!(join_authors(&authors(&["A", "B", "C"])), "A, B & C");
@@ -1209,6 +1298,44 @@ mod tests {
             0
         );
         assert!(ink_in(&img, 0, 380, COVER_WIDTH, 1780, p.text) > 20_000);
+    }
+
+    #[test]
+    fn real_titles_keep_their_words_whole_in_the_real_font() {
+        let Some(font) = system_font() else { return };
+        let titles = [
+            "The Rust Programming Language",
+            "Internationalization and Localization: A Practitioner's Handbook",
+            "Structure and Interpretation of Computer Programs",
+            "Antidisestablishmentarianism",
+            "三国演义：全本校注插图珍藏版附人物谱系与年表",
+        ];
+        for (i, title) in titles.iter().enumerate() {
+            let names = authors(&["Harold Abelson", "Gerald Jay Sussman"]);
+            let text = CoverText {
+                title,
+                subtitle: Some("Second Edition, Revised"),
+                authors: &names,
+                vertical: false,
+            };
+            let setter = Typesetter::new(&font, &text).expect("font");
+            let measure = |s: &str, em: f32| setter.line_width(s, em);
+            let width = COVER_WIDTH as f32 - 2.0 * MARGIN_X;
+            let (em, lines) = fit(title, 200.0, 72.0, width, 4, &measure);
+            if title.is_ascii() {
+                let expected: Vec<&str> = title.split(' ').collect();
+                assert_eq!(words(&lines), expected, "{title}: {lines:?} at {em}");
+            } else {
+                assert_eq!(lines.concat(), *title);
+            }
+            assert!(
+                lines.iter().all(|l| measure(l, em) <= width + 0.5),
+                "{lines:?}"
+            );
+            let png = generate_cover(&text, Some(&font));
+            let file = std::env::temp_dir().join(format!("epubforge-cover-title-{i}.png"));
+            std::fs::write(file, &png).ok();
+        }
     }
 
     #[test]
