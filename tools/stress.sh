@@ -85,3 +85,79 @@ for i in range(1, n + 1):
 PY
 echo "generated $chapters chapter files"
 measure many "$tmp/many"
+
+# ---------------------------------------------------------------------------------------------
+# Media (issue 13 items 4, 5, 6, 11): pathological images, fonts, SVG and CSS. Each must stop
+# with a clear error naming the file, or build, in under 2 s and 200 MB.
+media_book() { # folder, chapter Markdown, extra [book] lines, [style] lines
+  mkdir -p "$1"
+  printf '[book]\ntitle = "Media"\nauthors = ["Stress"]\nlanguage = "en"\n%s\n[style]\n%s\n[[chapters]]\nfile = "one.md"\n' \
+    "$3" "$4" >"$1/metadata.toml"
+  printf '%s\n' "$2" >"$1/one.md"
+}
+
+# A 3.5 MB PNG cover whose pixels (30000x30000, all zero) would take 2.7 GB decoded.
+media_book "$tmp/png-bomb" "# One"$'\n\n'"Text." 'cover = "bomb.png"' ""
+python3 - "$tmp/png-bomb/bomb.png" <<'PY'
+import struct, sys, zlib
+w = h = 30000
+def chunk(kind, data):
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+z = zlib.compressobj(9)
+row = b"\0" * (1 + 3 * w)
+idat = b"".join(z.compress(row) for _ in range(h)) + z.flush()
+with open(sys.argv[1], "wb") as f:
+    f.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0)))
+    f.write(chunk(b"IDAT", idat) + chunk(b"IEND", b""))
+PY
+echo "generated a $(stat -c %s "$tmp/png-bomb/bomb.png")-byte PNG claiming 30000x30000"
+measure png-bomb-cover "$tmp/png-bomb"
+media_book "$tmp/png-bomb-image" "# One"$'\n\n'"![bomb](bomb.png)" "" ""
+cp "$tmp/png-bomb/bomb.png" "$tmp/png-bomb-image/"
+measure png-bomb-image "$tmp/png-bomb-image"
+
+# The sample cover with its frame header claiming 60000x60000 (aborted the process before).
+media_book "$tmp/jpeg-bomb" "# One"$'\n\n'"Text." 'cover = "bomb.jpg"' ""
+python3 - covers/cover.jpg "$tmp/jpeg-bomb/bomb.jpg" <<'PY'
+import sys
+d = bytearray(open(sys.argv[1], "rb").read())
+sof = next(i for i in range(len(d) - 1) if d[i] == 0xFF and d[i + 1] in (0xC0, 0xC1, 0xC2))
+d[sof + 5:sof + 9] = (60000).to_bytes(2, "big") * 2
+open(sys.argv[2], "wb").write(d)
+PY
+measure jpeg-bomb-cover "$tmp/jpeg-bomb"
+
+# The sample cover cut to two thirds of its length.
+media_book "$tmp/jpeg-cut" "# One"$'\n\n'"Text." 'cover = "cut.jpg"' ""
+head -c $(($(stat -c %s covers/cover.jpg) * 2 / 3)) covers/cover.jpg >"$tmp/jpeg-cut/cut.jpg"
+measure jpeg-truncated-cover "$tmp/jpeg-cut"
+
+# Images that never end or never open: /dev/zero, and a FIFO inside the project.
+media_book "$tmp/dev-zero" "# One"$'\n\n'"![zero](/dev/zero)" "" ""
+measure dev-zero-image "$tmp/dev-zero"
+media_book "$tmp/fifo" "# One"$'\n\n'"![pipe](pipe.png)" "" ""
+mkfifo "$tmp/fifo/pipe.png"
+measure fifo-image "$tmp/fifo"
+
+# A 20-byte font collection claiming 4294967295 faces (stalled a build for 50 s before).
+media_book "$tmp/ttc" "# One"$'\n\n'"Text." "" 'fonts = ["evil.ttc"]'
+printf 'ttcf\0\1\0\0\377\377\377\377\0\0\0\0\0\0\0\0' >"$tmp/ttc/evil.ttc"
+measure ttc-four-billion-faces "$tmp/ttc"
+
+# Hostile but buildable: an 11 MB SVG of 400 000 elements with a script and a handler in each
+# group, and a 5 MB stylesheet of remote and scripted declarations. Both build, cleaned, with
+# warnings.
+media_book "$tmp/svg-big" "# One"$'\n\n'"![art](art.svg)" "" 'css = ["x.css"]'
+python3 - "$tmp/svg-big/art.svg" "$tmp/svg-big/x.css" <<'PY'
+import sys
+with open(sys.argv[1], "w") as f:
+    f.write('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 100 100">\n')
+    for i in range(100000):
+        f.write(f'<g onclick="alert({i})"><script>alert({i})</script><rect x="{i % 100}" y="1" width="1" height="1"/><circle r="1"/></g>\n')
+    f.write("</svg>\n")
+with open(sys.argv[2], "w") as f:
+    for i in range(50000):
+        f.write(f".c{i} {{ color: red; background: url(http://evil.example/{i}.png); width: expression(alert({i})) }}\n")
+PY
+echo "generated a $(stat -c %s "$tmp/svg-big/art.svg")-byte SVG and a $(stat -c %s "$tmp/svg-big/x.css")-byte stylesheet"
+measure hostile-svg-and-css "$tmp/svg-big"

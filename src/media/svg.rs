@@ -140,132 +140,287 @@ fn editor_namespace(ns: &str) -> bool {
     .any(|prefix| ns.starts_with(prefix))
 }
 
-/// The policy for an element, and the words for the warning when it is dropped.
-fn element_policy(node: Node<'_, '_>) -> (Policy, String) {
+/// SVG elements kept, sorted for binary search: structure, shapes, text, paint servers,
+/// clipping, masking, markers, filters and `<style>` (its CSS cleaned).
+const ELEMENTS: [&str; 54] = [
+    "circle",
+    "clipPath",
+    "defs",
+    "desc",
+    "ellipse",
+    "feBlend",
+    "feColorMatrix",
+    "feComponentTransfer",
+    "feComposite",
+    "feConvolveMatrix",
+    "feDiffuseLighting",
+    "feDisplacementMap",
+    "feDistantLight",
+    "feDropShadow",
+    "feFlood",
+    "feFuncA",
+    "feFuncB",
+    "feFuncG",
+    "feFuncR",
+    "feGaussianBlur",
+    "feImage",
+    "feMerge",
+    "feMergeNode",
+    "feMorphology",
+    "feOffset",
+    "fePointLight",
+    "feSpecularLighting",
+    "feSpotLight",
+    "feTile",
+    "feTurbulence",
+    "filter",
+    "g",
+    "image",
+    "line",
+    "linearGradient",
+    "marker",
+    "mask",
+    "path",
+    "pattern",
+    "polygon",
+    "polyline",
+    "radialGradient",
+    "rect",
+    "stop",
+    "style",
+    "svg",
+    "switch",
+    "symbol",
+    "text",
+    "textPath",
+    "title",
+    "tspan",
+    "use",
+    "view",
+];
+
+/// Attributes kept (when their `url()`s point inside the document), sorted for binary search:
+/// SVG 1.1 and SVG 2 geometry, structure, text, paint server, filter and presentation
+/// attributes.
+const ATTRIBUTES: [&str; 180] = [
+    "alignment-baseline",
+    "amplitude",
+    "azimuth",
+    "baseFrequency",
+    "baseProfile",
+    "baseline-shift",
+    "bias",
+    "class",
+    "clip",
+    "clip-path",
+    "clip-rule",
+    "clipPathUnits",
+    "color",
+    "color-interpolation",
+    "color-interpolation-filters",
+    "color-profile",
+    "color-rendering",
+    "contentStyleType",
+    "cursor",
+    "cx",
+    "cy",
+    "d",
+    "diffuseConstant",
+    "direction",
+    "display",
+    "divisor",
+    "dominant-baseline",
+    "dx",
+    "dy",
+    "edgeMode",
+    "elevation",
+    "enable-background",
+    "exponent",
+    "externalResourcesRequired",
+    "fill",
+    "fill-opacity",
+    "fill-rule",
+    "filter",
+    "filterRes",
+    "filterUnits",
+    "flood-color",
+    "flood-opacity",
+    "focusable",
+    "font",
+    "font-family",
+    "font-size",
+    "font-size-adjust",
+    "font-stretch",
+    "font-style",
+    "font-variant",
+    "font-weight",
+    "fr",
+    "fx",
+    "fy",
+    "glyph-orientation-horizontal",
+    "glyph-orientation-vertical",
+    "gradientTransform",
+    "gradientUnits",
+    "height",
+    "id",
+    "image-rendering",
+    "in",
+    "in2",
+    "intercept",
+    "isolation",
+    "k1",
+    "k2",
+    "k3",
+    "k4",
+    "kernelMatrix",
+    "kernelUnitLength",
+    "kerning",
+    "lang",
+    "lengthAdjust",
+    "letter-spacing",
+    "lighting-color",
+    "limitingConeAngle",
+    "marker",
+    "marker-end",
+    "marker-mid",
+    "marker-start",
+    "markerHeight",
+    "markerUnits",
+    "markerWidth",
+    "mask",
+    "mask-type",
+    "maskContentUnits",
+    "maskUnits",
+    "media",
+    "method",
+    "mix-blend-mode",
+    "mode",
+    "numOctaves",
+    "offset",
+    "opacity",
+    "operator",
+    "order",
+    "orient",
+    "overflow",
+    "paint-order",
+    "pathLength",
+    "patternContentUnits",
+    "patternTransform",
+    "patternUnits",
+    "pointer-events",
+    "points",
+    "pointsAtX",
+    "pointsAtY",
+    "pointsAtZ",
+    "preserveAlpha",
+    "preserveAspectRatio",
+    "primitiveUnits",
+    "r",
+    "radius",
+    "refX",
+    "refY",
+    "requiredExtensions",
+    "requiredFeatures",
+    "result",
+    "role",
+    "rotate",
+    "rx",
+    "ry",
+    "scale",
+    "seed",
+    "shape-rendering",
+    "side",
+    "slope",
+    "spacing",
+    "specularConstant",
+    "specularExponent",
+    "spreadMethod",
+    "startOffset",
+    "stdDeviation",
+    "stitchTiles",
+    "stop-color",
+    "stop-opacity",
+    "stroke",
+    "stroke-dasharray",
+    "stroke-dashoffset",
+    "stroke-linecap",
+    "stroke-linejoin",
+    "stroke-miterlimit",
+    "stroke-opacity",
+    "stroke-width",
+    "surfaceScale",
+    "systemLanguage",
+    "tabindex",
+    "tableValues",
+    "targetX",
+    "targetY",
+    "text-anchor",
+    "text-decoration",
+    "text-rendering",
+    "textLength",
+    "title",
+    "transform",
+    "transform-origin",
+    "type",
+    "unicode-bidi",
+    "values",
+    "vector-effect",
+    "version",
+    "viewBox",
+    "viewTarget",
+    "visibility",
+    "white-space",
+    "width",
+    "word-spacing",
+    "writing-mode",
+    "x",
+    "x1",
+    "x2",
+    "xChannelSelector",
+    "y",
+    "y1",
+    "y2",
+    "yChannelSelector",
+    "z",
+    "zoomAndPan",
+];
+
+/// The policy for an element.
+fn element_policy(node: Node<'_, '_>) -> Policy {
     let name = node.tag_name().name();
-    if name == "script" {
-        return (Policy::Drop, "<script>".into());
-    }
     match node.tag_name().namespace() {
-        Some(ns) if ns != SVG_NS && editor_namespace(ns) => return (Policy::Quiet, String::new()),
-        Some(ns) if ns != SVG_NS => return (Policy::Drop, format!("<{name}> of {ns}")),
-        _ => {}
+        _ if name == "script" => Policy::Drop,
+        Some(ns) if ns != SVG_NS && editor_namespace(ns) => Policy::Quiet,
+        Some(ns) if ns != SVG_NS => Policy::Drop,
+        _ => match name {
+            "a" => Policy::Unwrap,
+            "metadata" => Policy::Quiet,
+            _ if ELEMENTS.binary_search(&name).is_ok() => Policy::Keep,
+            _ => Policy::Drop,
+        },
     }
-    let policy = match name {
-        "svg"
-        | "g"
-        | "defs"
-        | "desc"
-        | "title"
-        | "symbol"
-        | "use"
-        | "switch"
-        | "image"
-        | "path"
-        | "rect"
-        | "circle"
-        | "ellipse"
-        | "line"
-        | "polyline"
-        | "polygon"
-        | "text"
-        | "tspan"
-        | "textPath"
-        | "linearGradient"
-        | "radialGradient"
-        | "stop"
-        | "pattern"
-        | "clipPath"
-        | "mask"
-        | "marker"
-        | "filter"
-        | "style"
-        | "view"
-        | "feBlend"
-        | "feColorMatrix"
-        | "feComponentTransfer"
-        | "feComposite"
-        | "feConvolveMatrix"
-        | "feDiffuseLighting"
-        | "feDisplacementMap"
-        | "feDistantLight"
-        | "feDropShadow"
-        | "feFlood"
-        | "feFuncA"
-        | "feFuncB"
-        | "feFuncG"
-        | "feFuncR"
-        | "feGaussianBlur"
-        | "feImage"
-        | "feMerge"
-        | "feMergeNode"
-        | "feMorphology"
-        | "feOffset"
-        | "fePointLight"
-        | "feSpecularLighting"
-        | "feSpotLight"
-        | "feTile"
-        | "feTurbulence" => Policy::Keep,
-        "a" => Policy::Unwrap,
-        "metadata" => Policy::Quiet,
-        _ => Policy::Drop,
-    };
-    let what = match name {
-        "a" => "<a> link (its content kept)".to_string(),
-        "foreignObject" => "<foreignObject>".to_string(),
-        "animate" | "animateColor" | "animateMotion" | "animateTransform" | "set" | "mpath" => {
+}
+
+/// How a dropped or unwrapped element is named in the warning.
+fn dropped_element(node: Node<'_, '_>) -> String {
+    let name = node.tag_name().name();
+    match (name, node.tag_name().namespace()) {
+        ("script", _) => "<script>".to_string(),
+        (_, Some(ns)) if ns != SVG_NS => format!("<{name}> of {ns}"),
+        ("a", _) => "<a> link (its content kept)".to_string(),
+        (
+            "animate" | "animateColor" | "animateMotion" | "animateTransform" | "set" | "mpath",
+            _,
+        ) => {
             format!("<{name}> animation")
         }
         _ => format!("<{name}>"),
-    };
-    (policy, what)
+    }
 }
 
-/// Attributes kept (when their `url()`s point inside the document): SVG 1.1 and SVG 2
-/// geometry, structure, text, paint server, filter and presentation attributes.
+/// Whether an attribute (other than `href`, `style` and event handlers) is on the allow-list.
 fn allowed_attribute(name: &str) -> bool {
-    if name.starts_with("aria-") {
-        return true;
-    }
-    matches!(
-        name,
-        "id" | "class" | "lang" | "tabindex" | "role" | "focusable" | "version" | "baseProfile"
-            | "viewBox" | "preserveAspectRatio" | "zoomAndPan" | "x" | "y" | "width" | "height"
-            | "transform" | "requiredFeatures" | "requiredExtensions" | "systemLanguage"
-            | "externalResourcesRequired" | "contentStyleType" | "d" | "pathLength" | "points"
-            | "x1" | "y1" | "x2" | "y2" | "cx" | "cy" | "r" | "rx" | "ry" | "dx" | "dy"
-            | "rotate" | "textLength" | "lengthAdjust" | "startOffset" | "method" | "spacing"
-            | "side" | "gradientUnits" | "gradientTransform" | "spreadMethod" | "fx" | "fy"
-            | "fr" | "offset" | "patternUnits" | "patternContentUnits" | "patternTransform"
-            | "clipPathUnits" | "maskUnits" | "maskContentUnits" | "markerUnits"
-            | "markerWidth" | "markerHeight" | "orient" | "refX" | "refY" | "filterUnits"
-            | "primitiveUnits" | "filterRes" | "in" | "in2" | "result" | "stdDeviation"
-            | "type" | "values" | "mode" | "operator" | "k1" | "k2" | "k3" | "k4" | "scale"
-            | "xChannelSelector" | "yChannelSelector" | "surfaceScale" | "diffuseConstant"
-            | "specularConstant" | "specularExponent" | "kernelMatrix" | "kernelUnitLength"
-            | "order" | "divisor" | "bias" | "targetX" | "targetY" | "edgeMode"
-            | "preserveAlpha" | "radius" | "baseFrequency" | "numOctaves" | "seed"
-            | "stitchTiles" | "azimuth" | "elevation" | "pointsAtX" | "pointsAtY"
-            | "pointsAtZ" | "limitingConeAngle" | "z" | "tableValues" | "slope" | "intercept"
-            | "amplitude" | "exponent" | "media" | "title" | "viewTarget"
-            // Presentation attributes.
-            | "alignment-baseline" | "baseline-shift" | "clip" | "clip-path" | "clip-rule"
-            | "color" | "color-interpolation" | "color-interpolation-filters"
-            | "color-profile" | "color-rendering" | "cursor" | "direction" | "display"
-            | "dominant-baseline" | "enable-background" | "fill" | "fill-opacity"
-            | "fill-rule" | "filter" | "flood-color" | "flood-opacity" | "font"
-            | "font-family" | "font-size" | "font-size-adjust" | "font-stretch"
-            | "font-style" | "font-variant" | "font-weight" | "glyph-orientation-horizontal"
-            | "glyph-orientation-vertical" | "image-rendering" | "isolation" | "kerning"
-            | "letter-spacing" | "lighting-color" | "marker" | "marker-end" | "marker-mid"
-            | "marker-start" | "mask" | "mask-type" | "mix-blend-mode" | "opacity"
-            | "overflow" | "paint-order" | "pointer-events" | "shape-rendering" | "stop-color"
-            | "stop-opacity" | "stroke" | "stroke-dasharray" | "stroke-dashoffset"
-            | "stroke-linecap" | "stroke-linejoin" | "stroke-miterlimit" | "stroke-opacity"
-            | "stroke-width" | "text-anchor" | "text-decoration" | "text-rendering"
-            | "transform-origin" | "unicode-bidi" | "vector-effect" | "visibility"
-            | "white-space" | "word-spacing" | "writing-mode"
-    )
+    name.starts_with("aria-") || ATTRIBUTES.binary_search(&name).is_ok()
 }
 
 /// Elements that mean nothing without their `href`: dropped when it cannot stay.
@@ -339,16 +494,15 @@ impl Writer {
     /// Opens `node`: Some(true) when its tag was written, Some(false) when only its content
     /// is kept, None when it goes with its content. A `<style>` is written whole here.
     fn open(&mut self, node: Node<'_, '_>, root: bool) -> Option<bool> {
-        let (policy, what) = element_policy(node);
-        match policy {
+        match element_policy(node) {
             Policy::Keep => {}
             Policy::Unwrap => {
-                self.note(what);
+                self.note(dropped_element(node));
                 return Some(false);
             }
             Policy::Quiet => return None,
             Policy::Drop => {
-                self.note(what);
+                self.note(dropped_element(node));
                 return None;
             }
         }
@@ -668,6 +822,14 @@ mod tests {
         let (out, _) =
             cleaned("<svg width=\"1\" height=\"1\"><rect width=\"1\" height=\"1\"/></svg>");
         assert!(out.contains("<svg xmlns=\"http://www.w3.org/2000/svg\""));
+    }
+
+    #[test]
+    fn allow_lists_are_sorted_for_binary_search() {
+        assert!(ELEMENTS.windows(2).all(|w| w[0] < w[1]));
+        assert!(ATTRIBUTES.windows(2).all(|w| w[0] < w[1]));
+        assert!(allowed_attribute("stroke-width") && allowed_attribute("aria-label"));
+        assert!(!allowed_attribute("onload") && !allowed_attribute("href"));
     }
 
     #[test]
