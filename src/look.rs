@@ -254,7 +254,9 @@ pub fn generated_cover(project: &Project, cache_dir: Option<&Path>, redraw: bool
     if let Some(data) = cached
         .as_deref()
         .filter(|_| !redraw)
-        .and_then(|p| std::fs::read(p).ok())
+        // The cache sits in a folder the project may have come with: read it as guarded as
+        // any input (a FIFO there must not hang the build).
+        .and_then(|p| read_limited(p, media::MAX_IMAGE_BYTES, "cached cover").ok())
         && data.starts_with(b"\x89PNG\r\n\x1a\n")
         && data.ends_with(&[0x49, 0x45, 0x4E, 0x44, 0xAE, 0x42, 0x60, 0x82])
     {

@@ -131,7 +131,11 @@ fn find_cjk_font_in(
     // The memo: "font\t<path>" (empty: none found), then "dir\t<time>\t<path>" for every
     // root (present or not) and every folder walked.
     let remembered = memo.filter(|_| !search_again);
-    if let Some(text) = remembered.and_then(|m| std::fs::read_to_string(m).ok()) {
+    // The memo is in the build cache, which may have come with the project: read guarded.
+    let text = remembered
+        .and_then(|m| crate::fs::read_limited(m, 1_000_000, "font memo").ok())
+        .and_then(|bytes| String::from_utf8(bytes).ok());
+    if let Some(text) = text {
         let mut lines = text.lines();
         let font = lines.next().and_then(|l| l.strip_prefix("font\t"));
         let dirs: Vec<(&str, &str)> = lines

@@ -79,12 +79,17 @@ fn be16(bytes: &[u8], at: usize) -> Option<usize> {
 fn jpeg_complete(bytes: &[u8]) -> bool {
     let mut at = 2; // after SOI
     loop {
-        // Markers may be preceded by any number of 0xFF fill bytes.
+        // Stray bytes before a marker are skipped, as libjpeg does (with a warning), and a
+        // marker may be preceded by any number of 0xFF fill bytes.
+        let Some(skip) = bytes
+            .get(at..)
+            .and_then(|b| b.iter().position(|&b| b == 0xFF))
+        else {
+            return false;
+        };
+        at += skip;
         while bytes.get(at) == Some(&0xFF) && bytes.get(at + 1) == Some(&0xFF) {
             at += 1;
-        }
-        if bytes.get(at) != Some(&0xFF) {
-            return false;
         }
         let Some(&marker) = bytes.get(at + 1) else {
             return false;
@@ -140,7 +145,9 @@ fn png_complete(bytes: &[u8]) -> bool {
     false
 }
 
-/// Walks the GIF's blocks (extensions and images, each a run of sub-blocks) until the trailer.
+/// Walks the GIF's blocks (extensions and images, each a run of sub-blocks) until the trailer;
+/// a file that ends right after a whole image, without the trailer byte, is whole too (some
+/// encoders leave it out, and every decoder shows the image).
 fn gif_complete(bytes: &[u8]) -> bool {
     let table = |flags: u8| {
         if flags & 0x80 != 0 {
@@ -163,15 +170,20 @@ fn gif_complete(bytes: &[u8]) -> bool {
             }
         }
     };
+    let mut images = 0;
     loop {
         let next = match bytes.get(at) {
             Some(0x3B) => return true,
+            None => return images > 0,
             // Extension: introducer, label, sub-blocks.
             Some(0x21) => skip_sub_blocks(at + 2),
             // Image: descriptor (10 bytes), local color table, LZW code size, sub-blocks.
-            Some(0x2C) => bytes
-                .get(at + 9)
-                .and_then(|&flags| skip_sub_blocks(at + 10 + table(flags) + 1)),
+            Some(0x2C) => {
+                images += 1;
+                bytes
+                    .get(at + 9)
+                    .and_then(|&flags| skip_sub_blocks(at + 10 + table(flags) + 1))
+            }
             _ => None,
         };
         match next {
@@ -217,7 +229,7 @@ mod tests {
         ] {
             let whole = encoded(codec);
             assert!(is_complete(format, &whole), "{format:?} whole");
-            for cut in [whole.len() - 1, whole.len() * 2 / 3, whole.len() / 2, 20] {
+            for cut in [whole.len() - 2, whole.len() * 2 / 3, whole.len() / 2, 20] {
                 assert!(
                     !is_complete(format, &whole[..cut]),
                     "{format:?} cut at {cut}"
@@ -241,6 +253,21 @@ mod tests {
             !is_complete(ImageFormat::Jpeg, cut),
             "the thumbnail's EOI is not the end"
         );
+    }
+
+    #[test]
+    fn stray_bytes_between_jpeg_segments_and_a_missing_gif_trailer_are_tolerated() {
+        let jpeg = encoded(image::ImageFormat::Jpeg);
+        // Two zero bytes before the second segment's marker.
+        let second = 4 + usize::from(u16::from_be_bytes([jpeg[4], jpeg[5]]));
+        let mut sloppy = jpeg[..second].to_vec();
+        sloppy.extend_from_slice(&[0, 0]);
+        sloppy.extend_from_slice(&jpeg[second..]);
+        assert!(is_complete(ImageFormat::Jpeg, &sloppy));
+        let gif = encoded(image::ImageFormat::Gif);
+        assert_eq!(gif.last(), Some(&0x3B));
+        assert!(is_complete(ImageFormat::Gif, &gif[..gif.len() - 1]));
+        assert!(!is_complete(ImageFormat::Gif, &gif[..gif.len() - 2]));
     }
 
     #[test]

@@ -147,6 +147,16 @@ fn font_and_stylesheet_over_their_caps_are_errors_naming_the_file() {
     refused(&f.build(&[]), "huge.css", "larger than the limit of 10 MB");
 }
 
+#[cfg(unix)]
+#[test]
+fn fifo_in_a_build_cache_that_came_with_the_project_does_not_hang_the_cover() {
+    // No cover: one is drawn, and the font search remembered in the cache is read first.
+    let f = book("# One\n\nText.\n", "", "");
+    std::fs::create_dir_all(f.path(".epubforge-cache")).unwrap();
+    mkfifo(&f.path(".epubforge-cache/cover-font"));
+    built(&f.build(&[]));
+}
+
 // Item 5: decompression bombs and truncated files are refused from the header, at once.
 
 #[test]
