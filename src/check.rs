@@ -260,6 +260,11 @@ fn check_metadata(project: &Project, report: &mut CheckReport) {
             Err(e) => report.push(e.diagnostic()),
         }
     }
+    // The user stylesheets as the build cleans them.
+    match crate::look::check_user_css(project) {
+        Ok(warnings) => report.findings.extend(warnings),
+        Err(e) => report.push(e.diagnostic()),
+    }
 }
 
 /// Checks an ISBN-10 or ISBN-13 (hyphens and spaces allowed) and its check digit.

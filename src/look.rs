@@ -28,7 +28,7 @@ pub fn prepare(project: &Project, book: &mut Book, warnings: &mut Vec<Diagnostic
     }
     look.fonts = subset_fonts(project, book, &look, warnings)?;
     // After the fonts: a stylesheet's `@font-face` may name one of them.
-    look.user_css = user_css(project, &look, book, warnings)?;
+    look.user_css = user_css(project, &look, &mut book.images, warnings)?;
     Ok(look)
 }
 
@@ -88,7 +88,7 @@ fn missing_message(missing: &[char]) -> String {
 fn user_css(
     project: &Project,
     look: &Look,
-    book: &mut Book,
+    images: &mut Vec<Image>,
     warnings: &mut Vec<Diagnostic>,
 ) -> Result<Vec<Asset>> {
     let paths = &project.style.css;
@@ -110,23 +110,18 @@ fn user_css(
     for (path, name) in paths.iter().zip(&names) {
         let bytes = read_limited(path, media::MAX_CSS_BYTES, "stylesheet")?;
         let (text, note) = media::css::decode(&bytes);
-        let warn = |line: Option<u32>, message: String| {
-            Diagnostic::warning(Code::Css, message)
-                .at(path)
-                .line(line.map(|l| l as usize))
-        };
-        warnings.extend(note.map(|n| warn(None, n)));
+        warnings.extend(note.map(|n| Diagnostic::warning(Code::Css, n).at(path)));
         let dir = path.parent().unwrap_or(Path::new("."));
         let mut found = Vec::new();
-        let mut local = |url: &str| carried(project, look, &names, dir, url, book, &mut found);
+        let mut local = |url: &str| carried(project, look, &names, dir, url, images, &mut found);
         let cleaned = media::css::clean_stylesheet(&text, &mut local);
         warnings.extend(found);
-        warnings.extend(
-            cleaned
-                .removed
-                .into_iter()
-                .map(|r| warn(Some(r.line), format!("removed {}", r.what))),
-        );
+        warnings.extend(cleaned.removed.into_iter().map(|r| {
+            Diagnostic::warning(Code::Css, format!("removed {}", r.what))
+                .at(path)
+                .line(Some(r.line as usize))
+                .column(r.column as usize)
+        }));
         out.push(Asset {
             name: name.clone(),
             data: cleaned.css.into_bytes(),
@@ -154,9 +149,17 @@ pub(crate) fn cover_for(
     Some(generated_cover(project, cache_dir.as_deref(), force))
 }
 
+/// What the build says about the user stylesheets (what it removes from them, what it cannot
+/// read), for `check`: the same cleaning, its output thrown away.
+pub(crate) fn check_user_css(project: &Project) -> Result<Vec<Diagnostic>> {
+    let mut warnings = Vec::new();
+    user_css(project, &Look::default(), &mut Vec::new(), &mut warnings)?;
+    Ok(warnings)
+}
+
 /// Where a relative `url` of a user stylesheet in `dir` points in the book: another user
 /// stylesheet (by its name in `names`), an embedded font, or an image, which is read and
-/// checked as a chapter's is and added to `book` (what was removed from an SVG goes to
+/// checked as a chapter's is and added to `images` (what was removed from an SVG goes to
 /// `found`). Anything else cannot come along, and says why.
 fn carried(
     project: &Project,
@@ -164,7 +167,7 @@ fn carried(
     names: &[String],
     dir: &Path,
     url: &str,
-    book: &mut Book,
+    images: &mut Vec<Image>,
     found: &mut Vec<Diagnostic>,
 ) -> std::result::Result<String, String> {
     let end = url.find(['?', '#']).unwrap_or(url.len());
@@ -181,9 +184,12 @@ fn carried(
     if let Some(i) = project.style.css.iter().position(|p| same(p)) {
         return Ok(format!("{}{fragment}", names[i]));
     }
-    if let Some(i) = project.style.fonts.iter().position(|f| same(&f.path))
-        && let Some(name) = look.font_name(i)
-    {
+    if let Some(i) = project.style.fonts.iter().position(|f| same(&f.path)) {
+        // Named by the subset's format; `check` cleans without subsetting, and only its
+        // diagnostics are kept.
+        let name = look
+            .font_name(i)
+            .unwrap_or_else(|| format!("font-{}", i + 1));
         return Ok(format!("../fonts/{name}"));
     }
     let image = media::image::load_image_in(&project.root, &target).map_err(|e| match e {
@@ -199,8 +205,8 @@ fn carried(
             .map(|message| Diagnostic::warning(Code::Svg, message.as_str()).at(&target)),
     );
     let href = format!("../images/{}{fragment}", image.name);
-    if !book.images.iter().any(|i| i.name == image.name) {
-        book.images.push(image.into());
+    if !images.iter().any(|i| i.name == image.name) {
+        images.push(image.into());
     }
     Ok(href)
 }

@@ -32,6 +32,8 @@ use cssparser::{
 pub struct Removal {
     /// The 1-based line where it started.
     pub line: u32,
+    /// The 1-based column (in characters) where it started.
+    pub column: u32,
     /// What it was and why it went, e.g. "`background` (remote url(http://x/a.png))".
     pub what: String,
 }
@@ -259,8 +261,19 @@ impl<'a, 'l> Cleaner<'a, 'l> {
         (slice.as_ptr() as usize).saturating_sub(self.source.as_ptr() as usize)
     }
 
-    fn line_at(&self, offset: usize) -> u32 {
-        self.line_starts.partition_point(|&start| start <= offset) as u32
+    /// A removal of `what`, starting at byte `offset`, with its line and column.
+    fn removal(&self, offset: usize, what: String) -> Removal {
+        let line = self.line_starts.partition_point(|&start| start <= offset);
+        let start = self.line_starts[line.saturating_sub(1)];
+        let column = self
+            .source
+            .get(start..offset)
+            .map_or(0, |s| s.chars().count());
+        Removal {
+            line: line as u32,
+            column: column as u32 + 1,
+            what,
+        }
     }
 
     /// `end`, or just past the `delimiter` when that comes next (after spaces).
@@ -277,8 +290,8 @@ impl<'a, 'l> Cleaner<'a, 'l> {
     /// Cuts `start..end`, and the `delimiter` right after it (`;` after a declaration, `}`
     /// after a block's content) when there is one, which would be left dangling.
     fn cut(&mut self, start: usize, end: usize, delimiter: Option<char>, what: String) {
-        let line = self.line_at(start);
-        self.removed.push(Removal { line, what });
+        let removal = self.removal(start, what);
+        self.removed.push(removal);
         let end = delimiter.map_or(end, |d| self.through(end, d));
         self.edits.push(Edit {
             start,
@@ -415,12 +428,9 @@ impl<'a, 'l> Cleaner<'a, 'l> {
             self.cut_declaration(declaration, end, "src", &why);
             return;
         }
-        let line = self.line_at(declaration);
         for why in cut {
-            self.removed.push(Removal {
-                line,
-                what: format!("an `@font-face` src entry ({why})"),
-            });
+            let removal = self.removal(declaration, format!("an `@font-face` src entry ({why})"));
+            self.removed.push(removal);
         }
         let texts: Vec<String> = kept.into_iter().map(|(text, _)| text).collect();
         self.edits.push(Edit {

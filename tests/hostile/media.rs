@@ -284,7 +284,8 @@ fn hostile_user_css_is_cleaned_and_passes_epubcheck() {
          div { -moz-binding: url(http://evil.example/x.xml#b); behavior: url(x.htc) }\n\
          a { background: url(\"javascript:alert(1)\") }\n\
          i { background: url(file:///etc/passwd) }\n\
-         @media (max-width: 40em) { body { margin: 0 } }\n",
+         @media (max-width: 40em) { body { margin: 0 } }\n\
+         .dot { background: url(data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==) }\n",
     );
     let run = f.build(&[]);
     built(&run);
@@ -305,6 +306,17 @@ fn hostile_user_css_is_cleaned_and_passes_epubcheck() {
     warned("`behavior`", 7);
     warned("script url(javascript:", 8);
     warned("file: URL", 9);
+    // `check` reports the same, before any build.
+    let checked = crate::common::run(
+        crate::common::epubforge()
+            .arg("check")
+            .arg(f.dir.path()),
+    );
+    let said = format!("{}{}", checked.stdout, checked.stderr);
+    assert!(
+        said.contains("warning[css]: removed @import (remote") && said.contains("book.css:1:1"),
+        "{said}"
+    );
     let epub = f.path("out.epub");
     let css = common_text(&epub, "EPUB/styles/user-1.css");
     for gone in [
@@ -323,6 +335,7 @@ fn hostile_user_css_is_cleaned_and_passes_epubcheck() {
         "linear-gradient(#fff, #eee)",
         "url(\"../images/img-",
         "@media (max-width: 40em) { body { margin: 0 } }",
+        "url(data:image/png;base64,iVBOR",
         "margin: 0 }",
     ] {
         assert!(css.contains(kept), "{kept} missing from:\n{css}");
