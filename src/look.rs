@@ -192,23 +192,13 @@ fn carried(
             .unwrap_or_else(|| format!("font-{}", i + 1));
         return Ok(format!("../fonts/{name}"));
     }
-    let image = media::image::load_image_in(&project.root, &target).map_err(|e| match e {
+    let name = media::image::carry(&project.root, &target, images, found).map_err(|e| match e {
         media::image::ImageError::NotAnImage { .. } => {
             "not an image, a font of [style] fonts or a stylesheet of [style] css".to_string()
         }
         other => other.to_string(),
     })?;
-    found.extend(
-        image
-            .warnings
-            .iter()
-            .map(|message| Diagnostic::warning(Code::Svg, message.as_str()).at(&target)),
-    );
-    let href = format!("../images/{}{fragment}", image.name);
-    if !images.iter().any(|i| i.name == image.name) {
-        images.push(image.into());
-    }
-    Ok(href)
+    Ok(format!("../images/{name}{fragment}"))
 }
 
 /// A typographic cover: with the first configured font, else a CJK font found on the system,

@@ -294,8 +294,8 @@ fn front_matter(body: super::Converted, lang: &str) -> (String, String) {
 }
 
 /// Resolves an image referenced by a Markdown or HTML chapter: a real image inside the project,
-/// read, checked and named by `media::image::load_image_in`, so the same image used twice is
-/// stored once. What was removed from an SVG is added to `warnings`.
+/// read, checked and named by `media::image::carry`, so the same image used twice is stored
+/// once. What was removed from an SVG is added to `warnings`.
 fn resolve_image(
     project: &Project,
     chapter: &Path,
@@ -303,21 +303,10 @@ fn resolve_image(
     images: &mut Vec<Image>,
     warnings: &mut Vec<Diagnostic>,
 ) -> std::result::Result<String, String> {
-    let dir = chapter.parent().unwrap_or(Path::new("."));
-    let path = dir.join(src);
-    let image =
-        crate::media::image::load_image_in(&project.root, &path).map_err(|e| e.to_string())?;
-    warnings.extend(
-        image
-            .warnings
-            .iter()
-            .map(|message| Diagnostic::warning(Code::Svg, message.as_str()).at(&path)),
-    );
-    let href = format!("../images/{}", image.name);
-    if !images.iter().any(|i| i.name == image.name) {
-        images.push(image.into());
-    }
-    Ok(href)
+    let path = chapter.parent().unwrap_or(Path::new(".")).join(src);
+    let name = crate::media::image::carry(&project.root, &path, images, warnings)
+        .map_err(|e| e.to_string())?;
+    Ok(format!("../images/{name}"))
 }
 
 /// A title from a file name: the stem without a leading number and separators, `_` and `-`

@@ -220,6 +220,30 @@ impl From<BookImage> for crate::package::Image {
     }
 }
 
+/// Loads the image at `path` for the book ([`load_image_in`] the project folder `root`) and
+/// adds it to `images` unless the same image is there already; what was removed from an SVG
+/// goes to `warnings`. Returns the image's file name in the book.
+pub fn carry(
+    root: &Path,
+    path: &Path,
+    images: &mut Vec<crate::package::Image>,
+    warnings: &mut Vec<crate::diagnostic::Diagnostic>,
+) -> Result<String, ImageError> {
+    use crate::diagnostic::{Code, Diagnostic};
+    let image = load_image_in(root, path)?;
+    warnings.extend(
+        image
+            .warnings
+            .iter()
+            .map(|message| Diagnostic::warning(Code::Svg, message.as_str()).at(path)),
+    );
+    let name = image.name.clone();
+    if !images.iter().any(|i| i.name == name) {
+        images.push(image.into());
+    }
+    Ok(name)
+}
+
 /// [`load_image`] for an image a project names: refused, before it is opened, when it is
 /// outside the project folder `root` (links followed).
 pub fn load_image_in(root: &Path, path: &Path) -> Result<BookImage, ImageError> {

@@ -512,6 +512,12 @@ impl Writer {
             self.style_element(node, &attributes);
             return None;
         }
+        self.start_tag(name, &attributes, root);
+        Some(true)
+    }
+
+    /// `<name attributes>`, with the namespaces declared on the `root`.
+    fn start_tag(&mut self, name: &str, attributes: &[(String, String)], root: bool) {
         self.out.push('<');
         self.out.push_str(name);
         if root {
@@ -521,7 +527,7 @@ impl Writer {
             self.out.push_str(XLINK_NS);
             self.out.push('"');
         }
-        for (key, value) in &attributes {
+        for (key, value) in attributes {
             self.out.push(' ');
             self.out.push_str(key);
             self.out.push_str("=\"");
@@ -529,7 +535,6 @@ impl Writer {
             self.out.push('"');
         }
         self.out.push('>');
-        Some(true)
     }
 
     /// The attributes to write for `node` (names as written), or None when the element must
@@ -607,15 +612,7 @@ impl Writer {
         for removal in &cleaned.removed {
             self.note(format!("<style> {}", removal.what));
         }
-        self.out.push_str("<style");
-        for (key, value) in attributes {
-            self.out.push(' ');
-            self.out.push_str(key);
-            self.out.push_str("=\"");
-            self.out.push_str(&escape_attr(value));
-            self.out.push('"');
-        }
-        self.out.push('>');
+        self.start_tag("style", attributes, false);
         self.out.push_str(&escape_text(&cleaned.css));
         self.out.push_str("</style>");
     }

@@ -307,11 +307,7 @@ fn hostile_user_css_is_cleaned_and_passes_epubcheck() {
     warned("script url(javascript:", 8);
     warned("file: URL", 9);
     // `check` reports the same, before any build.
-    let checked = crate::common::run(
-        crate::common::epubforge()
-            .arg("check")
-            .arg(f.dir.path()),
-    );
+    let checked = crate::common::run(crate::common::epubforge().arg("check").arg(f.dir.path()));
     let said = format!("{}{}", checked.stdout, checked.stderr);
     assert!(
         said.contains("warning[css]: removed @import (remote") && said.contains("book.css:1:1"),
