@@ -10,6 +10,7 @@ use zip::{CompressionMethod, ZipArchive};
 
 use super::read::EntryInfo;
 use super::{InspectError, MAX_ENTRIES};
+use crate::archive::format::{CENTRAL_HEADER, LOCAL_HEADER, central, local, u16_at, u32_at};
 
 /// The first local file header of the zip, as raw fields (the `mimetype` rules need them).
 #[derive(Debug, Clone)]
@@ -121,33 +122,20 @@ fn method_name(method: CompressionMethod) -> String {
     }
 }
 
-fn u16_at(bytes: &[u8], at: usize) -> Option<u16> {
-    let b = bytes.get(at..at + 2)?;
-    Some(u16::from_le_bytes([b[0], b[1]]))
-}
-
-fn u32_at(bytes: &[u8], at: usize) -> Option<u32> {
-    let b = bytes.get(at..at + 4)?;
-    Some(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-}
-
-const LOCAL_HEADER_SIGNATURE: u32 = 0x0403_4b50;
-const CENTRAL_HEADER_SIGNATURE: u32 = 0x0201_4b50;
-
 /// Read the local file header at offset 0: signature, flags (6), method (8), name length (26),
 /// extra length (28), name (30..).
 fn read_first_local_header<R: Read + Seek>(reader: &mut R) -> Option<FirstLocalHeader> {
     reader.seek(SeekFrom::Start(0)).ok()?;
-    let mut fixed = [0u8; 30];
+    let mut fixed = [0u8; local::LEN];
     reader.read_exact(&mut fixed).ok()?;
-    let name_len = u16_at(&fixed, 26)?;
+    let name_len = u16_at(&fixed, local::NAME_LEN)?;
     let mut name = vec![0u8; usize::from(name_len)];
     reader.read_exact(&mut name).ok()?;
     Some(FirstLocalHeader {
-        signature_ok: u32_at(&fixed, 0)? == LOCAL_HEADER_SIGNATURE,
-        flags: u16_at(&fixed, 6)?,
-        method: u16_at(&fixed, 8)?,
-        extra_len: u16_at(&fixed, 28)?,
+        signature_ok: u32_at(&fixed, 0)? == LOCAL_HEADER,
+        flags: u16_at(&fixed, local::FLAGS)?,
+        method: u16_at(&fixed, local::METHOD)?,
+        extra_len: u16_at(&fixed, local::EXTRA_LEN)?,
         name: String::from_utf8_lossy(&name).into_owned(),
     })
 }
@@ -160,19 +148,19 @@ fn duplicate_names<R: Read + Seek>(reader: &mut R, start: u64) -> Vec<String> {
         return dups;
     }
     for _ in 0..=MAX_ENTRIES {
-        let mut fixed = [0u8; 46];
+        let mut fixed = [0u8; central::LEN];
         if reader.read_exact(&mut fixed).is_err() {
             break;
         }
         let (Some(sig), Some(name_len), Some(extra_len), Some(comment_len)) = (
             u32_at(&fixed, 0),
-            u16_at(&fixed, 28),
-            u16_at(&fixed, 30),
-            u16_at(&fixed, 32),
+            u16_at(&fixed, central::NAME_LEN),
+            u16_at(&fixed, central::EXTRA_LEN),
+            u16_at(&fixed, central::COMMENT_LEN),
         ) else {
             break;
         };
-        if sig != CENTRAL_HEADER_SIGNATURE {
+        if sig != CENTRAL_HEADER {
             break;
         }
         let mut name = vec![0u8; usize::from(name_len)];

@@ -111,13 +111,34 @@ fn font_roots() -> Vec<PathBuf> {
     roots
 }
 
-/// The modification time of a folder, as remembered ("-" when it does not exist).
-fn folder_time(dir: &Path) -> String {
-    std::fs::metadata(dir)
-        .and_then(|m| m.modified())
-        .ok()
-        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-        .map_or_else(|| "-".to_string(), |d| d.as_nanos().to_string())
+/// The modification time of a folder, as remembered (None when it does not exist).
+fn folder_time(dir: &Path) -> Option<i128> {
+    let modified = std::fs::metadata(dir).and_then(|m| m.modified()).ok()?;
+    Some(crate::project::nanos(modified))
+}
+
+/// The memo of [`find_cjk_font_in`], serde data: the font found (None: none), and the time of
+/// every root (present or not) and every folder walked.
+#[derive(Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+struct FontMemo {
+    /// [`FONT_MEMO_VERSION`]: a memo of any other version is searched again.
+    version: u32,
+    font: Option<PathBuf>,
+    dirs: Vec<(Option<i128>, PathBuf)>,
+}
+
+const FONT_MEMO_VERSION: u32 = 1;
+
+impl FontMemo {
+    /// The remembered answer, while it still holds: same roots, no searched folder changed,
+    /// the font still there.
+    fn answer(&self, roots: &[PathBuf]) -> Option<Option<PathBuf>> {
+        let same_roots = roots.iter().all(|r| self.dirs.iter().any(|(_, d)| d == r));
+        let unchanged = self.dirs.iter().all(|(t, d)| folder_time(d) == *t);
+        let font_there = self.font.as_deref().is_none_or(Path::is_file);
+        (self.version == FONT_MEMO_VERSION && same_roots && unchanged && font_there)
+            .then(|| self.font.clone())
+    }
 }
 
 /// The best CJK font under `roots` (else `fallback`'s), remembered in `memo` when given and
@@ -128,35 +149,16 @@ fn find_cjk_font_in(
     search_again: bool,
     fallback: impl FnOnce() -> Option<PathBuf>,
 ) -> Option<PathBuf> {
-    // The memo: "font\t<path>" (empty: none found), then "dir\t<time>\t<path>" for every
-    // root (present or not) and every folder walked.
-    let remembered = memo.filter(|_| !search_again);
     // The memo is in the build cache, which may have come with the project: read guarded.
-    let text = remembered
+    let remembered = memo
+        .filter(|_| !search_again)
         .and_then(|m| crate::fs::read_limited(m, 1_000_000, "font memo").ok())
-        .and_then(|bytes| String::from_utf8(bytes).ok());
-    if let Some(text) = text {
-        let mut lines = text.lines();
-        let font = lines.next().and_then(|l| l.strip_prefix("font\t"));
-        let dirs: Vec<(&str, &str)> = lines
-            .map_while(|l| l.strip_prefix("dir\t")?.split_once('\t'))
-            .collect();
-        let complete = text.lines().count() == dirs.len() + 1;
-        let same_roots = roots
-            .iter()
-            .all(|r| dirs.iter().any(|(_, d)| Path::new(d) == r));
-        if let Some(font) = font
-            && complete
-            && same_roots
-            && dirs.iter().all(|(t, d)| folder_time(Path::new(d)) == *t)
-        {
-            let font = (!font.is_empty()).then(|| PathBuf::from(font));
-            if font.as_deref().is_none_or(Path::is_file) {
-                return font;
-            }
-        }
+        .and_then(|bytes| serde_json::from_slice::<FontMemo>(&bytes).ok())
+        .and_then(|m| m.answer(roots));
+    if let Some(font) = remembered {
+        return font;
     }
-    let mut dirs: Vec<(String, PathBuf)> = Vec::new();
+    let mut dirs: Vec<(Option<i128>, PathBuf)> = Vec::new();
     let mut best: Option<(u32, PathBuf)> = None;
     for root in roots {
         if !root.is_dir() {
@@ -183,29 +185,17 @@ fn find_cjk_font_in(
     }
     let found = best.map(|(_, p)| p).or_else(fallback);
     if let Some(memo) = memo {
-        remember(memo, found.as_deref(), &dirs);
+        let remember = FontMemo {
+            version: FONT_MEMO_VERSION,
+            font: found.clone(),
+            dirs,
+        };
+        // Written whole: a reader never sees half a list of folders.
+        if let Ok(bytes) = serde_json::to_vec(&remember) {
+            let _ = crate::incremental::write_whole(memo, &bytes);
+        }
     }
     found
-}
-
-/// Writes the memo of [`find_cjk_font_in`]; a path that a line cannot hold is not remembered.
-fn remember(memo: &Path, font: Option<&Path>, dirs: &[(String, PathBuf)]) {
-    use std::fmt::Write as _;
-    fn line_safe(p: &Path) -> Option<&str> {
-        p.to_str().filter(|s| !s.contains(['\t', '\n', '\r']))
-    }
-    let Some(font) = font.map_or(Some(""), line_safe) else {
-        return;
-    };
-    let mut text = format!("font\t{font}\n");
-    for (time, dir) in dirs {
-        let Some(dir) = line_safe(dir) else {
-            return;
-        };
-        let _ = writeln!(text, "dir\t{time}\t{dir}");
-    }
-    // Written whole: a reader never sees half a list of folders.
-    let _ = crate::incremental::write_whole(memo, text.as_bytes());
 }
 
 /// Preference for a font file by its name; None if it does not look like a CJK font.
@@ -951,13 +941,10 @@ mod tests {
         // Remembered: a font named in the memo is taken without walking (a decoy proves it).
         let decoy = dir.path().join("decoy.ttc");
         std::fs::write(&decoy, b"").unwrap();
-        let text = std::fs::read_to_string(&memo).unwrap();
-        let first = text.lines().next().unwrap().to_string();
-        std::fs::write(
-            &memo,
-            text.replacen(&first, &format!("font\t{}", decoy.display()), 1),
-        )
-        .unwrap();
+        let mut remembered: FontMemo =
+            serde_json::from_slice(&std::fs::read(&memo).unwrap()).unwrap();
+        remembered.font = Some(decoy.clone());
+        std::fs::write(&memo, serde_json::to_vec(&remembered).unwrap()).unwrap();
         assert_eq!(search(&calls), Some(decoy.clone()));
         // A clean build searches again, and remembers what it found.
         assert_eq!(search_again(&calls, true), Some(sans.clone()));
@@ -985,7 +972,11 @@ mod tests {
         assert_eq!(search(&calls), Some(missing.join("wqy-zenhei.ttc")));
 
         // A damaged memo is searched again, never trusted.
-        for damaged in ["font\t/nowhere\ndir\t", ""] {
+        let other_version = format!(
+            "{{\"version\":{},\"font\":null,\"dirs\":[]}}",
+            FONT_MEMO_VERSION + 1
+        );
+        for damaged in ["{\"version\":1,\"font\":\"/nowhere\"", "", &other_version] {
             std::fs::write(&memo, damaged).unwrap();
             assert_eq!(search(&calls), Some(missing.join("wqy-zenhei.ttc")));
         }

@@ -27,7 +27,6 @@
 use std::io::Cursor;
 use std::path::{Path, PathBuf};
 
-use sha2::Digest;
 
 use super::{MAX_IMAGE_BYTES, raster, svg};
 
@@ -263,10 +262,9 @@ pub fn load_image_in(root: &Path, path: &Path) -> Result<BookImage, ImageError> 
 pub fn load_image(path: &Path) -> Result<BookImage, ImageError> {
     let data = crate::fs::read_limited(path, MAX_IMAGE_BYTES, "image").map_err(ImageError::Read)?;
     let (bytes, info, warnings) = check(data, path)?;
-    let digest = sha2::Sha256::digest(&bytes);
-    let hex: String = digest.iter().take(6).map(|b| format!("{b:02x}")).collect();
+    let hex = blake3::hash(&bytes).to_hex();
     Ok(BookImage {
-        name: format!("img-{hex}.{}", info.format.extension()),
+        name: format!("img-{}.{}", &hex[..12], info.format.extension()),
         info,
         bytes,
         warnings,

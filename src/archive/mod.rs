@@ -20,6 +20,8 @@
 //! user space, this takes a rebuild of a 20 MB EPUB from about 40 ms to under 10. Zip64
 //! records are written when a book has 65,535 entries or more, or passes 4 GB.
 
+pub(crate) mod format;
+
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fs::File;
@@ -28,6 +30,11 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
+use self::format::{
+    CENTRAL_HEADER, DEFLATED, END_OF_DIRECTORY, LOCAL_HEADER, STORED, VERSION_DEFLATE,
+    VERSION_ZIP64, ZIP64_END_OF_DIRECTORY, ZIP64_EXTRA, ZIP64_LOCATOR, central, end, local, u16_at,
+    u32_at, u64_at, zip64_end, zip64_extra, zip64_locator,
+};
 use crate::error::{Error, Result};
 use crate::interrupt::TempFile;
 use crate::package::Entry;
@@ -44,8 +51,6 @@ pub const LEVEL: u32 = 1;
 /// key, so that entries written by an older writer are never mixed into a new EPUB.
 pub const FORMAT: u32 = 3;
 
-const STORED: u16 = 0;
-const DEFLATED: u16 = 8;
 /// MS-DOS time and date of every entry: 1980-01-01 00:00:00, the earliest a zip can hold.
 const DOS_TIME: u16 = 0;
 const DOS_DATE: u16 = (1 << 5) | 1;
@@ -190,9 +195,9 @@ impl<W: Write> Zip<W> {
             size: p.size,
             offset: self.pos,
         };
-        let mut header = Vec::with_capacity(30 + p.name.len());
-        header.extend_from_slice(&u32le(0x0403_4b50));
-        header.extend_from_slice(&u16le(20));
+        let mut header = Vec::with_capacity(local::LEN + p.name.len());
+        header.extend_from_slice(&u32le(LOCAL_HEADER));
+        header.extend_from_slice(&u16le(VERSION_DEFLATE));
         record.put_common(&mut header);
         header.extend_from_slice(&u16le(name_len));
         header.extend_from_slice(&u16le(0));
@@ -206,62 +211,75 @@ impl<W: Write> Zip<W> {
     /// Writes the central directory and its end records (zip64 ones when needed).
     fn finish(mut self) -> std::io::Result<W> {
         let start = self.pos;
-        let mut dir = Vec::with_capacity(self.records.len() * 80);
-        for r in &self.records {
-            let far = r.offset >= u64::from(u32::MAX);
-            dir.extend_from_slice(&u32le(0x0201_4b50));
-            dir.extend_from_slice(&u16le(MADE_BY));
-            dir.extend_from_slice(&u16le(if far { 45 } else { 20 }));
-            r.put_common(&mut dir);
-            dir.extend_from_slice(&u16le(r.name.len() as u16));
-            dir.extend_from_slice(&u16le(if far { 12 } else { 0 }));
-            dir.extend_from_slice(&u16le(0)); // comment
-            dir.extend_from_slice(&u16le(0)); // disk
-            dir.extend_from_slice(&u16le(0)); // internal attributes
-            dir.extend_from_slice(&u32le(EXTERNAL_ATTRIBUTES));
-            dir.extend_from_slice(&u32le(if far { u32::MAX } else { r.offset as u32 }));
-            dir.extend_from_slice(r.name.as_bytes());
-            if far {
-                dir.extend_from_slice(&u16le(0x0001));
-                dir.extend_from_slice(&u16le(8));
-                dir.extend_from_slice(&u64le(r.offset));
-            }
-        }
+        let dir = central_directory(&self.records);
         self.put(&dir)?;
-        let (count, size) = (self.records.len() as u64, dir.len() as u64);
-        let zip64 = count >= 0xFFFF || start >= u64::from(u32::MAX) || size >= u64::from(u32::MAX);
-        let mut end = Vec::with_capacity(98);
-        if zip64 {
-            let record_at = self.pos;
-            end.extend_from_slice(&u32le(0x0606_4b50));
-            end.extend_from_slice(&u64le(44));
-            end.extend_from_slice(&u16le((3 << 8) | 45));
-            end.extend_from_slice(&u16le(45));
-            end.extend_from_slice(&u32le(0));
-            end.extend_from_slice(&u32le(0));
-            end.extend_from_slice(&u64le(count));
-            end.extend_from_slice(&u64le(count));
-            end.extend_from_slice(&u64le(size));
-            end.extend_from_slice(&u64le(start));
-            end.extend_from_slice(&u32le(0x0706_4b50));
-            end.extend_from_slice(&u32le(0));
-            end.extend_from_slice(&u64le(record_at));
-            end.extend_from_slice(&u32le(1));
-        }
-        let clamp16 = |v: u64| if zip64 { 0xFFFF } else { v as u16 };
-        let clamp32 = |v: u64| if zip64 { u32::MAX } else { v as u32 };
-        end.extend_from_slice(&u32le(0x0605_4b50));
-        end.extend_from_slice(&u16le(0));
-        end.extend_from_slice(&u16le(0));
-        end.extend_from_slice(&u16le(clamp16(count)));
-        end.extend_from_slice(&u16le(clamp16(count)));
-        end.extend_from_slice(&u32le(clamp32(size)));
-        end.extend_from_slice(&u32le(clamp32(start)));
-        end.extend_from_slice(&u16le(0));
+        let end = end_records(self.records.len() as u64, dir.len() as u64, start, self.pos);
         self.put(&end)?;
         self.out.flush()?;
         Ok(self.out)
     }
+}
+
+/// The central directory: one header per record, a zip64 extra field for an entry whose
+/// local header lies beyond 4 GB.
+fn central_directory(records: &[Record]) -> Vec<u8> {
+    let mut dir = Vec::with_capacity(records.len() * (central::LEN + 40));
+    for r in records {
+        let far = r.offset >= u64::from(u32::MAX);
+        dir.extend_from_slice(&u32le(CENTRAL_HEADER));
+        dir.extend_from_slice(&u16le(MADE_BY));
+        dir.extend_from_slice(&u16le(if far { VERSION_ZIP64 } else { VERSION_DEFLATE }));
+        r.put_common(&mut dir);
+        dir.extend_from_slice(&u16le(r.name.len() as u16));
+        let extra_len = if far { zip64_extra::LEN as u16 } else { 0 };
+        dir.extend_from_slice(&u16le(extra_len));
+        dir.extend_from_slice(&u16le(0)); // comment
+        dir.extend_from_slice(&u16le(0)); // disk
+        dir.extend_from_slice(&u16le(0)); // internal attributes
+        dir.extend_from_slice(&u32le(EXTERNAL_ATTRIBUTES));
+        dir.extend_from_slice(&u32le(if far { u32::MAX } else { r.offset as u32 }));
+        dir.extend_from_slice(r.name.as_bytes());
+        if far {
+            dir.extend_from_slice(&u16le(ZIP64_EXTRA));
+            dir.extend_from_slice(&u16le(zip64_extra::DATA_LEN));
+            dir.extend_from_slice(&u64le(r.offset));
+        }
+    }
+    dir
+}
+
+/// The end records of a directory of `count` entries and `size` bytes starting at `start` and
+/// followed by these records at `at`: zip64 ones first when a field overflows.
+fn end_records(count: u64, size: u64, start: u64, at: u64) -> Vec<u8> {
+    let zip64 = count >= 0xFFFF || start >= u64::from(u32::MAX) || size >= u64::from(u32::MAX);
+    let mut end = Vec::with_capacity(zip64_end::LEN + zip64_locator::LEN + end::LEN);
+    if zip64 {
+        end.extend_from_slice(&u32le(ZIP64_END_OF_DIRECTORY));
+        end.extend_from_slice(&u64le(zip64_end::REST_LEN));
+        end.extend_from_slice(&u16le((3 << 8) | VERSION_ZIP64));
+        end.extend_from_slice(&u16le(VERSION_ZIP64));
+        end.extend_from_slice(&u32le(0)); // this disk
+        end.extend_from_slice(&u32le(0)); // the directory's disk
+        end.extend_from_slice(&u64le(count));
+        end.extend_from_slice(&u64le(count));
+        end.extend_from_slice(&u64le(size));
+        end.extend_from_slice(&u64le(start));
+        end.extend_from_slice(&u32le(ZIP64_LOCATOR));
+        end.extend_from_slice(&u32le(0)); // the record's disk
+        end.extend_from_slice(&u64le(at));
+        end.extend_from_slice(&u32le(1)); // disks
+    }
+    let clamp16 = |v: u64| if zip64 { 0xFFFF } else { v as u16 };
+    let clamp32 = |v: u64| if zip64 { u32::MAX } else { v as u32 };
+    end.extend_from_slice(&u32le(END_OF_DIRECTORY));
+    end.extend_from_slice(&u16le(0)); // this disk
+    end.extend_from_slice(&u16le(0)); // the directory's disk
+    end.extend_from_slice(&u16le(clamp16(count)));
+    end.extend_from_slice(&u16le(clamp16(count)));
+    end.extend_from_slice(&u32le(clamp32(size)));
+    end.extend_from_slice(&u32le(clamp32(start)));
+    end.extend_from_slice(&u16le(0)); // comment
+    end
 }
 
 /// Compresses every entry (in parallel) and writes the archive to `out`.
@@ -343,7 +361,7 @@ pub fn open_previous(path: &Path) -> Result<PreviousEpub> {
     let entries = records.len();
     let mut spans = HashMap::with_capacity(records.len());
     for (record, next) in records.into_iter().zip(nexts) {
-        let len = 30 + record.name.len() as u64 + record.compressed;
+        let len = local::LEN as u64 + record.name.len() as u64 + record.compressed;
         if record.offset.checked_add(len) == Some(next) {
             spans.insert(
                 record.name.clone(),
@@ -367,39 +385,12 @@ pub fn open_previous(path: &Path) -> Result<PreviousEpub> {
 
 /// The central directory's records in file order, and where the directory starts.
 fn read_directory(file: &mut File) -> std::io::Result<(Vec<Record>, u64)> {
-    let bad =
-        |what: &str| std::io::Error::other(format!("not an EPUB written by epubforge: {what}"));
+    let (count, dir_size, dir_start) = read_end(file)?;
     let size = file.metadata()?.len();
-    // The end record is the last 22 bytes: this writer adds no comment.
-    let tail_len = size.min(22 + 20 + 56);
-    let mut tail = vec![0u8; tail_len as usize];
-    file.seek(SeekFrom::Start(size - tail_len))?;
-    file.read_exact(&mut tail)?;
-    let le16 = |b: &[u8], at: usize| u16::from_le_bytes([b[at], b[at + 1]]);
-    let le32 = |b: &[u8], at: usize| u32::from_le_bytes(b[at..at + 4].try_into().unwrap_or([0; 4]));
-    let le64 = |b: &[u8], at: usize| u64::from_le_bytes(b[at..at + 8].try_into().unwrap_or([0; 8]));
-    let eocd = tail.len().checked_sub(22).ok_or_else(|| bad("too short"))?;
-    if le32(&tail, eocd) != 0x0605_4b50 {
-        return Err(bad("no end record"));
-    }
-    let (mut count, mut dir_size, mut dir_start) = (
-        u64::from(le16(&tail, eocd + 10)),
-        u64::from(le32(&tail, eocd + 12)),
-        u64::from(le32(&tail, eocd + 16)),
-    );
-    if count == 0xFFFF || dir_start == u64::from(u32::MAX) {
-        let z = eocd
-            .checked_sub(20 + 56)
-            .ok_or_else(|| bad("no zip64 end record"))?;
-        if le32(&tail, z) != 0x0606_4b50 || le32(&tail, z + 56) != 0x0706_4b50 {
-            return Err(bad("no zip64 end record"));
-        }
-        count = le64(&tail, z + 32);
-        dir_size = le64(&tail, z + 40);
-        dir_start = le64(&tail, z + 48);
-    }
-    if dir_start.checked_add(dir_size).is_none_or(|e| e > size) || count > dir_size / 46 {
-        return Err(bad("central directory out of bounds"));
+    if dir_start.checked_add(dir_size).is_none_or(|e| e > size)
+        || count > dir_size / central::LEN as u64
+    {
+        return Err(not_ours("central directory out of bounds"));
     }
     let mut dir = vec![0u8; dir_size as usize];
     file.seek(SeekFrom::Start(dir_start))?;
@@ -407,42 +398,105 @@ fn read_directory(file: &mut File) -> std::io::Result<(Vec<Record>, u64)> {
     let mut records = Vec::with_capacity(count as usize);
     let mut at = 0usize;
     for _ in 0..count {
-        if dir.len() < at + 46 || le32(&dir, at) != 0x0201_4b50 {
-            return Err(bad("damaged central directory"));
-        }
-        let (name_len, extra_len, comment_len) = (
-            le16(&dir, at + 28) as usize,
-            le16(&dir, at + 30) as usize,
-            le16(&dir, at + 32) as usize,
-        );
-        let end = at + 46 + name_len + extra_len + comment_len;
-        if dir.len() < end {
-            return Err(bad("damaged central directory"));
-        }
-        let name = std::str::from_utf8(&dir[at + 46..at + 46 + name_len])
-            .map_err(|_| bad("entry name is not UTF-8"))?;
-        let mut offset = u64::from(le32(&dir, at + 42));
-        if offset == u64::from(u32::MAX) {
-            let extra = &dir[at + 46 + name_len..at + 46 + name_len + extra_len];
-            if extra.len() != 12 || le16(extra, 0) != 1 || le16(extra, 2) != 8 {
-                return Err(bad("unexpected zip64 field"));
-            }
-            offset = le64(extra, 4);
-        }
-        records.push(Record {
-            name: name.to_string(),
-            method: le16(&dir, at + 10),
-            crc: le32(&dir, at + 16),
-            compressed: u64::from(le32(&dir, at + 20)),
-            size: u64::from(le32(&dir, at + 24)),
-            offset,
-        });
-        at = end;
+        let (record, next) = read_central_header(&dir, at)?;
+        records.push(record);
+        at = next;
     }
     if records.windows(2).any(|w| w[0].offset >= w[1].offset) {
-        return Err(bad("entries out of order"));
+        return Err(not_ours("entries out of order"));
     }
     Ok((records, dir_start))
+}
+
+fn not_ours(what: &str) -> std::io::Error {
+    std::io::Error::other(format!("not an EPUB written by epubforge: {what}"))
+}
+
+/// The entry count, size and offset of the central directory, from the end records (which
+/// this writer ends the file with: it adds no comment).
+fn read_end(file: &mut File) -> std::io::Result<(u64, u64, u64)> {
+    let size = file.metadata()?.len();
+    let tail_len = size.min((end::LEN + zip64_locator::LEN + zip64_end::LEN) as u64);
+    let mut tail = vec![0u8; tail_len as usize];
+    file.seek(SeekFrom::Start(size - tail_len))?;
+    file.read_exact(&mut tail)?;
+    let eocd = tail
+        .len()
+        .checked_sub(end::LEN)
+        .ok_or_else(|| not_ours("too short"))?;
+    if u32_at(&tail, eocd) != Some(END_OF_DIRECTORY) {
+        return Err(not_ours("no end record"));
+    }
+    let field = |at| -> std::io::Result<u64> {
+        let small = if at == end::COUNT {
+            u16_at(&tail, eocd + at).map(u64::from)
+        } else {
+            u32_at(&tail, eocd + at).map(u64::from)
+        };
+        small.ok_or_else(|| not_ours("short end record"))
+    };
+    let (count, dir_size, dir_start) = (
+        field(end::COUNT)?,
+        field(end::DIR_SIZE)?,
+        field(end::DIR_START)?,
+    );
+    if count != 0xFFFF && dir_start != u64::from(u32::MAX) {
+        return Ok((count, dir_size, dir_start));
+    }
+    let z = eocd
+        .checked_sub(zip64_locator::LEN + zip64_end::LEN)
+        .ok_or_else(|| not_ours("no zip64 end record"))?;
+    if u32_at(&tail, z) != Some(ZIP64_END_OF_DIRECTORY)
+        || u32_at(&tail, z + zip64_end::LEN) != Some(ZIP64_LOCATOR)
+    {
+        return Err(not_ours("no zip64 end record"));
+    }
+    let field = |at| u64_at(&tail, z + at).ok_or_else(|| not_ours("short zip64 end record"));
+    Ok((
+        field(zip64_end::COUNT)?,
+        field(zip64_end::DIR_SIZE)?,
+        field(zip64_end::DIR_START)?,
+    ))
+}
+
+/// The central directory header at `at` of `dir`, and where the next one starts.
+fn read_central_header(dir: &[u8], at: usize) -> std::io::Result<(Record, usize)> {
+    let damaged = || not_ours("damaged central directory");
+    if u32_at(dir, at) != Some(CENTRAL_HEADER) || dir.len() < at + central::LEN {
+        return Err(damaged());
+    }
+    let u16f = |f| u16_at(dir, at + f).ok_or_else(damaged);
+    let u32f = |f| u32_at(dir, at + f).ok_or_else(damaged);
+    let name_len = usize::from(u16f(central::NAME_LEN)?);
+    let extra_len = usize::from(u16f(central::EXTRA_LEN)?);
+    let comment_len = usize::from(u16f(central::COMMENT_LEN)?);
+    let name_at = at + central::LEN;
+    let next = name_at + name_len + extra_len + comment_len;
+    if dir.len() < next {
+        return Err(damaged());
+    }
+    let name = std::str::from_utf8(&dir[name_at..name_at + name_len])
+        .map_err(|_| not_ours("entry name is not UTF-8"))?;
+    let mut offset = u64::from(u32f(central::OFFSET)?);
+    if offset == u64::from(u32::MAX) {
+        let extra = &dir[name_at + name_len..name_at + name_len + extra_len];
+        if extra.len() != zip64_extra::LEN
+            || u16_at(extra, 0) != Some(ZIP64_EXTRA)
+            || u16_at(extra, 2) != Some(zip64_extra::DATA_LEN)
+        {
+            return Err(not_ours("unexpected zip64 field"));
+        }
+        offset = u64_at(extra, zip64_extra::OFFSET).ok_or_else(damaged)?;
+    }
+    let record = Record {
+        name: name.to_string(),
+        method: u16f(central::METHOD)?,
+        crc: u32f(central::CRC)?,
+        compressed: u64::from(u32f(central::COMPRESSED)?),
+        size: u64::from(u32f(central::SIZE)?),
+        offset,
+    };
+    Ok((record, next))
 }
 
 /// Entries of a previous EPUB waiting to be copied: consecutive there, so copied at once.
