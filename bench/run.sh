@@ -2,6 +2,7 @@
 # bench/run.sh: speed and memory figures for epubforge (figures to read, not a pass/fail test).
 #
 #   bench/run.sh [RUNS]          RUNS: runs per figure, the median is reported (default 5)
+#   BIN=... GEN=... bench/run.sh  times that binary (and generator) instead of building them
 #   BASE_BIN=path/to/old/epubforge bench/run.sh
 #                                also times that binary's clean build, no-op and edit rebuild
 #                                in the same interleaved rounds, and prints both side by side
@@ -44,10 +45,12 @@ WORK=${WORK:-/tmp/epubforge-bench}
 export SOURCE_DATE_EPOCH=1700000000
 M="python3 bench/measure.py"
 
-echo "== building (release)" >&2
-cargo build --release --quiet --bin epubforge --example gen_novel
-BIN=$PWD/target/release/epubforge
-GEN=$PWD/target/release/examples/gen_novel
+if [ -z "${BIN:-}" ] || [ -z "${GEN:-}" ]; then
+  echo "== building (release)" >&2
+  cargo build --release --quiet --bin epubforge --example gen_novel
+fi
+BIN=$(realpath "${BIN:-target/release/epubforge}")
+GEN=$(realpath "${GEN:-target/release/examples/gen_novel}")
 
 rm -rf "$WORK"
 mkdir -p "$WORK"

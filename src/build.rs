@@ -130,8 +130,8 @@ pub fn build(project: &Project, opts: &BuildOptions) -> Result<BuildReport> {
 
 /// What a build reads before its project is loaded: the build record of its EPUB.
 pub(crate) struct Prefetched {
-    output: PathBuf,
-    record: Option<RecordFile>,
+    pub(crate) output: PathBuf,
+    pub(crate) record: Option<RecordFile>,
 }
 
 /// Reads the build record that a build with `opts` of a project whose
@@ -191,18 +191,18 @@ pub(crate) fn build_with(
     let previous = reuse.previous.as_mut().map(|(epub, _)| epub);
     let finished = write::write(&output, &plan, &mut loaded.book, &look, bodies, previous)?;
     watch.lap("write");
-    let titles = chapter_titles(&mut loaded.book);
-    let record = |stamp| {
-        let built = built(&loaded, &plan, &titles);
-        reuse.record(built, stamp)
-    };
-    let bytes = commit(finished, &output, opts.cache.then_some(&record))?;
+    let (reused, chapters) = (plan.copied_chapters(), plan.docs.len());
+    let record = opts.cache.then(|| {
+        let titles = chapter_titles(&mut loaded.book);
+        reuse.into_record(built(&loaded, plan, titles))
+    });
+    let bytes = commit(finished, &output, record)?;
     watch.lap("commit");
     Ok(BuildReport {
         status: BuildStatus::Built,
-        reused: plan.copied_chapters(),
+        reused,
         output,
-        chapters: plan.docs.len(),
+        chapters,
         bytes,
         warnings: loaded.all_warnings(),
         sources: loaded.sources.into_iter().map(|s| s.report).collect(),
@@ -310,38 +310,35 @@ fn chapter_titles(book: &mut package::Book) -> Vec<String> {
 }
 
 /// What this build wrote, for its record.
-fn built<'a>(loaded: &'a Loaded, plan: &EntryPlan, titles: &[String]) -> Built<'a> {
+fn built(loaded: &Loaded, plan: EntryPlan, titles: Vec<String>) -> Built<'_> {
     let chapters = titles
-        .iter()
-        .zip(&plan.docs)
-        .map(|(title, docs)| ChapterRecord {
-            title: title.clone(),
-            docs: docs.clone(),
-        })
+        .into_iter()
+        .zip(plan.docs)
+        .map(|(title, docs)| ChapterRecord { title, docs })
         .collect();
     Built {
         sources: &loaded.sources,
         first_chapter: &loaded.first_chapter,
         warnings: &loaded.warnings,
         chapters,
-        entries: plan.frame.clone(),
-        frame: plan.frame_key.clone(),
+        entries: plan.frame,
+        frame: plan.frame_key,
         modified: loaded.book.modified.clone(),
     }
 }
 
-/// Moves the EPUB into place and, with a build cache, saves the build's record (made while
-/// the EPUB is flushed to disk); returns the EPUB's size. Should the EPUB not make it into
-/// place, or the record not be saved, there is no record: the next build is a clean one.
-fn commit(
-    finished: Finished,
-    output: &Path,
-    record: Option<&dyn Fn(Option<FileStamp>) -> record::Record>,
-) -> Result<u64> {
-    let (committed, made) = std::thread::scope(|scope| {
+/// Moves the EPUB into place and, with a build cache, saves the build's record (its body
+/// serialised while the EPUB is flushed to disk); returns the EPUB's size. Should the EPUB not
+/// make it into place, or the record not be saved, there is no record: the next build is a
+/// clean one.
+fn commit(finished: Finished, output: &Path, record: Option<record::Record>) -> Result<u64> {
+    let (committed, record) = std::thread::scope(|scope| {
         let commit = scope.spawn(|| finished.commit());
-        let made = record.map(|r| r(None));
-        (commit.join(), made)
+        let record = record.map(|r| {
+            let body = record::body_bytes(&r.body);
+            (r.head, body)
+        });
+        (commit.join(), record)
     });
     let committed = committed.unwrap_or_else(|_| {
         Err(Error::io(
@@ -352,58 +349,15 @@ fn commit(
     });
     // Stamped once in place: the move itself changes the file's status change time.
     let stamp = FileStamp::of_path(output);
-    if let Some(mut made) = made {
-        made.head.output = stamp;
-        if committed.is_err() || stamp.is_none() || made.save(output).is_err() {
+    if let Some((mut head, body)) = record {
+        head.output = stamp;
+        if committed.is_err()
+            || stamp.is_none()
+            || record::save_parts(output, &head, &body).is_err()
+        {
             record::remove(output);
         }
     }
     committed?;
     Ok(stamp.map_or(0, |s| s.size))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_prefetched_cache_serves_only_the_epub_it_was_read_for() {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join("1.txt"), "第一段。\n").unwrap();
-        std::fs::write(
-            dir.path().join("metadata.toml"),
-            "[book]\ntitle = \"书\"\nauthors = [\"某\"]\nlanguage = \"zh-CN\"\n\
-             [[chapters]]\nfile = \"1.txt\"\n",
-        )
-        .unwrap();
-        let project = Project::load(dir.path()).unwrap();
-        let opts = |output: &str| BuildOptions {
-            output: Some(dir.path().join(output)),
-            cache: true,
-            source_date_epoch: Some(1_700_000_000),
-            ..BuildOptions::default()
-        };
-        let default = project.default_output();
-        assert_eq!(
-            build(&project, &opts("a.epub")).unwrap().status,
-            BuildStatus::Built
-        );
-        // Read for a.epub: it is up to date.
-        let for_a = prefetch(&opts("a.epub"), &default);
-        assert!(for_a.record.is_some());
-        let r = build_with(&project, &opts("a.epub"), Some(for_a)).unwrap();
-        assert_eq!(r.status, BuildStatus::UpToDate);
-        // Read for another EPUB (none there): a.epub's own cache is read instead.
-        let for_b = prefetch(&opts("b.epub"), &default);
-        assert!(for_b.record.is_none());
-        let r = build_with(&project, &opts("a.epub"), Some(for_b)).unwrap();
-        assert_eq!(r.status, BuildStatus::UpToDate);
-        // The default output when the options name none; nothing read for --force.
-        assert_eq!(prefetch(&BuildOptions::default(), &default).output, default);
-        let force = BuildOptions {
-            force: true,
-            ..opts("a.epub")
-        };
-        assert!(prefetch(&force, &default).record.is_none());
-    }
 }

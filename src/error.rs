@@ -148,16 +148,19 @@ impl Error {
 
     /// The error as a [`Diagnostic`] (of severity error).
     pub fn diagnostic(&self) -> Diagnostic {
-        let with = |d: Diagnostic, hint: &Option<String>| match hint {
-            Some(h) => d.hint(h.clone()),
-            None => d,
-        };
         match self {
             Error::Io {
                 path,
                 action,
                 source,
-            } => Diagnostic::error(Code::Io, format!("{action}: {source}")).at(path),
+            } => error(
+                Code::Io,
+                path,
+                None,
+                None,
+                format!("{action}: {source}"),
+                None,
+            ),
             Error::MetadataSyntax {
                 path,
                 line,
@@ -165,68 +168,111 @@ impl Error {
                 message,
                 hint,
                 ..
-            } => with(
-                Diagnostic::error(Code::MetadataSyntax, message.clone())
-                    .at(path)
-                    .line(Some(*line))
-                    .column(*column),
-                hint,
+            } => error(
+                Code::MetadataSyntax,
+                path,
+                Some(*line),
+                Some(*column),
+                message.clone(),
+                hint.as_deref(),
             ),
             Error::Metadata {
                 path,
                 message,
                 hint,
-            } => with(
-                Diagnostic::error(Code::Metadata, message.clone()).at(path),
-                hint,
+            } => error(
+                Code::Metadata,
+                path,
+                None,
+                None,
+                message.clone(),
+                hint.as_deref(),
             ),
             Error::MissingChapter {
                 path,
                 metadata,
                 line,
-            } => Diagnostic::error(
-                Code::MissingFile,
-                format!("chapter file {} not found", path.display()),
-            )
-            .at(metadata)
-            .line(*line)
-            .hint(MISSING_CHAPTER_HINT),
+            } => {
+                let message = format!("chapter file {} not found", path.display());
+                error(
+                    Code::MissingFile,
+                    metadata,
+                    *line,
+                    None,
+                    message,
+                    Some(MISSING_CHAPTER_HINT),
+                )
+            }
             Error::Decode {
                 path,
                 line,
                 column,
                 message,
                 hint,
-            } => {
-                let d = Diagnostic::error(Code::Encoding, message.clone())
-                    .at(path)
-                    .line(*line);
-                let d = match column {
-                    Some(c) => d.column(*c),
-                    None => d,
-                };
-                with(d, hint)
-            }
+            } => error(
+                Code::Encoding,
+                path,
+                *line,
+                *column,
+                message.clone(),
+                hint.as_deref(),
+            ),
             Error::Convert {
                 path,
                 message,
                 hint,
-            } => with(
-                Diagnostic::error(Code::Convert, message.clone()).at(path),
-                hint,
+            } => error(
+                Code::Convert,
+                path,
+                None,
+                None,
+                message.clone(),
+                hint.as_deref(),
             ),
-            Error::Cover { path, message } => Diagnostic::error(Code::Cover, message.clone())
-                .at(path)
-                .hint(COVER_HINT),
+            Error::Cover { path, message } => error(
+                Code::Cover,
+                path,
+                None,
+                None,
+                message.clone(),
+                Some(COVER_HINT),
+            ),
             Error::Font {
                 path,
                 metadata,
                 line,
                 message,
-            } => Diagnostic::error(Code::Font, format!("font {}: {message}", path.display()))
-                .at(metadata)
-                .line(Some(*line))
-                .hint(FONT_HINT),
+            } => {
+                let message = format!("font {}: {message}", path.display());
+                error(
+                    Code::Font,
+                    metadata,
+                    Some(*line),
+                    None,
+                    message,
+                    Some(FONT_HINT),
+                )
+            }
         }
+    }
+}
+
+/// An error diagnostic with everything known about where it is.
+fn error(
+    code: Code,
+    path: &Path,
+    line: Option<usize>,
+    column: Option<usize>,
+    message: String,
+    hint: Option<&str>,
+) -> Diagnostic {
+    Diagnostic {
+        code,
+        severity: crate::diagnostic::Severity::Error,
+        path: Some(path.to_path_buf()),
+        line,
+        column,
+        message,
+        hint: hint.map(str::to_string),
     }
 }

@@ -43,9 +43,12 @@ pub(crate) struct Reuse {
     inputs: Vec<InputRecord>,
     /// The cache key of each chapter source.
     keys: Vec<Hash>,
-    /// For each chapter source, its record and report when it may be taken as it is.
-    sources: Vec<Option<(SourceRecord, record::SourceReport)>>,
-    /// The previous EPUB, to copy entries from, and the last build's other entries.
+    /// Whether each chapter source is taken from the cache as the last build recorded it.
+    reused: Vec<bool>,
+    /// What converting each chapter source reported in the last build.
+    reports: Vec<record::SourceReport>,
+    /// The previous EPUB, to copy entries from, and the last build's records (when some
+    /// source is reused).
     pub previous: Option<(PreviousEpub, Body)>,
 }
 
@@ -113,31 +116,41 @@ pub(crate) fn plan(
         }
     }
     let keys = keys(&sources, &inputs, first_chapter, last.as_ref());
-    let mut reuse = vec![None; sources.len()];
-    if let Some((head, body)) = &last
-        && project.style.fonts.is_empty()
+    let mut reused = vec![false; sources.len()];
+    let Some((epub, (head, body))) = epub.zip(last) else {
+        return Plan::Build(Box::new(Reuse {
+            options,
+            started,
+            inputs: inputs.records,
+            keys,
+            reused,
+            reports: Vec::new(),
+            previous: None,
+        }));
+    };
+    // An embedded font is subset to the characters of every chapter, so a chapter whose body
+    // is not read cannot be vouched for: no reuse (an unchanged book is still up to date).
+    if project.style.fonts.is_empty()
         && body.sources.len() == sources.len()
         && head.sources.len() == sources.len()
     {
-        // An embedded font is subset to the characters of every chapter, so a chapter whose
-        // body is not read cannot be vouched for: no reuse (an unchanged book is still up to
-        // date).
         for (i, src) in sources.iter().enumerate() {
-            let (rec, report) = (&body.sources[i], &head.sources[i]);
-            if !keys[i].is_empty() && keys[i] == rec.key && reusable(src) && rec.chapters.len() == 1
-            {
-                reuse[i] = Some((rec.clone(), report.clone()));
-            }
+            let rec = &body.sources[i];
+            reused[i] = !keys[i].is_empty()
+                && keys[i] == rec.key
+                && reusable(src)
+                && rec.chapters.len() == 1;
         }
     }
-    let any = reuse.iter().any(Option::is_some);
+    let any = reused.iter().any(|&r| r);
     Plan::Build(Box::new(Reuse {
         options,
         started,
         inputs: inputs.records,
         keys,
-        sources: reuse,
-        previous: epub.zip(last.map(|(_, body)| body)).filter(|_| any),
+        reused,
+        reports: head.sources,
+        previous: any.then_some((epub, body)),
     }))
 }
 
@@ -307,16 +320,25 @@ impl Reuse {
             started: 0,
             inputs: Vec::new(),
             keys: Vec::new(),
-            sources: vec![None; project.chapters().count()],
+            reused: vec![false; project.chapters().count()],
+            reports: Vec::new(),
             previous: None,
         }
+    }
+
+    /// The one chapter of source `i` as recorded, when it is reused.
+    fn recorded(&self, i: usize) -> Option<&record::ChapterRecord> {
+        if !self.reused.get(i).copied().unwrap_or(false) {
+            return None;
+        }
+        self.previous.as_ref()?.1.sources.get(i)?.chapters.first()
     }
 
     /// Chapter source `i` as the last build recorded it, with an empty body; None when it is to
     /// be converted.
     pub fn converted(&self, i: usize, src: &ChapterSource) -> Option<ConvertedChapter> {
-        let (rec, r) = self.sources.get(i)?.as_ref()?;
-        let chapter = rec.chapters.first()?;
+        let chapter = self.recorded(i)?;
+        let r = self.reports.get(i)?;
         Some(ConvertedChapter {
             nodes: vec![Node::Chapter(Chapter {
                 title: chapter.title.clone(),
@@ -332,40 +354,32 @@ impl Reuse {
 
     /// The recorded documents of source `i`'s one chapter, when it is reused.
     pub fn docs(&self, i: usize) -> Option<&[(String, Hash)]> {
-        let (rec, _) = self.sources.get(i)?.as_ref()?;
-        Some(&rec.chapters.first()?.docs)
+        Some(&self.recorded(i)?.docs)
     }
 
     /// Whether source `i` is taken from the cache.
     pub fn is_reused(&self, i: usize) -> bool {
-        self.sources.get(i).is_some_and(Option::is_some)
+        self.recorded(i).is_some()
     }
 
     /// Converts source `i` after all.
     pub fn forget(&mut self, i: usize) {
-        if let Some(slot) = self.sources.get_mut(i) {
-            *slot = None;
+        if let Some(slot) = self.reused.get_mut(i) {
+            *slot = false;
         }
     }
 
-    /// The record of this build, once written: `chapters` are the titles and documents of
-    /// every chapter, in order, `first_chapter` where each source's chapters start.
-    pub fn record(&self, built: Built<'_>, output: Option<FileStamp>) -> Record {
-        let mut records = Vec::with_capacity(built.sources.len());
+    /// The record of this build, once written (the EPUB's stamp is set at the commit).
+    pub fn into_record(self, built: Built<'_>) -> Record {
+        let count = built.chapters.len();
+        let mut chapters = built.chapters.into_iter();
+        let mut records = Vec::with_capacity(self.keys.len());
         for (i, key) in self.keys.iter().enumerate() {
-            let start = built
-                .first_chapter
-                .get(i)
-                .copied()
-                .unwrap_or(built.chapters.len());
-            let end = built
-                .first_chapter
-                .get(i + 1)
-                .copied()
-                .unwrap_or(built.chapters.len());
+            let start = built.first_chapter.get(i).copied().unwrap_or(count);
+            let end = built.first_chapter.get(i + 1).copied().unwrap_or(count);
             records.push(SourceRecord {
                 key: *key,
-                chapters: built.chapters.get(start..end).unwrap_or_default().to_vec(),
+                chapters: chapters.by_ref().take(end.saturating_sub(start)).collect(),
             });
         }
         let reports = built
@@ -383,20 +397,21 @@ impl Reuse {
             .map(|i| i.stamp.newest())
             .max()
             .unwrap_or(0);
+        let digest = inputs_digest(self.inputs.iter().map(|i| (i.path.as_path(), i.stamp)));
         Record {
             head: Head {
                 options: self.options,
                 started: self.started,
-                output,
+                output: None,
                 inputs: self.inputs.len(),
-                digest: inputs_digest(self.inputs.iter().map(|i| (i.path.as_path(), i.stamp))),
+                digest,
                 newest,
-                chapters: built.chapters.len(),
+                chapters: count,
                 sources: reports,
                 warnings: built.warnings.to_vec(),
             },
             body: Body {
-                inputs: self.inputs.clone(),
+                inputs: self.inputs,
                 sources: records,
                 entries: built.entries,
                 frame: built.frame,

@@ -114,8 +114,30 @@ pub struct Record {
 impl Record {
     /// The file's bytes.
     pub fn to_bytes(&self) -> Vec<u8> {
-        let head = postcard::to_stdvec(&self.head).unwrap_or_default();
-        let body = postcard::to_stdvec(&self.body).unwrap_or_default();
+        file_bytes(&self.head, &body_bytes(&self.body))
+    }
+
+    /// Writes the record of the EPUB at `output` (whole, so a reader never sees half).
+    pub fn save(&self, output: &Path) -> std::io::Result<()> {
+        super::write_whole(&super::record_path(output), &self.to_bytes())
+    }
+}
+
+/// The body, serialised: the bulk of a record, which a build serialises while it flushes the
+/// EPUB, before it knows the EPUB's final stamp (which is in the head).
+pub fn body_bytes(body: &Body) -> Vec<u8> {
+    postcard::to_stdvec(body).unwrap_or_default()
+}
+
+/// Writes the record of the EPUB at `output` from its head and its serialised body.
+pub fn save_parts(output: &Path, head: &Head, body: &[u8]) -> std::io::Result<()> {
+    super::write_whole(&super::record_path(output), &file_bytes(head, body))
+}
+
+/// A record file's bytes: magic, version, head length, head, body, checksum.
+fn file_bytes(head: &Head, body: &[u8]) -> Vec<u8> {
+    {
+        let head = postcard::to_stdvec(head).unwrap_or_default();
         let mut out = Vec::with_capacity(MAGIC.len() + 8 + head.len() + body.len() + 16);
         out.extend_from_slice(MAGIC);
         out.extend_from_slice(&VERSION.to_le_bytes());
@@ -125,11 +147,6 @@ impl Record {
         let sum = super::hash(&out);
         out.extend_from_slice(&sum.0);
         out
-    }
-
-    /// Writes the record of the EPUB at `output` (whole, so a reader never sees half).
-    pub fn save(&self, output: &Path) -> std::io::Result<()> {
-        super::write_whole(&super::record_path(output), &self.to_bytes())
     }
 }
 

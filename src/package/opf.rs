@@ -3,6 +3,7 @@
 use std::fmt::Write;
 
 use super::{Book, Doc, DocKind, Look, locale};
+use crate::project::{BookInfo, Series};
 use crate::xml::{escape_attr as attr, escape_text as text};
 
 /// Writes `package.opf`.
@@ -19,84 +20,11 @@ pub(super) fn package_document(book: &Book, look: &Look, docs: &[Doc]) -> String
         lang = attr(&info.language),
         id = text(&info.identifier),
     );
-    if info
-        .identifier
-        .to_ascii_lowercase()
-        .starts_with("urn:isbn:")
-    {
-        o.push_str("    <meta refines=\"#book-id\" property=\"identifier-type\" scheme=\"onix:codelist5\">15</meta>\n");
-    }
-    let _ = writeln!(
-        o,
-        "    <dc:title id=\"title\">{}</dc:title>",
-        text(&info.title)
-    );
-    o.push_str("    <meta refines=\"#title\" property=\"title-type\">main</meta>\n");
-    if let Some(sub) = &info.subtitle {
-        let _ = writeln!(o, "    <dc:title id=\"subtitle\">{}</dc:title>", text(sub));
-        o.push_str("    <meta refines=\"#subtitle\" property=\"title-type\">subtitle</meta>\n");
-    }
-    let _ = writeln!(o, "    <dc:language>{}</dc:language>", text(&info.language));
-    for (element, people) in [
-        ("creator", &info.authors),
-        ("contributor", &info.contributors),
-    ] {
-        for (i, p) in people.iter().enumerate() {
-            let id = format!("{element}-{}", i + 1);
-            let _ = writeln!(
-                o,
-                "    <dc:{element} id=\"{id}\">{}</dc:{element}>",
-                text(&p.name)
-            );
-            let _ = writeln!(
-                o,
-                "    <meta refines=\"#{id}\" property=\"role\" scheme=\"marc:relators\">{}</meta>",
-                text(&p.role)
-            );
-            if let Some(file_as) = &p.file_as {
-                let _ = writeln!(
-                    o,
-                    "    <meta refines=\"#{id}\" property=\"file-as\">{}</meta>",
-                    text(file_as)
-                );
-            }
-        }
-    }
-    if let Some(v) = &info.publisher {
-        let _ = writeln!(o, "    <dc:publisher>{}</dc:publisher>", text(v));
-    }
-    if let Some(v) = &info.description {
-        let _ = writeln!(o, "    <dc:description>{}</dc:description>", text(v));
-    }
-    for s in &info.subjects {
-        let _ = writeln!(o, "    <dc:subject>{}</dc:subject>", text(s));
-    }
-    if let Some(v) = &info.rights {
-        let _ = writeln!(o, "    <dc:rights>{}</dc:rights>", text(v));
-    }
-    if let Some(v) = &info.published {
-        let _ = writeln!(o, "    <dc:date>{}</dc:date>", text(v));
-    }
-    let _ = writeln!(
-        o,
-        "    <meta property=\"dcterms:modified\">{}</meta>",
-        text(&book.modified)
-    );
+    titles(&mut o, info);
+    people(&mut o, info);
+    descriptive(&mut o, book);
     if let Some(series) = &info.series {
-        let _ = writeln!(
-            o,
-            "    <meta property=\"belongs-to-collection\" id=\"series\">{}</meta>",
-            text(&series.name)
-        );
-        o.push_str("    <meta refines=\"#series\" property=\"collection-type\">series</meta>\n");
-        if let Some(index) = &series.index {
-            let _ = writeln!(
-                o,
-                "    <meta refines=\"#series\" property=\"group-position\">{}</meta>",
-                text(index)
-            );
-        }
-        calibre_series(&mut o, series);
+        series_meta(&mut o, series);
     }
     accessibility(&mut o, book);
     if look.vertical() {
@@ -125,6 +53,100 @@ pub(super) fn package_document(book: &Book, look: &Look, docs: &[Doc]) -> String
     guide(&mut o, book, docs, Some("nav.xhtml"));
     o.push_str("</package>\n");
     o
+}
+
+/// The identifier's type (for an ISBN), the title and subtitle, and the language.
+fn titles(o: &mut String, info: &BookInfo) {
+    if info
+        .identifier
+        .to_ascii_lowercase()
+        .starts_with("urn:isbn:")
+    {
+        o.push_str("    <meta refines=\"#book-id\" property=\"identifier-type\" scheme=\"onix:codelist5\">15</meta>\n");
+    }
+    let _ = writeln!(
+        o,
+        "    <dc:title id=\"title\">{}</dc:title>",
+        text(&info.title)
+    );
+    o.push_str("    <meta refines=\"#title\" property=\"title-type\">main</meta>\n");
+    if let Some(sub) = &info.subtitle {
+        let _ = writeln!(o, "    <dc:title id=\"subtitle\">{}</dc:title>", text(sub));
+        o.push_str("    <meta refines=\"#subtitle\" property=\"title-type\">subtitle</meta>\n");
+    }
+    let _ = writeln!(o, "    <dc:language>{}</dc:language>", text(&info.language));
+}
+
+/// Authors and contributors, with their roles and sort names.
+fn people(o: &mut String, info: &BookInfo) {
+    for (element, people) in [
+        ("creator", &info.authors),
+        ("contributor", &info.contributors),
+    ] {
+        for (i, p) in people.iter().enumerate() {
+            let id = format!("{element}-{}", i + 1);
+            let _ = writeln!(
+                o,
+                "    <dc:{element} id=\"{id}\">{}</dc:{element}>",
+                text(&p.name)
+            );
+            let _ = writeln!(
+                o,
+                "    <meta refines=\"#{id}\" property=\"role\" scheme=\"marc:relators\">{}</meta>",
+                text(&p.role)
+            );
+            if let Some(file_as) = &p.file_as {
+                let _ = writeln!(
+                    o,
+                    "    <meta refines=\"#{id}\" property=\"file-as\">{}</meta>",
+                    text(file_as)
+                );
+            }
+        }
+    }
+}
+
+/// Publisher, description, subjects, rights, dates.
+fn descriptive(o: &mut String, book: &Book) {
+    let info = &book.info;
+    if let Some(v) = &info.publisher {
+        let _ = writeln!(o, "    <dc:publisher>{}</dc:publisher>", text(v));
+    }
+    if let Some(v) = &info.description {
+        let _ = writeln!(o, "    <dc:description>{}</dc:description>", text(v));
+    }
+    for s in &info.subjects {
+        let _ = writeln!(o, "    <dc:subject>{}</dc:subject>", text(s));
+    }
+    if let Some(v) = &info.rights {
+        let _ = writeln!(o, "    <dc:rights>{}</dc:rights>", text(v));
+    }
+    if let Some(v) = &info.published {
+        let _ = writeln!(o, "    <dc:date>{}</dc:date>", text(v));
+    }
+    let _ = writeln!(
+        o,
+        "    <meta property=\"dcterms:modified\">{}</meta>",
+        text(&book.modified)
+    );
+}
+
+/// The series, as EPUB 3 collection and as calibre's metadata.
+fn series_meta(o: &mut String, series: &Series) {
+    let _ = writeln!(
+        o,
+        "    <meta property=\"belongs-to-collection\" id=\"series\">{}</meta>",
+        text(&series.name)
+    );
+    o.push_str("    <meta refines=\"#series\" property=\"collection-type\">series</meta>\n");
+    if let Some(index) = &series.index {
+        let _ = writeln!(
+            o,
+            "    <meta refines=\"#series\" property=\"group-position\">{}</meta>",
+            text(index)
+        );
+    }
+    calibre_series(o, series);
 }
 
 /// The accessibility metadata (EPUB Accessibility 1.1 discovery properties).

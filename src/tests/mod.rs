@@ -4,4 +4,5 @@
 
 mod agreement;
 mod fuzz;
+mod prefetch;
 mod properties;
