@@ -516,46 +516,6 @@ pub struct EpubWriter {
     zip: Zip<BufWriter<TempFile>>,
     run: Option<Run>,
     path: PathBuf,
-    flushing: Flushing,
-}
-
-/// Flushes what is written so far to disk on another thread while the writing goes on, a few
-/// megabytes at a time, so that the flush at the commit finds little left to do (a portable
-/// way, with `File::sync_data`, to start writeback early: a 20 MB EPUB flushed all at once at
-/// the end cost an edit rebuild of the 3000-chapter benchmark about 20 ms).
-#[derive(Default)]
-struct Flushing {
-    thread: Option<std::thread::JoinHandle<()>>,
-    /// How far the file was written when the last flush started.
-    from: u64,
-}
-
-/// A flush starts once this much more was written.
-const FLUSH_EVERY: u64 = 4 << 20;
-
-impl Flushing {
-    /// Starts flushing `file` when enough was written since the last flush and none runs.
-    fn behind(&mut self, file: &File, written: u64) {
-        if written < self.from + FLUSH_EVERY
-            || self.thread.as_ref().is_some_and(|t| !t.is_finished())
-        {
-            return;
-        }
-        if let Ok(file) = file.try_clone() {
-            self.from = written;
-            self.thread = Some(std::thread::spawn(move || {
-                // A failure shows again in the flush at the commit, which reports it.
-                let _ = file.sync_data();
-            }));
-        }
-    }
-
-    /// Waits for the flush in progress, if any.
-    fn wait(&mut self) {
-        if let Some(thread) = self.thread.take() {
-            let _ = thread.join();
-        }
-    }
 }
 
 impl EpubWriter {
@@ -578,7 +538,6 @@ impl EpubWriter {
             zip: Zip::new(BufWriter::with_capacity(1 << 20, tmp)),
             run: None,
             path: path.to_path_buf(),
-            flushing: Flushing::default(),
         })
     }
 
@@ -602,8 +561,6 @@ impl EpubWriter {
         for p in &packed {
             self.zip.append(p).map_err(|e| self.write_error(e))?;
         }
-        let written = self.zip.pos;
-        self.flushing.behind(self.zip.out.get_ref().file(), written);
         Ok(())
     }
 
@@ -651,8 +608,6 @@ impl EpubWriter {
         let out = self.zip.out.get_mut().file_mut();
         // File to file: std hands this to the kernel (`copy_file_range`) where it can.
         let copied = std::io::copy(&mut (&run.file).take(run.len), out)?;
-        let written = self.zip.pos;
-        self.flushing.behind(self.zip.out.get_ref().file(), written);
         if copied != run.len {
             return Err(std::io::Error::new(
                 std::io::ErrorKind::UnexpectedEof,
@@ -688,11 +643,7 @@ impl EpubWriter {
                 .file()
                 .set_permissions(std::fs::Permissions::from_mode(0o644));
         }
-        Ok(Finished {
-            tmp,
-            path,
-            flushing: self.flushing,
-        })
+        Ok(Finished { tmp, path })
     }
 }
 
@@ -700,13 +651,11 @@ impl EpubWriter {
 pub struct Finished {
     tmp: TempFile,
     path: PathBuf,
-    flushing: Flushing,
 }
 
 impl Finished {
     /// Flushes the EPUB to disk and renames it over the target.
-    pub fn commit(mut self) -> Result<()> {
-        self.flushing.wait();
+    pub fn commit(self) -> Result<()> {
         let path = self.path;
         self.tmp
             .file()

@@ -136,18 +136,16 @@ pub fn save_parts(output: &Path, head: &Head, body: &[u8]) -> std::io::Result<()
 
 /// A record file's bytes: magic, version, head length, head, body, checksum.
 fn file_bytes(head: &Head, body: &[u8]) -> Vec<u8> {
-    {
-        let head = postcard::to_stdvec(head).unwrap_or_default();
-        let mut out = Vec::with_capacity(MAGIC.len() + 8 + head.len() + body.len() + 16);
-        out.extend_from_slice(MAGIC);
-        out.extend_from_slice(&VERSION.to_le_bytes());
-        out.extend_from_slice(&(head.len() as u32).to_le_bytes());
-        out.extend_from_slice(&head);
-        out.extend_from_slice(&body);
-        let sum = super::hash(&out);
-        out.extend_from_slice(&sum.0);
-        out
-    }
+    let head = postcard::to_stdvec(head).unwrap_or_default();
+    let mut out = Vec::with_capacity(MAGIC.len() + 8 + head.len() + body.len() + 16);
+    out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&VERSION.to_le_bytes());
+    out.extend_from_slice(&(head.len() as u32).to_le_bytes());
+    out.extend_from_slice(&head);
+    out.extend_from_slice(body);
+    let sum = super::hash(&out);
+    out.extend_from_slice(&sum.0);
+    out
 }
 
 /// Removes the record of the EPUB at `output`, if any.
