@@ -2,17 +2,16 @@
 //!
 //! This sits before the pipeline (project -> source -> convert -> package -> archive): it
 //! writes the file the project stage reads. Chapter files (the kinds of `convert::FILE_KINDS`,
-//! in the folder or one level down) are listed in natural order; each gets the title of
-//! its heading line when it has one (the split module's heading rules on the first non-blank
-//! line), else a title from its file name, else none (the build then numbers it). The language
+//! in the folder or one level down) are listed in natural order; each gets the title the
+//! build's own conversion finds in it (`convert::chapter::title_in`: a heading line, a leading
+//! `# Title`, an `<h1>`), else a title from its file name, else none (the build then numbers
+//! it): init writes the titles the build would give. The language
 //! is guessed from the text, the book title is the folder's name, and the cover is the image in
 //! `covers/`. The optional keys are written as comments so an author can see what exists.
 
 use std::path::{Path, PathBuf};
 
-use crate::convert::chapter::title_from_file_name;
-use crate::convert::split::{self, HeadingKind, SplitMode};
-use crate::convert::text::trim_line;
+use crate::convert::chapter::{title_from_file_name, title_in};
 use crate::convert::{FILE_KINDS, SourceKind};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::project::{METADATA_FILE, natural_cmp};
@@ -135,7 +134,7 @@ pub fn init(dir: &Path, opts: &InitOptions) -> Result<InitReport, InitError> {
         if sample_text.len() < 1 << 20 {
             sample_text.push_str(&text);
         }
-        let title = heading_title(&text, &path).or_else(|| title_from_file_name(&path));
+        let title = title_in(&path, &text).or_else(|| title_from_file_name(&path));
         chapters.push(ChapterGuess {
             file: rel.clone(),
             title,
@@ -226,33 +225,6 @@ fn read_sample(path: &Path) -> Result<(String, Option<String>), InitError> {
             Ok((d.text, forced))
         }
         Err(_) => Ok((String::new(), None)),
-    }
-}
-
-/// The title of a chapter's heading line: the first non-blank line when the split module's
-/// rules see a heading in it (or a Markdown `# Title`).
-pub fn heading_title(text: &str, path: &Path) -> Option<String> {
-    let first = text.lines().map(trim_line).find(|l| !l.is_empty())?;
-    let kind = SourceKind::of(path);
-    if kind == SourceKind::Markdown {
-        let rest = first.strip_prefix("# ")?.trim();
-        return (!rest.is_empty()).then(|| rest.to_string());
-    }
-    if kind == SourceKind::Html {
-        return None;
-    }
-    let found = split::split(&[first], &SplitMode::Auto);
-    let titles: Vec<String> = found
-        .sections
-        .iter()
-        .filter_map(|s| s.heading.as_ref())
-        .filter(|h| matches!(h.kind, HeadingKind::Chapter | HeadingKind::Volume))
-        .map(|h| h.title.clone())
-        .collect();
-    if titles.is_empty() {
-        None
-    } else {
-        Some(titles.join(" "))
     }
 }
 
@@ -420,19 +392,24 @@ mod tests {
     }
 
     #[test]
-    fn heading_title_uses_first_nonblank_heading_line_only() {
+    fn titles_are_found_as_the_build_finds_them() {
         let txt = Path::new("a.txt");
         assert_eq!(
-            heading_title("\n\n  第一章　风起\n正文", txt).as_deref(),
+            title_in(txt, "\n\n  第一章　风起\n正文").as_deref(),
             Some("第一章 风起")
         );
-        assert_eq!(heading_title("他翻到第三章，看了很久。\n", txt), None);
-        assert_eq!(heading_title("正文\n第二章 云涌", txt), None);
+        assert_eq!(title_in(txt, "他翻到第三章，看了很久。\n"), None);
+        assert_eq!(title_in(txt, "正文\n第二章 云涌"), None);
         assert_eq!(
-            heading_title("# The Start\n\ntext", Path::new("a.md")).as_deref(),
+            title_in(Path::new("a.md"), "# The Start\n\ntext").as_deref(),
             Some("The Start")
         );
-        assert_eq!(heading_title("", txt), None);
+        // HTML titles itself as the build reads it (init used to leave HTML untitled).
+        assert_eq!(
+            title_in(Path::new("a.html"), "<h1>The Start</h1><p>text</p>").as_deref(),
+            Some("The Start")
+        );
+        assert_eq!(title_in(txt, ""), None);
     }
 
     #[test]

@@ -141,6 +141,18 @@ pub(crate) fn convert_decoded(
     })
 }
 
+/// The title a chapter file's text gives itself, found as the build finds it (a heading line
+/// in text, a leading `# Title` in Markdown, the first `<h1>` or `<title>` in HTML): what
+/// `init` writes into `metadata.toml`. Images are not looked at.
+pub(crate) fn title_in(path: &Path, text: &str) -> Option<String> {
+    let mut no_images = |_: &str| -> std::result::Result<String, String> { Ok(String::new()) };
+    match SourceKind::of(path) {
+        SourceKind::Text => super::convert_text(text, true).title,
+        SourceKind::Markdown => super::convert_markdown(text, &mut no_images).ok()?.title,
+        SourceKind::Html => super::convert_html(text, &mut no_images).ok()?.title,
+    }
+}
+
 /// What decoding changed: control characters dropped, bad bytes replaced.
 fn decode_warnings(path: &Path, decoded: &Decoded) -> Vec<Diagnostic> {
     let mut warnings = Vec::new();
