@@ -148,131 +148,69 @@ impl Error {
 
     /// The error as a [`Diagnostic`] (of severity error).
     pub fn diagnostic(&self) -> Diagnostic {
-        match self {
-            Error::Io {
-                path,
-                action,
-                source,
-            } => error(
-                Code::Io,
-                path,
-                None,
-                None,
-                format!("{action}: {source}"),
-                None,
-            ),
-            Error::MetadataSyntax {
-                path,
-                line,
-                column,
-                message,
-                hint,
-                ..
-            } => error(
-                Code::MetadataSyntax,
-                path,
-                Some(*line),
-                Some(*column),
-                message.clone(),
-                hint.as_deref(),
-            ),
-            Error::Metadata {
-                path,
-                message,
-                hint,
-            } => error(
-                Code::Metadata,
-                path,
-                None,
-                None,
-                message.clone(),
-                hint.as_deref(),
-            ),
-            Error::MissingChapter {
-                path,
-                metadata,
-                line,
-            } => {
-                let message = format!("chapter file {} not found", path.display());
-                error(
-                    Code::MissingFile,
-                    metadata,
-                    *line,
-                    None,
-                    message,
-                    Some(MISSING_CHAPTER_HINT),
-                )
-            }
-            Error::Decode {
-                path,
-                line,
-                column,
-                message,
-                hint,
-            } => error(
-                Code::Encoding,
-                path,
-                *line,
-                *column,
-                message.clone(),
-                hint.as_deref(),
-            ),
-            Error::Convert {
-                path,
-                message,
-                hint,
-            } => error(
-                Code::Convert,
-                path,
-                None,
-                None,
-                message.clone(),
-                hint.as_deref(),
-            ),
-            Error::Cover { path, message } => error(
-                Code::Cover,
-                path,
-                None,
-                None,
-                message.clone(),
-                Some(COVER_HINT),
-            ),
-            Error::Font {
-                path,
-                metadata,
-                line,
-                message,
-            } => {
-                let message = format!("font {}: {message}", path.display());
-                error(
-                    Code::Font,
-                    metadata,
-                    Some(*line),
-                    None,
-                    message,
-                    Some(FONT_HINT),
-                )
-            }
+        let (path, line, column) = self.place();
+        let (message, hint) = self.message_and_hint();
+        Diagnostic {
+            code: self.code(),
+            severity: crate::diagnostic::Severity::Error,
+            path: Some(path.to_path_buf()),
+            line,
+            column,
+            message,
+            hint: hint.map(str::to_string),
         }
     }
-}
 
-/// An error diagnostic with everything known about where it is.
-fn error(
-    code: Code,
-    path: &Path,
-    line: Option<usize>,
-    column: Option<usize>,
-    message: String,
-    hint: Option<&str>,
-) -> Diagnostic {
-    Diagnostic {
-        code,
-        severity: crate::diagnostic::Severity::Error,
-        path: Some(path.to_path_buf()),
-        line,
-        column,
-        message,
-        hint: hint.map(str::to_string),
+    /// The code of its diagnostic.
+    fn code(&self) -> Code {
+        match self {
+            Error::Io { .. } => Code::Io,
+            Error::MetadataSyntax { .. } => Code::MetadataSyntax,
+            Error::Metadata { .. } => Code::Metadata,
+            Error::MissingChapter { .. } => Code::MissingFile,
+            Error::Decode { .. } => Code::Encoding,
+            Error::Convert { .. } => Code::Convert,
+            Error::Cover { .. } => Code::Cover,
+            Error::Font { .. } => Code::Font,
+        }
+    }
+
+    /// The file to point at (the metadata for a missing chapter or an unusable font), and the
+    /// line and column where known.
+    fn place(&self) -> (&Path, Option<usize>, Option<usize>) {
+        match self {
+            Error::Io { path, .. }
+            | Error::Metadata { path, .. }
+            | Error::Convert { path, .. }
+            | Error::Cover { path, .. } => (path, None, None),
+            Error::MetadataSyntax {
+                path, line, column, ..
+            } => (path, Some(*line), Some(*column)),
+            Error::MissingChapter { metadata, line, .. } => (metadata, *line, None),
+            Error::Decode {
+                path, line, column, ..
+            } => (path, *line, *column),
+            Error::Font { metadata, line, .. } => (metadata, Some(*line), None),
+        }
+    }
+
+    /// What is wrong, without the place, and what to do.
+    fn message_and_hint(&self) -> (String, Option<&str>) {
+        match self {
+            Error::Io { action, source, .. } => (format!("{action}: {source}"), None),
+            Error::MetadataSyntax { message, hint, .. }
+            | Error::Metadata { message, hint, .. }
+            | Error::Decode { message, hint, .. }
+            | Error::Convert { message, hint, .. } => (message.clone(), hint.as_deref()),
+            Error::MissingChapter { path, .. } => (
+                format!("chapter file {} not found", path.display()),
+                Some(MISSING_CHAPTER_HINT),
+            ),
+            Error::Cover { message, .. } => (message.clone(), Some(COVER_HINT)),
+            Error::Font { path, message, .. } => (
+                format!("font {}: {message}", path.display()),
+                Some(FONT_HINT),
+            ),
+        }
     }
 }

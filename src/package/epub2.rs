@@ -22,6 +22,32 @@ pub(super) fn package_document(book: &Book, look: &Look, docs: &[Doc]) -> String
   <metadata xmlns:dc="http://purl.org/dc/elements/1.1/" xmlns:opf="http://www.idpf.org/2007/opf">
 "#
     );
+    dublin_core(&mut o, book);
+    if let Some(series) = &info.series {
+        opf::calibre_series(&mut o, series);
+    }
+    if book.cover.is_some() {
+        o.push_str("    <meta name=\"cover\" content=\"cover-image\"/>\n");
+    }
+    o.push_str("  </metadata>\n  <manifest>\n");
+    opf::manifest_common(&mut o, book, look, docs, true);
+    o.push_str("  </manifest>\n  <spine toc=\"ncx\">\n");
+    if book.cover.is_some() {
+        o.push_str("    <itemref idref=\"cover\" linear=\"yes\"/>\n");
+    }
+    for doc in docs {
+        let _ = writeln!(o, "    <itemref idref=\"{}\"/>", doc.id);
+    }
+    o.push_str("  </spine>\n");
+    opf::guide(&mut o, book, docs, None);
+    o.push_str("</package>\n");
+    o
+}
+
+/// The Dublin Core elements, with OPF 2.0's attributes for identifier scheme, roles, sort
+/// names and date events.
+fn dublin_core(o: &mut String, book: &Book) {
+    let info = &book.info;
     let scheme = match info.identifier.split(':').nth(1) {
         Some(s) if info.identifier.starts_with("urn:") => {
             format!(" opf:scheme=\"{}\"", attr(&s.to_ascii_uppercase()))
@@ -77,25 +103,6 @@ pub(super) fn package_document(book: &Book, look: &Look, docs: &[Doc]) -> String
         "    <dc:date opf:event=\"modification\">{}</dc:date>",
         text(book.modified.get(..10).unwrap_or(&book.modified))
     );
-    if let Some(series) = &info.series {
-        opf::calibre_series(&mut o, series);
-    }
-    if book.cover.is_some() {
-        o.push_str("    <meta name=\"cover\" content=\"cover-image\"/>\n");
-    }
-    o.push_str("  </metadata>\n  <manifest>\n");
-    opf::manifest_common(&mut o, book, look, docs, true);
-    o.push_str("  </manifest>\n  <spine toc=\"ncx\">\n");
-    if book.cover.is_some() {
-        o.push_str("    <itemref idref=\"cover\" linear=\"yes\"/>\n");
-    }
-    for doc in docs {
-        let _ = writeln!(o, "    <itemref idref=\"{}\"/>", doc.id);
-    }
-    o.push_str("  </spine>\n");
-    opf::guide(&mut o, book, docs, None);
-    o.push_str("</package>\n");
-    o
 }
 
 /// HTML5 elements XHTML 1.1 lacks, and what they become.
