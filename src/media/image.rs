@@ -124,7 +124,7 @@ pub struct PreparedImage {
     /// Format and size of `bytes`.
     pub info: ImageInfo,
     /// What was done, for the build log (e.g. "scaled 6000x9600 -> 1600x2560").
-    #[cfg_attr(not(test), allow(dead_code))] // reported as diagnostics next
+    #[cfg_attr(not(test), allow(dead_code))] // not yet reported by the build: tests read it
     pub notes: Vec<String>,
     /// Problems the user may want to fix; the book still builds.
     pub warnings: Vec<String>,
