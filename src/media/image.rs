@@ -27,7 +27,6 @@
 use std::io::Cursor;
 use std::path::{Path, PathBuf};
 
-
 use super::{MAX_IMAGE_BYTES, raster, svg};
 
 use image::codecs::jpeg::JpegEncoder;
@@ -333,36 +332,10 @@ pub fn sniff(bytes: &[u8]) -> Option<ImageInfo> {
 /// the policy). `path` is used only in messages.
 pub fn prepare_cover(bytes: &[u8], path: &Path) -> Result<PreparedImage, ImageError> {
     let (checked, info, mut warnings) = check(bytes.to_vec(), path)?;
-
     let Some(codec) = info.format.codec() else {
-        shape_warnings(&info, &mut warnings);
-        if info.width == 0 || info.height == 0 {
-            warnings.push(
-                "SVG cover has no width/height or viewBox; readers may size it oddly".to_string(),
-            );
-        }
-        return Ok(PreparedImage {
-            bytes: checked,
-            info,
-            notes: Vec::new(),
-            warnings,
-        });
+        return Ok(svg_cover(checked, info, warnings));
     };
-
-    // Decode fully even when the cover is small enough to keep: a damaged file has a valid
-    // header and would show as a broken image in every reader. The header was checked against
-    // the limits; the decoder runs under them too.
-    let damaged = |source| ImageError::Damaged {
-        path: path.to_path_buf(),
-        format: info.format.name(),
-        source,
-    };
-    let mut reader = ImageReader::with_format(Cursor::new(bytes), codec);
-    reader.limits(raster::limits());
-    let mut decoder = reader.into_decoder().map_err(damaged)?;
-    let orientation = decoder.orientation().ok();
-    let mut decoded = DynamicImage::from_decoder(decoder).map_err(damaged)?;
-
+    let mut decoded = decode_cover(bytes, &info, codec, path)?;
     let longest = info.width.max(info.height);
     if longest <= MAX_SIDE && bytes.len() <= MAX_BYTES {
         shape_warnings(&info, &mut warnings);
@@ -372,11 +345,6 @@ pub fn prepare_cover(bytes: &[u8], path: &Path) -> Result<PreparedImage, ImageEr
             notes: Vec::new(),
             warnings,
         });
-    }
-
-    // The re-encoded file carries no Exif, so the rotation a camera recorded is applied now.
-    if let Some(orientation) = orientation {
-        decoded.apply_orientation(orientation);
     }
     let mut notes = Vec::new();
     let (w, h) = (decoded.width(), decoded.height());
@@ -388,30 +356,7 @@ pub fn prepare_cover(bytes: &[u8], path: &Path) -> Result<PreparedImage, ImageEr
             decoded.height()
         ));
     }
-
-    let encode_err = |source| ImageError::Encode {
-        path: path.to_path_buf(),
-        source,
-    };
-    let has_alpha = decoded.color().has_alpha() && !is_opaque(&decoded);
-    let wants_png = match info.format {
-        ImageFormat::Png | ImageFormat::Gif => true,
-        ImageFormat::Webp => has_alpha,
-        ImageFormat::Jpeg | ImageFormat::Svg => false,
-    };
-    let (mut out, mut format) = if wants_png {
-        (encode_png(&decoded).map_err(encode_err)?, ImageFormat::Png)
-    } else {
-        (
-            encode_jpeg(&decoded).map_err(encode_err)?,
-            ImageFormat::Jpeg,
-        )
-    };
-    if format == ImageFormat::Png && out.len() > MAX_BYTES {
-        out = encode_jpeg(&decoded).map_err(encode_err)?;
-        format = ImageFormat::Jpeg;
-    }
-
+    let (out, format) = reencode(&decoded, info.format, path)?;
     if out.len() >= bytes.len() && format == info.format && notes.is_empty() {
         // Re-encoding a file that was only over the byte limit did not make it smaller: keep
         // the original rather than lose quality for nothing.
@@ -428,17 +373,16 @@ pub fn prepare_cover(bytes: &[u8], path: &Path) -> Result<PreparedImage, ImageEr
             warnings,
         });
     }
-
+    let quality = if format == ImageFormat::Jpeg {
+        format!(" (quality {JPEG_QUALITY})")
+    } else {
+        String::new()
+    };
     notes.push(format!(
-        "re-encoded {} {} KB -> {}{} {} KB",
+        "re-encoded {} {} KB -> {}{quality} {} KB",
         info.format.name(),
         bytes.len() / 1024,
         format.name(),
-        if format == ImageFormat::Jpeg {
-            format!(" (quality {JPEG_QUALITY})")
-        } else {
-            String::new()
-        },
         out.len() / 1024
     ));
     let out_info = ImageInfo {
@@ -453,6 +397,75 @@ pub fn prepare_cover(bytes: &[u8], path: &Path) -> Result<PreparedImage, ImageEr
         notes,
         warnings,
     })
+}
+
+/// An SVG cover, kept as checked (and cleaned).
+fn svg_cover(checked: Vec<u8>, info: ImageInfo, mut warnings: Vec<String>) -> PreparedImage {
+    shape_warnings(&info, &mut warnings);
+    if info.width == 0 || info.height == 0 {
+        warnings.push(
+            "SVG cover has no width/height or viewBox; readers may size it oddly".to_string(),
+        );
+    }
+    PreparedImage {
+        bytes: checked,
+        info,
+        notes: Vec::new(),
+        warnings,
+    }
+}
+
+/// Decodes a raster cover fully, under the decoding limits, turned as a camera's Exif says.
+/// Even a cover small enough to keep is decoded: a damaged file has a valid header and would
+/// show as a broken image in every reader.
+fn decode_cover(
+    bytes: &[u8],
+    info: &ImageInfo,
+    codec: image::ImageFormat,
+    path: &Path,
+) -> Result<DynamicImage, ImageError> {
+    let damaged = |source| ImageError::Damaged {
+        path: path.to_path_buf(),
+        format: info.format.name(),
+        source,
+    };
+    let mut reader = ImageReader::with_format(Cursor::new(bytes), codec);
+    reader.limits(raster::limits());
+    let mut decoder = reader.into_decoder().map_err(damaged)?;
+    let orientation = decoder.orientation().ok();
+    let mut decoded = DynamicImage::from_decoder(decoder).map_err(damaged)?;
+    // A re-encoded file carries no Exif, so the rotation a camera recorded is applied now
+    // (a cover kept as it is keeps its Exif).
+    if let Some(orientation) = orientation {
+        decoded.apply_orientation(orientation);
+    }
+    Ok(decoded)
+}
+
+/// The cover re-encoded: PNG for PNG, GIF and transparent WebP (JPEG when the PNG is too
+/// large), JPEG otherwise.
+fn reencode(
+    decoded: &DynamicImage,
+    from: ImageFormat,
+    path: &Path,
+) -> Result<(Vec<u8>, ImageFormat), ImageError> {
+    let encode_err = |source| ImageError::Encode {
+        path: path.to_path_buf(),
+        source,
+    };
+    let has_alpha = decoded.color().has_alpha() && !is_opaque(decoded);
+    let wants_png = match from {
+        ImageFormat::Png | ImageFormat::Gif => true,
+        ImageFormat::Webp => has_alpha,
+        ImageFormat::Jpeg | ImageFormat::Svg => false,
+    };
+    if wants_png {
+        let png = encode_png(decoded).map_err(encode_err)?;
+        if png.len() <= MAX_BYTES {
+            return Ok((png, ImageFormat::Png));
+        }
+    }
+    Ok((encode_jpeg(decoded).map_err(encode_err)?, ImageFormat::Jpeg))
 }
 
 fn is_opaque(img: &DynamicImage) -> bool {
