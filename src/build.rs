@@ -85,7 +85,7 @@ pub struct BuildReport {
     pub warnings: Vec<Diagnostic>,
     /// How each chapter file was decoded.
     pub sources: Vec<SourceReport>,
-    /// Where the time went, stage by stage, in order (see [`Stopwatch`]).
+    /// Where the time went, stage by stage, in order (`-v` prints it).
     pub timings: Vec<(&'static str, Duration)>,
 }
 

