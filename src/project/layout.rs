@@ -153,6 +153,11 @@ impl Ctx<'_> {
     fn error_at(&self, offset: usize, message: String) -> Error {
         toml_error::at(self.text, offset, self.path, message)
     }
+
+    /// [`Ctx::error_at`], with what to do about it.
+    fn error_hinted(&self, offset: usize, message: String, hint: &str) -> Error {
+        toml_error::at_hinted(self.text, offset, self.path, message, Some(hint.into()))
+    }
 }
 
 /// Validates `[style]`.
@@ -174,12 +179,10 @@ pub(super) fn validate_style(raw: RawStyle, ctx: &Ctx) -> Result<Style> {
     for c in raw.css {
         let p = ctx.root.join(c.get_ref());
         if !p.is_file() {
-            return Err(ctx.error_at(
+            return Err(ctx.error_hinted(
                 c.span().start,
-                format!(
-                    "`[style] css`: {} does not exist\n  hint: paths are relative to the folder of metadata.toml",
-                    p.display()
-                ),
+                format!("`[style] css`: {} does not exist", p.display()),
+                "paths are relative to the folder of metadata.toml",
             ));
         }
         if !super::raw::has_extension(&p, &["css"]) {
@@ -199,12 +202,10 @@ pub(super) fn validate_style(raw: RawStyle, ctx: &Ctx) -> Result<Style> {
         };
         let p = ctx.root.join(&file);
         if !p.is_file() {
-            return Err(ctx.error_at(
+            return Err(ctx.error_hinted(
                 offset,
-                format!(
-                    "`[style] fonts`: font file {} does not exist\n  hint: paths are relative to the folder of metadata.toml",
-                    p.display()
-                ),
+                format!("`[style] fonts`: font file {} does not exist", p.display()),
+                "paths are relative to the folder of metadata.toml",
             ));
         }
         fonts.push(FontSource {
@@ -221,9 +222,10 @@ pub(super) fn validate_style(raw: RawStyle, ctx: &Ctx) -> Result<Style> {
                 if is_css_length(s) {
                     Ok(Some(s.to_string()))
                 } else {
-                    Err(ctx.error_at(
+                    Err(ctx.error_hinted(
                         v.span().start,
-                        format!("`[style] {key}` = \"{s}\" is not a CSS length\n  hint: write e.g. \"2em\", \"0.5em\", \"12px\" or \"0\""),
+                        format!("`[style] {key}` = \"{s}\" is not a CSS length"),
+                        "write e.g. \"2em\", \"0.5em\", \"12px\" or \"0\"",
                     ))
                 }
             }
@@ -243,9 +245,10 @@ pub(super) fn validate_style(raw: RawStyle, ctx: &Ctx) -> Result<Style> {
             if s == "normal" || is_css_number(&s) || is_css_length(&s) {
                 Some(s)
             } else {
-                return Err(ctx.error_at(
+                return Err(ctx.error_hinted(
                     v.span().start,
-                    format!("`[style] line-height` = \"{s}\" is not a CSS number or length\n  hint: write e.g. \"1.8\" or \"1.5em\""),
+                    format!("`[style] line-height` = \"{s}\" is not a CSS number or length"),
+                    "write e.g. \"1.8\" or \"1.5em\"",
                 ));
             }
         }
@@ -296,9 +299,10 @@ pub(super) fn validate_layout(raw: RawLayout, ctx: &Ctx) -> Result<Layout> {
         Some(s) => {
             let kb = *s.get_ref();
             if !(10..=100_000).contains(&kb) {
-                return Err(ctx.error_at(
+                return Err(ctx.error_hinted(
                     s.span().start,
-                    format!("`[layout] split-size` = {kb} is out of range\n  hint: a size in KB of XHTML between 10 and 100000, e.g. 300"),
+                    format!("`[layout] split-size` = {kb} is out of range"),
+                    "a size in KB of XHTML between 10 and 100000, e.g. 300",
                 ));
             }
             usize::try_from(kb).unwrap_or(DEFAULT_SPLIT_KB) * 1024

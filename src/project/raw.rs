@@ -109,6 +109,11 @@ impl Ctx<'_> {
         toml_error::at(self.text, offset, self.path, message.into())
     }
 
+    /// [`Ctx::error_at`], with what to do about it.
+    fn error_hinted(&self, offset: usize, message: String, hint: &str) -> Error {
+        toml_error::at_hinted(self.text, offset, self.path, message, Some(hint.into()))
+    }
+
     fn line_of(&self, offset: usize) -> usize {
         toml_error::locate(self.text, offset).0
     }
@@ -133,12 +138,14 @@ impl Ctx<'_> {
         if !outside {
             return Ok(());
         }
-        Err(self.error_at(
+        let message = format!(
+            "`{key}` = \"{value}\" points outside the project folder ({})",
+            self.root.display()
+        );
+        Err(self.error_hinted(
             offset,
-            format!(
-                "`{key}` = \"{value}\" points outside the project folder ({})\n  hint: keep book files inside the folder of metadata.toml; pass --allow-outside-paths only for a project you trust",
-                self.root.display()
-            ),
+            message,
+            "keep book files inside the folder of metadata.toml; pass --allow-outside-paths only for a project you trust",
         ))
     }
 }
@@ -242,9 +249,10 @@ fn contents(
             chapters.extend(expand(chapter, ctx)?);
         }
         if chapters.is_empty() {
-            return Err(ctx.error_at(
+            return Err(ctx.error_hinted(
                 offset,
-                format!("part \"{title}\" has no chapters\n  hint: add [[parts.chapters]] entries under it"),
+                format!("part \"{title}\" has no chapters"),
+                "add [[parts.chapters]] entries under it",
             ));
         }
         contents.push(ContentEntry::Part { title, chapters });
@@ -292,9 +300,10 @@ fn validate_book(raw: Book, ctx: &Ctx, book_span: usize) -> Result<(BookInfo, Op
 
     let language = raw.language.get_ref().trim().to_string();
     if !is_language_tag(&language) {
-        return Err(ctx.error_at(
+        return Err(ctx.error_hinted(
             raw.language.span().start,
-            format!("`language` = \"{language}\" is not a BCP 47 tag\n  hint: use e.g. \"zh-CN\", \"zh-TW\", \"ja\" or \"en\""),
+            format!("`language` = \"{language}\" is not a BCP 47 tag"),
+            "use e.g. \"zh-CN\", \"zh-TW\", \"ja\" or \"en\"",
         ));
     }
 
@@ -336,9 +345,10 @@ fn validate_book(raw: Book, ctx: &Ctx, book_span: usize) -> Result<(BookInfo, Op
         }
         _ => {
             if let Some(v) = raw.series_index {
-                return Err(ctx.error_at(
+                return Err(ctx.error_hinted(
                     v.span().start,
-                    "`series-index` is set but `series` is not\n  hint: add series = \"...\"",
+                    "`series-index` is set but `series` is not".to_string(),
+                    "add series = \"...\"",
                 ));
             }
             None
@@ -350,18 +360,17 @@ fn validate_book(raw: Book, ctx: &Ctx, book_span: usize) -> Result<(BookInfo, Op
             let p = ctx.root.join(c.get_ref());
             ctx.check_inside("cover", c.get_ref(), &p, c.span().start)?;
             if !p.is_file() {
-                return Err(ctx.error_at(
+                return Err(ctx.error_hinted(
                     c.span().start,
-                    format!(
-                        "cover file {} does not exist\n  hint: paths are relative to the folder of metadata.toml",
-                        p.display()
-                    ),
+                    format!("cover file {} does not exist", p.display()),
+                    "paths are relative to the folder of metadata.toml",
                 ));
             }
             Some(p)
         }
         None => {
-            let found = default_cover(ctx.root).map_err(|m| ctx.error_at(book_span, m))?;
+            let found =
+                default_cover(ctx.root).map_err(|(m, h)| ctx.error_hinted(book_span, m, h))?;
             if let Some(p) = &found {
                 // covers/x.jpg may be a symlink that points anywhere.
                 let shown = p.strip_prefix(ctx.root).unwrap_or(p).to_string_lossy();
@@ -455,7 +464,7 @@ fn default_identifier(title: &str, authors: &[Person]) -> String {
 }
 
 /// The one image in `covers/`, if there is exactly one.
-fn default_cover(root: &Path) -> std::result::Result<Option<PathBuf>, String> {
+fn default_cover(root: &Path) -> std::result::Result<Option<PathBuf>, (String, &'static str)> {
     let dir = root.join("covers");
     let Ok(entries) = std::fs::read_dir(&dir) else {
         return Ok(None);
@@ -468,9 +477,12 @@ fn default_cover(root: &Path) -> std::result::Result<Option<PathBuf>, String> {
     match images.len() {
         0 => Ok(None),
         1 => Ok(images.pop()),
-        _ => Err(format!(
-            "covers/ holds {} images and `cover` does not say which is the cover\n  hint: add cover = \"covers/<file>\" to [book]",
-            images.len()
+        _ => Err((
+            format!(
+                "covers/ holds {} images and `cover` does not say which is the cover",
+                images.len()
+            ),
+            "add cover = \"covers/<file>\" to [book]",
         )),
     }
 }
@@ -493,9 +505,10 @@ fn expand(entry: Spanned<Chapter>, ctx: &Ctx) -> Result<Vec<ChapterSource>> {
     if let Some(enc) = &entry.encoding
         && encoding_rs::Encoding::for_label(enc.trim().as_bytes()).is_none()
     {
-        return Err(ctx.error_at(
+        return Err(ctx.error_hinted(
             offset,
-            format!("unknown encoding \"{enc}\"\n  hint: use a WHATWG label such as \"utf-8\", \"gb18030\", \"gbk\", \"big5\", \"shift_jis\""),
+            format!("unknown encoding \"{enc}\""),
+            "use a WHATWG label such as \"utf-8\", \"gb18030\", \"gbk\", \"big5\", \"shift_jis\"",
         ));
     }
     let encoding_errors = match entry.encoding_errors.as_deref().map(str::trim) {
@@ -566,9 +579,10 @@ fn expand(entry: Spanned<Chapter>, ctx: &Ctx) -> Result<Vec<ChapterSource>> {
                 GlobError::Refused(e) => e,
             })?;
             if files.is_empty() {
-                return Err(ctx.error_at(
+                return Err(ctx.error_hinted(
                     offset,
-                    format!("glob \"{pattern}\" matches no files\n  hint: paths are relative to the folder of metadata.toml"),
+                    format!("glob \"{pattern}\" matches no files"),
+                    "paths are relative to the folder of metadata.toml",
                 ));
             }
             Ok(files
