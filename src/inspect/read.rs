@@ -603,12 +603,22 @@ fn kind_of(name: &str, media_type: Option<&str>) -> &'static str {
 /// A human report: metadata, spine, TOC tree, sizes by kind.
 pub fn render_text(epub: &Epub) -> String {
     let mut out = String::new();
-    let md = &epub.metadata;
     let _ = writeln!(
         out,
         "EPUB {} (package document {})",
         epub.version, epub.opf_path
     );
+    render_metadata(&mut out, &epub.metadata);
+    render_spine_and_toc(&mut out, epub);
+    render_sizes(&mut out, epub);
+    for note in &epub.notes {
+        let _ = writeln!(out, "Note: {note}");
+    }
+    out
+}
+
+/// The metadata, a line per field.
+fn render_metadata(out: &mut String, md: &EpubMetadata) {
     let list = |v: &[String]| {
         if v.is_empty() {
             "-".to_string()
@@ -666,7 +676,10 @@ pub fn render_text(epub: &Epub) -> String {
         let ellipsis = if d.chars().count() > 200 { "..." } else { "" };
         let _ = writeln!(out, "Description: {short}{ellipsis}");
     }
+}
 
+/// The spine in reading order, then the table of contents as a tree.
+fn render_spine_and_toc(out: &mut String, epub: &Epub) {
     let _ = writeln!(out, "\nSpine ({} items):", epub.spine.len());
     for (i, s) in epub.spine.iter().enumerate() {
         let target = s
@@ -694,7 +707,10 @@ pub fn render_text(epub: &Epub) -> String {
         );
         stack.extend(entry.children.iter().rev().map(|c| (c, depth + 1)));
     }
+}
 
+/// The files and their sizes, compressed and not, by kind.
+fn render_sizes(out: &mut String, epub: &Epub) {
     let media: HashMap<&str, &str> = epub
         .manifest
         .iter()
@@ -737,10 +753,6 @@ pub fn render_text(epub: &Epub) -> String {
             total.1 as f64 * 100.0 / total.2 as f64
         );
     }
-    for note in &epub.notes {
-        let _ = writeln!(out, "Note: {note}");
-    }
-    out
 }
 
 #[cfg(test)]

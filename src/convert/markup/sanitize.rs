@@ -504,22 +504,6 @@ impl Builder<'_> {
                     align = text_align_value(&value);
                     continue;
                 }
-                "epub:type" => {
-                    let ok = match name {
-                        "a" => value == "noteref",
-                        "aside" => value == "footnote" || value == "endnote",
-                        _ => false,
-                    };
-                    ok.then_some(("epub:type", value))
-                }
-                "role" => {
-                    let ok = match name {
-                        "a" => value == "doc-noteref" || value == "doc-backlink",
-                        "aside" => value == "doc-footnote",
-                        _ => false,
-                    };
-                    ok.then_some(("role", value))
-                }
                 "href" if name == "a" => match classify_href(&value) {
                     Href::Keep(v) => Some(("href", v)),
                     Href::Drop(reason) => {
@@ -527,33 +511,8 @@ impl Builder<'_> {
                         continue;
                     }
                 },
-                "start" if name == "ol" => value
-                    .trim()
-                    .parse::<i64>()
-                    .ok()
-                    .map(|n| ("start", n.to_string())),
-                "reversed" if name == "ol" => Some(("reversed", "reversed".to_string())),
-                "type" if name == "ol" => matches!(value.trim(), "1" | "a" | "A" | "i" | "I")
-                    .then(|| ("type", value.trim().to_string())),
-                "colspan" if matches!(name, "td" | "th") => {
-                    bounded_int(&value, 1, 1000).map(|n| ("colspan", n.to_string()))
-                }
-                "rowspan" if matches!(name, "td" | "th") => {
-                    bounded_int(&value, 0, 65534).map(|n| ("rowspan", n.to_string()))
-                }
-                "scope" if name == "th" => {
-                    let v = value.trim().to_ascii_lowercase();
-                    matches!(v.as_str(), "row" | "col" | "rowgroup" | "colgroup")
-                        .then_some(("scope", v))
-                }
-                "span" if name == "col" => {
-                    bounded_int(&value, 1, 1000).map(|n| ("span", n.to_string()))
-                }
+                _ if let Some(kept) = element_attr(name, key, &value) => kept,
                 "alt" | "src" if name == "img" => continue,
-                "width" | "height" if name == "img" => {
-                    let k = if key == "width" { "width" } else { "height" };
-                    bounded_int(&value, 0, 100_000).map(|n| (k, n.to_string()))
-                }
                 k if k.len() > 2 && k.starts_with("on") => {
                     self.warnings.add(format!(
                         "removed event-handler attribute {}",
@@ -587,6 +546,55 @@ impl Builder<'_> {
         };
         Elem { name, attrs }
     }
+}
+
+/// The attributes an element keeps that only some elements have (note references, list
+/// numbering, table cells, image sizes), checked: Some(kept or dropped) when `key` is one of
+/// them for `name`, None otherwise.
+fn element_attr(name: &str, key: &str, value: &str) -> Option<Option<(&'static str, String)>> {
+    let value = value.to_string();
+    Some(match key {
+        "epub:type" => {
+            let ok = match name {
+                "a" => value == "noteref",
+                "aside" => value == "footnote" || value == "endnote",
+                _ => false,
+            };
+            ok.then_some(("epub:type", value))
+        }
+        "role" => {
+            let ok = match name {
+                "a" => value == "doc-noteref" || value == "doc-backlink",
+                "aside" => value == "doc-footnote",
+                _ => false,
+            };
+            ok.then_some(("role", value))
+        }
+        "start" if name == "ol" => value
+            .trim()
+            .parse::<i64>()
+            .ok()
+            .map(|n| ("start", n.to_string())),
+        "reversed" if name == "ol" => Some(("reversed", "reversed".to_string())),
+        "type" if name == "ol" => matches!(value.trim(), "1" | "a" | "A" | "i" | "I")
+            .then(|| ("type", value.trim().to_string())),
+        "colspan" if matches!(name, "td" | "th") => {
+            bounded_int(&value, 1, 1000).map(|n| ("colspan", n.to_string()))
+        }
+        "rowspan" if matches!(name, "td" | "th") => {
+            bounded_int(&value, 0, 65534).map(|n| ("rowspan", n.to_string()))
+        }
+        "scope" if name == "th" => {
+            let v = value.trim().to_ascii_lowercase();
+            matches!(v.as_str(), "row" | "col" | "rowgroup" | "colgroup").then_some(("scope", v))
+        }
+        "span" if name == "col" => bounded_int(&value, 1, 1000).map(|n| ("span", n.to_string())),
+        "width" | "height" if name == "img" => {
+            let k = if key == "width" { "width" } else { "height" };
+            bounded_int(&value, 0, 100_000).map(|n| (k, n.to_string()))
+        }
+        _ => return None,
+    })
 }
 
 fn non_empty(s: &str) -> Option<String> {
