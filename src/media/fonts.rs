@@ -172,22 +172,7 @@ pub fn subset_font(
     let base = subset(&provider, &glyph_ids, &profile, CmapTarget::Unicode)
         .map_err(|e| FontError::Subset(format!("{e:?}")))?;
 
-    let mut extra: Vec<([u8; 4], Vec<u8>)> = Vec::new();
-    if let Some(gsub) = build_vert_gsub(&vert, &new_id) {
-        extra.push((*b"GSUB", gsub));
-    }
-    if let Some((vhea, vmtx)) = build_vertical_metrics(&face, &glyph_ids) {
-        extra.push((*b"vhea", vhea));
-        extra.push((*b"vmtx", vmtx));
-    }
-    if let Some(vorg) = build_vorg(&face, &glyph_ids) {
-        extra.push((*b"VORG", vorg));
-    }
-    let bytes = if extra.is_empty() {
-        base
-    } else {
-        add_tables(&base, extra).map_err(FontError::Check)?
-    };
+    let bytes = with_vertical_tables(base, &face, &vert, &new_id, &glyph_ids)?;
 
     let format = if bytes.starts_with(b"OTTO") {
         FontFormat::Otf
@@ -205,6 +190,33 @@ pub fn subset_font(
         glyphs: glyph_ids.len(),
         missing,
     })
+}
+
+/// The subset with what vertical text needs added: the `vert` substitutions (GSUB), vertical
+/// metrics (vhea, vmtx) and origins (VORG), where the font has them.
+fn with_vertical_tables(
+    base: Vec<u8>,
+    face: &Face<'_>,
+    vert: &BTreeMap<u16, u16>,
+    new_id: &BTreeMap<u16, u16>,
+    glyph_ids: &[u16],
+) -> Result<Vec<u8>, FontError> {
+    let mut extra: Vec<([u8; 4], Vec<u8>)> = Vec::new();
+    if let Some(gsub) = build_vert_gsub(vert, new_id) {
+        extra.push((*b"GSUB", gsub));
+    }
+    if let Some((vhea, vmtx)) = build_vertical_metrics(face, glyph_ids) {
+        extra.push((*b"vhea", vhea));
+        extra.push((*b"vmtx", vmtx));
+    }
+    if let Some(vorg) = build_vorg(face, glyph_ids) {
+        extra.push((*b"VORG", vorg));
+    }
+    if extra.is_empty() {
+        Ok(base)
+    } else {
+        add_tables(&base, extra).map_err(FontError::Check)
+    }
 }
 
 /// The `@font-face` rule for `font`, stored at `href` (relative to the style sheet).
