@@ -96,8 +96,10 @@ impl<R: Read + Seek> Container<R> {
                 });
             }
         };
-        // The declared size is not trusted: `take` bounds what we actually inflate.
-        let mut buf = Vec::new();
+        // The declared size is not trusted: `take` bounds what we actually inflate. It only
+        // sizes the buffer (up to 1 MiB), which spares small entries a probing read.
+        let hint = file.size().min(cap).min(1 << 20);
+        let mut buf = Vec::with_capacity(usize::try_from(hint).unwrap_or(0) + 1);
         file.take(cap.saturating_add(1))
             .read_to_end(&mut buf)
             .map_err(|source| InspectError::EntryRead {
@@ -143,6 +145,7 @@ fn read_first_local_header<R: Read + Seek>(reader: &mut R) -> Option<FirstLocalH
 /// Walk the central directory from `start` and return every name seen more than once.
 fn duplicate_names<R: Read + Seek>(reader: &mut R, start: u64) -> Vec<String> {
     let mut seen = HashSet::new();
+    let mut reported = HashSet::new();
     let mut dups = Vec::new();
     if reader.seek(SeekFrom::Start(start)).is_err() {
         return dups;
@@ -168,7 +171,7 @@ fn duplicate_names<R: Read + Seek>(reader: &mut R, start: u64) -> Vec<String> {
             break;
         }
         let name = String::from_utf8_lossy(&name).into_owned();
-        if !seen.insert(name.clone()) && !dups.contains(&name) {
+        if !seen.insert(name.clone()) && reported.insert(name.clone()) {
             dups.push(name);
         }
         let skip = i64::from(extra_len) + i64::from(comment_len);

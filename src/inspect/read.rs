@@ -165,9 +165,13 @@ pub fn open_bytes(bytes: &[u8]) -> Result<Epub, InspectError> {
 pub fn read_from<R: Read + Seek>(reader: R) -> Result<Epub, InspectError> {
     let mut container = Container::new(reader)?;
     let opf_path = rootfile_path(&mut container)?;
-    let opf_text = read_text(&mut container, &opf_path)?;
-    let opf_doc = xml::parse(&opf_path, &opf_text)?;
-    let package = parse_package(&opf_path, &opf_doc)?;
+    // The package document's tree goes before the navigation document's is built: for a
+    // book of 100 000 items each is tens of megabytes.
+    let package = {
+        let opf_text = read_text(&mut container, &opf_path)?;
+        let opf_doc = xml::parse(&opf_path, &opf_text)?;
+        parse_package(&opf_path, &opf_doc)?
+    };
     let mut notes = Vec::new();
     let (toc, toc_source) = read_toc(&mut container, &package, &mut notes);
     Ok(Epub {
@@ -222,11 +226,14 @@ pub(crate) struct Package {
     pub spine: Vec<SpineItem>,
     /// `spine@toc`: the NCX's manifest id.
     pub spine_toc: Option<String>,
+    /// Manifest id -> index of its first item: a spine of 100 000 itemrefs must not search
+    /// the manifest once per itemref.
+    ids: HashMap<String, usize>,
 }
 
 impl Package {
     pub(crate) fn item(&self, id: &str) -> Option<&ManifestItem> {
-        self.manifest.iter().find(|m| m.id == id)
+        self.ids.get(id).and_then(|&i| self.manifest.get(i))
     }
 
     pub(crate) fn nav_item(&self) -> Option<&ManifestItem> {
@@ -279,15 +286,19 @@ pub(crate) fn parse_package(opf_path: &str, doc: &Document) -> Result<Package, I
         }
     }
 
+    let mut ids = HashMap::with_capacity(manifest.len());
+    for (i, item) in manifest.iter().enumerate() {
+        ids.entry(item.id.clone()).or_insert(i);
+    }
     let mut spine = Vec::new();
     let mut spine_toc = None;
     if let Some(s) = child("spine") {
         spine_toc = attr(s, "toc").map(str::to_string);
         for itemref in s.children().filter(|n| is(*n, "itemref")) {
             let idref = attr(itemref, "idref").unwrap_or_default().to_string();
-            let href = manifest
-                .iter()
-                .find(|m| m.id == idref)
+            let href = ids
+                .get(&idref)
+                .and_then(|&i| manifest.get(i))
                 .map(|m| m.href.clone());
             spine.push(SpineItem {
                 idref,
@@ -298,7 +309,7 @@ pub(crate) fn parse_package(opf_path: &str, doc: &Document) -> Result<Package, I
     }
 
     let metadata = match child("metadata") {
-        Some(m) => parse_metadata(root, m, &manifest),
+        Some(m) => parse_metadata(root, m, &manifest, &ids),
         None => EpubMetadata::default(),
     };
     Ok(Package {
@@ -307,6 +318,7 @@ pub(crate) fn parse_package(opf_path: &str, doc: &Document) -> Result<Package, I
         manifest,
         spine,
         spine_toc,
+        ids,
     })
 }
 
@@ -329,7 +341,12 @@ fn split_tokens(value: Option<&str>) -> Vec<String> {
         .collect()
 }
 
-fn parse_metadata(package: Node, meta: Node, manifest: &[ManifestItem]) -> EpubMetadata {
+fn parse_metadata(
+    package: Node,
+    meta: Node,
+    manifest: &[ManifestItem],
+    ids: &HashMap<String, usize>,
+) -> EpubMetadata {
     let dc = |name: &str| -> Vec<Node> {
         meta.descendants()
             .filter(|n| n.is_element() && n.tag_name().namespace() == Some(NS_DC))
@@ -345,25 +362,19 @@ fn parse_metadata(package: Node, meta: Node, manifest: &[ManifestItem]) -> EpubM
     };
     let first = |name: &str| texts(name).into_iter().next();
 
-    // EPUB 3 refinements: `<meta refines="#id" property="p">value</meta>`.
+    // EPUB 3 refinements: `<meta refines="#id" property="p">value</meta>`, the first of each
+    // (id, property) pair, found in one step however many creators refer to one id.
     let metas: Vec<Node> = meta.descendants().filter(|n| is(*n, "meta")).collect();
-    let mut refines: HashMap<String, Vec<(String, String)>> = HashMap::new();
+    let mut refines: HashMap<(&str, &str), Node> = HashMap::new();
     for m in &metas {
         if let (Some(target), Some(prop)) = (attr(*m, "refines"), attr(*m, "property")) {
-            let id = target.trim().trim_start_matches('#').to_string();
-            refines
-                .entry(id)
-                .or_default()
-                .push((prop.trim().to_string(), text_of(*m)));
+            let id = target.trim().trim_start_matches('#');
+            refines.entry((id, prop.trim())).or_insert(*m);
         }
     }
     let refined = |node: Node, prop: &str| -> Option<String> {
         let id = attr(node, "id")?;
-        refines
-            .get(id)?
-            .iter()
-            .find(|(p, _)| p == prop)
-            .map(|(_, v)| v.clone())
+        refines.get(&(id, prop)).map(|m| text_of(*m))
     };
     let property = |prop: &str| -> Option<Node> {
         metas
@@ -409,7 +420,7 @@ fn parse_metadata(package: Node, meta: Node, manifest: &[ManifestItem]) -> EpubM
         .find(|m| m.properties.iter().any(|p| p == "cover-image"))
         .or_else(|| {
             let id = named("cover")?;
-            manifest.iter().find(|m| m.id == id)
+            ids.get(&id).and_then(|&i| manifest.get(i))
         })
         .map(|m| m.href.clone());
 

@@ -100,10 +100,7 @@ pub fn verify_reader<R: Read + Seek>(reader: R) -> Vec<Finding> {
         Ok(c) => c,
         Err(e) => return vec![Finding::from_error(&e)],
     };
-    let mut v = Verifier {
-        findings: Vec::new(),
-        summaries: HashMap::new(),
-    };
+    let mut v = Verifier::default();
     v.check_mimetype(&mut container);
     for name in &container.duplicates {
         v.findings.push(Finding::error(
@@ -111,8 +108,14 @@ pub fn verify_reader<R: Read + Seek>(reader: R) -> Vec<Finding> {
             "entry name occurs more than once in the zip",
         ));
     }
+    // The package rules run first, so that the package document's tree is gone before the
+    // summaries of every other document are built (for a book of 100 000 items each takes
+    // tens of megabytes); their findings are listed after the well-formedness ones.
+    let mut package_rules = Verifier::default();
+    let package = package_rules.check_package(&mut container);
     v.summarize_xml(&mut container);
-    if let Some(package) = v.check_package(&mut container) {
+    v.findings.append(&mut package_rules.findings);
+    if let Some(package) = package {
         v.check_content_languages(&package);
         v.check_ncx(&mut container, &package);
     }
@@ -129,6 +132,7 @@ struct XmlSummary {
     html_root: Option<(String, bool, bool)>,
 }
 
+#[derive(Default)]
 struct Verifier {
     findings: Vec<Finding>,
     summaries: HashMap<String, XmlSummary>,
@@ -264,14 +268,15 @@ impl Verifier {
             self.error(CONTAINER_XML, "missing");
             return None;
         }
-        // Unreadable or malformed: already reported by the well-formedness pass.
-        self.summaries.get(CONTAINER_XML)?;
+        // An unreadable or malformed container.xml or package document is reported by the
+        // well-formedness pass; nothing more can be checked from it.
         let opf_path = match read::rootfile_path(container) {
             Ok(p) => p,
-            Err(e) => {
+            Err(e @ InspectError::Structure { .. }) => {
                 self.findings.push(Finding::from_error(&e));
                 return None;
             }
+            Err(_) => return None,
         };
         if !container.exists(&opf_path) {
             self.error(
@@ -280,15 +285,7 @@ impl Verifier {
             );
             return None;
         }
-        // Malformed OPF: already reported; nothing more can be checked from it.
-        self.summaries.get(&opf_path)?;
-        let text = match read::read_text(container, &opf_path) {
-            Ok(t) => t,
-            Err(e) => {
-                self.findings.push(Finding::from_error(&e));
-                return None;
-            }
-        };
+        let text = read::read_text(container, &opf_path).ok()?;
         let doc = xml::parse(&opf_path, &text).ok()?;
         let package = match read::parse_package(&opf_path, &doc) {
             Ok(p) => p,
