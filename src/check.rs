@@ -137,18 +137,21 @@ pub fn check_project(location: &Path, opts: &LoadOptions) -> CheckReport {
     report
 }
 
-/// Checks a finished EPUB: our structural rules, then EPUBCheck when `epubcheck` is true and
-/// it is installed.
-pub fn check_epub(path: &Path, epubcheck: bool) -> CheckReport {
+/// Checks a finished EPUB: our structural rules, then EPUBCheck when it is installed and
+/// `epubcheck` gives its time limit, unless our rules found the EPUB unsafe to read.
+pub fn check_epub(path: &Path, epubcheck: Option<Duration>) -> CheckReport {
     let mut report = CheckReport {
         target: path.to_path_buf(),
         ..CheckReport::default()
     };
     let start = Instant::now();
+    let mut fatal = false;
     for f in crate::inspect::verify::verify_path(path) {
+        use crate::inspect::verify::Severity as V;
+        fatal |= f.severity == V::Fatal;
         let severity = match f.severity {
-            crate::inspect::verify::Severity::Error => Severity::Error,
-            crate::inspect::verify::Severity::Warning => Severity::Warning,
+            V::Fatal | V::Error => Severity::Error,
+            V::Warning => Severity::Warning,
         };
         report.push(located(
             Diagnostic::new(Code::Structure, severity, f.message),
@@ -157,13 +160,21 @@ pub fn check_epub(path: &Path, epubcheck: bool) -> CheckReport {
         ));
     }
     report.timings.push(("structural rules", start.elapsed()));
-    if !epubcheck {
+    let Some(timeout) = epubcheck else {
+        return report;
+    };
+    if fatal {
+        report.push(
+            Diagnostic::warning(Code::Epubcheck, "EPUBCheck was not run")
+                .at(path)
+                .hint("the EPUB cannot be read safely (see the errors above); it is not handed to another tool"),
+        );
         return report;
     }
     let start = Instant::now();
     match crate::inspect::epubcheck::find_epubcheck() {
         None => {}
-        Some(checker) => match checker.run(path) {
+        Some(checker) => match checker.run_with(path, Some(timeout)) {
             Ok(r) => {
                 use crate::inspect::epubcheck::EpubcheckSeverity as S;
                 for m in r.messages {

@@ -76,6 +76,15 @@ pub struct CheckArgs {
     #[arg(long)]
     pub no_epubcheck: bool,
 
+    /// Stop EPUBCheck if it runs longer than this (it is then reported as not run).
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        default_value_t = epubforge::inspect::DEFAULT_EPUBCHECK_TIMEOUT.as_secs(),
+        value_parser = clap::value_parser!(u64).range(1..)
+    )]
+    pub epubcheck_timeout: u64,
+
     /// Show each stage and its time.
     #[arg(short, long)]
     pub verbose: bool,

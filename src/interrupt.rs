@@ -13,11 +13,16 @@
 //! (`File::try_lock`, released by the system however the process ends), so the next build
 //! in that folder can tell a file of a dead build from one being written and deletes the
 //! former ([`remove_stale`]).
+//!
+//! `check BOOK.epub` runs EPUBCheck, a java process writing into a temporary folder: the folder
+//! is registered like a file, and the process with [`spawn_registered`], so that the handler
+//! stops it before deleting what it was writing.
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
-use std::time::Duration;
+use std::process::{Child, Command, ExitStatus};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
 
 use tempfile::NamedTempFile;
 
@@ -114,8 +119,12 @@ pub fn remove_stale(dir: &Path) {
     }
 }
 
-/// Temporary files being written right now.
+/// Temporary files (and folders) being written right now.
 static IN_FLIGHT: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+/// Child processes running right now.
+static CHILDREN: Mutex<Vec<Arc<Mutex<Child>>>> = Mutex::new(Vec::new());
+/// How often [`RunningChild::wait_for`] looks whether its child has exited.
+const POLL: Duration = Duration::from_millis(20);
 
 /// The exit status after an interrupt, as shells report a SIGINT death (128 + 2).
 pub const EXIT_INTERRUPTED: i32 = 130;
@@ -127,8 +136,8 @@ pub struct InFlight {
     path: PathBuf,
 }
 
-/// Runs `create`, which makes a temporary file (or moves one to a temporary name) and returns
-/// it or its path, and registers that path as a file to delete if the process is interrupted,
+/// Runs `create`, which makes a temporary file or folder (or moves one to a temporary name) and
+/// returns it or its path, and registers that path to delete if the process is interrupted,
 /// before an interrupt can be handled: the handler waits for the registration, so there is no
 /// moment at which the file exists unregistered.
 pub fn create_registered<T: AsRef<Path>>(
@@ -156,33 +165,119 @@ pub fn in_flight() -> Vec<PathBuf> {
     lock().clone()
 }
 
-/// Deletes every registered temporary file; returns how many were deleted.
+/// Deletes every registered temporary file and folder; returns how many were deleted.
 pub fn remove_in_flight() -> usize {
-    let files = lock();
-    files
+    remove_all(&lock())
+}
+
+fn remove_all(paths: &[PathBuf]) -> usize {
+    paths
         .iter()
-        .filter(|p| std::fs::remove_file(p).is_ok())
+        .filter(|p| std::fs::remove_file(p).is_ok() || std::fs::remove_dir_all(p).is_ok())
         .count()
 }
 
-/// Installs the Ctrl-C / SIGTERM / SIGHUP handler: delete in-flight files, exit 130.
-/// Call once, from the binary; a second call (or a handler set by someone else) is an error.
+/// A child process that the interrupt handler kills, registered until dropped; dropping it
+/// kills the child if it is still running.
+#[derive(Debug)]
+#[must_use = "the child is killed as soon as this is dropped"]
+pub struct RunningChild {
+    child: Arc<Mutex<Child>>,
+}
+
+/// Spawns `command` and registers the child before an interrupt can be handled (the handler
+/// waits for the registration), so no signal can leave it running unregistered.
+pub fn spawn_registered(command: &mut Command) -> std::io::Result<RunningChild> {
+    let mut children = relock(&CHILDREN);
+    let child = Arc::new(Mutex::new(command.spawn()?));
+    children.push(Arc::clone(&child));
+    Ok(RunningChild { child })
+}
+
+impl RunningChild {
+    /// Waits until the child exits, or until `limit` has passed: then kills it and returns
+    /// `None`. `None` for `limit` waits as long as it takes.
+    pub fn wait_for(&self, limit: Option<Duration>) -> std::io::Result<Option<ExitStatus>> {
+        let start = Instant::now();
+        loop {
+            if let Some(status) = relock(&self.child).try_wait()? {
+                return Ok(Some(status));
+            }
+            if limit.is_some_and(|limit| start.elapsed() >= limit) {
+                stop(&self.child);
+                return Ok(None);
+            }
+            std::thread::sleep(POLL);
+        }
+    }
+}
+
+impl Drop for RunningChild {
+    fn drop(&mut self) {
+        stop(&self.child);
+        relock(&CHILDREN).retain(|c| !Arc::ptr_eq(c, &self.child));
+    }
+}
+
+/// Kills a child that is still running and reaps it, so that no process is left behind.
+fn stop(child: &Mutex<Child>) {
+    let mut child = relock(child);
+    if matches!(child.try_wait(), Ok(None)) {
+        let _ = child.kill();
+    }
+    let _ = child.wait();
+}
+
+/// Kills every registered child process; returns how many were running.
+pub fn stop_children() -> usize {
+    stop_all(&relock(&CHILDREN))
+}
+
+fn stop_all(children: &[Arc<Mutex<Child>>]) -> usize {
+    let mut running = 0;
+    for child in children {
+        if matches!(relock(child).try_wait(), Ok(None)) {
+            running += 1;
+        }
+        stop(child);
+    }
+    running
+}
+
+/// Installs the Ctrl-C / SIGTERM / SIGHUP handler: stop child processes, delete in-flight
+/// files and folders, exit 130. Call once, from the binary; a second call (or a handler set by
+/// someone else) is an error.
 pub fn install() -> Result<(), ctrlc::Error> {
     ctrlc::set_handler(|| {
+        stop_children();
         remove_in_flight();
         eprintln!("interrupted; no EPUB was changed");
         std::process::exit(EXIT_INTERRUPTED);
     })
 }
 
-fn lock() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
-    // A panic while holding the lock leaves the list itself valid; keep using it.
-    IN_FLIGHT.lock().unwrap_or_else(|e| e.into_inner())
+fn lock() -> MutexGuard<'static, Vec<PathBuf>> {
+    relock(&IN_FLIGHT)
+}
+
+/// A panic while holding a lock leaves the data itself valid; keep using it.
+fn relock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// [`remove_in_flight`] on what is registered under `dir` only: other tests of this
+    /// process register files and folders (EPUBCheck's) that they still use.
+    fn remove_in_flight_under(dir: &Path) -> usize {
+        let ours: Vec<PathBuf> = in_flight()
+            .into_iter()
+            .filter(|p| p.starts_with(dir))
+            .collect();
+        remove_all(&ours)
+    }
 
     #[test]
     fn registered_file_is_deleted_by_cleanup_and_unregistered_on_drop() {
@@ -197,7 +292,7 @@ mod tests {
             assert!(in_flight().contains(&b));
         }
         assert!(!in_flight().contains(&b), "dropped guard stays registered");
-        assert!(remove_in_flight() >= 1);
+        assert_eq!(remove_in_flight_under(dir.path()), 1);
         assert!(!a.exists(), "registered file survived cleanup");
         assert!(b.exists(), "unregistered file was deleted");
         drop(guard_a);
@@ -211,7 +306,7 @@ mod tests {
         let (made, guard) = create_registered(|| std::fs::write(&c, b"x").map(|()| &c)).unwrap();
         assert_eq!(made, &c);
         assert!(in_flight().contains(&c));
-        remove_in_flight();
+        remove_in_flight_under(dir.path());
         assert!(!c.exists(), "registered file survived cleanup");
         drop(guard);
         assert!(!in_flight().contains(&c));
@@ -220,5 +315,60 @@ mod tests {
         let failed = create_registered(|| std::fs::write(&missing, b"x").map(|()| &missing));
         assert!(failed.is_err());
         assert!(!in_flight().contains(&missing));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_registered_child_is_stopped_at_its_limit_and_by_cleanup() {
+        let slow = || {
+            let mut cmd = Command::new("sleep");
+            cmd.arg("30");
+            spawn_registered(&mut cmd).unwrap()
+        };
+        let child = slow();
+        assert_eq!(
+            child.wait_for(Some(Duration::from_millis(50))).unwrap(),
+            None
+        );
+        assert!(
+            relock(&child.child).try_wait().unwrap().is_some(),
+            "still running"
+        );
+        drop(child);
+        // Not the global list: other tests' children run in this process too.
+        let child = slow();
+        assert_eq!(stop_all(std::slice::from_ref(&child.child)), 1);
+        assert!(
+            relock(&child.child).try_wait().unwrap().is_some(),
+            "still running"
+        );
+        let registered = Arc::clone(&child.child);
+        drop(child);
+        assert!(
+            !relock(&CHILDREN)
+                .iter()
+                .any(|c| Arc::ptr_eq(c, &registered))
+        );
+        let mut quick = Command::new("true");
+        let status = spawn_registered(&mut quick)
+            .unwrap()
+            .wait_for(None)
+            .unwrap();
+        assert!(status.is_some_and(|s| s.success()));
+    }
+
+    #[test]
+    fn a_registered_folder_is_removed_by_cleanup() {
+        let dir = tempfile::tempdir().unwrap();
+        let (made, guard) = create_registered(|| {
+            let d = dir.path().join("scratch");
+            std::fs::create_dir(&d).map(|()| d)
+        })
+        .unwrap();
+        std::fs::write(made.join("report.json"), b"{}").unwrap();
+        assert!(in_flight().contains(&made));
+        assert_eq!(remove_all(std::slice::from_ref(&made)), 1);
+        assert!(!made.exists(), "registered folder survived cleanup");
+        drop(guard);
     }
 }

@@ -3,6 +3,7 @@
 
 use std::path::Path;
 use std::process::ExitCode;
+use std::time::Duration;
 
 use epubforge::{CheckReport, LoadOptions};
 
@@ -16,7 +17,8 @@ pub fn run(args: CheckArgs) -> ExitCode {
         .is_some_and(|e| e.eq_ignore_ascii_case("epub"))
         && args.target.is_file();
     let report = if is_epub {
-        epubforge::check_epub(&args.target, !args.no_epubcheck)
+        let epubcheck = (!args.no_epubcheck).then(|| Duration::from_secs(args.epubcheck_timeout));
+        epubforge::check_epub(&args.target, epubcheck)
     } else {
         let opts = LoadOptions {
             allow_outside_paths: args.allow_outside_paths,

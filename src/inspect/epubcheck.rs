@@ -5,8 +5,10 @@
 //! skip when it is missing, except under `CI=true` (see [`require_in_ci`]).
 
 use std::ffi::OsString;
+use std::fs::File;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
+use std::time::Duration;
 
 use serde::Deserialize;
 
@@ -260,41 +262,103 @@ fn is_executable(path: &Path) -> bool {
     }
 }
 
+/// How long `check` lets EPUBCheck run by default: EPUBCheck 5.3.0 needs about a minute for a
+/// 70 MB book of text on a busy two-core machine, so a book of 50 MB fits several times over.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(300);
+
+/// EPUBCheck's working folder (its JSON report and its output): removed when dropped, and by
+/// the interrupt handler if the process is stopped first. The folder goes before its
+/// registration does, so no signal can fall between the two and leave it behind.
+struct Scratch {
+    dir: tempfile::TempDir,
+    _registered: crate::interrupt::InFlight,
+}
+
+impl Scratch {
+    fn new() -> Result<Scratch, InspectError> {
+        let (dir, registered) = crate::interrupt::create_registered(|| {
+            tempfile::Builder::new()
+                .prefix("epubforge-epubcheck-")
+                .tempdir()
+        })
+        .map_err(|source| InspectError::Io {
+            path: std::env::temp_dir().display().to_string(),
+            source,
+        })?;
+        Ok(Scratch {
+            dir,
+            _registered: registered,
+        })
+    }
+
+    fn file(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+
+    fn create(&self, name: &str) -> Result<File, InspectError> {
+        let path = self.file(name);
+        File::create(&path).map_err(|source| InspectError::Io {
+            path: path.display().to_string(),
+            source,
+        })
+    }
+}
+
 impl Epubcheck {
-    /// Run EPUBCheck on `epub` and read its JSON report. A book with errors is still `Ok`;
-    /// `Err` means EPUBCheck could not be run or gave no report.
+    /// [`Epubcheck::run_with`] and the [`DEFAULT_TIMEOUT`].
     pub fn run(&self, epub: &Path) -> Result<EpubcheckReport, InspectError> {
+        self.run_with(epub, Some(DEFAULT_TIMEOUT))
+    }
+
+    /// Run EPUBCheck on `epub` and read its JSON report. A book with errors is still `Ok`;
+    /// `Err` means EPUBCheck could not be run, gave no report, or was still running after
+    /// `timeout` (it is then stopped). The java process and its folder are registered with
+    /// [`crate::interrupt`], so Ctrl-C or SIGTERM stops the one and removes the other.
+    pub fn run_with(
+        &self,
+        epub: &Path,
+        timeout: Option<Duration>,
+    ) -> Result<EpubcheckReport, InspectError> {
         if !epub.is_file() {
             return Err(InspectError::Io {
                 path: epub.display().to_string(),
                 source: std::io::Error::new(std::io::ErrorKind::NotFound, "no such file"),
             });
         }
-        let dir = tempfile::tempdir().map_err(|source| InspectError::Io {
-            path: std::env::temp_dir().display().to_string(),
+        let scratch = Scratch::new()?;
+        let report_path = scratch.file("epubcheck.json");
+        let stderr_path = scratch.file("stderr.txt");
+        let java_error = |source| InspectError::Io {
+            path: self.java.display().to_string(),
             source,
-        })?;
-        let report_path = dir.path().join("epubcheck.json");
-        let output = Command::new(&self.java)
+        };
+        let mut command = Command::new(&self.java);
+        command
             .arg(JAVA_FAST_START)
             .arg("-jar")
             .arg(&self.jar)
             .arg(epub)
             .arg("--json")
             .arg(&report_path)
-            .output()
-            .map_err(|source| InspectError::Io {
-                path: self.java.display().to_string(),
-                source,
-            })?;
+            .stdin(Stdio::null())
+            // Output goes to files: a pipe nobody reads while we wait would stall a chatty run.
+            .stdout(scratch.create("stdout.txt")?)
+            .stderr(scratch.create("stderr.txt")?);
+        let child = crate::interrupt::spawn_registered(&mut command).map_err(java_error)?;
+        let Some(status) = child.wait_for(timeout).map_err(java_error)? else {
+            return Err(InspectError::Epubcheck(format!(
+                "did not finish within {} s and was stopped",
+                timeout.unwrap_or_default().as_secs()
+            )));
+        };
         let json = std::fs::read(&report_path).map_err(|_| {
-            let stderr = String::from_utf8_lossy(&output.stderr);
+            let stderr = std::fs::read(&stderr_path).unwrap_or_default();
+            let stderr = String::from_utf8_lossy(&stderr);
             let tail: Vec<&str> = stderr.lines().rev().take(5).collect();
             let tail: Vec<&str> = tail.into_iter().rev().collect();
             InspectError::Epubcheck(format!(
-                "no JSON report from {} ({}); stderr: {}",
+                "no JSON report from {} ({status}); stderr: {}",
                 self.jar.display(),
-                output.status,
                 tail.join(" | ")
             ))
         })?;

@@ -21,7 +21,8 @@ pub(crate) mod verify;
 mod xml;
 
 pub use epubcheck::{
-    Epubcheck, EpubcheckMessage, EpubcheckReport, EpubcheckSeverity, find_epubcheck, require_in_ci,
+    DEFAULT_TIMEOUT as DEFAULT_EPUBCHECK_TIMEOUT, Epubcheck, EpubcheckMessage, EpubcheckReport,
+    EpubcheckSeverity, find_epubcheck, require_in_ci,
 };
 pub use read::{
     Creator, EntryInfo, Epub, EpubMetadata, ManifestItem, SpineItem, TocEntry, TocSource, open,
@@ -122,6 +123,17 @@ impl InspectError {
             } => format!("{entry}:{line}:{col}"),
             InspectError::Structure { entry, .. } => entry.clone(),
         }
+    }
+
+    /// Whether the EPUB cannot be read safely at all: the zip is unreadable, holds more
+    /// entries than we accept, or an entry inflates past our cap (a zip bomb).
+    pub fn is_fatal(&self) -> bool {
+        matches!(
+            self,
+            InspectError::Zip(_)
+                | InspectError::TooManyEntries { .. }
+                | InspectError::EntryTooLarge { .. }
+        )
     }
 
     /// The message without the location prefix, for findings.

@@ -32,6 +32,10 @@ const NS_XLINK: &str = "http://www.w3.org/1999/xlink";
 /// How bad a finding is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Severity {
+    /// The EPUB cannot be read safely (an unreadable zip, more entries than we accept, an
+    /// entry that inflates past our caps): what it holds was not checked, and no other tool
+    /// should be handed it (`check` does not run EPUBCheck on it).
+    Fatal,
     /// The EPUB is broken or invalid.
     Error,
     /// Legal, but worth fixing.
@@ -67,13 +71,18 @@ impl Finding {
     }
 
     fn from_error(e: &InspectError) -> Self {
-        Finding::error(e.location(), e.message())
+        let mut finding = Finding::error(e.location(), e.message());
+        if e.is_fatal() {
+            finding.severity = Severity::Fatal;
+        }
+        finding
     }
 }
 
 impl fmt::Display for Finding {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let sev = match self.severity {
+            Severity::Fatal => "fatal",
             Severity::Error => "error",
             Severity::Warning => "warning",
         };
@@ -232,10 +241,13 @@ impl Verifier {
             let bytes = match container.read_capped(&name, cap) {
                 Ok(b) => b,
                 Err(InspectError::EntryTooLarge { .. }) if cap < MAX_XML_ENTRY_BYTES => {
-                    self.error(
-                        name,
-                        "not checked: the XML in this EPUB inflates to more than 1 GiB in all",
-                    );
+                    self.findings.push(Finding {
+                        severity: Severity::Fatal,
+                        location: name,
+                        message:
+                            "not checked: the XML in this EPUB inflates to more than 1 GiB in all"
+                                .to_string(),
+                    });
                     return;
                 }
                 Err(e) => {
@@ -1100,9 +1112,9 @@ mod tests {
     }
 
     #[test]
-    fn not_a_zip_gives_one_error() {
+    fn not_a_zip_gives_one_fatal_error() {
         let findings = verify_bytes(b"PK\x03\x04 not really");
-        assert_eq!(only(&findings).severity, Severity::Error);
+        assert_eq!(only(&findings).severity, Severity::Fatal);
     }
 
     #[test]

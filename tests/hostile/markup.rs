@@ -135,3 +135,192 @@ fn inspect_and_check_of_a_100_000_item_epub_are_linear() {
         check.stderr
     );
 }
+
+/// A stand-in for `java` that the EPUBCheck finder accepts (`EPUBCHECK_JAR` names a dummy jar):
+/// it writes its process id to a file, then sleeps for minutes or exits at once. Commands made
+/// by [`FakeJava::epubforge`] find it first on `PATH` and keep their temporary folders in a
+/// folder of its own, so that a test can see what a run leaves behind.
+#[cfg(unix)]
+struct FakeJava {
+    dir: tempfile::TempDir,
+}
+
+#[cfg(unix)]
+impl FakeJava {
+    fn new() -> FakeJava {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("bin")).unwrap();
+        std::fs::create_dir(dir.path().join("tmp")).unwrap();
+        let java = dir.path().join("bin/java");
+        std::fs::write(
+            &java,
+            "#!/bin/sh\necho $$ > \"$FAKE_JAVA_PID.part\" && mv \"$FAKE_JAVA_PID.part\" \"$FAKE_JAVA_PID\"\n\
+             if [ -n \"$FAKE_JAVA_SLEEP\" ]; then exec sleep 300; fi\nexit 1\n",
+        )
+        .unwrap();
+        std::fs::set_permissions(&java, std::fs::Permissions::from_mode(0o755)).unwrap();
+        std::fs::write(dir.path().join("epubcheck.jar"), b"not a jar").unwrap();
+        FakeJava { dir }
+    }
+
+    /// `epubforge` that runs this java, which sleeps when `sleep` is true.
+    fn epubforge(&self, sleep: bool) -> Command {
+        let path = std::env::var_os("PATH").unwrap_or_default();
+        let mut dirs = vec![self.dir.path().join("bin")];
+        dirs.extend(std::env::split_paths(&path));
+        let mut cmd = epubforge();
+        cmd.env("PATH", std::env::join_paths(dirs).unwrap())
+            .env("EPUBCHECK_JAR", self.dir.path().join("epubcheck.jar"))
+            .env("TMPDIR", self.dir.path().join("tmp"))
+            .env("FAKE_JAVA_PID", self.dir.path().join("pid"));
+        if sleep {
+            cmd.env("FAKE_JAVA_SLEEP", "1");
+        }
+        cmd
+    }
+
+    /// The process id of the java started, once it has started.
+    fn pid(&self) -> Option<String> {
+        let pid = std::fs::read_to_string(self.dir.path().join("pid")).ok()?;
+        Some(pid.trim().to_string())
+    }
+
+    /// What runs left in the temporary folder.
+    fn leftovers(&self) -> Vec<String> {
+        std::fs::read_dir(self.dir.path().join("tmp"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect()
+    }
+}
+
+#[cfg(unix)]
+impl Drop for FakeJava {
+    fn drop(&mut self) {
+        // A failed test must not leave its sleeping java behind.
+        if let Some(pid) = self.pid() {
+            let _ = Command::new("kill")
+                .args(["-KILL", &pid])
+                .stderr(Stdio::null())
+                .status();
+        }
+    }
+}
+
+#[cfg(unix)]
+fn is_running(pid: &str) -> bool {
+    Command::new("kill")
+        .args(["-0", pid])
+        .stderr(Stdio::null())
+        .status()
+        .unwrap()
+        .success()
+}
+
+/// Waits until `done` holds, failing the test with `what` after `limit`.
+fn wait_until(limit: Duration, what: &str, mut done: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !done() {
+        assert!(start.elapsed() < limit, "{what} within {limit:?}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Issue 13, item 12: SIGTERM to `check BOOK.epub` left the java child running and its
+/// temporary folder behind.
+#[cfg(unix)]
+#[test]
+fn sigterm_to_check_stops_epubcheck_and_removes_its_folder() {
+    let java = FakeJava::new();
+    let epub = java.dir.path().join("book.epub");
+    wide_epub(&epub, 1);
+    let mut check = java
+        .epubforge(true)
+        .arg("check")
+        .arg(&epub)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_until(Duration::from_secs(60), "EPUBCheck started", || {
+        assert!(check.try_wait().unwrap().is_none(), "check ended first");
+        java.pid().is_some()
+    });
+    let pid = java.pid().unwrap();
+    assert!(is_running(&pid));
+    let sent = Command::new("kill")
+        .args(["-TERM", &check.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let mut status = None;
+    wait_until(Duration::from_secs(60), "check exited", || {
+        status = check.try_wait().unwrap();
+        status.is_some()
+    });
+    assert_eq!(status.and_then(|s| s.code()), Some(130), "{status:?}");
+    wait_until(Duration::from_secs(10), "java stopped", || {
+        !is_running(&pid)
+    });
+    assert_eq!(java.leftovers(), Vec::<String>::new());
+}
+
+/// Issue 13, item 12: EPUBCheck ran without a time limit.
+#[cfg(unix)]
+#[test]
+fn check_stops_epubcheck_at_its_time_limit() {
+    let java = FakeJava::new();
+    let epub = java.dir.path().join("book.epub");
+    wide_epub(&epub, 1);
+    let r = finishes_within(
+        java.epubforge(true)
+            .args(["check", "--epubcheck-timeout", "1"])
+            .arg(&epub),
+        Duration::from_secs(60),
+        "check with a 1 s limit on EPUBCheck",
+    );
+    assert_eq!(r.code, Some(0), "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("did not finish within 1 s and was stopped"),
+        "{}",
+        r.stderr
+    );
+    let pid = java.pid().expect("EPUBCheck was started");
+    wait_until(Duration::from_secs(10), "java stopped", || {
+        !is_running(&pid)
+    });
+    assert_eq!(java.leftovers(), Vec::<String>::new());
+}
+
+/// Issue 13, item 12: EPUBCheck was handed an EPUB that our own rules had found to be a zip
+/// bomb.
+#[cfg(unix)]
+#[test]
+fn check_does_not_hand_a_zip_bomb_to_epubcheck() {
+    let java = FakeJava::new();
+    let epub = java.dir.path().join("bomb.epub");
+    let mut zip = zip::ZipWriter::new(std::fs::File::create(&epub).unwrap());
+    let stored =
+        zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored);
+    zip.start_file("mimetype", stored).unwrap();
+    zip.write_all(b"application/epub+zip").unwrap();
+    let deflated = zip::write::SimpleFileOptions::default().large_file(true);
+    zip.start_file("META-INF/container.xml", deflated).unwrap();
+    let spaces = vec![b' '; 1 << 20];
+    for _ in 0..100 {
+        zip.write_all(&spaces).unwrap();
+    }
+    zip.finish().unwrap();
+    let r = finishes_within(
+        java.epubforge(false).arg("check").arg(&epub),
+        Duration::from_secs(60),
+        "check of a zip bomb",
+    );
+    assert_eq!(r.code, Some(2), "{}", r.stderr);
+    assert!(r.stderr.contains("inflates to more than"), "{}", r.stderr);
+    assert!(r.stderr.contains("EPUBCheck was not run"), "{}", r.stderr);
+    assert_eq!(java.pid(), None, "EPUBCheck was started");
+    assert_eq!(java.leftovers(), Vec::<String>::new());
+}
