@@ -5,7 +5,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::common::{Run, epubforge};
+use crate::common::{Fixture, Run, assert_valid, entries, epubforge};
 
 /// Runs `cmd` to completion, killing it and failing the test if it is still running after
 /// `limit`. The limit guards against a hang; it is many times what the fixed code needs even on
@@ -323,4 +323,67 @@ fn check_does_not_hand_a_zip_bomb_to_epubcheck() {
     assert!(r.stderr.contains("EPUBCheck was not run"), "{}", r.stderr);
     assert_eq!(java.pid(), None, "EPUBCheck was started");
     assert_eq!(java.leftovers(), Vec::<String>::new());
+}
+
+/// Issue 13, item 9: 100 000 nested `<div>`s in an HTML chapter, or 100 000 nested list markers
+/// in a Markdown chapter, took minutes: the HTML parser scans its stack of open elements on
+/// most tags, and the depth cap acted only on the finished tree.
+#[test]
+fn chapters_nested_100_000_deep_build_quickly_keeping_their_text() {
+    let f = Fixture::empty();
+    f.write(
+        "metadata.toml",
+        "[book]\ntitle = \"Deep\"\nauthors = [\"A\"]\nlanguage = \"en\"\n\
+         [[chapters]]\nfile = \"divs.html\"\n[[chapters]]\nfile = \"lists.md\"\n",
+    );
+    let n = 100_000;
+    f.write(
+        "divs.html",
+        format!(
+            "<h1>Divs</h1>\n<p>Before.</p>\n{}Deep in the divs.{}\n<p>After.</p>",
+            "<div>".repeat(n),
+            "</div>".repeat(n)
+        ),
+    );
+    f.write(
+        "lists.md",
+        format!(
+            "# Lists\n\nBefore.\n\n{}Deep in the lists.\n",
+            "- ".repeat(n)
+        ),
+    );
+    let out = f.path("out.epub");
+    // Minutes before the fix; a few seconds after it, in a debug build on a busy machine.
+    let r = finishes_within(
+        epubforge()
+            .arg("build")
+            .arg(f.dir.path())
+            .arg("-o")
+            .arg(&out),
+        Duration::from_secs(60),
+        "a build of chapters nested 100 000 deep",
+    );
+    assert!(r.ok, "{}", r.stderr);
+    for (file, line) in [("divs.html", 3), ("lists.md", 5)] {
+        let expected =
+            format!("{file}: line {line}: flattened elements nested deeper than 120 levels");
+        assert!(
+            r.stderr.contains(&expected),
+            "no {expected:?} in:\n{}",
+            r.stderr
+        );
+    }
+    let book = entries(&out);
+    let text = |name: &str| String::from_utf8(book[name].clone()).unwrap();
+    let divs = text("EPUB/text/chapter-0001.xhtml");
+    let lists = text("EPUB/text/chapter-0002.xhtml");
+    for (doc, words) in [
+        (&divs, ["Before.", "Deep in the divs.", "After."]),
+        (&lists, ["Before.", "Deep in the lists.", "Lists"]),
+    ] {
+        for w in words {
+            assert!(doc.contains(w), "{w:?} vanished");
+        }
+    }
+    assert_valid(&out);
 }

@@ -6,9 +6,10 @@
 //! supplies a fallback title and warnings for the styles and scripts it loses. The body then
 //! goes through the shared sanitiser.
 
-use scraper::{ElementRef, Html};
+use scraper::ElementRef;
 
-use super::sanitize::{Options, Warnings, sanitize};
+use super::parse::{NodeId, parse_document};
+use super::sanitize::{Deep, MAX_DEPTH, Options, Warnings, sanitize};
 use super::{Fragment, ImageResolver, MarkupError};
 
 /// Converts an HTML document (or a bare HTML snippet) to an XHTML body fragment.
@@ -16,9 +17,10 @@ use super::{Fragment, ImageResolver, MarkupError};
 /// `title` is the body's opening `<h1>` (removed from the body) or else the head's `<title>`.
 /// Other headings move one level down. Fails only when the resolver rejects a local image.
 pub fn html_to_xhtml(src: &str, images: &mut dyn ImageResolver) -> Result<Fragment, MarkupError> {
-    let doc = Html::parse_document(src);
+    let parsed = parse_document(src, MAX_DEPTH as u32);
+    let line_of = |node: NodeId| parsed.lines.get(&node).copied();
     let mut warnings = Warnings::default();
-    let html = doc.root_element();
+    let html = parsed.html.root_element();
     let mut head_title = None;
     let mut body = None;
     for child in html.children().filter_map(ElementRef::wrap) {
@@ -30,7 +32,14 @@ pub fn html_to_xhtml(src: &str, images: &mut dyn ImageResolver) -> Result<Fragme
         }
     }
     match body {
-        Some(body) => sanitize(body, Options { head_title }, images, warnings),
+        Some(body) => {
+            let deep = Deep {
+                line_of: &line_of,
+                flattened: None,
+                cut: parsed.cut.map(|(line, count)| (Some(line), count)),
+            };
+            sanitize(body, Options { head_title, deep }, images, warnings)
+        }
         None => {
             warnings.add("document has no body".to_string());
             Ok(Fragment {
@@ -146,11 +155,18 @@ mod tests {
 
     #[test]
     fn deep_nesting_is_flattened_without_overflow() {
-        let src = format!("{}deep{}", "<div>".repeat(10_000), "</div>".repeat(10_000));
+        let src = format!(
+            "<p>a</p>\n{}deep{}",
+            "<div>".repeat(10_000),
+            "</div>".repeat(10_000)
+        );
         let f = convert(&src);
-        assert_eq!(body_text(&f), "deep");
+        assert_eq!(body_text(&f), "a\ndeep");
         assert_eq!(f.body.matches("<div>").count(), 120);
-        assert!(f.warnings.iter().any(|w| w.starts_with("flattened")));
+        assert_eq!(
+            f.warnings,
+            ["line 2: flattened elements nested deeper than 120 levels"]
+        );
         let spans = format!("<p>{}x", "<b><i>".repeat(5_000));
         convert(&spans);
     }

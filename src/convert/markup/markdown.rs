@@ -8,13 +8,12 @@
 
 use std::collections::{HashMap, HashSet};
 
+use super::parse::parse_fragment;
+use super::sanitize::{self, Deep, MAX_DEPTH, Warnings, sanitize};
+use super::{Fragment, ImageResolver, MarkupError, escape_attr, escape_text};
 use pulldown_cmark::{
     Alignment, CodeBlockKind, Event, HeadingLevel, LinkType, Options, Parser, Tag, TagEnd,
 };
-use scraper::Html;
-
-use super::sanitize::{self, Warnings, sanitize};
-use super::{Fragment, ImageResolver, MarkupError, escape_attr, escape_text};
 
 /// Converts a Markdown chapter to an XHTML body fragment.
 ///
@@ -26,14 +25,19 @@ pub fn markdown_to_xhtml(
     images: &mut dyn ImageResolver,
 ) -> Result<Fragment, MarkupError> {
     let mut warnings = Warnings::default();
-    let html = render(src, &mut warnings);
-    let doc = Html::parse_fragment(&html);
-    sanitize(
-        doc.root_element(),
-        sanitize::Options { head_title: None },
-        images,
-        warnings,
-    )
+    let (html, flattened) = render(src, &mut warnings);
+    let parsed = parse_fragment(&html, MAX_DEPTH as u32);
+    // Lines of the rendered HTML mean nothing to the author: deep raw HTML goes unlocated.
+    let deep = Deep {
+        line_of: &|_| None,
+        flattened: flattened.map(Some),
+        cut: parsed.cut.map(|(_, count)| (None, count)),
+    };
+    let opts = sanitize::Options {
+        head_title: None,
+        deep,
+    };
+    sanitize(parsed.html.root_element(), opts, images, warnings)
 }
 
 struct ImageFrame {
@@ -62,23 +66,85 @@ struct Renderer {
     tbody_open: bool,
 }
 
-/// Renders Markdown to an HTML string (not yet well-formed: raw HTML passes through).
-fn render(src: &str, warnings: &mut Warnings) -> String {
+/// Renders Markdown to an HTML string (not yet well-formed: raw HTML passes through). Elements
+/// nested deeper than the sanitiser keeps are left out, their content kept, so that the HTML
+/// parser never sees a list nested 100 000 deep; the source line where that began comes back
+/// with the HTML.
+fn render(src: &str, warnings: &mut Warnings) -> (String, Option<u64>) {
     let opts = Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH | Options::ENABLE_FOOTNOTES;
-    let events: Vec<Event<'_>> = Parser::new_ext(src, opts).collect();
+    let events = || Parser::new_ext(src, opts).into_offset_iter();
     let mut r = Renderer {
         bufs: vec![String::with_capacity(src.len() + src.len() / 4)],
         ..Renderer::default()
     };
-    for e in &events {
-        if let Event::Start(Tag::FootnoteDefinition(label)) = e {
-            r.defined.insert(label_key(label));
+    // References need to know which notes are defined, possibly further down: a first pass
+    // finds them, when there can be any. Events are not kept: a list nested 100 000 deep
+    // makes a few hundred thousand of them.
+    if src.contains("[^") {
+        for (e, _) in events() {
+            if let Event::Start(Tag::FootnoteDefinition(label)) = e {
+                r.defined.insert(label_key(&label));
+            }
         }
     }
-    for e in events {
-        r.event(e);
+    // For each open element: whether its markup was left out.
+    let mut open: Vec<bool> = Vec::new();
+    let mut flattened = None;
+    for (e, at) in events() {
+        let left_out = match &e {
+            Event::Start(tag) if makes_element(tag) => {
+                let left_out = open.len() >= MAX_DEPTH;
+                open.push(left_out);
+                if left_out && flattened.is_none() {
+                    let before = src.get(..at.start).unwrap_or_default();
+                    flattened = Some(before.matches('\n').count() as u64 + 1);
+                }
+                left_out
+            }
+            Event::End(end) if ends_element(end) => {
+                let left_out = open.pop() == Some(true);
+                if left_out && ends_block(end) {
+                    r.push("\n");
+                }
+                left_out
+            }
+            _ => false,
+        };
+        if !left_out {
+            r.event(e);
+        }
     }
-    r.finish(warnings)
+    (r.finish(warnings), flattened)
+}
+
+/// Tags written as an element around their content (not raw HTML, not the notes' separate
+/// buffers, not images, whose content is their alt text).
+fn makes_element(tag: &Tag<'_>) -> bool {
+    !matches!(
+        tag,
+        Tag::HtmlBlock | Tag::MetadataBlock(_) | Tag::FootnoteDefinition(_) | Tag::Image { .. }
+    )
+}
+
+/// The end of a [`makes_element`] tag.
+fn ends_element(end: &TagEnd) -> bool {
+    !matches!(
+        end,
+        TagEnd::HtmlBlock | TagEnd::MetadataBlock(_) | TagEnd::FootnoteDefinition | TagEnd::Image
+    )
+}
+
+/// Block ends: when their markup is left out, a line break still separates the words.
+fn ends_block(end: &TagEnd) -> bool {
+    !matches!(
+        end,
+        TagEnd::Emphasis
+            | TagEnd::Strong
+            | TagEnd::Strikethrough
+            | TagEnd::Superscript
+            | TagEnd::Subscript
+            | TagEnd::Link
+    )
 }
 
 impl Renderer {
@@ -612,6 +678,26 @@ mod tests {
         assert_eq!(
             body_text(&f).replace('\n', ""),
             "Alpha & onetwo co<de>quote boldxy"
+        );
+    }
+
+    #[test]
+    fn lists_nested_past_the_cap_lose_their_markup_not_their_text() {
+        let src = format!(
+            "Intro\n\n{}deep *text*\n\n[^n]\n\n[^n]: note\n",
+            "- ".repeat(5_000)
+        );
+        let f = convert(&src);
+        assert!(body_text(&f).contains("deep text"), "{}", body_text(&f));
+        assert!(
+            f.body.matches("<ul>").count() <= MAX_DEPTH / 2,
+            "{}",
+            &f.body[..300]
+        );
+        assert!(f.body.contains("<aside"), "the note survives");
+        assert_eq!(
+            f.warnings,
+            ["line 3: flattened elements nested deeper than 120 levels"]
         );
     }
 

@@ -12,6 +12,7 @@
 
 mod html;
 mod markdown;
+mod parse;
 mod sanitize;
 
 pub(crate) use sanitize::percent_decode;

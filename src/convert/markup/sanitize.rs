@@ -21,18 +21,38 @@ use scraper::ElementRef;
 use scraper::Node as PNode;
 use scraper::node::Element as PElement;
 
+use super::parse::{MAX_PARSE_DEPTH, NodeId};
 use super::{
     Fragment, ImageResolver, ImageUse, MarkupError, escape_attr, escape_text, is_xml_char,
 };
 
 /// Deepest element nesting written. libxml2-based readers refuse documents deeper than 256;
 /// the packager adds three levels and list repair can add one per list level.
-const MAX_DEPTH: usize = 120;
+pub(crate) const MAX_DEPTH: usize = 120;
 
 /// What the body-walking passes need from the caller.
-pub(crate) struct Options {
+pub(crate) struct Options<'a> {
     /// Fallback title (HTML `<title>`) when the body does not start with an `<h1>`.
     pub head_title: Option<String>,
+    /// Where the source nested too deep, for the warnings that say what was flattened.
+    pub deep: Deep<'a>,
+}
+
+/// What the stages before the sanitiser know about deep nesting in the source.
+pub(crate) struct Deep<'a> {
+    /// The source line of an element, where known (the parser records the deep ones).
+    pub line_of: &'a dyn Fn(NodeId) -> Option<u64>,
+    /// Nesting already flattened before parsing (the Markdown renderer does its own), with
+    /// the source line where it began, if known.
+    pub flattened: Option<Option<u64>>,
+    /// The parser closed elements nested past its own limit: the source line of the first,
+    /// where known, and how many.
+    pub cut: Option<(Option<u64>, usize)>,
+}
+
+/// `line N: ` before a message, when the line is known.
+fn at_line(line: Option<u64>) -> String {
+    line.map(|l| format!("line {l}: ")).unwrap_or_default()
 }
 
 /// Runs the whole sanitiser over `root`'s children and returns the finished fragment.
@@ -54,7 +74,20 @@ pub(crate) fn sanitize(
         warnings,
         dropped_attrs: BTreeSet::new(),
     };
-    b.build(root)?;
+    let flattened = b.build(root, opts.deep.line_of)?;
+    // One warning for all the ways deep nesting was undone, at the first place known.
+    match (opts.deep.flattened.or(flattened), opts.deep.cut) {
+        (Some(line), _) => b.warnings.add(format!(
+            "{}flattened elements nested deeper than {MAX_DEPTH} levels",
+            at_line(line)
+        )),
+        (None, Some((line, count))) => b.warnings.add(format!(
+            "{}closed {count} element(s) nested more than {MAX_PARSE_DEPTH} levels deep where \
+             they opened; their text is kept",
+            at_line(line)
+        )),
+        (None, None) => {}
+    }
     if !b.dropped_attrs.is_empty() {
         let names: Vec<&str> = b.dropped_attrs.iter().map(String::as_str).collect();
         b.warnings.add(format!(
@@ -352,9 +385,15 @@ impl Builder<'_> {
         self.push(parent, Kind::Text(clean));
     }
 
-    fn build(&mut self, root: ElementRef<'_>) -> Result<(), MarkupError> {
+    /// Pass 1. Returns, when it flattened deep nesting, the source line where it began (if
+    /// the parser recorded it).
+    fn build(
+        &mut self,
+        root: ElementRef<'_>,
+        line_of: &dyn Fn(NodeId) -> Option<u64>,
+    ) -> Result<Option<Option<u64>>, MarkupError> {
         let mut stack: Vec<_> = root.children().rev().map(|c| (c, 0, 0)).collect();
-        let mut depth_warned = false;
+        let mut flattened = None;
         while let Some((node, parent, depth)) = stack.pop() {
             let el = match node.value() {
                 PNode::Text(t) => {
@@ -392,11 +431,8 @@ impl Builder<'_> {
                 Action::Img => self.image(el, parent)?,
                 Action::Keep(name) => {
                     if depth >= MAX_DEPTH && !is_void(name) {
-                        if !depth_warned {
-                            self.warnings.add(format!(
-                                "flattened elements nested deeper than {MAX_DEPTH} levels"
-                            ));
-                            depth_warned = true;
+                        if flattened.is_none() {
+                            flattened = Some(line_of(node.id()));
                         }
                         for c in node.children().rev() {
                             stack.push((c, parent, depth));
@@ -413,7 +449,7 @@ impl Builder<'_> {
                 }
             }
         }
-        Ok(())
+        Ok(flattened)
     }
 
     fn image(&mut self, el: &PElement, parent: usize) -> Result<(), MarkupError> {

@@ -1,0 +1,441 @@
+//! HTML parsing with nesting bounded while the tree is built.
+//!
+//! html5ever keeps a stack of open elements and scans it on most tags ("is there a `p` in
+//! button scope?"), so a document nested N deep costs N² steps: 100 000 nested `<div>`s (or a
+//! Markdown list nested 100 000 deep, rendered) took minutes, long before the sanitiser's own
+//! depth cap could act on the finished tree. So we drive the tokenizer and the tree builder
+//! ourselves and sit between them ([`Guard`]): after a start tag, when the element just built
+//! lies more than [`MAX_PARSE_DEPTH`] deep, the tree builder is handed its end tag at once (and
+//! the author's own end tag for it is dropped later). The element stays, empty; what followed it
+//! goes to its parent. The text is kept, the nesting is not, and the stack, with every scan of
+//! it, stays bounded. Everything else is html5ever's ordinary work on scraper's tree.
+//!
+//! The tree sink in between ([`DepthSink`]) knows each element's depth, and records the source
+//! line of every element deeper than the sanitiser keeps, so that its warning can say where.
+
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+
+use html5ever::tendril::StrTendril;
+use html5ever::tokenizer::{
+    BufferQueue, EndTag, StartTag, Tag, TagToken, Token, TokenSink, TokenSinkResult, Tokenizer,
+    TokenizerOpts,
+};
+use html5ever::tree_builder::{
+    ElementFlags, NodeOrText, QuirksMode, TreeBuilder, TreeBuilderOpts, TreeSink,
+};
+use html5ever::{Attribute, LocalName, QualName, TokenizerResult, local_name, ns};
+use scraper::{Html, HtmlTreeSink};
+
+/// A node of scraper's tree, as the parser names it.
+pub(crate) type NodeId = <HtmlTreeSink as TreeSink>::Handle;
+
+/// Deepest element (counting `html` as 1) the tree builder keeps open; deeper ones are closed
+/// where they open. Far beyond what the sanitiser keeps, so it only acts on pathological input,
+/// and small enough that every scan of the stack is cheap.
+pub(crate) const MAX_PARSE_DEPTH: u32 = 256;
+
+/// A parsed document or fragment, and what the guard did.
+pub(crate) struct Parsed {
+    /// The tree.
+    pub html: Html,
+    /// Source line of the first element closed for depth, and how many were.
+    pub cut: Option<(u64, usize)>,
+    /// Source line of every element deeper than the `note_depth` given to the parse.
+    pub lines: HashMap<NodeId, u64>,
+}
+
+/// Parses a whole HTML document, as [`Html::parse_document`] does.
+pub(crate) fn parse_document(src: &str, note_depth: u32) -> Parsed {
+    let sink = DepthSink::new(HtmlTreeSink::new(Html::new_document()), note_depth);
+    let builder = TreeBuilder::new(sink, TreeBuilderOpts::default());
+    run(builder, TokenizerOpts::default(), src)
+}
+
+/// Parses an HTML fragment in the context of a `<body>`, as [`Html::parse_fragment`] does.
+pub(crate) fn parse_fragment(src: &str, note_depth: u32) -> Parsed {
+    let sink = DepthSink::new(HtmlTreeSink::new(Html::new_fragment()), note_depth);
+    let context = html5ever::tree_builder::create_element(
+        &sink,
+        QualName::new(None, ns!(html), local_name!("body")),
+        Vec::new(),
+    );
+    let builder = TreeBuilder::new_for_fragment(sink, context, None, TreeBuilderOpts::default());
+    let opts = TokenizerOpts {
+        initial_state: Some(builder.tokenizer_state_for_context_elem(false)),
+        ..TokenizerOpts::default()
+    };
+    run(builder, opts, src)
+}
+
+fn run(builder: TreeBuilder<NodeId, DepthSink>, opts: TokenizerOpts, src: &str) -> Parsed {
+    let guard = Guard {
+        builder,
+        swallow: RefCell::new(HashMap::new()),
+        cut: Cell::new(None),
+    };
+    let tokenizer = Tokenizer::new(guard, opts);
+    let input = BufferQueue::default();
+    input.push_back(StrTendril::from_slice(src));
+    // A script "blocks" the tokenizer until it has run; we run none, so carry on.
+    while let TokenizerResult::Script(_) = tokenizer.feed(&input) {}
+    tokenizer.end();
+    let Guard { builder, cut, .. } = tokenizer.sink;
+    let sink = builder.sink;
+    let lines = sink.lines.take();
+    Parsed {
+        html: sink.inner.finish(),
+        cut: cut.get(),
+        lines,
+    }
+}
+
+/// Elements the tree builder never keeps open (an end tag for `br` would even make another).
+fn is_void(name: &LocalName) -> bool {
+    matches!(
+        &**name,
+        "area"
+            | "base"
+            | "basefont"
+            | "bgsound"
+            | "br"
+            | "col"
+            | "embed"
+            | "frame"
+            | "hr"
+            | "image"
+            | "img"
+            | "input"
+            | "keygen"
+            | "link"
+            | "meta"
+            | "param"
+            | "source"
+            | "track"
+            | "wbr"
+    )
+}
+
+/// Between the tokenizer and the tree builder: closes elements that open too deep.
+struct Guard {
+    builder: TreeBuilder<NodeId, DepthSink>,
+    /// End tags still to drop, by name: one for each element closed early.
+    swallow: RefCell<HashMap<LocalName, usize>>,
+    cut: Cell<Option<(u64, usize)>>,
+}
+
+impl Guard {
+    /// After a start tag named `name`: closes the element it made if that lies too deep.
+    fn bound(&self, name: &LocalName, line: u64) {
+        let sink = &self.builder.sink;
+        let Some((node, depth)) = sink.last.get() else {
+            return;
+        };
+        if depth <= MAX_PARSE_DEPTH || is_void(name) {
+            return;
+        }
+        let made = sink.inner.elem_name(&node);
+        // Foreign elements written `<x/>` are closed already; anything else is not ours.
+        if !made.local.eq_ignore_ascii_case(name) || (made.ns != ns!(html) && self.self_closed()) {
+            return;
+        }
+        drop(made);
+        let end = Tag {
+            kind: EndTag,
+            name: name.clone(),
+            self_closing: false,
+            attrs: Vec::new(),
+            had_duplicate_attributes: false,
+        };
+        let _ = self.builder.process_token(TagToken(end), line);
+        *self.swallow.borrow_mut().entry(name.clone()).or_default() += 1;
+        let (first, count) = self.cut.get().unwrap_or((line, 0));
+        self.cut.set(Some((first, count + 1)));
+    }
+
+    fn self_closed(&self) -> bool {
+        self.builder.sink.last_self_closing.get()
+    }
+}
+
+impl TokenSink for Guard {
+    type Handle = NodeId;
+
+    fn process_token(&self, token: Token, line: u64) -> TokenSinkResult<NodeId> {
+        let start = match &token {
+            TagToken(tag) if tag.kind == EndTag => {
+                let mut swallow = self.swallow.borrow_mut();
+                if let Some(n) = swallow.get_mut(&tag.name).filter(|n| **n > 0) {
+                    *n -= 1;
+                    return TokenSinkResult::Continue;
+                }
+                None
+            }
+            TagToken(tag) if tag.kind == StartTag => {
+                self.builder.sink.last_self_closing.set(tag.self_closing);
+                Some(tag.name.clone())
+            }
+            _ => None,
+        };
+        self.builder.sink.last.set(None);
+        let result = self.builder.process_token(token, line);
+        if let (Some(name), TokenSinkResult::Continue) = (start, &result) {
+            self.bound(&name, line);
+        }
+        result
+    }
+
+    fn end(&self) {
+        self.builder.end();
+    }
+
+    fn adjusted_current_node_present_but_not_in_html_namespace(&self) -> bool {
+        self.builder
+            .adjusted_current_node_present_but_not_in_html_namespace()
+    }
+}
+
+/// scraper's tree sink, plus the depth of every element and the lines of the deep ones.
+struct DepthSink {
+    inner: HtmlTreeSink,
+    /// Depth of each element placed in the tree (the document is 0).
+    depths: RefCell<HashMap<NodeId, u32>>,
+    /// The element placed last, and its depth.
+    last: Cell<Option<(NodeId, u32)>>,
+    /// Whether the start tag being built was written `<x/>`.
+    last_self_closing: Cell<bool>,
+    line: Cell<u64>,
+    note_depth: u32,
+    lines: RefCell<HashMap<NodeId, u64>>,
+}
+
+impl DepthSink {
+    fn new(inner: HtmlTreeSink, note_depth: u32) -> DepthSink {
+        DepthSink {
+            inner,
+            depths: RefCell::new(HashMap::new()),
+            last: Cell::new(None),
+            last_self_closing: Cell::new(false),
+            line: Cell::new(1),
+            note_depth,
+            lines: RefCell::new(HashMap::new()),
+        }
+    }
+
+    fn depth(&self, node: &NodeId) -> u32 {
+        self.depths.borrow().get(node).copied().unwrap_or(0)
+    }
+
+    /// Records where an element went; text and comments are not tracked.
+    fn placed(&self, child: &NodeOrText<NodeId>, depth: u32) {
+        let NodeOrText::AppendNode(node) = child else {
+            return;
+        };
+        let mut depths = self.depths.borrow_mut();
+        let Some(slot) = depths.get_mut(node) else {
+            return;
+        };
+        *slot = depth;
+        self.last.set(Some((*node, depth)));
+        if depth > self.note_depth {
+            self.lines.borrow_mut().insert(*node, self.line.get());
+        }
+    }
+}
+
+impl TreeSink for DepthSink {
+    type Handle = NodeId;
+    type Output = Html;
+    type ElemName<'a> = <HtmlTreeSink as TreeSink>::ElemName<'a>;
+
+    fn finish(self) -> Html {
+        self.inner.finish()
+    }
+
+    fn parse_error(&self, msg: std::borrow::Cow<'static, str>) {
+        self.inner.parse_error(msg);
+    }
+
+    fn get_document(&self) -> NodeId {
+        self.inner.get_document()
+    }
+
+    fn elem_name<'a>(&'a self, target: &'a NodeId) -> Self::ElemName<'a> {
+        self.inner.elem_name(target)
+    }
+
+    fn create_element(&self, name: QualName, attrs: Vec<Attribute>, flags: ElementFlags) -> NodeId {
+        let node = self.inner.create_element(name, attrs, flags);
+        self.depths.borrow_mut().insert(node, 0);
+        node
+    }
+
+    fn create_comment(&self, text: StrTendril) -> NodeId {
+        self.inner.create_comment(text)
+    }
+
+    fn create_pi(&self, target: StrTendril, data: StrTendril) -> NodeId {
+        self.inner.create_pi(target, data)
+    }
+
+    fn append(&self, parent: &NodeId, child: NodeOrText<NodeId>) {
+        self.placed(&child, self.depth(parent) + 1);
+        self.inner.append(parent, child);
+    }
+
+    fn append_based_on_parent_node(
+        &self,
+        element: &NodeId,
+        prev_element: &NodeId,
+        child: NodeOrText<NodeId>,
+    ) {
+        // Beside `element` when it has a parent (a foster-parented table), else in `prev_element`.
+        let depth = match self.depth(element) {
+            0 => self.depth(prev_element) + 1,
+            d => d,
+        };
+        self.placed(&child, depth);
+        self.inner
+            .append_based_on_parent_node(element, prev_element, child);
+    }
+
+    fn append_doctype_to_document(
+        &self,
+        name: StrTendril,
+        public_id: StrTendril,
+        system_id: StrTendril,
+    ) {
+        self.inner
+            .append_doctype_to_document(name, public_id, system_id);
+    }
+
+    fn mark_script_already_started(&self, node: &NodeId) {
+        self.inner.mark_script_already_started(node);
+    }
+
+    fn pop(&self, node: &NodeId) {
+        self.inner.pop(node);
+    }
+
+    fn get_template_contents(&self, target: &NodeId) -> NodeId {
+        self.inner.get_template_contents(target)
+    }
+
+    fn same_node(&self, x: &NodeId, y: &NodeId) -> bool {
+        self.inner.same_node(x, y)
+    }
+
+    fn set_quirks_mode(&self, mode: QuirksMode) {
+        self.inner.set_quirks_mode(mode);
+    }
+
+    fn append_before_sibling(&self, sibling: &NodeId, new_node: NodeOrText<NodeId>) {
+        self.placed(&new_node, self.depth(sibling));
+        self.inner.append_before_sibling(sibling, new_node);
+    }
+
+    fn add_attrs_if_missing(&self, target: &NodeId, attrs: Vec<Attribute>) {
+        self.inner.add_attrs_if_missing(target, attrs);
+    }
+
+    fn associate_with_form(
+        &self,
+        target: &NodeId,
+        form: &NodeId,
+        nodes: (&NodeId, Option<&NodeId>),
+    ) {
+        self.inner.associate_with_form(target, form, nodes);
+    }
+
+    fn remove_from_parent(&self, target: &NodeId) {
+        self.inner.remove_from_parent(target);
+    }
+
+    fn reparent_children(&self, node: &NodeId, new_parent: &NodeId) {
+        self.inner.reparent_children(node, new_parent);
+    }
+
+    fn is_mathml_annotation_xml_integration_point(&self, handle: &NodeId) -> bool {
+        self.inner
+            .is_mathml_annotation_xml_integration_point(handle)
+    }
+
+    fn set_current_line(&self, line_number: u64) {
+        self.line.set(line_number);
+        self.inner.set_current_line(line_number);
+    }
+
+    fn allow_declarative_shadow_roots(&self, intended_parent: &NodeId) -> bool {
+        self.inner.allow_declarative_shadow_roots(intended_parent)
+    }
+
+    fn attach_declarative_shadow(
+        &self,
+        location: &NodeId,
+        template: &NodeId,
+        attrs: &[Attribute],
+    ) -> bool {
+        self.inner
+            .attach_declarative_shadow(location, template, attrs)
+    }
+
+    fn maybe_clone_an_option_into_selectedcontent(&self, option: &NodeId) {
+        self.inner
+            .maybe_clone_an_option_into_selectedcontent(option);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text_of(html: &Html) -> String {
+        html.root_element().text().collect()
+    }
+
+    #[test]
+    fn normal_documents_parse_as_scraper_parses_them() {
+        let src = "<!DOCTYPE html><title>t</title><p>a<b>b<p>c</b>d<table><td>x</table>\
+                   <svg><circle/><foreignObject><p>f</p></foreignObject></svg><br></br>";
+        let ours = parse_document(src, 120);
+        assert_eq!(ours.html.html(), Html::parse_document(src).html());
+        assert_eq!(ours.cut, None);
+        let ours = parse_fragment(src, 120);
+        assert_eq!(ours.html.html(), Html::parse_fragment(src).html());
+    }
+
+    #[test]
+    fn nesting_past_the_limit_is_closed_where_it_opens_and_the_text_kept() {
+        let n = 2_000;
+        let src = format!(
+            "<div>\n{}deep<p>para</p>{}after",
+            "<div>".repeat(n),
+            "</div>".repeat(n)
+        );
+        let parsed = parse_document(&src, 120);
+        let (line, count) = parsed.cut.expect("cut");
+        assert_eq!(line, 2);
+        // html and body hold the first levels; the `p` inside is closed too.
+        assert!(count > n - MAX_PARSE_DEPTH as usize, "{count}");
+        assert_eq!(text_of(&parsed.html), "\ndeepparaafter");
+        let deepest = parsed
+            .html
+            .root_element()
+            .descendants()
+            .filter_map(scraper::ElementRef::wrap)
+            .map(|e| e.ancestors().count())
+            .max();
+        // Ancestors count the document node; the deepest elements are those closed, empty.
+        assert_eq!(deepest, Some(MAX_PARSE_DEPTH as usize + 1));
+        assert!(parsed.lines.len() > n - 120, "{}", parsed.lines.len());
+    }
+
+    #[test]
+    fn deep_self_closing_html_tags_are_bounded_too() {
+        // `<div/>` opens a div in HTML.
+        let src = format!("{}x", "<div/>".repeat(5_000));
+        let parsed = parse_fragment(&src, 120);
+        assert!(parsed.cut.is_some());
+        assert_eq!(text_of(&parsed.html), "x");
+    }
+}
