@@ -115,7 +115,12 @@ pub(crate) fn convert_decoded(
         &mut warnings,
     )?;
     let warn = |code, message: &str| Diagnostic::warning(code, message).at(&src.path);
-    warnings.extend(converted.warnings.iter().map(|w| warn(Code::Markup, w)));
+    warnings.extend(
+        converted
+            .warnings
+            .iter()
+            .map(|w| warn(Code::Markup, &w.message).line(w.line)),
+    );
     if converted.paragraphs == 0 {
         warnings.push(
             warn(Code::EmptyChapter, "the chapter is empty")

@@ -72,8 +72,8 @@ pub struct Converted {
     pub images: Vec<markup::ImageUse>,
     /// Relative links to other files left in the body (markup only).
     pub links: Vec<String>,
-    /// What was removed or changed on the way.
-    pub warnings: Vec<String>,
+    /// What was removed or changed on the way (markup only).
+    pub warnings: Vec<markup::Note>,
 }
 
 /// Converts plain text (already decoded and normalised) to XHTML paragraphs. With

@@ -18,7 +18,10 @@ use super::{Fragment, ImageResolver, MarkupError};
 /// Other headings move one level down. Fails only when the resolver rejects a local image.
 pub fn html_to_xhtml(src: &str, images: &mut dyn ImageResolver) -> Result<Fragment, MarkupError> {
     let parsed = parse_document(src, MAX_DEPTH as u32);
-    let line_of = |node: NodeId| parsed.lines.get(&node).copied();
+    let line_of = |node: NodeId| {
+        let line = parsed.lines.get(&node)?;
+        usize::try_from(*line).ok()
+    };
     let mut warnings = Warnings::default();
     let html = parsed.html.root_element();
     let mut head_title = None;
@@ -36,7 +39,9 @@ pub fn html_to_xhtml(src: &str, images: &mut dyn ImageResolver) -> Result<Fragme
             let deep = Deep {
                 line_of: &line_of,
                 flattened: None,
-                cut: parsed.cut.map(|(line, count)| (Some(line), count)),
+                cut: parsed
+                    .cut
+                    .map(|(line, count)| (usize::try_from(line).ok(), count)),
             };
             sanitize(body, Options { head_title, deep }, images, warnings)
         }
@@ -118,9 +123,9 @@ mod tests {
             "removed <iframe> element",
         ] {
             assert!(
-                f.warnings.iter().any(|x| x == w),
+                notes(&f).iter().any(|x| x == w),
                 "missing {w:?} in {:?}",
-                f.warnings
+                notes(&f)
             );
         }
     }
@@ -147,7 +152,7 @@ mod tests {
             f.body
         );
         assert!(
-            f.warnings
+            notes(&f)
                 .iter()
                 .any(|w| w == "unwrapped unknown element <o:p>")
         );
@@ -164,7 +169,7 @@ mod tests {
         assert_eq!(body_text(&f), "a\ndeep");
         assert_eq!(f.body.matches("<div>").count(), 120);
         assert_eq!(
-            f.warnings,
+            notes(&f),
             ["line 2: flattened elements nested deeper than 120 levels"]
         );
         let spans = format!("<p>{}x", "<b><i>".repeat(5_000));
@@ -195,7 +200,7 @@ mod tests {
         );
         assert_eq!(f.links, vec!["ch2.html#s".to_string()]);
         assert!(
-            f.warnings
+            notes(&f)
                 .iter()
                 .any(|w| w.starts_with("dropped duplicate id"))
         );
@@ -258,7 +263,7 @@ mod tests {
         );
         assert_eq!(r.calls, vec!["pics/a b.png".to_string()]);
         assert!(
-            f.warnings
+            notes(&f)
                 .iter()
                 .any(|w| w == "removed remote image https://x.org/a.png")
         );

@@ -70,7 +70,7 @@ struct Renderer {
 /// nested deeper than the sanitiser keeps are left out, their content kept, so that the HTML
 /// parser never sees a list nested 100 000 deep; the source line where that began comes back
 /// with the HTML.
-fn render(src: &str, warnings: &mut Warnings) -> (String, Option<u64>) {
+fn render(src: &str, warnings: &mut Warnings) -> (String, Option<usize>) {
     let opts = Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH | Options::ENABLE_FOOTNOTES;
     let events = || Parser::new_ext(src, opts).into_offset_iter();
     let mut r = Renderer {
@@ -97,7 +97,7 @@ fn render(src: &str, warnings: &mut Warnings) -> (String, Option<u64>) {
                 open.push(left_out);
                 if left_out && flattened.is_none() {
                     let before = src.get(..at.start).unwrap_or_default();
-                    flattened = Some(before.matches('\n').count() as u64 + 1);
+                    flattened = Some(before.matches('\n').count() + 1);
                 }
                 left_out
             }
@@ -631,7 +631,7 @@ mod tests {
         assert!(r.calls.is_empty());
         assert_eq!(f.body.trim(), "<p>See the logo here.</p>");
         assert_eq!(
-            f.warnings,
+            notes(&f),
             ["removed remote image https://example.com/logo.png"]
         );
     }
@@ -652,7 +652,7 @@ mod tests {
         assert!(f.body.starts_with("<p>Text[^missing].</p>"), "{}", f.body);
         assert!(f.body.contains("Nobody cites me."));
         assert!(
-            f.warnings
+            notes(&f)
                 .iter()
                 .any(|w| w == "footnote [^lonely] is never referenced")
         );
@@ -696,7 +696,7 @@ mod tests {
         );
         assert!(f.body.contains("<aside"), "the note survives");
         assert_eq!(
-            f.warnings,
+            notes(&f),
             ["line 3: flattened elements nested deeper than 120 levels"]
         );
     }

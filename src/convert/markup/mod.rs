@@ -35,7 +35,16 @@ pub struct Fragment {
     /// of first use. They point at other source files; the pipeline may rewrite or check them.
     pub links: Vec<String>,
     /// Human-readable notes about what was removed or changed.
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Note>,
+}
+
+/// Something removed or changed on the way.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Note {
+    /// The source line it is about, where known.
+    pub line: Option<usize>,
+    /// What happened.
+    pub message: String,
 }
 
 /// A local image that the body refers to.
@@ -119,6 +128,17 @@ pub(crate) mod test_support {
             }
             Ok(format!("../images/{}", src.replace(' ', "_")))
         }
+    }
+
+    /// The warnings as text, `line N: ` first where the line is known.
+    pub fn notes(f: &Fragment) -> Vec<String> {
+        f.warnings
+            .iter()
+            .map(|n| match n.line {
+                Some(line) => format!("line {line}: {}", n.message),
+                None => n.message.clone(),
+            })
+            .collect()
     }
 
     /// All text of the body, in document order, as the XML parser sees it.

@@ -23,7 +23,7 @@ use scraper::node::Element as PElement;
 
 use super::parse::{MAX_PARSE_DEPTH, NodeId};
 use super::{
-    Fragment, ImageResolver, ImageUse, MarkupError, escape_attr, escape_text, is_xml_char,
+    Fragment, ImageResolver, ImageUse, MarkupError, Note, escape_attr, escape_text, is_xml_char,
 };
 
 /// Deepest element nesting written. libxml2-based readers refuse documents deeper than 256;
@@ -41,18 +41,13 @@ pub(crate) struct Options<'a> {
 /// What the stages before the sanitiser know about deep nesting in the source.
 pub(crate) struct Deep<'a> {
     /// The source line of an element, where known (the parser records the deep ones).
-    pub line_of: &'a dyn Fn(NodeId) -> Option<u64>,
+    pub line_of: &'a dyn Fn(NodeId) -> Option<usize>,
     /// Nesting already flattened before parsing (the Markdown renderer does its own), with
     /// the source line where it began, if known.
-    pub flattened: Option<Option<u64>>,
+    pub flattened: Option<Option<usize>>,
     /// The parser closed elements nested past its own limit: the source line of the first,
     /// where known, and how many.
-    pub cut: Option<(Option<u64>, usize)>,
-}
-
-/// `line N: ` before a message, when the line is known.
-fn at_line(line: Option<u64>) -> String {
-    line.map(|l| format!("line {l}: ")).unwrap_or_default()
+    pub cut: Option<(Option<usize>, usize)>,
 }
 
 /// Runs the whole sanitiser over `root`'s children and returns the finished fragment.
@@ -77,15 +72,17 @@ pub(crate) fn sanitize(
     let flattened = b.build(root, opts.deep.line_of)?;
     // One warning for all the ways deep nesting was undone, at the first place known.
     match (opts.deep.flattened.or(flattened), opts.deep.cut) {
-        (Some(line), _) => b.warnings.add(format!(
-            "{}flattened elements nested deeper than {MAX_DEPTH} levels",
-            at_line(line)
-        )),
-        (None, Some((line, count))) => b.warnings.add(format!(
-            "{}closed {count} element(s) nested more than {MAX_PARSE_DEPTH} levels deep where \
-             they opened; their text is kept",
-            at_line(line)
-        )),
+        (Some(line), _) => b.warnings.add_at(
+            line,
+            format!("flattened elements nested deeper than {MAX_DEPTH} levels"),
+        ),
+        (None, Some((line, count))) => b.warnings.add_at(
+            line,
+            format!(
+                "closed {count} element(s) nested more than {MAX_PARSE_DEPTH} levels deep \
+                 where they opened; their text is kept"
+            ),
+        ),
         (None, None) => {}
     }
     if !b.dropped_attrs.is_empty() {
@@ -119,26 +116,35 @@ pub(crate) fn sanitize(
 /// Ordered, de-duplicated warnings with repeat counts.
 #[derive(Default)]
 pub(crate) struct Warnings {
-    list: Vec<(String, usize)>,
-    index: HashMap<String, usize>,
+    list: Vec<(Option<usize>, String, usize)>,
+    index: HashMap<(Option<usize>, String), usize>,
 }
 
 impl Warnings {
     pub(crate) fn add(&mut self, msg: String) {
-        if let Some(&i) = self.index.get(&msg) {
+        self.add_at(None, msg);
+    }
+
+    /// A warning about source line `line`, where known.
+    pub(crate) fn add_at(&mut self, line: Option<usize>, msg: String) {
+        let key = (line, msg);
+        if let Some(&i) = self.index.get(&key) {
             if let Some(entry) = self.list.get_mut(i) {
-                entry.1 += 1;
+                entry.2 += 1;
             }
             return;
         }
-        self.index.insert(msg.clone(), self.list.len());
-        self.list.push((msg, 1));
+        self.index.insert(key.clone(), self.list.len());
+        self.list.push((key.0, key.1, 1));
     }
 
-    pub(crate) fn finish(self) -> Vec<String> {
+    pub(crate) fn finish(self) -> Vec<Note> {
         self.list
             .into_iter()
-            .map(|(m, n)| if n > 1 { format!("{m} ({n} times)") } else { m })
+            .map(|(line, m, n)| Note {
+                line,
+                message: if n > 1 { format!("{m} ({n} times)") } else { m },
+            })
             .collect()
     }
 }
@@ -390,8 +396,8 @@ impl Builder<'_> {
     fn build(
         &mut self,
         root: ElementRef<'_>,
-        line_of: &dyn Fn(NodeId) -> Option<u64>,
-    ) -> Result<Option<Option<u64>>, MarkupError> {
+        line_of: &dyn Fn(NodeId) -> Option<usize>,
+    ) -> Result<Option<Option<usize>>, MarkupError> {
         let mut stack: Vec<_> = root.children().rev().map(|c| (c, 0, 0)).collect();
         let mut flattened = None;
         while let Some((node, parent, depth)) = stack.pop() {
