@@ -1,6 +1,11 @@
 //! XML escaping shared by every stage that writes markup: one place that knows which
 //! characters XML 1.0 forbids.
 
+/// How every id that epubforge writes into a document holding the author's content begins
+/// (the chapter heading's, Markdown notes'); the sanitiser renames any author id that begins
+/// so (see `convert::markup::ids`), so the two can never collide.
+pub(crate) const GENERATED_ID_PREFIX: &str = "epubforge-";
+
 /// Escapes text content: `&`, `<`, `>`; drops characters XML 1.0 forbids.
 pub fn escape_text(s: &str) -> String {
     escape(s, false)

@@ -219,7 +219,7 @@ title = "Opening"
         assert!(opf.contains(needle), "missing {needle} in\n{opf}");
     }
     let chapter = text(&epub, "EPUB/text/chapter-0001.xhtml");
-    assert!(chapter.contains("<h1 id=\"chapter-title\">Opening</h1>"));
+    assert!(chapter.contains("<h1 id=\"epubforge-chapter-title\">Opening</h1>"));
     assert!(chapter.contains("lang=\"en-GB\" xml:lang=\"en-GB\""));
 }
 

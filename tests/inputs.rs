@@ -308,7 +308,7 @@ fn markdown_and_html_chapters_build_clean_with_images_footnotes_and_links() {
     assert_eq!(all[images[0]], png(40, 30));
 
     let one = text(&epub, "EPUB/text/chapter-0001.xhtml");
-    assert!(one.contains("<h1 id=\"chapter-title\">The Beginning</h1>"));
+    assert!(one.contains("<h1 id=\"epubforge-chapter-title\">The Beginning</h1>"));
     assert!(one.contains("epub:type=\"noteref\""));
     assert!(one.contains("epub:type=\"footnote\""));
     assert!(one.contains("<table"));

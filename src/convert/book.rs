@@ -121,7 +121,7 @@ pub(crate) fn load_book_with(
                 images.push(image);
             }
         }
-        links.add(&src.path, c.links, &c.nodes);
+        links.add(&src.path, c.links, c.ids, &c.nodes);
         out.extend(c.nodes);
     };
     let mut contents = Vec::new();
@@ -141,7 +141,7 @@ pub(crate) fn load_book_with(
             }
         }
     }
-    links.rewrite(&mut contents, &mut warnings);
+    links.rewrite(&mut contents, &project.layout, &mut warnings);
 
     let cover = match &project.cover {
         Some(path) => Some(read_cover(path, &mut warnings)?),

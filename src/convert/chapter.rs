@@ -4,6 +4,7 @@
 //! The one conversion of a chapter source: the build uses it for every chapter it does not take
 //! from the cache.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use super::SourceKind;
@@ -30,6 +31,8 @@ pub(crate) struct ConvertedChapter {
     pub nodes: Vec<Node>,
     pub images: Vec<Image>,
     pub links: Vec<String>,
+    /// The ids of a markup chapter as written -> as its body has them.
+    pub ids: HashMap<String, String>,
     pub warnings: Vec<Diagnostic>,
     pub report: SourceReport,
 }
@@ -101,6 +104,7 @@ pub(crate) fn convert_decoded(
             nodes,
             images: Vec::new(),
             links: Vec::new(),
+            ids: HashMap::new(),
             warnings,
             report,
         });
@@ -141,6 +145,7 @@ pub(crate) fn convert_decoded(
         ))],
         images,
         links: converted.links,
+        ids: converted.ids,
         warnings,
         report,
     })

@@ -1,9 +1,18 @@
 //! Links between chapter files, rewritten to the documents those files became.
+//!
+//! A link's fragment names an id as the author wrote it in the target file; the sanitiser may
+//! have renamed that id (made it valid, unique, or kept it clear of the ids epubforge writes),
+//! so the fragment follows the target's id map. A fragment the target does not have is
+//! dropped: the link then opens the chapter. Which piece of a chapter split for size holds the
+//! id is the package stage's business: here every link names the chapter's first document.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+use super::markup::percent_decode;
 use crate::diagnostic::{Code, Diagnostic};
 use crate::package::{self, Chapter, Node};
+use crate::project::Layout;
 
 /// Links between chapter files (`[next](ch2.md#scene)`), rewritten to the documents those
 /// files became. Links to anything else inside the book folder cannot work in an EPUB and are
@@ -14,67 +23,108 @@ pub(crate) struct LinkMap<'a> {
     /// chapter has links to resolve: most books have none, and resolving thousands of paths
     /// costs a noticeable part of a rebuild.
     targets: Vec<(&'a Path, usize)>,
+    /// Number of a source's first chapter -> its ids as written -> as its body has them.
+    ids: HashMap<usize, HashMap<String, String>>,
     /// Chapter number -> (source path, links in its body).
-    pending: Vec<(usize, &'a Path, Vec<String>)>,
+    pending: HashMap<usize, (&'a Path, Vec<String>)>,
     chapters: usize,
 }
 
 impl<'a> LinkMap<'a> {
-    pub(crate) fn add(&mut self, path: &'a Path, links: Vec<String>, nodes: &[Node]) {
+    pub(crate) fn add(
+        &mut self,
+        path: &'a Path,
+        links: Vec<String>,
+        ids: HashMap<String, String>,
+        nodes: &[Node],
+    ) {
         let first = self.chapters + 1;
         self.chapters += package::count_chapters(nodes);
         self.targets.push((path, first));
+        if !ids.is_empty() {
+            self.ids.insert(first, ids);
+        }
         if !links.is_empty() {
-            self.pending.push((first, path, links));
+            self.pending.insert(first, (path, links));
         }
     }
 
-    pub(crate) fn rewrite(&self, contents: &mut [Node], warnings: &mut Vec<Diagnostic>) {
+    /// Rewrites every pending link in `contents`; a chapter whose body changed is measured
+    /// again for splitting under `layout`.
+    pub(crate) fn rewrite(
+        &self,
+        contents: &mut [Node],
+        layout: &Layout,
+        warnings: &mut Vec<Diagnostic>,
+    ) {
         if self.pending.is_empty() {
             return;
         }
-        let targets: Vec<(PathBuf, usize)> = self
+        let targets: HashMap<PathBuf, usize> = self
             .targets
             .iter()
             .filter_map(|(path, doc)| Some((path.canonicalize().ok()?, *doc)))
             .collect();
         let mut n = 0;
         rewrite_nodes(contents, &mut n, &mut |number, chapter| {
-            let Some((_, path, links)) = self.pending.iter().find(|p| p.0 == number) else {
+            let Some((path, links)) = self.pending.get(&number) else {
                 return;
             };
             for link in links {
-                let (file, fragment) = match link.split_once('#') {
-                    Some((f, frag)) => (f, Some(frag)),
-                    None => (link.as_str(), None),
-                };
-                let target = path
-                    .parent()
-                    .unwrap_or(Path::new("."))
-                    .join(file)
-                    .canonicalize()
-                    .ok()
-                    .and_then(|real| targets.iter().find(|t| t.0 == real));
                 let old = format!("href=\"{}\"", crate::xml::escape_attr(link));
-                let new = match target {
-                    Some((_, doc)) => {
-                        let mut href = package::chapter_file_name(*doc);
-                        if let Some(frag) = fragment {
-                            href.push('#');
-                            href.push_str(frag);
-                        }
-                        format!("href=\"{}\"", crate::xml::escape_attr(&href))
-                    }
-                    None => {
-                        let message =
-                            format!("removed link to \"{link}\": it is not a chapter of the book");
-                        warnings.push(Diagnostic::warning(Code::RemovedLink, message).at(*path));
-                        String::new()
-                    }
+                let new = match self.resolve(path, link, &targets, warnings) {
+                    Some(href) => format!("href=\"{}\"", crate::xml::escape_attr(&href)),
+                    None => String::new(),
                 };
                 chapter.body = chapter.body.replace(&old, &new);
             }
+            chapter.reflow(layout);
         });
+    }
+
+    /// Where `link`, found in `path`, points in the book; None (with a warning) when it is not
+    /// a chapter of the book.
+    fn resolve(
+        &self,
+        path: &Path,
+        link: &str,
+        targets: &HashMap<PathBuf, usize>,
+        warnings: &mut Vec<Diagnostic>,
+    ) -> Option<String> {
+        let (file, fragment) = match link.split_once('#') {
+            Some((f, frag)) => (f, Some(frag)),
+            None => (link, None),
+        };
+        let target = path
+            .parent()
+            .unwrap_or(Path::new("."))
+            .join(file)
+            .canonicalize()
+            .ok()
+            .and_then(|real| targets.get(&real).copied());
+        let Some(doc) = target else {
+            let message = format!("removed link to \"{link}\": it is not a chapter of the book");
+            warnings.push(Diagnostic::warning(Code::RemovedLink, message).at(path));
+            return None;
+        };
+        let mut href = package::chapter_file_name(doc);
+        if let Some(frag) = fragment.filter(|f| !f.is_empty()) {
+            let ids = self.ids.get(&doc);
+            let id = ids.and_then(|ids| ids.get(frag).or_else(|| ids.get(&percent_decode(frag))));
+            match id {
+                Some(id) => {
+                    href.push('#');
+                    href.push_str(id);
+                }
+                None => {
+                    let message = format!(
+                        "link to \"{link}\": {file} has no id \"{frag}\"; the link opens the chapter"
+                    );
+                    warnings.push(Diagnostic::warning(Code::RemovedLink, message).at(path));
+                }
+            }
+        }
+        Some(href)
     }
 }
 

@@ -12,6 +12,7 @@ pub mod markup;
 pub mod split;
 pub mod text;
 
+use std::collections::HashMap;
 use std::path::Path;
 
 use self::markup::{ImageResolver, MarkupError};
@@ -72,6 +73,8 @@ pub struct Converted {
     pub images: Vec<markup::ImageUse>,
     /// Relative links to other files left in the body (markup only).
     pub links: Vec<String>,
+    /// The body's ids as the source wrote them -> as the body has them (markup only).
+    pub ids: HashMap<String, String>,
     /// What was removed or changed on the way (markup only).
     pub warnings: Vec<markup::Note>,
 }
@@ -153,6 +156,7 @@ fn from_fragment(f: markup::Fragment) -> Converted {
         body: f.body,
         images: f.images,
         links: f.links,
+        ids: f.ids,
         warnings: f.warnings,
     }
 }

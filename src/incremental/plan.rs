@@ -344,9 +344,12 @@ impl Reuse {
                 title: chapter.title.clone(),
                 body: String::new(),
                 pieces: chapter.docs.len(),
+                // A plain-text chapter has no ids to link to.
+                anchors: Vec::new(),
             })],
             images: Vec::new(),
             links: Vec::new(),
+            ids: Default::default(),
             warnings: r.warnings.clone(),
             report: report(r, src)?,
         })

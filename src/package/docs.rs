@@ -1,8 +1,10 @@
 //! XHTML content documents: the shell every document shares, chapters (whole or in pieces),
 //! part title pages, the generated pages and the cover page.
 
-use super::{Book, Doc, DocKind, Image, Look, epub2, locale, pages, tcy};
-use crate::xml::{escape_attr as attr, escape_text as text};
+use std::borrow::Cow;
+
+use super::{Book, Chapter, Doc, DocKind, Image, Look, epub2, locale, pages, pieces, tcy};
+use crate::xml::{GENERATED_ID_PREFIX as P, escape_attr as attr, escape_text as text};
 
 /// A complete XHTML document with the book's stylesheets linked from `css_prefix` (`"../"` for
 /// documents under `text/`). EPUB 3: XHTML5 with `lang` and `xml:lang` on the root. EPUB 2:
@@ -60,18 +62,28 @@ pub(crate) fn xhtml(
     )
 }
 
-/// Any document of the reading order.
-pub(super) fn render(book: &Book, look: &Look, doc: &Doc, docs: &[Doc]) -> String {
+/// Any document of the reading order. `chapters` are the book's, in reading order: the
+/// links of a chapter split for size may point into the pieces of any of them.
+pub(super) fn render(
+    book: &Book,
+    look: &Look,
+    doc: &Doc,
+    docs: &[Doc],
+    chapters: &[&Chapter],
+) -> String {
     let lang = &book.info.language;
     let (class, body) = match &doc.kind {
         DocKind::Chapter {
             chapter,
             body,
             first,
+            number,
+            piece,
         } => {
+            let body = linked_piece(chapters, *number, *piece, body);
             let body = if *first {
                 format!(
-                    "<section epub:type=\"chapter\" role=\"doc-chapter\" aria-labelledby=\"chapter-title\">\n<h1 id=\"chapter-title\">{}</h1>\n{}</section>\n",
+                    "<section epub:type=\"chapter\" role=\"doc-chapter\" aria-labelledby=\"{P}chapter-title\">\n<h1 id=\"{P}chapter-title\">{}</h1>\n{}</section>\n",
                     text(&chapter.title),
                     body
                 )
@@ -93,7 +105,7 @@ pub(super) fn render(book: &Book, look: &Look, doc: &Doc, docs: &[Doc]) -> Strin
         DocKind::Part(p) => (
             Some("part"),
             format!(
-                "<section epub:type=\"part\" role=\"doc-part\" aria-labelledby=\"part-title\">\n<h1 id=\"part-title\" class=\"part-title\">{}</h1>\n{}</section>\n",
+                "<section epub:type=\"part\" role=\"doc-part\" aria-labelledby=\"{P}part-title\">\n<h1 id=\"{P}part-title\" class=\"part-title\">{}</h1>\n{}</section>\n",
                 text(&p.title),
                 p.intro
             ),
@@ -103,6 +115,27 @@ pub(super) fn render(book: &Book, look: &Look, doc: &Doc, docs: &[Doc]) -> Strin
         DocKind::Colophon => (Some("colophon"), pages::colophon(book)),
     };
     xhtml(look, lang, &doc.title, "../", class, &body)
+}
+
+/// Piece `piece` of chapter `number` (1-based), its links to ids retargeted to the pieces that
+/// hold them, in this chapter or another.
+fn linked_piece<'b>(
+    chapters: &[&Chapter],
+    number: usize,
+    piece: usize,
+    body: &'b str,
+) -> Cow<'b, str> {
+    pieces::link_across(body, &|target, id| {
+        let n = target.unwrap_or(number);
+        let holder = pieces::piece_of(&chapters.get(n.checked_sub(1)?)?.anchors, id);
+        // `#id` must leave a piece whose id lies elsewhere; `chapter-N.xhtml#id` names the
+        // first piece, right unless the id lies further on.
+        let stays = match target {
+            None => holder == piece,
+            Some(_) => holder == 0,
+        };
+        (!stays).then(|| format!("{}.xhtml#{id}", super::piece_id(n, holder)))
+    })
 }
 
 /// The cover page. EPUB 3: the image scaled to the screen by an SVG wrapper, which every

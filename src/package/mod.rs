@@ -71,28 +71,34 @@ pub struct Chapter {
     /// Well-formed XHTML content.
     pub body: String,
     /// How many documents the body makes: more than one when it is split for size (see
-    /// [`count_pieces`]). Known before the body is packaged, or even read: the package
+    /// [`Chapter::reflow`]). Known before the body is packaged, or even read: the package
     /// layout (names, spine, navigation) follows from it, so a writer can lay the book out
     /// with its bodies set aside, or taken from the build cache unread.
     pub pieces: usize,
+    /// When split for size: which piece holds each id past the first (`(id, piece)`, sorted),
+    /// for links to those ids (see [`pieces::link_across`]).
+    pub anchors: Vec<(String, usize)>,
 }
 
 impl Chapter {
     /// A chapter with the number of documents its body makes under `layout`.
     pub fn new(title: String, body: String, layout: &Layout) -> Chapter {
-        let pieces = count_pieces(&body, layout);
-        Chapter {
+        let mut chapter = Chapter {
             title,
             body,
-            pieces,
-        }
+            pieces: 1,
+            anchors: Vec::new(),
+        };
+        chapter.reflow(layout);
+        chapter
     }
-}
 
-/// How many documents `body` makes under `layout`: 1, or more when it is longer than
-/// `split-size` and is split for size.
-pub fn count_pieces(body: &str, layout: &Layout) -> usize {
-    pieces::split_body(body, split_limit(layout)).len()
+    /// Cuts the body again (after it changed): its count of pieces and their ids.
+    pub fn reflow(&mut self, layout: &Layout) {
+        let bodies = pieces::split_body(&self.body, split_limit(layout));
+        self.pieces = bodies.len();
+        self.anchors = pieces::anchors(&bodies);
+    }
 }
 
 /// A part (volume) with its own title page.
@@ -189,11 +195,14 @@ pub(crate) struct Doc<'a> {
 
 #[derive(Debug)]
 pub(crate) enum DocKind<'a> {
-    /// A chapter, or one piece of a chapter split for size (`first` holds the heading).
+    /// A chapter, or one piece of a chapter split for size (`first` holds the heading):
+    /// chapter `number` (1-based), piece `piece` (0-based).
     Chapter {
         chapter: &'a Chapter,
         body: &'a str,
         first: bool,
+        number: usize,
+        piece: usize,
     },
     Part(&'a Part),
     TitlePage,
@@ -222,28 +231,11 @@ pub(crate) fn documents<'a>(book: &'a Book, look: &Look) -> Vec<Doc<'a>> {
             match node {
                 Node::Chapter(c) => {
                     counters.0 += 1;
-                    let id = chapter_id(counters.0);
                     // The bodies may be set aside: the count of pieces lays the book out.
                     let bodies = pieces::split_body(&c.body, limit);
                     for i in 0..c.pieces.max(1) {
                         let body = bodies.get(i).copied().unwrap_or("");
-                        let piece_id = if i == 0 {
-                            id.clone()
-                        } else {
-                            format!("{id}-{}", i + 1)
-                        };
-                        out.push(Doc {
-                            href: format!("text/{piece_id}.xhtml"),
-                            id: piece_id,
-                            title: c.title.clone(),
-                            depth,
-                            in_toc: i == 0,
-                            kind: DocKind::Chapter {
-                                chapter: c,
-                                body,
-                                first: i == 0,
-                            },
-                        });
+                        out.push(chapter_doc(c, counters.0, i, body, depth));
                     }
                 }
                 Node::Part(p) => {
@@ -297,9 +289,43 @@ fn split_limit(layout: &Layout) -> usize {
     layout.split_size.saturating_sub(1024).max(1024)
 }
 
+/// Piece `piece` (0-based, holding `body`) of chapter `number` (1-based), as a document.
+fn chapter_doc<'a>(
+    chapter: &'a Chapter,
+    number: usize,
+    piece: usize,
+    body: &'a str,
+    depth: usize,
+) -> Doc<'a> {
+    let id = piece_id(number, piece);
+    Doc {
+        href: format!("text/{id}.xhtml"),
+        id,
+        title: chapter.title.clone(),
+        depth,
+        in_toc: piece == 0,
+        kind: DocKind::Chapter {
+            chapter,
+            body,
+            first: piece == 0,
+            number,
+            piece,
+        },
+    }
+}
+
 /// Manifest id (and file stem) of the `n`th chapter document, 1-based.
 fn chapter_id(n: usize) -> String {
     format!("chapter-{n:04}")
+}
+
+/// Manifest id (and file stem) of piece `piece` (0-based) of the `n`th chapter, 1-based: the
+/// chapter's own for the first piece.
+fn piece_id(n: usize, piece: usize) -> String {
+    match piece {
+        0 => chapter_id(n),
+        _ => format!("{}-{}", chapter_id(n), piece + 1),
+    }
 }
 
 /// File name (in the `text/` folder) of the `n`th chapter document, 1-based.
@@ -452,10 +478,12 @@ pub fn frame_key(book: &Book, look: &Look) -> String {
     let mut stack = vec![contents.iter()];
     while let Some(top) = stack.last_mut() {
         match top.next() {
+            // Anchors, like bodies, show in chapter documents only.
             Some(Node::Chapter(Chapter {
                 title,
                 body: _,
                 pieces,
+                anchors: _,
             })) => {
                 bytes("chapter", title.as_bytes());
                 bytes("pieces", &pieces.to_le_bytes());
@@ -583,12 +611,13 @@ fn package_entries(book: &Book, look: &Look, docs: &[Doc<'_>], chapters: bool) -
     }
     {
         use rayon::prelude::*;
+        let all = all_chapters(book);
         let rendered: Vec<Entry> = docs
             .par_iter()
             .map(|doc| {
                 let data = match doc.kind {
                     DocKind::Chapter { .. } if !chapters => Vec::new(),
-                    _ => docs::render(book, look, doc, docs).into_bytes(),
+                    _ => docs::render(book, look, doc, docs, &all).into_bytes(),
                 };
                 entry(format!("{ROOT}/{}", doc.href), data, true)
             })
@@ -623,6 +652,35 @@ fn package_entries(book: &Book, look: &Look, docs: &[Doc<'_>], chapters: bool) -
 /// just the chapters of each chunk.
 pub fn chapter_documents(book: &Book, look: &Look, wanted: &[usize]) -> Vec<Entry> {
     use rayon::prelude::*;
+    let chapters = all_chapters(book);
+    let limit = split_limit(&look.layout);
+    let docs: Vec<Vec<Entry>> = wanted
+        .par_iter()
+        .filter_map(|&k| Some((k, *chapters.get(k)?)))
+        .map(|(k, chapter)| {
+            let bodies = pieces::split_body(&chapter.body, limit);
+            debug_assert_eq!(bodies.len(), chapter.pieces, "{}", chapter.title);
+            bodies
+                .into_iter()
+                .enumerate()
+                .map(|(i, body)| {
+                    let doc = chapter_doc(chapter, k + 1, i, body, 1);
+                    // A chapter document shows only the others' file names and anchors: no
+                    // need to lay them all out.
+                    Entry {
+                        name: format!("{ROOT}/{}", doc.href),
+                        data: docs::render(book, look, &doc, &[], &chapters).into_bytes(),
+                        compress: true,
+                    }
+                })
+                .collect()
+        })
+        .collect();
+    docs.into_iter().flatten().collect()
+}
+
+/// The book's chapters, depth-first: the order of [`documents`].
+fn all_chapters(book: &Book) -> Vec<&Chapter> {
     fn collect<'a>(nodes: &'a [Node], out: &mut Vec<&'a Chapter>) {
         for node in nodes {
             match node {
@@ -633,46 +691,7 @@ pub fn chapter_documents(book: &Book, look: &Look, wanted: &[usize]) -> Vec<Entr
     }
     let mut chapters = Vec::new();
     collect(&book.contents, &mut chapters);
-    let limit = split_limit(&look.layout);
-    let docs: Vec<Vec<Entry>> = wanted
-        .par_iter()
-        .filter_map(|&k| Some((k, *chapters.get(k)?)))
-        .map(|(k, chapter)| {
-            let id = chapter_id(k + 1);
-            let bodies = pieces::split_body(&chapter.body, limit);
-            debug_assert_eq!(bodies.len(), chapter.pieces, "{}", chapter.title);
-            bodies
-                .into_iter()
-                .enumerate()
-                .map(|(i, body)| {
-                    let piece_id = if i == 0 {
-                        id.clone()
-                    } else {
-                        format!("{id}-{}", i + 1)
-                    };
-                    let doc = Doc {
-                        href: format!("text/{piece_id}.xhtml"),
-                        id: piece_id,
-                        title: chapter.title.clone(),
-                        depth: 1,
-                        in_toc: i == 0,
-                        kind: DocKind::Chapter {
-                            chapter,
-                            body,
-                            first: i == 0,
-                        },
-                    };
-                    // A chapter document shows nothing of the others: no need to lay them all out.
-                    Entry {
-                        name: format!("{ROOT}/{}", doc.href),
-                        data: docs::render(book, look, &doc, &[]).into_bytes(),
-                        compress: true,
-                    }
-                })
-                .collect()
-        })
-        .collect();
-    docs.into_iter().flatten().collect()
+    chapters
 }
 
 /// The chapters of `nodes`, depth-first: the order of [`documents`].

@@ -4,6 +4,14 @@
 //! several hundred KB, so the packager cuts a chapter body that is larger than
 //! `[layout] split-size` between top-level elements: never inside a paragraph or any other
 //! element, so every piece is well-formed on its own.
+//!
+//! A link to an id of the chapter then may point into another piece: [`anchors`] records which
+//! piece holds each id (past the first), and [`link_across`] rewrites such links, within the
+//! chapter (`#id`) and from other chapters (`chapter-0007.xhtml#id`), to the right document.
+//! Bodies are our own serialised XHTML: `<` and `>` only ever open and close tags, and attribute
+//! values are double-quoted, so tags can be read without a parser.
+
+use std::borrow::Cow;
 
 /// Cuts `body` (an XHTML fragment) into pieces of at most about `limit` bytes, at the ends of
 /// top-level elements. A single element larger than `limit` stays whole. Always returns at
@@ -79,6 +87,99 @@ fn boundaries(body: &str) -> Vec<usize> {
     out
 }
 
+/// The tags of a body fragment, in order: the text between `<` and `>`.
+fn tags(body: &str) -> impl Iterator<Item = (usize, &str)> {
+    let mut at = 0;
+    std::iter::from_fn(move || {
+        let open = at + body.get(at..)?.find('<')?;
+        let close = open + body.get(open..)?.find('>')?;
+        at = close + 1;
+        Some((open, body.get(open..=close)?))
+    })
+}
+
+/// The value of attribute `name` in a tag, and where it starts in the tag.
+fn attribute<'t>(tag: &'t str, name: &str) -> Option<(usize, &'t str)> {
+    let key = format!(" {name}=\"");
+    let start = tag.find(&key)? + key.len();
+    let len = tag.get(start..)?.find('"')?;
+    Some((start, tag.get(start..start + len)?))
+}
+
+/// Which piece holds each id that is not in the first piece: `(id, piece)`, sorted by id.
+pub(crate) fn anchors(pieces: &[&str]) -> Vec<(String, usize)> {
+    let mut out: Vec<(String, usize)> = Vec::new();
+    for (i, piece) in pieces.iter().enumerate().skip(1) {
+        for (_, tag) in tags(piece) {
+            if let Some((_, id)) = attribute(tag, "id") {
+                out.push((id.to_string(), i));
+            }
+        }
+    }
+    // Ids are unique in a body; should one repeat, its first piece wins.
+    out.sort();
+    out.dedup_by(|b, a| a.0 == b.0);
+    out
+}
+
+/// The piece that holds `id`, given a chapter's [`anchors`]: 0 when it is not past the first.
+pub(crate) fn piece_of(anchors: &[(String, usize)], id: &str) -> usize {
+    anchors
+        .binary_search_by(|(a, _)| a.as_str().cmp(id))
+        .ok()
+        .and_then(|i| anchors.get(i))
+        .map_or(0, |(_, piece)| *piece)
+}
+
+/// Rewrites the links of one piece of a body. `retarget(chapter, id)` gets each link to an id,
+/// with the chapter file number of `chapter-NNNN.xhtml#id` links (None for `#id`), and returns
+/// the href to write instead, or None to keep it.
+pub(crate) fn link_across<'b>(
+    body: &'b str,
+    retarget: &dyn Fn(Option<usize>, &str) -> Option<String>,
+) -> Cow<'b, str> {
+    if !body.contains(" href=\"") {
+        return Cow::Borrowed(body);
+    }
+    let mut out = String::new();
+    let mut copied = 0;
+    for (at, tag) in tags(body) {
+        let Some((start, href)) = attribute(tag, "href") else {
+            continue;
+        };
+        let Some((file, id)) = href.split_once('#') else {
+            continue;
+        };
+        let chapter = match file {
+            "" => None,
+            f => match chapter_number(f) {
+                Some(n) => Some(n),
+                None => continue,
+            },
+        };
+        if let Some(new) = retarget(chapter, id) {
+            let from = at + start;
+            out.push_str(&body[copied..from]);
+            out.push_str(&crate::xml::escape_attr(&new));
+            copied = from + href.len();
+        }
+    }
+    if copied == 0 {
+        return Cow::Borrowed(body);
+    }
+    out.push_str(&body[copied..]);
+    Cow::Owned(out)
+}
+
+/// `n` for `chapter-NNNN.xhtml`, the first document of a chapter.
+fn chapter_number(file: &str) -> Option<usize> {
+    let digits = file.strip_prefix("chapter-")?.strip_suffix(".xhtml")?;
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    digits.parse().ok()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -123,5 +224,37 @@ mod tests {
     fn one_huge_element_stays_whole() {
         let body = format!("<p>{}</p>", "x".repeat(5000));
         assert_eq!(split_body(&body, 100), [body.as_str()]);
+    }
+
+    #[test]
+    fn anchors_name_the_piece_of_each_id_past_the_first() {
+        let pieces = [
+            "<p id=\"a\">x</p>\n",
+            "<p id=\"c\">y <span id=\"b\">z</span></p>\n",
+            "<p>id=\"in-text\"</p><p id=\"d\">w</p>\n",
+        ];
+        let anchors = anchors(&pieces);
+        let expected = [("b", 1), ("c", 1), ("d", 2)].map(|(id, n)| (id.to_string(), n));
+        assert_eq!(anchors, expected);
+        assert_eq!(piece_of(&anchors, "c"), 1);
+        assert_eq!(piece_of(&anchors, "d"), 2);
+        assert_eq!(piece_of(&anchors, "a"), 0);
+        assert_eq!(piece_of(&anchors, "in-text"), 0);
+    }
+
+    #[test]
+    fn links_are_retargeted_in_tags_only() {
+        let body = "<p>a href=\"#x\" in text</p><p><a href=\"#x\">in</a> \
+                    <a href=\"chapter-0012.xhtml#y\">out</a> <a href=\"https://e.org/#x\">web</a> \
+                    <a href=\"chapter-0012.xhtml\">top</a></p>";
+        let out = link_across(body, &|chapter, id| Some(format!("{chapter:?}&{id}")));
+        assert_eq!(
+            out,
+            "<p>a href=\"#x\" in text</p><p><a href=\"None&amp;x\">in</a> \
+             <a href=\"Some(12)&amp;y\">out</a> <a href=\"https://e.org/#x\">web</a> \
+             <a href=\"chapter-0012.xhtml\">top</a></p>"
+        );
+        let same = link_across(body, &|_, _| None);
+        assert!(matches!(same, Cow::Borrowed(_)));
     }
 }

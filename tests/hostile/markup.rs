@@ -386,3 +386,167 @@ fn chapters_nested_100_000_deep_build_quickly_keeping_their_text() {
     }
     assert_valid(&out);
 }
+
+/// Every element with an id in the book's chapter documents: (document, id) -> (element
+/// name, its text).
+fn id_targets(
+    book: &std::collections::BTreeMap<String, Vec<u8>>,
+) -> std::collections::HashMap<(String, String), (String, String)> {
+    let mut out = std::collections::HashMap::new();
+    for (name, data) in book {
+        let Some(doc) = name.strip_prefix("EPUB/text/") else {
+            continue;
+        };
+        let text = std::str::from_utf8(data).unwrap();
+        let xml = roxmltree::Document::parse_with_options(
+            text,
+            roxmltree::ParsingOptions {
+                allow_dtd: true,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        for node in xml.descendants().filter(|n| n.is_element()) {
+            if let Some(id) = node.attribute("id") {
+                let words: String = node
+                    .descendants()
+                    .filter(|d| d.is_text())
+                    .filter_map(|d| d.text())
+                    .collect();
+                let key = (doc.to_string(), id.to_string());
+                assert!(
+                    out.insert(key, (node.tag_name().name().to_string(), words))
+                        .is_none(),
+                    "duplicate id {id} in {doc}"
+                );
+            }
+        }
+    }
+    out
+}
+
+/// The element that a link in `doc` leads to (its name and text), following `href`.
+fn follow(
+    targets: &std::collections::HashMap<(String, String), (String, String)>,
+    book: &std::collections::BTreeMap<String, Vec<u8>>,
+    doc_prefix: &str,
+    text: &str,
+) -> (String, String) {
+    for (name, data) in book {
+        let Some(doc) = name.strip_prefix("EPUB/text/") else {
+            continue;
+        };
+        if !doc.starts_with(doc_prefix) {
+            continue;
+        }
+        let xml = std::str::from_utf8(data).unwrap();
+        let xml = roxmltree::Document::parse_with_options(
+            xml,
+            roxmltree::ParsingOptions {
+                allow_dtd: true,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        for a in xml.descendants().filter(|n| n.has_tag_name("a")) {
+            let words: String = a
+                .descendants()
+                .filter(|d| d.is_text())
+                .filter_map(|d| d.text())
+                .collect();
+            if words != text {
+                continue;
+            }
+            let href = a.attribute("href").expect("the link kept its href");
+            let (file, id) = href.split_once('#').expect("a link to an id");
+            let file = if file.is_empty() { doc } else { file };
+            return targets
+                .get(&(file.to_string(), id.to_string()))
+                .unwrap_or_else(|| panic!("{href} in {doc} leads nowhere"))
+                .clone();
+        }
+    }
+    panic!("no link {text:?} in {doc_prefix}*");
+}
+
+/// Issue 13, item 7: ids the author wrote collided with those epubforge writes. A chapter with
+/// `id="chapter-title"` gave a duplicate id (EPUBCheck RSC-005); a Markdown chapter with
+/// `id="fn-1"` made the note reference jump to the author's paragraph. Links across the pieces
+/// of a chapter split for size, and to renamed ids in other chapters, must still arrive.
+#[test]
+fn author_ids_never_collide_with_generated_ones_and_links_still_arrive() {
+    let f = Fixture::empty();
+    f.write(
+        "metadata.toml",
+        "[book]\ntitle = \"Ids\"\nauthors = [\"A\"]\nlanguage = \"en\"\n\
+         [layout]\nsplit-size = 10\n\
+         [[chapters]]\nfile = \"a.html\"\n[[chapters]]\nfile = \"b.md\"\n",
+    );
+    let filler = |n: usize| {
+        (0..n)
+            .map(|i| format!("<p>Filler paragraph {i} of the chapter, long enough to fill a piece of it.</p>\n"))
+            .collect::<String>()
+    };
+    f.write(
+        "a.html",
+        format!(
+            "<h1>Alpha</h1>\n<p id=\"chapter-title\">Named chapter-title.</p>\n\
+             <p id=\"epubforge-chapter-title\">Looks generated.</p>\n\
+             <p><a href=\"#chapter-title\">to chapter-title</a> <a href=\"#epubforge-chapter-title\">to look-alike</a> \
+             <a href=\"#far\">to far</a> <a href=\"b.md#sec\">to b sec</a> <a href=\"b.md#1st\">to b 1st</a> \
+             <a href=\"b.md#missing\">to b missing</a></p>\n{}<p id=\"far\">Far away. <a href=\"#chapter-title\">back</a></p>\n",
+            filler(400)
+        ),
+    );
+    f.write(
+        "b.md",
+        format!(
+            "# Beta\n\nA note[^1] here.\n\n<p id=\"fn-1\">Named fn-1.</p>\n\n\
+             <p id=\"epubforge-fn-1\">Looks like a note.</p>\n\n<div id=\"1st\">First.</div>\n\n\
+             [to my fn-1](#fn-1)\n\n{}\n<h2 id=\"sec\">Section</h2>\n\nAgain[^1], and another[^2].\n\n\
+             [^1]: The note.\n[^2]: The other note.\n",
+            filler(400)
+        ),
+    );
+    let r = f.build(&[]);
+    assert!(r.ok, "{}", r.stderr);
+    let out = f.path("out.epub");
+    let book = entries(&out);
+    assert!(
+        book.contains_key("EPUB/text/chapter-0001-2.xhtml")
+            && book.contains_key("EPUB/text/chapter-0002-2.xhtml"),
+        "the chapters were not split: {:?}",
+        book.keys().collect::<Vec<_>>()
+    );
+    let targets = id_targets(&book);
+    let to = |doc: &str, text: &str| follow(&targets, &book, doc, text);
+    let named = |name: &str, words: &str| (name.to_string(), words.to_string());
+    assert_eq!(
+        to("chapter-0001", "to chapter-title"),
+        named("p", "Named chapter-title.")
+    );
+    assert_eq!(
+        to("chapter-0001", "to look-alike"),
+        named("p", "Looks generated.")
+    );
+    assert_eq!(
+        to("chapter-0001", "back"),
+        named("p", "Named chapter-title.")
+    );
+    assert_eq!(to("chapter-0001", "to far"), named("p", "Far away. back"));
+    assert_eq!(to("chapter-0001", "to b sec"), named("h3", "Section"));
+    assert_eq!(to("chapter-0001", "to b 1st"), named("div", "First."));
+    assert_eq!(to("chapter-0002", "to my fn-1"), named("p", "Named fn-1."));
+    for note in ["1", "2"] {
+        let (element, words) = to("chapter-0002", note);
+        assert_eq!(element, "aside", "reference {note} leads to {words:?}");
+    }
+    // A link to an id the other chapter does not have opens that chapter instead.
+    assert!(
+        r.stderr
+            .contains("b.md has no id \"missing\"; the link opens the chapter"),
+        "{}",
+        r.stderr
+    );
+    assert_valid(&out);
+}

@@ -43,7 +43,12 @@ pub fn html_to_xhtml(src: &str, images: &mut dyn ImageResolver) -> Result<Fragme
                     .cut
                     .map(|(line, count)| (usize::try_from(line).ok(), count)),
             };
-            sanitize(body, Options { head_title, deep }, images, warnings)
+            let opts = Options {
+                head_title,
+                deep,
+                marker: None,
+            };
+            sanitize(body, opts, images, warnings)
         }
         None => {
             warnings.add("document has no body".to_string());

@@ -8,6 +8,7 @@
 
 use std::collections::{HashMap, HashSet};
 
+use super::ids;
 use super::parse::parse_fragment;
 use super::sanitize::{self, Deep, MAX_DEPTH, Warnings, sanitize};
 use super::{Fragment, ImageResolver, MarkupError, escape_attr, escape_text};
@@ -25,7 +26,11 @@ pub fn markdown_to_xhtml(
     images: &mut dyn ImageResolver,
 ) -> Result<Fragment, MarkupError> {
     let mut warnings = Warnings::default();
-    let (html, flattened) = render(src, &mut warnings);
+    let Rendered {
+        html,
+        flattened,
+        marker,
+    } = render(src, &mut warnings);
     let parsed = parse_fragment(&html, MAX_DEPTH as u32);
     // Lines of the rendered HTML mean nothing to the author: deep raw HTML goes unlocated.
     let deep = Deep {
@@ -36,6 +41,7 @@ pub fn markdown_to_xhtml(
     let opts = sanitize::Options {
         head_title: None,
         deep,
+        marker: marker.as_deref(),
     };
     sanitize(parsed.html.root_element(), opts, images, warnings)
 }
@@ -46,8 +52,20 @@ struct ImageFrame {
     alt: String,
 }
 
+/// Markdown rendered to HTML, with what the sanitiser needs to know about it.
+struct Rendered {
+    html: String,
+    /// The source line where elements nested too deep began to be left out.
+    flattened: Option<usize>,
+    /// What the ids of notes and references begin with (see [`ids::marker`]), when the
+    /// source can hold notes.
+    marker: Option<String>,
+}
+
 #[derive(Default)]
 struct Renderer {
+    /// What the ids written for notes begin with.
+    marker: String,
     /// Output buffers: the body first, then one per open footnote definition.
     bufs: Vec<String>,
     /// Labels of open footnote definitions, parallel to `bufs[1..]`.
@@ -70,7 +88,7 @@ struct Renderer {
 /// nested deeper than the sanitiser keeps are left out, their content kept, so that the HTML
 /// parser never sees a list nested 100 000 deep; the source line where that began comes back
 /// with the HTML.
-fn render(src: &str, warnings: &mut Warnings) -> (String, Option<usize>) {
+fn render(src: &str, warnings: &mut Warnings) -> Rendered {
     let opts = Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH | Options::ENABLE_FOOTNOTES;
     let events = || Parser::new_ext(src, opts).into_offset_iter();
     let mut r = Renderer {
@@ -80,7 +98,9 @@ fn render(src: &str, warnings: &mut Warnings) -> (String, Option<usize>) {
     // References need to know which notes are defined, possibly further down: a first pass
     // finds them, when there can be any. Events are not kept: a list nested 100 000 deep
     // makes a few hundred thousand of them.
-    if src.contains("[^") {
+    let notes = src.contains("[^");
+    if notes {
+        r.marker = ids::marker(src);
         for (e, _) in events() {
             if let Event::Start(Tag::FootnoteDefinition(label)) = e {
                 r.defined.insert(label_key(&label));
@@ -114,7 +134,12 @@ fn render(src: &str, warnings: &mut Warnings) -> (String, Option<usize>) {
             r.event(e);
         }
     }
-    (r.finish(warnings), flattened)
+    let marker = notes.then(|| r.marker.clone());
+    Rendered {
+        html: r.finish(warnings),
+        flattened,
+        marker,
+    }
 }
 
 /// Tags written as an element around their content (not raw HTML, not the notes' separate
@@ -380,9 +405,10 @@ impl Renderer {
         let n = *self.numbers.entry(key.clone()).or_insert(next);
         let count = self.ref_counts.entry(key).or_insert(0);
         *count += 1;
-        let id = ref_id(n, *count);
+        let id = ref_id(&self.marker, n, *count);
+        let m = &self.marker;
         let s = format!(
-            "<sup><a epub:type=\"noteref\" role=\"doc-noteref\" id=\"{id}\" href=\"#fn-{n}\">{n}</a></sup>"
+            "<sup><a epub:type=\"noteref\" role=\"doc-noteref\" id=\"{id}\" href=\"#{m}fn-{n}\">{n}</a></sup>"
         );
         self.push(&s);
     }
@@ -407,11 +433,11 @@ impl Renderer {
                 .map(|j| {
                     format!(
                         "<a href=\"#{}\" role=\"doc-backlink\">\u{21A9}</a>",
-                        ref_id(*n, j)
+                        ref_id(&self.marker, *n, j)
                     )
                 })
                 .collect();
-            out.push_str(&aside(*n, content, &backs.join(" ")));
+            out.push_str(&aside(&self.marker, *n, content, &backs.join(" ")));
         }
         let mut next = referenced.len();
         for label in &self.dup_defs {
@@ -424,7 +450,7 @@ impl Renderer {
             next += 1;
             warnings.add(format!("footnote [^{label}] is never referenced"));
             if let Some(content) = self.defs.get(key) {
-                out.push_str(&aside(next, content, ""));
+                out.push_str(&aside(&self.marker, next, content, ""));
             }
         }
         out
@@ -437,16 +463,16 @@ fn label_key(label: &str) -> String {
     label.to_lowercase()
 }
 
-fn ref_id(n: usize, occurrence: usize) -> String {
+fn ref_id(marker: &str, n: usize, occurrence: usize) -> String {
     if occurrence <= 1 {
-        format!("fnref-{n}")
+        format!("{marker}fnref-{n}")
     } else {
-        format!("fnref-{n}-{occurrence}")
+        format!("{marker}fnref-{n}-{occurrence}")
     }
 }
 
 /// One note: its number first (readers without pop-ups show notes in line), back links last.
-fn aside(n: usize, content: &str, backs: &str) -> String {
+fn aside(marker: &str, n: usize, content: &str, backs: &str) -> String {
     let mut body = content.trim_end().to_string();
     let label = format!("<span class=\"footnote-label\">{n}.</span> ");
     if let Some(rest) = body.strip_prefix("<p>") {
@@ -461,7 +487,7 @@ fn aside(n: usize, content: &str, backs: &str) -> String {
         }
     }
     format!(
-        "<aside epub:type=\"footnote\" role=\"doc-footnote\" id=\"fn-{n}\">\n{body}\n</aside>\n"
+        "<aside epub:type=\"footnote\" role=\"doc-footnote\" id=\"{marker}fn-{n}\">\n{body}\n</aside>\n"
     )
 }
 
@@ -679,6 +705,36 @@ mod tests {
             body_text(&f).replace('\n', ""),
             "Alpha & onetwo co<de>quote boldxy"
         );
+    }
+
+    #[test]
+    fn note_ids_never_collide_with_the_authors() {
+        let f = convert(
+            "Note[^1].\n\n<p id=\"fn-1\">Mine.</p>\n\n<p id=\"epubforge-fn-1\">Also mine.</p>\n\n\
+             [mine](#fn-1) [also](#epubforge-fn-1)\n\n[^1]: The note.\n",
+        );
+        let xml = wrap(&f.body);
+        let doc = roxmltree::Document::parse(&xml).unwrap();
+        let by_id = |id: &str| {
+            let found: Vec<_> = doc
+                .descendants()
+                .filter(|n| n.attribute("id") == Some(id))
+                .collect();
+            assert_eq!(found.len(), 1, "id {id} in {}", f.body);
+            found[0]
+        };
+        let href = |text: &str| {
+            doc.descendants()
+                .find(|n| n.has_tag_name("a") && n.text() == Some(text))
+                .and_then(|a| a.attribute("href"))
+                .and_then(|h| h.strip_prefix('#'))
+                .unwrap()
+        };
+        assert_eq!(by_id(href("1")).tag_name().name(), "aside");
+        assert_eq!(by_id(href("mine")).text(), Some("Mine."));
+        assert_eq!(by_id(href("also")).text(), Some("Also mine."));
+        assert_eq!(href("1"), "epubforge-fn-1");
+        assert_eq!(href("also"), "id-epubforge-fn-1");
     }
 
     #[test]

@@ -11,14 +11,16 @@
 //! images through an [`ImageResolver`] and serialises well-formed XML without recursion.
 
 mod html;
+mod ids;
 mod markdown;
 mod parse;
 mod sanitize;
 
-pub(crate) use sanitize::percent_decode;
+use std::collections::HashMap;
 
 pub use html::html_to_xhtml;
 pub use markdown::markdown_to_xhtml;
+pub(crate) use sanitize::percent_decode;
 
 /// One converted chapter body.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -34,6 +36,9 @@ pub struct Fragment {
     /// Relative link targets (not `#fragment` ones) kept in `body`, as written there, in order
     /// of first use. They point at other source files; the pipeline may rewrite or check them.
     pub links: Vec<String>,
+    /// Every id of the body as the source wrote it -> as the body has it (made valid, unique,
+    /// and never looking generated): what links from other chapters must point at.
+    pub ids: HashMap<String, String>,
     /// Human-readable notes about what was removed or changed.
     pub warnings: Vec<Note>,
 }

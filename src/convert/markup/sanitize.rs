@@ -21,6 +21,7 @@ use scraper::ElementRef;
 use scraper::Node as PNode;
 use scraper::node::Element as PElement;
 
+use super::ids::{Assigned, Ids};
 use super::parse::{MAX_PARSE_DEPTH, NodeId};
 use super::{
     Fragment, ImageResolver, ImageUse, MarkupError, Note, escape_attr, escape_text, is_xml_char,
@@ -36,6 +37,8 @@ pub(crate) struct Options<'a> {
     pub head_title: Option<String>,
     /// Where the source nested too deep, for the warnings that say what was flattened.
     pub deep: Deep<'a>,
+    /// What the Markdown renderer put before the ids it wrote (see [`super::ids::marker`]).
+    pub marker: Option<&'a str>,
 }
 
 /// What the stages before the sanitiser know about deep nesting in the source.
@@ -102,13 +105,14 @@ pub(crate) fn sanitize(
     let title = tree.take_title().or(opts.head_title);
     tree.fix_structure();
     tree.fix_content_models();
-    let links = tree.fix_ids_and_links(&mut warnings);
+    let (links, ids) = tree.fix_ids_and_links(opts.marker, &mut warnings);
     let body = tree.serialize();
     Ok(Fragment {
         title,
         body,
         images: image_uses,
         links,
+        ids,
         warnings: warnings.finish(),
     })
 }
@@ -1228,11 +1232,15 @@ impl Tree {
         }
     }
 
-    /// Pass 5: unique NCName ids; internal links must hit one; collects relative links.
-    fn fix_ids_and_links(&mut self, warnings: &mut Warnings) -> Vec<String> {
+    /// Pass 5: unique NCName ids, none looking generated but the renderer's (marked with
+    /// `marker`); internal links must hit one. Returns the relative links and the ids.
+    fn fix_ids_and_links(
+        &mut self,
+        marker: Option<&str>,
+        warnings: &mut Warnings,
+    ) -> (Vec<String>, HashMap<String, String>) {
         let order = self.preorder();
-        let mut used: HashSet<String> = HashSet::new();
-        let mut map: HashMap<String, String> = HashMap::new();
+        let mut ids = Ids::new(marker);
         for &i in &order {
             let Some(Node {
                 kind: Kind::Element(e),
@@ -1245,17 +1253,18 @@ impl Tree {
                 continue;
             };
             let raw = e.attrs.get(pos).map(|(_, v)| v.clone()).unwrap_or_default();
-            let id = to_ncname(&raw);
-            if used.contains(&id) {
-                warnings.add(format!("dropped duplicate id {}", shorten(&raw, 60)));
-                e.attrs.remove(pos);
-                continue;
+            match ids.assign(&raw) {
+                Assigned::Same => {}
+                Assigned::Renamed(id) => {
+                    if let Some(slot) = e.attrs.get_mut(pos) {
+                        slot.1 = id;
+                    }
+                }
+                Assigned::Duplicate => {
+                    warnings.add(format!("dropped duplicate id {}", shorten(&raw, 60)));
+                    e.attrs.remove(pos);
+                }
             }
-            if let Some(slot) = e.attrs.get_mut(pos) {
-                slot.1 = id.clone();
-            }
-            used.insert(id.clone());
-            map.entry(raw).or_insert(id);
         }
         let mut links = Vec::new();
         let mut seen_links = HashSet::new();
@@ -1272,8 +1281,8 @@ impl Tree {
             };
             let href = e.attrs.get(pos).map(|(_, v)| v.clone()).unwrap_or_default();
             if let Some(frag) = href.strip_prefix('#') {
-                let target = map.get(frag).or_else(|| map.get(&percent_decode(frag)));
-                match target {
+                let decoded = percent_decode(frag);
+                match ids.target(frag).or_else(|| ids.target(&decoded)) {
                     Some(id) => {
                         if let Some(slot) = e.attrs.get_mut(pos) {
                             slot.1 = format!("#{id}");
@@ -1291,7 +1300,7 @@ impl Tree {
                 links.push(href);
             }
         }
-        links
+        (links, ids.into_map())
     }
 
     /// Pass 6: XHTML text, without recursion.
@@ -1337,32 +1346,6 @@ impl Tree {
     }
 }
 
-/// Makes an id a valid NCName (what EPUBCheck's schema wants for `xsd:ID`), deterministically.
-fn to_ncname(raw: &str) -> String {
-    let mut out: String = raw
-        .chars()
-        .map(|c| if is_name_char(c) { c } else { '-' })
-        .collect();
-    if !out.chars().next().is_some_and(is_name_start_char) {
-        out.insert_str(0, "id-");
-    }
-    out
-}
-
-fn is_name_start_char(c: char) -> bool {
-    matches!(c,
-        'A'..='Z' | '_' | 'a'..='z' | '\u{C0}'..='\u{D6}' | '\u{D8}'..='\u{F6}'
-        | '\u{F8}'..='\u{2FF}' | '\u{370}'..='\u{37D}' | '\u{37F}'..='\u{1FFF}'
-        | '\u{200C}'..='\u{200D}' | '\u{2070}'..='\u{218F}' | '\u{2C00}'..='\u{2FEF}'
-        | '\u{3001}'..='\u{D7FF}' | '\u{F900}'..='\u{FDCF}' | '\u{FDF0}'..='\u{FFFD}'
-        | '\u{10000}'..='\u{EFFFF}')
-}
-
-fn is_name_char(c: char) -> bool {
-    is_name_start_char(c)
-        || matches!(c, '-' | '.' | '0'..='9' | '\u{B7}' | '\u{300}'..='\u{36F}' | '\u{203F}'..='\u{2040}')
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1372,14 +1355,6 @@ mod tests {
         assert!(KEPT.windows(2).all(|w| w[0] < w[1]));
         assert!(matches!(classify("blockquote"), Action::Keep("blockquote")));
         assert!(matches!(classify("tt"), Action::Keep("code")));
-    }
-
-    #[test]
-    fn ncname_fixes_leading_digit_and_spaces() {
-        assert_eq!(to_ncname("1 intro"), "id-1-intro");
-        assert_eq!(to_ncname("a:b"), "a-b");
-        assert_eq!(to_ncname("ok_id.2"), "ok_id.2");
-        assert_eq!(to_ncname(""), "id-");
     }
 
     #[test]
