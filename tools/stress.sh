@@ -161,3 +161,84 @@ with open(sys.argv[2], "w") as f:
 PY
 echo "generated a $(stat -c %s "$tmp/svg-big/art.svg")-byte SVG and a $(stat -c %s "$tmp/svg-big/x.css")-byte stylesheet"
 measure hostile-svg-and-css "$tmp/svg-big"
+
+# ---------------------------------------------------------------------------------------------
+# Markup and EPUBs read back (issue 13 items 9, 10, 12): nesting 100 000 deep, a 100 000-item
+# EPUB for inspect and check, and check of a zip bomb with EPUBCheck installed (it must not be
+# run). Each must finish in under 2 s and 200 MB, or stop with a clear error.
+measure_run() { # name command...
+  local name=$1 log=$tmp/$1.log
+  shift
+  echo "== $name"
+  set +e
+  python3 - "$@" >"$log" 2>&1 <<'PY'
+import resource, subprocess, sys, time
+t = time.time()
+rc = subprocess.call(sys.argv[1:], stdout=subprocess.DEVNULL)
+ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(f"   Maximum resident set size (kbytes): {ru.ru_maxrss}")
+print(f"   Elapsed (wall clock) time (s): {time.time() - t:.2f}")
+print(f"   CPU time, user + system (s): {ru.ru_utime + ru.ru_stime:.2f}")
+print(f"   exit status: {rc}")
+PY
+  set -e
+  grep -E "Maximum resident|Elapsed|CPU time|exit status" "$log"
+  if grep -q -v -E "^\s+(Maximum|Elapsed|CPU time|exit status)" "$log"; then
+    echo "   output (last lines):"
+    grep -v -E "^\s+(Maximum|Elapsed|CPU time|exit status)" "$log" | tail -n 3 | sed 's/^/     /'
+  fi
+  if grep -q "panicked" "$log"; then echo "   PANIC"; return 1; fi
+}
+
+# 100 000 nested <div>s (1.1 MB), and 100 000 nested list markers (200 KB).
+mkdir -p "$tmp/deep-html" "$tmp/deep-md"
+meta "Deep HTML" "*.html" >"$tmp/deep-html/metadata.toml"
+meta "Deep Markdown" "*.md" >"$tmp/deep-md/metadata.toml"
+python3 - "$tmp/deep-html/deep.html" "$tmp/deep-md/deep.md" <<'PY'
+import sys
+n = 100000
+open(sys.argv[1], "w").write("<p>Before.</p>\n" + "<div>" * n + "Deep text." + "</div>" * n + "\n<p>After.</p>\n")
+open(sys.argv[2], "w").write("Before.\n\n" + "- " * n + "Deep text.\n")
+PY
+measure_run deep-html "$bin" build "$tmp/deep-html" -o "$tmp/deep-html.epub"
+measure_run deep-markdown "$bin" build "$tmp/deep-md" -o "$tmp/deep-md.epub"
+
+# A valid EPUB 3 of 99 990 one-paragraph documents, each in the manifest and the spine (with
+# the other entries, just under the 100 000 that inspect accepts).
+python3 - "$tmp/wide.epub" 99990 <<'PY'
+import sys, zipfile
+path, n = sys.argv[1], int(sys.argv[2])
+z = zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED)
+z.writestr(zipfile.ZipInfo("mimetype"), "application/epub+zip", compress_type=zipfile.ZIP_STORED)
+z.writestr("META-INF/container.xml", '<?xml version="1.0"?><container version="1.0" xmlns="urn:oasis:names:tc:opendocument:xmlns:container"><rootfiles><rootfile full-path="EPUB/package.opf" media-type="application/oebps-package+xml"/></rootfiles></container>')
+items = "".join(f'<item id="c{i}" href="text/c{i}.xhtml" media-type="application/xhtml+xml"/>\n' for i in range(n))
+refs = "".join(f'<itemref idref="c{i}"/>\n' for i in range(n))
+z.writestr("EPUB/package.opf", f'''<?xml version="1.0" encoding="UTF-8"?>
+<package xmlns="http://www.idpf.org/2007/opf" version="3.0" unique-identifier="id">
+<metadata xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:identifier id="id">urn:uuid:12345678-1234-5678-1234-567812345678</dc:identifier><dc:title>Wide</dc:title><dc:language>en</dc:language><meta property="dcterms:modified">2024-01-01T00:00:00Z</meta></metadata>
+<manifest><item id="nav" href="nav.xhtml" media-type="application/xhtml+xml" properties="nav"/>
+{items}</manifest><spine>
+{refs}</spine></package>''')
+page = '<?xml version="1.0" encoding="UTF-8"?><html xmlns="http://www.w3.org/1999/xhtml" xmlns:epub="http://www.idpf.org/2007/ops" lang="en" xml:lang="en"><head><title>{}</title></head><body>{}</body></html>'
+lis = "".join(f'<li><a href="text/c{i}.xhtml">{i}</a></li>\n' for i in range(n))
+z.writestr("EPUB/nav.xhtml", page.format("Contents", f'<nav epub:type="toc" id="toc"><ol>{lis}</ol></nav>'))
+for i in range(n):
+    z.writestr(f"EPUB/text/c{i}.xhtml", page.format(i, f"<p>Document {i}.</p>"))
+z.close()
+PY
+echo "generated a $(stat -c %s "$tmp/wide.epub")-byte EPUB of 99 990 documents"
+measure_run inspect-100000-items "$bin" inspect "$tmp/wide.epub"
+measure_run check-100000-items "$bin" check --no-epubcheck "$tmp/wide.epub"
+
+# A 100 MB zip bomb (one entry of spaces, deflated to 100 KB): check reports it and does not
+# hand it to EPUBCheck, installed or not.
+python3 - "$tmp/bomb.epub" <<'PY'
+import sys, zipfile
+z = zipfile.ZipFile(sys.argv[1], "w", zipfile.ZIP_DEFLATED)
+z.writestr(zipfile.ZipInfo("mimetype"), "application/epub+zip", compress_type=zipfile.ZIP_STORED)
+with z.open("META-INF/container.xml", "w", force_zip64=True) as f:
+    for _ in range(100):
+        f.write(b" " * (1 << 20))
+z.close()
+PY
+measure_run check-zip-bomb-with-epubcheck "$bin" check "$tmp/bomb.epub"

@@ -220,6 +220,8 @@ pub(crate) fn rootfile_path<R: Read + Seek>(
 /// What the package document says, before any other entry is read.
 #[derive(Debug, Clone)]
 pub(crate) struct Package {
+    /// Its own entry name.
+    pub opf_path: String,
     pub version: String,
     pub metadata: EpubMetadata,
     pub manifest: Vec<ManifestItem>,
@@ -313,6 +315,7 @@ pub(crate) fn parse_package(opf_path: &str, doc: &Document) -> Result<Package, I
         None => EpubMetadata::default(),
     };
     Ok(Package {
+        opf_path: opf_path.to_string(),
         version,
         metadata,
         manifest,
