@@ -34,6 +34,10 @@ use thiserror::Error;
 
 /// Largest inflated size we accept for one XML (or other text) entry: 64 MiB.
 pub const MAX_XML_ENTRY_BYTES: u64 = 64 * 1024 * 1024;
+/// The buffer for reading an EPUB file. Reading an entry seeks to it, which empties the
+/// buffer: a small one wastes little on the many small entries of a book, and large entries
+/// are read past it.
+const READ_BUFFER: usize = 2048;
 /// Most zip entries we accept in one EPUB.
 pub const MAX_ENTRIES: usize = 100_000;
 /// Deepest table-of-contents nesting we follow; deeper levels are dropped with a note.

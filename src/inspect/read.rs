@@ -153,7 +153,7 @@ pub fn open(path: &Path) -> Result<Epub, InspectError> {
         path: path.display().to_string(),
         source,
     })?;
-    read_from(BufReader::new(file))
+    read_from(BufReader::with_capacity(super::READ_BUFFER, file))
 }
 
 /// Parse an EPUB held in memory.

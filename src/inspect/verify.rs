@@ -96,7 +96,7 @@ impl fmt::Display for Finding {
 /// Check the EPUB at `path`. Never panics; an unreadable file or zip gives one Error.
 pub fn verify_path(path: &Path) -> Vec<Finding> {
     match std::fs::File::open(path) {
-        Ok(file) => verify_reader(BufReader::new(file)),
+        Ok(file) => verify_reader(BufReader::with_capacity(super::READ_BUFFER, file)),
         Err(e) => vec![Finding::error(path.display().to_string(), e.to_string())],
     }
 }
@@ -141,8 +141,8 @@ pub fn verify_reader<R: Read + Seek>(reader: R) -> Vec<Finding> {
 /// What the link and id rules need from one well-formed XML entry.
 struct XmlSummary {
     ids: HashSet<String>,
-    /// (location, raw href) of every internal-looking reference.
-    links: Vec<(String, String)>,
+    /// (line and column, raw href) of every internal-looking reference.
+    links: Vec<((u32, u32), String)>,
     /// `<html>` root: location, has `lang`, has `xml:lang`.
     html_root: Option<(String, bool, bool)>,
 }
@@ -353,25 +353,25 @@ impl Verifier {
             .flat_map(|m| m.children().filter(|n| is(*n, "item")));
         let mut nav_count = 0;
         let mut locator = Locator::new(opf_path, doc);
+        // Locations are worked out for findings only: most items have none.
         for item in items {
-            let loc = locator.at(item);
             let id = attr(item, "id").unwrap_or_default();
             if id.is_empty() {
-                self.error(loc.clone(), "manifest item without an id");
+                self.error(locator.at(item), "manifest item without an id");
             } else if !ids.insert(id) {
                 self.error(
-                    loc.clone(),
+                    locator.at(item),
                     format!("manifest id `{id}` is used more than once"),
                 );
             }
             let raw = attr(item, "href").unwrap_or_default();
             match href::resolve(opf_path, raw) {
                 _ if raw.trim().is_empty() => {
-                    self.error(loc.clone(), "manifest item without an href")
+                    self.error(locator.at(item), "manifest item without an href")
                 }
                 None => {}
                 Some(target) if !container.exists(&target.path) => self.error(
-                    loc.clone(),
+                    locator.at(item),
                     format!(
                         "manifest item `{id}` points to `{}`, which is not in the zip",
                         target.path
@@ -383,7 +383,7 @@ impl Verifier {
                 nav_count += 1;
                 if package.is_epub3() && nav_count == 2 {
                     self.error(
-                        loc,
+                        locator.at(item),
                         "a second manifest item with properties `nav`; EPUB 3 allows exactly one",
                     );
                 }
@@ -641,13 +641,14 @@ impl Verifier {
     fn check_links<R: Read + Seek>(&mut self, container: &Container<R>) {
         let mut found = Vec::new();
         for (entry, summary) in &self.summaries {
-            for (loc, raw) in &summary.links {
+            for ((line, col), raw) in &summary.links {
+                let loc = || format!("{entry}:{line}:{col}");
                 let Some(target) = href::resolve(entry, raw) else {
                     continue;
                 };
                 if !container.exists(&target.path) {
                     found.push(Finding::error(
-                        loc.clone(),
+                        loc(),
                         format!(
                             "link `{raw}` points to `{}`, which is not in the zip",
                             target.path
@@ -663,7 +664,7 @@ impl Verifier {
                     && !t.ids.contains(&fragment)
                 {
                     found.push(Finding::error(
-                        loc.clone(),
+                        loc(),
                         format!("link `{raw}`: `{}` has no id `{fragment}`", target.path),
                     ));
                 }
@@ -699,7 +700,8 @@ fn summarize(entry: &str, doc: &Document) -> XmlSummary {
                 _ => false,
             };
             if is_link && !a.value().trim().is_empty() {
-                links.push((locator.at(node), a.value().to_string()));
+                let at = locator.line_col(node.range().start);
+                links.push((at, a.value().to_string()));
             }
         }
     }
