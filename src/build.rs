@@ -328,7 +328,7 @@ fn built(loaded: &Loaded, plan: EntryPlan, titles: Vec<String>) -> Built<'_> {
 }
 
 /// Moves the EPUB into place and, with a build cache, saves the build's record (its body
-/// serialised while the EPUB is flushed to disk); returns the EPUB's size. Should the EPUB not
+/// serialised while the EPUB is moved); returns the EPUB's size. Should the EPUB not
 /// make it into place, or the record not be saved, there is no record: the next build is a
 /// clean one.
 fn commit(finished: Finished, output: &Path, record: Option<record::Record>) -> Result<u64> {

@@ -327,8 +327,9 @@ fn package_chunk(
     // On a pool thread, so its allocations reuse the memory freed by earlier chunks' bodies
     // (which were allocated by pool threads) rather than growing another arena.
     let docs = rayon::scope(|_| package::chapter_documents(book, look, chunk));
+    let mut slots = package::chapters_mut(&mut book.contents);
     for &k in chunk {
-        if let Some(slot) = package::chapters_mut(&mut book.contents).get_mut(k) {
+        if let Some(slot) = slots.get_mut(k) {
             slot.body = String::new();
         }
     }

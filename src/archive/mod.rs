@@ -654,13 +654,15 @@ pub struct Finished {
 }
 
 impl Finished {
-    /// Flushes the EPUB to disk and renames it over the target.
+    /// Renames the EPUB over the target.
+    ///
+    /// The file is not flushed to disk first (as mdBook and zola do not): a flush cost an edit
+    /// rebuild of the benchmark novel 50 to 100 ms, two thirds of its time, and guards only
+    /// against the machine itself crashing in the seconds after a build. A failed, interrupted
+    /// or killed build never touches the target either way; and ext4 (by default) and btrfs
+    /// write a file renamed over another before the rename itself reaches the disk.
     pub fn commit(self) -> Result<()> {
         let path = self.path;
-        self.tmp
-            .file()
-            .sync_all()
-            .map_err(|e| Error::io(&path, "cannot write", e))?;
         self.tmp
             .persist(&path)
             .map_err(|e| Error::io(&path, "cannot move the finished EPUB into place", e))

@@ -344,102 +344,138 @@ fn split_tokens(value: Option<&str>) -> Vec<String> {
         .collect()
 }
 
+/// The `<metadata>` element with its EPUB 3 refinements indexed, so that every lookup is one
+/// step however many creators refer to one id.
+struct MetaView<'a, 'input> {
+    meta: Node<'a, 'input>,
+    metas: Vec<Node<'a, 'input>>,
+    /// `<meta refines="#id" property="p">`: the first of each (id, property) pair.
+    refines: HashMap<(&'a str, &'a str), Node<'a, 'input>>,
+}
+
+impl<'a, 'input> MetaView<'a, 'input> {
+    fn new(meta: Node<'a, 'input>) -> Self {
+        let metas: Vec<Node> = meta.descendants().filter(|n| is(*n, "meta")).collect();
+        let mut refines = HashMap::new();
+        for m in &metas {
+            if let (Some(target), Some(prop)) = (attr(*m, "refines"), attr(*m, "property")) {
+                let id = target.trim().trim_start_matches('#');
+                refines.entry((id, prop.trim())).or_insert(*m);
+            }
+        }
+        MetaView {
+            meta,
+            metas,
+            refines,
+        }
+    }
+
+    /// The Dublin Core elements called `name`.
+    fn dc(&self, name: &str) -> Vec<Node<'a, 'input>> {
+        self.meta
+            .descendants()
+            .filter(|n| n.is_element() && n.tag_name().namespace() == Some(NS_DC))
+            .filter(|n| n.tag_name().name() == name)
+            .collect()
+    }
+
+    /// The non-empty texts of the Dublin Core elements called `name`.
+    fn texts(&self, name: &str) -> Vec<String> {
+        self.dc(name)
+            .into_iter()
+            .map(text_of)
+            .filter(|t| !t.is_empty())
+            .collect()
+    }
+
+    fn first(&self, name: &str) -> Option<String> {
+        self.texts(name).into_iter().next()
+    }
+
+    /// The value of the refinement `prop` of `node`.
+    fn refined(&self, node: Node, prop: &str) -> Option<String> {
+        let id = attr(node, "id")?;
+        self.refines.get(&(id, prop)).map(|m| text_of(*m))
+    }
+
+    /// The first `<meta property="prop">` that refines nothing.
+    fn property(&self, prop: &str) -> Option<Node<'a, 'input>> {
+        self.metas
+            .iter()
+            .find(|m| attr(**m, "refines").is_none() && attr(**m, "property") == Some(prop))
+            .copied()
+    }
+
+    /// The content of the first EPUB 2 `<meta name="name" content="…">`.
+    fn named(&self, name: &str) -> Option<String> {
+        self.metas
+            .iter()
+            .find(|m| attr(**m, "name") == Some(name))
+            .and_then(|m| attr(*m, "content"))
+            .map(|c| c.trim().to_string())
+    }
+
+    fn creators(&self) -> Vec<Creator> {
+        self.dc("creator")
+            .into_iter()
+            .map(|c| Creator {
+                name: text_of(c),
+                role: attr_ns(c, NS_OPF, "role")
+                    .map(str::to_string)
+                    .or_else(|| self.refined(c, "role")),
+                file_as: attr_ns(c, NS_OPF, "file-as")
+                    .map(str::to_string)
+                    .or_else(|| self.refined(c, "file-as")),
+            })
+            .collect()
+    }
+
+    /// The series and its index: EPUB 3's collection, or calibre's EPUB 2 metas.
+    fn series(&self) -> Option<(String, Option<String>)> {
+        match self.property("belongs-to-collection") {
+            Some(c) => Some((text_of(c), self.refined(c, "group-position"))),
+            None => self
+                .named("calibre:series")
+                .map(|s| (s, self.named("calibre:series_index"))),
+        }
+    }
+}
+
 fn parse_metadata(
     package: Node,
     meta: Node,
     manifest: &[ManifestItem],
     ids: &HashMap<String, usize>,
 ) -> EpubMetadata {
-    let dc = |name: &str| -> Vec<Node> {
-        meta.descendants()
-            .filter(|n| n.is_element() && n.tag_name().namespace() == Some(NS_DC))
-            .filter(|n| n.tag_name().name() == name)
-            .collect()
-    };
-    let texts = |name: &str| -> Vec<String> {
-        dc(name)
-            .into_iter()
-            .map(text_of)
-            .filter(|t| !t.is_empty())
-            .collect()
-    };
-    let first = |name: &str| texts(name).into_iter().next();
-
-    // EPUB 3 refinements: `<meta refines="#id" property="p">value</meta>`, the first of each
-    // (id, property) pair, found in one step however many creators refer to one id.
-    let metas: Vec<Node> = meta.descendants().filter(|n| is(*n, "meta")).collect();
-    let mut refines: HashMap<(&str, &str), Node> = HashMap::new();
-    for m in &metas {
-        if let (Some(target), Some(prop)) = (attr(*m, "refines"), attr(*m, "property")) {
-            let id = target.trim().trim_start_matches('#');
-            refines.entry((id, prop.trim())).or_insert(*m);
-        }
-    }
-    let refined = |node: Node, prop: &str| -> Option<String> {
-        let id = attr(node, "id")?;
-        refines.get(&(id, prop)).map(|m| text_of(*m))
-    };
-    let property = |prop: &str| -> Option<Node> {
-        metas
-            .iter()
-            .find(|m| attr(**m, "refines").is_none() && attr(**m, "property") == Some(prop))
-            .copied()
-    };
-    let named = |name: &str| -> Option<String> {
-        metas
-            .iter()
-            .find(|m| attr(**m, "name") == Some(name))
-            .and_then(|m| attr(*m, "content"))
-            .map(|c| c.trim().to_string())
-    };
-
-    let creators = dc("creator")
-        .into_iter()
-        .map(|c| Creator {
-            name: text_of(c),
-            role: attr_ns(c, NS_OPF, "role")
-                .map(str::to_string)
-                .or_else(|| refined(c, "role")),
-            file_as: attr_ns(c, NS_OPF, "file-as")
-                .map(str::to_string)
-                .or_else(|| refined(c, "file-as")),
-        })
-        .collect();
-
+    let view = MetaView::new(meta);
     let unique_identifier = attr(package, "unique-identifier").and_then(|uid| {
-        dc("identifier")
+        view.dc("identifier")
             .into_iter()
             .find(|n| attr(*n, "id") == Some(uid))
             .map(text_of)
     });
-
-    let series = match property("belongs-to-collection") {
-        Some(c) => Some((text_of(c), refined(c, "group-position"))),
-        None => named("calibre:series").map(|s| (s, named("calibre:series_index"))),
-    };
-
     let cover_href = manifest
         .iter()
         .find(|m| m.properties.iter().any(|p| p == "cover-image"))
         .or_else(|| {
-            let id = named("cover")?;
+            let id = view.named("cover")?;
             ids.get(&id).and_then(|&i| manifest.get(i))
         })
         .map(|m| m.href.clone());
 
     EpubMetadata {
-        titles: texts("title"),
-        creators,
-        languages: texts("language"),
-        identifiers: texts("identifier"),
+        titles: view.texts("title"),
+        creators: view.creators(),
+        languages: view.texts("language"),
+        identifiers: view.texts("identifier"),
         unique_identifier,
-        publisher: first("publisher"),
-        date: first("date"),
-        modified: property("dcterms:modified").map(text_of),
-        description: first("description"),
-        subjects: texts("subject"),
-        rights: first("rights"),
-        series,
+        publisher: view.first("publisher"),
+        date: view.first("date"),
+        modified: view.property("dcterms:modified").map(text_of),
+        description: view.first("description"),
+        subjects: view.texts("subject"),
+        rights: view.first("rights"),
+        series: view.series(),
         cover_href,
     }
 }
