@@ -30,12 +30,7 @@ pub fn open_regular(path: &Path) -> Result<File> {
     let meta = file
         .metadata()
         .map_err(|e| Error::io(path, "cannot read", e))?;
-    if !meta.is_file() {
-        let kind = if meta.is_dir() {
-            "a folder"
-        } else {
-            "a FIFO, socket or device"
-        };
+    if let Some(kind) = irregular(&meta) {
         return Err(Error::io(
             path,
             "cannot read",
@@ -46,6 +41,41 @@ pub fn open_regular(path: &Path) -> Result<File> {
         ));
     }
     Ok(file)
+}
+
+/// What a file is when it is not a regular file (`"a folder"`, `"a FIFO, socket or device"`),
+/// from its metadata; None for a regular file.
+pub fn irregular(meta: &std::fs::Metadata) -> Option<&'static str> {
+    if meta.is_file() {
+        None
+    } else if meta.is_dir() {
+        Some("a folder")
+    } else {
+        Some("a FIFO, socket or device")
+    }
+}
+
+/// Refuses to have a finished file moved over `path` when something other than a regular
+/// file is there: moving over a device (`-o /dev/null` as root) or a FIFO replaces it with a
+/// regular file. Nothing there, a regular file or a symlink (the move replaces the link, not
+/// what it points to) is fine.
+pub fn check_replaceable(path: &Path) -> Result<()> {
+    let Ok(meta) = std::fs::symlink_metadata(path) else {
+        return Ok(());
+    };
+    match irregular(&meta) {
+        Some(kind) if !meta.file_type().is_symlink() => Err(Error::io(
+            path,
+            "cannot write the EPUB here",
+            std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                format!(
+                    "not a regular file but {kind}, which writing would replace; name a regular file (or write to standard output with -o -)"
+                ),
+            ),
+        )),
+        _ => Ok(()),
+    }
 }
 
 /// Reads a whole regular file, naming the path on failure.
@@ -113,6 +143,29 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let e = read(dir.path()).unwrap_err().to_string();
         assert!(e.contains("not a regular file"), "{e}");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn only_regular_files_and_links_may_be_replaced() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("a.epub");
+        assert!(check_replaceable(&file).is_ok(), "nothing there yet");
+        std::fs::write(&file, "x").unwrap();
+        assert!(check_replaceable(&file).is_ok());
+        let link = dir.path().join("null.epub");
+        std::os::unix::fs::symlink("/dev/null", &link).unwrap();
+        assert!(
+            check_replaceable(&link).is_ok(),
+            "a link is replaced, not its target"
+        );
+        for refused in [Path::new("/dev/null"), dir.path()] {
+            let e = check_replaceable(refused).unwrap_err().to_string();
+            assert!(
+                e.contains("not a regular file") && e.contains("-o -"),
+                "{e}"
+            );
+        }
     }
 
     #[cfg(unix)]
