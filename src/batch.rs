@@ -69,8 +69,21 @@ pub fn build_one(project: &Path, opts: &BuildOptions) -> Outcome {
     }
 }
 
-/// Builds every project with up to `jobs` threads (0: one per core), calling `done` as each
-/// finishes. Returns the outcomes in the order of `projects`.
+/// How many threads build `books` books when `jobs` are asked for (0: one per core). A book
+/// converts and compresses its chapters on the same threads, so up to one per core is useful
+/// even for one book; beyond that only one per book, and never more than four per core:
+/// `-j 100000` once started a hundred thousand threads (and took a minute) for one book.
+pub fn pool_size(jobs: usize, books: usize) -> usize {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if jobs == 0 {
+        return cores;
+    }
+    jobs.min(books.max(cores)).min(4 * cores).max(1)
+}
+
+/// Builds every project with up to `jobs` threads (0: one per core; capped by
+/// [`pool_size`]), calling `done` as each finishes. Returns the outcomes in the order of
+/// `projects`.
 pub fn build_all(
     projects: &[PathBuf],
     opts: &BuildOptions,
@@ -87,7 +100,8 @@ pub fn build_all(
             })
             .collect()
     };
-    match rayon::ThreadPoolBuilder::new().num_threads(jobs).build() {
+    let threads = pool_size(jobs, projects.len());
+    match rayon::ThreadPoolBuilder::new().num_threads(threads).build() {
         Ok(pool) => pool.install(run),
         Err(_) => run(),
     }
@@ -115,6 +129,17 @@ mod tests {
         std::fs::create_dir_all(root.join("empty")).unwrap();
         let found = find_projects(root);
         assert_eq!(found, vec![root.join("a"), root.join("b/c")]);
+    }
+
+    #[test]
+    fn the_pool_is_capped_by_books_and_cores_but_not_below_what_is_asked() {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        assert_eq!(pool_size(0, 1), cores);
+        assert_eq!(pool_size(100_000, 1), cores);
+        assert_eq!(pool_size(100_000, 1_000_000), 4 * cores);
+        assert_eq!(pool_size(1, 50), 1);
+        assert_eq!(pool_size(cores + 1, 50), cores + 1);
+        assert_eq!(pool_size(3 * cores, cores + 1), cores + 1);
     }
 
     #[test]

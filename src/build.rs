@@ -45,17 +45,16 @@ pub struct BuildOptions {
 }
 
 impl BuildOptions {
-    /// Options with `source_date_epoch` read from the `SOURCE_DATE_EPOCH` environment variable.
-    pub fn from_env() -> BuildOptions {
-        BuildOptions {
+    /// Options with `source_date_epoch` read from the `SOURCE_DATE_EPOCH` environment variable
+    /// (an error when it is set to anything but seconds in the years 0 to 9999).
+    pub fn from_env() -> Result<BuildOptions> {
+        Ok(BuildOptions {
             output: None,
             cache: false,
             force: false,
             load: crate::project::LoadOptions::default(),
-            source_date_epoch: std::env::var("SOURCE_DATE_EPOCH")
-                .ok()
-                .and_then(|v| v.trim().parse().ok()),
-        }
+            source_date_epoch: crate::project::source_date_epoch()?,
+        })
     }
 }
 
@@ -155,10 +154,7 @@ pub(crate) fn build_with(
     opts: &BuildOptions,
     prefetched: Option<Prefetched>,
 ) -> Result<BuildReport> {
-    let output = opts
-        .output
-        .clone()
-        .unwrap_or_else(|| project.default_output());
+    let output = project.output_for(opts.output.as_deref())?;
     let mut watch = Stopwatch::start();
     let mut reuse = match plan_build(project, opts, &output, prefetched) {
         Plan::UpToDate(recorded) => {

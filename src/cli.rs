@@ -116,11 +116,13 @@ pub struct BuildArgs {
     #[arg(long, value_name = "DIR")]
     pub all: Option<PathBuf>,
 
-    /// Write the EPUB here (only with a single project).
+    /// Write the EPUB here (only with a single project); `-o -` writes it to standard output.
+    /// Anywhere you like: only the project's own output must stay in its folder.
     #[arg(short, long, value_name = "OUT.epub")]
     pub output: Option<PathBuf>,
 
-    /// Build up to N books at once [default: one per core].
+    /// Build up to N books at once [default: one per core; at most one per book, or one per
+    /// core for fewer books, and four per core].
     #[arg(short, long, value_name = "N")]
     pub jobs: Option<usize>,
 

@@ -80,6 +80,8 @@ pub enum Code {
     Structure,
     /// EPUBCheck reported it.
     Epubcheck,
+    /// An environment variable has a value that cannot be used (`SOURCE_DATE_EPOCH`).
+    Environment,
 }
 
 impl Code {
@@ -112,6 +114,7 @@ impl Code {
             Code::Init => "init",
             Code::Structure => "structure",
             Code::Epubcheck => "epubcheck",
+            Code::Environment => "environment",
         }
     }
 }

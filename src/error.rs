@@ -113,6 +113,17 @@ pub enum Error {
         /// What is wrong.
         message: String,
     },
+
+    /// An environment variable the build reads has a value it cannot use.
+    #[error("{variable}: {message}{}", hint_line(hint))]
+    Environment {
+        /// The variable, e.g. `SOURCE_DATE_EPOCH`.
+        variable: &'static str,
+        /// What is wrong.
+        message: String,
+        /// What to do about it.
+        hint: Option<String>,
+    },
 }
 
 const MISSING_CHAPTER_HINT: &str = "check the `file` entry, or remove it from [[chapters]]";
@@ -153,7 +164,7 @@ impl Error {
         Diagnostic {
             code: self.code(),
             severity: crate::diagnostic::Severity::Error,
-            path: Some(path.to_path_buf()),
+            path: path.map(Path::to_path_buf),
             line,
             column,
             message,
@@ -172,25 +183,27 @@ impl Error {
             Error::Convert { .. } => Code::Convert,
             Error::Cover { .. } => Code::Cover,
             Error::Font { .. } => Code::Font,
+            Error::Environment { .. } => Code::Environment,
         }
     }
 
-    /// The file to point at (the metadata for a missing chapter or an unusable font), and the
-    /// line and column where known.
-    fn place(&self) -> (&Path, Option<usize>, Option<usize>) {
+    /// The file to point at (the metadata for a missing chapter or an unusable font; none for
+    /// the environment), and the line and column where known.
+    fn place(&self) -> (Option<&Path>, Option<usize>, Option<usize>) {
         match self {
             Error::Io { path, .. }
             | Error::Metadata { path, .. }
             | Error::Convert { path, .. }
-            | Error::Cover { path, .. } => (path, None, None),
+            | Error::Cover { path, .. } => (Some(path), None, None),
             Error::MetadataSyntax {
                 path, line, column, ..
-            } => (path, Some(*line), Some(*column)),
-            Error::MissingChapter { metadata, line, .. } => (metadata, *line, None),
+            } => (Some(path), Some(*line), Some(*column)),
+            Error::MissingChapter { metadata, line, .. } => (Some(metadata), *line, None),
             Error::Decode {
                 path, line, column, ..
-            } => (path, *line, *column),
-            Error::Font { metadata, line, .. } => (metadata, Some(*line), None),
+            } => (Some(path), *line, *column),
+            Error::Font { metadata, line, .. } => (Some(metadata), Some(*line), None),
+            Error::Environment { .. } => (None, None, None),
         }
     }
 
@@ -211,6 +224,11 @@ impl Error {
                 format!("font {}: {message}", path.display()),
                 Some(FONT_HINT),
             ),
+            Error::Environment {
+                variable,
+                message,
+                hint,
+            } => (format!("{variable}: {message}"), hint.as_deref()),
         }
     }
 }

@@ -60,7 +60,7 @@ mod xml;
 #[cfg(test)]
 mod tests;
 
-pub use batch::{Outcome, build_all, build_one, find_projects};
+pub use batch::{Outcome, build_all, build_one, find_projects, pool_size};
 pub use build::{BuildOptions, BuildReport, BuildStatus, SourceReport, build};
 pub use check::{CheckReport, REVIEW_CODES, check_epub, check_project};
 pub use convert::split::SplitMode;

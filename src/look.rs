@@ -176,7 +176,10 @@ fn carried(
     if file.is_empty() {
         return Err("it names no file".into());
     }
-    let target = dir.join(&file);
+    // The project's containment check, before anything is opened or compared.
+    let target = (project.boundary)
+        .admit(dir, &file)
+        .map_err(|outside| outside.sentence(&file, &project.root))?;
     let same = |p: &Path| match (p.canonicalize(), target.canonicalize()) {
         (Ok(a), Ok(b)) => a == b,
         _ => p == target,
@@ -192,7 +195,7 @@ fn carried(
             .unwrap_or_else(|| format!("font-{}", i + 1));
         return Ok(format!("../fonts/{name}"));
     }
-    let name = media::image::carry(&project.root, &target, images, found).map_err(|e| match e {
+    let name = media::image::carry(&target, images, found).map_err(|e| match e {
         media::image::ImageError::NotAnImage { .. } => {
             "not an image, a font of [style] fonts or a stylesheet of [style] css".to_string()
         }

@@ -260,7 +260,11 @@ fn embedded_cjk_font_is_subset_small_valid_and_covers_every_character() {
     let f = sample_with(&format!(
         "[style]\nfonts = [{{ file = \"{NOTO}\", face = 2 }}]\n"
     ));
-    let epub = build_ok(&f);
+    // A system font, outside the project folder: allowed only when asked for.
+    assert!(!f.build(&[]).ok, "a font outside the project was read");
+    let r = f.build(&["--allow-outside-paths"]);
+    assert!(r.ok, "build failed: {}", r.stderr);
+    let epub = f.path("out.epub");
     assert_valid(&epub);
     let size = std::fs::metadata(&epub).unwrap().len();
     eprintln!("sample + subset Noto Serif CJK: {size} bytes");

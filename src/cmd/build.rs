@@ -2,7 +2,7 @@
 //! EPUB on stdout and one status line per book on stderr, then a summary for a batch.
 
 use std::io::IsTerminal;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
@@ -31,6 +31,13 @@ pub fn run(args: BuildArgs) -> ExitCode {
         eprintln!("error: -o/--output can only be used when building a single project");
         return ExitCode::from(2);
     }
+    let from_env = match BuildOptions::from_env() {
+        Ok(opts) => opts,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
     let opts = BuildOptions {
         output: args.output.clone(),
         cache: !args.no_cache,
@@ -38,8 +45,21 @@ pub fn run(args: BuildArgs) -> ExitCode {
         load: LoadOptions {
             allow_outside_paths: args.allow_outside_paths,
         },
-        ..BuildOptions::from_env()
+        ..from_env
     };
+    if to_stdout(&args) {
+        return build_to_stdout(&projects[0], opts, &args);
+    }
+    if let Some(jobs) = args.jobs.filter(|&j| j > 0 && !args.quiet) {
+        let threads = epubforge::pool_size(jobs, projects.len());
+        if threads < jobs {
+            eprintln!(
+                "note: -j {jobs} is more than {} book(s) on {} core(s) can use; building with {threads} threads",
+                projects.len(),
+                std::thread::available_parallelism().map_or(1, |n| n.get())
+            );
+        }
+    }
     let many = projects.len() > 1;
     let bar = progress_bar(projects.len(), many, args.quiet);
     let print = |line: String| {
@@ -83,6 +103,42 @@ pub fn run(args: BuildArgs) -> ExitCode {
     }
 }
 
+/// Whether the EPUB goes to standard output (`-o -`).
+fn to_stdout(args: &BuildArgs) -> bool {
+    args.output.as_deref() == Some(Path::new("-"))
+}
+
+/// `-o -`: builds into a temporary folder of its own, without a cache, and copies the EPUB to
+/// standard output; the status goes to stderr as usual.
+fn build_to_stdout(project: &Path, opts: BuildOptions, args: &BuildArgs) -> ExitCode {
+    let tmp = match tempfile::Builder::new().prefix("epubforge-").tempdir() {
+        Ok(tmp) => tmp,
+        Err(e) => {
+            eprintln!("error: cannot create a temporary folder: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let opts = BuildOptions {
+        output: Some(tmp.path().join("book.epub")),
+        cache: false,
+        ..opts
+    };
+    let outcome = epubforge::build_one(project, &opts);
+    report(&outcome, args, &|line| eprintln!("{line}"));
+    let Ok(built) = &outcome.result else {
+        return ExitCode::FAILURE;
+    };
+    let copied = std::fs::File::open(&built.output)
+        .and_then(|mut epub| std::io::copy(&mut epub, &mut std::io::stdout().lock()));
+    match copied {
+        Ok(_) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: cannot write the EPUB to standard output: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
 /// A bar for a batch, a spinner for one book; nothing when stderr is not a terminal.
 fn progress_bar(len: usize, many: bool, quiet: bool) -> ProgressBar {
     if quiet || !std::io::stderr().is_terminal() {
@@ -120,15 +176,17 @@ pub(crate) fn report(o: &Outcome, args: &BuildArgs, print: &dyn Fn(String)) {
                         print(format!("{}: read as {}", s.path.display(), s.encoding));
                     }
                 }
+                let output = match to_stdout(args) {
+                    true => "(standard output)".to_string(),
+                    false => r.output.display().to_string(),
+                };
                 let status = match r.status {
                     BuildStatus::Built if r.reused > 0 => format!(
-                        "built       {} ({} of {} chapters reused)",
-                        r.output.display(),
-                        r.reused,
-                        r.chapters
+                        "built       {output} ({} of {} chapters reused)",
+                        r.reused, r.chapters
                     ),
-                    BuildStatus::Built => format!("built       {}", r.output.display()),
-                    BuildStatus::UpToDate => format!("up to date  {}", r.output.display()),
+                    BuildStatus::Built => format!("built       {output}"),
+                    BuildStatus::UpToDate => format!("up to date  {output}"),
                 };
                 if args.verbose && !r.timings.is_empty() {
                     let stages: Vec<String> = r
@@ -140,7 +198,9 @@ pub(crate) fn report(o: &Outcome, args: &BuildArgs, print: &dyn Fn(String)) {
                 }
                 print(format!("{status} in {}", seconds(o.elapsed)));
             }
-            println!("{}", r.output.display());
+            if !to_stdout(args) {
+                println!("{}", r.output.display());
+            }
         }
         Err(e) => {
             print(format!(

@@ -18,10 +18,17 @@ pub fn run(args: WatchArgs) -> ExitCode {
         eprintln!("error: -o/--output can only be used when watching a single project");
         return ExitCode::from(2);
     }
+    let from_env = match BuildOptions::from_env() {
+        Ok(opts) => opts,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
     let opts = BuildOptions {
         output: args.output.clone(),
         cache: true,
-        ..BuildOptions::from_env()
+        ..from_env
     };
     let print_args = BuildArgs {
         quiet: args.quiet,

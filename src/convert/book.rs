@@ -195,7 +195,7 @@ fn modified_time(project: &Project, source_date_epoch: Option<i64>) -> Result<St
                 .chain(project.cover.iter().map(|p| (p, None)))
                 .chain(project.style.css.iter().map(|p| (p, None)))
                 .chain(project.style.fonts.iter().map(|f| (&f.path, None)));
-            let mut newest = SystemTime::UNIX_EPOCH;
+            let mut newest = (SystemTime::UNIX_EPOCH, project.metadata_path.as_path());
             for (path, stamp) in inputs {
                 let modified = match stamp {
                     Some(stamp) => Some(stamp.modified()),
@@ -204,16 +204,29 @@ fn modified_time(project: &Project, source_date_epoch: Option<i64>) -> Result<St
                         .modified()
                         .ok(),
                 };
-                if let Some(m) = modified {
-                    newest = newest.max(m);
+                if let Some(m) = modified.filter(|&m| m > newest.0) {
+                    newest = (m, path);
                 }
             }
-            newest
-                .duration_since(SystemTime::UNIX_EPOCH)
-                .map(|d| d.as_secs() as i64)
-                .unwrap_or(0)
+            let secs = newest.0.duration_since(SystemTime::UNIX_EPOCH);
+            match secs.ok().and_then(|d| i64::try_from(d.as_secs()).ok()) {
+                Some(secs) if crate::project::modified_date(secs).is_some() => secs,
+                _ => {
+                    return Err(Error::io(
+                        newest.1,
+                        "cannot date the book",
+                        std::io::Error::other(
+                            "its modification time is past the year 9999; touch the file, or set SOURCE_DATE_EPOCH",
+                        ),
+                    ));
+                }
+            }
         }
     };
-    let time = chrono::DateTime::<chrono::Utc>::from_timestamp(secs, 0).unwrap_or_default();
-    Ok(time.format("%Y-%m-%dT%H:%M:%SZ").to_string())
+    // SOURCE_DATE_EPOCH was checked when it was read; a library caller's value is checked here.
+    crate::project::modified_date(secs).ok_or_else(|| Error::Environment {
+        variable: crate::project::SOURCE_DATE_EPOCH,
+        message: format!("{secs} is not in the years 0 to 9999"),
+        hint: None,
+    })
 }

@@ -315,9 +315,10 @@ fn front_matter(body: super::Converted, lang: &str) -> (String, String) {
     (package::front_title(lang), body.body)
 }
 
-/// Resolves an image referenced by a Markdown or HTML chapter: a real image inside the project,
-/// read, checked and named by `media::image::carry`, so the same image used twice is stored
-/// once. What was removed from an SVG is added to `warnings`.
+/// Resolves an image referenced by a Markdown or HTML chapter: a real image inside the project
+/// (the project's containment check, before anything is opened: a FIFO or `/dev/zero` outside
+/// is never read), read, checked and named by `media::image::carry`, so the same image used
+/// twice is stored once. What was removed from an SVG is added to `warnings`.
 fn resolve_image(
     project: &Project,
     chapter: &Path,
@@ -325,9 +326,11 @@ fn resolve_image(
     images: &mut Vec<Image>,
     warnings: &mut Vec<Diagnostic>,
 ) -> std::result::Result<String, String> {
-    let path = chapter.parent().unwrap_or(Path::new(".")).join(src);
-    let name = crate::media::image::carry(&project.root, &path, images, warnings)
-        .map_err(|e| e.to_string())?;
+    let dir = chapter.parent().unwrap_or(Path::new("."));
+    let path = (project.boundary)
+        .admit(dir, src)
+        .map_err(|outside| outside.sentence(src, &project.root))?;
+    let name = crate::media::image::carry(&path, images, warnings).map_err(|e| e.to_string())?;
     Ok(format!("../images/{name}"))
 }
 

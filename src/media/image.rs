@@ -135,12 +135,6 @@ pub enum ImageError {
     /// The file could not be read: not a regular file, over the size cap, or an I/O error.
     #[error("{0}")]
     Read(#[source] crate::error::Error),
-    /// The image is outside the project folder (after following links).
-    #[error("{} is outside the project folder; copy the image into the project", path.display())]
-    Outside {
-        /// The image file, as named.
-        path: PathBuf,
-    },
     /// The bytes are no JPEG, PNG, GIF, WebP or SVG, whatever the file name says.
     #[error("{}: not an image (JPEG, PNG, GIF, WebP or SVG)", path.display())]
     NotAnImage {
@@ -218,17 +212,17 @@ impl From<BookImage> for crate::package::Image {
     }
 }
 
-/// Loads the image at `path` for the book ([`load_image_in`] the project folder `root`) and
-/// adds it to `images` unless the same image is there already; what was removed from an SVG
-/// goes to `warnings`. Returns the image's file name in the book.
+/// Loads the image at `path` for the book and adds it to `images` unless the same image is
+/// there already; what was removed from an SVG goes to `warnings`. Returns the image's file
+/// name in the book. `path` is one a project names: the caller has let it through the
+/// project's containment check (`project::Boundary`) first.
 pub fn carry(
-    root: &Path,
     path: &Path,
     images: &mut Vec<crate::package::Image>,
     warnings: &mut Vec<crate::diagnostic::Diagnostic>,
 ) -> Result<String, ImageError> {
     use crate::diagnostic::{Code, Diagnostic};
-    let image = load_image_in(root, path)?;
+    let image = load_image(path)?;
     warnings.extend(
         image
             .warnings
@@ -240,19 +234,6 @@ pub fn carry(
         images.push(image.into());
     }
     Ok(name)
-}
-
-/// [`load_image`] for an image a project names: refused, before it is opened, when it is
-/// outside the project folder `root` (links followed).
-pub fn load_image_in(root: &Path, path: &Path) -> Result<BookImage, ImageError> {
-    if let (Ok(root), Ok(real)) = (root.canonicalize(), path.canonicalize())
-        && !real.starts_with(&root)
-    {
-        return Err(ImageError::Outside {
-            path: path.to_path_buf(),
-        });
-    }
-    load_image(path)
 }
 
 /// Reads the image at `path` (at most [`MAX_IMAGE_BYTES`], a regular file) and checks it: a

@@ -5,13 +5,13 @@
 //! grammar (a length, a number or a keyword), so nothing a user writes can break out of its
 //! declaration; an invalid value is an error naming the key and its line.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use serde::Deserialize;
 use toml::Spanned;
 
-use super::toml_error;
-use crate::error::{Error, Result};
+use super::raw::Ctx;
+use crate::error::Result;
 
 /// `[style]` as written.
 #[derive(Debug, Default, Deserialize)]
@@ -143,23 +143,6 @@ pub enum EpubVersion {
     V3,
 }
 
-pub(super) struct Ctx<'a> {
-    pub text: &'a str,
-    pub root: &'a Path,
-    pub path: &'a Path,
-}
-
-impl Ctx<'_> {
-    fn error_at(&self, offset: usize, message: String) -> Error {
-        toml_error::at(self.text, offset, self.path, message)
-    }
-
-    /// [`Ctx::error_at`], with what to do about it.
-    fn error_hinted(&self, offset: usize, message: String, hint: &str) -> Error {
-        toml_error::at_hinted(self.text, offset, self.path, message, Some(hint.into()))
-    }
-}
-
 /// Validates `[style]`.
 pub(super) fn validate_style(raw: RawStyle, ctx: &Ctx) -> Result<Style> {
     let theme = match raw.theme {
@@ -177,14 +160,7 @@ pub(super) fn validate_style(raw: RawStyle, ctx: &Ctx) -> Result<Style> {
     };
     let mut css = Vec::new();
     for c in raw.css {
-        let p = ctx.root.join(c.get_ref());
-        if !p.is_file() {
-            return Err(ctx.error_hinted(
-                c.span().start,
-                format!("`[style] css`: {} does not exist", p.display()),
-                "paths are relative to the folder of metadata.toml",
-            ));
-        }
+        let (p, _) = ctx.input_file("`[style] css`", c.get_ref(), c.span().start)?;
         if !super::raw::has_extension(&p, &["css"]) {
             return Err(ctx.error_at(
                 c.span().start,
@@ -200,18 +176,11 @@ pub(super) fn validate_style(raw: RawStyle, ctx: &Ctx) -> Result<Style> {
             RawFont::Path(p) => (p, None),
             RawFont::Full(full) => (full.file, full.face),
         };
-        let p = ctx.root.join(&file);
-        if !p.is_file() {
-            return Err(ctx.error_hinted(
-                offset,
-                format!("`[style] fonts`: font file {} does not exist", p.display()),
-                "paths are relative to the folder of metadata.toml",
-            ));
-        }
+        let (path, _) = ctx.input_file("`[style] fonts`", &file, offset)?;
         fonts.push(FontSource {
-            path: p,
+            path,
             face,
-            line: toml_error::locate(ctx.text, offset).0,
+            line: ctx.line_of(offset),
         });
     }
     let length = |v: Option<Spanned<String>>, key: &str| -> Result<Option<String>> {
@@ -358,6 +327,7 @@ fn is_css_length(s: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::Path;
 
     #[test]
     fn css_lengths_accept_units_and_reject_declarations() {
@@ -388,11 +358,9 @@ mod tests {
             style: RawStyle,
         }
         let w: Wrap = toml::from_str(toml_text).unwrap();
-        let ctx = Ctx {
-            text: toml_text,
-            root: Path::new("."),
-            path: Path::new("metadata.toml"),
-        };
+        let root = Path::new(".");
+        let boundary = super::super::Boundary::new(root, false);
+        let ctx = Ctx::new(toml_text, root, Path::new("metadata.toml"), boundary);
         validate_style(w.style, &ctx)
     }
 

@@ -6,10 +6,16 @@
 //! globs expanded in natural order, the identifier and cover defaulted. Nothing downstream sees
 //! the raw form.
 
+mod boundary;
+mod glob;
 mod layout;
+mod modified;
+mod output;
 mod raw;
 pub(crate) mod toml_error;
 
+pub(crate) use boundary::Boundary;
+pub(crate) use modified::{SOURCE_DATE_EPOCH, modified_date, source_date_epoch};
 pub(crate) use raw::{COVER_EXTENSIONS, has_extension};
 
 use std::path::{Path, PathBuf};
@@ -20,6 +26,9 @@ pub use layout::{EpubVersion, FontSource, Layout, Style, Theme, WritingMode};
 
 /// The name of the metadata file in a project folder.
 pub const METADATA_FILE: &str = "metadata.toml";
+
+/// The largest `metadata.toml` read: a list of 100,000 chapters with titles takes about 7 MB.
+pub const METADATA_LIMIT: u64 = 16_000_000;
 
 /// A book project, validated and resolved.
 #[derive(Debug, Clone)]
@@ -42,6 +51,11 @@ pub struct Project {
     pub layout: Layout,
     /// EPUB 3 (default) or EPUB 2 (`[output] epub-version`).
     pub epub_version: EpubVersion,
+    /// The containment check for paths found later: images chapters refer to, the output.
+    pub(crate) boundary: Boundary,
+    /// Which files the inputs are (metadata, chapters, cover, stylesheets, fonts), sorted:
+    /// the output must not be one of them, however it is spelled.
+    pub(crate) input_ids: Vec<FileId>,
 }
 
 /// Bibliographic data from `[book]`.
@@ -193,6 +207,27 @@ pub fn nanos(t: std::time::SystemTime) -> i128 {
     }
 }
 
+/// Which file a path leads to (device and inode): the same for every spelling of the path,
+/// every symlink to the file and every hard link.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub(crate) struct FileId(u64, u64);
+
+impl FileId {
+    /// The identity of the file `meta` describes; None where the system does not tell.
+    pub(crate) fn of(meta: &std::fs::Metadata) -> Option<FileId> {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            Some(FileId(meta.dev(), meta.ino()))
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = meta;
+            None
+        }
+    }
+}
+
 /// How a project is loaded.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct LoadOptions {
@@ -227,14 +262,7 @@ impl Project {
         } else {
             location.to_path_buf()
         };
-        let text = std::fs::read_to_string(&metadata_path).map_err(|e| {
-            let action = if e.kind() == std::io::ErrorKind::NotFound {
-                "no metadata file here (create one, or point at a folder that has metadata.toml)"
-            } else {
-                "cannot read"
-            };
-            Error::io(&metadata_path, action, e)
-        })?;
+        let text = read_metadata(&metadata_path)?;
         let root = metadata_path
             .parent()
             .map(Path::to_path_buf)
@@ -286,6 +314,35 @@ impl Project {
     pub fn default_output(&self) -> PathBuf {
         default_output(&self.root, &self.book.title, self.output.as_deref())
     }
+
+    /// Where the EPUB goes: `given` on the command line (anywhere the user likes), else
+    /// [`Project::default_output`], which must stay in the project folder. Refused either way:
+    /// one of the book's own inputs, or something that is not a regular file.
+    pub fn output_for(&self, given: Option<&Path>) -> Result<PathBuf> {
+        output::output_for(self, given)
+    }
+}
+
+/// The text of `metadata.toml`: a regular file (a FIFO would block the read forever) of at
+/// most [`METADATA_LIMIT`] bytes, in UTF-8.
+fn read_metadata(path: &Path) -> Result<String> {
+    let bytes =
+        crate::fs::read_limited(path, METADATA_LIMIT, "metadata file").map_err(|e| match e {
+            Error::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound => Error::io(
+                path,
+                "no metadata file here (create one, or point at a folder that has metadata.toml)",
+                source,
+            ),
+            other => other,
+        })?;
+    String::from_utf8(bytes).map_err(|e| Error::Metadata {
+        path: path.to_path_buf(),
+        message: format!(
+            "not UTF-8 text (invalid bytes at byte {})",
+            e.utf8_error().valid_up_to()
+        ),
+        hint: Some("save metadata.toml as UTF-8".into()),
+    })
 }
 
 /// [`Project::default_output`] from its parts.
@@ -298,7 +355,16 @@ fn default_output(root: &Path, title: &str, output: Option<&Path>) -> PathBuf {
     }
 }
 
-/// Turns a title into a file name that every file system accepts, keeping CJK as it is.
+/// The longest file name, in bytes, that common file systems take (ext4, XFS, Btrfs, APFS,
+/// NTFS in UTF-16 units).
+const NAME_MAX: usize = 255;
+
+/// The longest name the build cache gives a file after the EPUB's name (`<name>.manifest`):
+/// the EPUB's name is cut so that this one fits too.
+const CACHE_SUFFIX: usize = ".manifest".len();
+
+/// Turns a title into a file name that every file system accepts, keeping CJK as it is, cut
+/// on a character boundary so that `<name>.epub` and its cache files fit [`NAME_MAX`] bytes.
 fn file_name_for(title: &str) -> String {
     let cleaned: String = title
         .trim()
@@ -310,10 +376,16 @@ fn file_name_for(title: &str) -> String {
         })
         .collect();
     let cleaned = cleaned.trim_matches(|c: char| c == '.' || c.is_whitespace());
-    if cleaned.is_empty() {
+    let room = NAME_MAX - ".epub".len() - CACHE_SUFFIX;
+    let mut end = cleaned.len().min(room);
+    while !cleaned.is_char_boundary(end) {
+        end -= 1;
+    }
+    let cut = cleaned[..end].trim_end_matches(|c: char| c == '.' || c.is_whitespace());
+    if cut.is_empty() {
         "book".to_string()
     } else {
-        cleaned.chars().take(120).collect()
+        cut.to_string()
     }
 }
 
@@ -447,5 +519,27 @@ mod tests {
     fn file_name_for_keeps_cjk_and_replaces_separators() {
         assert_eq!(file_name_for("安西/烽火: 卷一"), "安西_烽火_ 卷一");
         assert_eq!(file_name_for(" .. "), "book");
+    }
+
+    #[test]
+    fn file_name_for_cuts_long_titles_on_a_character_boundary_within_the_limit() {
+        for title in [
+            "长".repeat(100),
+            "a".repeat(400),
+            format!("x{}", "é".repeat(200)),
+        ] {
+            let name = format!("{}.epub", file_name_for(&title));
+            assert!(
+                name.len() + CACHE_SUFFIX <= NAME_MAX,
+                "{} bytes",
+                name.len()
+            );
+            assert!(
+                name.len() + CACHE_SUFFIX > NAME_MAX - 4,
+                "cut too short: {name}"
+            );
+            assert!(title.starts_with(name.trim_end_matches(".epub")));
+        }
+        assert_eq!(file_name_for(&"长".repeat(20)), "长".repeat(20));
     }
 }

@@ -5,8 +5,12 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use toml::Spanned;
 
-use super::toml_error;
-use super::{BookInfo, ChapterSource, ContentEntry, FileStamp, Person, Project, Series};
+use std::sync::Mutex;
+
+use super::boundary::{Boundary, Found, Outside};
+use super::glob::{GlobError, Skip};
+use super::toml_error::{self, Lines};
+use super::{BookInfo, ChapterSource, ContentEntry, FileId, FileStamp, Person, Project, Series};
 use crate::convert::split::SplitMode;
 use crate::error::{Error, Result};
 use crate::source::EncodingErrors;
@@ -95,81 +99,110 @@ struct Output {
 /// Image extensions we accept as a cover, lower case.
 pub(crate) const COVER_EXTENSIONS: [&str; 6] = ["jpg", "jpeg", "png", "gif", "webp", "svg"];
 
-struct Ctx<'a> {
+/// What validation needs at hand: the text (for lines and excerpts), where it came from, the
+/// containment check, and what it learns about the input files on the way.
+pub(super) struct Ctx<'a> {
     text: &'a str,
     root: &'a Path,
     path: &'a Path,
-    /// `root` with symlinks resolved, for the containment check; None when outside paths are
-    /// allowed.
-    contain_in: Option<PathBuf>,
+    boundary: Boundary,
+    lines: Lines,
+    /// Which files the inputs seen so far are (see [`Project`]'s `input_ids`).
+    ids: Mutex<Vec<FileId>>,
 }
 
-impl Ctx<'_> {
-    fn error_at(&self, offset: usize, message: impl Into<String>) -> Error {
+impl<'a> Ctx<'a> {
+    pub(super) fn new(text: &'a str, root: &'a Path, path: &'a Path, boundary: Boundary) -> Self {
+        Ctx {
+            text,
+            root,
+            path,
+            boundary,
+            lines: Lines::new(text),
+            ids: Mutex::default(),
+        }
+    }
+
+    pub(super) fn error_at(&self, offset: usize, message: impl Into<String>) -> Error {
         toml_error::at(self.text, offset, self.path, message.into())
     }
 
-    /// [`Ctx::error_at`], with what to do about it.
-    fn error_hinted(&self, offset: usize, message: String, hint: &str) -> Error {
+    pub(super) fn line_of(&self, offset: usize) -> usize {
+        self.lines.line_of(offset)
+    }
+
+    /// An error at `offset`, with what to do about it.
+    pub(super) fn error_hinted(&self, offset: usize, message: String, hint: &str) -> Error {
         toml_error::at_hinted(self.text, offset, self.path, message, Some(hint.into()))
     }
 
-    fn line_of(&self, offset: usize) -> usize {
-        toml_error::locate(self.text, offset).0
-    }
-
-    /// Refuses a path from `key` (written as `value` at `offset`) that leaves the project
-    /// folder: absolute, climbing out with `..`, or (once it exists) resolving outside through
-    /// a symlink. `resolved` is the path joined to the root.
-    fn check_inside(&self, key: &str, value: &str, resolved: &Path, offset: usize) -> Result<()> {
-        let Some(root) = &self.contain_in else {
-            return Ok(());
-        };
-        let outside = if escapes_lexically(value) {
-            true
-        } else {
-            match resolved.canonicalize() {
-                Ok(real) => !real.starts_with(root),
-                // Not there (yet): the lexical check above is all we can do; the caller
-                // reports the missing file.
-                Err(_) => false,
-            }
-        };
-        if !outside {
-            return Ok(());
-        }
-        let message = format!(
-            "`{key}` = \"{value}\" points outside the project folder ({})",
-            self.root.display()
-        );
-        Err(self.error_hinted(
+    /// The refusal of `value`, written under `key` at `offset`, which leads outside.
+    fn refuse(&self, key: &str, value: &str, offset: usize, outside: &Outside) -> Error {
+        self.error_hinted(
             offset,
-            message,
-            "keep book files inside the folder of metadata.toml; pass --allow-outside-paths only for a project you trust",
-        ))
+            outside.message(key, value, self.root),
+            Outside::HINT,
+        )
     }
-}
 
-/// True when `value` is absolute or climbs above its starting folder with `..`.
-fn escapes_lexically(value: &str) -> bool {
-    use std::path::Component;
-    let path = Path::new(value);
-    if path.is_absolute() || value.starts_with('/') || value.starts_with('\\') {
-        return true;
-    }
-    let mut depth: i64 = 0;
-    for c in path.components() {
-        match c {
-            Component::ParentDir => depth -= 1,
-            Component::Normal(_) => depth += 1,
-            Component::CurDir => {}
-            Component::Prefix(_) | Component::RootDir => return true,
-        }
-        if depth < 0 {
-            return true;
+    fn seen(&self, meta: &std::fs::Metadata) {
+        if let (Some(id), Ok(mut ids)) = (FileId::of(meta), self.ids.lock()) {
+            ids.push(id);
         }
     }
-    false
+
+    /// The path `value` (written under `key` at `offset`), once the containment check has let
+    /// it through: it may not exist yet (the output).
+    fn admit(&self, key: &str, value: &str, offset: usize) -> Result<PathBuf> {
+        self.boundary
+            .admit(self.root, value)
+            .map_err(|outside| self.refuse(key, value, offset, &outside))
+    }
+
+    /// The input file `value` (written under `key` at `offset`): inside the project folder
+    /// and a regular file, looked at without opening it. Its stamp when it is not a symlink.
+    /// What is there, when it is not a regular file, is for the caller to report.
+    pub(super) fn input(&self, key: &str, value: &str, offset: usize) -> Result<(PathBuf, Found)> {
+        let (path, found) = self
+            .boundary
+            .admit_file(self.root, value)
+            .map_err(|outside| self.refuse(key, value, offset, &outside))?;
+        if let Found::File { meta, .. } = &found {
+            self.seen(meta);
+        }
+        Ok((path, found))
+    }
+
+    /// [`Ctx::input`] for a file that must be there: a missing one or one that is not a
+    /// regular file is an error naming the key.
+    pub(super) fn input_file(
+        &self,
+        key: &str,
+        value: &str,
+        offset: usize,
+    ) -> Result<(PathBuf, Option<FileStamp>)> {
+        let (path, found) = self.input(key, value, offset)?;
+        match found {
+            Found::File { meta, linked } => {
+                let stamp = if linked { None } else { FileStamp::of(&meta) };
+                Ok((path, stamp))
+            }
+            Found::Missing => Err(self.error_hinted(
+                offset,
+                format!("{key}: {} does not exist", path.display()),
+                "paths are relative to the folder of metadata.toml",
+            )),
+            Found::NotRegular(kind) => Err(self.not_regular(key, &path, kind, offset)),
+        }
+    }
+
+    fn not_regular(&self, key: &str, path: &Path, kind: &str, offset: usize) -> Error {
+        self.error_hinted(
+            offset,
+            format!("{key}: {} is {kind}, not a regular file", path.display()),
+            "name a regular file",
+        )
+    }
 }
 
 pub(super) fn validate<T: Send>(
@@ -180,35 +213,43 @@ pub(super) fn validate<T: Send>(
     opts: &super::LoadOptions,
     alongside: impl FnOnce(&Path) -> T + Send,
 ) -> Result<(Project, Option<T>)> {
-    let contain_in = (!opts.allow_outside_paths)
-        .then(|| root.canonicalize().unwrap_or_else(|_| root.to_path_buf()));
-    let ctx = Ctx {
-        text,
-        root,
-        path,
-        contain_in,
-    };
+    let boundary = Boundary::new(root, opts.allow_outside_paths);
+    let ctx = Ctx::new(text, root, path, boundary);
+    if let Ok(meta) = std::fs::metadata(path) {
+        ctx.seen(&meta);
+    }
     let book_span = raw.book.span().start;
     let book = validate_book(raw.book.into_inner(), &ctx, book_span)?;
-    let output = match raw.output.path {
-        Some(p) => {
-            let joined = root.join(p.get_ref());
-            ctx.check_inside("path", p.get_ref(), &joined, p.span().start)?;
-            Some(joined)
-        }
-        None => None,
-    };
+    // Checked by the build, and only when the command line names no output of its own.
+    let output = raw.output.path.map(|p| root.join(p.into_inner()));
     let default_output = super::default_output(root, &book.0.title, output.as_deref());
+    // The build cache beside an output that leads outside is not read: the build refuses it.
+    let inside = ctx.boundary.check(&default_output).is_ok();
+    let skip = Skip {
+        root: root.to_path_buf(),
+        metadata: path
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .into(),
+        output: default_output
+            .strip_prefix(root)
+            .ok()
+            .filter(|_| inside)
+            .map(|rel| rel.to_string_lossy().replace('\\', "/")),
+    };
     let (contents, beside) = rayon::join(
-        || contents(raw.chapters, raw.parts, raw.suffix_chapters, &ctx, path),
-        || alongside(&default_output),
+        || contents(raw.chapters, raw.parts, raw.suffix_chapters, &ctx, &skip),
+        || inside.then(|| alongside(&default_output)),
     );
     let contents = contents?;
 
-    let look_ctx = super::layout::Ctx { text, root, path };
-    let style = super::layout::validate_style(raw.style, &look_ctx)?;
-    let layout = super::layout::validate_layout(raw.layout, &look_ctx)?;
-    let epub_version = super::layout::validate_version(raw.output.epub_version, &look_ctx)?;
+    let style = super::layout::validate_style(raw.style, &ctx)?;
+    let layout = super::layout::validate_layout(raw.layout, &ctx)?;
+    let epub_version = super::layout::validate_version(raw.output.epub_version, &ctx)?;
+    let mut input_ids = ctx.ids.into_inner().unwrap_or_default();
+    input_ids.sort_unstable();
+    input_ids.dedup();
     let project = Project {
         style,
         layout,
@@ -219,8 +260,10 @@ pub(super) fn validate<T: Send>(
         contents,
         cover: book.1,
         output,
+        boundary: ctx.boundary,
+        input_ids,
     };
-    Ok((project, Some(beside)))
+    Ok((project, beside))
 }
 
 /// The reading order: every chapter entry expanded, parts with theirs.
@@ -229,13 +272,17 @@ fn contents(
     parts: Vec<Spanned<Part>>,
     suffix_chapters: Vec<Spanned<Chapter>>,
     ctx: &Ctx<'_>,
-    path: &Path,
+    skip: &Skip,
 ) -> Result<Vec<ContentEntry>> {
     let mut contents = Vec::new();
     for chapter in chapters {
         // Extended at once, not pushed one by one: a glob can bring thousands of 192-byte
         // entries, and growing a vector by doubling copies them again and again.
-        contents.extend(expand(chapter, ctx)?.into_iter().map(ContentEntry::Chapter));
+        contents.extend(
+            expand(chapter, ctx, skip)?
+                .into_iter()
+                .map(ContentEntry::Chapter),
+        );
     }
     for part in parts {
         let offset = part.span().start;
@@ -246,7 +293,7 @@ fn contents(
         }
         let mut chapters = Vec::new();
         for chapter in part.chapters {
-            chapters.extend(expand(chapter, ctx)?);
+            chapters.extend(expand(chapter, ctx, skip)?);
         }
         if chapters.is_empty() {
             return Err(ctx.error_hinted(
@@ -258,11 +305,15 @@ fn contents(
         contents.push(ContentEntry::Part { title, chapters });
     }
     for chapter in suffix_chapters {
-        contents.extend(expand(chapter, ctx)?.into_iter().map(ContentEntry::Chapter));
+        contents.extend(
+            expand(chapter, ctx, skip)?
+                .into_iter()
+                .map(ContentEntry::Chapter),
+        );
     }
     if contents.is_empty() {
         return Err(Error::Metadata {
-            path: path.to_path_buf(),
+            path: ctx.path.to_path_buf(),
             message: "the book has no chapters".into(),
             hint: Some(
                 "add entries such as\n\n  [[chapters]]\n  file = \"chapters/001.txt\"\n".into(),
@@ -356,25 +407,14 @@ fn validate_book(raw: Book, ctx: &Ctx, book_span: usize) -> Result<(BookInfo, Op
     };
 
     let cover = match raw.cover {
-        Some(c) => {
-            let p = ctx.root.join(c.get_ref());
-            ctx.check_inside("cover", c.get_ref(), &p, c.span().start)?;
-            if !p.is_file() {
-                return Err(ctx.error_hinted(
-                    c.span().start,
-                    format!("cover file {} does not exist", p.display()),
-                    "paths are relative to the folder of metadata.toml",
-                ));
-            }
-            Some(p)
-        }
+        Some(c) => Some(ctx.input_file("`cover`", c.get_ref(), c.span().start)?.0),
         None => {
             let found =
                 default_cover(ctx.root).map_err(|(m, h)| ctx.error_hinted(book_span, m, h))?;
             if let Some(p) = &found {
                 // covers/x.jpg may be a symlink that points anywhere.
                 let shown = p.strip_prefix(ctx.root).unwrap_or(p).to_string_lossy();
-                ctx.check_inside("cover", &shown, p, book_span)?;
+                ctx.input_file("`cover`", &shown, book_span)?;
             }
             found
         }
@@ -494,7 +534,7 @@ pub(crate) fn has_extension(path: &Path, extensions: &[&str]) -> bool {
 }
 
 /// One `[[chapters]]` entry: a file, or the files a glob matches in natural order.
-fn expand(entry: Spanned<Chapter>, ctx: &Ctx) -> Result<Vec<ChapterSource>> {
+fn expand(entry: Spanned<Chapter>, ctx: &Ctx, skip: &Skip) -> Result<Vec<ChapterSource>> {
     let offset = entry.span().start;
     let line = Some(ctx.line_of(offset));
     let entry = entry.into_inner();
@@ -551,16 +591,24 @@ fn expand(entry: Spanned<Chapter>, ctx: &Ctx) -> Result<Vec<ChapterSource>> {
     };
     match (&entry.file, &entry.glob) {
         (Some(file), None) => {
-            let path = ctx.root.join(file.get_ref());
-            ctx.check_inside("file", file.get_ref(), &path, file.span().start)?;
-            if !path.is_file() {
-                return Err(Error::MissingChapter {
+            let (path, found) = ctx.input("`file`", file.get_ref(), file.span().start)?;
+            match found {
+                Found::File { meta, linked } => {
+                    let stamp = if linked { None } else { FileStamp::of(&meta) };
+                    Ok(vec![ChapterSource {
+                        stamp,
+                        ..source(path, title)
+                    }])
+                }
+                Found::Missing => Err(Error::MissingChapter {
                     path,
                     metadata: ctx.path.to_path_buf(),
                     line,
-                });
+                }),
+                Found::NotRegular(kind) => {
+                    Err(ctx.not_regular("`file`", &path, kind, file.span().start))
+                }
             }
-            Ok(vec![source(path, title)])
         }
         (None, Some(pattern)) => {
             if title.is_some() {
@@ -571,12 +619,14 @@ fn expand(entry: Spanned<Chapter>, ctx: &Ctx) -> Result<Vec<ChapterSource>> {
             }
             let pattern_offset = pattern.span().start;
             let pattern = pattern.get_ref();
-            ctx.check_inside("glob", pattern, &ctx.root.join(pattern), pattern_offset)?;
-            let files = glob_files(ctx, pattern, pattern_offset).map_err(|e| match e {
+            ctx.admit("`glob`", pattern, pattern_offset)?;
+            let files = super::glob::expand(pattern, skip, &ctx.boundary).map_err(|e| match e {
                 GlobError::Syntax(e) => {
                     ctx.error_at(offset, format!("invalid glob \"{pattern}\": {e}"))
                 }
-                GlobError::Refused(e) => e,
+                GlobError::Outside(shown, outside) => {
+                    ctx.refuse("`glob`", &shown, pattern_offset, &outside)
+                }
             })?;
             if files.is_empty() {
                 return Err(ctx.error_hinted(
@@ -585,11 +635,14 @@ fn expand(entry: Spanned<Chapter>, ctx: &Ctx) -> Result<Vec<ChapterSource>> {
                     "paths are relative to the folder of metadata.toml",
                 ));
             }
+            if let Ok(mut ids) = ctx.ids.lock() {
+                ids.extend(files.iter().filter_map(|m| m.id));
+            }
             Ok(files
                 .into_iter()
-                .map(|(path, stamp)| ChapterSource {
-                    stamp,
-                    ..source(path, None)
+                .map(|m| ChapterSource {
+                    stamp: m.stamp,
+                    ..source(m.path, None)
                 })
                 .collect())
         }
@@ -602,119 +655,6 @@ fn expand(entry: Spanned<Chapter>, ctx: &Ctx) -> Result<Vec<ChapterSource>> {
             "a chapter entry needs `file = \"...\"` or `glob = \"...\"`",
         )),
     }
-}
-
-/// The files a glob matches, in natural order, each with the size and time its folder listing
-/// gave (None for a symlink, whose target is looked at later).
-///
-/// A pattern whose wildcards are all in its last component (`chapters/*.txt`, the usual case)
-/// is matched against one folder listing: one `lstat` per file, relative to the folder, and
-/// the folder itself resolved once for the inside-the-project check. Rebuilds of a book of
-/// thousands of chapters start here. Other patterns go through the `glob` crate. Errors are
-/// refused paths (already a full message) or the pattern's syntax error.
-fn glob_files(
-    ctx: &Ctx,
-    pattern: &str,
-    pattern_offset: usize,
-) -> std::result::Result<Vec<(PathBuf, Option<FileStamp>)>, GlobError> {
-    let wild = |s: &str| s.contains(['*', '?', '[']);
-    let (folder, name) = pattern.rsplit_once('/').unwrap_or(("", pattern));
-    let shown = |path: &Path| {
-        path.strip_prefix(ctx.root)
-            .unwrap_or(path)
-            .to_string_lossy()
-            .into_owned()
-    };
-    if wild(folder) || pattern.contains('\\') || name == "**" {
-        let full = ctx.root.join(pattern);
-        let paths = glob::glob(&full.to_string_lossy()).map_err(GlobError::Syntax)?;
-        let mut found: Vec<(String, PathBuf)> = Vec::new();
-        for path in paths.filter_map(|p| p.ok()).filter(|p| p.is_file()) {
-            let shown = shown(&path);
-            ctx.check_inside("glob", &shown, &path, pattern_offset)
-                .map_err(GlobError::Refused)?;
-            found.push((shown, path));
-        }
-        found.sort_by_cached_key(|f| super::natural_key(&f.0));
-        return Ok(found.into_iter().map(|(_, path)| (path, None)).collect());
-    }
-
-    let matcher = glob::Pattern::new(name).map_err(GlobError::Syntax)?;
-    // `*.txt` and the like, by far the most common: a suffix test says the same.
-    let suffix = name
-        .strip_prefix('*')
-        .filter(|rest| !wild(rest) && !rest.contains(']'));
-    let matches = |name: &str| match suffix {
-        Some(suffix) => name.ends_with(suffix),
-        None => matcher.matches_with(name, glob::MatchOptions::new()),
-    };
-    let dir = ctx.root.join(folder);
-    let Ok(listing) = std::fs::read_dir(&dir) else {
-        return Ok(Vec::new());
-    };
-    // Every match is in `dir`, so ordering the names orders the paths.
-    let mut entries: Vec<(Vec<u8>, std::fs::DirEntry)> = listing
-        .filter_map(|e| e.ok())
-        .filter_map(|e| {
-            let name = e.file_name();
-            let name = name.to_string_lossy();
-            matches(&name).then(|| (super::natural_key(&name), e))
-        })
-        .collect();
-    entries.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-    // Thousands of `lstat`s: spread over the cores, keeping only what is needed (a whole
-    // `Metadata` takes 176 bytes, and thousands of them are pages to fault in).
-    enum Kind {
-        Link,
-        File(Option<FileStamp>),
-        Other,
-    }
-    let kinds: Vec<Kind> = {
-        use rayon::prelude::*;
-        entries
-            .par_iter()
-            .map(|(_, e)| match e.metadata() {
-                Ok(m) if m.file_type().is_symlink() => Kind::Link,
-                Ok(m) if m.is_file() => Kind::File(FileStamp::of(&m)),
-                _ => Kind::Other,
-            })
-            .collect()
-    };
-    let mut dir_inside = None;
-    let mut found = Vec::with_capacity(entries.len());
-    for ((_, entry), kind) in entries.iter().zip(kinds) {
-        let path = entry.path();
-        match kind {
-            Kind::Other => continue,
-            Kind::File(stamp) => {
-                if ctx.contain_in.is_some()
-                    && !*dir_inside
-                        .get_or_insert_with(|| ctx.check_inside("glob", "", &dir, 0).is_ok())
-                {
-                    ctx.check_inside("glob", &shown(&path), &path, pattern_offset)
-                        .map_err(GlobError::Refused)?;
-                }
-                found.push((path, stamp));
-            }
-            Kind::Link => {
-                if !path.is_file() {
-                    continue;
-                }
-                ctx.check_inside("glob", &shown(&path), &path, pattern_offset)
-                    .map_err(GlobError::Refused)?;
-                found.push((path, None));
-            }
-        }
-    }
-    Ok(found)
-}
-
-/// Why [`glob_files`] failed.
-enum GlobError {
-    /// The pattern is not a valid glob.
-    Syntax(glob::PatternError),
-    /// A match leaves the project folder (the error is complete).
-    Refused(Error),
 }
 
 #[cfg(test)]
@@ -734,28 +674,6 @@ mod tests {
 
     fn message(e: Error) -> String {
         e.to_string()
-    }
-
-    #[test]
-    fn escapes_lexically_catches_parent_climbs_and_absolute_paths() {
-        for bad in [
-            "../x.txt",
-            "../../etc/passwd",
-            "a/../../x",
-            "/etc/passwd",
-            "./../x",
-        ] {
-            assert!(escapes_lexically(bad), "{bad}");
-        }
-        for ok in [
-            "x.txt",
-            "a/../x.txt",
-            "./a/b.txt",
-            "seeds/*.txt",
-            "a/b/../../c",
-        ] {
-            assert!(!escapes_lexically(ok), "{ok}");
-        }
     }
 
     #[test]
@@ -855,18 +773,17 @@ mod tests {
     }
 
     #[test]
-    fn output_path_outside_is_refused() {
+    fn output_path_outside_is_refused_when_it_is_used() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("1.txt"), "one").unwrap();
-        let m = message(
-            load(
-                dir.path(),
-                "[[chapters]]\nfile = \"1.txt\"\n[output]\npath = \"../out.epub\"\n",
-                false,
-            )
-            .unwrap_err(),
-        );
-        assert!(m.contains("`path` = \"../out.epub\""), "{m}");
+        let meta = "[[chapters]]\nfile = \"1.txt\"\n[output]\npath = \"../out.epub\"\n";
+        std::fs::write(dir.path().join("metadata.toml"), format!("{BOOK}{meta}")).unwrap();
+        let project = load(dir.path(), meta, false).unwrap();
+        let m = message(project.output_for(None).unwrap_err());
+        assert!(m.contains("metadata.toml:8:"), "{m}");
+        assert!(m.contains("`[output] path` = \"../out.epub\""), "{m}");
+        let typed = dir.path().join("typed.epub");
+        assert_eq!(project.output_for(Some(&typed)).unwrap(), typed);
     }
 
     #[test]

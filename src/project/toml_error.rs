@@ -71,6 +71,28 @@ pub(crate) fn locate(text: &str, offset: usize) -> (usize, usize, &str) {
     )
 }
 
+/// Where each line of a text starts, to find the line of many offsets without counting the
+/// lines before each one again (a `metadata.toml` listing thousands of chapters asks for the
+/// line of every entry: counting from the top each time made its loading quadratic).
+pub(crate) struct Lines {
+    /// Byte offset of the start of every line after the first.
+    starts: Vec<usize>,
+}
+
+impl Lines {
+    /// Indexes `text`.
+    pub(crate) fn new(text: &str) -> Lines {
+        Lines {
+            starts: text.match_indices('\n').map(|(i, _)| i + 1).collect(),
+        }
+    }
+
+    /// The 1-based line of byte `offset`, as [`locate`] gives it.
+    pub(crate) fn line_of(&self, offset: usize) -> usize {
+        self.starts.partition_point(|&start| start <= offset) + 1
+    }
+}
+
 fn floor_char_boundary(text: &str, mut i: usize) -> usize {
     while i > 0 && !text.is_char_boundary(i) {
         i -= 1;
@@ -131,6 +153,15 @@ mod tests {
         let text = "a = 1\n书名 = 2\n";
         let offset = text.rfind('=').unwrap();
         assert_eq!(locate(text, offset), (2, 4, "书名 = 2"));
+    }
+
+    #[test]
+    fn indexed_lines_agree_with_locate_everywhere() {
+        let text = "a = 1\n书名 = 2\n\n\nx = [\n  3,\n]\nlast";
+        let lines = Lines::new(text);
+        for offset in 0..=text.len() + 2 {
+            assert_eq!(lines.line_of(offset), locate(text, offset).0, "{offset}");
+        }
     }
 
     #[test]
