@@ -51,11 +51,22 @@ pub struct Outcome {
 
 /// Loads and builds one project, timing it.
 pub fn build_one(project: &Path, opts: &BuildOptions) -> Outcome {
+    build_one_seeing(project, opts, &mut |_| ())
+}
+
+/// [`build_one`], showing `seen` the project once it has loaded, before it is built (watch
+/// mode learns from it what to watch).
+pub fn build_one_seeing(
+    project: &Path,
+    opts: &BuildOptions,
+    seen: &mut dyn FnMut(&Project),
+) -> Outcome {
     let start = Instant::now();
     // The build cache is read while the chapter files are listed.
     let loading =
         Project::load_alongside(project, &opts.load, |output| build::prefetch(opts, output));
     let result = loading.and_then(|(p, prefetched)| {
+        seen(&p);
         let loaded = start.elapsed();
         build::build_with(&p, opts, prefetched).map(|mut r| {
             r.timings.insert(0, ("load project", loaded));

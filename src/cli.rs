@@ -158,6 +158,11 @@ pub struct WatchArgs {
     #[arg(short, long, value_name = "OUT.epub")]
     pub output: Option<PathBuf>,
 
+    /// Accept paths in metadata.toml that leave the project folder (`..`, absolute paths,
+    /// symlinks pointing out); refused by default.
+    #[arg(long)]
+    pub allow_outside_paths: bool,
+
     /// Print only errors.
     #[arg(short, long)]
     pub quiet: bool,

@@ -1,24 +1,32 @@
-//! Watch mode: rebuild books whenever their inputs change.
+//! Watch mode: rebuild books when, and only when, their inputs change.
 //!
-//! Sits above [`crate::batch`]: each project folder is watched recursively (the `notify`
-//! crate, events debounced by [`DEBOUNCE`]); after a burst of changes, every affected project
-//! is loaded again from its `metadata.toml` (so a new chapter file matched by a glob is picked
-//! up) and built incrementally. Changes to the output folder, the build cache and temporary
-//! files are ignored, so a build never triggers the next. A failed build leaves the last good
-//! EPUB in place (the archive stage writes atomically) and watching goes on.
+//! Sits above [`crate::batch`]. Each project folder is watched recursively (the `notify`
+//! crate), and a change counts only when it changes content (a file created, written, removed
+//! or renamed) and its path is one of the project's inputs ([`Inputs`]): `metadata.toml`, a
+//! chapter, the cover, a stylesheet, a font, a file one of its globs would match (a new
+//! chapter), an image when chapters are Markdown or HTML, an image in `covers/` when the cover
+//! is found there. Reading a file is no change (the system reports every open, and each build
+//! opens every input: counting them made watch rebuild forever), nor is a new modification
+//! time alone; the output, its folder, the build cache and temporary files never count. After
+//! the first change that counts, changes are gathered until there has been none for
+//! [`DEBOUNCE`]; the project is then loaded again from its `metadata.toml` (so a new chapter
+//! file is picked up, and what to watch is learnt again) and built incrementally. A failed
+//! build leaves the last good EPUB in place and watching goes on; until a project loads, any
+//! change in its folder (but the output) counts, so that the fix of a missing file is seen.
 
+use std::collections::{BTreeSet, HashSet};
 use std::path::{Component, Path, PathBuf};
 use std::sync::mpsc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use notify::RecursiveMode;
+use notify::{EventKind, RecursiveMode, Watcher, event::ModifyKind};
 
 use crate::batch::{self, Outcome};
 use crate::build::BuildOptions;
 use crate::incremental::CACHE_DIR;
-use crate::project::Project;
+use crate::project::{COVER_EXTENSIONS, Project, has_extension};
 
-/// How long the folder must be quiet before a rebuild starts.
+/// How long the inputs must be left alone before a rebuild starts.
 pub const DEBOUNCE: Duration = Duration::from_millis(200);
 
 /// Why watching could not start or go on.
@@ -37,6 +45,13 @@ pub enum WatchError {
 /// What watch mode reports.
 #[derive(Debug)]
 pub enum WatchEvent<'a> {
+    /// Inputs of a project changed; its build starts now.
+    Changed {
+        /// The project, as given.
+        project: &'a Path,
+        /// The inputs that changed.
+        changed: &'a [PathBuf],
+    },
     /// A build ran (the first one, or after `changed` changed).
     Build {
         /// The files that changed (empty for the first build).
@@ -48,18 +63,34 @@ pub enum WatchEvent<'a> {
     Error(String),
 }
 
+/// What a project reads, as the last load of it found: the changes that call for a rebuild.
+#[derive(Debug, Default)]
+struct Inputs {
+    /// Every input file (metadata, chapters, cover, stylesheets, fonts), and where the
+    /// symlinks among them lead.
+    files: HashSet<PathBuf>,
+    /// The chapter globs, relative to the project folder.
+    globs: Vec<glob::Pattern>,
+    /// `covers/`, when the cover is the image found there.
+    covers: Option<PathBuf>,
+    /// Whether chapters are Markdown or HTML, which may show any image of the project.
+    images: bool,
+}
+
 /// One watched project.
 struct Watched {
     /// As given on the command line.
     location: PathBuf,
-    /// The folder watched.
+    /// The folder watched, symlinks resolved (the form events come in).
     root: PathBuf,
     /// The EPUB, as far as the last successful load knew.
     output: Option<PathBuf>,
+    /// What to watch; None until the project has loaded once.
+    inputs: Option<Inputs>,
 }
 
 impl Watched {
-    fn new(location: &Path, opts: &BuildOptions) -> Watched {
+    fn new(location: &Path) -> Watched {
         let root = if location.is_dir() {
             location.to_path_buf()
         } else {
@@ -70,60 +101,200 @@ impl Watched {
                 .to_path_buf()
         };
         let root = std::fs::canonicalize(&root).unwrap_or(root);
-        let mut w = Watched {
+        Watched {
             location: location.to_path_buf(),
             root,
             output: None,
-        };
-        w.refresh_output(opts);
-        w
+            inputs: None,
+        }
     }
 
-    fn refresh_output(&mut self, opts: &BuildOptions) {
-        if let Ok(p) = Project::load_with(&self.location, &opts.load) {
-            let out = opts.output.clone().unwrap_or_else(|| p.default_output());
-            let out = absolute(&out);
-            self.output = Some(out);
+    /// Loads and builds the project, learning from the load what to watch.
+    fn build(&mut self, opts: &BuildOptions) -> Outcome {
+        let root = self.root.clone();
+        let mut learnt = None;
+        let outcome = batch::build_one_seeing(&self.location, opts, &mut |project| {
+            let output = opts
+                .output
+                .clone()
+                .unwrap_or_else(|| project.default_output());
+            learnt = Some((absolute(&output), Inputs::of(project, &root)));
+        });
+        if let Some((output, inputs)) = learnt {
+            self.output = Some(output);
+            self.inputs = Some(inputs);
         }
+        outcome
     }
 
     /// Whether a change to `path` should trigger a rebuild of this project.
     fn cares_about(&self, path: &Path) -> bool {
-        if !path.starts_with(&self.root) {
+        let inside = path.starts_with(&self.root);
+        if is_ours(path) || self.is_output(path) {
             return false;
         }
-        let ignored_component = path.components().any(|c| match c {
-            Component::Normal(n) => {
-                n == CACHE_DIR || n == ".git" || n == "target" || n == "node_modules"
-            }
-            _ => false,
-        });
-        let temp = path
-            .file_name()
-            .and_then(|n| n.to_str())
-            .is_some_and(|n| n.starts_with(".epubforge-") || n.ends_with('~'));
-        if ignored_component || temp {
-            return false;
+        match &self.inputs {
+            Some(inputs) => inputs.count(path, &self.root),
+            None => inside,
         }
+    }
+
+    /// Whether `path` is the EPUB, or in its folder (unless that is the project folder).
+    fn is_output(&self, path: &Path) -> bool {
         match &self.output {
             Some(out) => {
                 let dir = out.parent().unwrap_or(Path::new("/"));
-                // The output folder is ignored as a whole unless it is the project folder.
-                path != out && !(dir != self.root && path.starts_with(dir))
+                path == out || (dir != self.root && path.starts_with(dir))
             }
-            None => !path.starts_with(self.root.join("build")),
+            None => path.starts_with(self.root.join("build")),
         }
+    }
+
+    /// Folders outside the project holding inputs (`--allow-outside-paths`): watched too.
+    fn outside_folders(&self) -> Vec<PathBuf> {
+        let Some(inputs) = &self.inputs else {
+            return Vec::new();
+        };
+        let folders: BTreeSet<PathBuf> = inputs
+            .files
+            .iter()
+            .filter(|f| !f.starts_with(&self.root))
+            .filter_map(|f| f.parent().map(Path::to_path_buf))
+            .collect();
+        folders.into_iter().collect()
+    }
+}
+
+impl Inputs {
+    /// What `project` reads; paths are made absolute under `root` (the project folder,
+    /// resolved), where events name them.
+    fn of(project: &Project, root: &Path) -> Inputs {
+        let here = |p: &Path| match p.strip_prefix(&project.root) {
+            Ok(rel) => root.join(rel),
+            Err(_) => absolute(p),
+        };
+        let mut files = HashSet::new();
+        let mut add = |p: &Path, linked: bool| {
+            let path = here(p);
+            if linked && let Ok(real) = path.canonicalize() {
+                files.insert(real);
+            }
+            files.insert(path);
+        };
+        add(&project.metadata_path, true);
+        for p in project.cover.iter().chain(&project.style.css) {
+            add(p, true);
+        }
+        for f in &project.style.fonts {
+            add(&f.path, true);
+        }
+        let mut images = false;
+        for c in project.chapters() {
+            add(&c.path, c.stamp.is_none());
+            images |= crate::convert::SourceKind::of(&c.path) != crate::convert::SourceKind::Text;
+        }
+        let covers = project.cover.is_none().then(|| root.join("covers"));
+        Inputs {
+            files,
+            globs: globs_of(project),
+            covers,
+            images,
+        }
+    }
+
+    /// Whether a change to `path` changes the book.
+    fn count(&self, path: &Path, root: &Path) -> bool {
+        if self.files.contains(path) {
+            return true;
+        }
+        let Ok(rel) = path.strip_prefix(root) else {
+            return false;
+        };
+        let image = has_extension(path, &COVER_EXTENSIONS);
+        self.globs
+            .iter()
+            .any(|g| g.matches_path_with(rel, GLOB_OPTIONS))
+            || (image && self.images)
+            || (image
+                && self
+                    .covers
+                    .as_deref()
+                    .is_some_and(|c| path.parent() == Some(c)))
+    }
+}
+
+/// How a chapter glob matches (as the project stage matches it).
+const GLOB_OPTIONS: glob::MatchOptions = glob::MatchOptions {
+    case_sensitive: true,
+    require_literal_separator: true,
+    require_literal_leading_dot: false,
+};
+
+/// The chapter globs of `project`, read again from its metadata (the project keeps the files
+/// they matched, not the patterns).
+fn globs_of(project: &Project) -> Vec<glob::Pattern> {
+    #[derive(serde::Deserialize)]
+    struct Entry {
+        glob: Option<String>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Part {
+        #[serde(default)]
+        chapters: Vec<Entry>,
+    }
+    #[derive(serde::Deserialize)]
+    #[serde(rename_all = "kebab-case")]
+    struct Lists {
+        #[serde(default)]
+        chapters: Vec<Entry>,
+        #[serde(default)]
+        parts: Vec<Part>,
+        #[serde(default)]
+        suffix_chapters: Vec<Entry>,
+    }
+    let text = crate::fs::read_limited(
+        &project.metadata_path,
+        crate::project::METADATA_LIMIT,
+        "metadata file",
+    )
+    .ok()
+    .and_then(|b| String::from_utf8(b).ok());
+    let Some(lists) = text.and_then(|t| toml::from_str::<Lists>(&t).ok()) else {
+        return Vec::new();
+    };
+    let entries = lists
+        .chapters
+        .iter()
+        .chain(lists.parts.iter().flat_map(|p| &p.chapters))
+        .chain(&lists.suffix_chapters);
+    entries
+        .filter_map(|e| glob::Pattern::new(e.glob.as_deref()?).ok())
+        .collect()
+}
+
+/// Whether `path` is one of ours: the build cache, a temporary file, an editor's backup.
+fn is_ours(path: &Path) -> bool {
+    let cache = path
+        .components()
+        .any(|c| matches!(c, Component::Normal(n) if n == CACHE_DIR));
+    let temp = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| n.starts_with(".epubforge-") || n.ends_with('~'));
+    cache || temp
+}
+
+/// Whether an event changes content: reads and changes of metadata alone do not.
+fn changes_content(kind: &EventKind) -> bool {
+    match kind {
+        EventKind::Access(_) | EventKind::Modify(ModifyKind::Metadata(_)) => false,
+        EventKind::Any | EventKind::Create(_) | EventKind::Modify(_) | EventKind::Remove(_) => true,
+        EventKind::Other => false,
     }
 }
 
 fn absolute(p: &Path) -> PathBuf {
-    let p = if p.is_absolute() {
-        p.to_path_buf()
-    } else {
-        std::env::current_dir()
-            .map(|d| d.join(p))
-            .unwrap_or_else(|_| p.to_path_buf())
-    };
+    let p = std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
     // The folder may not exist yet; canonicalize what does.
     match (p.parent(), p.file_name()) {
         (Some(dir), Some(name)) => std::fs::canonicalize(dir)
@@ -140,89 +311,228 @@ pub fn watch(
     opts: &BuildOptions,
     report: &mut dyn FnMut(WatchEvent<'_>),
 ) -> Result<(), WatchError> {
-    let mut watched: Vec<Watched> = projects.iter().map(|p| Watched::new(p, opts)).collect();
+    let mut watched: Vec<Watched> = projects.iter().map(|p| Watched::new(p)).collect();
     for w in &mut watched {
-        let outcome = batch::build_one(&w.location, opts);
+        let outcome = w.build(opts);
         report(WatchEvent::Build {
             changed: &[],
             outcome: &outcome,
         });
-        w.refresh_output(opts);
     }
-
     let (tx, rx) = mpsc::channel();
-    let mut debouncer = notify_debouncer_mini::new_debouncer(DEBOUNCE, tx).map_err(|source| {
-        WatchError::Notify {
-            path: PathBuf::from("."),
-            source,
-        }
+    let mut watcher = notify::recommended_watcher(tx).map_err(|source| WatchError::Notify {
+        path: PathBuf::from("."),
+        source,
     })?;
+    let mut extra = BTreeSet::new();
     for w in &watched {
-        debouncer
-            .watcher()
+        watcher
             .watch(&w.root, RecursiveMode::Recursive)
             .map_err(|source| WatchError::Notify {
                 path: w.root.clone(),
                 source,
             })?;
     }
+    watch_outside(&mut watcher, &watched, &mut extra, report);
+    while let Some(changed) = next_changes(&rx, &watched, report) {
+        for (w, changed) in watched.iter_mut().zip(changed) {
+            if changed.is_empty() {
+                continue;
+            }
+            let changed: Vec<PathBuf> = changed.into_iter().collect();
+            report(WatchEvent::Changed {
+                project: &w.location,
+                changed: &changed,
+            });
+            let outcome = w.build(opts);
+            report(WatchEvent::Build {
+                changed: &changed,
+                outcome: &outcome,
+            });
+        }
+        watch_outside(&mut watcher, &watched, &mut extra, report);
+    }
+    Ok(())
+}
 
-    for events in rx {
-        let events = match events {
-            Ok(e) => e,
+/// Watches the folders outside the projects that hold inputs, each once.
+fn watch_outside(
+    watcher: &mut impl Watcher,
+    watched: &[Watched],
+    done: &mut BTreeSet<PathBuf>,
+    report: &mut dyn FnMut(WatchEvent<'_>),
+) {
+    for folder in watched.iter().flat_map(Watched::outside_folders) {
+        if done.insert(folder.clone())
+            && let Err(e) = watcher.watch(&folder, RecursiveMode::NonRecursive)
+        {
+            report(WatchEvent::Error(format!(
+                "{}: cannot watch: {e}",
+                folder.display()
+            )));
+        }
+    }
+}
+
+/// Waits for the next change that counts, then gathers the ones that follow until there has
+/// been none for [`DEBOUNCE`]: for each project, the inputs that changed. None when the
+/// watcher has stopped.
+fn next_changes(
+    rx: &mpsc::Receiver<notify::Result<notify::Event>>,
+    watched: &[Watched],
+    report: &mut dyn FnMut(WatchEvent<'_>),
+) -> Option<Vec<BTreeSet<PathBuf>>> {
+    let mut changed = vec![BTreeSet::new(); watched.len()];
+    let mut quiet_from: Option<Instant> = None;
+    loop {
+        let event = match quiet_from {
+            // Blocking: an idle watcher costs no CPU.
+            None => rx.recv().ok()?,
+            Some(last) => match rx.recv_timeout(DEBOUNCE.saturating_sub(last.elapsed())) {
+                Ok(event) => event,
+                Err(mpsc::RecvTimeoutError::Timeout) => return Some(changed),
+                Err(mpsc::RecvTimeoutError::Disconnected) => return None,
+            },
+        };
+        let event = match event {
+            Ok(event) => event,
             Err(e) => {
                 report(WatchEvent::Error(e.to_string()));
                 continue;
             }
         };
-        let mut paths: Vec<PathBuf> = events.into_iter().map(|e| e.path).collect();
-        paths.sort();
-        paths.dedup();
-        for w in &mut watched {
-            let changed: Vec<PathBuf> =
-                paths.iter().filter(|p| w.cares_about(p)).cloned().collect();
-            if changed.is_empty() {
-                continue;
+        if !changes_content(&event.kind) {
+            continue;
+        }
+        for path in &event.paths {
+            for (w, changed) in watched.iter().zip(&mut changed) {
+                if w.cares_about(path) {
+                    changed.insert(path.clone());
+                    quiet_from = Some(Instant::now());
+                }
             }
-            let outcome = batch::build_one(&w.location, opts);
-            report(WatchEvent::Build {
-                changed: &changed,
-                outcome: &outcome,
-            });
-            w.refresh_output(opts);
         }
     }
-    Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use notify::event::{AccessKind, AccessMode, CreateKind, DataChange, MetadataKind};
+
+    fn project(root: &Path, extra: &str) -> Project {
+        std::fs::create_dir_all(root.join("ch")).unwrap();
+        std::fs::write(root.join("ch/1.txt"), "one").unwrap();
+        std::fs::write(root.join("my.css"), "p {}").unwrap();
+        let text = format!(
+            "[book]\ntitle = \"书\"\nauthors = [\"A\"]\nlanguage = \"zh\"\n\
+             [[chapters]]\nglob = \"ch/*.txt\"\n{extra}[style]\ncss = [\"my.css\"]\n"
+        );
+        std::fs::write(root.join("metadata.toml"), &text).unwrap();
+        Project::load(root).unwrap()
+    }
+
+    fn watched(root: &Path, project: &Project) -> Watched {
+        Watched {
+            location: root.to_path_buf(),
+            root: root.to_path_buf(),
+            output: Some(absolute(&project.default_output())),
+            inputs: Some(Inputs::of(project, root)),
+        }
+    }
 
     #[test]
-    fn output_cache_and_temporary_files_do_not_trigger_builds() {
+    fn only_inputs_count_never_the_output_cache_or_other_files() {
         let dir = tempfile::tempdir().unwrap();
         let root = std::fs::canonicalize(dir.path()).unwrap();
-        let w = Watched {
-            location: root.clone(),
-            root: root.clone(),
-            output: Some(root.join("build/书.epub")),
-        };
-        assert!(w.cares_about(&root.join("metadata.toml")));
-        assert!(w.cares_about(&root.join("chapters/001.txt")));
-        assert!(!w.cares_about(&root.join("build/书.epub")));
-        assert!(!w.cares_about(&root.join("build/.epubforge-x.epub.tmp")));
-        assert!(!w.cares_about(&root.join(".epubforge-cache/书.epub.manifest")));
-        assert!(!w.cares_about(&root.join(".git/index")));
+        let w = watched(&root, &project(&root, ""));
+        for input in [
+            "metadata.toml",
+            "ch/1.txt",
+            "ch/2.txt",
+            "my.css",
+            "covers/c.jpg",
+        ] {
+            assert!(w.cares_about(&root.join(input)), "{input}");
+        }
+        for other in [
+            "build/书.epub",
+            "build/.epubforge-x.epub.tmp",
+            "build/.epubforge-cache/书.epub.manifest",
+            ".git/index",
+            "notes.md",
+            "ch/1.txt~",
+            "ch/sub/3.txt",
+            "other.css",
+            "pic.png",
+        ] {
+            assert!(!w.cares_about(&root.join(other)), "{other}");
+        }
         assert!(!w.cares_about(Path::new("/elsewhere/metadata.toml")));
+    }
 
-        // Output in the project folder itself: only the EPUB and its temporaries are ignored.
-        let w = Watched {
-            output: Some(root.join("book.epub")),
-            ..w
-        };
-        assert!(!w.cares_about(&root.join("book.epub")));
+    #[test]
+    fn markdown_chapters_make_images_count_and_an_output_beside_them_does_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        std::fs::write(root.join("a.md"), "# A").unwrap();
+        let p = project(
+            &root,
+            "[[chapters]]\nfile = \"a.md\"\n[output]\npath = \"a.epub\"\n",
+        );
+        let w = watched(&root, &p);
+        assert!(w.cares_about(&root.join("a.md")));
+        assert!(w.cares_about(&root.join("img/pic.png")));
+        assert!(!w.cares_about(&root.join("a.epub")));
         assert!(!w.cares_about(&root.join(".epubforge-abc.epub.tmp")));
-        assert!(w.cares_about(&root.join("a.txt")));
+        assert!(!w.cares_about(&root.join("notes.txt")));
+    }
+
+    #[test]
+    fn until_a_project_loads_any_change_in_its_folder_but_the_output_counts() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        let w = Watched::new(&root);
+        assert!(w.cares_about(&root.join("ch/new.txt")));
+        assert!(!w.cares_about(&root.join("build/x.epub")));
+        assert!(!w.cares_about(&root.join(".epubforge-cache/x")));
+    }
+
+    #[test]
+    fn reads_and_metadata_changes_are_not_changes() {
+        assert!(!changes_content(&EventKind::Access(AccessKind::Open(
+            AccessMode::Read
+        ))));
+        assert!(!changes_content(&EventKind::Access(AccessKind::Close(
+            AccessMode::Write
+        ))));
+        assert!(!changes_content(&EventKind::Modify(ModifyKind::Metadata(
+            MetadataKind::WriteTime
+        ))));
+        assert!(changes_content(&EventKind::Modify(ModifyKind::Data(
+            DataChange::Content
+        ))));
+        assert!(changes_content(&EventKind::Create(CreateKind::File)));
+        assert!(changes_content(&EventKind::Modify(ModifyKind::Name(
+            notify::event::RenameMode::To
+        ))));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn symlinked_inputs_count_where_they_lead() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        std::fs::create_dir_all(root.join("src")).unwrap();
+        std::fs::write(root.join("src/2.txt"), "two").unwrap();
+        std::fs::create_dir_all(root.join("ch")).unwrap();
+        std::os::unix::fs::symlink("../src/2.txt", root.join("ch/2.txt")).unwrap();
+        let w = watched(&root, &project(&root, ""));
+        assert!(w.cares_about(&root.join("ch/2.txt")));
+        assert!(
+            w.cares_about(&root.join("src/2.txt")),
+            "the file the link leads to"
+        );
+        assert!(!w.cares_about(&root.join("src/3.txt")));
     }
 }

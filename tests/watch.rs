@@ -1,5 +1,9 @@
-//! `epubforge watch` as a child process: it rebuilds after an edit, survives a broken
-//! metadata.toml without losing the last good EPUB, and recovers when it is fixed.
+//! `epubforge watch` as a child process: it rebuilds once after an edit and then settles (no
+//! rebuild without an edit, however long it is left alone), survives a broken metadata.toml
+//! without losing the last good EPUB (and says so once), and recovers when it is fixed.
+//!
+//! The test waits for the lines watch prints, never for the EPUB alone: the EPUB is replaced
+//! before the status line is printed, and a test that looked at the file first raced the log.
 
 mod common;
 
@@ -7,7 +11,12 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-const WAIT: Duration = Duration::from_secs(20);
+/// Longer than anything here takes on a loaded machine; reached only when watch is stuck.
+const WAIT: Duration = Duration::from_secs(60);
+
+/// How long watch is left alone to show it has settled: many times its debounce. A loop of
+/// rebuilds shows within it; a machine too slow to show one only makes the test pass.
+const SETTLE: Duration = Duration::from_secs(3);
 
 /// Kills the child even when an assertion fails.
 struct Watcher(Child);
@@ -20,10 +29,10 @@ impl Drop for Watcher {
 }
 
 /// Polls `check` until it holds or `WAIT` passes.
-fn wait_for(what: &str, log: &Path, mut check: impl FnMut() -> bool) {
+fn wait_for(what: &str, log: &Path, mut check: impl FnMut(&str) -> bool) {
     let start = Instant::now();
     while start.elapsed() < WAIT {
-        if check() {
+        if check(&std::fs::read_to_string(log).unwrap_or_default()) {
             return;
         }
         std::thread::sleep(Duration::from_millis(50));
@@ -34,9 +43,34 @@ fn wait_for(what: &str, log: &Path, mut check: impl FnMut() -> bool) {
     );
 }
 
+/// The lines of the log that start with `prefix`.
+fn count(log: &str, prefix: &str) -> usize {
+    log.lines().filter(|l| l.starts_with(prefix)).count()
+}
+
+/// One status line per build: built, up to date or failed.
+fn builds(log: &str) -> usize {
+    count(log, "built ") + count(log, "up to date ") + count(log, "failed ")
+}
+
+/// Waits for `changed:` number `n`, and for the status line of the build it started.
+fn wait_for_rebuild(what: &str, log: &Path, n: usize) {
+    wait_for(what, log, |text| {
+        count(text, "changed:") >= n && builds(text) > n
+    });
+}
+
+/// Leaves watch alone for [`SETTLE`] and checks it printed nothing more.
+fn assert_settled(log: &Path) {
+    let before = std::fs::read_to_string(log).unwrap();
+    std::thread::sleep(SETTLE);
+    let after = std::fs::read_to_string(log).unwrap();
+    assert_eq!(before, after, "watch went on without an edit");
+}
+
 #[test]
-fn watch_rebuilds_on_edit_survives_a_broken_metadata_file_and_recovers() {
-    // The log lives outside the watched book, or writing it would trigger rebuilds.
+fn watch_rebuilds_once_per_edit_settles_survives_a_broken_metadata_file_and_recovers() {
+    // The log lives outside the watched book, or writing it would be a change in the book.
     let dir = tempfile::tempdir().unwrap();
     let fixture = common::Fixture::sample();
     let book = fixture.dir.path().to_path_buf();
@@ -53,27 +87,31 @@ fn watch_rebuilds_on_edit_survives_a_broken_metadata_file_and_recovers() {
         .spawn()
         .unwrap();
     let _watcher = Watcher(child);
-    let read_log = || std::fs::read_to_string(&log).unwrap_or_default();
 
-    wait_for("the first build", &log, || {
-        epub.is_file() && read_log().contains("built")
-    });
+    wait_for("the first build", &log, |text| builds(text) == 1);
+    assert!(epub.is_file());
     let first = std::fs::read(&epub).unwrap();
+    // The first build read every input: none of those reads is a change.
+    assert_settled(&log);
 
     let chapter = book.join("seeds/003_8771c0c4f8f01cda.txt");
     let mut text = std::fs::read_to_string(&chapter).unwrap();
     text.push_str("\n监视模式加的一段。\n");
     std::fs::write(&chapter, text).unwrap();
-    wait_for("a rebuild after the edit", &log, || {
-        std::fs::read(&epub).is_ok_and(|b| b != first)
-    });
+    wait_for_rebuild("a rebuild after the edit", &log, 1);
     let second = std::fs::read(&epub).unwrap();
-    assert!(read_log().contains("changed:"), "{}", read_log());
+    assert_ne!(first, second);
+    let printed = std::fs::read_to_string(&log).unwrap();
+    assert!(printed.contains("changed: ") && printed.contains("003_8771c0c4f8f01cda.txt"));
+    assert_settled(&log);
+    let printed = std::fs::read_to_string(&log).unwrap();
+    assert_eq!((count(&printed, "changed:"), builds(&printed)), (1, 2));
 
     std::fs::write(book.join("metadata.toml"), "[book\ntitle = ").unwrap();
-    wait_for("the error of the broken metadata", &log, || {
-        read_log().contains("error:")
-    });
+    wait_for_rebuild("the error of the broken metadata", &log, 2);
+    assert_settled(&log);
+    let printed = std::fs::read_to_string(&log).unwrap();
+    assert_eq!(count(&printed, "error:"), 1, "{printed}");
     assert_eq!(
         std::fs::read(&epub).unwrap(),
         second,
@@ -85,10 +123,10 @@ fn watch_rebuilds_on_edit_survives_a_broken_metadata_file_and_recovers() {
         metadata.replace("用作 epubforge 的示例书", "修好了"),
     )
     .unwrap();
-    wait_for("a rebuild after the fix", &log, || {
-        std::fs::read(&epub).is_ok_and(|b| b != second && b != first)
-    });
+    wait_for_rebuild("a rebuild after the fix", &log, 3);
     let fixed = std::fs::read(&epub).unwrap();
+    assert!(fixed != second && fixed != first);
     let zip = zip::ZipArchive::new(std::io::Cursor::new(fixed)).unwrap();
     assert!(zip.index_for_name("EPUB/package.opf").is_some());
+    assert_settled(&log);
 }

@@ -1,10 +1,10 @@
 //! `epubforge watch`: build, then rebuild on every change; print what changed, how long the
 //! build took, and errors, and keep watching.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use epubforge::{BuildOptions, WatchEvent};
+use epubforge::{BuildOptions, LoadOptions, WatchEvent};
 
 use crate::cli::{BuildArgs, WatchArgs};
 
@@ -18,6 +18,10 @@ pub fn run(args: WatchArgs) -> ExitCode {
         eprintln!("error: -o/--output can only be used when watching a single project");
         return ExitCode::from(2);
     }
+    if args.output.as_deref() == Some(Path::new("-")) {
+        eprintln!("error: watch cannot write to standard output (-o -); name a file");
+        return ExitCode::from(2);
+    }
     let from_env = match BuildOptions::from_env() {
         Ok(opts) => opts,
         Err(e) => {
@@ -28,6 +32,9 @@ pub fn run(args: WatchArgs) -> ExitCode {
     let opts = BuildOptions {
         output: args.output.clone(),
         cache: true,
+        load: LoadOptions {
+            allow_outside_paths: args.allow_outside_paths,
+        },
         ..from_env
     };
     let print_args = BuildArgs {
@@ -36,11 +43,14 @@ pub fn run(args: WatchArgs) -> ExitCode {
     };
     let print = |line: String| eprintln!("{line}");
     let mut on_event = |event: WatchEvent<'_>| match event {
-        WatchEvent::Build { changed, outcome } => {
-            if !args.quiet && !changed.is_empty() {
+        // Printed before the build starts: its status line always comes after.
+        WatchEvent::Changed { changed, .. } => {
+            if !args.quiet {
                 let names: Vec<String> = changed.iter().map(|p| p.display().to_string()).collect();
                 eprintln!("changed: {}", names.join(", "));
             }
+        }
+        WatchEvent::Build { outcome, .. } => {
             super::build::report(outcome, &print_args, &print);
             if !args.quiet && outcome.result.is_err() {
                 eprintln!("keeping the last good EPUB; watching for changes");

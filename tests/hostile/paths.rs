@@ -588,3 +588,41 @@ fn a_long_cjk_title_gets_a_file_name_within_the_limit() {
     let r = build(f.dir.path(), &[]);
     assert!(r.ok && r.stderr.contains("up to date"), "{}", r.stderr);
 }
+
+// 13.20: `watch` lacked `--allow-outside-paths`, which `build` and `check` have.
+#[cfg(unix)]
+#[test]
+fn watch_takes_allow_outside_paths() {
+    let n = Nest::new(&format!("{BOOK}{CHAPTER}[style]\ncss = [\"../x.css\"]\n"));
+    n.write("x.css", "p { margin: 0 }\n");
+    let log = n.path("watch.log");
+    let child = epubforge()
+        .args(["watch", "--allow-outside-paths"])
+        .arg(n.book())
+        .stdout(Stdio::null())
+        .stderr(std::fs::File::create(&log).unwrap())
+        .spawn()
+        .unwrap();
+    struct Kill(std::process::Child);
+    impl Drop for Kill {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+    let mut child = Kill(child);
+    let start = Instant::now();
+    loop {
+        let text = std::fs::read_to_string(&log).unwrap_or_default();
+        if text.contains("built") {
+            break;
+        }
+        let exited = child.0.try_wait().unwrap();
+        assert!(
+            exited.is_none() && start.elapsed() < HANG,
+            "watch did not build: {text}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(n.path("book/build/T.epub").is_file());
+}
