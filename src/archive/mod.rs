@@ -663,6 +663,8 @@ impl Finished {
     /// write a file renamed over another before the rename itself reaches the disk.
     pub fn commit(self) -> Result<()> {
         let path = self.path;
+        // Checked again at the last moment: a FIFO or device put there during the build.
+        crate::fs::check_replaceable(&path)?;
         self.tmp
             .persist(&path)
             .map_err(|e| Error::io(&path, "cannot move the finished EPUB into place", e))
