@@ -242,3 +242,69 @@ with z.open("META-INF/container.xml", "w", force_zip64=True) as f:
 z.close()
 PY
 measure_run check-zip-bomb-with-epubcheck "$bin" check "$tmp/bomb.epub"
+
+# ---- paths (issue 13: items 4, 8, 13, 14): hostile paths and long lists --------------------
+# Each case runs with a hang guard (30 s) and prints its wall time and peak RSS; it must end in
+# under 2 s and 200 MB, with a book or a clear error, and says OK or OVER. The symlink-loop glob
+# walked exponentially, the FIFO metadata.toml and the /dev/zero image hung or ate memory,
+# 3000 [[chapters]] tables took 0.4 s to load, and -j 100000 started that many threads.
+paths_run() { # name command...
+  local name=$1; shift
+  echo "== paths: $name"
+  python3 - "$tmp/paths-$name.log" "$@" <<'PY'
+import resource, subprocess, sys, time
+log, cmd = sys.argv[1], sys.argv[2:]
+start = time.time()
+try:
+    with open(log, "wb") as out:
+        rc = subprocess.call(cmd, stdout=subprocess.DEVNULL, stderr=out, timeout=30)
+except subprocess.TimeoutExpired:
+    rc = "killed after 30 s (a hang)"
+wall = time.time() - start
+rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss  # KB, the largest child so far
+verdict = "OK" if wall < 2 and rss < 200_000 and not isinstance(rc, str) else "OVER"
+print(f"   wall {wall:.2f} s, peak RSS {rss / 1000:.1f} MB, exit status {rc}: {verdict}")
+lines = open(log, encoding="utf-8", errors="replace").read().strip().splitlines()
+for line in lines[-2:]:
+    print(f"     {line[:160]}")
+PY
+}
+
+paths_book() { # dir metadata-after-[book]
+  mkdir -p "$1/ch"
+  echo "The first chapter." >"$1/ch/1.txt"
+  printf '[book]\ntitle = "Paths"\nauthors = ["Stress"]\nlanguage = "en"\n%s' "$2" >"$1/metadata.toml"
+}
+
+# a. Three symlinks to the project folder under a `**` glob.
+paths_book "$tmp/paths-loops" $'[[chapters]]\nglob = "**/*.txt"\n'
+for l in a b c; do ln -s . "$tmp/paths-loops/$l"; done
+paths_run symlink-loop-glob "$bin" build "$tmp/paths-loops"
+
+# b. 3000 chapters listed one [[chapters]] table each, with titles: clean build, then no-op.
+paths_book "$tmp/paths-listed" ""
+python3 - "$tmp/paths-listed" <<'PY'
+import os, sys
+book = sys.argv[1]
+with open(os.path.join(book, "metadata.toml"), "a", encoding="utf-8") as meta:
+    for i in range(1, 3001):
+        with open(os.path.join(book, "ch", f"{i:05d}.txt"), "w", encoding="utf-8") as f:
+            f.write(f"第{i}章 某某\n\n这一章很短。\n")
+        meta.write(f'[[chapters]]\nfile = "ch/{i:05d}.txt"\ntitle = "第{i}章 某某"\n\n')
+PY
+rm "$tmp/paths-listed/ch/1.txt"
+paths_run explicit-3000-clean "$bin" build "$tmp/paths-listed"
+paths_run explicit-3000-noop "$bin" build "$tmp/paths-listed"
+
+# c. metadata.toml is a FIFO.
+mkdir -p "$tmp/paths-fifo/ch" && echo "One." >"$tmp/paths-fifo/ch/1.txt" && mkfifo "$tmp/paths-fifo/metadata.toml"
+paths_run fifo-metadata "$bin" build "$tmp/paths-fifo"
+
+# d. A Markdown chapter showing /dev/zero (refused before it is opened).
+paths_book "$tmp/paths-zero" $'[[chapters]]\nfile = "ch/1.md"\n'
+printf '# One\n\n![zero](/dev/zero)\n' >"$tmp/paths-zero/ch/1.md"
+paths_run dev-zero-image "$bin" build "$tmp/paths-zero"
+
+# e. -j 100000 for one book.
+paths_book "$tmp/paths-jobs" $'[[chapters]]\nfile = "ch/1.txt"\n'
+paths_run jobs-100000 "$bin" build "$tmp/paths-jobs" -j 100000
