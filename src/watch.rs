@@ -196,7 +196,9 @@ impl Inputs {
         let covers = project.cover.is_none().then(|| root.join("covers"));
         Inputs {
             files,
-            globs: globs_of(project),
+            globs: (project.chapter_globs.iter())
+                .filter_map(|g| glob::Pattern::new(g).ok())
+                .collect(),
             covers,
             images,
         }
@@ -229,48 +231,6 @@ const GLOB_OPTIONS: glob::MatchOptions = glob::MatchOptions {
     require_literal_separator: true,
     require_literal_leading_dot: false,
 };
-
-/// The chapter globs of `project`, read again from its metadata (the project keeps the files
-/// they matched, not the patterns).
-fn globs_of(project: &Project) -> Vec<glob::Pattern> {
-    #[derive(serde::Deserialize)]
-    struct Entry {
-        glob: Option<String>,
-    }
-    #[derive(serde::Deserialize)]
-    struct Part {
-        #[serde(default)]
-        chapters: Vec<Entry>,
-    }
-    #[derive(serde::Deserialize)]
-    #[serde(rename_all = "kebab-case")]
-    struct Lists {
-        #[serde(default)]
-        chapters: Vec<Entry>,
-        #[serde(default)]
-        parts: Vec<Part>,
-        #[serde(default)]
-        suffix_chapters: Vec<Entry>,
-    }
-    let text = crate::fs::read_limited(
-        &project.metadata_path,
-        crate::project::METADATA_LIMIT,
-        "metadata file",
-    )
-    .ok()
-    .and_then(|b| String::from_utf8(b).ok());
-    let Some(lists) = text.and_then(|t| toml::from_str::<Lists>(&t).ok()) else {
-        return Vec::new();
-    };
-    let entries = lists
-        .chapters
-        .iter()
-        .chain(lists.parts.iter().flat_map(|p| &p.chapters))
-        .chain(&lists.suffix_chapters);
-    entries
-        .filter_map(|e| glob::Pattern::new(e.glob.as_deref()?).ok())
-        .collect()
-}
 
 /// Whether `path` is one of ours: the build cache, a temporary file, an editor's backup.
 fn is_ours(path: &Path) -> bool {

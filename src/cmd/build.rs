@@ -31,35 +31,14 @@ pub fn run(args: BuildArgs) -> ExitCode {
         eprintln!("error: -o/--output can only be used when building a single project");
         return ExitCode::from(2);
     }
-    let from_env = match BuildOptions::from_env() {
+    let opts = match options(&args) {
         Ok(opts) => opts,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return ExitCode::from(2);
-        }
-    };
-    let opts = BuildOptions {
-        output: args.output.clone(),
-        cache: !args.no_cache,
-        force: args.force,
-        load: LoadOptions {
-            allow_outside_paths: args.allow_outside_paths,
-        },
-        ..from_env
+        Err(code) => return code,
     };
     if to_stdout(&args) {
         return build_to_stdout(&projects[0], opts, &args);
     }
-    if let Some(jobs) = args.jobs.filter(|&j| j > 0 && !args.quiet) {
-        let threads = epubforge::pool_size(jobs, projects.len());
-        if threads < jobs {
-            eprintln!(
-                "note: -j {jobs} is more than {} book(s) on {} core(s) can use; building with {threads} threads",
-                projects.len(),
-                std::thread::available_parallelism().map_or(1, |n| n.get())
-            );
-        }
-    }
+    note_jobs(&args, projects.len());
     let many = projects.len() > 1;
     let bar = progress_bar(projects.len(), many, args.quiet);
     let print = |line: String| {
@@ -100,6 +79,38 @@ pub fn run(args: BuildArgs) -> ExitCode {
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS
+    }
+}
+
+/// The build options the arguments and the environment ask for; a bad environment is exit
+/// status 2, as bad arguments are.
+fn options(args: &BuildArgs) -> Result<BuildOptions, ExitCode> {
+    let from_env = BuildOptions::from_env().map_err(|e| {
+        eprintln!("error: {e}");
+        ExitCode::from(2)
+    })?;
+    Ok(BuildOptions {
+        output: args.output.clone(),
+        cache: !args.no_cache,
+        force: args.force,
+        load: LoadOptions {
+            allow_outside_paths: args.allow_outside_paths,
+        },
+        ..from_env
+    })
+}
+
+/// Says so when `-j` asks for more threads than can help ([`epubforge::pool_size`]).
+fn note_jobs(args: &BuildArgs, books: usize) {
+    let Some(jobs) = args.jobs.filter(|&j| j > 0 && !args.quiet) else {
+        return;
+    };
+    let threads = epubforge::pool_size(jobs, books);
+    if threads < jobs {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        eprintln!(
+            "note: -j {jobs} is more than {books} book(s) on {cores} core(s) can use; building with {threads} threads"
+        );
     }
 }
 

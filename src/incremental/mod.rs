@@ -104,13 +104,17 @@ pub fn cache_dir(output: &Path) -> PathBuf {
     }
 }
 
+/// What the record of an EPUB adds to the EPUB's file name (the default output's name leaves
+/// room for it).
+pub const RECORD_SUFFIX: &str = ".record";
+
 /// Where the record of the EPUB at `output` lives.
 pub fn record_path(output: &Path) -> PathBuf {
     let name = output
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "book.epub".into());
-    cache_dir(output).join(format!("{name}.record"))
+    cache_dir(output).join(format!("{name}{RECORD_SUFFIX}"))
 }
 
 /// Writes a file of the build cache whole: to a temporary file beside it (creating the folder),

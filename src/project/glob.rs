@@ -73,6 +73,15 @@ pub(super) enum GlobError {
     Outside(String, Outside),
 }
 
+/// `rel` as text with `/` between names, as patterns write it (on Windows too).
+pub(super) fn slashed(rel: &Path) -> String {
+    let text = rel.to_string_lossy();
+    match std::path::MAIN_SEPARATOR {
+        '/' => text.into_owned(),
+        sep => text.replace(sep, "/"),
+    }
+}
+
 /// The files `pattern` (relative to the project folder) matches, in natural order.
 pub(super) fn expand(
     pattern: &str,
@@ -227,7 +236,7 @@ fn walk(pattern: &str, skip: &Skip, boundary: &Boundary) -> Result<Vec<Match>, G
         .max_depth(depth);
     let relative = |path: &Path| {
         let rel = path.strip_prefix(&skip.root).unwrap_or(path);
-        rel.to_string_lossy().replace('\\', "/")
+        slashed(rel)
     };
     let mut found = Vec::new();
     let entries = walker

@@ -53,9 +53,13 @@ pub struct Project {
     pub epub_version: EpubVersion,
     /// The containment check for paths found later: images chapters refer to, the output.
     pub(crate) boundary: Boundary,
+    /// Where the value of `[output] path` starts in `metadata.toml`, for messages about it.
+    pub(crate) output_at: Option<usize>,
     /// Which files the inputs are (metadata, chapters, cover, stylesheets, fonts), sorted:
     /// the output must not be one of them, however it is spelled.
     pub(crate) input_ids: Vec<FileId>,
+    /// The chapter globs as written: a new file they match is a new chapter (watch mode).
+    pub(crate) chapter_globs: Vec<String>,
 }
 
 /// Bibliographic data from `[book]`.
@@ -359,9 +363,9 @@ fn default_output(root: &Path, title: &str, output: Option<&Path>) -> PathBuf {
 /// NTFS in UTF-16 units).
 const NAME_MAX: usize = 255;
 
-/// The longest name the build cache gives a file after the EPUB's name (`<name>.manifest`):
-/// the EPUB's name is cut so that this one fits too.
-const CACHE_SUFFIX: usize = ".manifest".len();
+/// What the build cache adds to the EPUB's name for its record: the EPUB's name is cut so
+/// that the record's fits too.
+const CACHE_SUFFIX: usize = crate::incremental::RECORD_SUFFIX.len();
 
 /// Turns a title into a file name that every file system accepts, keeping CJK as it is, cut
 /// on a character boundary so that `<name>.epub` and its cache files fit [`NAME_MAX`] bytes.

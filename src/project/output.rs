@@ -47,43 +47,25 @@ pub(super) fn output_for(project: &Project, given: Option<&Path>) -> Result<Path
 /// The refusal of the project's own output, which leads outside: at the `[output] path` line
 /// when that key set it.
 fn refused(project: &Project, output: &Path, outside: &Outside) -> Error {
-    #[derive(serde::Deserialize)]
-    struct Metadata {
-        output: Option<Output>,
-    }
-    #[derive(serde::Deserialize)]
-    struct Output {
-        path: Option<toml::Spanned<String>>,
-    }
     let hint = format!("{}; or name the EPUB with -o", Outside::HINT);
-    let text = crate::fs::read_limited(
-        &project.metadata_path,
-        super::METADATA_LIMIT,
-        "metadata file",
-    )
-    .ok()
-    .and_then(|b| String::from_utf8(b).ok())
-    .unwrap_or_default();
-    let key = toml::from_str::<Metadata>(&text)
+    let meta = &project.metadata_path;
+    let text = crate::fs::read_limited(meta, super::METADATA_LIMIT, "metadata file")
         .ok()
-        .and_then(|m| m.output?.path)
-        .filter(|_| project.output.is_some());
-    match key {
-        Some(path) => {
-            let message = outside.message("`[output] path`", path.get_ref(), &project.root);
-            let at = path.span().start;
-            toml_error::at_hinted(&text, at, &project.metadata_path, message, Some(hint))
-        }
-        None => {
-            let shown = output.strip_prefix(&project.root).unwrap_or(output);
-            let shown = shown.to_string_lossy();
-            let why = outside.describe(&shown, &project.root);
-            Error::Metadata {
-                path: project.metadata_path.clone(),
-                message: format!("the output \"{shown}\" {why}"),
-                hint: Some(hint),
-            }
-        }
+        .and_then(|b| String::from_utf8(b).ok());
+    let shown = output.strip_prefix(&project.root).unwrap_or(output);
+    let shown = shown.to_string_lossy();
+    if let (Some(at), Some(text)) = (project.output_at, text) {
+        // The output is the value joined to the project folder: `shown` is the value.
+        let message = outside.message("`[output] path`", &shown, &project.root);
+        return toml_error::at_hinted(&text, at, meta, message, Some(hint));
+    }
+    Error::Metadata {
+        path: meta.clone(),
+        message: format!(
+            "the output \"{shown}\" {}",
+            outside.describe(&shown, &project.root)
+        ),
+        hint: Some(hint),
     }
 }
 

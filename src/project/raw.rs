@@ -107,8 +107,16 @@ pub(super) struct Ctx<'a> {
     path: &'a Path,
     boundary: Boundary,
     lines: Lines,
-    /// Which files the inputs seen so far are (see [`Project`]'s `input_ids`).
-    ids: Mutex<Vec<FileId>>,
+    /// What the load has learnt about the inputs so far.
+    seen: Mutex<Seen>,
+}
+
+/// What the load learns about the inputs on the way, for [`Project`]'s `input_ids` and
+/// `chapter_globs`.
+#[derive(Default)]
+struct Seen {
+    ids: Vec<FileId>,
+    globs: Vec<String>,
 }
 
 impl<'a> Ctx<'a> {
@@ -119,7 +127,7 @@ impl<'a> Ctx<'a> {
             path,
             boundary,
             lines: Lines::new(text),
-            ids: Mutex::default(),
+            seen: Mutex::default(),
         }
     }
 
@@ -145,9 +153,9 @@ impl<'a> Ctx<'a> {
         )
     }
 
-    fn seen(&self, meta: &std::fs::Metadata) {
-        if let (Some(id), Ok(mut ids)) = (FileId::of(meta), self.ids.lock()) {
-            ids.push(id);
+    fn saw(&self, meta: &std::fs::Metadata) {
+        if let (Some(id), Ok(mut seen)) = (FileId::of(meta), self.seen.lock()) {
+            seen.ids.push(id);
         }
     }
 
@@ -168,7 +176,7 @@ impl<'a> Ctx<'a> {
             .admit_file(self.root, value)
             .map_err(|outside| self.refuse(key, value, offset, &outside))?;
         if let Found::File { meta, .. } = &found {
-            self.seen(meta);
+            self.saw(meta);
         }
         Ok((path, found))
     }
@@ -216,11 +224,12 @@ pub(super) fn validate<T: Send>(
     let boundary = Boundary::new(root, opts.allow_outside_paths);
     let ctx = Ctx::new(text, root, path, boundary);
     if let Ok(meta) = std::fs::metadata(path) {
-        ctx.seen(&meta);
+        ctx.saw(&meta);
     }
     let book_span = raw.book.span().start;
     let book = validate_book(raw.book.into_inner(), &ctx, book_span)?;
     // Checked by the build, and only when the command line names no output of its own.
+    let output_at = raw.output.path.as_ref().map(|p| p.span().start);
     let output = raw.output.path.map(|p| root.join(p.into_inner()));
     let default_output = super::default_output(root, &book.0.title, output.as_deref());
     // The build cache beside an output that leads outside is not read: the build refuses it.
@@ -236,7 +245,7 @@ pub(super) fn validate<T: Send>(
             .strip_prefix(root)
             .ok()
             .filter(|_| inside)
-            .map(|rel| rel.to_string_lossy().replace('\\', "/")),
+            .map(super::glob::slashed),
     };
     let (contents, beside) = rayon::join(
         || contents(raw.chapters, raw.parts, raw.suffix_chapters, &ctx, &skip),
@@ -247,7 +256,10 @@ pub(super) fn validate<T: Send>(
     let style = super::layout::validate_style(raw.style, &ctx)?;
     let layout = super::layout::validate_layout(raw.layout, &ctx)?;
     let epub_version = super::layout::validate_version(raw.output.epub_version, &ctx)?;
-    let mut input_ids = ctx.ids.into_inner().unwrap_or_default();
+    let Seen {
+        ids: mut input_ids,
+        globs: chapter_globs,
+    } = ctx.seen.into_inner().unwrap_or_default();
     input_ids.sort_unstable();
     input_ids.dedup();
     let project = Project {
@@ -260,8 +272,10 @@ pub(super) fn validate<T: Send>(
         contents,
         cover: book.1,
         output,
+        output_at,
         boundary: ctx.boundary,
         input_ids,
+        chapter_globs,
     };
     Ok((project, beside))
 }
@@ -580,72 +594,22 @@ fn expand(entry: Spanned<Chapter>, ctx: &Ctx, skip: &Skip) -> Result<Vec<Chapter
             "`title` cannot be used with `split` (each chapter found in the file gets its heading as title)",
         ));
     }
-    let source = |path: PathBuf, title: Option<String>| ChapterSource {
-        path,
+    let template = ChapterSource {
+        path: PathBuf::new(),
         title,
         line,
         encoding: entry.encoding.clone(),
         encoding_errors,
-        split: split.clone(),
+        split,
         stamp: None,
     };
     match (&entry.file, &entry.glob) {
-        (Some(file), None) => {
-            let (path, found) = ctx.input("`file`", file.get_ref(), file.span().start)?;
-            match found {
-                Found::File { meta, linked } => {
-                    let stamp = if linked { None } else { FileStamp::of(&meta) };
-                    Ok(vec![ChapterSource {
-                        stamp,
-                        ..source(path, title)
-                    }])
-                }
-                Found::Missing => Err(Error::MissingChapter {
-                    path,
-                    metadata: ctx.path.to_path_buf(),
-                    line,
-                }),
-                Found::NotRegular(kind) => {
-                    Err(ctx.not_regular("`file`", &path, kind, file.span().start))
-                }
-            }
-        }
-        (None, Some(pattern)) => {
-            if title.is_some() {
-                return Err(ctx.error_at(
-                    offset,
-                    "`title` cannot be used with `glob` (each matched file gets its own title)",
-                ));
-            }
-            let pattern_offset = pattern.span().start;
-            let pattern = pattern.get_ref();
-            ctx.admit("`glob`", pattern, pattern_offset)?;
-            let files = super::glob::expand(pattern, skip, &ctx.boundary).map_err(|e| match e {
-                GlobError::Syntax(e) => {
-                    ctx.error_at(offset, format!("invalid glob \"{pattern}\": {e}"))
-                }
-                GlobError::Outside(shown, outside) => {
-                    ctx.refuse("`glob`", &shown, pattern_offset, &outside)
-                }
-            })?;
-            if files.is_empty() {
-                return Err(ctx.error_hinted(
-                    offset,
-                    format!("glob \"{pattern}\" matches no files"),
-                    "paths are relative to the folder of metadata.toml",
-                ));
-            }
-            if let Ok(mut ids) = ctx.ids.lock() {
-                ids.extend(files.iter().filter_map(|m| m.id));
-            }
-            Ok(files
-                .into_iter()
-                .map(|m| ChapterSource {
-                    stamp: m.stamp,
-                    ..source(m.path, None)
-                })
-                .collect())
-        }
+        (Some(file), None) => chapter_file(ctx, file, template).map(|c| vec![c]),
+        (None, Some(_)) if template.title.is_some() => Err(ctx.error_at(
+            offset,
+            "`title` cannot be used with `glob` (each matched file gets its own title)",
+        )),
+        (None, Some(pattern)) => chapter_glob(ctx, skip, pattern, offset, &template),
         (Some(_), Some(_)) => Err(ctx.error_at(
             offset,
             "a chapter entry has both `file` and `glob`; use one of them",
@@ -655,6 +619,67 @@ fn expand(entry: Spanned<Chapter>, ctx: &Ctx, skip: &Skip) -> Result<Vec<Chapter
             "a chapter entry needs `file = \"...\"` or `glob = \"...\"`",
         )),
     }
+}
+
+/// The chapter `file = "..."`: inside the project folder and a regular file, with the stamp
+/// of the one look at it that the load takes.
+fn chapter_file(
+    ctx: &Ctx,
+    file: &Spanned<String>,
+    template: ChapterSource,
+) -> Result<ChapterSource> {
+    let (path, found) = ctx.input("`file`", file.get_ref(), file.span().start)?;
+    match found {
+        Found::File { meta, linked } => Ok(ChapterSource {
+            path,
+            stamp: if linked { None } else { FileStamp::of(&meta) },
+            ..template
+        }),
+        Found::Missing => Err(Error::MissingChapter {
+            path,
+            metadata: ctx.path.to_path_buf(),
+            line: template.line,
+        }),
+        Found::NotRegular(kind) => Err(ctx.not_regular("`file`", &path, kind, file.span().start)),
+    }
+}
+
+/// The chapters `glob = "..."` (the entry at `offset`) matches, in natural order.
+fn chapter_glob(
+    ctx: &Ctx,
+    skip: &Skip,
+    pattern: &Spanned<String>,
+    offset: usize,
+    template: &ChapterSource,
+) -> Result<Vec<ChapterSource>> {
+    let pattern_offset = pattern.span().start;
+    let pattern = pattern.get_ref();
+    ctx.admit("`glob`", pattern, pattern_offset)?;
+    let files = super::glob::expand(pattern, skip, &ctx.boundary).map_err(|e| match e {
+        GlobError::Syntax(e) => ctx.error_at(offset, format!("invalid glob \"{pattern}\": {e}")),
+        GlobError::Outside(shown, outside) => {
+            ctx.refuse("`glob`", &shown, pattern_offset, &outside)
+        }
+    })?;
+    if files.is_empty() {
+        return Err(ctx.error_hinted(
+            offset,
+            format!("glob \"{pattern}\" matches no files"),
+            "paths are relative to the folder of metadata.toml",
+        ));
+    }
+    if let Ok(mut seen) = ctx.seen.lock() {
+        seen.ids.extend(files.iter().filter_map(|m| m.id));
+        seen.globs.push(pattern.clone());
+    }
+    Ok(files
+        .into_iter()
+        .map(|m| ChapterSource {
+            path: m.path,
+            stamp: m.stamp,
+            ..template.clone()
+        })
+        .collect())
 }
 
 #[cfg(test)]
