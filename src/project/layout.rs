@@ -145,21 +145,36 @@ pub enum EpubVersion {
 
 /// Validates `[style]`.
 pub(super) fn validate_style(raw: RawStyle, ctx: &Ctx) -> Result<Style> {
-    let theme = match raw.theme {
-        None => None,
-        Some(t) => Some(match t.get_ref().trim() {
-            "cjk" => Theme::Cjk,
-            "latin" => Theme::Latin,
-            other => {
-                return Err(ctx.error_at(
-                    t.span().start,
-                    format!("`[style] theme` = \"{other}\" is not one of \"cjk\", \"latin\""),
-                ));
-            }
-        }),
-    };
-    let mut css = Vec::new();
-    for c in raw.css {
+    Ok(Style {
+        theme: raw.theme.map(|t| theme(t, ctx)).transpose()?,
+        css: stylesheets(raw.css, ctx)?,
+        fonts: fonts(raw.fonts, ctx)?,
+        indent: length(raw.indent, "indent", ctx)?,
+        paragraph_spacing: length(raw.paragraph_spacing, "paragraph-spacing", ctx)?,
+        line_height: raw.line_height.map(|v| line_height(v, ctx)).transpose()?,
+        heading_align: raw
+            .heading_align
+            .map(|v| heading_align(v, ctx))
+            .transpose()?,
+    })
+}
+
+/// `[style] theme`: one of the built-in themes.
+fn theme(t: Spanned<String>, ctx: &Ctx) -> Result<Theme> {
+    match t.get_ref().trim() {
+        "cjk" => Ok(Theme::Cjk),
+        "latin" => Ok(Theme::Latin),
+        other => Err(ctx.error_at(
+            t.span().start,
+            format!("`[style] theme` = \"{other}\" is not one of \"cjk\", \"latin\""),
+        )),
+    }
+}
+
+/// `[style] css`: `.css` files inside the project (the containment check of every input).
+fn stylesheets(raw: Vec<Spanned<String>>, ctx: &Ctx) -> Result<Vec<PathBuf>> {
+    let mut css = Vec::with_capacity(raw.len());
+    for c in raw {
         let (p, _) = ctx.input_file("`[style] css`", c.get_ref(), c.span().start)?;
         if !super::raw::has_extension(&p, &["css"]) {
             return Err(ctx.error_at(
@@ -169,8 +184,13 @@ pub(super) fn validate_style(raw: RawStyle, ctx: &Ctx) -> Result<Style> {
         }
         css.push(p);
     }
-    let mut fonts = Vec::new();
-    for f in raw.fonts {
+    Ok(css)
+}
+
+/// `[style] fonts`: font files inside the project, with the face of a collection.
+fn fonts(raw: Vec<Spanned<RawFont>>, ctx: &Ctx) -> Result<Vec<FontSource>> {
+    let mut fonts = Vec::with_capacity(raw.len());
+    for f in raw {
         let offset = f.span().start;
         let (file, face) = match f.into_inner() {
             RawFont::Path(p) => (p, None),
@@ -183,68 +203,54 @@ pub(super) fn validate_style(raw: RawStyle, ctx: &Ctx) -> Result<Style> {
             line: ctx.line_of(offset),
         });
     }
-    let length = |v: Option<Spanned<String>>, key: &str| -> Result<Option<String>> {
-        match v {
-            None => Ok(None),
-            Some(v) => {
-                let s = v.get_ref().trim();
-                if is_css_length(s) {
-                    Ok(Some(s.to_string()))
-                } else {
-                    Err(ctx.error_hinted(
-                        v.span().start,
-                        format!("`[style] {key}` = \"{s}\" is not a CSS length"),
-                        "write e.g. \"2em\", \"0.5em\", \"12px\" or \"0\"",
-                    ))
-                }
-            }
-        }
+    Ok(fonts)
+}
+
+/// A `[style]` value that must be a CSS length (`indent`, `paragraph-spacing`).
+fn length(v: Option<Spanned<String>>, key: &str, ctx: &Ctx) -> Result<Option<String>> {
+    let Some(v) = v else {
+        return Ok(None);
     };
-    let indent = length(raw.indent, "indent")?;
-    let paragraph_spacing = length(raw.paragraph_spacing, "paragraph-spacing")?;
-    let line_height = match raw.line_height {
-        None => None,
-        Some(v) => {
-            let s = match v.get_ref() {
-                toml::Value::String(s) => s.trim().to_string(),
-                toml::Value::Float(f) if f.is_finite() && *f > 0.0 => f.to_string(),
-                toml::Value::Integer(i) if *i > 0 => i.to_string(),
-                _ => String::new(),
-            };
-            if s == "normal" || is_css_number(&s) || is_css_length(&s) {
-                Some(s)
-            } else {
-                return Err(ctx.error_hinted(
-                    v.span().start,
-                    format!("`[style] line-height` = \"{s}\" is not a CSS number or length"),
-                    "write e.g. \"1.8\" or \"1.5em\"",
-                ));
-            }
-        }
+    let s = v.get_ref().trim();
+    if is_css_length(s) {
+        return Ok(Some(s.to_string()));
+    }
+    Err(ctx.error_hinted(
+        v.span().start,
+        format!("`[style] {key}` = \"{s}\" is not a CSS length"),
+        "write e.g. \"2em\", \"0.5em\", \"12px\" or \"0\"",
+    ))
+}
+
+/// `[style] line-height`: `normal`, a CSS number or a length (a TOML number is taken too).
+fn line_height(v: Spanned<toml::Value>, ctx: &Ctx) -> Result<String> {
+    let s = match v.get_ref() {
+        toml::Value::String(s) => s.trim().to_string(),
+        toml::Value::Float(f) if f.is_finite() && *f > 0.0 => f.to_string(),
+        toml::Value::Integer(i) if *i > 0 => i.to_string(),
+        _ => String::new(),
     };
-    let heading_align = match raw.heading_align {
-        None => None,
-        Some(v) => {
-            let s = v.get_ref().trim();
-            const ALIGN: [&str; 6] = ["left", "center", "right", "start", "end", "justify"];
-            if !ALIGN.contains(&s) {
-                return Err(ctx.error_at(
-                    v.span().start,
-                    format!("`[style] heading-align` = \"{s}\" is not one of \"left\", \"center\", \"right\", \"start\", \"end\", \"justify\""),
-                ));
-            }
-            Some(s.to_string())
-        }
-    };
-    Ok(Style {
-        theme,
-        css,
-        fonts,
-        indent,
-        paragraph_spacing,
-        line_height,
-        heading_align,
-    })
+    if s == "normal" || is_css_number(&s) || is_css_length(&s) {
+        return Ok(s);
+    }
+    Err(ctx.error_hinted(
+        v.span().start,
+        format!("`[style] line-height` = \"{s}\" is not a CSS number or length"),
+        "write e.g. \"1.8\" or \"1.5em\"",
+    ))
+}
+
+/// `[style] heading-align`: a CSS `text-align` keyword.
+fn heading_align(v: Spanned<String>, ctx: &Ctx) -> Result<String> {
+    const ALIGN: [&str; 6] = ["left", "center", "right", "start", "end", "justify"];
+    let s = v.get_ref().trim();
+    if ALIGN.contains(&s) {
+        return Ok(s.to_string());
+    }
+    Err(ctx.error_at(
+        v.span().start,
+        format!("`[style] heading-align` = \"{s}\" is not one of \"left\", \"center\", \"right\", \"start\", \"end\", \"justify\""),
+    ))
 }
 
 /// Validates `[layout]`.

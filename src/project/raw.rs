@@ -342,20 +342,7 @@ fn validate_book(raw: Book, ctx: &Ctx, book_span: usize) -> Result<(BookInfo, Op
     if title.is_empty() {
         return Err(ctx.error_at(raw.title.span().start, "`title` is empty"));
     }
-    let authors_span = raw.authors.span().start;
-    let authors: Vec<Person> = raw
-        .authors
-        .into_inner()
-        .into_iter()
-        .map(|p| person(p, "aut"))
-        .filter(|p| !p.name.is_empty())
-        .collect();
-    if authors.is_empty() {
-        return Err(ctx.error_at(
-            authors_span,
-            "`authors` needs at least one name, e.g. authors = [\"佚名\"]",
-        ));
-    }
+    let authors = authors(raw.authors, ctx)?;
     let contributors = raw
         .contributors
         .into_iter()
@@ -383,56 +370,9 @@ fn validate_book(raw: Book, ctx: &Ctx, book_span: usize) -> Result<(BookInfo, Op
         None => default_identifier(&title, &authors),
     };
 
-    let published = match raw.published {
-        Some(date) => {
-            let span = date.span().start;
-            let date = date.into_inner();
-            match (date.date, date.time) {
-                (Some(d), _) => Some(format!("{:04}-{:02}-{:02}", d.year, d.month, d.day)),
-                (None, _) => {
-                    return Err(ctx.error_at(span, "`published` must be a date, e.g. 2026-11-29"));
-                }
-            }
-        }
-        None => None,
-    };
-
-    let series = match raw.series {
-        Some(name) if !name.trim().is_empty() => {
-            let index = match raw.series_index {
-                None => None,
-                Some(v) => Some(series_index(&v, ctx)?),
-            };
-            Some(Series {
-                name: name.trim().to_string(),
-                index,
-            })
-        }
-        _ => {
-            if let Some(v) = raw.series_index {
-                return Err(ctx.error_hinted(
-                    v.span().start,
-                    "`series-index` is set but `series` is not".to_string(),
-                    "add series = \"...\"",
-                ));
-            }
-            None
-        }
-    };
-
-    let cover = match raw.cover {
-        Some(c) => Some(ctx.input_file("`cover`", c.get_ref(), c.span().start)?.0),
-        None => {
-            let found =
-                default_cover(ctx.root).map_err(|(m, h)| ctx.error_hinted(book_span, m, h))?;
-            if let Some(p) = &found {
-                // covers/x.jpg may be a symlink that points anywhere.
-                let shown = p.strip_prefix(ctx.root).unwrap_or(p).to_string_lossy();
-                ctx.input_file("`cover`", &shown, book_span)?;
-            }
-            found
-        }
-    };
+    let published = raw.published.map(|d| published(d, ctx)).transpose()?;
+    let series = series(raw.series, raw.series_index, ctx)?;
+    let cover = cover(raw.cover, ctx, book_span)?;
 
     let info = BookInfo {
         title,
@@ -457,6 +397,69 @@ fn validate_book(raw: Book, ctx: &Ctx, book_span: usize) -> Result<(BookInfo, Op
         series,
     };
     Ok((info, cover))
+}
+
+/// `authors`: at least one name.
+fn authors(raw: Spanned<Vec<RawPerson>>, ctx: &Ctx) -> Result<Vec<Person>> {
+    let span = raw.span().start;
+    let authors: Vec<Person> = (raw.into_inner().into_iter())
+        .map(|p| person(p, "aut"))
+        .filter(|p| !p.name.is_empty())
+        .collect();
+    if authors.is_empty() {
+        return Err(ctx.error_at(
+            span,
+            "`authors` needs at least one name, e.g. authors = [\"佚名\"]",
+        ));
+    }
+    Ok(authors)
+}
+
+/// `published`: a date (a time of day alone is refused), as `YYYY-MM-DD`.
+fn published(date: Spanned<toml::value::Datetime>, ctx: &Ctx) -> Result<String> {
+    let span = date.span().start;
+    match date.into_inner().date {
+        Some(d) => Ok(format!("{:04}-{:02}-{:02}", d.year, d.month, d.day)),
+        None => Err(ctx.error_at(span, "`published` must be a date, e.g. 2026-11-29")),
+    }
+}
+
+/// `series` and `series-index`: an index needs a series name.
+fn series(
+    name: Option<String>,
+    index: Option<Spanned<toml::Value>>,
+    ctx: &Ctx,
+) -> Result<Option<Series>> {
+    match name {
+        Some(name) if !name.trim().is_empty() => Ok(Some(Series {
+            name: name.trim().to_string(),
+            index: index.map(|v| series_index(&v, ctx)).transpose()?,
+        })),
+        _ => match index {
+            Some(v) => Err(ctx.error_hinted(
+                v.span().start,
+                "`series-index` is set but `series` is not".to_string(),
+                "add series = \"...\"",
+            )),
+            None => Ok(None),
+        },
+    }
+}
+
+/// `cover`, or the image found in `covers/`: a regular file inside the project either way
+/// (the default one may be a symlink that points anywhere).
+fn cover(raw: Option<Spanned<String>>, ctx: &Ctx, book_span: usize) -> Result<Option<PathBuf>> {
+    if let Some(c) = raw {
+        return Ok(Some(
+            ctx.input_file("`cover`", c.get_ref(), c.span().start)?.0,
+        ));
+    }
+    let found = default_cover(ctx.root).map_err(|(m, h)| ctx.error_hinted(book_span, m, h))?;
+    if let Some(p) = &found {
+        let shown = p.strip_prefix(ctx.root).unwrap_or(p).to_string_lossy();
+        ctx.input_file("`cover`", &shown, book_span)?;
+    }
+    Ok(found)
 }
 
 fn non_empty(s: Option<String>) -> Option<String> {
