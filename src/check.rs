@@ -242,7 +242,15 @@ fn key_line<'a>(text: &'a str, key: &str) -> Option<(usize, usize, &'a str)> {
 }
 
 fn check_metadata(project: &Project, report: &mut CheckReport) {
-    let meta_text = std::fs::read_to_string(&project.metadata_path).unwrap_or_default();
+    // Read as the load read it (a regular file, capped): it may have changed since.
+    let meta_text = crate::fs::read_limited(
+        &project.metadata_path,
+        crate::project::METADATA_LIMIT,
+        "metadata file",
+    )
+    .ok()
+    .and_then(|b| String::from_utf8(b).ok())
+    .unwrap_or_default();
     let at_key = |d: Diagnostic, key: &str| match key_line(&meta_text, key) {
         Some((line, column, _)) => d.line(Some(line)).column(column),
         None => d,
