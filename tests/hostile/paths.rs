@@ -224,6 +224,7 @@ fn images_outside_the_project_are_refused_before_they_are_opened() {
             r.stderr
         );
         assert!(r.stderr.contains("1.md"), "{}", r.stderr);
+        assert!(r.stderr.contains("--allow-outside-paths"), "{}", r.stderr);
         assert!(!out.exists());
         let c = check(&n.book());
         assert_eq!(c.code, Some(2), "{image}: {}", c.stderr);
@@ -233,6 +234,14 @@ fn images_outside_the_project_are_refused_before_they_are_opened() {
             c.stderr
         );
     }
+    // The same one check as every other path: --allow-outside-paths lets a real image in.
+    std::fs::copy(common::repo().join("covers/cover.jpg"), n.path("real.jpg")).unwrap();
+    n.write("book/ch/1.md", "# One\n\n![x](../../real.jpg)\n");
+    let out = n.path("book/out.epub");
+    let r = build(&n.book(), &[&"-o", &out, &"--allow-outside-paths"]);
+    assert!(r.ok, "{}", r.stderr);
+    let names = common::names(&out);
+    assert!(names.iter().any(|e| e.contains("images/img-")), "{names:?}");
 }
 
 // 13.2: a `build/` folder that is a symlink out of the project, or an `[output] path` through
