@@ -490,48 +490,10 @@ fn a_huge_jobs_count_is_capped() {
     common::assert_valid(&out);
 }
 
-// 13.14: loading a metadata.toml that lists thousands of chapters one by one was quadratic
-// (each entry's line number was found by counting lines from the top). Compared with a list
-// twelve times shorter, loaded the same way in the same run: a linear load takes at most
-// about twelve times as long, a quadratic one about 144 times.
-#[test]
-fn loading_an_explicit_list_of_thousands_of_chapters_is_linear() {
-    let f = Fixture::empty();
-    f.write("ch/1.txt", "One.\n");
-    let project = |name: &str, entries: usize| {
-        let mut text = String::from(BOOK);
-        for i in 0..entries {
-            text.push_str(&format!(
-                "[[chapters]]\nfile = \"ch/1.txt\"\ntitle = \"第{i}章 某某某某\"\n\n"
-            ));
-        }
-        // The load stops at the last entry, once it has gone through every other one.
-        text.push_str("[[chapters]]\nfile = \"ch/missing.txt\"\n");
-        f.write(&format!("{name}/metadata.toml"), text);
-        std::fs::create_dir_all(f.path(&format!("{name}/ch"))).unwrap();
-        std::fs::copy(f.path("ch/1.txt"), f.path(&format!("{name}/ch/1.txt"))).unwrap();
-        f.path(name)
-    };
-    let small = project("small", 1_000);
-    let large = project("large", 12_000);
-    let fastest = |dir: &Path| {
-        (0..3)
-            .map(|_| {
-                let start = Instant::now();
-                let r = run_within(epubforge().arg("build").arg(dir));
-                assert!(r.stderr.contains("missing.txt"), "{}", r.stderr);
-                start.elapsed()
-            })
-            .min()
-            .unwrap()
-    };
-    let (small, large) = (fastest(&small), fastest(&large));
-    let ratio = large.as_secs_f64() / small.as_secs_f64();
-    assert!(
-        ratio < 40.0,
-        "12x the entries took {ratio:.0}x as long ({small:?} -> {large:?})"
-    );
-}
+// 13.14 (loading a long explicit chapter list was quadratic) is a matter of speed, measured
+// where speed is measured: bench/run.sh prints the explicit-list book's no-op rebuild beside the
+// glob book's, and tools/stress.sh times a 3000-entry list. A test that timed it would race the
+// machine's load.
 
 // 13.17: SOURCE_DATE_EPOCH was not validated: `abc` was ignored, a value past 9999 wrote
 // `+10000-01-01`, a negative one year -1199.
