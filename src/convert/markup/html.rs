@@ -95,6 +95,14 @@ mod tests {
     }
 
     #[test]
+    fn a_meta_charset_does_not_end_the_document() {
+        let f = convert(
+            "<html><head><meta charset=\"utf-8\"><title>T</title></head><body><p>One</p></body></html>",
+        );
+        assert_eq!(f.body, "<p>One</p>");
+    }
+
+    #[test]
     fn broken_markup_is_closed_and_voids_self_close() {
         let f = convert("<p>one<br>two<p>three <b>bold <i>both</b> after<img src=a.png>");
         assert_eq!(

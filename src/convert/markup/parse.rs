@@ -77,8 +77,10 @@ fn run(builder: TreeBuilder<NodeId, DepthSink>, opts: TokenizerOpts, src: &str) 
     let tokenizer = Tokenizer::new(guard, opts);
     let input = BufferQueue::default();
     input.push_back(StrTendril::from_slice(src));
-    // A script "blocks" the tokenizer until it has run; we run none, so carry on.
-    while let TokenizerResult::Script(_) = tokenizer.feed(&input) {}
+    // A script "blocks" the tokenizer until it has run, and a `<meta charset>` stops it to
+    // offer a change of encoding; we run no script and the text is decoded already, so carry
+    // on until the input is done (stopping there dropped everything after `<meta charset>`).
+    while !matches!(tokenizer.feed(&input), TokenizerResult::Done) {}
     tokenizer.end();
     let Guard { builder, cut, .. } = tokenizer.sink;
     let sink = builder.sink;
