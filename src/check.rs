@@ -25,6 +25,7 @@ use crate::convert::{SourceKind, text};
 use crate::diagnostic::{Code, Diagnostic, Severity};
 use crate::project::toml_error::locate;
 use crate::project::{ChapterSource, LoadOptions, Project};
+use crate::text_fix::{Origin, Tally};
 
 /// The codes only `check` reports: review of what builds but an author may want to fix.
 /// Everything else it reports is what `build` reports for the same project.
@@ -122,11 +123,13 @@ pub fn check_project(location: &Path, opts: &LoadOptions) -> CheckReport {
     let start = Instant::now();
     check_file_numbering(&project, &mut report);
     let mut sketches = Vec::new();
+    let mut tally = Tally::default();
     for (i, chapter) in project.chapters().enumerate() {
-        if let Some(s) = check_chapter(&project, chapter, i + 1, &mut report) {
+        if let Some(s) = check_chapter(&project, chapter, i + 1, &mut tally, &mut report) {
             sketches.push((chapter.path.clone(), s));
         }
     }
+    report_cleanup(&project, &tally, &mut report);
     report
         .timings
         .push(("read and analyse chapters", start.elapsed()));
@@ -395,6 +398,7 @@ fn check_chapter(
     project: &Project,
     src: &ChapterSource,
     n: usize,
+    tally: &mut Tally,
     report: &mut CheckReport,
 ) -> Option<Sketch> {
     let decoded = match read_chapter(src) {
@@ -404,7 +408,7 @@ fn check_chapter(
             return None;
         }
     };
-    match convert_decoded(project, src, n, &decoded) {
+    match convert_decoded(project, src, n, &decoded, Some(tally)) {
         Ok(converted) => report.findings.extend(converted.warnings),
         Err(e) => report.push(e.diagnostic()),
     }
@@ -430,6 +434,57 @@ fn check_chapter(
         review_lines(path, text, &lines, report);
     }
     Some(Sketch::of(text))
+}
+
+/// The cleanup rules' dry run: per rule, how many changes it makes in the book (a note at the
+/// rule), and the first few of them where they are (a note at the chapter's line).
+fn report_cleanup(project: &Project, tally: &Tally, report: &mut CheckReport) {
+    for (i, rule) in project.text.rules().iter().enumerate() {
+        let hits = tally.hits.get(i).cloned().unwrap_or_default();
+        let label = match &rule.origin {
+            Origin::Preset { preset, what } => format!("preset {preset}: {what}"),
+            Origin::File { .. } => format!("`{}`", shorten(&rule.source, 60)),
+        };
+        let count = match hits.count {
+            0 => "matches nothing".to_string(),
+            1 => "makes 1 change".to_string(),
+            n => format!("makes {n} changes"),
+        };
+        let mut note = Diagnostic::note(Code::CleanupRule, format!("cleanup rule {label} {count}"));
+        if let Origin::File { path, line } = &rule.origin {
+            note = note.at(path).line(Some(*line));
+        }
+        report.push(note);
+        for e in &hits.examples {
+            let what = if e.replaced.is_empty() {
+                format!("removes `{}`", shorten(&e.matched, 60))
+            } else {
+                format!(
+                    "replaces `{}` with `{}`",
+                    shorten(&e.matched, 60),
+                    shorten(&e.replaced, 60)
+                )
+            };
+            let mut example =
+                Diagnostic::note(Code::CleanupMatch, format!("cleanup rule {label} {what}"))
+                    .at(&e.path)
+                    .line(e.line);
+            if let Some(c) = e.column {
+                example = example.column(c);
+            }
+            report.push(example);
+        }
+    }
+}
+
+/// The first `max` characters of `s` on one line, with `…` when cut.
+fn shorten(s: &str, max: usize) -> String {
+    let one_line = s.replace('\n', "⏎");
+    let mut out: String = one_line.chars().take(max).collect();
+    if one_line.chars().count() > max {
+        out.push('…');
+    }
+    out
 }
 
 /// Lines the build will join because they look broken mid-sentence, and gaps in the numbers

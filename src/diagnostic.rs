@@ -20,6 +20,8 @@ pub enum Severity {
     Error,
     /// Builds, but worth fixing.
     Warning,
+    /// Not a problem: what the build will do, for review (a cleanup rule's dry run).
+    Note,
 }
 
 /// What kind of problem: one stable name per kind.
@@ -82,6 +84,10 @@ pub enum Code {
     Epubcheck,
     /// An environment variable has a value that cannot be used (`SOURCE_DATE_EPOCH`).
     Environment,
+    /// What one cleanup rule does to the book (`check`'s dry run): how often it matches.
+    CleanupRule,
+    /// One change a cleanup rule makes, where it makes it (the first few per rule).
+    CleanupMatch,
 }
 
 impl Code {
@@ -115,6 +121,8 @@ impl Code {
             Code::Structure => "structure",
             Code::Epubcheck => "epubcheck",
             Code::Environment => "environment",
+            Code::CleanupRule => "cleanup-rule",
+            Code::CleanupMatch => "cleanup-match",
         }
     }
 }
@@ -156,6 +164,11 @@ impl Diagnostic {
             message: message.into(),
             hint: None,
         }
+    }
+
+    /// A note: not a problem.
+    pub fn note(code: Code, message: impl Into<String>) -> Diagnostic {
+        Diagnostic::new(code, Severity::Note, message)
     }
 
     /// A warning.
@@ -226,6 +239,7 @@ impl Diagnostic {
         let (sev_style, sev) = match self.severity {
             Severity::Error => (AnsiColor::Red.on_default().bold(), "error"),
             Severity::Warning => (AnsiColor::Yellow.on_default().bold(), "warning"),
+            Severity::Note => (AnsiColor::Cyan.on_default().bold(), "note"),
         };
         let blue = AnsiColor::Blue.on_default().bold();
         let bold = Style::new().bold();

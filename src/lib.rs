@@ -53,6 +53,7 @@ mod media;
 mod package;
 mod project;
 mod source;
+mod text_fix;
 mod watch;
 mod write;
 mod xml;

@@ -134,7 +134,7 @@ pub(crate) fn load_book_with(
                     take(&mut children);
                 }
                 contents.push(Node::Part(Part {
-                    title: title.clone(),
+                    title: project.text.title(title, None, None),
                     intro: String::new(),
                     children,
                 }));

@@ -8,12 +8,14 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use super::SourceKind;
+use super::split::SplitMode;
 use crate::diagnostic::{Code, Diagnostic};
 use crate::error::{Error, Result};
 use crate::fs::read;
 use crate::package::{self, Chapter, Image, Node, Part};
 use crate::project::{ChapterSource, Project};
 use crate::source::{self, Decoded, Detection};
+use crate::text_fix::{FileRef, Tally};
 
 /// How one chapter file was read.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -44,7 +46,7 @@ pub(crate) fn convert_chapter(
     n: usize,
 ) -> Result<ConvertedChapter> {
     let decoded = read_chapter(src)?;
-    convert_decoded(project, src, n, &decoded)
+    convert_decoded(project, src, n, &decoded, None)
 }
 
 /// Reads and decodes a chapter file; a decoding error points at the first bad byte.
@@ -77,12 +79,14 @@ fn decode_error(path: &Path, bytes: &[u8], e: &source::DecodeError) -> Error {
     }
 }
 
-/// Converts a decoded chapter file.
+/// Converts a decoded chapter file: the text-fix stage first (recording what its cleanup
+/// rules did in `tally`, for `check`), then the converter of its kind.
 pub(crate) fn convert_decoded(
     project: &Project,
     src: &ChapterSource,
     n: usize,
     decoded: &Decoded,
+    mut tally: Option<&mut Tally>,
 ) -> Result<ConvertedChapter> {
     let mut warnings = decode_warnings(&src.path, decoded);
     let report = SourceReport {
@@ -91,15 +95,31 @@ pub(crate) fn convert_decoded(
         detection: decoded.detection,
     };
     let kind = SourceKind::of(&src.path);
-    if let Some(mode) = &src.split {
-        if kind != SourceKind::Text {
-            return Err(Error::Convert {
-                path: src.path.clone(),
-                message: "`split` works on plain-text files only".into(),
-                hint: Some("give Markdown and HTML chapters one file each".into()),
-            });
+    let relative = relative_path(project, &src.path);
+    let file = FileRef {
+        path: &src.path,
+        relative: &relative,
+    };
+    if src.split.is_some() && kind != SourceKind::Text {
+        return Err(Error::Convert {
+            path: src.path.clone(),
+            message: "`split` works on plain-text files only".into(),
+            hint: Some("give Markdown and HTML chapters one file each".into()),
+        });
+    }
+    let fixed = match kind {
+        SourceKind::Text => {
+            let mode = src.split.as_ref().unwrap_or(&SplitMode::Auto);
+            let heading = |line: &str| super::split::is_heading(line, mode);
+            let split = src.split.is_some();
+            project
+                .text
+                .text_file(&decoded.text, file, &heading, split, tally.as_deref_mut())
         }
-        let nodes = split_file(project, src, &decoded.text, mode, &mut warnings);
+        _ => std::borrow::Cow::Borrowed(decoded.text.as_str()),
+    };
+    if let Some(mode) = &src.split {
+        let nodes = split_file(project, src, &fixed, mode, &mut warnings);
         return Ok(ConvertedChapter {
             nodes,
             images: Vec::new(),
@@ -110,13 +130,19 @@ pub(crate) fn convert_decoded(
         });
     }
     let mut images = Vec::new();
+    let given = src
+        .title
+        .as_deref()
+        .map(|t| project.text.title(t, Some(file), tally.as_deref_mut()));
     let converted = convert_one(
         project,
         src,
         kind,
-        &decoded.text,
+        &fixed,
+        given.as_deref(),
         &mut images,
         &mut warnings,
+        tally.as_deref_mut(),
     )?;
     let warn = |code, message: &str| Diagnostic::warning(code, message).at(&src.path);
     warnings.extend(
@@ -131,12 +157,17 @@ pub(crate) fn convert_decoded(
                 .hint("it builds as an empty page; add its text or remove the entry"),
         );
     }
-    let title = src
-        .title
-        .clone()
-        .or(converted.title)
-        .or_else(|| title_from_file_name(&src.path))
-        .unwrap_or_else(|| package::chapter_title(&project.book.language, n));
+    // A title found in a text file was fixed with the file; the others are fixed here.
+    let title = match (given, converted.title) {
+        (Some(t), _) => t,
+        (None, Some(t)) if kind == SourceKind::Text => t,
+        (None, found) => {
+            let t = found
+                .or_else(|| title_from_file_name(&src.path))
+                .unwrap_or_else(|| package::chapter_title(&project.book.language, n));
+            project.text.title(&t, Some(file), tally)
+        }
+    };
     Ok(ConvertedChapter {
         nodes: vec![Node::Chapter(Chapter::new(
             title,
@@ -158,8 +189,8 @@ pub(crate) fn title_in(path: &Path, text: &str) -> Option<String> {
     let mut no_images = |_: &str| -> std::result::Result<String, String> { Ok(String::new()) };
     match SourceKind::of(path) {
         SourceKind::Text => super::convert_text(text, true).title,
-        SourceKind::Markdown => super::convert_markdown(text, &mut no_images).ok()?.title,
-        SourceKind::Html => super::convert_html(text, &mut no_images).ok()?.title,
+        SourceKind::Markdown => super::convert_markdown(text, &mut no_images, None).ok()?.title,
+        SourceKind::Html => super::convert_html(text, &mut no_images, None).ok()?.title,
     }
 }
 
@@ -215,35 +246,56 @@ fn split_file(
     nodes
 }
 
-/// One chapter file's text converted by its kind.
+/// One chapter file's text (already through the text-fix stage when it is plain text)
+/// converted by its kind; `given` is the entry's title, fixed.
 fn convert_one(
     project: &Project,
     src: &ChapterSource,
     kind: SourceKind,
     text: &str,
+    given: Option<&str>,
     images: &mut Vec<Image>,
     warnings: &mut Vec<Diagnostic>,
+    mut tally: Option<&mut Tally>,
 ) -> Result<super::Converted> {
     if kind == SourceKind::Text {
         // A heading line repeating the title given in metadata.toml (as `init` writes it)
         // is the title; a different one is text.
         let c = super::convert_text(text, true);
-        return Ok(match (&src.title, &c.title) {
+        return Ok(match (given, &c.title) {
             (Some(given), Some(found)) if given != found => super::convert_text(text, false),
             _ => c,
         });
     }
     let mut resolver = |s: &str| resolve_image(project, &src.path, s, images, warnings);
+    let relative = relative_path(project, &src.path);
+    let file = FileRef {
+        path: &src.path,
+        relative: &relative,
+    };
+    let mut fixer = |t: &str| project.text.text_node(t, file, tally.as_deref_mut());
     let result = if kind == SourceKind::Markdown {
-        super::convert_markdown(text, &mut resolver)
+        super::convert_markdown(text, &mut resolver, Some(&mut fixer))
     } else {
-        super::convert_html(text, &mut resolver)
+        super::convert_html(text, &mut resolver, Some(&mut fixer))
     };
     result.map_err(|e| Error::Convert {
         path: src.path.clone(),
         message: e.to_string(),
         hint: None,
     })
+}
+
+/// A chapter file's path relative to the project folder, `/`-separated (what `files` globs
+/// of cleanup rules match).
+fn relative_path(project: &Project, path: &Path) -> String {
+    let rel = path.strip_prefix(&project.root).unwrap_or(path);
+    let rel = rel.to_string_lossy();
+    if std::path::MAIN_SEPARATOR == '/' {
+        rel.into_owned()
+    } else {
+        rel.replace(std::path::MAIN_SEPARATOR, "/")
+    }
 }
 
 /// Turns the pieces of a split file into nodes: a volume opens a part that takes the

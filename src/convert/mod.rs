@@ -135,17 +135,22 @@ fn paragraphs_to_xhtml(text: &str) -> Converted {
     }
 }
 
-/// Converts Markdown; images go through `images`.
-pub fn convert_markdown(
+/// Converts Markdown; images go through `images`, the body's text through `fix`.
+pub fn convert_markdown<'a>(
     text: &str,
     images: &mut dyn ImageResolver,
+    fix: Option<&'a mut markup::TextFixer<'a>>,
 ) -> Result<Converted, MarkupError> {
-    markup::markdown_to_xhtml(text, images).map(from_fragment)
+    markup::markdown_to_xhtml_fixed(text, images, fix).map(from_fragment)
 }
 
-/// Converts HTML; images go through `images`.
-pub fn convert_html(text: &str, images: &mut dyn ImageResolver) -> Result<Converted, MarkupError> {
-    markup::html_to_xhtml(text, images).map(from_fragment)
+/// Converts HTML; images go through `images`, the body's text through `fix`.
+pub fn convert_html<'a>(
+    text: &str,
+    images: &mut dyn ImageResolver,
+    fix: Option<&'a mut markup::TextFixer<'a>>,
+) -> Result<Converted, MarkupError> {
+    markup::html_to_xhtml_fixed(text, images, fix).map(from_fragment)
 }
 
 fn from_fragment(f: markup::Fragment) -> Converted {

@@ -52,10 +52,12 @@ pub(crate) struct Reuse {
     pub previous: Option<(PreviousEpub, Body)>,
 }
 
-/// The inputs a build records, in order: metadata, cover, stylesheets, fonts, then chapters
-/// (with the stamp the project's listing saw, when it has one); and where the chapters start.
+/// The inputs a build records, in order: metadata, the shared cleanup rules, cover,
+/// stylesheets, fonts, then chapters (with the stamp the project's listing saw, when it has
+/// one); and where the chapters start.
 pub(crate) fn input_paths(project: &Project) -> (Vec<(&Path, Option<FileStamp>)>, usize) {
     let mut paths: Vec<(&Path, Option<FileStamp>)> = vec![(&project.metadata_path, None)];
+    paths.extend(project.cleanup_file.as_deref().map(|p| (p, None)));
     paths.extend(project.cover.as_deref().map(|p| (p, None)));
     paths.extend(project.style.css.iter().map(|p| (p.as_path(), None)));
     paths.extend(project.style.fonts.iter().map(|f| (f.path.as_path(), None)));
@@ -115,7 +117,8 @@ pub(crate) fn plan(
             return Plan::UpToDate(recorded);
         }
     }
-    let keys = keys(&sources, &inputs, first_chapter, last.as_ref());
+    let settings = usize::from(project.cleanup_file.is_some()) + 1;
+    let keys = keys(&sources, &inputs, settings, first_chapter, last.as_ref());
     let mut reused = vec![false; sources.len()];
     let Some((epub, (head, body))) = epub.zip(last) else {
         return Plan::Build(Box::new(Reuse {
@@ -188,18 +191,26 @@ fn refresh_racy(head: &Head, body: &Body, started: i128, output: &Path) {
 
 /// The cache key of every chapter source: recorded for unchanged files when the metadata is
 /// the same (sources are made from the metadata and the file list alone), computed otherwise.
+/// The first `settings` inputs are the files a chapter's conversion depends on besides its
+/// own: `metadata.toml` and the shared cleanup rules.
 fn keys(
     sources: &[&ChapterSource],
     inputs: &Inputs,
+    settings: usize,
     first_chapter: usize,
     last: Option<&(Head, Body)>,
 ) -> Vec<Hash> {
     use rayon::prelude::*;
-    let meta_hash = inputs.records.first().map(|r| r.hash).unwrap_or_default();
+    let settings = settings.min(inputs.records.len());
+    let hashes: Vec<&[u8]> = inputs.records[..settings]
+        .iter()
+        .map(|r| &r.hash.0[..])
+        .collect();
+    let meta_hash = hash_fields(&hashes);
     let same_sources = last.map(|(_, body)| body).filter(|body| {
         body.inputs.len() == inputs.records.len()
             && body.sources.len() == sources.len()
-            && inputs.unchanged.first() == Some(&true)
+            && inputs.unchanged[..settings].iter().all(|&u| u)
             && body
                 .inputs
                 .iter()

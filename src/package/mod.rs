@@ -17,6 +17,7 @@ mod pieces;
 pub mod style;
 pub mod tcy;
 
+pub(crate) use locale::primary as primary_language;
 pub use locale::{chapter_title, front_title};
 
 use std::collections::BTreeSet;

@@ -12,6 +12,7 @@ mod layout;
 mod modified;
 mod output;
 mod raw;
+mod text;
 pub(crate) mod toml_error;
 
 pub(crate) use boundary::Boundary;
@@ -60,6 +61,10 @@ pub struct Project {
     pub(crate) input_ids: Vec<FileId>,
     /// The chapter globs as written: a new file they match is a new chapter (watch mode).
     pub(crate) chapter_globs: Vec<String>,
+    /// What the text-fix stage does to the chapters (cleanup rules, conversion, typography).
+    pub text: crate::text_fix::TextFix,
+    /// The `cleanup.toml` beside the metadata, when there is one (an input of the build).
+    pub cleanup_file: Option<PathBuf>,
 }
 
 /// Bibliographic data from `[book]`.

@@ -31,6 +31,10 @@ pub(super) struct Metadata {
     style: super::layout::RawStyle,
     #[serde(default)]
     layout: super::layout::RawLayout,
+    #[serde(default)]
+    text: super::text::RawText,
+    #[serde(default)]
+    cleanup: Vec<Spanned<super::text::RawRule>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -52,6 +56,7 @@ struct Book {
     series: Option<String>,
     series_index: Option<Spanned<toml::Value>>,
     cover: Option<Spanned<String>>,
+    convert: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -227,10 +232,24 @@ pub(super) fn validate<T: Send>(
         ctx.saw(&meta);
     }
     let book_span = raw.book.span().start;
-    let book = validate_book(raw.book.into_inner(), &ctx, book_span)?;
+    let mut raw_book = raw.book.into_inner();
+    let convert = raw_book.convert.take();
+    let mut book = validate_book(raw_book, &ctx, book_span)?;
     // Checked by the build, and only when the command line names no output of its own.
     let output_at = raw.output.path.as_ref().map(|p| p.span().start);
     let output = raw.output.path.map(|p| root.join(p.into_inner()));
+    // The layout and the text settings come first: a converted book's title names its EPUB.
+    let layout = super::layout::validate_layout(raw.layout, &ctx)?;
+    let cleanup_file = cleanup_file(&ctx)?;
+    let text_input = super::text::Input {
+        text,
+        path,
+        rules: raw.cleanup,
+        settings: raw.text,
+        convert,
+        cleanup_file: cleanup_file.clone(),
+    };
+    let text_fix = super::text::validate(text_input, &mut book.0, &layout)?;
     let default_output = super::default_output(root, &book.0.title, output.as_deref());
     // The build cache beside an output that leads outside is not read: the build refuses it.
     let inside = ctx.boundary.check(&default_output).is_ok();
@@ -254,7 +273,6 @@ pub(super) fn validate<T: Send>(
     let contents = contents?;
 
     let style = super::layout::validate_style(raw.style, &ctx)?;
-    let layout = super::layout::validate_layout(raw.layout, &ctx)?;
     let epub_version = super::layout::validate_version(raw.output.epub_version, &ctx)?;
     let Seen {
         ids: mut input_ids,
@@ -263,6 +281,8 @@ pub(super) fn validate<T: Send>(
     input_ids.sort_unstable();
     input_ids.dedup();
     let project = Project {
+        text: text_fix,
+        cleanup_file,
         style,
         layout,
         epub_version,
@@ -278,6 +298,33 @@ pub(super) fn validate<T: Send>(
         chapter_globs,
     };
     Ok((project, beside))
+}
+
+/// The shared `cleanup.toml` beside `metadata.toml`, when there is one: through the same
+/// containment check as every path the project names (it may be a symlink leading out), and a
+/// regular file (a FIFO or a folder by that name is an error, not a file silently skipped).
+fn cleanup_file(ctx: &Ctx) -> Result<Option<PathBuf>> {
+    let name = super::text::CLEANUP_FILE;
+    let error = |message: String, hint: &str| Error::Metadata {
+        path: ctx.root.join(name),
+        message,
+        hint: Some(hint.into()),
+    };
+    let (path, found) = (ctx.boundary.admit_file(ctx.root, name)).map_err(|outside| {
+        let leads = outside.describe(name, ctx.root);
+        error(format!("the shared cleanup rules {leads}"), Outside::HINT)
+    })?;
+    match found {
+        Found::File { meta, .. } => {
+            ctx.saw(&meta);
+            Ok(Some(path))
+        }
+        Found::Missing => Ok(None),
+        Found::NotRegular(kind) => Err(error(
+            format!("{} is {kind}, not a regular file", path.display()),
+            "make cleanup.toml a file of [[cleanup]] rules, or remove it",
+        )),
+    }
 }
 
 /// The reading order: every chapter entry expanded, parts with theirs.

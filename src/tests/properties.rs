@@ -7,7 +7,9 @@ use crate::package;
 use crate::project::Project;
 use proptest::prelude::*;
 
-const METADATA: &str = "[book]\ntitle = \"t\"\nauthors = [\"a\"]\nlanguage = \"zh-CN\"\n[[chapters]]\nfile = \"FILE\"\ntitle = \"固定标题\"\n";
+// Typography off: these properties are about the converters keeping every character;
+// what typography changes on purpose is tested with it (src/text_fix).
+const METADATA: &str = "[book]\ntitle = \"t\"\nauthors = [\"a\"]\nlanguage = \"zh-CN\"\n[text]\ntypography = false\n[[chapters]]\nfile = \"FILE\"\ntitle = \"固定标题\"\n";
 
 /// Builds one chapter in memory; returns the package entries, or the error text.
 fn build(name: &str, bytes: &[u8]) -> Result<Vec<package::Entry>, String> {

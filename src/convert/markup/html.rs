@@ -10,13 +10,23 @@ use scraper::ElementRef;
 
 use super::parse::{NodeId, parse_document};
 use super::sanitize::{Deep, MAX_DEPTH, Options, Warnings, sanitize};
-use super::{Fragment, ImageResolver, MarkupError};
+use super::{Fragment, ImageResolver, MarkupError, TextFixer};
 
 /// Converts an HTML document (or a bare HTML snippet) to an XHTML body fragment.
 ///
 /// `title` is the body's opening `<h1>` (removed from the body) or else the head's `<title>`.
 /// Other headings move one level down. Fails only when the resolver rejects a local image.
+#[cfg(test)]
 pub fn html_to_xhtml(src: &str, images: &mut dyn ImageResolver) -> Result<Fragment, MarkupError> {
+    html_to_xhtml_fixed(src, images, None)
+}
+
+/// [`html_to_xhtml`], with the text of the body (outside code) rewritten by `text`.
+pub fn html_to_xhtml_fixed<'a>(
+    src: &str,
+    images: &mut dyn ImageResolver,
+    text: Option<&'a mut TextFixer<'a>>,
+) -> Result<Fragment, MarkupError> {
     let parsed = parse_document(src, MAX_DEPTH as u32);
     let line_of = |node: NodeId| {
         let line = parsed.lines.get(&node)?;
@@ -47,6 +57,7 @@ pub fn html_to_xhtml(src: &str, images: &mut dyn ImageResolver) -> Result<Fragme
                 head_title,
                 deep,
                 marker: None,
+                text: text.map(|t| t as &mut TextFixer<'_>),
             };
             sanitize(body, opts, images, warnings)
         }

@@ -11,7 +11,7 @@ use std::collections::{HashMap, HashSet};
 use super::ids;
 use super::parse::parse_fragment;
 use super::sanitize::{self, Deep, MAX_DEPTH, Warnings, sanitize};
-use super::{Fragment, ImageResolver, MarkupError, escape_attr, escape_text};
+use super::{Fragment, ImageResolver, MarkupError, TextFixer, escape_attr, escape_text};
 use pulldown_cmark::{
     Alignment, CodeBlockKind, Event, HeadingLevel, LinkType, Options, Parser, Tag, TagEnd,
 };
@@ -21,9 +21,19 @@ use pulldown_cmark::{
 /// A leading `# Title` becomes [`Fragment::title`] and leaves the body; other headings move
 /// one level down. Footnotes become `noteref`/`footnote` pairs that link both ways, with the
 /// notes as `<aside>` elements at the end. Fails only when the resolver rejects a local image.
+#[cfg(test)]
 pub fn markdown_to_xhtml(
     src: &str,
     images: &mut dyn ImageResolver,
+) -> Result<Fragment, MarkupError> {
+    markdown_to_xhtml_fixed(src, images, None)
+}
+
+/// [`markdown_to_xhtml`], with the text of the body (outside code) rewritten by `text`.
+pub fn markdown_to_xhtml_fixed<'a>(
+    src: &str,
+    images: &mut dyn ImageResolver,
+    text: Option<&'a mut TextFixer<'a>>,
 ) -> Result<Fragment, MarkupError> {
     let mut warnings = Warnings::default();
     let Rendered {
@@ -42,6 +52,7 @@ pub fn markdown_to_xhtml(
         head_title: None,
         deep,
         marker: marker.as_deref(),
+        text: text.map(|t| t as &mut TextFixer<'_>),
     };
     sanitize(parsed.html.root_element(), opts, images, warnings)
 }

@@ -18,9 +18,18 @@ mod sanitize;
 
 use std::collections::HashMap;
 
+#[cfg(test)]
 pub use html::html_to_xhtml;
+pub use html::html_to_xhtml_fixed;
+#[cfg(test)]
 pub use markdown::markdown_to_xhtml;
 pub(crate) use sanitize::percent_decode;
+pub use markdown::markdown_to_xhtml_fixed;
+
+/// Rewrites one text node of a chapter's body (the text-fix stage: cleanup rules,
+/// conversion, typography); returns None when the text stays as it is. Never called on text
+/// inside `code`, `pre` and other verbatim elements, nor on attribute values.
+pub type TextFixer<'a> = dyn FnMut(&str) -> Option<String> + 'a;
 
 /// One converted chapter body.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

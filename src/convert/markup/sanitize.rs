@@ -35,6 +35,9 @@ pub(crate) const MAX_DEPTH: usize = 120;
 pub(crate) struct Options<'a> {
     /// Fallback title (HTML `<title>`) when the body does not start with an `<h1>`.
     pub head_title: Option<String>,
+    /// Rewrites the text of the body outside code (the text-fix stage); None when it
+    /// changes nothing.
+    pub text: Option<&'a mut super::TextFixer<'a>>,
     /// Where the source nested too deep, for the warnings that say what was flattened.
     pub deep: Deep<'a>,
     /// What the Markdown renderer put before the ids it wrote (see [`super::ids::marker`]).
@@ -52,6 +55,11 @@ pub(crate) struct Deep<'a> {
     /// where known, and how many.
     pub cut: Option<(Option<usize>, usize)>,
 }
+
+/// Elements whose text is code or notation, which the text-fix stage never touches.
+const VERBATIM: [&str; 9] = [
+    "code", "pre", "kbd", "samp", "var", "tt", "math", "svg", "script",
+];
 
 /// Runs the whole sanitiser over `root`'s children and returns the finished fragment.
 pub(crate) fn sanitize(
@@ -103,6 +111,9 @@ pub(crate) fn sanitize(
     } = b;
     let mut tree = Tree { nodes };
     let title = tree.take_title().or(opts.head_title);
+    if let Some(fix) = opts.text {
+        tree.fix_text(fix);
+    }
     tree.fix_structure();
     tree.fix_content_models();
     let (links, ids) = tree.fix_ids_and_links(opts.marker, &mut warnings);
@@ -904,6 +915,26 @@ impl Tree {
             self.remove(next);
         }
         Some(title)
+    }
+
+    /// Pass 2b: the text-fix stage on every text node outside code and notation.
+    fn fix_text(&mut self, fix: &mut super::TextFixer<'_>) {
+        let mut stack = vec![0];
+        while let Some(i) = stack.pop() {
+            let Some(n) = self.nodes.get_mut(i) else {
+                continue;
+            };
+            match &mut n.kind {
+                Kind::Text(t) => {
+                    if let Some(fixed) = fix(t) {
+                        *t = fixed;
+                    }
+                }
+                Kind::Element(e) if VERBATIM.contains(&e.name) => {}
+                Kind::Removed => {}
+                _ => stack.extend(n.children.iter().rev().copied()),
+            }
+        }
     }
 
     /// Pass 3: heading demotion and parent/child rules of lists, tables, figures, ruby.

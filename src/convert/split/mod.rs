@@ -213,6 +213,18 @@ pub fn split(lines: &[&str], mode: &SplitMode) -> Split {
     }
 }
 
+/// Whether `line` is a volume or chapter heading by `mode`.
+pub fn is_heading(line: &str, mode: &SplitMode) -> bool {
+    let line = auto::trim_line(line);
+    !line.is_empty()
+        && match mode {
+            SplitMode::Auto => !auto::detect(line).is_empty(),
+            SplitMode::Pattern { chapter, volume } => {
+                !pattern_heading(line, chapter, volume.as_ref()).is_empty()
+            }
+        }
+}
+
 /// A heading found by user patterns. The number comes from a capture group named `num` when
 /// the pattern has one, else from the built-in rules when they recognise the line, else from
 /// the first run of digits or Chinese numerals after `第`, else from the first run of digits.

@@ -1,0 +1,545 @@
+//! The text-fix stage: what the download left in the text is cleaned before conversion.
+//!
+//! Sits between `source` (decoded text) and `convert` (XHTML), and is used by `build` and
+//! `check` alike through [`crate::convert::chapter`]. Three steps, always in this order:
+//!
+//! 1. **cleanup rules** ([`rules`]): the built-in preset's ([`preset`]), then those of a
+//!    `cleanup.toml` beside `metadata.toml`, then the book's own `[[cleanup]]`; written
+//!    against the text as downloaded;
+//! 2. **conversion** ([`chinese`]): simplified/traditional Chinese by an OpenCC
+//!    configuration, then quotation marks (corner brackets or curly quotes);
+//! 3. **typography** ([`typography`]): CJK punctuation and spacing, or Latin smart quotes.
+//!
+//! A plain-text chapter is fixed line by line structure intact (a rule may remove lines, which
+//! is the point); a Markdown or HTML chapter only in its text nodes, outside `code`, `pre` and
+//! the like, never in its markup or attribute values. Conversion and typography never touch
+//! URLs. Titles (chapter, part, volume) get the title rules, conversion and typography
+//! without the removal of spaces; the book's metadata gets conversion only
+//! ([`TextFix::metadata`]).
+//!
+//! Which lines of a plain-text file are titles: in a file split at its headings, every line
+//! that is a heading as written or once the title rules have run (so that a title rule can
+//! repair `正文 第一回 …` into a heading); in any other file, its first line when that is one.
+//! Title rules run on those lines, text rules on all the others.
+
+pub mod chinese;
+mod preset;
+pub mod rules;
+pub mod typography;
+
+use std::borrow::Cow;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use regex::RegexSet;
+
+pub use chinese::{Conversion, Quotes};
+pub use rules::{Origin, Rule, Scope};
+pub use typography::{Place, Typography};
+
+/// Everything the stage does to a book's text, compiled once per project.
+#[derive(Debug, Clone)]
+pub struct TextFix {
+    rules: Arc<[Rule]>,
+    text: Prefilter,
+    titles: Prefilter,
+    conversion: Option<Conversion>,
+    quotes: Option<Quotes>,
+    typography: Typography,
+}
+
+/// Finds which rules of one scope can match a text, in one pass over it.
+#[derive(Debug, Clone, Default)]
+struct Prefilter {
+    /// The plain rules of the scope, together.
+    set: Option<RegexSet>,
+    /// For each pattern of `set`, its rule's index.
+    members: Vec<usize>,
+    /// Rules the set cannot hold (look-around): always tried.
+    others: Vec<usize>,
+}
+
+impl Prefilter {
+    fn new(rules: &[Rule], titles: bool) -> Prefilter {
+        let mut members = Vec::new();
+        let mut others = Vec::new();
+        let mut patterns = Vec::new();
+        for (i, r) in rules.iter().enumerate() {
+            if !r.scope.covers(titles) {
+                continue;
+            }
+            match r.plain() {
+                Some(re) => {
+                    members.push(i);
+                    patterns.push(re.as_str().to_string());
+                }
+                None => others.push(i),
+            }
+        }
+        // Each pattern compiled alone; together they may pass the size limit, and then
+        // every rule is simply tried.
+        let set = RegexSet::new(&patterns).ok();
+        if set.is_none() {
+            others.extend(members.drain(..));
+            others.sort_unstable();
+        }
+        Prefilter {
+            set,
+            members,
+            others,
+        }
+    }
+
+    /// The rules that may match `text`, in order.
+    fn candidates(&self, text: &str) -> Vec<usize> {
+        let mut found: Vec<usize> = self.others.clone();
+        if let Some(set) = &self.set {
+            found.extend(set.matches(text).iter().map(|k| self.members[k]));
+        }
+        found.sort_unstable();
+        found
+    }
+
+    fn is_empty(&self) -> bool {
+        self.members.is_empty() && self.others.is_empty()
+    }
+}
+
+/// The chapter file a piece of text comes from.
+#[derive(Debug, Clone, Copy)]
+pub struct FileRef<'a> {
+    /// The file.
+    pub path: &'a Path,
+    /// Its path relative to the project folder, `/`-separated, for `files` globs.
+    pub relative: &'a str,
+}
+
+/// What the rules did, per rule, for `check`'s dry run.
+#[derive(Debug, Clone, Default)]
+pub struct Tally {
+    /// Indexed like the project's rules.
+    pub hits: Vec<RuleHits>,
+}
+
+/// What one rule did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RuleHits {
+    /// How many changes it made.
+    pub count: usize,
+    /// The first few, where they were.
+    pub examples: Vec<Example>,
+}
+
+/// One change a rule made.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Example {
+    /// The chapter file.
+    pub path: PathBuf,
+    /// Its line, where known.
+    pub line: Option<usize>,
+    /// The column (in characters) of the match in that line, where known.
+    pub column: Option<usize>,
+    /// The text matched.
+    pub matched: String,
+    /// What replaced it.
+    pub replaced: String,
+}
+
+/// Examples kept per rule.
+pub const EXAMPLES: usize = 3;
+
+impl Tally {
+    fn record(
+        &mut self,
+        rule: usize,
+        file: FileRef<'_>,
+        at: Option<(usize, usize)>,
+        m: &str,
+        r: &str,
+    ) {
+        if self.hits.len() <= rule {
+            self.hits.resize_with(rule + 1, RuleHits::default);
+        }
+        let hits = &mut self.hits[rule];
+        hits.count += 1;
+        if hits.examples.len() < EXAMPLES {
+            hits.examples.push(Example {
+                path: file.path.to_path_buf(),
+                line: at.map(|a| a.0),
+                column: at.map(|a| a.1),
+                matched: m.to_string(),
+                replaced: r.to_string(),
+            });
+        }
+    }
+
+    /// Adds another tally's counts and examples (the chapters in reading order).
+    pub fn merge(&mut self, other: Tally) {
+        if self.hits.len() < other.hits.len() {
+            self.hits.resize_with(other.hits.len(), RuleHits::default);
+        }
+        for (mine, theirs) in self.hits.iter_mut().zip(other.hits) {
+            mine.count += theirs.count;
+            let room = EXAMPLES.saturating_sub(mine.examples.len());
+            mine.examples.extend(theirs.examples.into_iter().take(room));
+        }
+    }
+}
+
+/// The settings the stage is made from (validated by the project stage).
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// Every cleanup rule, in the order they run.
+    pub rules: Vec<Rule>,
+    /// Simplified/traditional conversion.
+    pub conversion: Option<Conversion>,
+    /// Quotation marks.
+    pub quotes: Option<Quotes>,
+    /// Typography.
+    pub typography: Typography,
+}
+
+impl TextFix {
+    /// The stage for `settings`.
+    pub fn new(settings: Settings) -> TextFix {
+        let rules: Arc<[Rule]> = settings.rules.into();
+        TextFix {
+            text: Prefilter::new(&rules, false),
+            titles: Prefilter::new(&rules, true),
+            rules,
+            conversion: settings.conversion,
+            quotes: settings.quotes,
+            typography: settings.typography,
+        }
+    }
+
+    /// The stage that changes nothing.
+    pub fn off() -> TextFix {
+        TextFix::new(Settings {
+            rules: Vec::new(),
+            conversion: None,
+            quotes: None,
+            typography: Typography::Off,
+        })
+    }
+
+    /// The rules, in the order they run.
+    pub fn rules(&self) -> &[Rule] {
+        &self.rules
+    }
+
+    /// The conversion, if any.
+    pub fn conversion(&self) -> Option<Conversion> {
+        self.conversion
+    }
+
+    /// The built-in preset rules `name` names, compiled; None for an unknown preset.
+    pub fn preset(name: &str) -> Option<Vec<Rule>> {
+        let rules = preset::rules(name)?;
+        let preset = preset::NAMES.iter().find(|&&n| n == name).copied()?;
+        Some(
+            rules
+                .iter()
+                .map(|&(what, pattern, replace, scope)| {
+                    Rule::new(
+                        pattern,
+                        replace,
+                        scope,
+                        None,
+                        Origin::Preset { preset, what },
+                    )
+                    .expect("the built-in presets compile")
+                })
+                .collect(),
+        )
+    }
+
+    /// The names of the built-in presets.
+    pub fn preset_names() -> &'static [&'static str] {
+        &preset::NAMES
+    }
+
+    /// Converts the book's metadata (title, subtitle, authors, contributors, description,
+    /// subjects, series) and sets its language to the conversion's.
+    pub fn metadata(&self, info: &mut crate::project::BookInfo) {
+        let Some(c) = self.conversion else { return };
+        let convert = |s: &mut String| {
+            if let Cow::Owned(o) = c.convert(s) {
+                *s = o;
+            }
+        };
+        convert(&mut info.title);
+        info.subtitle.iter_mut().for_each(convert);
+        for p in info.authors.iter_mut().chain(info.contributors.iter_mut()) {
+            convert(&mut p.name);
+            p.file_as.iter_mut().for_each(convert);
+        }
+        info.description.iter_mut().for_each(convert);
+        info.subjects.iter_mut().for_each(convert);
+        if let Some(s) = info.series.as_mut() {
+            convert(&mut s.name);
+        }
+        info.language = c.language().to_string();
+    }
+
+    /// A title (of a chapter, part or volume, from `file` when it comes from one): the title
+    /// rules, conversion and typography.
+    pub fn title(
+        &self,
+        title: &str,
+        file: Option<FileRef<'_>>,
+        tally: Option<&mut Tally>,
+    ) -> String {
+        let cleaned = self.clean_title(title, file, None, tally);
+        self.finish(&cleaned, Place::Title).into_owned()
+    }
+
+    /// The title rules on one title; unchanged when none applies.
+    fn clean_title<'a>(
+        &self,
+        title: &'a str,
+        file: Option<FileRef<'_>>,
+        line: Option<usize>,
+        tally: Option<&mut Tally>,
+    ) -> Cow<'a, str> {
+        if self.titles.is_empty() {
+            return Cow::Borrowed(title);
+        }
+        let rules = self.applicable(&self.titles, title, file.map(|f| f.relative));
+        apply_rules(&self.rules, &rules, title, file, line.unwrap_or(0), tally)
+            .map_or(Cow::Borrowed(title), Cow::Owned)
+    }
+
+    /// The rules of `filter` that may match `text` and apply to the file.
+    fn applicable(&self, filter: &Prefilter, text: &str, file: Option<&str>) -> Vec<usize> {
+        if filter.is_empty() {
+            return Vec::new();
+        }
+        let mut found = filter.candidates(text);
+        found.retain(|&i| self.rules[i].applies_to(file));
+        found
+    }
+
+    /// Conversion, quotation marks and typography on one line or text node.
+    fn finish<'a>(&self, text: &'a str, place: Place) -> Cow<'a, str> {
+        let mut out = Cow::Borrowed(text);
+        if let Some(c) = self.conversion
+            && let Cow::Owned(o) = c.convert(&out)
+        {
+            out = Cow::Owned(o);
+        }
+        if let Some(q) = self.quotes
+            && let Cow::Owned(o) = q.apply(&out)
+        {
+            out = Cow::Owned(o);
+        }
+        if let Cow::Owned(o) = self.typography.apply(&out, place) {
+            out = Cow::Owned(o);
+        }
+        out
+    }
+
+    /// A text node of a Markdown or HTML chapter: text rules, conversion, typography; None
+    /// when nothing changes.
+    pub fn text_node(
+        &self,
+        text: &str,
+        file: FileRef<'_>,
+        tally: Option<&mut Tally>,
+    ) -> Option<String> {
+        let rules = self.applicable(&self.text, text, Some(file.relative));
+        let cleaned = apply_rules(&self.rules, &rules, text, Some(file), 0, tally);
+        let cleaned = cleaned.as_deref().unwrap_or(text);
+        match self.finish(cleaned, Place::Body) {
+            Cow::Owned(o) => Some(o),
+            Cow::Borrowed(_) if cleaned.len() != text.len() || cleaned != text => {
+                Some(cleaned.to_string())
+            }
+            Cow::Borrowed(_) => None,
+        }
+    }
+
+    /// A plain-text chapter file's decoded text. `heading` says whether a line is a heading
+    /// (by the file's `split` rules); `split` whether the file is split at its headings (else
+    /// only its first line can be a title).
+    pub fn text_file<'a>(
+        &self,
+        text: &'a str,
+        file: FileRef<'_>,
+        heading: &dyn Fn(&str) -> bool,
+        split: bool,
+        tally: Option<&mut Tally>,
+    ) -> Cow<'a, str> {
+        let cleaned = self.clean_file(text, file, heading, split, tally);
+        let cleaned: Cow<'a, str> = cleaned.map_or(Cow::Borrowed(text), Cow::Owned);
+        if self.conversion.is_none() && self.quotes.is_none() && self.typography == Typography::Off
+        {
+            return cleaned;
+        }
+        // Converted whole (one call), then typography line by line.
+        let mut converted = cleaned;
+        if let Some(c) = self.conversion
+            && let Cow::Owned(o) = c.convert(&converted)
+        {
+            converted = Cow::Owned(o);
+        }
+        if let Some(q) = self.quotes
+            && let Cow::Owned(o) = q.apply(&converted)
+        {
+            converted = Cow::Owned(o);
+        }
+        if self.typography == Typography::Off {
+            return converted;
+        }
+        let mut out = String::new();
+        let mut changed = false;
+        for (i, line) in converted.split('\n').enumerate() {
+            if i > 0 {
+                out.push('\n');
+            }
+            let place = if line.contains(' ') && heading(line) {
+                Place::Title
+            } else {
+                Place::Body
+            };
+            let fixed = self.typography.apply(line, place);
+            changed |= matches!(fixed, Cow::Owned(_));
+            out.push_str(&fixed);
+        }
+        if changed { Cow::Owned(out) } else { converted }
+    }
+
+    /// The cleanup rules on a plain-text file: title rules on its title lines, text rules on
+    /// the rest. None when nothing changes.
+    fn clean_file(
+        &self,
+        text: &str,
+        file: FileRef<'_>,
+        heading: &dyn Fn(&str) -> bool,
+        split: bool,
+        mut tally: Option<&mut Tally>,
+    ) -> Option<String> {
+        let text_rules = self.applicable(&self.text, text, Some(file.relative));
+        let title_rules = self.applicable(&self.titles, text, Some(file.relative));
+        if text_rules.is_empty() && title_rules.is_empty() {
+            return None;
+        }
+        let is_title = |line: &str| {
+            heading(line)
+                || (!title_rules.is_empty()
+                    && apply_rules(&self.rules, &title_rules, line, None, 0, None)
+                        .is_some_and(|t| heading(&t)))
+        };
+        let titles = title_lines(text, split, &is_title);
+        if titles.is_empty() {
+            return apply_rules(&self.rules, &text_rules, text, Some(file), 1, tally);
+        }
+        let lines: Vec<&str> = text.split('\n').collect();
+        let mut pieces: Vec<Cow<'_, str>> = Vec::new();
+        let mut changed = false;
+        let mut start = 0;
+        for &t in titles.iter().chain(std::iter::once(&lines.len())) {
+            if start < t {
+                let body = lines[start..t].join("\n");
+                let fixed = apply_rules(
+                    &self.rules,
+                    &text_rules,
+                    &body,
+                    Some(file),
+                    start + 1,
+                    tally.as_deref_mut(),
+                );
+                changed |= fixed.is_some();
+                match fixed {
+                    Some(f) if f.is_empty() && !body.is_empty() => {}
+                    Some(f) => pieces.push(Cow::Owned(f)),
+                    None => pieces.push(Cow::Owned(body)),
+                }
+            }
+            if let Some(&line) = lines.get(t) {
+                let fixed = apply_rules(
+                    &self.rules,
+                    &title_rules,
+                    line,
+                    Some(file),
+                    t + 1,
+                    tally.as_deref_mut(),
+                );
+                changed |= fixed.is_some();
+                match fixed {
+                    Some(f) if f.trim().is_empty() => {}
+                    Some(f) => pieces.push(Cow::Owned(f)),
+                    None => pieces.push(Cow::Borrowed(line)),
+                }
+            }
+            start = t + 1;
+        }
+        changed.then(|| pieces.join("\n"))
+    }
+}
+
+/// The 0-based indices of a plain-text file's title lines.
+fn title_lines(text: &str, split: bool, is_title: &dyn Fn(&str) -> bool) -> Vec<usize> {
+    let mut found = Vec::new();
+    for (i, line) in text.split('\n').enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        if is_title(line) {
+            found.push(i);
+        }
+        if !split {
+            break;
+        }
+    }
+    found
+}
+
+/// Runs `which` of `rules` in order over `text` (whose first line is line `first_line` of
+/// `file`); None when nothing changes. With a tally, records each change.
+fn apply_rules(
+    rules: &[Rule],
+    which: &[usize],
+    text: &str,
+    file: Option<FileRef<'_>>,
+    first_line: usize,
+    mut tally: Option<&mut Tally>,
+) -> Option<String> {
+    let mut current: Option<String> = None;
+    let mut origin: Option<Vec<usize>> = None;
+    for &i in which {
+        let now = current.as_deref().unwrap_or(text);
+        let edits = rules[i].edits(now);
+        if edits.is_empty() {
+            continue;
+        }
+        if let (Some(t), Some(f)) = (tally.as_deref_mut(), file) {
+            let lines = origin.get_or_insert_with(|| {
+                (0..=now.matches('\n').count())
+                    .map(|k| first_line + k)
+                    .collect()
+            });
+            for (range, replacement) in &edits {
+                let before = &now[..range.start];
+                let line = before.matches('\n').count();
+                let column = before[before.rfind('\n').map_or(0, |k| k + 1)..]
+                    .chars()
+                    .count()
+                    + 1;
+                let at = (first_line > 0)
+                    .then(|| lines.get(line).map(|&l| (l, column)))
+                    .flatten();
+                t.record(i, f, at, &now[range.clone()], replacement);
+            }
+        }
+        let (fixed, new_origin) = rules::apply_edits(now, &edits, origin.as_deref());
+        if new_origin.is_some() {
+            origin = new_origin;
+        }
+        current = Some(fixed);
+    }
+    current
+}
+
+#[cfg(test)]
+mod tests;
