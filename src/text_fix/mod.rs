@@ -305,9 +305,18 @@ impl TextFix {
         if self.titles.is_empty() {
             return Cow::Borrowed(title);
         }
-        let rules = self.applicable(&self.titles, title, file.map(|f| f.relative));
-        apply_rules(&self.rules, &rules, title, file, line.unwrap_or(0), tally)
+        let which = self.which(&self.titles, file);
+        apply_rules(&self.rules, &which, title, file, line.unwrap_or(0), tally)
             .map_or(Cow::Borrowed(title), Cow::Owned)
+    }
+
+    /// The rules of `filter` that apply to `file`.
+    fn which<'a>(&'a self, filter: &'a Prefilter, file: Option<FileRef<'a>>) -> Which<'a> {
+        Which {
+            fix: self,
+            filter,
+            file: file.map(|f| f.relative),
+        }
     }
 
     /// The rules of `filter` that may match `text` and apply to the file.
@@ -347,8 +356,8 @@ impl TextFix {
         file: FileRef<'_>,
         tally: Option<&mut Tally>,
     ) -> Option<String> {
-        let rules = self.applicable(&self.text, text, Some(file.relative));
-        let cleaned = apply_rules(&self.rules, &rules, text, Some(file), 0, tally);
+        let which = self.which(&self.text, Some(file));
+        let cleaned = apply_rules(&self.rules, &which, text, Some(file), 0, tally);
         let cleaned = cleaned.as_deref().unwrap_or(text);
         match self.finish(cleaned, Place::Body) {
             Cow::Owned(o) => Some(o),
@@ -419,14 +428,15 @@ impl TextFix {
         split: bool,
         mut tally: Option<&mut Tally>,
     ) -> Option<String> {
-        let text_rules = self.applicable(&self.text, text, Some(file.relative));
-        let title_rules = self.applicable(&self.titles, text, Some(file.relative));
-        if text_rules.is_empty() && title_rules.is_empty() {
+        let text_rules = self.which(&self.text, Some(file));
+        let title_rules = self.which(&self.titles, Some(file));
+        let may_title = !title_rules.candidates(text).is_empty();
+        if text_rules.candidates(text).is_empty() && !may_title {
             return None;
         }
         let is_title = |line: &str| {
             heading(line)
-                || (!title_rules.is_empty()
+                || (may_title
                     && apply_rules(&self.rules, &title_rules, line, None, 0, None)
                         .is_some_and(|t| heading(&t)))
         };
@@ -495,11 +505,11 @@ fn title_lines(text: &str, split: bool, is_title: &dyn Fn(&str) -> bool) -> Vec<
     found
 }
 
-/// Runs `which` of `rules` in order over `text` (whose first line is line `first_line` of
+/// Runs the rules of one scope in order over `text` (whose first line is line `first_line` of
 /// `file`); None when nothing changes. With a tally, records each change.
 fn apply_rules(
     rules: &[Rule],
-    which: &[usize],
+    which: &Which<'_>,
     text: &str,
     file: Option<FileRef<'_>>,
     first_line: usize,
@@ -507,7 +517,10 @@ fn apply_rules(
 ) -> Option<String> {
     let mut current: Option<String> = None;
     let mut origin: Option<Vec<usize>> = None;
-    for &i in which {
+    let mut candidates = which.candidates(text);
+    let mut k = 0;
+    while let Some(&i) = candidates.get(k) {
+        k += 1;
         let now = current.as_deref().unwrap_or(text);
         let edits = rules[i].edits(now);
         if edits.is_empty() {
@@ -519,26 +532,57 @@ fn apply_rules(
                     .map(|k| first_line + k)
                     .collect()
             });
-            for (range, replacement) in &edits {
-                let before = &now[..range.start];
-                let line = before.matches('\n').count();
-                let column = before[before.rfind('\n').map_or(0, |k| k + 1)..]
-                    .chars()
-                    .count()
-                    + 1;
-                let at = (first_line > 0)
-                    .then(|| lines.get(line).map(|&l| (l, column)))
-                    .flatten();
-                t.record(i, f, at, &now[range.clone()], replacement);
-            }
+            record_edits(t, i, f, now, &edits, lines, first_line > 0);
         }
         let (fixed, new_origin) = rules::apply_edits(now, &edits, origin.as_deref());
         if new_origin.is_some() {
             origin = new_origin;
         }
+        // A rule may make a later one match (two separators left side by side): the rules
+        // after this one are chosen again on the new text.
+        candidates = which.candidates(&fixed);
+        candidates.retain(|&c| c > i);
+        k = 0;
         current = Some(fixed);
     }
     current
+}
+
+/// The rules of one scope that apply to one file.
+struct Which<'a> {
+    fix: &'a TextFix,
+    filter: &'a Prefilter,
+    file: Option<&'a str>,
+}
+
+impl Which<'_> {
+    fn candidates(&self, text: &str) -> Vec<usize> {
+        self.fix.applicable(self.filter, text, self.file)
+    }
+}
+
+/// Records the changes of rule `rule` on `now` (whose lines come from source lines `lines`).
+fn record_edits(
+    tally: &mut Tally,
+    rule: usize,
+    file: FileRef<'_>,
+    now: &str,
+    edits: &[(std::ops::Range<usize>, String)],
+    lines: &[usize],
+    located: bool,
+) {
+    for (range, replacement) in edits {
+        let before = &now[..range.start];
+        let line = before.matches('\n').count();
+        let column = before[before.rfind('\n').map_or(0, |k| k + 1)..]
+            .chars()
+            .count()
+            + 1;
+        let at = located
+            .then(|| lines.get(line).map(|&l| (l, column)))
+            .flatten();
+        tally.record(rule, file, at, &now[range.clone()], replacement);
+    }
 }
 
 #[cfg(test)]
