@@ -6,7 +6,7 @@ mod common;
 
 use std::path::Path;
 
-use common::{Fixture, assert_valid, entries, epubforge, run, spine, text};
+use common::{Fixture, assert_valid, epubforge, run, spine, text};
 
 const BOOK: &str = "[book]\ntitle = \"青锋录\"\nauthors = [\"林某\"]\nlanguage = \"zh-CN\"\n";
 
@@ -81,11 +81,7 @@ fn the_web_novel_preset_removes_every_boilerplate_line_and_keeps_every_paragraph
         .collect();
     let want: Vec<&str> = expected.lines().collect();
     assert_eq!(got, want);
-    let all: String = entries(&out)
-        .iter()
-        .filter(|(name, _)| name.contains("chapter-") || name.ends_with(".ncx"))
-        .map(|(_, data)| String::from_utf8_lossy(data).into_owned())
-        .collect();
+    let all = chapter_text(&out).join("\n");
     for boilerplate in [
         "TXT",
         "版权",
