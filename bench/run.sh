@@ -27,6 +27,9 @@
 #      --force) and batch rebuild after editing one chapter of one book (checked: 1 built);
 #      the first three in interleaved rounds (bench/rebuilds.py: a clean build, then no-ops,
 #      then edits, RUNS times), so that their ratios compare runs made in the same minutes;
+#      then the novel's clean build with the text-fix stage off beside one with the web-novel
+#      cleanup preset, s2tw conversion and typography (alternating runs; issue 16 wants at
+#      most 1.5 times);
 #   4. reports peak memory (RSS high-water mark of the clean build) against the input size;
 #   5. times `zip -6 -r` over the chapter files (the floor), and pandoc and calibre's
 #      ebook-convert on the SLICE-chapter slice, when installed; prints the ratios;
@@ -83,6 +86,25 @@ read -r NOCACHE _ < <($M "$RUNS" '' "$BIN" build "$NOVEL" -o "$WORK/nocache.epub
 if cmp -s "$OUT" "$WORK/clean.epub"; then IDENTICAL=yes; else IDENTICAL=NO; fi
 EPUB_SIZE=$(stat -c %s "$OUT")
 
+# The text-fix stage (issue 16): the same novel with the stage off (plain.toml), and with the
+# web-novel cleanup preset, s2tw conversion and typography (fixed.toml), clean builds in
+# alternating runs.
+python3 - "$NOVEL" <<'PY'
+import pathlib, sys
+d = pathlib.Path(sys.argv[1])
+head, chapters = (d / "metadata.toml").read_text().split("[[chapters]]", 1)
+(d / "plain.toml").write_text(head + "[text]\ntypography = false\n\n[[chapters]]" + chapters)
+head = head.replace('language = "zh-CN"\n', 'language = "zh-CN"\nconvert = "s2tw"\n')
+(d / "fixed.toml").write_text(head + '[text]\ncleanup-preset = "web-novel"\n\n[[chapters]]' + chapters)
+PY
+PLAIN_RUNS=(); FIXED_RUNS=()
+for _ in $(seq "$RUNS"); do
+  read -r t _ < <($M 1 '' "$BIN" build "$NOVEL/plain.toml" -o "$WORK/plain.epub" --no-cache -q); PLAIN_RUNS+=("$t")
+  read -r t _ < <($M 1 '' "$BIN" build "$NOVEL/fixed.toml" -o "$WORK/fixed.epub" --no-cache -q); FIXED_RUNS+=("$t")
+done
+median() { python3 -c "import statistics, sys; print(f'{statistics.median(map(float, sys.argv[1:])):.4f}')" "$@"; }
+PLAIN=$(median "${PLAIN_RUNS[@]}"); FIXED=$(median "${FIXED_RUNS[@]}")
+
 read -r BATCH_CLEAN _ < <($M "$RUNS" '' "$BIN" build --all "$WORK/shelf" --force -q)
 BOOK=$WORK/shelf/book$(printf "%0${#BATCH}d" $(( BATCH / 2 )))
 read -r BATCH_EDIT _ < <($M "$QUICK_RUNS" "echo \"　　第\$RUN次修改。\" >> $BOOK/chapters/00007.txt" "$BIN" build --all "$WORK/shelf")
@@ -126,6 +148,8 @@ printf '%-44s %8.3f s\n' "clean build (--force, writes the cache)" "$CLEAN"
 printf '%-44s %8.3f s\n' "clean build (--no-cache)" "$NOCACHE"
 printf '%-44s %8.4f s   %s of clean\n' "no-op rebuild" "$NOOP" "$(ratio "$NOOP" "$CLEAN")"
 printf '%-44s %8.4f s   %s of clean, byte-identical: %s\n' "rebuild after editing one chapter" "$EDITED" "$(ratio "$EDITED" "$CLEAN")" "$IDENTICAL"
+printf '%-44s %8.3f s\n' "clean build, text fix off (--no-cache)" "$PLAIN"
+printf '%-44s %8.3f s   %s of off (target <= 1.5)\n' "  with preset + s2tw + typography" "$FIXED" "$(ratio "$FIXED" "$PLAIN")"
 printf '%-44s %8.3f s\n' "batch of $BATCH books, clean (--force)" "$BATCH_CLEAN"
 printf '%-44s %8.4f s   %s of clean; books rebuilt: %s\n' "batch, one chapter of one book edited" "$BATCH_EDIT" "$(ratio "$BATCH_EDIT" "$BATCH_CLEAN")" "$REBUILT"
 if [ -n "${BASE_BIN:-}" ]; then

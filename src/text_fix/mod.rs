@@ -41,8 +41,8 @@ pub use typography::{Place, Typography};
 #[derive(Debug, Clone)]
 pub struct TextFix {
     rules: Arc<[Rule]>,
-    text: Prefilter,
-    titles: Prefilter,
+    /// Every rule, for one pass over a text whatever the scope.
+    filter: Prefilter,
     conversion: Option<Conversion>,
     quotes: Option<Quotes>,
     typography: Typography,
@@ -60,14 +60,11 @@ struct Prefilter {
 }
 
 impl Prefilter {
-    fn new(rules: &[Rule], titles: bool) -> Prefilter {
+    fn new(rules: &[Rule]) -> Prefilter {
         let mut members = Vec::new();
         let mut others = Vec::new();
         let mut patterns = Vec::new();
         for (i, r) in rules.iter().enumerate() {
-            if !r.scope.covers(titles) {
-                continue;
-            }
             match r.plain() {
                 Some(re) => {
                     members.push(i);
@@ -204,8 +201,7 @@ impl TextFix {
     pub fn new(settings: Settings) -> TextFix {
         let rules: Arc<[Rule]> = settings.rules.into();
         TextFix {
-            text: Prefilter::new(&rules, false),
-            titles: Prefilter::new(&rules, true),
+            filter: Prefilter::new(&rules),
             rules,
             conversion: settings.conversion,
             quotes: settings.quotes,
@@ -240,15 +236,12 @@ impl TextFix {
         Some(
             rules
                 .iter()
-                .map(|&(what, pattern, replace, scope)| {
-                    Rule::new(
-                        pattern,
-                        replace,
-                        scope,
-                        None,
-                        Origin::Preset { preset, what },
-                    )
-                    .expect("the built-in presets compile")
+                .map(|&(what, pattern, replace, scope, max_chars)| {
+                    let origin = Origin::Preset { preset, what };
+                    let mut rule = Rule::new(pattern, replace, scope, None, origin)
+                        .expect("the built-in presets compile");
+                    rule.max_chars = max_chars;
+                    rule
                 })
                 .collect(),
         )
@@ -302,29 +295,30 @@ impl TextFix {
         line: Option<usize>,
         tally: Option<&mut Tally>,
     ) -> Cow<'a, str> {
-        if self.titles.is_empty() {
+        if !self.rules.iter().any(|r| r.scope.covers(true)) {
             return Cow::Borrowed(title);
         }
-        let which = self.which(&self.titles, file);
+        let which = self.which(true, file);
         apply_rules(&self.rules, &which, title, file, line.unwrap_or(0), tally)
             .map_or(Cow::Borrowed(title), Cow::Owned)
     }
 
-    /// The rules of `filter` that apply to `file`.
-    fn which<'a>(&'a self, filter: &'a Prefilter, file: Option<FileRef<'a>>) -> Which<'a> {
+    /// The rules for titles (or text) that apply to `file`.
+    fn which<'a>(&'a self, titles: bool, file: Option<FileRef<'a>>) -> Which<'a> {
         Which {
             fix: self,
-            filter,
+            titles,
             file: file.map(|f| f.relative),
+            known: None,
         }
     }
 
-    /// The rules of `filter` that may match `text` and apply to the file.
-    fn applicable(&self, filter: &Prefilter, text: &str, file: Option<&str>) -> Vec<usize> {
-        if filter.is_empty() {
+    /// The rules that may match `text` and apply to the file, whatever their scope.
+    fn applicable(&self, text: &str, file: Option<&str>) -> Vec<usize> {
+        if self.filter.is_empty() {
             return Vec::new();
         }
-        let mut found = filter.candidates(text);
+        let mut found = self.filter.candidates(text);
         found.retain(|&i| self.rules[i].applies_to(file));
         found
     }
@@ -356,7 +350,7 @@ impl TextFix {
         file: FileRef<'_>,
         tally: Option<&mut Tally>,
     ) -> Option<String> {
-        let which = self.which(&self.text, Some(file));
+        let which = self.which(false, Some(file));
         let cleaned = apply_rules(&self.rules, &which, text, Some(file), 0, tally);
         let cleaned = cleaned.as_deref().unwrap_or(text);
         match self.finish(cleaned, Place::Body) {
@@ -400,22 +394,34 @@ impl TextFix {
         if self.typography == Typography::Off {
             return converted;
         }
-        let mut out = String::new();
-        let mut changed = false;
-        for (i, line) in converted.split('\n').enumerate() {
-            if i > 0 {
-                out.push('\n');
-            }
+        // Written out only from the first line that changes.
+        let mut out: Option<String> = None;
+        let mut done = 0;
+        for line in converted.split('\n') {
             let place = if line.contains(' ') && heading(line) {
                 Place::Title
             } else {
                 Place::Body
             };
-            let fixed = self.typography.apply(line, place);
-            changed |= matches!(fixed, Cow::Owned(_));
-            out.push_str(&fixed);
+            let start = done;
+            done += line.len() + 1;
+            if let Cow::Owned(fixed) = self.typography.apply(line, place) {
+                let o = out.get_or_insert_with(|| {
+                    let mut o = String::with_capacity(converted.len() + 64);
+                    o.push_str(&converted[..start]);
+                    o
+                });
+                o.push_str(&fixed);
+            } else if let Some(o) = out.as_mut() {
+                o.push_str(line);
+            }
+            if let Some(o) = out.as_mut()
+                && done <= converted.len()
+            {
+                o.push('\n');
+            }
         }
-        if changed { Cow::Owned(out) } else { converted }
+        out.map_or(converted, Cow::Owned)
     }
 
     /// The cleanup rules on a plain-text file: title rules on its title lines, text rules on
@@ -428,10 +434,14 @@ impl TextFix {
         split: bool,
         mut tally: Option<&mut Tally>,
     ) -> Option<String> {
-        let text_rules = self.which(&self.text, Some(file));
-        let title_rules = self.which(&self.titles, Some(file));
-        let may_title = !title_rules.candidates(text).is_empty();
-        if text_rules.candidates(text).is_empty() && !may_title {
+        let found = self.applicable(text, Some(file.relative));
+        let text_rules = Which {
+            known: Some(&found),
+            ..self.which(false, Some(file))
+        };
+        let title_rules = self.which(true, Some(file));
+        let may_title = found.iter().any(|&i| self.rules[i].scope.covers(true));
+        if !may_title && !found.iter().any(|&i| self.rules[i].scope.covers(false)) {
             return None;
         }
         let is_title = |line: &str| {
@@ -517,7 +527,7 @@ fn apply_rules(
 ) -> Option<String> {
     let mut current: Option<String> = None;
     let mut origin: Option<Vec<usize>> = None;
-    let mut candidates = which.candidates(text);
+    let mut candidates = which.initial(text);
     let mut k = 0;
     while let Some(&i) = candidates.get(k) {
         k += 1;
@@ -551,13 +561,30 @@ fn apply_rules(
 /// The rules of one scope that apply to one file.
 struct Which<'a> {
     fix: &'a TextFix,
-    filter: &'a Prefilter,
+    titles: bool,
     file: Option<&'a str>,
+    /// The rules that may match a text this one is part of (one scan of a whole file serves
+    /// its pieces).
+    known: Option<&'a [usize]>,
 }
 
 impl Which<'_> {
     fn candidates(&self, text: &str) -> Vec<usize> {
-        self.fix.applicable(self.filter, text, self.file)
+        let mut found = self.fix.applicable(text, self.file);
+        found.retain(|&i| self.fix.rules[i].scope.covers(self.titles));
+        found
+    }
+
+    /// The rules to try first on `text`.
+    fn initial(&self, text: &str) -> Vec<usize> {
+        match self.known {
+            Some(known) => known
+                .iter()
+                .copied()
+                .filter(|&i| self.fix.rules[i].scope.covers(self.titles))
+                .collect(),
+            None => self.candidates(text),
+        }
     }
 }
 

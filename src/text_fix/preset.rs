@@ -5,98 +5,122 @@
 //! Every rule removes something no author wrote: a line (or a short fragment glued to a
 //! paragraph) that names a site, a download, a copyright notice of the site, a page turn; the
 //! garbage that broken encodings leave. A line longer than about 120 characters is a paragraph
-//! and is never removed whole by a line rule (`check` reports what the lines rules saw).
+//! and is never removed whole by a line rule (`check` reports what the line rules saw).
 
 use super::rules::Scope;
 
-/// One preset rule: what it removes (for the dry run), the pattern, the replacement, scope.
-pub(super) type PresetRule = (&'static str, &'static str, &'static str, Scope);
+/// One preset rule: what it removes (for the dry run), the pattern, the replacement, scope,
+/// the longest match (in characters) it removes.
+pub(super) type PresetRule = (
+    &'static str,
+    &'static str,
+    &'static str,
+    Scope,
+    Option<usize>,
+);
+
+/// The longest line a line rule removes: longer ones are paragraphs.
+const LINE: Option<usize> = Some(120);
 
 /// The rules of the `web-novel` preset, in the order they run.
 pub(super) const WEB_NOVEL: [PresetRule; 14] = [
     (
         "site notices: download adverts, the site's copyright notice, delete-after-24-hours",
-        r"^[^\n]{0,60}?(?:版权声明|本站所有|网友提供|仅供[^\n]{0,6}?(?:研究|学习|交流|预览|参考|试读)|不得用作商业用途|购买正版|版权(?:归|为)[^\n]{0,12}所有|侵犯了?您的版权|将立即删除|小时内删除|本书来自|用户上传|(?:TXT|txt|电子书|小说)[^\n]{0,10}下载)[^\n]{0,80}$",
+        r"^.*?(?:版权声明|本站所有|网友提供|仅供.*?(?:研究|学习|交流|预览|参考|试读)|不得用作商业用途|购买正版|版权(?:归|为).*所有|侵犯了?您的版权|将立即删除|小时内删除|本书来自|用户上传|(?:TXT|txt|电子书|小说).*下载).*$",
         "",
         Scope::Text,
+        LINE,
     ),
     (
         "lines pointing at a site: a keyword and a web address",
-        r"^[^\n]{0,60}?(?:请访问|请登陆|请登录|请收藏|欢迎访问|欢迎光临|访问网址|网址|首发|更新最快|最快更新|书库|书屋|小说网|文学网|中文网|书城|手机阅读|手机访问|手机用户)[^\n]{0,40}?(?:https?://|www\.|[A-Za-z0-9-]+\.(?:com|net|org|cc|la|cn|info|me|tw|co)\b)[^\n]{0,60}$",
+        r"^.*?(?:请访问|请登陆|请登录|请收藏|欢迎访问|欢迎光临|访问网址|网址|首发|更新最快|最快更新|书库|书屋|小说网|文学网|中文网|书城|手机阅读|手机访问|手机用户).*?(?:https?://|www\.|[A-Za-z0-9-]+\.(?:com|net|org|cc|la|cn|info|me|tw|co)(?-u:\b)).*$",
         "",
         Scope::Text,
+        LINE,
     ),
     (
         "a lone web address on its own line",
         r"^[\s《〈(（【\[]*(?:https?://|www\.)[^\s]+[\s》〉)）】\]]*$",
         "",
         Scope::Text,
+        Some(200),
     ),
     (
         "a site's name and address glued to a paragraph (天涯在线书库《www.tianyabook.com》)",
-        r"[^\s。！？”」…]{0,12}(?:书库|书屋|小说网|文学网|中文网|书城)\s*[《〈(（【\[]\s*(?:https?://)?www\.[A-Za-z0-9.-]+\s*[》〉)）】\]]",
+        r"[^\s。！？”」…]*?(?:书库|书屋|小说网|文学网|中文网|书城)\s*[《〈(（【\[]\s*(?:https?://)?www\.[A-Za-z0-9.-]+\s*[》〉)）】\]]",
         "",
         Scope::Text,
+        Some(40),
     ),
     (
         "reading-site prompts: remember the address, no pop-ups, latest chapters",
-        r"^[^\n]{0,40}?(?:天才一秒记住|一秒记住|记住本站|请记住本书首发|首发网址|最新网址|无弹窗|笔趣阁|顶点小说|百度搜索|本站域名)[^\n]{0,80}$",
+        r"^.*?(?:天才一秒记住|一秒记住|记住本站|请记住本书首发|首发网址|最新网址|无弹窗|笔趣阁|顶点小说|百度搜索|本站域名).*$",
         "",
         Scope::Text,
+        LINE,
     ),
     (
         "page turns: 本章未完，请点击下一页继续阅读, (本章完)",
-        r"^[^\n]{0,20}?(?:本章未完[^\n]{0,30}|[（(【\[]?本章完[)）】\]]?|请?点击下一页继续阅读[^\n]{0,20})$",
+        r"^.*?(?:本章未完.*|[（(【\[]?本章完[)）】\]]?|请?点击下一页继续阅读.*)$",
         "",
         Scope::Text,
+        Some(60),
     ),
     (
         "content markers: ------章节内容开始-------, 用户上传之内容结束",
         r"^[\s\-=—_*]*(?:章节内容开始|正文开始|内容开始|用户上传之内容(?:开始|结束))[\s\-=—_*]*$",
         "",
         Scope::Text,
+        Some(60),
     ),
     (
         "update stamps: 更新时间:2007-11-16 7:55:51 本章字数:4804",
-        r"^[^\n]{0,20}?(?:(?:更新|发布|发表)时间\s*[:：]?\s*\d{4}[-/年.]\d{1,2}[^\n]{0,40}|本章字数\s*[:：]\s*\d+[^\n]{0,40})$",
+        r"^.*?(?:(?:更新|发布|发表)时间\s*[:：]?\s*\d{4}[-/年.]\d{1,2}.*|本章字数\s*[:：]\s*\d+.*)$",
         "",
         Scope::Text,
+        Some(80),
     ),
     (
         "two separator lines with nothing left between them (around a removed notice)",
         r"^[ \t]*[-=_*]{8,}[ \t]*\n(?:[ \t]*\n)*[ \t]*[-=_*]{8,}[ \t]*$",
         "",
         Scope::Text,
+        None,
     ),
     (
         "mojibake: 锟斤拷 (a character lost on the way) becomes □",
         r"(?:锟斤拷)+",
         "□",
         Scope::Both,
+        None,
     ),
     (
         "uninitialised memory shown as text: 烫烫烫, 屯屯屯",
         r"烫{3,}|屯{3,}",
         "",
         Scope::Both,
+        None,
     ),
     (
         "U+FFFD and private-use characters (a character the download could not show) become □",
         r"[\x{FFFD}\x{E000}-\x{F8FF}]",
         "□",
         Scope::Both,
+        None,
     ),
     (
         "zero-width spaces and stray byte-order marks",
         r"[\x{200B}\x{2060}\x{FEFF}]",
         "",
         Scope::Both,
+        None,
     ),
     (
         "a site prefix before a chapter heading: 正文 第一回 … becomes 第一回 …",
         r"^[ \t\x{3000}]*正文[ \t\x{3000}]+(第)",
         "$1",
         Scope::Titles,
+        None,
     ),
 ];
 

@@ -64,6 +64,9 @@ pub struct Rule {
     pub scope: Scope,
     /// Only chapter files whose path (relative to the project folder) matches.
     pub files: Option<glob::Pattern>,
+    /// A match longer than this many characters is left alone (`max-length`): a line rule
+    /// then never removes a paragraph that merely mentions its keyword.
+    pub max_chars: Option<usize>,
     /// Where it was written.
     pub origin: Origin,
 }
@@ -102,6 +105,7 @@ impl Rule {
             replace: replace.to_string(),
             scope,
             files,
+            max_chars: None,
             origin,
         })
     }
@@ -127,6 +131,15 @@ impl Rule {
     /// The changes the rule makes to `text`: byte range and replacement, in order, each a
     /// real change (a match replaced by itself is not one).
     pub fn edits(&self, text: &str) -> Vec<(Range<usize>, String)> {
+        let mut edits = self.all_edits(text);
+        if let Some(max) = self.max_chars {
+            // Bytes first: a match of at most `max` bytes has at most `max` characters.
+            edits.retain(|(r, _)| r.len() <= max || text[r.clone()].chars().count() <= max);
+        }
+        edits
+    }
+
+    fn all_edits(&self, text: &str) -> Vec<(Range<usize>, String)> {
         let mut edits = Vec::new();
         let expand = self.replace.contains('$');
         match &self.pattern {

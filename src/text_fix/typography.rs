@@ -57,7 +57,17 @@ impl Typography {
 
 /// A cheap test: does the line hold anything the CJK rules could change?
 fn might_need_cjk(line: &str) -> bool {
-    line.bytes().any(|b| b".,!?:;() -".contains(&b))
+    const ASCII: [bool; 256] = {
+        let mut table = [false; 256];
+        let marks = b".,!?:;() -";
+        let mut i = 0;
+        while i < marks.len() {
+            table[marks[i] as usize] = true;
+            i += 1;
+        }
+        table
+    };
+    line.bytes().any(|b| ASCII[b as usize])
         || line.contains("。。。")
         || has_lone(line, '…')
         || has_lone(line, '—')
@@ -65,6 +75,9 @@ fn might_need_cjk(line: &str) -> bool {
 
 /// Whether `c` occurs in `line` without the same character on either side.
 fn has_lone(line: &str, c: char) -> bool {
+    if !line.contains(c) {
+        return false;
+    }
     let mut prev = None;
     let mut chars = line.chars().peekable();
     while let Some(x) = chars.next() {
