@@ -4,10 +4,10 @@
 //! The pipeline runs one way, one module per stage:
 //!
 //! ```text
-//! metadata.toml ─► project ─► source ─► convert ─► look ─► package ─► archive ─► book.epub
-//!                  (what)     (bytes →   (text →    (CSS,   (OPF, nav,  (zip, atomic
-//!                              text)      XHTML)     fonts,  NCX, docs)  rename)
-//!                                                    cover)
+//! metadata.toml ─► project ─► source ─► text_fix ─► convert ─► look ─► package ─► archive
+//!                  (what)     (bytes →   (cleanup,   (text →    (CSS,   (OPF, nav,  (zip, atomic
+//!                              text)      OpenCC,     XHTML)     fonts,  NCX, docs)  rename)
+//!                                         typography)            cover)
 //! ```
 //!
 //! [`build()`] runs the whole chain for one [`Project`]; the build cache (`incremental`) decides

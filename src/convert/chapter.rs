@@ -108,14 +108,7 @@ pub(crate) fn convert_decoded(
         });
     }
     let fixed = match kind {
-        SourceKind::Text => {
-            let mode = src.split.as_ref().unwrap_or(&SplitMode::Auto);
-            let heading = |line: &str| super::split::is_heading(line, mode);
-            let split = src.split.is_some();
-            project
-                .text
-                .text_file(&decoded.text, file, &heading, split, tally.as_deref_mut())
-        }
+        SourceKind::Text => fix_text_file(project, src, file, &decoded.text, tally.as_deref_mut()),
         _ => std::borrow::Cow::Borrowed(decoded.text.as_str()),
     };
     if let Some(mode) = &src.split {
@@ -157,16 +150,11 @@ pub(crate) fn convert_decoded(
                 .hint("it builds as an empty page; add its text or remove the entry"),
         );
     }
-    // A title found in a text file was fixed with the file; the others are fixed here.
     let title = match (given, converted.title) {
         (Some(t), _) => t,
+        // Fixed with the text of its file.
         (None, Some(t)) if kind == SourceKind::Text => t,
-        (None, found) => {
-            let t = found
-                .or_else(|| title_from_file_name(&src.path))
-                .unwrap_or_else(|| package::chapter_title(&project.book.language, n));
-            project.text.title(&t, Some(file), tally)
-        }
+        (None, found) => fallback_title(project, src, n, found, file, tally),
     };
     Ok(ConvertedChapter {
         nodes: vec![Node::Chapter(Chapter::new(
@@ -189,9 +177,46 @@ pub(crate) fn title_in(path: &Path, text: &str) -> Option<String> {
     let mut no_images = |_: &str| -> std::result::Result<String, String> { Ok(String::new()) };
     match SourceKind::of(path) {
         SourceKind::Text => super::convert_text(text, true).title,
-        SourceKind::Markdown => super::convert_markdown(text, &mut no_images, None).ok()?.title,
+        SourceKind::Markdown => {
+            super::convert_markdown(text, &mut no_images, None)
+                .ok()?
+                .title
+        }
         SourceKind::Html => super::convert_html(text, &mut no_images, None).ok()?.title,
     }
+}
+
+/// The title of a chapter without one in the metadata or its text: a Markdown or HTML
+/// chapter's heading, else one from the file name, else `第N章` or the like; through the
+/// text-fix stage.
+fn fallback_title(
+    project: &Project,
+    src: &ChapterSource,
+    n: usize,
+    found: Option<String>,
+    file: FileRef<'_>,
+    tally: Option<&mut Tally>,
+) -> String {
+    let t = found
+        .or_else(|| title_from_file_name(&src.path))
+        .unwrap_or_else(|| package::chapter_title(&project.book.language, n));
+    project.text.title(&t, Some(file), tally)
+}
+
+/// A plain-text file through the text-fix stage: its title lines are its headings (by its
+/// `split` rules, or the built-in ones for the first line of a file that is not split).
+fn fix_text_file<'a>(
+    project: &Project,
+    src: &ChapterSource,
+    file: FileRef<'_>,
+    text: &'a str,
+    tally: Option<&mut Tally>,
+) -> std::borrow::Cow<'a, str> {
+    let mode = src.split.as_ref().unwrap_or(&SplitMode::Auto);
+    let heading = |line: &str| super::split::is_heading(line, mode);
+    project
+        .text
+        .text_file(text, file, &heading, src.split.is_some(), tally)
 }
 
 /// What decoding changed: control characters dropped, bad bytes replaced.

@@ -32,6 +32,7 @@ pub(super) struct RawRule {
     replace: String,
     scope: Option<Spanned<String>>,
     files: Option<Spanned<String>>,
+    max_length: Option<Spanned<i64>>,
 }
 
 /// `[text]` as written.
@@ -221,7 +222,21 @@ fn rule(raw: Spanned<RawRule>, file: &Source<'_>) -> Result<Rule> {
         path: file.path.to_path_buf(),
         line: toml_error::locate(file.text, span.start).0,
     };
-    Rule::new(pattern, &raw.replace, scope, files, origin).map_err(|e| {
+    let max_chars = match &raw.max_length {
+        None => None,
+        Some(m) => Some(
+            usize::try_from(*m.get_ref())
+                .ok()
+                .filter(|&n| n > 0)
+                .ok_or_else(|| {
+                    file.error_at(
+                        m.span().start,
+                        "`max-length` must be a positive number of characters".into(),
+                    )
+                })?,
+        ),
+    };
+    let mut rule = Rule::new(pattern, &raw.replace, scope, files, origin).map_err(|e| {
         let token = file.text.get(span.clone()).unwrap_or("");
         let at = span.start + source_offset(token, e.offset);
         let position = pattern.get(..e.offset).map_or(1, |p| p.chars().count() + 1);
@@ -232,7 +247,9 @@ fn rule(raw: Spanned<RawRule>, file: &Source<'_>) -> Result<Rule> {
                 e.message
             ),
         )
-    })
+    })?;
+    rule.max_chars = max_chars;
+    Ok(rule)
 }
 
 /// The byte offset in a TOML string token (quotes included) of byte `value_offset` of the

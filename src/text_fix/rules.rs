@@ -443,6 +443,17 @@ mod tests {
     }
 
     #[test]
+    fn a_match_longer_than_max_length_is_left_alone() {
+        let mut r = rule("^.*广告.*$", "");
+        r.max_chars = Some(6);
+        let text = "看广告\n这一段很长的正文里提到了广告二字\n";
+        assert_eq!(
+            apply_edits(text, &r.edits(text), None).0,
+            "这一段很长的正文里提到了广告二字\n"
+        );
+    }
+
+    #[test]
     fn files_globs_choose_chapters() {
         let mut r = rule("x", "");
         r.files = Some(glob::Pattern::new("vol1/*.txt").unwrap());
