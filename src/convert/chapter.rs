@@ -127,16 +127,12 @@ pub(crate) fn convert_decoded(
         .title
         .as_deref()
         .map(|t| project.text.title(t, Some(file), tally.as_deref_mut()));
-    let converted = convert_one(
-        project,
-        src,
-        kind,
-        &fixed,
-        given.as_deref(),
-        &mut images,
-        &mut warnings,
-        tally.as_deref_mut(),
-    )?;
+    let converted = if kind == SourceKind::Text {
+        convert_plain(&fixed, given.as_deref())
+    } else {
+        let sinks = (&mut images, &mut warnings);
+        convert_markup(project, src, kind, &fixed, sinks, tally.as_deref_mut())?
+    };
     let warn = |code, message: &str| Diagnostic::warning(code, message).at(&src.path);
     warnings.extend(
         converted
@@ -271,27 +267,28 @@ fn split_file(
     nodes
 }
 
-/// One chapter file's text (already through the text-fix stage when it is plain text)
-/// converted by its kind; `given` is the entry's title, fixed.
-fn convert_one(
+/// A plain-text chapter's text (through the text-fix stage) converted; `given` is the
+/// entry's title, fixed. A heading line repeating it (as `init` writes it) is the title; a
+/// different one is text.
+fn convert_plain(text: &str, given: Option<&str>) -> super::Converted {
+    let c = super::convert_text(text, true);
+    match (given, &c.title) {
+        (Some(given), Some(found)) if given != found => super::convert_text(text, false),
+        _ => c,
+    }
+}
+
+/// A Markdown or HTML chapter converted, its text nodes through the text-fix stage; its
+/// images and their warnings go to `sinks`.
+fn convert_markup(
     project: &Project,
     src: &ChapterSource,
     kind: SourceKind,
     text: &str,
-    given: Option<&str>,
-    images: &mut Vec<Image>,
-    warnings: &mut Vec<Diagnostic>,
+    sinks: (&mut Vec<Image>, &mut Vec<Diagnostic>),
     mut tally: Option<&mut Tally>,
 ) -> Result<super::Converted> {
-    if kind == SourceKind::Text {
-        // A heading line repeating the title given in metadata.toml (as `init` writes it)
-        // is the title; a different one is text.
-        let c = super::convert_text(text, true);
-        return Ok(match (given, &c.title) {
-            (Some(given), Some(found)) if given != found => super::convert_text(text, false),
-            _ => c,
-        });
-    }
+    let (images, warnings) = sinks;
     let mut resolver = |s: &str| resolve_image(project, &src.path, s, images, warnings);
     let relative = relative_path(project, &src.path);
     let file = FileRef {

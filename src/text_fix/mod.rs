@@ -77,7 +77,7 @@ impl Prefilter {
         // every rule is simply tried.
         let set = RegexSet::new(&patterns).ok();
         if set.is_none() {
-            others.extend(members.drain(..));
+            others.append(&mut members);
             others.sort_unstable();
         }
         Prefilter {
