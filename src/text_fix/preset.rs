@@ -25,6 +25,15 @@ const LINE: Option<usize> = Some(120);
 /// The rules of the `web-novel` preset, in the order they run.
 pub(super) const WEB_NOVEL: [PresetRule; 14] = [
     (
+        // First: a paragraph with a site glued to its end must lose the site, not be taken
+        // for a line about a site by the next rule.
+        "a site's name and address glued to a paragraph (天涯在线书库《www.tianyabook.com》)",
+        r"[^\s。！？”」…]*?(?:书库|书屋|小说网|文学网|中文网|书城)[ \t]*[《〈(（【\[][ \t]*(?:https?://)?www\.[A-Za-z0-9.-]+[ \t]*[》〉)）】\]]",
+        "",
+        Scope::Text,
+        Some(40),
+    ),
+    (
         "site notices: download adverts, the site's copyright notice, delete-after-24-hours",
         r"^.*?(?:版权声明|本站所有|网友提供|仅供.*?(?:研究|学习|交流|预览|参考|试读)|不得用作商业用途|购买正版|版权(?:归|为).*所有|侵犯了?您的版权|将立即删除|小时内删除|本书来自|用户上传|(?:TXT|txt|电子书|小说).*下载).*$",
         "",
@@ -40,17 +49,10 @@ pub(super) const WEB_NOVEL: [PresetRule; 14] = [
     ),
     (
         "a lone web address on its own line",
-        r"^[\s《〈(（【\[]*(?:https?://|www\.)[^\s]+[\s》〉)）】\]]*$",
+        r"^[ \t\x{3000}《〈(（【\[]*(?:https?://|www\.)[^\s]+[ \t\x{3000}》〉)）】\]]*$",
         "",
         Scope::Text,
         Some(200),
-    ),
-    (
-        "a site's name and address glued to a paragraph (天涯在线书库《www.tianyabook.com》)",
-        r"[^\s。！？”」…]*?(?:书库|书屋|小说网|文学网|中文网|书城)\s*[《〈(（【\[]\s*(?:https?://)?www\.[A-Za-z0-9.-]+\s*[》〉)）】\]]",
-        "",
-        Scope::Text,
-        Some(40),
     ),
     (
         "reading-site prompts: remember the address, no pop-ups, latest chapters",
@@ -68,14 +70,14 @@ pub(super) const WEB_NOVEL: [PresetRule; 14] = [
     ),
     (
         "content markers: ------章节内容开始-------, 用户上传之内容结束",
-        r"^[\s\-=—_*]*(?:章节内容开始|正文开始|内容开始|用户上传之内容(?:开始|结束))[\s\-=—_*]*$",
+        r"^[ \t\x{3000}\-=—_*]*(?:章节内容开始|正文开始|内容开始|用户上传之内容(?:开始|结束))[ \t\x{3000}\-=—_*]*$",
         "",
         Scope::Text,
         Some(60),
     ),
     (
         "update stamps: 更新时间:2007-11-16 7:55:51 本章字数:4804",
-        r"^.*?(?:(?:更新|发布|发表)时间\s*[:：]?\s*\d{4}[-/年.]\d{1,2}.*|本章字数\s*[:：]\s*\d+.*)$",
+        r"^.*?(?:(?:更新|发布|发表)时间[ \t]*[:：]?[ \t]*\d{4}[-/年.]\d{1,2}.*|本章字数[ \t]*[:：][ \t]*\d+.*)$",
         "",
         Scope::Text,
         Some(80),

@@ -164,3 +164,19 @@ fn the_stage_off_changes_nothing_and_borrows() {
     ));
     assert_eq!(f.title("甲,乙", None, None), "甲,乙");
 }
+
+#[test]
+fn a_site_glued_to_a_paragraph_goes_and_the_paragraph_stays() {
+    // shuihu-web-utf8's last line: the verse stays, the site goes.
+    let f = TextFix::new(Settings {
+        rules: TextFix::preset("web-novel").unwrap(),
+        conversion: None,
+        quotes: None,
+        typography: Typography::Off,
+    });
+    let text = "天涯在线书库《www.tianyabook.com》\n    千古蓼埋玉地，落花啼鸟总关愁。天涯在线书库《www.tianyabook.com》\n";
+    assert_eq!(
+        f.text_file(text, file(), &auto_heading, false, None),
+        "    千古蓼埋玉地，落花啼鸟总关愁。\n"
+    );
+}
