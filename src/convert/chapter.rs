@@ -133,19 +133,7 @@ pub(crate) fn convert_decoded(
         let sinks = (&mut images, &mut warnings);
         convert_markup(project, src, kind, &fixed, sinks, tally.as_deref_mut())?
     };
-    let warn = |code, message: &str| Diagnostic::warning(code, message).at(&src.path);
-    warnings.extend(
-        converted
-            .warnings
-            .iter()
-            .map(|w| warn(Code::Markup, &w.message).line(w.line)),
-    );
-    if converted.paragraphs == 0 {
-        warnings.push(
-            warn(Code::EmptyChapter, "the chapter is empty")
-                .hint("it builds as an empty page; add its text or remove the entry"),
-        );
-    }
+    warnings.extend(conversion_warnings(&src.path, &converted));
     let title = match (given, converted.title) {
         (Some(t), _) => t,
         // Fixed with the text of its file.
@@ -164,6 +152,23 @@ pub(crate) fn convert_decoded(
         warnings,
         report,
     })
+}
+
+/// The converter's warnings about a chapter, and one when it came out empty.
+fn conversion_warnings(path: &Path, converted: &super::Converted) -> Vec<Diagnostic> {
+    let warn = |code, message: &str| Diagnostic::warning(code, message).at(path);
+    let mut warnings: Vec<Diagnostic> = converted
+        .warnings
+        .iter()
+        .map(|w| warn(Code::Markup, &w.message).line(w.line))
+        .collect();
+    if converted.paragraphs == 0 {
+        warnings.push(
+            warn(Code::EmptyChapter, "the chapter is empty")
+                .hint("it builds as an empty page; add its text or remove the entry"),
+        );
+    }
+    warnings
 }
 
 /// The title a chapter file's text gives itself, found as the build finds it (a heading line

@@ -23,8 +23,8 @@ pub use html::html_to_xhtml;
 pub use html::html_to_xhtml_fixed;
 #[cfg(test)]
 pub use markdown::markdown_to_xhtml;
-pub(crate) use sanitize::percent_decode;
 pub use markdown::markdown_to_xhtml_fixed;
+pub(crate) use sanitize::percent_decode;
 
 /// Rewrites one text node of a chapter's body (the text-fix stage: cleanup rules,
 /// conversion, typography); returns None when the text stays as it is. Never called on text
