@@ -2,17 +2,18 @@
 //!
 //! Sits above [`crate::batch`]. Each project folder is watched recursively (the `notify`
 //! crate), and a change counts only when it changes content (a file created, written, removed
-//! or renamed) and its path is one of the project's inputs ([`Inputs`]): `metadata.toml`, a
-//! chapter, the cover, a stylesheet, a font, a file one of its globs would match (a new
-//! chapter), an image when chapters are Markdown or HTML, an image in `covers/` when the cover
-//! is found there. Reading a file is no change (the system reports every open, and each build
-//! opens every input: counting them made watch rebuild forever), nor is a new modification
-//! time alone; the output, its folder, the build cache and temporary files never count. After
-//! the first change that counts, changes are gathered until there has been none for
-//! [`DEBOUNCE`]; the project is then loaded again from its `metadata.toml` (so a new chapter
-//! file is picked up, and what to watch is learnt again) and built incrementally. A failed
-//! build leaves the last good EPUB in place and watching goes on; until a project loads, any
-//! change in its folder (but the output) counts, so that the fix of a missing file is seen.
+//! or renamed) and its path is one of the project's inputs ([`Inputs`]): `metadata.toml`, the
+//! shared `cleanup.toml` beside it (there or not: a new one changes the book), a chapter, the
+//! cover, a stylesheet, a font, a file one of its globs would match (a new chapter), an image
+//! when chapters are Markdown or HTML, an image in `covers/` when the cover is found there.
+//! Reading a file is no change (the system reports every open, and each build opens every
+//! input: counting them made watch rebuild forever), nor is a new modification time alone; the
+//! output, its folder, the build cache and temporary files never count. After the first change
+//! that counts, changes are gathered until there has been none for [`DEBOUNCE`]; the project
+//! is then loaded again from its `metadata.toml` (so a new chapter file is picked up, and what
+//! to watch is learnt again) and built incrementally. A failed build leaves the last good EPUB
+//! in place and watching goes on; until a project loads, any change in its folder (but the
+//! output) counts, so that the fix of a missing file is seen.
 
 use std::collections::{BTreeSet, HashSet};
 use std::path::{Component, Path, PathBuf};
@@ -182,6 +183,7 @@ impl Inputs {
             files.insert(path);
         };
         add(&project.metadata_path, true);
+        add(&project.root.join(crate::project::CLEANUP_FILE), true);
         for p in project.cover.iter().chain(&project.style.css) {
             add(p, true);
         }
@@ -408,6 +410,7 @@ mod tests {
         let w = watched(&root, &project(&root, ""));
         for input in [
             "metadata.toml",
+            "cleanup.toml",
             "ch/1.txt",
             "ch/2.txt",
             "my.css",

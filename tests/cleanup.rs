@@ -278,6 +278,50 @@ fn a_bad_pattern_is_an_error_at_its_place_in_cleanup_toml() {
     );
 }
 
+/// `cleanup.toml` goes through the project's one containment check: a symlink to rules
+/// outside the project is refused (naming the way out) and read only with
+/// `--allow-outside-paths`; a folder by that name is an error, not silently skipped.
+#[cfg(unix)]
+#[test]
+fn cleanup_toml_leading_outside_is_refused_unless_outside_paths_are_allowed() {
+    let outer = tempfile::tempdir().unwrap();
+    std::fs::write(
+        outer.path().join("rules.toml"),
+        "[[cleanup]]\npattern = '^广告.*$'\n",
+    )
+    .unwrap();
+    let f = Fixture::empty();
+    f.write("1.txt", "第一段。\n广告一行\n");
+    f.write(
+        "metadata.toml",
+        format!("{BOOK}[[chapters]]\nfile = \"1.txt\"\n"),
+    );
+    std::os::unix::fs::symlink(outer.path().join("rules.toml"), f.path("cleanup.toml")).unwrap();
+    let out = f.path("book.epub");
+    let build = |extra: &[&str]| {
+        run(epubforge()
+            .arg("build")
+            .arg(f.path(""))
+            .arg("-o")
+            .arg(&out)
+            .args(extra))
+    };
+    let r = build(&[]);
+    assert!(!r.ok, "{}", r.stderr);
+    assert!(r.stderr.contains("cleanup.toml"), "{}", r.stderr);
+    assert!(r.stderr.contains("--allow-outside-paths"), "{}", r.stderr);
+    assert!(!out.exists());
+    let r = build(&["--allow-outside-paths"]);
+    assert!(r.ok, "{}", r.stderr);
+    assert!(!chapter_text(&out).join("").contains("广告"));
+
+    std::fs::remove_file(f.path("cleanup.toml")).unwrap();
+    std::fs::create_dir(f.path("cleanup.toml")).unwrap();
+    let r = build(&[]);
+    assert!(!r.ok, "{}", r.stderr);
+    assert!(r.stderr.contains("not a regular file"), "{}", r.stderr);
+}
+
 #[test]
 fn shared_rules_in_cleanup_toml_apply_and_a_changed_rule_rebuilds() {
     let f = Fixture::empty();

@@ -240,16 +240,8 @@ pub(super) fn validate<T: Send>(
     let output = raw.output.path.map(|p| root.join(p.into_inner()));
     // The layout and the text settings come first: a converted book's title names its EPUB.
     let layout = super::layout::validate_layout(raw.layout, &ctx)?;
-    let cleanup_file = cleanup_file(&ctx)?;
-    let text_input = super::text::Input {
-        text,
-        path,
-        rules: raw.cleanup,
-        settings: raw.text,
-        convert,
-        cleanup_file: cleanup_file.clone(),
-    };
-    let text_fix = super::text::validate(text_input, &mut book.0, &layout)?;
+    let raw_text = (raw.cleanup, raw.text, convert);
+    let (text_fix, cleanup_file) = text_fix(raw_text, &ctx, &mut book.0, &layout)?;
     let default_output = super::default_output(root, &book.0.title, output.as_deref());
     // The build cache beside an output that leads outside is not read: the build refuses it.
     let inside = ctx.boundary.check(&default_output).is_ok();
@@ -300,6 +292,31 @@ pub(super) fn validate<T: Send>(
     Ok((project, beside))
 }
 
+/// The text-fix stage from `[[cleanup]]`, `[text]` and `[book] convert` (`raw`), with the
+/// shared `cleanup.toml` when there is one; converts `book`'s metadata when the book is.
+fn text_fix(
+    raw: (
+        Vec<Spanned<super::text::RawRule>>,
+        super::text::RawText,
+        Option<Spanned<String>>,
+    ),
+    ctx: &Ctx,
+    book: &mut BookInfo,
+    layout: &super::Layout,
+) -> Result<(crate::text_fix::TextFix, Option<PathBuf>)> {
+    let cleanup_file = cleanup_file(ctx)?;
+    let (rules, settings, convert) = raw;
+    let input = super::text::Input {
+        text: ctx.text,
+        path: ctx.path,
+        rules,
+        settings,
+        convert,
+        cleanup_file: cleanup_file.clone(),
+    };
+    Ok((super::text::validate(input, book, layout)?, cleanup_file))
+}
+
 /// The shared `cleanup.toml` beside `metadata.toml`, when there is one: through the same
 /// containment check as every path the project names (it may be a symlink leading out), and a
 /// regular file (a FIFO or a folder by that name is an error, not a file silently skipped).
@@ -312,7 +329,7 @@ fn cleanup_file(ctx: &Ctx) -> Result<Option<PathBuf>> {
     };
     let (path, found) = (ctx.boundary.admit_file(ctx.root, name)).map_err(|outside| {
         let leads = outside.describe(name, ctx.root);
-        error(format!("the shared cleanup rules {leads}"), Outside::HINT)
+        error(format!("the shared cleanup rules file {leads}"), Outside::HINT)
     })?;
     match found {
         Found::File { meta, .. } => {
