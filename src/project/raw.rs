@@ -329,7 +329,10 @@ fn cleanup_file(ctx: &Ctx) -> Result<Option<PathBuf>> {
     };
     let (path, found) = (ctx.boundary.admit_file(ctx.root, name)).map_err(|outside| {
         let leads = outside.describe(name, ctx.root);
-        error(format!("the shared cleanup rules file {leads}"), Outside::HINT)
+        error(
+            format!("the shared cleanup rules file {leads}"),
+            Outside::HINT,
+        )
     })?;
     match found {
         Found::File { meta, .. } => {

@@ -394,34 +394,44 @@ impl TextFix {
         if self.typography == Typography::Off {
             return converted;
         }
-        // Written out only from the first line that changes.
+        self.typography_by_line(converted, heading)
+    }
+
+    /// Typography on each line of `text` that holds something it might change (the rest are
+    /// not looked at again); written out only when a line changes.
+    fn typography_by_line<'a>(
+        &self,
+        text: Cow<'a, str>,
+        heading: &dyn Fn(&str) -> bool,
+    ) -> Cow<'a, str> {
         let mut out: Option<String> = None;
-        let mut done = 0;
-        for line in converted.split('\n') {
+        let mut copied = 0;
+        let mut from = 0;
+        let candidates = typography::Candidates::new(self.typography, &text);
+        while let Some(at) = candidates.next_from(from) {
+            let start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+            let end = text[at..].find('\n').map_or(text.len(), |i| at + i);
+            let line = &text[start..end];
             let place = if line.contains(' ') && heading(line) {
                 Place::Title
             } else {
                 Place::Body
             };
-            let start = done;
-            done += line.len() + 1;
             if let Cow::Owned(fixed) = self.typography.apply(line, place) {
-                let o = out.get_or_insert_with(|| {
-                    let mut o = String::with_capacity(converted.len() + 64);
-                    o.push_str(&converted[..start]);
-                    o
-                });
+                let o = out.get_or_insert_with(|| String::with_capacity(text.len() + 64));
+                o.push_str(&text[copied..start]);
                 o.push_str(&fixed);
-            } else if let Some(o) = out.as_mut() {
-                o.push_str(line);
+                copied = end;
             }
-            if let Some(o) = out.as_mut()
-                && done <= converted.len()
-            {
-                o.push('\n');
-            }
+            from = end;
         }
-        out.map_or(converted, Cow::Owned)
+        match out {
+            Some(mut o) => {
+                o.push_str(&text[copied..]);
+                Cow::Owned(o)
+            }
+            None => text,
+        }
     }
 
     /// The cleanup rules on a plain-text file: title rules on its title lines, text rules on
