@@ -107,8 +107,9 @@ pub fn joined_lines(text: &str) -> Vec<usize> {
     out
 }
 
-/// True when paragraphs are separated by blank lines and usually span several lines.
-fn blank_line_separated(lines: &[&str]) -> bool {
+/// True when paragraphs are separated by blank lines and usually span several lines. `lines`
+/// are trimmed.
+pub(crate) fn blank_line_separated(lines: &[&str]) -> bool {
     let mut runs = 0usize;
     let mut multi = 0usize;
     let mut current = 0usize;
