@@ -4,6 +4,7 @@
 //! The one conversion of a chapter source: the build uses it for every chapter it does not take
 //! from the cache.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -91,6 +92,7 @@ pub(crate) fn convert_decoded(
         detection: decoded.detection,
     };
     let kind = SourceKind::of(&src.path);
+    let (text, back_matter) = gutenberg_text(&decoded.text, kind, &project.layout);
     if let Some(mode) = &src.split {
         if kind != SourceKind::Text {
             return Err(Error::Convert {
@@ -99,7 +101,8 @@ pub(crate) fn convert_decoded(
                 hint: Some("give Markdown and HTML chapters one file each".into()),
             });
         }
-        let nodes = split_file(project, src, &decoded.text, mode, &mut warnings);
+        let mut nodes = split_file(project, src, &text, mode, &mut warnings);
+        nodes.extend(back_matter);
         return Ok(ConvertedChapter {
             nodes,
             images: Vec::new(),
@@ -110,14 +113,7 @@ pub(crate) fn convert_decoded(
         });
     }
     let mut images = Vec::new();
-    let converted = convert_one(
-        project,
-        src,
-        kind,
-        &decoded.text,
-        &mut images,
-        &mut warnings,
-    )?;
+    let converted = convert_one(project, src, kind, &text, &mut images, &mut warnings)?;
     let warn = |code, message: &str| Diagnostic::warning(code, message).at(&src.path);
     warnings.extend(
         converted
@@ -137,12 +133,9 @@ pub(crate) fn convert_decoded(
         .or(converted.title)
         .or_else(|| title_from_file_name(&src.path))
         .unwrap_or_else(|| package::chapter_title(&project.book.language, n));
+    let chapter = Node::Chapter(Chapter::new(title, converted.body, &project.layout));
     Ok(ConvertedChapter {
-        nodes: vec![Node::Chapter(Chapter::new(
-            title,
-            converted.body,
-            &project.layout,
-        ))],
+        nodes: std::iter::once(chapter).chain(back_matter).collect(),
         images,
         links: converted.links,
         ids: converted.ids,
@@ -161,6 +154,30 @@ pub(crate) fn title_in(path: &Path, text: &str) -> Option<String> {
         SourceKind::Markdown => super::convert_markdown(text, &mut no_images).ok()?.title,
         SourceKind::Html => super::convert_html(text, &mut no_images).ok()?.title,
     }
+}
+
+/// A text chapter with Project Gutenberg's conventions read: its header and licence as a page
+/// of their own to follow it, its illustration blocks on one line each.
+fn gutenberg_text<'a>(
+    text: &'a str,
+    kind: SourceKind,
+    layout: &crate::project::Layout,
+) -> (Cow<'a, str>, Option<Node>) {
+    if kind != SourceKind::Text {
+        return (Cow::Borrowed(text), None);
+    }
+    let Some(g) = super::gutenberg::detach(text) else {
+        return (super::gutenberg::illustrations(text), None);
+    };
+    let title = if g.licence {
+        "The Project Gutenberg License"
+    } else {
+        "Project Gutenberg"
+    };
+    let body = super::convert_text(&g.boilerplate, false).body;
+    let page = Node::Chapter(Chapter::new(title.to_string(), body, layout));
+    let text = super::gutenberg::illustrations(&g.text).into_owned();
+    (Cow::Owned(text), Some(page))
 }
 
 /// What decoding changed: control characters dropped, bad bytes replaced.

@@ -87,7 +87,7 @@ pub(super) fn trim_line(line: &str) -> &str {
 }
 
 /// The trimmed text with every inner run of white space replaced by one ASCII space.
-pub(super) fn collapse_spaces(text: &str) -> String {
+pub(crate) fn collapse_spaces(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut in_space = false;
     for c in text.chars() {

@@ -25,6 +25,8 @@ use std::ops::Range;
 
 use regex::Regex;
 
+pub(crate) use auto::collapse_spaces;
+
 /// How heading lines are recognised.
 #[derive(Debug, Clone)]
 pub enum SplitMode {
