@@ -133,7 +133,8 @@ pub(crate) fn convert_decoded(
         .or(converted.title)
         .or_else(|| title_from_file_name(&src.path))
         .unwrap_or_else(|| package::chapter_title(&project.book.language, n));
-    let chapter = Node::Chapter(Chapter::new(title, converted.body, &project.layout));
+    let chapter = Chapter::new(title, converted.body, &project.layout).at_level(src.level);
+    let chapter = Node::Chapter(chapter);
     Ok(ConvertedChapter {
         nodes: std::iter::once(chapter).chain(back_matter).collect(),
         images,

@@ -246,9 +246,10 @@ fn source_key(src: &ChapterSource) -> Vec<u8> {
         encoding,
         encoding_errors,
         split,
+        level,
         stamp: _,
     } = src;
-    let rest = format!("{title:?} {line:?} {encoding:?} {encoding_errors:?} {split:?}");
+    let rest = format!("{title:?} {line:?} {encoding:?} {encoding_errors:?} {split:?} {level}");
     let path = path.as_os_str().as_encoded_bytes();
     let mut key = Vec::with_capacity(path.len() + rest.len() + 8);
     key.extend_from_slice(&(path.len() as u64).to_le_bytes());
@@ -346,6 +347,7 @@ impl Reuse {
                 pieces: chapter.docs.len(),
                 // A plain-text chapter has no ids to link to.
                 anchors: Vec::new(),
+                level: src.level,
             })],
             images: Vec::new(),
             links: Vec::new(),
