@@ -146,7 +146,7 @@ pub(crate) fn convert_decoded(
 }
 
 /// The title a chapter file's text gives itself, found as the build finds it (a heading line
-/// in text, a leading `# Title` in Markdown, the first `<h1>` or `<title>` in HTML): what
+/// in text, a leading heading of any level in Markdown and HTML, else HTML's `<title>`): what
 /// `init` writes into `metadata.toml`. Images are not looked at.
 pub(crate) fn title_in(path: &Path, text: &str) -> Option<String> {
     let mut no_images = |_: &str| -> std::result::Result<String, String> { Ok(String::new()) };
@@ -155,6 +155,19 @@ pub(crate) fn title_in(path: &Path, text: &str) -> Option<String> {
         SourceKind::Markdown => super::convert_markdown(text, &mut no_images).ok()?.title,
         SourceKind::Html => super::convert_html(text, &mut no_images).ok()?.title,
     }
+}
+
+/// How many chapter headings `split = "auto"` finds in a text file, read as the build reads
+/// it (without its Project Gutenberg header and licence): `init` splits a file with several.
+pub(crate) fn chapter_headings(text: &str) -> usize {
+    let (text, _) = gutenberg_text(text, SourceKind::Text, &crate::project::Layout::default());
+    let lines: Vec<&str> = text.split('\n').collect();
+    super::split::split(&lines, &super::split::SplitMode::Auto)
+        .sections
+        .iter()
+        .filter_map(|s| s.heading.as_ref())
+        .filter(|h| h.kind == super::split::HeadingKind::Chapter)
+        .count()
 }
 
 /// A text chapter with Project Gutenberg's conventions read: its header and licence as a page
@@ -251,17 +264,69 @@ fn convert_one(
             _ => c,
         });
     }
+    let text = if kind == SourceKind::Markdown {
+        Cow::Owned(resolve_includes(project, &src.path, text, warnings))
+    } else {
+        Cow::Borrowed(text)
+    };
     let mut resolver = |s: &str| resolve_image(project, &src.path, s, images, warnings);
     let result = if kind == SourceKind::Markdown {
-        super::convert_markdown(text, &mut resolver)
+        super::convert_markdown(&text, &mut resolver)
     } else {
-        super::convert_html(text, &mut resolver)
+        super::convert_html(&text, &mut resolver)
     };
     result.map_err(|e| Error::Convert {
         path: src.path.clone(),
         message: e.to_string(),
         hint: None,
     })
+}
+
+/// Largest file an mdBook `{{#include}}` may pull in.
+const MAX_INCLUDED_BYTES: u64 = 16 << 20;
+
+/// A Markdown chapter's text with its mdBook `{{#include}}` directives resolved; what could not
+/// be is warned about where it is written and left as it was.
+fn resolve_includes(
+    project: &Project,
+    chapter: &Path,
+    text: &str,
+    warnings: &mut Vec<Diagnostic>,
+) -> String {
+    let mut read = |dir: &Path, written: &str| include_file(project, dir, written);
+    let (text, problems) = super::includes::resolve(text, chapter, &mut read);
+    warnings.extend(problems.into_iter().map(|w| {
+        Diagnostic::warning(Code::Include, w.message)
+            .at(&w.path)
+            .line(Some(w.line))
+            .hint("included files must be in the project folder; mdBook resolves the path from the folder of the file that includes it")
+    }));
+    text
+}
+
+/// The file an include names, read (and decoded as chapters are) when it is inside the
+/// project: the same rule as for images, the file's real path under the project folder's.
+fn include_file(
+    project: &Project,
+    dir: &Path,
+    written: &str,
+) -> std::result::Result<(PathBuf, String), String> {
+    let path = dir.join(written);
+    let real = path
+        .canonicalize()
+        .map_err(|_| format!("{} does not exist", path.display()))?;
+    let root = project
+        .root
+        .canonicalize()
+        .unwrap_or_else(|_| project.root.clone());
+    if !real.starts_with(&root) {
+        return Err(format!("{} is outside the project folder", path.display()));
+    }
+    let bytes = crate::fs::read_limited(&path, MAX_INCLUDED_BYTES, "included file")
+        .map_err(|e| e.to_string())?;
+    let decoded = source::decode(&bytes, None, source::EncodingErrors::Fail)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok((path, decoded.text))
 }
 
 /// Turns the pieces of a split file into nodes: a volume opens a part that takes the

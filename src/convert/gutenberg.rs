@@ -107,6 +107,17 @@ pub fn detach(text: &str) -> Option<Detached> {
     })
 }
 
+/// The book's title and author as a Gutenberg header gives them (`Title: …`, `Author: …`).
+pub fn about(boilerplate: &str) -> (Option<String>, Option<String>) {
+    let field = |name: &str| {
+        boilerplate.lines().find_map(|l| {
+            let value = l.trim().strip_prefix(name)?.trim();
+            (!value.is_empty()).then(|| value.to_string())
+        })
+    };
+    (field("Title:"), field("Author:"))
+}
+
 /// The line after the header: past `from`'s blank lines and a credit paragraph if one opens
 /// there, else `from` itself.
 fn after_credit(lines: &[&str], from: usize) -> usize {
@@ -262,6 +273,13 @@ mod tests {
         assert!(d.boilerplate.contains("*** START OF"));
         assert!(d.boilerplate.contains("*** END OF") && d.boilerplate.contains("FULL LICENSE"));
         assert!(d.licence);
+        assert_eq!(
+            about(&d.boilerplate),
+            (
+                Some("Pride and Prejudice".into()),
+                Some("Jane Austen".into())
+            )
+        );
         let nothing_lost: usize = text.split_whitespace().count();
         assert_eq!(
             d.text.split_whitespace().count() + d.boilerplate.split_whitespace().count(),

@@ -9,6 +9,7 @@ pub mod book;
 pub mod chapter;
 mod emphasis;
 pub mod gutenberg;
+pub mod includes;
 mod links;
 pub mod markup;
 pub mod split;
