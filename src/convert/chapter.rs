@@ -92,7 +92,7 @@ pub(crate) fn convert_decoded(
         detection: decoded.detection,
     };
     let kind = SourceKind::of(&src.path);
-    let (text, back_matter) = gutenberg_text(&decoded.text, kind, &project.layout);
+    let (text, mut back_matter) = gutenberg_text(&decoded.text, kind, &project.layout);
     if let Some(mode) = &src.split {
         if kind != SourceKind::Text {
             return Err(Error::Convert {
@@ -113,7 +113,10 @@ pub(crate) fn convert_decoded(
         });
     }
     let mut images = Vec::new();
-    let converted = convert_one(project, src, kind, &text, &mut images, &mut warnings)?;
+    let mut converted = convert_one(project, src, kind, &text, &mut images, &mut warnings)?;
+    if kind == SourceKind::Html {
+        back_matter = back_matter.or_else(|| gutenberg_html(&mut converted, &project.layout));
+    }
     let warn = |code, message: &str| Diagnostic::warning(code, message).at(&src.path);
     warnings.extend(
         converted
@@ -183,15 +186,39 @@ fn gutenberg_text<'a>(
     let Some(g) = super::gutenberg::detach(text) else {
         return (super::gutenberg::illustrations(text), None);
     };
-    let title = if g.licence {
+    let body = super::convert_text(&g.boilerplate, false).body;
+    let page = gutenberg_page(g.licence, body, layout);
+    let text = super::gutenberg::illustrations(&g.text).into_owned();
+    (Cow::Owned(text), Some(page))
+}
+
+/// An HTML chapter's Project Gutenberg header and licence blocks, taken out of its body for a
+/// page of their own; its title, when it is the `<title>` PG gives its pages (`The Project
+/// Gutenberg eBook of Pride and Prejudice, by Jane Austen`), made the book's title.
+fn gutenberg_html(
+    converted: &mut super::Converted,
+    layout: &crate::project::Layout,
+) -> Option<Node> {
+    let g = super::gutenberg::detach_html(&converted.body)?;
+    converted.body = g.text;
+    if let Some(title) = converted
+        .title
+        .as_deref()
+        .and_then(super::gutenberg::book_title)
+    {
+        converted.title = Some(title);
+    }
+    Some(gutenberg_page(g.licence, g.boilerplate, layout))
+}
+
+/// The page that holds a Project Gutenberg header and licence.
+fn gutenberg_page(licence: bool, body: String, layout: &crate::project::Layout) -> Node {
+    let title = if licence {
         "The Project Gutenberg License"
     } else {
         "Project Gutenberg"
     };
-    let body = super::convert_text(&g.boilerplate, false).body;
-    let page = Node::Chapter(Chapter::new(title.to_string(), body, layout));
-    let text = super::gutenberg::illustrations(&g.text).into_owned();
-    (Cow::Owned(text), Some(page))
+    Node::Chapter(Chapter::new(title.to_string(), body, layout))
 }
 
 /// What decoding changed: control characters dropped, bad bytes replaced.

@@ -107,6 +107,122 @@ pub fn detach(text: &str) -> Option<Detached> {
     })
 }
 
+/// The Gutenberg header and licence of an HTML chapter, from its converted XHTML body: the
+/// top-level blocks up to the one holding the START marker, and from the one holding the END
+/// marker (or the `End of the Project Gutenberg …` note before it) on. When one block holds
+/// both (a wrapper `<div>`), its children are looked at instead, and the main text keeps the
+/// wrapper. None when the body has no marker.
+pub fn detach_html(body: &str) -> Option<Detached> {
+    let wrapped = format!("{OPEN}{body}{CLOSE}");
+    let opts = roxmltree::ParsingOptions {
+        allow_dtd: false,
+        nodes_limit: u32::MAX,
+        ..Default::default()
+    };
+    let doc = roxmltree::Document::parse_with_options(&wrapped, opts).ok()?;
+    let mut parent = doc.root_element();
+    // Up to a few wrappers deep, while one child holds everything.
+    for _ in 0..8 {
+        let children: Vec<roxmltree::Node<'_, '_>> = parent.children().collect();
+        let start = children
+            .iter()
+            .position(|c| holds(c, |l| marker(l) == Some("START")));
+        let end = children
+            .iter()
+            .rposition(|c| holds(c, |l| marker(l) == Some("END")));
+        match (start, end) {
+            (None, None) => return None,
+            (Some(s), Some(e)) if s == e => match children[s].is_element() {
+                true => parent = children[s],
+                false => return None,
+            },
+            (start, end) => return Some(cut(&wrapped, &children, start, end)),
+        }
+    }
+    None
+}
+
+/// The wrapper [`detach_html`] parses a body in: the namespaces the packager declares.
+const OPEN: &str =
+    "<div xmlns=\"http://www.w3.org/1999/xhtml\" xmlns:epub=\"http://www.idpf.org/2007/ops\">";
+const CLOSE: &str = "</div>";
+
+/// Whether any line of the text in a node passes `test` (each text node on its own: the text
+/// of `<p>` elements side by side is not one line).
+fn holds(node: &roxmltree::Node<'_, '_>, test: impl Fn(&str) -> bool) -> bool {
+    node.descendants()
+        .filter(|n| n.is_text())
+        .filter_map(|n| n.text())
+        .any(|t| t.lines().any(&test))
+}
+
+/// `wrapped` with `children[..=start]` and `children[end..]` (an END note just before `end`
+/// included) taken out into the boilerplate.
+fn cut(
+    wrapped: &str,
+    children: &[roxmltree::Node<'_, '_>],
+    start: Option<usize>,
+    end: Option<usize>,
+) -> Detached {
+    let blank = |i: usize| children[i].text().is_some_and(|t| t.trim().is_empty());
+    let mut first_kept = start.map_or(0, |s| s + 1);
+    while start.is_some() && first_kept < children.len() && blank(first_kept) {
+        first_kept += 1;
+    }
+    let mut end = end.unwrap_or(children.len()).max(first_kept);
+    if let Some(note) = (first_kept..end)
+        .rev()
+        .take(6)
+        .find(|&i| holds(&children[i], end_note))
+    {
+        end = note;
+    }
+    let span = |from: usize, to: usize| -> &str {
+        match (
+            children.get(from),
+            to.checked_sub(1).and_then(|t| children.get(t)),
+        ) {
+            (Some(a), Some(b)) if from < to => &wrapped[a.range().start..b.range().end],
+            _ => "",
+        }
+    };
+    let (kept_start, kept_end) = match (
+        children.get(first_kept),
+        end.checked_sub(1).and_then(|e| children.get(e)),
+    ) {
+        (Some(a), Some(b)) if first_kept < end => (a.range().start, b.range().end),
+        _ => (0, 0),
+    };
+    // The text kept is everything but the cut children, wrappers and all.
+    let (outer_start, outer_end) = (
+        children.first().map_or(0, |c| c.range().start),
+        children.last().map_or(0, |c| c.range().end),
+    );
+    let text = format!(
+        "{}{}{}",
+        &wrapped[OPEN.len()..outer_start],
+        &wrapped[kept_start..kept_end],
+        &wrapped[outer_end..wrapped.len() - CLOSE.len()]
+    );
+    let boilerplate = format!("{}\n{}", span(0, first_kept), span(end, children.len()));
+    Detached {
+        text,
+        boilerplate,
+        licence: end < children.len(),
+    }
+}
+
+/// `Pride and Prejudice` from `The Project Gutenberg eBook of Pride and Prejudice, by Jane
+/// Austen` (the `<title>` of PG's HTML); None for any other title.
+pub fn book_title(title: &str) -> Option<String> {
+    const PREFIXES: [&str; 2] = ["the project gutenberg ebook of ", "project gutenberg's "];
+    let lower = title.to_lowercase();
+    let prefix = PREFIXES.iter().find(|p| lower.starts_with(*p))?;
+    let rest = title.get(prefix.len()..)?;
+    let rest = rest.rsplit_once(", by ").map_or(rest, |(t, _)| t).trim();
+    (!rest.is_empty()).then(|| rest.to_string())
+}
+
 /// The book's title and author as a Gutenberg header gives them (`Title: …`, `Author: …`).
 pub fn about(boilerplate: &str) -> (Option<String>, Option<String>) {
     let field = |name: &str| {
@@ -297,6 +413,39 @@ mod tests {
             d.boilerplate
                 .contains("End of Project Gutenberg's Moby Dick")
         );
+    }
+
+    #[test]
+    fn an_html_chapter_loses_its_header_and_licence_blocks() {
+        // The 2018 Gutenberg HTML: the header and the licence in <pre> blocks of the body.
+        let body = "<pre>The Project Gutenberg EBook of Pride and Prejudice\n\n*** START OF THIS PROJECT GUTENBERG EBOOK PRIDE AND PREJUDICE ***\n</pre>\n<h1>PRIDE AND PREJUDICE</h1>\n<p>It is a truth.</p>\n<pre>End of the Project Gutenberg EBook of Pride and Prejudice\n\n*** END OF THIS PROJECT GUTENBERG EBOOK PRIDE AND PREJUDICE ***\n\nUpdated editions will replace the previous one.</pre>\n";
+        let d = detach_html(body).unwrap();
+        assert_eq!(
+            d.text,
+            "<h1>PRIDE AND PREJUDICE</h1>\n<p>It is a truth.</p>\n"
+        );
+        assert!(
+            d.boilerplate.starts_with("<pre>The Project Gutenberg"),
+            "{}",
+            d.boilerplate
+        );
+        assert!(d.boilerplate.contains("Updated editions"));
+        assert!(d.licence);
+        // Newer ones: sections pg-header and pg-footer, here inside a wrapper.
+        let body = "<div class=\"book\"><section id=\"pg-header\"><p>*** START OF THE PROJECT GUTENBERG EBOOK X ***</p></section><p>Text.</p><div><p>End of the Project Gutenberg eBook of X</p></div><section id=\"pg-footer\"><p>*** END OF THE PROJECT GUTENBERG EBOOK X ***</p></section></div>";
+        let d = detach_html(body).unwrap();
+        assert_eq!(d.text, "<div class=\"book\"><p>Text.</p></div>");
+        assert!(
+            d.boilerplate
+                .contains("End of the Project Gutenberg eBook of X")
+        );
+        assert_eq!(detach_html("<p>No markers.</p>"), None);
+        assert_eq!(
+            book_title("The Project Gutenberg EBook of Pride and Prejudice, by Jane Austen")
+                .as_deref(),
+            Some("Pride and Prejudice")
+        );
+        assert_eq!(book_title("Pride and Prejudice"), None);
     }
 
     #[test]

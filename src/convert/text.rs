@@ -122,6 +122,17 @@ impl<'a> Lines<'a> {
     fn opens_paragraph(&self, i: usize) -> bool {
         self.indent_marks && self.indented.get(i).copied().unwrap_or(false)
     }
+
+    /// Whether line `i` continues the line `prev` before it: in a file that marks paragraphs
+    /// by indenting their first line, a flush line always does (it was wrapped, whatever the
+    /// line before ends with); elsewhere the join rule of the module doc decides.
+    fn continues(&self, prev: &str, i: usize, typical: usize) -> bool {
+        let line = self.text[i];
+        if self.indent_marks && !self.indented[i] {
+            return true;
+        }
+        continues(prev, line, typical)
+    }
 }
 
 /// A line that starts with white space: two spaces, a tab, an ideographic space.
@@ -131,13 +142,41 @@ fn indented(raw: &str, trimmed: &str) -> bool {
 }
 
 /// A file hard-wrapped with the first line of each paragraph indented and the others flush
-/// (水浒传 from rain8.com): indented and flush lines each make at least a fifth of the text.
-/// A file indenting every line, or none, says nothing by it.
+/// (水浒传 from rain8.com): indented and flush lines each make at least a fifth of the text,
+/// and the lines a flush line follows are wrapped, mostly of one length. A file indenting
+/// every line, or none, or some paragraphs and not others, says nothing by it.
 fn indent_marks_paragraphs(lines: &[&str], indented: &[bool]) -> bool {
     let total = lines.iter().filter(|l| !l.is_empty()).count();
     let deep = indented.iter().filter(|&&i| i).count();
     let flush = total - deep;
-    deep >= 3 && flush >= 3 && deep * 5 >= total && flush * 5 >= total
+    if deep < 3 || flush < 3 || deep * 5 < total || flush * 5 < total {
+        return false;
+    }
+    // The lengths of the lines that run on into a flush line: the wrap width, give or take a
+    // wide character or punctuation that did not fit.
+    let mut lengths: Vec<usize> = (1..lines.len())
+        .filter(|&i| !indented[i] && !lines[i].is_empty() && !lines[i - 1].is_empty())
+        .map(|i| lines[i - 1].chars().count() + usize::from(indented[i - 1]) * 2)
+        .collect();
+    if lengths.len() < 3 {
+        return false;
+    }
+    lengths.sort_unstable();
+    let width = lengths[lengths.len() * 3 / 4];
+    let wrapped = lengths
+        .iter()
+        .filter(|&&n| n + 3 >= width && n <= width + 3)
+        .count();
+    // And that width is the longest lines': nothing runs past a wrap.
+    let mut all: Vec<usize> = lines
+        .iter()
+        .zip(indented)
+        .filter(|(l, _)| !l.is_empty())
+        .map(|(l, &i)| l.chars().count() + usize::from(i) * 2)
+        .collect();
+    all.sort_unstable();
+    let longest = all[all.len() * 9 / 10];
+    wrapped * 5 >= lengths.len() * 3 && width + 3 >= longest
 }
 
 /// 1-based numbers of the lines that [`blocks`] joins onto the line before them, i.e. where the
@@ -157,7 +196,7 @@ pub fn joined_lines(text: &str) -> Vec<usize> {
             prev = None;
             continue;
         }
-        if prev.is_some_and(|p| !lines.opens_paragraph(i) && continues(p, line, typical)) {
+        if prev.is_some_and(|p| !lines.opens_paragraph(i) && lines.continues(p, i, typical)) {
             out.push(i + 1);
         }
         prev = Some(line);
@@ -165,11 +204,13 @@ pub fn joined_lines(text: &str) -> Vec<usize> {
     out
 }
 
-/// True when paragraphs are separated by blank lines and usually span several lines. `lines`
-/// are trimmed.
+/// True when paragraphs are separated by blank lines and usually span several lines (a few
+/// each on average: a chapter of one-line paragraphs with a blank line only after its heading
+/// or around a poem is not paragraphed by blank lines). `lines` are trimmed.
 pub(crate) fn blank_line_separated(lines: &[&str]) -> bool {
     let mut runs = 0usize;
     let mut multi = 0usize;
+    let mut multi_lines = 0usize;
     let mut current = 0usize;
     for line in lines.iter().chain(std::iter::once(&"")) {
         if line.is_empty() {
@@ -177,6 +218,7 @@ pub(crate) fn blank_line_separated(lines: &[&str]) -> bool {
                 runs += 1;
                 if current > 1 {
                     multi += 1;
+                    multi_lines += current;
                 }
             }
             current = 0;
@@ -184,8 +226,12 @@ pub(crate) fn blank_line_separated(lines: &[&str]) -> bool {
             current += 1;
         }
     }
-    runs >= 2 && multi * 2 >= runs
+    runs >= 2 && multi * 2 >= runs && multi_lines <= multi * MAX_MEAN_BLOCK_LINES
 }
+
+/// Most lines a blank-line separated paragraph has on average: Gutenberg's run to a few lines,
+/// the longest to about thirty.
+const MAX_MEAN_BLOCK_LINES: usize = 25;
 
 /// Paragraphs separated by blank lines: the lines of each are joined. A block whose first line
 /// is indented and which indents other lines too holds several paragraphs, each starting at
@@ -247,7 +293,7 @@ fn line_mode(lines: &Lines<'_>) -> Vec<Block> {
             continue;
         }
         match prev {
-            Some(p) if !lines.opens_paragraph(i) && continues(p, line, typical) => {
+            Some(p) if !lines.opens_paragraph(i) && lines.continues(p, i, typical) => {
                 push_joined(&mut para, line)
             }
             _ => {
@@ -474,6 +520,41 @@ mod tests {
         );
         let no_blank = text.replace("\n\n", "\n");
         assert_eq!(paragraphs(&no_blank), p, "line mode reads the indents too");
+        // A flush line continues its paragraph even after a full stop.
+        let wrapped_after_stop = "    甲说：“好。”\n乙也说好。\n    丙说：“走。”\n";
+        assert_eq!(
+            paragraphs(&wrapped_after_stop.repeat(3)).len(),
+            6,
+            "{:?}",
+            paragraphs(wrapped_after_stop)
+        );
+    }
+
+    #[test]
+    fn a_chapter_of_one_line_paragraphs_with_a_blank_line_after_its_first_is_not_one_block() {
+        // 三国演义 from a web download: the update-stamp line, a blank line, then a paragraph
+        // a line; blank lines separate only a few of the long runs.
+        let para = "话说天下大势，分久必合，合久必分。周末七国分争，并入于秦。";
+        let text = format!(
+            "更新时间:2007-11-16 7:55:51 本章字数:4804\n\n\n{}\n\n{}",
+            [para; 40].join("\n"),
+            [para; 30].join("\n")
+        );
+        assert_eq!(paragraphs(&text).len(), 71);
+    }
+
+    #[test]
+    fn indents_in_a_file_that_is_not_wrapped_mark_nothing() {
+        // One paragraph a line, some indented and some not (copied from several pages).
+        let lines = [
+            "    他走了。",
+            "她留在原地，望着那条长长的路，很久很久没有说话。",
+            "    天黑了。",
+            "远处传来了钟声，一下又一下，像是在数着什么。",
+            "    风起了。",
+            "树叶沙沙作响。",
+        ];
+        assert_eq!(paragraphs(&lines.join("\n")).len(), 6);
     }
 
     #[test]
