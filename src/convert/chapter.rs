@@ -156,7 +156,10 @@ pub(crate) fn title_in(path: &Path, text: &str) -> Option<String> {
     match SourceKind::of(path) {
         SourceKind::Text => super::convert_text(text, true).title,
         SourceKind::Markdown => super::convert_markdown(text, &mut no_images).ok()?.title,
-        SourceKind::Html => super::convert_html(text, &mut no_images).ok()?.title,
+        SourceKind::Html => {
+            let title = super::convert_html(text, &mut no_images).ok()?.title?;
+            Some(super::gutenberg::book_title(&title).unwrap_or(title))
+        }
     }
 }
 
@@ -194,13 +197,12 @@ fn gutenberg_text<'a>(
 
 /// An HTML chapter's Project Gutenberg header and licence blocks, taken out of its body for a
 /// page of their own; its title, when it is the `<title>` PG gives its pages (`The Project
-/// Gutenberg eBook of Pride and Prejudice, by Jane Austen`), made the book's title.
+/// Gutenberg eBook of Pride and Prejudice, by Jane Austen`, also in copies without the header),
+/// made the book's title.
 fn gutenberg_html(
     converted: &mut super::Converted,
     layout: &crate::project::Layout,
 ) -> Option<Node> {
-    let g = super::gutenberg::detach_html(&converted.body)?;
-    converted.body = g.text;
     if let Some(title) = converted
         .title
         .as_deref()
@@ -208,6 +210,8 @@ fn gutenberg_html(
     {
         converted.title = Some(title);
     }
+    let g = super::gutenberg::detach_html(&converted.body)?;
+    converted.body = g.text;
     Some(gutenberg_page(g.licence, g.boilerplate, layout))
 }
 

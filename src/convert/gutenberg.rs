@@ -219,7 +219,8 @@ pub fn book_title(title: &str) -> Option<String> {
     let lower = title.to_lowercase();
     let prefix = PREFIXES.iter().find(|p| lower.starts_with(*p))?;
     let rest = title.get(prefix.len()..)?;
-    let rest = rest.rsplit_once(", by ").map_or(rest, |(t, _)| t).trim();
+    let rest = rest.rsplit_once(", by ").map_or(rest, |(t, _)| t);
+    let rest = rest.trim().trim_end_matches('.').trim_end();
     (!rest.is_empty()).then(|| rest.to_string())
 }
 
@@ -446,6 +447,11 @@ mod tests {
             Some("Pride and Prejudice")
         );
         assert_eq!(book_title("Pride and Prejudice"), None);
+        assert_eq!(
+            book_title("The Project Gutenberg eBook of Pride and prejudice, by Jane Austen.")
+                .as_deref(),
+            Some("Pride and prejudice")
+        );
     }
 
     #[test]

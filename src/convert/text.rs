@@ -211,7 +211,8 @@ pub(crate) fn blank_line_separated(lines: &[&str]) -> bool {
     let mut runs = 0usize;
     let mut multi = 0usize;
     let mut multi_lines = 0usize;
-    let mut current = 0usize;
+    let mut multi_chars = 0usize;
+    let (mut current, mut current_chars) = (0usize, 0usize);
     for line in lines.iter().chain(std::iter::once(&"")) {
         if line.is_empty() {
             if current > 0 {
@@ -219,19 +220,29 @@ pub(crate) fn blank_line_separated(lines: &[&str]) -> bool {
                 if current > 1 {
                     multi += 1;
                     multi_lines += current;
+                    multi_chars += current_chars;
                 }
             }
-            current = 0;
+            (current, current_chars) = (0, 0);
         } else {
             current += 1;
+            current_chars += line.chars().count();
         }
     }
-    runs >= 2 && multi * 2 >= runs && multi_lines <= multi * MAX_MEAN_BLOCK_LINES
+    runs >= 2
+        && multi * 2 >= runs
+        && multi_lines <= multi * MAX_MEAN_BLOCK_LINES
+        && multi_chars <= multi_lines * MAX_MEAN_WRAPPED_CHARS
 }
 
 /// Most lines a blank-line separated paragraph has on average: Gutenberg's run to a few lines,
 /// the longest to about thirty.
 const MAX_MEAN_BLOCK_LINES: usize = 25;
+
+/// Most characters the lines of such paragraphs have on average: they are wrapped (at 70
+/// columns in Gutenberg texts, 40 characters in Chinese ones), not paragraphs of their own
+/// (a web download's lines of a thousand characters, merged from several paragraphs).
+const MAX_MEAN_WRAPPED_CHARS: usize = 120;
 
 /// Paragraphs separated by blank lines: the lines of each are joined. A block whose first line
 /// is indented and which indents other lines too holds several paragraphs, each starting at
@@ -555,6 +566,14 @@ mod tests {
             "树叶沙沙作响。",
         ];
         assert_eq!(paragraphs(&lines.join("\n")).len(), 6);
+    }
+
+    #[test]
+    fn long_unwrapped_lines_between_blank_lines_are_paragraphs_of_their_own() {
+        // 三国演义 from a web download: a stamp line, then lines of hundreds of characters.
+        let line = "且说董卓字仲颖，陇西临洮人也，官拜河东太守，自来骄傲。".repeat(20);
+        let text = format!("更新时间:2007-11-16\n\n{}\n", [line.as_str(); 5].join("\n"));
+        assert_eq!(paragraphs(&text).len(), 6);
     }
 
     #[test]
