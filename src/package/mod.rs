@@ -230,44 +230,6 @@ impl Doc<'_> {
 /// Lays the reading order out as a flat list of documents, depth-first: the generated front
 /// pages, chapters (split for size) and parts, then the colophon.
 pub(crate) fn documents<'a>(book: &'a Book, look: &Look) -> Vec<Doc<'a>> {
-    fn walk<'a>(
-        nodes: &'a [Node],
-        depth: usize,
-        limit: usize,
-        counters: &mut (usize, usize),
-        out: &mut Vec<Doc<'a>>,
-    ) {
-        let mut levels = Levels::default();
-        for node in nodes {
-            match node {
-                Node::Chapter(c) => {
-                    let depth = depth + levels.place(c.level);
-                    counters.0 += 1;
-                    // The bodies may be set aside: the count of pieces lays the book out.
-                    let bodies = pieces::split_body(&c.body, limit);
-                    for i in 0..c.pieces.max(1) {
-                        let body = bodies.get(i).copied().unwrap_or("");
-                        out.push(chapter_doc(c, counters.0, i, body, depth));
-                    }
-                }
-                Node::Part(p) => {
-                    // A chapter after a part does not nest under it.
-                    levels = Levels::default();
-                    counters.1 += 1;
-                    let id = format!("part-{:02}", counters.1);
-                    out.push(Doc {
-                        href: format!("text/{id}.xhtml"),
-                        id,
-                        title: p.title.clone(),
-                        depth,
-                        in_toc: true,
-                        kind: DocKind::Part(p),
-                    });
-                    walk(&p.children, depth + 1, limit, counters, out);
-                }
-            }
-        }
-    }
     let words = locale::words(&book.info.language);
     let generated = |id: &str, title: &str, kind| Doc {
         id: id.to_string(),
@@ -295,6 +257,46 @@ pub(crate) fn documents<'a>(book: &'a Book, look: &Look) -> Vec<Doc<'a>> {
         out.push(generated("colophon", words.colophon, DocKind::Colophon));
     }
     out
+}
+
+/// The documents of `nodes` at `depth`, appended to `out`; `counters` number chapters and parts.
+fn walk<'a>(
+    nodes: &'a [Node],
+    depth: usize,
+    limit: usize,
+    counters: &mut (usize, usize),
+    out: &mut Vec<Doc<'a>>,
+) {
+    let mut levels = Levels::default();
+    for node in nodes {
+        match node {
+            Node::Chapter(c) => {
+                let depth = depth + levels.place(c.level);
+                counters.0 += 1;
+                // The bodies may be set aside: the count of pieces lays the book out.
+                let bodies = pieces::split_body(&c.body, limit);
+                for i in 0..c.pieces.max(1) {
+                    let body = bodies.get(i).copied().unwrap_or("");
+                    out.push(chapter_doc(c, counters.0, i, body, depth));
+                }
+            }
+            Node::Part(p) => {
+                // A chapter after a part does not nest under it.
+                levels = Levels::default();
+                counters.1 += 1;
+                let id = format!("part-{:02}", counters.1);
+                out.push(Doc {
+                    href: format!("text/{id}.xhtml"),
+                    id,
+                    title: p.title.clone(),
+                    depth,
+                    in_toc: true,
+                    kind: DocKind::Part(p),
+                });
+                walk(&p.children, depth + 1, limit, counters, out);
+            }
+        }
+    }
 }
 
 /// Chapter levels turned into nesting: a chapter nests under the nearest chapter before it of
