@@ -22,11 +22,11 @@ mod render;
 
 use std::path::{Path, PathBuf};
 
-use crate::convert::chapter::{chapter_headings, title_from_file_name, title_in};
+use crate::convert::chapter::{chapter_headings, decode_file, title_from_file_name, title_in};
 use crate::convert::{FILE_KINDS, SourceKind};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::project::{METADATA_FILE, natural_cmp};
-use crate::source::{self, Detection, EncodingErrors};
+use crate::source::{Detection, EncodingErrors};
 
 /// How much text, over all chapters, the language is guessed from.
 const LANGUAGE_SAMPLE_BYTES: usize = 4 << 20;
@@ -355,18 +355,12 @@ fn examine(dir: &Path, p: Planned, found: &mut Found, notes: &mut Vec<String>) -
     }
 }
 
-/// A chapter file's text, decoded as the build decodes it, and the encoding to write when the
-/// build guesses it (the same guess, from the same bytes). A file the build could not decode is
-/// read with its bad bytes replaced, for its title, and noted.
+/// A chapter file's text, decoded as the build decodes it (`convert::chapter::decode_file`),
+/// and the encoding to write when the build guesses it (the same guess, from the same bytes).
+/// A file the build could not decode is read with its bad bytes replaced, for its title, and
+/// noted.
 fn read_whole(path: &Path, rel: &str, notes: &mut Vec<String>) -> (String, Option<String>) {
-    let bytes = match crate::fs::read(path) {
-        Ok(bytes) => bytes,
-        Err(e) => {
-            notes.push(format!("{rel}: {e}"));
-            return (String::new(), None);
-        }
-    };
-    match source::decode(&bytes, None, EncodingErrors::Fail) {
+    match decode_file(path, None, EncodingErrors::Fail) {
         Ok(d) => {
             let guessed = d.detection == Detection::Guessed;
             (
@@ -375,13 +369,13 @@ fn read_whole(path: &Path, rel: &str, notes: &mut Vec<String>) -> (String, Optio
             )
         }
         Err(e) => {
-            notes.push(format!(
-                "{rel}: {e}; set `encoding` (and `encoding-errors = \"replace\"` for damaged bytes) on its entry"
-            ));
-            let text = source::decode(&bytes, None, EncodingErrors::Replace)
-                .map(|d| d.text)
-                .unwrap_or_default();
-            (text, None)
+            let replaced = decode_file(path, None, EncodingErrors::Replace);
+            let message = e.to_string();
+            let message = message
+                .strip_prefix(&format!("{}: ", path.display()))
+                .unwrap_or(&message);
+            notes.push(format!("{rel}: {message}"));
+            (replaced.map(|d| d.text).unwrap_or_default(), None)
         }
     }
 }
@@ -586,6 +580,30 @@ mod tests {
         ));
         assert_eq!(std::fs::read(d.join(METADATA_FILE)).unwrap(), before);
         assert!(init(d, &InitOptions { force: true }).is_ok());
+    }
+
+    #[test]
+    fn init_writes_the_encoding_the_build_detects_and_notes_what_it_cannot_decode() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        let gbk = encoding_rs::GBK
+            .encode("第一章 开端\n这是第一章的正文，他们说了很多话。\n")
+            .0;
+        std::fs::write(d.join("1.txt"), &gbk).unwrap();
+        let mut damaged = "第二章 结束\n正文。".repeat(20).into_bytes();
+        damaged.insert(30, 0xFF);
+        std::fs::write(d.join("2.txt"), &damaged).unwrap();
+        let report = init(d, &InitOptions::default()).unwrap();
+        let built = decode_file(&d.join("1.txt"), None, EncodingErrors::Fail).unwrap();
+        assert_eq!(
+            report.chapters[0].encoding.as_deref(),
+            Some(built.encoding.name().to_ascii_lowercase().as_str())
+        );
+        assert_eq!(report.chapters[0].title.as_deref(), Some("第一章 开端"));
+        assert_eq!(report.chapters[1].encoding, None);
+        assert!(report.notes[0].starts_with("2.txt: "), "{:?}", report.notes);
+        let meta = std::fs::read_to_string(d.join(METADATA_FILE)).unwrap();
+        assert!(meta.contains("#   2.txt: "), "{meta}");
     }
 
     #[test]

@@ -50,9 +50,18 @@ pub(crate) fn convert_chapter(
 
 /// Reads and decodes a chapter file; a decoding error points at the first bad byte.
 pub(crate) fn read_chapter(src: &ChapterSource) -> Result<Decoded> {
-    let bytes = read(&src.path)?;
-    source::decode(&bytes, src.encoding.as_deref(), src.encoding_errors)
-        .map_err(|e| decode_error(&src.path, &bytes, &e))
+    decode_file(&src.path, src.encoding.as_deref(), src.encoding_errors)
+}
+
+/// Reads and decodes the chapter file at `path` (the encoding forced or, when None, detected):
+/// the one way chapter text is read, by the build, `check` and `init`.
+pub(crate) fn decode_file(
+    path: &Path,
+    encoding: Option<&str>,
+    errors: source::EncodingErrors,
+) -> Result<Decoded> {
+    let bytes = read(path)?;
+    source::decode(&bytes, encoding, errors).map_err(|e| decode_error(path, &bytes, &e))
 }
 
 /// A decoding error with the line and column (in characters) of the first bad byte.

@@ -300,6 +300,9 @@ fn stands_alone(lines: &[&str], index: usize, line: &str) -> Option<Option<Strin
 /// with nothing under it but blank lines and a wrapped title, and the heading lines right after
 /// it repeat its first [`CONTENTS_MIN`] titles.
 fn drop_contents_lists(found: &mut Vec<HeadingLine>, lines: &[&str]) {
+    if found.len() < 2 * CONTENTS_MIN {
+        return;
+    }
     let titles: Vec<String> = found
         .iter()
         .map(|h| {
