@@ -645,12 +645,13 @@ fn chapter_level(level: Option<&Spanned<i64>>, split: bool, ctx: &Ctx) -> Result
     }
     match usize::try_from(*level.get_ref()) {
         Ok(n) if (1..=MAX_LEVEL as usize).contains(&n) => Ok(n),
-        _ => Err(ctx.error_at(
+        _ => Err(ctx.error_hinted(
             at,
             format!(
-                "`level` = {} is not between 1 and {MAX_LEVEL}\n  hint: 1 is the top of the table of contents, 2 a chapter under the one before",
+                "`level` = {} is not between 1 and {MAX_LEVEL}",
                 level.get_ref()
             ),
+            "1 is the top of the table of contents, 2 a chapter under the one before",
         )),
     }
 }
