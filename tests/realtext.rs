@@ -505,3 +505,35 @@ fn init_without_a_summary_lists_files_at_any_depth_in_natural_order_titled_by_he
     let files: Vec<&str> = meta.lines().filter(|l| l.starts_with("file = ")).collect();
     assert_eq!(files[1], "file = \"ch2/deep/part.md\"");
 }
+
+#[test]
+fn editing_an_included_file_rebuilds_a_cached_book() {
+    // The build cache lists the chapter files, not what they include: a book whose chapters
+    // read other files is built again every time rather than taken as up to date.
+    let f = Fixture::empty();
+    f.write(
+        "metadata.toml",
+        "[book]\ntitle = \"T\"\nauthors = [\"A\"]\nlanguage = \"en\"\n[[chapters]]\nfile = \"a.md\"\n",
+    );
+    f.write("a.md", "# A\n\n```rust\n{{#include code.rs}}\n```\n");
+    f.write("code.rs", "fn one() {}\n");
+    let build = || {
+        let mut cmd = epubforge();
+        cmd.arg("build")
+            .arg(f.dir.path())
+            .arg("-o")
+            .arg(f.path("out.epub"));
+        run(&mut cmd)
+    };
+    let first = build();
+    assert!(first.ok, "{}", first.stderr);
+    f.write("code.rs", "fn two() {}\n");
+    let second = build();
+    assert!(second.ok, "{}", second.stderr);
+    assert!(!second.stderr.contains("up to date"), "{}", second.stderr);
+    let body = text(&f.path("out.epub"), "EPUB/text/chapter-0001.xhtml");
+    assert!(
+        body.contains("fn two()") && !body.contains("fn one()"),
+        "{body}"
+    );
+}

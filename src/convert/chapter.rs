@@ -36,6 +36,9 @@ pub(crate) struct ConvertedChapter {
     pub ids: HashMap<String, String>,
     pub warnings: Vec<Diagnostic>,
     pub report: SourceReport,
+    /// Converting it read files besides the chapter (images, included files), which the build
+    /// cache does not track.
+    pub reads_other_files: bool,
 }
 
 /// Reads, decodes and converts chapter source `src`, the `n`th (1-based) of the book.
@@ -119,6 +122,7 @@ pub(crate) fn convert_decoded(
             ids: HashMap::new(),
             warnings,
             report,
+            reads_other_files: false,
         });
     }
     let mut images = Vec::new();
@@ -147,8 +151,10 @@ pub(crate) fn convert_decoded(
         .unwrap_or_else(|| package::chapter_title(&project.book.language, n));
     let chapter = Chapter::new(title, converted.body, &project.layout).at_level(src.level);
     let chapter = Node::Chapter(chapter);
+    let includes = kind == SourceKind::Markdown && super::includes::reads_files(&text);
     Ok(ConvertedChapter {
         nodes: std::iter::once(chapter).chain(back_matter).collect(),
+        reads_other_files: includes || !images.is_empty(),
         images,
         links: converted.links,
         ids: converted.ids,

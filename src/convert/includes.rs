@@ -56,6 +56,21 @@ pub fn resolve(text: &str, path: &Path, read: &mut Reader<'_>) -> (String, Vec<I
     (out, state.warnings)
 }
 
+/// Whether `text` has a directive that reads another file.
+pub fn reads_files(text: &str) -> bool {
+    let mut at = 0;
+    while let Some(d) = next_directive(text, at) {
+        if matches!(
+            d.kind,
+            Some("include" | "rustdoc_include" | "playground" | "playpen")
+        ) {
+            return true;
+        }
+        at = d.end;
+    }
+    false
+}
+
 struct State<'r, 'a> {
     read: &'r mut Reader<'a>,
     warnings: Vec<IncludeWarning>,
@@ -352,6 +367,20 @@ mod tests {
             let (out, warnings) = resolve_with(&format!("```rust\n{directive}\n```\n"), &files);
             assert!(warnings.is_empty(), "{directive}: {warnings:?}");
             assert_eq!(out, format!("```rust\n{want}\n```\n"), "{directive}");
+        }
+    }
+
+    #[test]
+    fn only_directives_that_read_files_count_as_reading() {
+        assert!(reads_files("a {{#include x.rs:2}} b"));
+        assert!(reads_files("{{#playground x.rs}}"));
+        for text in [
+            "plain",
+            "\\{{#include x.rs}}",
+            "{{#title T}}",
+            "{{#unknown x}}",
+        ] {
+            assert!(!reads_files(text), "{text}");
         }
     }
 
