@@ -455,6 +455,32 @@ fn an_include_leaving_the_project_is_refused_with_a_warning() {
     let body = text(&out, "EPUB/text/chapter-0001.xhtml");
     assert!(!body.contains("SECRET"));
     assert!(body.contains("{{#include ../secret.rs}}"));
+    // The same one check as images: a symlink pointing out is refused too, and
+    // --allow-outside-paths lets both in.
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::symlink(outer.path().join("secret.rs"), book.join("link.rs")).unwrap();
+        std::fs::write(book.join("a.md"), "# A\n\n{{#include link.rs}}\n").unwrap();
+        let r = run(epubforge().arg("build").arg(&book).arg("-o").arg(&out));
+        assert!(
+            r.stderr.contains("a.md:3:") && r.stderr.contains("--allow-outside-paths"),
+            "{}",
+            r.stderr
+        );
+        assert!(!text(&out, "EPUB/text/chapter-0001.xhtml").contains("SECRET"));
+        std::fs::write(
+            book.join("a.md"),
+            "# A\n\n{{#include ../secret.rs}}\n\n{{#include link.rs}}\n",
+        )
+        .unwrap();
+    }
+    let r = run(epubforge()
+        .args(["build", "--allow-outside-paths"])
+        .arg(&book)
+        .arg("-o")
+        .arg(&out));
+    assert!(r.ok && !r.stderr.contains("warning"), "{}", r.stderr);
+    assert!(text(&out, "EPUB/text/chapter-0001.xhtml").contains("SECRET"));
 }
 
 #[test]

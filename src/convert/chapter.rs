@@ -13,7 +13,7 @@ use crate::diagnostic::{Code, Diagnostic};
 use crate::error::{Error, Result};
 use crate::fs::read;
 use crate::package::{self, Chapter, Image, Node, Part};
-use crate::project::{ChapterSource, Project};
+use crate::project::{ChapterSource, Found, Project};
 use crate::source::{self, Decoded, Detection};
 
 /// How one chapter file was read.
@@ -345,28 +345,23 @@ fn resolve_includes(
         Diagnostic::warning(Code::Include, w.message)
             .at(&w.path)
             .line(Some(w.line))
-            .hint("included files must be in the project folder; mdBook resolves the path from the folder of the file that includes it")
+            .hint("mdBook resolves an include's path from the folder of the file that includes it")
     }));
     text
 }
 
-/// The file an include names, read (and decoded as chapters are) when it is inside the
-/// project: the same rule as for images, the file's real path under the project folder's.
+/// The file an include names, read (and decoded as chapters are) when the project's one
+/// containment check admits it, as an image is (`--allow-outside-paths` lets it out the same way).
 fn include_file(
     project: &Project,
     dir: &Path,
     written: &str,
 ) -> std::result::Result<(PathBuf, String), String> {
-    let path = dir.join(written);
-    let real = path
-        .canonicalize()
-        .map_err(|_| format!("{} does not exist", path.display()))?;
-    let root = project
-        .root
-        .canonicalize()
-        .unwrap_or_else(|_| project.root.clone());
-    if !real.starts_with(&root) {
-        return Err(format!("{} is outside the project folder", path.display()));
+    let (path, found) = (project.boundary)
+        .admit_file(dir, written)
+        .map_err(|outside| format!("{written} {}", outside.sentence(written, &project.root)))?;
+    if let Found::Missing = found {
+        return Err(format!("{} does not exist", path.display()));
     }
     let bytes = crate::fs::read_limited(&path, MAX_INCLUDED_BYTES, "included file")
         .map_err(|e| e.to_string())?;

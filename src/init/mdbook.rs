@@ -9,7 +9,7 @@
 //! draft chapter (`[Title]()`) has no file. Link texts are the titles, as plain text: the
 //! Markdown that mdBook renders in its sidebar (`` `match` ``, `*emphasis*`) is left out.
 
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 use serde::Deserialize;
@@ -88,15 +88,7 @@ pub fn find(dir: &Path) -> Option<MdBook> {
                 BookToml::default()
             }
         };
-        let src = config.book.src.as_deref().unwrap_or("src");
-        book.src = if stays_inside(src) {
-            PathBuf::from(src)
-        } else {
-            book.notes.push(format!(
-                "book.toml: src = \"{src}\" leaves the folder; src/ was used"
-            ));
-            PathBuf::from("src")
-        };
+        book.src = chapter_folder(dir, config.book.src.as_deref(), &mut book.notes);
         book.title = config.book.title.filter(|t| !t.trim().is_empty());
         book.authors = config.book.authors;
         book.language = config.book.language;
@@ -113,21 +105,26 @@ pub fn find(dir: &Path) -> Option<MdBook> {
     Some(book)
 }
 
-/// A relative path that does not climb out of its folder.
-fn stays_inside(path: &str) -> bool {
-    let mut depth = 0i64;
-    for c in Path::new(path).components() {
-        match c {
-            Component::Normal(_) => depth += 1,
-            Component::CurDir => {}
-            Component::ParentDir => depth -= 1,
-            Component::RootDir | Component::Prefix(_) => return false,
-        }
-        if depth < 0 {
-            return false;
-        }
-    }
-    true
+/// The chapter folder `book.toml` names (`src/` by default), relative to `dir`, through the
+/// same containment check as every path a project names: one leaving `dir` (climbing out,
+/// absolute, or a symlink pointing out) is noted and `src/` used instead, or `dir` itself when
+/// `src/` leads out too.
+fn chapter_folder(dir: &Path, src: Option<&str>, notes: &mut Vec<String>) -> PathBuf {
+    let boundary = crate::project::Boundary::new(dir, false);
+    let written = src.unwrap_or("src");
+    let Err(outside) = boundary.admit(dir, written) else {
+        return PathBuf::from(written);
+    };
+    let (used, shown) = if written != "src" && boundary.admit(dir, "src").is_ok() {
+        (PathBuf::from("src"), "src/")
+    } else {
+        (PathBuf::new(), "the folder itself")
+    };
+    let leads = outside.describe(written, dir);
+    notes.push(format!(
+        "book.toml: src = \"{written}\" {leads}; {shown} was used"
+    ));
+    used
 }
 
 fn read_text(path: &Path) -> Result<String, String> {
@@ -365,10 +362,18 @@ mod tests {
         let book = find(d).unwrap();
         assert_eq!(book.src, PathBuf::from("src"));
         assert!(
-            book.notes[0].contains("leaves the folder"),
+            book.notes[0].contains("points outside the project folder"),
             "{:?}",
             book.notes
         );
+        #[cfg(unix)]
+        {
+            let outside = tempfile::tempdir().unwrap();
+            std::os::unix::fs::symlink(outside.path(), d.join("out")).unwrap();
+            std::fs::write(d.join("book.toml"), "[book]\nsrc = \"out\"\n").unwrap();
+            let book = find(d).unwrap();
+            assert_eq!(book.src, PathBuf::from("src"), "{:?}", book.notes);
+        }
         std::fs::remove_file(d.join("book.toml")).unwrap();
         assert_eq!(find(d), None);
     }

@@ -14,7 +14,7 @@ mod output;
 mod raw;
 pub(crate) mod toml_error;
 
-pub(crate) use boundary::Boundary;
+pub(crate) use boundary::{Boundary, Found};
 pub(crate) use modified::{SOURCE_DATE_EPOCH, modified_date, source_date_epoch};
 pub(crate) use raw::{COVER_EXTENSIONS, has_extension};
 
