@@ -45,6 +45,9 @@ pub enum Code {
     Markup,
     /// A link to something that is not a chapter of the book was removed.
     RemovedLink,
+    /// An mdBook `{{#include}}` could not be resolved (missing, outside the project, no such
+    /// anchor, too deep) and was left as written.
+    Include,
     /// A chapter has no text.
     EmptyChapter,
     /// A chapter has very little text.
@@ -97,6 +100,7 @@ impl Code {
             Code::Convert => "convert",
             Code::Markup => "markup",
             Code::RemovedLink => "removed-link",
+            Code::Include => "include",
             Code::EmptyChapter => "empty-chapter",
             Code::ShortChapter => "short-chapter",
             Code::BrokenLine => "broken-line",

@@ -7,6 +7,9 @@
 
 pub mod book;
 pub mod chapter;
+mod emphasis;
+pub mod gutenberg;
+pub mod includes;
 mod links;
 pub mod markup;
 pub mod split;
@@ -118,12 +121,17 @@ fn paragraphs_to_xhtml(text: &str) -> Converted {
             text::Block::Paragraph(p) => {
                 paragraphs += 1;
                 body.push_str("<p>");
-                body.push_str(&escape_text(&p));
+                body.push_str(&emphasis::paragraph_xhtml(&p));
                 body.push_str("</p>\n");
             }
             text::Block::SceneBreak(s) => {
                 body.push_str("<p class=\"scene-break\">");
                 body.push_str(&escape_text(&s));
+                body.push_str("</p>\n");
+            }
+            text::Block::Illustration(s) => {
+                body.push_str("<p class=\"illustration\">");
+                body.push_str(&emphasis::paragraph_xhtml(&s));
                 body.push_str("</p>\n");
             }
         }

@@ -78,19 +78,29 @@ pub struct Chapter {
     /// When split for size: which piece holds each id past the first (`(id, piece)`, sorted),
     /// for links to those ids (see [`pieces::link_across`]).
     pub anchors: Vec<(String, usize)>,
+    /// Level in the table of contents among its siblings: 1, or more to nest under the chapter
+    /// before it (an mdBook sub-chapter). A level more than one below the entry before it is
+    /// read as one below.
+    pub level: usize,
 }
 
 impl Chapter {
-    /// A chapter with the number of documents its body makes under `layout`.
+    /// A chapter at level 1 with the number of documents its body makes under `layout`.
     pub fn new(title: String, body: String, layout: &Layout) -> Chapter {
         let mut chapter = Chapter {
             title,
             body,
             pieces: 1,
             anchors: Vec::new(),
+            level: 1,
         };
         chapter.reflow(layout);
         chapter
+    }
+
+    /// The chapter at `level` in the table of contents.
+    pub fn at_level(self, level: usize) -> Chapter {
+        Chapter { level, ..self }
     }
 
     /// Cuts the body again (after it changed): its count of pieces and their ids.
@@ -220,40 +230,6 @@ impl Doc<'_> {
 /// Lays the reading order out as a flat list of documents, depth-first: the generated front
 /// pages, chapters (split for size) and parts, then the colophon.
 pub(crate) fn documents<'a>(book: &'a Book, look: &Look) -> Vec<Doc<'a>> {
-    fn walk<'a>(
-        nodes: &'a [Node],
-        depth: usize,
-        limit: usize,
-        counters: &mut (usize, usize),
-        out: &mut Vec<Doc<'a>>,
-    ) {
-        for node in nodes {
-            match node {
-                Node::Chapter(c) => {
-                    counters.0 += 1;
-                    // The bodies may be set aside: the count of pieces lays the book out.
-                    let bodies = pieces::split_body(&c.body, limit);
-                    for i in 0..c.pieces.max(1) {
-                        let body = bodies.get(i).copied().unwrap_or("");
-                        out.push(chapter_doc(c, counters.0, i, body, depth));
-                    }
-                }
-                Node::Part(p) => {
-                    counters.1 += 1;
-                    let id = format!("part-{:02}", counters.1);
-                    out.push(Doc {
-                        href: format!("text/{id}.xhtml"),
-                        id,
-                        title: p.title.clone(),
-                        depth,
-                        in_toc: true,
-                        kind: DocKind::Part(p),
-                    });
-                    walk(&p.children, depth + 1, limit, counters, out);
-                }
-            }
-        }
-    }
     let words = locale::words(&book.info.language);
     let generated = |id: &str, title: &str, kind| Doc {
         id: id.to_string(),
@@ -281,6 +257,74 @@ pub(crate) fn documents<'a>(book: &'a Book, look: &Look) -> Vec<Doc<'a>> {
         out.push(generated("colophon", words.colophon, DocKind::Colophon));
     }
     out
+}
+
+/// The documents of `nodes` at `depth`, appended to `out`; `counters` number chapters and parts.
+fn walk<'a>(
+    nodes: &'a [Node],
+    depth: usize,
+    limit: usize,
+    counters: &mut (usize, usize),
+    out: &mut Vec<Doc<'a>>,
+) {
+    let mut levels = Levels::default();
+    for node in nodes {
+        match node {
+            Node::Chapter(c) => {
+                let depth = depth + levels.place(c.level);
+                counters.0 += 1;
+                // The bodies may be set aside: the count of pieces lays the book out.
+                let bodies = pieces::split_body(&c.body, limit);
+                for i in 0..c.pieces.max(1) {
+                    let body = bodies.get(i).copied().unwrap_or("");
+                    out.push(chapter_doc(c, counters.0, i, body, depth));
+                }
+            }
+            Node::Part(p) => {
+                // A chapter after a part does not nest under it.
+                levels = Levels::default();
+                counters.1 += 1;
+                let id = format!("part-{:02}", counters.1);
+                out.push(Doc {
+                    href: format!("text/{id}.xhtml"),
+                    id,
+                    title: p.title.clone(),
+                    depth,
+                    in_toc: true,
+                    kind: DocKind::Part(p),
+                });
+                walk(&p.children, depth + 1, limit, counters, out);
+            }
+        }
+    }
+}
+
+/// Chapter levels turned into nesting: a chapter nests under the nearest chapter before it of
+/// a lower level, one step deeper, and sits beside one of its own level. Levels skipped
+/// (`1` then `3`) or missing at the start (`2` first) give no empty steps.
+#[derive(Default)]
+struct Levels {
+    /// The open levels, lowest first: (level asked for, nesting given).
+    open: Vec<(usize, usize)>,
+}
+
+impl Levels {
+    /// How deep (0 for the top) a chapter of `level` goes.
+    fn place(&mut self, level: usize) -> usize {
+        while self.open.last().is_some_and(|&(l, _)| l > level) {
+            self.open.pop();
+        }
+        let nesting = match self.open.last() {
+            Some(&(l, n)) if l == level => {
+                self.open.pop();
+                n
+            }
+            Some(&(_, n)) => n + 1,
+            None => 0,
+        };
+        self.open.push((level, nesting));
+        nesting
+    }
 }
 
 /// The largest body of one chapter document: the XHTML shell and heading take about 1 KB,
@@ -484,9 +528,11 @@ pub fn frame_key(book: &Book, look: &Look) -> String {
                 body: _,
                 pieces,
                 anchors: _,
+                level,
             })) => {
                 bytes("chapter", title.as_bytes());
                 bytes("pieces", &pieces.to_le_bytes());
+                bytes("level", &level.to_le_bytes());
             }
             Some(Node::Part(Part {
                 title,
@@ -765,6 +811,68 @@ mod tests {
                 })
                 .collect(),
             images: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn chapter_levels_nest_the_contents_one_step_at_a_time() {
+        let mut b = book(&["", "", "", "", "", ""]);
+        let levels = [2, 2, 4, 3, 1, 2];
+        for (node, level) in b.contents.iter_mut().zip(levels) {
+            if let Node::Chapter(c) = node {
+                c.level = level;
+            }
+        }
+        let part = Part {
+            title: "卷".into(),
+            intro: String::new(),
+            children: vec![Node::Chapter(
+                Chapter::new("甲".into(), String::new(), &Layout::default()).at_level(2),
+            )],
+        };
+        b.contents.insert(5, Node::Part(part));
+        let look = Look::default();
+        let depths: Vec<(String, usize)> = documents(&b, &look)
+            .iter()
+            .filter(|d| d.in_toc)
+            .map(|d| (d.title.clone(), d.depth))
+            .collect();
+        let want = [
+            ("第1章", 1),
+            ("第2章", 1),
+            ("第3章", 2),
+            ("第4章", 2),
+            ("第5章", 1),
+            ("卷", 1),
+            ("甲", 2),
+            ("第6章", 1),
+        ];
+        let want: Vec<(String, usize)> = want.iter().map(|(t, d)| (t.to_string(), *d)).collect();
+        assert_eq!(depths, want);
+        let entries = package_with(&b, &look);
+        let ncx = entries
+            .iter()
+            .find(|e| e.name.ends_with("toc.ncx"))
+            .unwrap();
+        let ncx = String::from_utf8(ncx.data.clone()).unwrap();
+        assert!(
+            ncx.contains("<meta name=\"dtb:depth\" content=\"2\"/>"),
+            "{ncx}"
+        );
+        let nav = entries
+            .iter()
+            .find(|e| e.name.ends_with("nav.xhtml"))
+            .unwrap();
+        let opts = roxmltree::ParsingOptions {
+            allow_dtd: true,
+            ..Default::default()
+        };
+        let nav = std::str::from_utf8(&nav.data).unwrap();
+        let doc = roxmltree::Document::parse_with_options(nav, opts).unwrap();
+        // Every list is an item's child: no `<ol>` directly inside an `<ol>`.
+        for ol in doc.descendants().filter(|n| n.has_tag_name("ol")) {
+            let parent = ol.parent_element().unwrap();
+            assert!(!parent.has_tag_name("ol"), "{nav}");
         }
     }
 

@@ -21,6 +21,7 @@ h1 { font-size: 1.4em; font-weight: bold; text-align: center; text-indent: 0; li
 h2 { font-size: 1.2em; font-weight: bold; text-indent: 0; margin: 1.5em 0 1em; page-break-after: avoid; break-after: avoid; }
 h3, h4, h5, h6 { font-size: 1em; font-weight: bold; text-indent: 0; margin: 1.2em 0 0.8em; }
 p.scene-break { text-indent: 0; text-align: center; margin: 1em 0; }
+p.illustration { text-indent: 0; text-align: center; font-size: 0.9em; margin: 1em 0; }
 img { max-width: 100%; height: auto; }
 table { border-collapse: collapse; margin: 1em 0; }
 th, td { border: 1px solid #999; padding: 0.2em 0.5em; }
@@ -52,7 +53,7 @@ p { text-indent: 2em; margin: 0; widows: 2; orphans: 2; }
 
 const LATIN: &str = r#"body { line-height: 1.5; text-align: justify; font-family: serif; -epub-hyphens: auto; hyphens: auto; }
 p { text-indent: 1.5em; margin: 0; widows: 2; orphans: 2; }
-h1 + p, h2 + p, h3 + p, p.scene-break + p { text-indent: 0; }
+h1 + p, h2 + p, h3 + p, p.scene-break + p, p.illustration + p { text-indent: 0; }
 "#;
 
 const VERTICAL: &str = r#"html { writing-mode: vertical-rl; -epub-writing-mode: vertical-rl; -webkit-writing-mode: vertical-rl; }

@@ -14,7 +14,8 @@ use super::{Fragment, ImageResolver, MarkupError};
 
 /// Converts an HTML document (or a bare HTML snippet) to an XHTML body fragment.
 ///
-/// `title` is the body's opening `<h1>` (removed from the body) or else the head's `<title>`.
+/// `title` is the body's opening heading, of any level (removed from the body), or else the
+/// head's `<title>`.
 /// Other headings move one level down. Fails only when the resolver rejects a local image.
 pub fn html_to_xhtml(src: &str, images: &mut dyn ImageResolver) -> Result<Fragment, MarkupError> {
     let parsed = parse_document(src, MAX_DEPTH as u32);

@@ -18,8 +18,8 @@ use pulldown_cmark::{
 
 /// Converts a Markdown chapter to an XHTML body fragment.
 ///
-/// A leading `# Title` becomes [`Fragment::title`] and leaves the body; other headings move
-/// one level down. Footnotes become `noteref`/`footnote` pairs that link both ways, with the
+/// A leading heading (`# Title`, or `## Title` as the Rust book's sections open) becomes
+/// [`Fragment::title`] and leaves the body; other headings move one level down. Footnotes become `noteref`/`footnote` pairs that link both ways, with the
 /// notes as `<aside>` elements at the end. Fails only when the resolver rejects a local image.
 pub fn markdown_to_xhtml(
     src: &str,
@@ -695,6 +695,14 @@ mod tests {
             f.body,
             "<p>Para first</p>\n<h2>Heading</h2>\n<h6>Six</h6>\n"
         );
+    }
+
+    #[test]
+    fn a_leading_heading_of_any_level_is_the_title() {
+        // The Rust book's sections open with `## Installation`; the title is plain text.
+        let f = convert("## Installation of `rustup` **now**\n\ntext");
+        assert_eq!(f.title.as_deref(), Some("Installation of rustup now"));
+        assert_eq!(f.body, "<p>text</p>\n");
     }
 
     #[test]

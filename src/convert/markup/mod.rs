@@ -25,8 +25,8 @@ pub(crate) use sanitize::percent_decode;
 /// One converted chapter body.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Fragment {
-    /// Text of the chapter's leading level-1 heading (removed from `body`), or for HTML the
-    /// `<title>` of the head when the body does not start with an `<h1>`.
+    /// Text of the chapter's leading heading of any level (removed from `body`), or for HTML
+    /// the `<title>` of the head when the body does not start with a heading.
     pub title: Option<String>,
     /// Well-formed XHTML content (may have several top-level nodes). Only the default XHTML
     /// namespace and the `epub:` prefix are used; the caller's root element declares both.

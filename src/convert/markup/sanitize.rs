@@ -6,7 +6,7 @@
 //!
 //! 1. **build**: allow-list of elements and attributes; unwrap or remove the rest (with
 //!    warnings); resolve local images; cap the nesting depth.
-//! 2. **title**: take a leading `<h1>` out as the chapter title.
+//! 2. **title**: take a leading heading (any level) out as the chapter title.
 //! 3. **structure**: demote headings, give list items, table parts, `dt`/`dd` and
 //!    `figcaption` the parents the schema wants.
 //! 4. **content models**: blocks inside phrasing-only elements become `span`, inline
@@ -852,7 +852,9 @@ impl Tree {
         out
     }
 
-    /// Takes out the `<h1>` that opens the body, if any, and returns its text.
+    /// Takes out the heading that opens the body, if any, and returns its text: of any level,
+    /// since chapters of a book often open with `## Title` (the Rust book's sections) or an
+    /// `<h3>` (SICP's pages).
     fn take_title(&mut self) -> Option<String> {
         let found =
             self.preorder()
@@ -865,7 +867,10 @@ impl Tree {
                     }
                     _ => false,
                 })?;
-        if self.name(found) != Some("h1") {
+        if !matches!(
+            self.name(found),
+            Some("h1" | "h2" | "h3" | "h4" | "h5" | "h6")
+        ) {
             return None;
         }
         let mut text = String::new();
