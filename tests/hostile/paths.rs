@@ -53,38 +53,9 @@ impl Nest {
     }
 }
 
-/// Runs `cmd` to its end, killing it and failing the test if it is still running after
-/// [`HANG`]. Output goes to files, so a chatty child never blocks on a full pipe.
+/// Runs `cmd` to its end under the [`HANG`] guard.
 fn run_within(cmd: &mut Command) -> Run {
-    let logs = tempfile::tempdir().unwrap();
-    let (out, err) = (logs.path().join("out"), logs.path().join("err"));
-    let mut child = cmd
-        .stdin(Stdio::null())
-        .stdout(std::fs::File::create(&out).unwrap())
-        .stderr(std::fs::File::create(&err).unwrap())
-        .spawn()
-        .unwrap();
-    let start = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if start.elapsed() > HANG {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!(
-                "still running after {HANG:?} (a hang); stderr so far:\n{}",
-                std::fs::read_to_string(&err).unwrap_or_default()
-            );
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    Run {
-        ok: status.success(),
-        code: status.code(),
-        stdout: String::from_utf8_lossy(&std::fs::read(&out).unwrap()).into_owned(),
-        stderr: String::from_utf8_lossy(&std::fs::read(&err).unwrap()).into_owned(),
-    }
+    crate::finishes_within(cmd, HANG, "the command")
 }
 
 fn build(project: &Path, extra: &[&dyn AsRef<std::ffi::OsStr>]) -> Run {
