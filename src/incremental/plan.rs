@@ -346,6 +346,8 @@ impl Reuse {
                 pieces: chapter.docs.len(),
                 // A plain-text chapter has no ids to link to.
                 anchors: Vec::new(),
+                // Plain text holds no MathML or SVG.
+                features: Vec::new(),
             })],
             images: Vec::new(),
             links: Vec::new(),
