@@ -97,13 +97,13 @@ pub(crate) fn convert_decoded(
     n: usize,
     decoded: &Decoded,
 ) -> Result<ConvertedChapter> {
-    let mut warnings = decode_warnings(&src.path, decoded);
+    let kind = SourceKind::of(&src.path);
+    let mut warnings = decode_warnings(&src.path, decoded, kind);
     let report = SourceReport {
         path: src.path.clone(),
         encoding: decoded.encoding.name(),
         detection: decoded.detection,
     };
-    let kind = SourceKind::of(&src.path);
     let (text, mut back_matter) = gutenberg_text(&decoded.text, kind, &project.layout);
     if let Some(mode) = &src.split {
         if kind != SourceKind::Text {
@@ -137,6 +137,11 @@ pub(crate) fn convert_decoded(
             .iter()
             .map(|w| warn(Code::Markup, &w.message).line(w.line)),
     );
+    if let Some(message) = removed_summary(&converted.removed) {
+        warnings.push(warn(Code::RemovedContent, &message).hint(
+            "a book cannot carry them; replace them with text or images, or build with --strict to refuse the loss",
+        ));
+    }
     if converted.paragraphs == 0 {
         warnings.push(
             warn(Code::EmptyChapter, "the chapter is empty")
@@ -170,7 +175,12 @@ pub(crate) fn title_in(path: &Path, text: &str) -> Option<String> {
     let mut no_images = |_: &str| -> std::result::Result<String, String> { Ok(String::new()) };
     match SourceKind::of(path) {
         SourceKind::Text => super::convert_text(text, true).title,
-        SourceKind::Markdown => super::convert_markdown(text, &mut no_images).ok()?.title,
+        SourceKind::Markdown => {
+            let opts = super::markup::MarkdownOptions { highlight: false };
+            super::convert_markdown(text, &mut no_images, opts)
+                .ok()?
+                .title
+        }
         SourceKind::Html => {
             let title = super::convert_html(text, &mut no_images).ok()?.title?;
             Some(super::gutenberg::book_title(&title).unwrap_or(title))
@@ -240,18 +250,51 @@ fn gutenberg_page(licence: bool, body: String, layout: &crate::project::Layout) 
     Node::Chapter(Chapter::new(title.to_string(), body, layout))
 }
 
-/// What decoding changed: control characters dropped, bad bytes replaced.
-fn decode_warnings(path: &Path, decoded: &Decoded) -> Vec<Diagnostic> {
+/// "removed 3 elements: <video> ×2, <iframe>", or None when nothing was.
+fn removed_summary(removed: &[(String, usize)]) -> Option<String> {
+    let total: usize = removed.iter().map(|(_, n)| n).sum();
+    let items: Vec<String> = removed
+        .iter()
+        .map(|(what, n)| match n {
+            1 => what.clone(),
+            n => format!("{what} ×{n}"),
+        })
+        .collect();
+    let noun = if total == 1 { "element" } else { "elements" };
+    (total > 0).then(|| format!("removed {total} {noun}: {}", items.join(", ")))
+}
+
+/// What decoding changed: control characters dropped, bad bytes replaced; and what becomes of
+/// NUL characters in a file of `kind` (plain text drops them like other controls).
+fn decode_warnings(path: &Path, decoded: &Decoded, kind: SourceKind) -> Vec<Diagnostic> {
     let mut warnings = Vec::new();
-    if decoded.dropped_controls > 0 {
-        let message = format!(
-            "dropped {} control character(s) that XML does not allow",
-            decoded.dropped_controls
-        );
+    let (nuls, nul_line) = decoded.nuls;
+    let (dropped, line) = match kind {
+        SourceKind::Text => (
+            decoded.dropped_controls + nuls,
+            decoded.first_dropped_line.into_iter().chain(nul_line).min(),
+        ),
+        _ => (decoded.dropped_controls, decoded.first_dropped_line),
+    };
+    if dropped > 0 {
+        let message = format!("dropped {dropped} control character(s) that XML does not allow");
         warnings.push(
             Diagnostic::warning(Code::ControlCharacters, message)
                 .at(path)
-                .line(decoded.first_dropped_line),
+                .line(line),
+        );
+    }
+    let nul_fate = match kind {
+        SourceKind::Text => None,
+        SourceKind::Markdown => Some("replaced with U+FFFD, as CommonMark requires"),
+        SourceKind::Html => Some("dropped or replaced with U+FFFD, as HTML parsing does"),
+    };
+    if let Some(fate) = nul_fate.filter(|_| nuls > 0) {
+        let message = format!("{nuls} NUL character(s) {fate}");
+        warnings.push(
+            Diagnostic::warning(Code::ControlCharacters, message)
+                .at(path)
+                .line(nul_line),
         );
     }
     if decoded.replaced > 0 {
@@ -317,7 +360,10 @@ fn convert_one(
     };
     let mut resolver = |s: &str| resolve_image(project, &src.path, s, images, warnings);
     let result = if kind == SourceKind::Markdown {
-        super::convert_markdown(&text, &mut resolver)
+        let opts = super::markup::MarkdownOptions {
+            highlight: project.style.highlight,
+        };
+        super::convert_markdown(&text, &mut resolver, opts)
     } else {
         super::convert_html(&text, &mut resolver)
     };

@@ -80,6 +80,9 @@ pub struct Converted {
     pub ids: HashMap<String, String>,
     /// What was removed or changed on the way (markup only).
     pub warnings: Vec<markup::Note>,
+    /// Elements removed with their content, with counts (markup only; see
+    /// [`markup::Fragment::removed`]).
+    pub removed: Vec<(String, usize)>,
 }
 
 /// Converts plain text (already decoded and normalised) to XHTML paragraphs. With
@@ -147,8 +150,9 @@ fn paragraphs_to_xhtml(text: &str) -> Converted {
 pub fn convert_markdown(
     text: &str,
     images: &mut dyn ImageResolver,
+    opts: markup::MarkdownOptions,
 ) -> Result<Converted, MarkupError> {
-    markup::markdown_to_xhtml(text, images).map(from_fragment)
+    markup::markdown_to_xhtml_with(text, images, opts).map(from_fragment)
 }
 
 /// Converts HTML; images go through `images`.
@@ -166,6 +170,7 @@ fn from_fragment(f: markup::Fragment) -> Converted {
         links: f.links,
         ids: f.ids,
         warnings: f.warnings,
+        removed: f.removed,
     }
 }
 

@@ -357,6 +357,8 @@ impl Reuse {
                 // A plain-text chapter has no ids to link to.
                 anchors: Vec::new(),
                 level: src.level,
+                // Plain text holds no MathML or SVG.
+                features: Vec::new(),
             })],
             images: Vec::new(),
             links: Vec::new(),

@@ -18,6 +18,7 @@ pub mod style;
 pub mod tcy;
 
 pub use locale::{chapter_title, front_title};
+pub use style::CODE_CLASSES;
 
 use std::collections::BTreeSet;
 
@@ -82,6 +83,9 @@ pub struct Chapter {
     /// before it (an mdBook sub-chapter). A level more than one below the entry before it is
     /// read as one below.
     pub level: usize,
+    /// What each of those documents holds that its manifest item declares (MathML, inline
+    /// SVG), known with `pieces` for the same reason. Empty means none in any (plain text).
+    pub features: Vec<Features>,
 }
 
 impl Chapter {
@@ -93,6 +97,7 @@ impl Chapter {
             pieces: 1,
             anchors: Vec::new(),
             level: 1,
+            features: Vec::new(),
         };
         chapter.reflow(layout);
         chapter
@@ -103,11 +108,94 @@ impl Chapter {
         Chapter { level, ..self }
     }
 
-    /// Cuts the body again (after it changed): its count of pieces and their ids.
+    /// Cuts the body again (after it changed): its count of pieces, their ids and what each
+    /// holds.
     pub fn reflow(&mut self, layout: &Layout) {
         let bodies = pieces::split_body(&self.body, split_limit(layout));
         self.pieces = bodies.len();
         self.anchors = pieces::anchors(&bodies);
+        let features: Vec<Features> = bodies.iter().map(|b| Features::of(b)).collect();
+        self.features = if features.iter().all(|f| *f == Features::default()) {
+            Vec::new()
+        } else {
+            features
+        };
+    }
+
+    /// What the `i`th document of the chapter holds.
+    fn features(&self, i: usize) -> Features {
+        self.features.get(i).copied().unwrap_or_default()
+    }
+}
+
+/// What a content document holds that EPUB 3 wants declared on its manifest item (MathML,
+/// inline SVG), and the code the stylesheet styles.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct Features {
+    /// MathML (`properties="mathml"`).
+    pub mathml: bool,
+    /// Inline SVG (`properties="svg"`).
+    pub svg: bool,
+    /// What code the document shows.
+    pub code: CodeUse,
+}
+
+/// Code in a document or a book: whether there is any, and which highlighting classes of
+/// [`CODE_CLASSES`] it uses (bit `i` for the `i`th), so that only those get CSS.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct CodeUse {
+    /// `<pre>`, `<code>`, `<kbd>` or `<samp>`.
+    pub any: bool,
+    /// Highlighting classes used.
+    pub classes: u8,
+}
+
+impl CodeUse {
+    /// What `a` and `b` use together.
+    pub fn union(self, other: CodeUse) -> CodeUse {
+        CodeUse {
+            any: self.any || other.any,
+            classes: self.classes | other.classes,
+        }
+    }
+}
+
+impl Features {
+    /// What an XHTML body fragment written by the converters holds, in one pass over its tags
+    /// (text and attribute values are escaped there, so a `<` always opens a tag).
+    pub fn of(body: &str) -> Features {
+        let mut f = Features::default();
+        for (at, _) in body.match_indices('<') {
+            let tag = body.get(at + 1..).unwrap_or_default();
+            let name_end = tag
+                .find(|c: char| !c.is_ascii_alphanumeric())
+                .unwrap_or(tag.len());
+            match tag.get(..name_end).unwrap_or_default() {
+                "math" => f.mathml = true,
+                "svg" => f.svg = true,
+                "pre" | "code" | "kbd" | "samp" => f.code.any = true,
+                "span" => {
+                    let class = tag
+                        .strip_prefix("span class=\"")
+                        .and_then(|rest| rest.split('"').next());
+                    if let Some(i) = CODE_CLASSES.iter().position(|(c, ..)| Some(*c) == class) {
+                        f.code.classes |= 1 << i;
+                    }
+                }
+                _ => {}
+            }
+        }
+        f
+    }
+
+    /// The manifest item's `properties` value, if any.
+    pub(crate) fn properties(self) -> Option<&'static str> {
+        match (self.mathml, self.svg) {
+            (true, true) => Some("mathml svg"),
+            (true, false) => Some("mathml"),
+            (false, true) => Some("svg"),
+            (false, false) => None,
+        }
     }
 }
 
@@ -150,6 +238,8 @@ pub struct Look {
     pub user_css: Vec<Asset>,
     /// Embedded fonts, already subset; the first is the body font.
     pub fonts: Vec<SubsetFont>,
+    /// The code the book shows, styled only when there is some.
+    pub code: CodeUse,
 }
 
 impl Look {
@@ -199,6 +289,8 @@ pub(crate) struct Doc<'a> {
     pub depth: usize,
     /// Listed in the table of contents (false for generated pages and continuation parts).
     pub in_toc: bool,
+    /// What it holds that the manifest declares.
+    pub features: Features,
     /// What it holds.
     pub kind: DocKind<'a>,
 }
@@ -237,6 +329,7 @@ pub(crate) fn documents<'a>(book: &'a Book, look: &Look) -> Vec<Doc<'a>> {
         title: title.to_string(),
         depth: 1,
         in_toc: false,
+        features: Features::default(),
         kind,
     };
     let mut out = Vec::new();
@@ -291,6 +384,7 @@ fn walk<'a>(
                     title: p.title.clone(),
                     depth,
                     in_toc: true,
+                    features: Features::default(),
                     kind: DocKind::Part(p),
                 });
                 walk(&p.children, depth + 1, limit, counters, out);
@@ -348,6 +442,7 @@ fn chapter_doc<'a>(
         title: chapter.title.clone(),
         depth,
         in_toc: piece == 0,
+        features: chapter.features(piece),
         kind: DocKind::Chapter {
             chapter,
             body,
@@ -467,12 +562,13 @@ pub fn frame_key(book: &Book, look: &Look) -> String {
         version,
         user_css,
         fonts,
+        code,
     } = look;
     let mut h = blake3::Hasher::new();
     // Debug shows every field of these small settings, including any added later.
     let _ = write!(
         h,
-        "{}\n{info:?}\n{style:?}\n{layout:?}\n{version:?}\n",
+        "{}\n{info:?}\n{style:?}\n{layout:?}\n{version:?}\n{code:?}\n",
         env!("CARGO_PKG_VERSION")
     );
     let mut bytes = |tag: &str, data: &[u8]| {
@@ -529,10 +625,12 @@ pub fn frame_key(book: &Book, look: &Look) -> String {
                 pieces,
                 anchors: _,
                 level,
+                features,
             })) => {
                 bytes("chapter", title.as_bytes());
                 bytes("pieces", &pieces.to_le_bytes());
                 bytes("level", &level.to_le_bytes());
+                bytes("features", format!("{features:?}").as_bytes());
             }
             Some(Node::Part(Part {
                 title,
@@ -738,6 +836,26 @@ fn all_chapters(book: &Book) -> Vec<&Chapter> {
     let mut chapters = Vec::new();
     collect(&book.contents, &mut chapters);
     chapters
+}
+
+/// The code the chapters of `book` show, all together.
+pub fn code_use(book: &Book) -> CodeUse {
+    let mut all = CodeUse::default();
+    let mut stack = vec![book.contents.iter()];
+    while let Some(top) = stack.last_mut() {
+        match top.next() {
+            Some(Node::Chapter(c)) => {
+                for f in &c.features {
+                    all = all.union(f.code);
+                }
+            }
+            Some(Node::Part(p)) => stack.push(p.children.iter()),
+            None => {
+                stack.pop();
+            }
+        }
+    }
+    all
 }
 
 /// The chapters of `nodes`, depth-first: the order of [`documents`].

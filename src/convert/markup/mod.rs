@@ -10,6 +10,8 @@
 //! attributes, repairs the content models that EPUBCheck's schema enforces, resolves local
 //! images through an [`ImageResolver`] and serialises well-formed XML without recursion.
 
+mod autolink;
+pub(crate) mod highlight;
 mod html;
 mod ids;
 mod markdown;
@@ -19,7 +21,9 @@ mod sanitize;
 use std::collections::HashMap;
 
 pub use html::html_to_xhtml;
+#[cfg(test)]
 pub use markdown::markdown_to_xhtml;
+pub use markdown::{MarkdownOptions, markdown_to_xhtml_with};
 pub(crate) use sanitize::percent_decode;
 
 /// One converted chapter body.
@@ -41,6 +45,9 @@ pub struct Fragment {
     pub ids: HashMap<String, String>,
     /// Human-readable notes about what was removed or changed.
     pub warnings: Vec<Note>,
+    /// Elements removed with their content (`<video>`, `<iframe>`, remote images…), each
+    /// with how often, in order of first removal: what the reader of the book will not see.
+    pub removed: Vec<(String, usize)>,
 }
 
 /// Something removed or changed on the way.
