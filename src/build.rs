@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 use crate::archive::Finished;
 use crate::convert::book::{Loaded, load_book_with};
 pub use crate::convert::chapter::SourceReport;
-use crate::diagnostic::Diagnostic;
+use crate::diagnostic::{Code, Diagnostic};
 use crate::error::{Error, Result};
 use crate::incremental::Hash;
 use crate::incremental::plan::{Built, Plan, Recorded, Reuse, options_key, plan};
@@ -42,6 +42,9 @@ pub struct BuildOptions {
     pub force: bool,
     /// How to load projects (batch and watch): whether paths may leave the project folder.
     pub load: crate::project::LoadOptions,
+    /// Refuse to build a book that loses content ([`Error::ContentRemoved`]): what the
+    /// `removed-content` warnings report becomes an error.
+    pub strict: bool,
 }
 
 impl BuildOptions {
@@ -52,6 +55,7 @@ impl BuildOptions {
             output: None,
             cache: false,
             force: false,
+            strict: false,
             load: crate::project::LoadOptions::default(),
             source_date_epoch: crate::project::source_date_epoch()?,
         })
@@ -159,6 +163,7 @@ pub(crate) fn build_with(
     let mut reuse = match plan_build(project, opts, &output, prefetched) {
         Plan::UpToDate(recorded) => {
             watch.lap("check cache");
+            refuse_loss(opts, &recorded.warnings)?;
             return Ok(up_to_date(recorded, output, watch.take()));
         }
         Plan::Build(reuse) => reuse,
@@ -177,6 +182,7 @@ pub(crate) fn build_with(
         },
     );
     let mut loaded = loaded?;
+    refuse_loss(opts, &loaded.all_warnings())?;
     if cover.is_some() {
         loaded.book.cover = cover;
     }
@@ -204,6 +210,22 @@ pub(crate) fn build_with(
         sources: loaded.sources.into_iter().map(|s| s.report).collect(),
         timings: watch.take(),
     })
+}
+
+/// Under `opts.strict`, a chapter that lost content stops the build.
+fn refuse_loss(opts: &BuildOptions, warnings: &[Diagnostic]) -> Result<()> {
+    if !opts.strict {
+        return Ok(());
+    }
+    let mut lost = warnings.iter().filter(|w| w.code == Code::RemovedContent);
+    match lost.next() {
+        Some(first) => Err(Error::ContentRemoved {
+            path: first.path.clone().unwrap_or_default(),
+            message: first.message.clone(),
+            more: lost.count(),
+        }),
+        None => Ok(()),
+    }
 }
 
 /// What the cache allows this build (everything is built without one).

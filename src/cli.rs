@@ -139,6 +139,11 @@ pub struct BuildArgs {
     #[arg(long)]
     pub allow_outside_paths: bool,
 
+    /// Fail a book that would lose content: elements of a Markdown or HTML chapter that an
+    /// EPUB cannot carry (video, frames, remote images…) are an error, not a warning.
+    #[arg(long)]
+    pub strict: bool,
+
     /// Print only errors.
     #[arg(short, long)]
     pub quiet: bool,

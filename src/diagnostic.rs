@@ -45,8 +45,14 @@ pub enum Code {
     Convert,
     /// Something in a Markdown or HTML chapter was removed or changed on the way.
     Markup,
+    /// Elements of a Markdown or HTML chapter were removed with their content (video, frames,
+    /// remote images…): one finding per chapter, counting them. An error with `build --strict`.
+    RemovedContent,
     /// A link to something that is not a chapter of the book was removed.
     RemovedLink,
+    /// An mdBook `{{#include}}` could not be resolved (missing, outside the project, no such
+    /// anchor, too deep) and was left as written.
+    Include,
     /// A chapter has no text.
     EmptyChapter,
     /// A chapter has very little text.
@@ -102,7 +108,9 @@ impl Code {
             Code::ControlCharacters => "control-characters",
             Code::Convert => "convert",
             Code::Markup => "markup",
+            Code::RemovedContent => "removed-content",
             Code::RemovedLink => "removed-link",
+            Code::Include => "include",
             Code::EmptyChapter => "empty-chapter",
             Code::ShortChapter => "short-chapter",
             Code::BrokenLine => "broken-line",

@@ -124,6 +124,27 @@ pub enum Error {
         /// What to do about it.
         hint: Option<String>,
     },
+
+    /// `build --strict`: a chapter lost content on the way (elements removed with their
+    /// content, [`Code::RemovedContent`]).
+    #[error("{}: {message}{}\n  hint: {STRICT_HINT}", path.display(), more_line(*more))]
+    ContentRemoved {
+        /// The first chapter that lost content.
+        path: PathBuf,
+        /// What it lost.
+        message: String,
+        /// How many other chapters lost content too.
+        more: usize,
+    },
+}
+
+const STRICT_HINT: &str = "replace what cannot be in a book with text or images, or build without --strict to accept the loss";
+
+fn more_line(more: usize) -> String {
+    match more {
+        0 => String::new(),
+        n => format!(" (and {n} more chapter(s) lost content)"),
+    }
 }
 
 const MISSING_CHAPTER_HINT: &str = "check the `file` entry, or remove it from [[chapters]]";
@@ -184,6 +205,7 @@ impl Error {
             Error::Cover { .. } => Code::Cover,
             Error::Font { .. } => Code::Font,
             Error::Environment { .. } => Code::Environment,
+            Error::ContentRemoved { .. } => Code::RemovedContent,
         }
     }
 
@@ -194,7 +216,8 @@ impl Error {
             Error::Io { path, .. }
             | Error::Metadata { path, .. }
             | Error::Convert { path, .. }
-            | Error::Cover { path, .. } => (Some(path), None, None),
+            | Error::Cover { path, .. }
+            | Error::ContentRemoved { path, .. } => (Some(path), None, None),
             Error::MetadataSyntax {
                 path, line, column, ..
             } => (Some(path), Some(*line), Some(*column)),
@@ -229,6 +252,9 @@ impl Error {
                 message,
                 hint,
             } => (format!("{variable}: {message}"), hint.as_deref()),
+            Error::ContentRemoved { message, more, .. } => {
+                (format!("{message}{}", more_line(*more)), Some(STRICT_HINT))
+            }
         }
     }
 }

@@ -1,24 +1,38 @@
 //! `epubforge init`: turns a folder of chapter files into a project by writing `metadata.toml`.
 //!
 //! This sits before the pipeline (project -> source -> convert -> package -> archive): it
-//! writes the file the project stage reads. Chapter files (the kinds of `convert::FILE_KINDS`,
-//! in the folder or one level down) are listed in natural order; each gets the title the
-//! build's own conversion finds in it (`convert::chapter::title_in`: a heading line, a leading
-//! `# Title`, an `<h1>`), else a title from its file name, else none (the build then numbers
-//! it): init writes the titles the build would give. The language
-//! is guessed from the text, the book title is the folder's name, and the cover is the image in
-//! `covers/`. The optional keys are written as comments so an author can see what exists.
+//! writes the file the project stage reads, so that a book builds right away and the author
+//! only edits what no file says (often just the authors). Where the chapters come from:
+//! - an mdBook book (`book.toml`, `SUMMARY.md`; [`mdbook`]): `SUMMARY.md`'s order, titles,
+//!   nesting (`level`), parts and prefix and suffix chapters, the chapters in `book.toml`'s `src`,
+//!   and its title, authors and language;
+//! - any other folder: the chapter files (the kinds of `convert::FILE_KINDS`) at any depth, in
+//!   natural order, without `SUMMARY.md` and `404.md` of an mdBook book without a summary.
+//!
+//! Every file is read whole and decoded by the build's own decoder, so the `encoding` written is
+//! the one the build detects; its title is the one the build's conversion finds
+//! (`convert::chapter::title_in`), else one from its file name. A text file in which the build
+//! finds several chapter headings gets `split = "auto"` (and no title). The language is guessed
+//! from all the text, the cover is the image in `covers/`, and a Project Gutenberg header gives
+//! the title and author. The optional keys are written as comments so an author can see what
+//! exists; what init could not follow is written as comments too, and reported.
+
+mod mdbook;
+mod render;
 
 use std::path::{Path, PathBuf};
 
-use crate::convert::chapter::{title_from_file_name, title_in};
+use crate::convert::chapter::{chapter_headings, decode_file, title_from_file_name, title_in};
 use crate::convert::{FILE_KINDS, SourceKind};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::project::{METADATA_FILE, natural_cmp};
-use crate::source::{self, Detection, EncodingErrors};
+use crate::source::{Detection, EncodingErrors};
 
-/// How much of each chapter file is read to find its title and language.
-const SAMPLE_BYTES: u64 = 256 * 1024;
+/// How much text, over all chapters, the language is guessed from.
+const LANGUAGE_SAMPLE_BYTES: usize = 4 << 20;
+
+/// Chapter headings a text file needs to be split at them.
+const SPLIT_MIN_HEADINGS: usize = 2;
 
 /// Options of [`init`].
 #[derive(Debug, Clone, Copy, Default)]
@@ -32,12 +46,30 @@ pub struct InitOptions {
 pub struct InitReport {
     /// The metadata file written.
     pub metadata_path: PathBuf,
+    /// The book's title written.
+    pub title: String,
+    /// The authors written; empty when none was found (a placeholder is written).
+    pub authors: Vec<String>,
     /// The chapters listed, in order.
     pub chapters: Vec<ChapterGuess>,
     /// The language tag written.
     pub language: String,
     /// The cover written, relative to the folder.
     pub cover: Option<String>,
+    /// What init could not follow (a draft chapter, a missing file, an undecodable one); also
+    /// written as comments in the file.
+    pub notes: Vec<String>,
+}
+
+/// Where a chapter goes in `metadata.toml`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Placement {
+    /// A `[[chapters]]` entry: before any part.
+    Chapters,
+    /// A `[[parts.chapters]]` entry of the part with this title.
+    Part(String),
+    /// A `[[suffix-chapters]]` entry: after the parts.
+    Suffix,
 }
 
 /// One chapter file as `init` understood it.
@@ -49,6 +81,12 @@ pub struct ChapterGuess {
     pub title: Option<String>,
     /// The encoding label to force, when the file is not UTF-8 and the encoding was guessed.
     pub encoding: Option<String>,
+    /// Whether the file is split at its chapter headings (`split = "auto"`).
+    pub split: bool,
+    /// Level in the table of contents: 1 at the top, 2 for a sub-chapter.
+    pub level: usize,
+    /// Before, in or after the parts.
+    pub placement: Placement,
 }
 
 /// Why `init` wrote nothing.
@@ -85,7 +123,7 @@ pub enum InitError {
 /// The kinds of file `init` looked for.
 fn looked_for() -> String {
     let kinds = FILE_KINDS.map(|(ext, _)| format!(".{ext}")).join(" ");
-    format!("looked for {kinds}, also one folder down")
+    format!("looked for {kinds}, in folders at any depth, and an mdBook SUMMARY.md")
 }
 
 const EXISTS_HINT: &str = "pass --force to replace it, or edit it by hand";
@@ -112,6 +150,16 @@ impl InitError {
     }
 }
 
+/// A chapter to list, before its file is read.
+struct Planned {
+    /// Path relative to the project folder, with `/` separators.
+    file: String,
+    /// The title `SUMMARY.md` gives it.
+    title: Option<String>,
+    level: usize,
+    placement: Placement,
+}
+
 /// Writes `dir/metadata.toml` for the chapter files in `dir`.
 pub fn init(dir: &Path, opts: &InitOptions) -> Result<InitReport, InitError> {
     let metadata_path = dir.join(METADATA_FILE);
@@ -120,31 +168,48 @@ pub fn init(dir: &Path, opts: &InitOptions) -> Result<InitReport, InitError> {
             path: metadata_path,
         });
     }
-    let files = find_chapter_files(dir)?;
-    if files.is_empty() {
+    let book = mdbook::find(dir);
+    let mut notes = book.as_ref().map(|b| b.notes.clone()).unwrap_or_default();
+    let planned = match &book {
+        Some(b) => match &b.summary {
+            Some(summary) => from_summary(dir, &b.src, summary, &mut notes),
+            None => listed(dir, &b.src, true)?,
+        },
+        None => listed(dir, Path::new(""), false)?,
+    };
+    if planned.is_empty() {
         return Err(InitError::NoChapters {
             dir: dir.to_path_buf(),
         });
     }
-    let mut sample_text = String::new();
-    let mut chapters = Vec::new();
-    for rel in &files {
-        let path = dir.join(rel);
-        let (text, encoding) = read_sample(&path)?;
-        if sample_text.len() < 1 << 20 {
-            sample_text.push_str(&text);
-        }
-        let title = title_in(&path, &text).or_else(|| title_from_file_name(&path));
-        chapters.push(ChapterGuess {
-            file: rel.clone(),
-            title,
-            encoding,
-        });
-    }
-    let language = guess_language(&sample_text).to_string();
+    let mut found = Found::default();
+    let chapters: Vec<ChapterGuess> = planned
+        .into_iter()
+        .map(|p| examine(dir, p, &mut found, &mut notes))
+        .collect();
+    let language = book
+        .as_ref()
+        .and_then(|b| b.language.clone())
+        .filter(|l| !l.trim().is_empty())
+        .unwrap_or_else(|| guess_language(&found.sample).to_string());
+    let title = book
+        .as_ref()
+        .and_then(|b| b.title.clone())
+        .or(found.title)
+        .unwrap_or_else(|| folder_title(dir));
+    let authors = match &book {
+        Some(b) if !b.authors.is_empty() => b.authors.clone(),
+        _ => found.author.into_iter().collect(),
+    };
     let cover = find_cover(dir);
-    let title = folder_title(dir);
-    let text = render_metadata(&title, &language, cover.as_deref(), &chapters);
+    let text = render::metadata(&render::Book {
+        title: &title,
+        authors: &authors,
+        language: &language,
+        cover: cover.as_deref(),
+        chapters: &chapters,
+        notes: &notes,
+    });
     std::fs::write(&metadata_path, text).map_err(|source| InitError::Io {
         path: metadata_path.clone(),
         action: "cannot write",
@@ -152,80 +217,204 @@ pub fn init(dir: &Path, opts: &InitOptions) -> Result<InitReport, InitError> {
     })?;
     Ok(InitReport {
         metadata_path,
+        title,
+        authors,
         chapters,
         language,
         cover,
+        notes,
     })
 }
 
-/// Chapter files in `dir` and in its visible subfolders (not `build/` or `covers/`), as
-/// relative `/`-separated paths in natural order.
-pub fn find_chapter_files(dir: &Path) -> Result<Vec<String>, InitError> {
+/// What reading the chapters told about the book.
+#[derive(Default)]
+struct Found {
+    /// Text to guess the language from.
+    sample: String,
+    /// A Project Gutenberg header's `Title:` and `Author:`.
+    title: Option<String>,
+    author: Option<String>,
+}
+
+/// The chapters of `SUMMARY.md` whose files exist, paths made relative to `dir`; drafts,
+/// missing files and repeats become notes.
+fn from_summary(
+    dir: &Path,
+    src: &Path,
+    summary: &[mdbook::Entry],
+    notes: &mut Vec<String>,
+) -> Vec<Planned> {
+    let has_parts = summary
+        .iter()
+        .any(|e| matches!(&e.place, mdbook::Place::Numbered(Some(_))));
+    let mut seen = std::collections::HashSet::new();
+    let mut out = Vec::new();
+    for entry in summary {
+        let Some(file) = &entry.file else {
+            notes.push(format!(
+                "SUMMARY.md: draft chapter \"{}\" has no file; left out",
+                entry.title
+            ));
+            continue;
+        };
+        let rel = slash_path(&src.join(file));
+        if !dir.join(&rel).is_file() || SourceKind::known(Path::new(&rel)).is_none() {
+            notes.push(format!(
+                "SUMMARY.md: \"{}\" ({rel}) is not a chapter file here; left out",
+                entry.title
+            ));
+            continue;
+        }
+        if !seen.insert(rel.clone()) {
+            notes.push(format!("SUMMARY.md: {rel} is listed twice; kept the first"));
+            continue;
+        }
+        let placement = match &entry.place {
+            mdbook::Place::Numbered(Some(part)) => Placement::Part(part.clone()),
+            mdbook::Place::Suffix if has_parts => Placement::Suffix,
+            _ => Placement::Chapters,
+        };
+        out.push(Planned {
+            file: rel,
+            title: Some(entry.title.clone()).filter(|t| !t.is_empty()),
+            level: entry.level,
+            placement,
+        });
+    }
+    out
+}
+
+/// A relative path with `/` separators and no `.` components.
+fn slash_path(path: &Path) -> String {
+    let parts: Vec<String> = path
+        .components()
+        .filter(|c| !matches!(c, std::path::Component::CurDir))
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    parts.join("/")
+}
+
+/// The chapter files under `dir/sub`, in natural order (an mdBook book's `SUMMARY.md` and
+/// `404.md` left out).
+fn listed(dir: &Path, sub: &Path, mdbook: bool) -> Result<Vec<Planned>, InitError> {
+    let files = find_chapter_files(dir, sub)?;
+    Ok(files
+        .into_iter()
+        .filter(|f| {
+            let name = f.rsplit('/').next().unwrap_or(f);
+            !(mdbook && (name.eq_ignore_ascii_case("SUMMARY.md") || name == "404.md"))
+        })
+        .map(|file| Planned {
+            file,
+            title: None,
+            level: 1,
+            placement: Placement::Chapters,
+        })
+        .collect())
+}
+
+/// Reads a planned chapter whole, as the build reads it: its encoding, title and whether it is
+/// to be split.
+fn examine(dir: &Path, p: Planned, found: &mut Found, notes: &mut Vec<String>) -> ChapterGuess {
+    let path = dir.join(&p.file);
+    let (text, encoding) = read_whole(&path, &p.file, notes);
+    let kind = SourceKind::of(&path);
+    if kind == SourceKind::Text
+        && found.title.is_none()
+        && let Some(g) = crate::convert::gutenberg::detach(&text)
+    {
+        let (title, author) = crate::convert::gutenberg::about(&g.boilerplate);
+        found.title = title;
+        found.author = author;
+    }
+    if found.sample.len() < LANGUAGE_SAMPLE_BYTES {
+        let room = LANGUAGE_SAMPLE_BYTES - found.sample.len();
+        let end = (0..=room.min(text.len()))
+            .rev()
+            .find(|&i| text.is_char_boundary(i))
+            .unwrap_or(0);
+        found.sample.push_str(&text[..end]);
+    }
+    let split = kind == SourceKind::Text
+        && p.title.is_none()
+        && chapter_headings(&text) >= SPLIT_MIN_HEADINGS;
+    let title = if split {
+        None
+    } else {
+        p.title
+            .or_else(|| title_in(&path, &text))
+            .or_else(|| title_from_file_name(&path))
+    };
+    ChapterGuess {
+        file: p.file,
+        title,
+        encoding,
+        split,
+        level: p.level,
+        placement: p.placement,
+    }
+}
+
+/// A chapter file's text, decoded as the build decodes it (`convert::chapter::decode_file`),
+/// and the encoding to write when the build guesses it (the same guess, from the same bytes).
+/// A file the build could not decode is read with its bad bytes replaced, for its title, and
+/// noted.
+fn read_whole(path: &Path, rel: &str, notes: &mut Vec<String>) -> (String, Option<String>) {
+    match decode_file(path, None, EncodingErrors::Fail) {
+        Ok(d) => {
+            let guessed = d.detection == Detection::Guessed;
+            (
+                d.text,
+                guessed.then(|| d.encoding.name().to_ascii_lowercase()),
+            )
+        }
+        Err(e) => {
+            let replaced = decode_file(path, None, EncodingErrors::Replace);
+            let message = e.to_string();
+            let message = message
+                .strip_prefix(&format!("{}: ", path.display()))
+                .unwrap_or(&message);
+            notes.push(format!("{rel}: {message}"));
+            (replaced.map(|d| d.text).unwrap_or_default(), None)
+        }
+    }
+}
+
+/// Chapter files under `dir/sub` at any depth (not in hidden folders, nor in `build/`,
+/// `covers/`, `target/` or `node_modules/`), as paths relative to `dir` with `/` separators, in
+/// natural order.
+pub fn find_chapter_files(dir: &Path, sub: &Path) -> Result<Vec<String>, InitError> {
+    let root = dir.join(sub);
     let io = |source| InitError::Io {
-        path: dir.to_path_buf(),
+        path: root.clone(),
         action: "cannot list",
         source,
     };
     let mut out = Vec::new();
-    let walker = walkdir::WalkDir::new(dir)
+    let walker = walkdir::WalkDir::new(&root)
         .min_depth(1)
-        .max_depth(2)
         .follow_links(false)
         .into_iter()
         .filter_entry(|e| {
             let name = e.file_name().to_string_lossy();
-            let skipped = e.depth() == 1
-                && e.file_type().is_dir()
-                && matches!(name.as_ref(), "build" | "covers" | "target");
+            let skipped = e.file_type().is_dir()
+                && matches!(
+                    name.as_ref(),
+                    "build" | "covers" | "target" | "node_modules"
+                );
             !name.starts_with('.') && !skipped
         });
     for entry in walker {
         let entry = entry.map_err(|e| io(e.into()))?;
-        if !entry.file_type().is_file() {
+        if !entry.file_type().is_file() || SourceKind::known(entry.path()).is_none() {
             continue;
         }
-        let path = entry.path();
-        if SourceKind::known(path).is_none() {
-            continue;
+        if let Ok(rel) = entry.path().strip_prefix(dir) {
+            out.push(slash_path(rel));
         }
-        let Ok(rel) = path.strip_prefix(dir) else {
-            continue;
-        };
-        let rel: Vec<String> = rel
-            .components()
-            .map(|c| c.as_os_str().to_string_lossy().into_owned())
-            .collect();
-        out.push(rel.join("/"));
     }
     out.sort_by(|a, b| natural_cmp(a, b));
     Ok(out)
-}
-
-/// The start of a file, decoded (bad bytes replaced: a sample may end mid-character), and the
-/// encoding to force when it had to be guessed.
-fn read_sample(path: &Path) -> Result<(String, Option<String>), InitError> {
-    use std::io::Read;
-    let file = std::fs::File::open(path).map_err(|source| InitError::Io {
-        path: path.to_path_buf(),
-        action: "cannot read",
-        source,
-    })?;
-    let mut bytes = Vec::new();
-    file.take(SAMPLE_BYTES)
-        .read_to_end(&mut bytes)
-        .map_err(|source| InitError::Io {
-            path: path.to_path_buf(),
-            action: "cannot read",
-            source,
-        })?;
-    match source::decode(&bytes, None, EncodingErrors::Replace) {
-        Ok(d) => {
-            let forced =
-                (d.detection == Detection::Guessed).then(|| d.encoding.name().to_ascii_lowercase());
-            Ok((d.text, forced))
-        }
-        Err(_) => Ok((String::new(), None)),
-    }
 }
 
 /// A BCP 47 tag guessed from the text: `ja` when there is kana, `ko` for hangul, `zh-CN` or
@@ -302,77 +491,6 @@ fn folder_title(dir: &Path) -> String {
         .unwrap_or_else(|| "Untitled".to_string())
 }
 
-/// A TOML basic string.
-fn quote(s: &str) -> String {
-    toml::Value::String(s.to_string()).to_string()
-}
-
-/// The text of the metadata file.
-pub fn render_metadata(
-    title: &str,
-    language: &str,
-    cover: Option<&str>,
-    chapters: &[ChapterGuess],
-) -> String {
-    let author = if language.starts_with("zh") {
-        "佚名"
-    } else {
-        "Unknown"
-    };
-    let mut out = String::new();
-    out.push_str("# Written by `epubforge init`. Edit freely; `epubforge check` reviews it,\n");
-    out.push_str(
-        "# `epubforge build` makes the EPUB. Paths are relative to this file's folder.\n\n",
-    );
-    out.push_str("[book]\n");
-    out.push_str(&format!("title = {}\n", quote(title)));
-    out.push_str(&format!(
-        "authors = [{}]  # replace with the real author(s)\n",
-        quote(author)
-    ));
-    out.push_str(&format!(
-        "language = {}  # guessed from the text\n",
-        quote(language)
-    ));
-    if let Some(cover) = cover {
-        out.push_str(&format!("cover = {}\n", quote(cover)));
-    }
-    out.push_str(
-        "\
-# Optional keys:
-# subtitle = \"...\"
-# description = \"A blurb; reading apps and stores show it.\"
-# publisher = \"...\"
-# published = 2026-01-31
-# subjects = [\"fiction\"]
-# identifier = \"urn:isbn:9780306406157\"   # default: a stable urn:uuid from title and authors
-# series = \"...\"
-# series-index = 1
-# rights = \"...\"
-# contributors = [{ name = \"...\", role = \"trl\" }]   # trl translator, edt editor, ill illustrator
-# cover = \"covers/cover.jpg\"
-
-# [output]
-# path = \"build/book.epub\"
-
-# Each chapter: `file` (or `glob = \"chapters/*.txt\"`), optional `title`, and for files that
-# are not UTF-8 `encoding = \"gb18030\"` (and `encoding-errors = \"replace\"` for damaged bytes).
-# Chapters can also be grouped: [[parts]] title = \"...\" with [[parts.chapters]] under it.
-",
-    );
-    for c in chapters {
-        out.push_str("\n[[chapters]]\n");
-        out.push_str(&format!("file = {}\n", quote(&c.file)));
-        if let Some(t) = &c.title {
-            out.push_str(&format!("title = {}\n", quote(t)));
-        }
-        if let Some(e) = &c.encoding {
-            out.push_str(&format!("encoding = {}\n", quote(e)));
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -401,19 +519,18 @@ mod tests {
         assert_eq!(title_in(txt, "他翻到第三章，看了很久。\n"), None);
         assert_eq!(title_in(txt, "正文\n第二章 云涌"), None);
         assert_eq!(
-            title_in(Path::new("a.md"), "# The Start\n\ntext").as_deref(),
-            Some("The Start")
+            title_in(Path::new("a.md"), "## The `Start` *here*\n\ntext").as_deref(),
+            Some("The Start here")
         );
-        // HTML titles itself as the build reads it (init used to leave HTML untitled).
         assert_eq!(
-            title_in(Path::new("a.html"), "<h1>The Start</h1><p>text</p>").as_deref(),
+            title_in(Path::new("a.html"), "<h2>The Start</h2><p>text</p>").as_deref(),
             Some("The Start")
         );
         assert_eq!(title_in(txt, ""), None);
     }
 
     #[test]
-    fn chapter_files_are_listed_in_natural_order_skipping_covers_and_build() {
+    fn chapter_files_are_listed_at_any_depth_in_natural_order() {
         let dir = tempfile::tempdir().unwrap();
         let d = dir.path();
         for f in [
@@ -423,15 +540,21 @@ mod tests {
             "notes.pdf",
             "covers/c.txt",
             "build/x.txt",
+            ".git/x.md",
+            "part2/3.html",
+            "a/b/c/deep.md",
+            "a/b/target/x.md",
         ] {
             std::fs::create_dir_all(d.join(f).parent().unwrap()).unwrap();
             std::fs::write(d.join(f), "x").unwrap();
         }
-        std::fs::create_dir_all(d.join("part2")).unwrap();
-        std::fs::write(d.join("part2/3.html"), "x").unwrap();
         assert_eq!(
-            find_chapter_files(d).unwrap(),
-            ["1.md", "2.txt", "10.txt", "part2/3.html"]
+            find_chapter_files(d, Path::new("")).unwrap(),
+            ["1.md", "2.txt", "10.txt", "a/b/c/deep.md", "part2/3.html"]
+        );
+        assert_eq!(
+            find_chapter_files(d, Path::new("a")).unwrap(),
+            ["a/b/c/deep.md"]
         );
     }
 
@@ -460,15 +583,50 @@ mod tests {
     }
 
     #[test]
+    fn init_writes_the_encoding_the_build_detects_and_notes_what_it_cannot_decode() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        let gbk = encoding_rs::GBK
+            .encode("第一章 开端\n这是第一章的正文，他们说了很多话。\n")
+            .0;
+        std::fs::write(d.join("1.txt"), &gbk).unwrap();
+        let mut damaged = "第二章 结束\n正文。".repeat(20).into_bytes();
+        damaged.insert(30, 0xFF);
+        std::fs::write(d.join("2.txt"), &damaged).unwrap();
+        let report = init(d, &InitOptions::default()).unwrap();
+        let built = decode_file(&d.join("1.txt"), None, EncodingErrors::Fail).unwrap();
+        assert_eq!(
+            report.chapters[0].encoding.as_deref(),
+            Some(built.encoding.name().to_ascii_lowercase().as_str())
+        );
+        assert_eq!(report.chapters[0].title.as_deref(), Some("第一章 开端"));
+        assert_eq!(report.chapters[1].encoding, None);
+        assert!(report.notes[0].starts_with("2.txt: "), "{:?}", report.notes);
+        let meta = std::fs::read_to_string(d.join(METADATA_FILE)).unwrap();
+        assert!(meta.contains("#   2.txt: "), "{meta}");
+    }
+
+    #[test]
     fn titles_with_quotes_are_escaped() {
         let c = ChapterGuess {
             file: "a\"b.txt".into(),
             title: Some("He said \"hi\"\\".into()),
             encoding: None,
+            split: false,
+            level: 1,
+            placement: Placement::Chapters,
         };
-        let text = render_metadata("T \"x\"", "en", None, &[c]);
+        let text = render::metadata(&render::Book {
+            title: "T \"x\"",
+            authors: &[],
+            language: "en",
+            cover: None,
+            chapters: &[c],
+            notes: &["a note\nover two lines".to_string()],
+        });
         let v: toml::Table = toml::from_str(&text).unwrap();
         assert_eq!(v["book"]["title"].as_str(), Some("T \"x\""));
         assert_eq!(v["chapters"][0]["title"].as_str(), Some("He said \"hi\"\\"));
+        assert!(text.contains("#   a note over two lines"), "{text}");
     }
 }

@@ -22,6 +22,7 @@ pub fn prepare(project: &Project, book: &mut Book, warnings: &mut Vec<Diagnostic
         version: project.epub_version,
         user_css: Vec::new(),
         fonts: Vec::new(),
+        code: package::code_use(book),
     };
     if book.cover.is_none() {
         book.cover = Some(generated_cover(project, None, true));

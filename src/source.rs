@@ -20,7 +20,9 @@ pub enum EncodingErrors {
 /// Decoded, normalised text and what was done to get it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Decoded {
-    /// The text, with `\n` newlines and no XML-forbidden characters.
+    /// The text, with `\n` newlines and no XML-forbidden characters but NUL, which is left to
+    /// the converters: CommonMark makes it U+FFFD, the HTML parser drops it or makes it U+FFFD
+    /// by context, plain text drops it (counted in [`Decoded::nuls`]).
     pub text: String,
     /// The encoding the bytes were read as.
     pub encoding: &'static Encoding,
@@ -32,6 +34,8 @@ pub struct Decoded {
     pub first_dropped_line: Option<usize>,
     /// Bytes replaced by U+FFFD (only with [`EncodingErrors::Replace`]).
     pub replaced: usize,
+    /// NUL characters left in `text`, and the 1-based line of the first.
+    pub nuls: (usize, Option<usize>),
 }
 
 /// How the encoding of a file was chosen.
@@ -143,6 +147,7 @@ pub fn decode(
         let (text, dropped_controls, first_dropped_line) =
             normalise(text).unwrap_or_else(|| (text.to_owned(), 0, None));
         return Ok(Decoded {
+            nuls: count_nuls(&text),
             text,
             encoding,
             detection,
@@ -163,6 +168,7 @@ pub fn decode(
     }
     let (text, dropped_controls, first_dropped_line) = normalise(&text).unwrap_or((text, 0, None));
     Ok(Decoded {
+        nuls: count_nuls(&text),
         text,
         encoding,
         detection,
@@ -268,18 +274,32 @@ fn implausible(text: &str) -> Option<(usize, usize)> {
     (count > 0 && count * 1000 > total).then(|| (count, first.unwrap_or(0)))
 }
 
-/// `\r\n` and `\r` to `\n`; drops C0 controls other than tab and newline, and U+FFFE/U+FFFF.
+/// How many NUL characters `text` holds, and the 1-based line of the first.
+fn count_nuls(text: &str) -> (usize, Option<usize>) {
+    let Some(first) = text.as_bytes().iter().position(|&b| b == 0) else {
+        return (0, None);
+    };
+    let count = text.as_bytes().iter().filter(|&&b| b == 0).count();
+    let line = 1 + text.as_bytes()[..first]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count();
+    (count, Some(line))
+}
+
+/// `\r\n` and `\r` to `\n`; drops C0 controls other than tab, newline and NUL (see
+/// [`Decoded::text`]), and U+FFFE/U+FFFF.
 /// Returns the text, how many characters were dropped and the 1-based line of the first; or
 /// `None` when the text is already clean.
 ///
 /// Works on bytes: every character it changes is ASCII or starts with the byte 0xEF, which in
 /// UTF-8 only ever begins a character, so the text is cut at character boundaries.
 fn normalise(text: &str) -> Option<(String, usize, Option<usize>)> {
-    /// Bytes that may start a character to change: C0 controls but tab and newline, and
+    /// Bytes that may start a character to change: C0 controls but NUL, tab and newline, and
     /// 0xEF (U+FFFE and U+FFFF start with it, as do full-width punctuation marks, kept).
     static ATTENTION: [bool; 256] = {
         let mut t = [false; 256];
-        let mut b = 0;
+        let mut b = 1;
         while b < 0x20 {
             t[b] = b != b'\t' as usize && b != b'\n' as usize;
             b += 1;
@@ -452,7 +472,7 @@ mod tests {
                     out.push('\n');
                     line += 1;
                 }
-                '\t' => out.push(c),
+                '\t' | '\0' => out.push(c),
                 c if (c as u32) < 0x20 || c == '\u{FFFE}' || c == '\u{FFFF}' => {
                     dropped += 1;
                     first.get_or_insert(line);
@@ -494,5 +514,12 @@ mod tests {
         assert_eq!(d.text, "一\n二三\t四");
         assert_eq!(d.dropped_controls, 2);
         assert_eq!(d.first_dropped_line, Some(2));
+    }
+
+    #[test]
+    fn nul_is_left_to_the_converters_and_counted() {
+        let d = decode("一\n二\0三\0".as_bytes(), None, EncodingErrors::Fail).unwrap();
+        assert_eq!(d.text, "一\n二\0三\0");
+        assert_eq!((d.dropped_controls, d.nuls), (0, (2, Some(2))));
     }
 }

@@ -348,3 +348,144 @@ fn scene_breaks_become_separators_and_keep_their_marks() {
     assert!(doc.contains("<p class=\"scene-break\">＊＊＊</p>"));
     assert!(doc.contains("<p class=\"scene-break\">◇</p>"));
 }
+
+const FIGURE_SVG: &str = "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 20 10\"><title>Fig</title><rect width=\"20\" height=\"10\" fill=\"#369\"/></svg>";
+
+/// A chapter like SICP's pages: MathML, a figure in an `<object>`, an inline drawing.
+fn math_and_figures(f: &Fixture, extra: &str) {
+    f.write("html/fig/f1.svg", FIGURE_SVG);
+    f.write(
+        "html/1.1.xhtml",
+        format!(
+            "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<html xmlns=\"http://www.w3.org/1999/xhtml\"><head><title>1.1</title></head><body>\
+             <h3>1.1 Elements</h3><p>For example, <math xmlns=\"http://www.w3.org/1998/Math/MathML\"><mrow><msup><mi>x</mi><mn>2</mn></msup>\
+             <mo>+</mo><mn>1</mn></mrow></math> is positive.</p>\
+             <figure><object data=\"fig/f1.svg\" type=\"image/svg+xml\">SVG</object><figcaption>Figure 1.1</figcaption></figure>\
+             <p>Inline: <svg viewBox=\"0 0 4 4\"><circle cx=\"2\" cy=\"2\" r=\"2\"/></svg></p>{extra}</body></html>"
+        ),
+    );
+    f.write(
+        "html/plain.xhtml",
+        "<html><body><h1>Plain</h1><p>No math.</p></body></html>",
+    );
+    f.write(
+        "metadata.toml",
+        "[book]\ntitle = \"Math\"\nauthors = [\"A\"]\nlanguage = \"en\"\n\
+         [[chapters]]\nfile = \"html/1.1.xhtml\"\n[[chapters]]\nfile = \"html/plain.xhtml\"\n",
+    );
+}
+
+#[test]
+fn mathml_object_figures_and_inline_svg_reach_the_book_declared_in_the_manifest() {
+    let f = Fixture::empty();
+    math_and_figures(&f, "");
+    let r = f.build(&[]);
+    assert!(r.ok, "{}", r.stderr);
+    assert!(!r.stderr.contains("removed"), "{}", r.stderr);
+    let epub = f.path("out.epub");
+    assert_valid(&epub);
+    let one = text(&epub, "EPUB/text/chapter-0001.xhtml");
+    assert!(
+        one.contains("<math xmlns=\"http://www.w3.org/1998/Math/MathML\"><mrow><msup><mi>x</mi>"),
+        "{one}"
+    );
+    assert!(
+        one.contains("<img src=\"../images/") && one.contains("alt=\"SVG\""),
+        "{one}"
+    );
+    assert!(one.contains("<circle cx=\"2\""), "{one}");
+    let opf = text(&epub, "EPUB/package.opf");
+    assert!(
+        opf.contains("href=\"text/chapter-0001.xhtml\" media-type=\"application/xhtml+xml\" properties=\"mathml svg\"/>"),
+        "{opf}"
+    );
+    assert!(
+        opf.contains("href=\"text/chapter-0002.xhtml\" media-type=\"application/xhtml+xml\"/>"),
+        "{opf}"
+    );
+    assert!(opf.contains("media-type=\"image/svg+xml\""), "{opf}");
+    assert!(!opf.contains("scripted"), "{opf}");
+}
+
+#[test]
+fn removed_content_is_one_warning_per_chapter_and_an_error_with_strict() {
+    let f = Fixture::empty();
+    math_and_figures(
+        &f,
+        "<video src=\"a.mp4\"></video><video></video><iframe src=\"x.html\"></iframe>",
+    );
+    let r = f.build(&[]);
+    assert!(r.ok, "{}", r.stderr);
+    let lines: Vec<&str> = r.stderr.lines().filter(|l| l.contains("removed")).collect();
+    assert_eq!(lines.len(), 1, "{}", r.stderr);
+    assert!(
+        lines[0].contains("removed 3 elements: <video> ×2, <iframe>"),
+        "{}",
+        r.stderr
+    );
+    assert_valid(&f.path("out.epub"));
+    std::fs::remove_file(f.path("out.epub")).unwrap();
+    let r = f.build(&["--strict"]);
+    assert!(!r.ok, "{}", r.stderr);
+    assert!(r.stderr.contains("1.1.xhtml"), "{}", r.stderr);
+    assert!(r.stderr.contains("removed 3 elements"), "{}", r.stderr);
+    assert!(!f.path("out.epub").exists());
+    let check = common::run(
+        common::epubforge()
+            .args(["check", "--format", "json", "--no-epubcheck"])
+            .arg(f.dir.path()),
+    );
+    assert!(
+        check.stdout.contains("\"removed-content\""),
+        "{}",
+        check.stdout
+    );
+}
+
+#[test]
+fn code_is_wrapped_and_highlighted_with_css_for_the_classes_used_only() {
+    let f = Fixture::empty();
+    f.write(
+        "c.md",
+        "# Code\n\n```rust\nfn main() {\n    let s = \"a very long string that would run off the page of any e-reader if it were not wrapped\";\n}\n```\n\n- [x] done\n- [ ] to do, see www.example.com\n",
+    );
+    let meta = "[book]\ntitle = \"Code\"\nauthors = [\"A\"]\nlanguage = \"en\"\n[[chapters]]\nfile = \"c.md\"\n";
+    f.write("metadata.toml", meta);
+    let r = f.build(&[]);
+    assert!(r.ok, "{}", r.stderr);
+    let epub = f.path("out.epub");
+    assert_valid(&epub);
+    let doc = text(&epub, "EPUB/text/chapter-0001.xhtml");
+    assert!(doc.contains("<span class=\"hl-k\">fn</span>"), "{doc}");
+    assert!(
+        doc.contains("<input type=\"checkbox\" checked=\"\" disabled=\"\"/>"),
+        "{doc}"
+    );
+    assert!(
+        doc.contains("<a href=\"http://www.example.com\">www.example.com</a>"),
+        "{doc}"
+    );
+    let css = text(&epub, "EPUB/styles/book.css");
+    assert!(css.contains("white-space: pre-wrap"), "{css}");
+    assert!(
+        css.contains("span.hl-k {") && css.contains("span.hl-s {"),
+        "{css}"
+    );
+    assert!(!css.contains("span.hl-t {"), "a class no code uses: {css}");
+    assert!(css.contains("prefers-color-scheme: dark"), "{css}");
+
+    f.write(
+        "metadata.toml",
+        format!("{meta}[style]\nhighlight = false\n"),
+    );
+    let r = f.build(&[]);
+    assert!(r.ok, "{}", r.stderr);
+    assert_valid(&epub);
+    let doc = text(&epub, "EPUB/text/chapter-0001.xhtml");
+    assert!(!doc.contains("hl-"), "{doc}");
+    let css = text(&epub, "EPUB/styles/book.css");
+    assert!(
+        css.contains("white-space: pre-wrap") && !css.contains("hl-"),
+        "{css}"
+    );
+}

@@ -93,6 +93,7 @@ fn options(args: &BuildArgs) -> Result<BuildOptions, ExitCode> {
         output: args.output.clone(),
         cache: !args.no_cache,
         force: args.force,
+        strict: args.strict,
         load: LoadOptions {
             allow_outside_paths: args.allow_outside_paths,
         },

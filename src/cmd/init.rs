@@ -10,6 +10,9 @@ use crate::cli::InitArgs;
 pub fn run(args: InitArgs) -> ExitCode {
     match epubforge::init(&args.dir, &InitOptions { force: args.force }) {
         Ok(report) => {
+            for note in &report.notes {
+                eprintln!("note: {note}");
+            }
             eprintln!(
                 "wrote {} with {} chapter(s), language {}{}",
                 report.metadata_path.display(),
@@ -20,9 +23,12 @@ pub fn run(args: InitArgs) -> ExitCode {
                     .map(|c| format!(", cover {c}"))
                     .unwrap_or_default()
             );
-            eprintln!(
+            let next = if report.authors.is_empty() {
                 "next: edit the authors (and the rest), then `epubforge check` and `epubforge build`"
-            );
+            } else {
+                "next: review it, then `epubforge check` and `epubforge build`"
+            };
+            eprintln!("{next}");
             println!("{}", report.metadata_path.display());
             ExitCode::SUCCESS
         }

@@ -34,6 +34,9 @@ pub struct SourceOutcome {
     pub report: SourceReport,
     /// Problems that did not stop its conversion.
     pub warnings: Vec<Diagnostic>,
+    /// Its conversion read other files (images, includes), which the build cache does not
+    /// track.
+    pub reads_other_files: bool,
 }
 
 impl Loaded {
@@ -66,6 +69,7 @@ impl Loaded {
             self.sources[i] = SourceOutcome {
                 report: c.report,
                 warnings: c.warnings,
+                reads_other_files: c.reads_other_files,
             };
         }
         Ok(())
@@ -113,6 +117,7 @@ pub(crate) fn load_book_with(
         outcomes.push(SourceOutcome {
             report: c.report,
             warnings: c.warnings,
+            reads_other_files: c.reads_other_files,
         });
         first_chapter.push(chapters);
         chapters += crate::package::count_chapters(&c.nodes);

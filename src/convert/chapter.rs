@@ -4,6 +4,7 @@
 //! The one conversion of a chapter source: the build uses it for every chapter it does not take
 //! from the cache.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -13,7 +14,7 @@ use crate::diagnostic::{Code, Diagnostic};
 use crate::error::{Error, Result};
 use crate::fs::read;
 use crate::package::{self, Chapter, Image, Node, Part};
-use crate::project::{ChapterSource, Project};
+use crate::project::{ChapterSource, Found, Project};
 use crate::source::{self, Decoded, Detection};
 use crate::text_fix::{FileRef, Tally};
 
@@ -37,6 +38,9 @@ pub(crate) struct ConvertedChapter {
     pub ids: HashMap<String, String>,
     pub warnings: Vec<Diagnostic>,
     pub report: SourceReport,
+    /// Converting it read files besides the chapter (images, included files), which the build
+    /// cache does not track.
+    pub reads_other_files: bool,
 }
 
 /// Reads, decodes and converts chapter source `src`, the `n`th (1-based) of the book.
@@ -51,9 +55,18 @@ pub(crate) fn convert_chapter(
 
 /// Reads and decodes a chapter file; a decoding error points at the first bad byte.
 pub(crate) fn read_chapter(src: &ChapterSource) -> Result<Decoded> {
-    let bytes = read(&src.path)?;
-    source::decode(&bytes, src.encoding.as_deref(), src.encoding_errors)
-        .map_err(|e| decode_error(&src.path, &bytes, &e))
+    decode_file(&src.path, src.encoding.as_deref(), src.encoding_errors)
+}
+
+/// Reads and decodes the chapter file at `path` (the encoding forced or, when None, detected):
+/// the one way chapter text is read, by the build, `check` and `init`.
+pub(crate) fn decode_file(
+    path: &Path,
+    encoding: Option<&str>,
+    errors: source::EncodingErrors,
+) -> Result<Decoded> {
+    let bytes = read(path)?;
+    source::decode(&bytes, encoding, errors).map_err(|e| decode_error(path, &bytes, &e))
 }
 
 /// A decoding error with the line and column (in characters) of the first bad byte.
@@ -88,13 +101,13 @@ pub(crate) fn convert_decoded(
     decoded: &Decoded,
     mut tally: Option<&mut Tally>,
 ) -> Result<ConvertedChapter> {
-    let mut warnings = decode_warnings(&src.path, decoded);
+    let kind = SourceKind::of(&src.path);
+    let mut warnings = decode_warnings(&src.path, decoded, kind);
     let report = SourceReport {
         path: src.path.clone(),
         encoding: decoded.encoding.name(),
         detection: decoded.detection,
     };
-    let kind = SourceKind::of(&src.path);
     let relative = relative_path(project, &src.path);
     let file = FileRef {
         path: &src.path,
@@ -107,12 +120,14 @@ pub(crate) fn convert_decoded(
             hint: Some("give Markdown and HTML chapters one file each".into()),
         });
     }
+    let (text, mut back_matter) = gutenberg_text(&decoded.text, kind, &project.layout);
     let fixed = match kind {
-        SourceKind::Text => fix_text_file(project, src, file, &decoded.text, tally.as_deref_mut()),
-        _ => std::borrow::Cow::Borrowed(decoded.text.as_str()),
+        SourceKind::Text => fix_text_file(project, src, file, &text, tally.as_deref_mut()),
+        _ => Cow::Borrowed(&*text),
     };
     if let Some(mode) = &src.split {
-        let nodes = split_file(project, src, &fixed, mode, &mut warnings);
+        let mut nodes = split_file(project, src, &fixed, mode, &mut warnings);
+        nodes.extend(back_matter);
         return Ok(ConvertedChapter {
             nodes,
             images: Vec::new(),
@@ -120,6 +135,7 @@ pub(crate) fn convert_decoded(
             ids: HashMap::new(),
             warnings,
             report,
+            reads_other_files: false,
         });
     }
     let mut images = Vec::new();
@@ -127,25 +143,28 @@ pub(crate) fn convert_decoded(
         .title
         .as_deref()
         .map(|t| project.text.title(t, Some(file), tally.as_deref_mut()));
-    let converted = if kind == SourceKind::Text {
+    let mut converted = if kind == SourceKind::Text {
         convert_plain(&fixed, given.as_deref())
     } else {
         let sinks = (&mut images, &mut warnings);
         convert_markup(project, src, kind, &fixed, sinks, tally.as_deref_mut())?
     };
+    if kind == SourceKind::Html {
+        back_matter = back_matter.or_else(|| gutenberg_html(&mut converted, &project.layout));
+    }
     warnings.extend(conversion_warnings(&src.path, &converted));
-    let title = match (given, converted.title) {
+    let title = match (given, converted.title.take()) {
         (Some(t), _) => t,
         // Fixed with the text of its file.
         (None, Some(t)) if kind == SourceKind::Text => t,
         (None, found) => fallback_title(project, src, n, found, file, tally),
     };
+    let chapter = Chapter::new(title, converted.body, &project.layout).at_level(src.level);
+    let chapter = Node::Chapter(chapter);
+    let includes = kind == SourceKind::Markdown && super::includes::reads_files(&fixed);
     Ok(ConvertedChapter {
-        nodes: vec![Node::Chapter(Chapter::new(
-            title,
-            converted.body,
-            &project.layout,
-        ))],
+        nodes: std::iter::once(chapter).chain(back_matter).collect(),
+        reads_other_files: includes || !images.is_empty(),
         images,
         links: converted.links,
         ids: converted.ids,
@@ -162,6 +181,11 @@ fn conversion_warnings(path: &Path, converted: &super::Converted) -> Vec<Diagnos
         .iter()
         .map(|w| warn(Code::Markup, &w.message).line(w.line))
         .collect();
+    if let Some(message) = removed_summary(&converted.removed) {
+        warnings.push(warn(Code::RemovedContent, &message).hint(
+            "a book cannot carry them; replace them with text or images, or build with --strict to refuse the loss",
+        ));
+    }
     if converted.paragraphs == 0 {
         warnings.push(
             warn(Code::EmptyChapter, "the chapter is empty")
@@ -172,18 +196,24 @@ fn conversion_warnings(path: &Path, converted: &super::Converted) -> Vec<Diagnos
 }
 
 /// The title a chapter file's text gives itself, found as the build finds it (a heading line
-/// in text, a leading `# Title` in Markdown, the first `<h1>` or `<title>` in HTML): what
+/// in text, a leading heading of any level in Markdown and HTML, else HTML's `<title>`): what
 /// `init` writes into `metadata.toml`. Images are not looked at.
 pub(crate) fn title_in(path: &Path, text: &str) -> Option<String> {
     let mut no_images = |_: &str| -> std::result::Result<String, String> { Ok(String::new()) };
     match SourceKind::of(path) {
         SourceKind::Text => super::convert_text(text, true).title,
         SourceKind::Markdown => {
-            super::convert_markdown(text, &mut no_images, None)
+            let opts = super::markup::MarkdownOptions { highlight: false };
+            super::convert_markdown(text, &mut no_images, opts, None)
                 .ok()?
                 .title
         }
-        SourceKind::Html => super::convert_html(text, &mut no_images, None).ok()?.title,
+        SourceKind::Html => {
+            let title = super::convert_html(text, &mut no_images, None)
+                .ok()?
+                .title?;
+            Some(super::gutenberg::book_title(&title).unwrap_or(title))
+        }
     }
 }
 
@@ -220,18 +250,113 @@ fn fix_text_file<'a>(
         .text_file(text, file, &heading, src.split.is_some(), tally)
 }
 
-/// What decoding changed: control characters dropped, bad bytes replaced.
-fn decode_warnings(path: &Path, decoded: &Decoded) -> Vec<Diagnostic> {
+/// How many chapter headings `split = "auto"` finds in a text file, read as the build reads
+/// it (without its Project Gutenberg header and licence): `init` splits a file with several.
+pub(crate) fn chapter_headings(text: &str) -> usize {
+    let (text, _) = gutenberg_text(text, SourceKind::Text, &crate::project::Layout::default());
+    let lines: Vec<&str> = text.split('\n').collect();
+    super::split::split(&lines, &super::split::SplitMode::Auto)
+        .sections
+        .iter()
+        .filter_map(|s| s.heading.as_ref())
+        .filter(|h| h.kind == super::split::HeadingKind::Chapter)
+        .count()
+}
+
+/// A text chapter with Project Gutenberg's conventions read: its header and licence as a page
+/// of their own to follow it, its illustration blocks on one line each.
+fn gutenberg_text<'a>(
+    text: &'a str,
+    kind: SourceKind,
+    layout: &crate::project::Layout,
+) -> (Cow<'a, str>, Option<Node>) {
+    if kind != SourceKind::Text {
+        return (Cow::Borrowed(text), None);
+    }
+    let Some(g) = super::gutenberg::detach(text) else {
+        return (super::gutenberg::illustrations(text), None);
+    };
+    let body = super::convert_text(&g.boilerplate, false).body;
+    let page = gutenberg_page(g.licence, body, layout);
+    let text = super::gutenberg::illustrations(&g.text).into_owned();
+    (Cow::Owned(text), Some(page))
+}
+
+/// An HTML chapter's Project Gutenberg header and licence blocks, taken out of its body for a
+/// page of their own; its title, when it is the `<title>` PG gives its pages (`The Project
+/// Gutenberg eBook of Pride and Prejudice, by Jane Austen`, also in copies without the header),
+/// made the book's title.
+fn gutenberg_html(
+    converted: &mut super::Converted,
+    layout: &crate::project::Layout,
+) -> Option<Node> {
+    if let Some(title) = converted
+        .title
+        .as_deref()
+        .and_then(super::gutenberg::book_title)
+    {
+        converted.title = Some(title);
+    }
+    let g = super::gutenberg::detach_html(&converted.body)?;
+    converted.body = g.text;
+    Some(gutenberg_page(g.licence, g.boilerplate, layout))
+}
+
+/// The page that holds a Project Gutenberg header and licence.
+fn gutenberg_page(licence: bool, body: String, layout: &crate::project::Layout) -> Node {
+    let title = if licence {
+        "The Project Gutenberg License"
+    } else {
+        "Project Gutenberg"
+    };
+    Node::Chapter(Chapter::new(title.to_string(), body, layout))
+}
+
+/// "removed 3 elements: <video> ×2, <iframe>", or None when nothing was.
+fn removed_summary(removed: &[(String, usize)]) -> Option<String> {
+    let total: usize = removed.iter().map(|(_, n)| n).sum();
+    let items: Vec<String> = removed
+        .iter()
+        .map(|(what, n)| match n {
+            1 => what.clone(),
+            n => format!("{what} ×{n}"),
+        })
+        .collect();
+    let noun = if total == 1 { "element" } else { "elements" };
+    (total > 0).then(|| format!("removed {total} {noun}: {}", items.join(", ")))
+}
+
+/// What decoding changed: control characters dropped, bad bytes replaced; and what becomes of
+/// NUL characters in a file of `kind` (plain text drops them like other controls).
+fn decode_warnings(path: &Path, decoded: &Decoded, kind: SourceKind) -> Vec<Diagnostic> {
     let mut warnings = Vec::new();
-    if decoded.dropped_controls > 0 {
-        let message = format!(
-            "dropped {} control character(s) that XML does not allow",
-            decoded.dropped_controls
-        );
+    let (nuls, nul_line) = decoded.nuls;
+    let (dropped, line) = match kind {
+        SourceKind::Text => (
+            decoded.dropped_controls + nuls,
+            decoded.first_dropped_line.into_iter().chain(nul_line).min(),
+        ),
+        _ => (decoded.dropped_controls, decoded.first_dropped_line),
+    };
+    if dropped > 0 {
+        let message = format!("dropped {dropped} control character(s) that XML does not allow");
         warnings.push(
             Diagnostic::warning(Code::ControlCharacters, message)
                 .at(path)
-                .line(decoded.first_dropped_line),
+                .line(line),
+        );
+    }
+    let nul_fate = match kind {
+        SourceKind::Text => None,
+        SourceKind::Markdown => Some("replaced with U+FFFD, as CommonMark requires"),
+        SourceKind::Html => Some("dropped or replaced with U+FFFD, as HTML parsing does"),
+    };
+    if let Some(fate) = nul_fate.filter(|_| nuls > 0) {
+        let message = format!("{nuls} NUL character(s) {fate}");
+        warnings.push(
+            Diagnostic::warning(Code::ControlCharacters, message)
+                .at(path)
+                .line(nul_line),
         );
     }
     if decoded.replaced > 0 {
@@ -294,6 +419,11 @@ fn convert_markup(
     mut tally: Option<&mut Tally>,
 ) -> Result<super::Converted> {
     let (images, warnings) = sinks;
+    let text = if kind == SourceKind::Markdown {
+        Cow::Owned(resolve_includes(project, &src.path, text, warnings))
+    } else {
+        Cow::Borrowed(text)
+    };
     let mut resolver = |s: &str| resolve_image(project, &src.path, s, images, warnings);
     let relative = relative_path(project, &src.path);
     let file = FileRef {
@@ -302,9 +432,12 @@ fn convert_markup(
     };
     let mut fixer = |t: &str| project.text.text_node(t, file, tally.as_deref_mut());
     let result = if kind == SourceKind::Markdown {
-        super::convert_markdown(text, &mut resolver, Some(&mut fixer))
+        let opts = super::markup::MarkdownOptions {
+            highlight: project.style.highlight,
+        };
+        super::convert_markdown(&text, &mut resolver, opts, Some(&mut fixer))
     } else {
-        super::convert_html(text, &mut resolver, Some(&mut fixer))
+        super::convert_html(&text, &mut resolver, Some(&mut fixer))
     };
     result.map_err(|e| Error::Convert {
         path: src.path.clone(),
@@ -323,6 +456,48 @@ fn relative_path(project: &Project, path: &Path) -> String {
     } else {
         rel.replace(std::path::MAIN_SEPARATOR, "/")
     }
+}
+
+/// Largest file an mdBook `{{#include}}` may pull in.
+const MAX_INCLUDED_BYTES: u64 = 16 << 20;
+
+/// A Markdown chapter's text with its mdBook `{{#include}}` directives resolved; what could not
+/// be is warned about where it is written and left as it was.
+fn resolve_includes(
+    project: &Project,
+    chapter: &Path,
+    text: &str,
+    warnings: &mut Vec<Diagnostic>,
+) -> String {
+    let mut read = |dir: &Path, written: &str| include_file(project, dir, written);
+    let (text, problems) = super::includes::resolve(text, chapter, &mut read);
+    warnings.extend(problems.into_iter().map(|w| {
+        Diagnostic::warning(Code::Include, w.message)
+            .at(&w.path)
+            .line(Some(w.line))
+            .hint("mdBook resolves an include's path from the folder of the file that includes it")
+    }));
+    text
+}
+
+/// The file an include names, read (and decoded as chapters are) when the project's one
+/// containment check admits it, as an image is (`--allow-outside-paths` lets it out the same way).
+fn include_file(
+    project: &Project,
+    dir: &Path,
+    written: &str,
+) -> std::result::Result<(PathBuf, String), String> {
+    let (path, found) = (project.boundary)
+        .admit_file(dir, written)
+        .map_err(|outside| format!("{written} {}", outside.sentence(written, &project.root)))?;
+    if let Found::Missing = found {
+        return Err(format!("{} does not exist", path.display()));
+    }
+    let bytes = crate::fs::read_limited(&path, MAX_INCLUDED_BYTES, "included file")
+        .map_err(|e| e.to_string())?;
+    let decoded = source::decode(&bytes, None, source::EncodingErrors::Fail)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok((path, decoded.text))
 }
 
 /// Turns the pieces of a split file into nodes: a volume opens a part that takes the

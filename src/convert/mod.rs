@@ -7,6 +7,9 @@
 
 pub mod book;
 pub mod chapter;
+mod emphasis;
+pub mod gutenberg;
+pub mod includes;
 mod links;
 pub mod markup;
 pub mod split;
@@ -77,6 +80,9 @@ pub struct Converted {
     pub ids: HashMap<String, String>,
     /// What was removed or changed on the way (markup only).
     pub warnings: Vec<markup::Note>,
+    /// Elements removed with their content, with counts (markup only; see
+    /// [`markup::Fragment::removed`]).
+    pub removed: Vec<(String, usize)>,
 }
 
 /// Converts plain text (already decoded and normalised) to XHTML paragraphs. With
@@ -118,12 +124,17 @@ fn paragraphs_to_xhtml(text: &str) -> Converted {
             text::Block::Paragraph(p) => {
                 paragraphs += 1;
                 body.push_str("<p>");
-                body.push_str(&escape_text(&p));
+                body.push_str(&emphasis::paragraph_xhtml(&p));
                 body.push_str("</p>\n");
             }
             text::Block::SceneBreak(s) => {
                 body.push_str("<p class=\"scene-break\">");
                 body.push_str(&escape_text(&s));
+                body.push_str("</p>\n");
+            }
+            text::Block::Illustration(s) => {
+                body.push_str("<p class=\"illustration\">");
+                body.push_str(&emphasis::paragraph_xhtml(&s));
                 body.push_str("</p>\n");
             }
         }
@@ -139,9 +150,10 @@ fn paragraphs_to_xhtml(text: &str) -> Converted {
 pub fn convert_markdown<'a>(
     text: &str,
     images: &mut dyn ImageResolver,
+    opts: markup::MarkdownOptions,
     fix: Option<&'a mut markup::TextFixer<'a>>,
 ) -> Result<Converted, MarkupError> {
-    markup::markdown_to_xhtml_fixed(text, images, fix).map(from_fragment)
+    markup::markdown_to_xhtml_with(text, images, opts, fix).map(from_fragment)
 }
 
 /// Converts HTML; images go through `images`, the body's text through `fix`.
@@ -163,6 +175,7 @@ fn from_fragment(f: markup::Fragment) -> Converted {
         links: f.links,
         ids: f.ids,
         warnings: f.warnings,
+        removed: f.removed,
     }
 }
 

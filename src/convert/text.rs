@@ -22,6 +22,21 @@ pub enum Block {
     Paragraph(String),
     /// A scene break line (`***`, `◇◇◇`...), kept as written.
     SceneBreak(String),
+    /// A Project Gutenberg `[Illustration: caption]` marker, on one line (see
+    /// [`super::gutenberg::illustrations`]).
+    Illustration(String),
+}
+
+/// A line that is a block of its own whatever its neighbours: a scene break or an
+/// illustration marker.
+fn standalone(line: &str) -> Option<Block> {
+    if is_scene_break(line) {
+        Some(Block::SceneBreak(line.to_string()))
+    } else if super::gutenberg::is_illustration(line) {
+        Some(Block::Illustration(line.to_string()))
+    } else {
+        None
+    }
 }
 
 /// Punctuation that ends a paragraph.
@@ -75,31 +90,113 @@ pub fn is_cjk(c: char) -> bool {
 
 /// Splits decoded text into blocks. `text` has `\n` newlines.
 pub fn blocks(text: &str) -> Vec<Block> {
-    let lines: Vec<&str> = text.split('\n').map(trim_line).collect();
-    if blank_line_separated(&lines) {
+    let lines = Lines::of(text);
+    if blank_line_separated(&lines.text) {
         return block_mode(&lines);
     }
     line_mode(&lines)
+}
+
+/// A text's lines, trimmed, with whether each was indented.
+struct Lines<'a> {
+    text: Vec<&'a str>,
+    indented: Vec<bool>,
+    /// The file marks paragraphs by indenting their first line (see [`indent_marks_paragraphs`]).
+    indent_marks: bool,
+}
+
+impl<'a> Lines<'a> {
+    fn of(text: &'a str) -> Lines<'a> {
+        let raw: Vec<&str> = text.split('\n').collect();
+        let text: Vec<&str> = raw.iter().map(|l| trim_line(l)).collect();
+        let indented: Vec<bool> = raw.iter().zip(&text).map(|(r, t)| indented(r, t)).collect();
+        let indent_marks = indent_marks_paragraphs(&text, &indented);
+        Lines {
+            text,
+            indented,
+            indent_marks,
+        }
+    }
+
+    /// Whether line `i` starts a paragraph of its own because of its indent.
+    fn opens_paragraph(&self, i: usize) -> bool {
+        self.indent_marks && self.indented.get(i).copied().unwrap_or(false)
+    }
+
+    /// Whether line `i` continues the line `prev` before it: in a file that marks paragraphs
+    /// by indenting their first line, a flush line always does (it was wrapped, whatever the
+    /// line before ends with); elsewhere the join rule of the module doc decides.
+    fn continues(&self, prev: &str, i: usize, typical: usize) -> bool {
+        let line = self.text[i];
+        if self.indent_marks && !self.indented[i] {
+            return true;
+        }
+        continues(prev, line, typical)
+    }
+}
+
+/// A line that starts with white space: two spaces, a tab, an ideographic space.
+fn indented(raw: &str, trimmed: &str) -> bool {
+    let lead = &raw[..raw.len() - raw.trim_start().len()];
+    !trimmed.is_empty() && (lead.contains(['\t', '\u{3000}']) || lead.chars().count() >= 2)
+}
+
+/// A file hard-wrapped with the first line of each paragraph indented and the others flush
+/// (水浒传 from rain8.com): indented and flush lines each make at least a fifth of the text,
+/// and the lines a flush line follows are wrapped, mostly of one length. A file indenting
+/// every line, or none, or some paragraphs and not others, says nothing by it.
+fn indent_marks_paragraphs(lines: &[&str], indented: &[bool]) -> bool {
+    let total = lines.iter().filter(|l| !l.is_empty()).count();
+    let deep = indented.iter().filter(|&&i| i).count();
+    let flush = total - deep;
+    if deep < 3 || flush < 3 || deep * 5 < total || flush * 5 < total {
+        return false;
+    }
+    // The lengths of the lines that run on into a flush line: the wrap width, give or take a
+    // wide character or punctuation that did not fit.
+    let mut lengths: Vec<usize> = (1..lines.len())
+        .filter(|&i| !indented[i] && !lines[i].is_empty() && !lines[i - 1].is_empty())
+        .map(|i| lines[i - 1].chars().count() + usize::from(indented[i - 1]) * 2)
+        .collect();
+    if lengths.len() < 3 {
+        return false;
+    }
+    lengths.sort_unstable();
+    let width = lengths[lengths.len() * 3 / 4];
+    let wrapped = lengths
+        .iter()
+        .filter(|&&n| n + 3 >= width && n <= width + 3)
+        .count();
+    // And that width is the longest lines': nothing runs past a wrap.
+    let mut all: Vec<usize> = lines
+        .iter()
+        .zip(indented)
+        .filter(|(l, _)| !l.is_empty())
+        .map(|(l, &i)| l.chars().count() + usize::from(i) * 2)
+        .collect();
+    all.sort_unstable();
+    let longest = all[all.len() * 9 / 10];
+    wrapped * 5 >= lengths.len() * 3 && width + 3 >= longest
 }
 
 /// 1-based numbers of the lines that [`blocks`] joins onto the line before them, i.e. where the
 /// file looks hard-broken mid-sentence. Empty for blank-line separated text, where paragraphs
 /// spanning several lines are the norm. Used by `epubforge check`.
 pub fn joined_lines(text: &str) -> Vec<usize> {
-    let lines: Vec<&str> = text.split('\n').map(trim_line).collect();
-    if blank_line_separated(&lines) {
+    let lines = Lines::of(text);
+    if blank_line_separated(&lines.text) {
         return Vec::new();
     }
-    let typical = median_len(&lines);
+    let typical = median_len(&lines.text);
     let mut out = Vec::new();
     let mut prev: Option<&str> = None;
     // The same walk as `line_mode`, recording joins instead of building paragraphs.
-    for (i, &line) in lines.iter().enumerate() {
-        if line.is_empty() || is_scene_break(line) {
+    for (i, &line) in lines.text.iter().enumerate() {
+        if line.is_empty() || standalone(line).is_some() {
             prev = None;
             continue;
         }
-        if prev.is_some_and(|p| continues(p, line, typical)) {
+        if prev.is_some_and(|p| !lines.opens_paragraph(i) && lines.continues(p, i, typical)) {
             out.push(i + 1);
         }
         prev = Some(line);
@@ -107,55 +204,90 @@ pub fn joined_lines(text: &str) -> Vec<usize> {
     out
 }
 
-/// True when paragraphs are separated by blank lines and usually span several lines.
-fn blank_line_separated(lines: &[&str]) -> bool {
+/// True when paragraphs are separated by blank lines and usually span several lines (a few
+/// each on average: a chapter of one-line paragraphs with a blank line only after its heading
+/// or around a poem is not paragraphed by blank lines). `lines` are trimmed.
+pub(crate) fn blank_line_separated(lines: &[&str]) -> bool {
     let mut runs = 0usize;
     let mut multi = 0usize;
-    let mut current = 0usize;
+    let mut multi_lines = 0usize;
+    let mut multi_chars = 0usize;
+    let (mut current, mut current_chars) = (0usize, 0usize);
     for line in lines.iter().chain(std::iter::once(&"")) {
         if line.is_empty() {
             if current > 0 {
                 runs += 1;
                 if current > 1 {
                     multi += 1;
+                    multi_lines += current;
+                    multi_chars += current_chars;
                 }
             }
-            current = 0;
+            (current, current_chars) = (0, 0);
         } else {
             current += 1;
+            current_chars += line.chars().count();
         }
     }
-    runs >= 2 && multi * 2 >= runs
+    runs >= 2
+        && multi * 2 >= runs
+        && multi_lines <= multi * MAX_MEAN_BLOCK_LINES
+        && multi_chars <= multi_lines * MAX_MEAN_WRAPPED_CHARS
 }
 
-fn block_mode(lines: &[&str]) -> Vec<Block> {
+/// Most lines a blank-line separated paragraph has on average: Gutenberg's run to a few lines,
+/// the longest to about thirty.
+const MAX_MEAN_BLOCK_LINES: usize = 25;
+
+/// Most characters the lines of such paragraphs have on average: they are wrapped (at 70
+/// columns in Gutenberg texts, 40 characters in Chinese ones), not paragraphs of their own
+/// (a web download's lines of a thousand characters, merged from several paragraphs).
+const MAX_MEAN_WRAPPED_CHARS: usize = 120;
+
+/// Paragraphs separated by blank lines: the lines of each are joined. A block whose first line
+/// is indented and which indents other lines too holds several paragraphs, each starting at
+/// an indented line (a hard-wrapped chapter with blank lines only around its poems).
+fn block_mode(lines: &Lines<'_>) -> Vec<Block> {
     let mut out = Vec::new();
-    let mut para = String::new();
-    for line in lines.iter().chain(std::iter::once(&"")) {
-        if line.is_empty() || is_scene_break(line) {
-            if !para.is_empty() {
-                out.push(Block::Paragraph(std::mem::take(&mut para)));
-            }
-            if !line.is_empty() {
-                out.push(Block::SceneBreak(line.to_string()));
-            }
+    let mut start = 0;
+    let n = lines.text.len();
+    while start < n {
+        let line = lines.text[start];
+        if line.is_empty() {
+            start += 1;
             continue;
         }
-        if !para.is_empty() {
-            push_joined(&mut para, line);
-        } else {
-            para.push_str(line);
+        if let Some(block) = standalone(line) {
+            out.push(block);
+            start += 1;
+            continue;
         }
+        let end = (start..n)
+            .find(|&i| lines.text[i].is_empty() || standalone(lines.text[i]).is_some())
+            .unwrap_or(n);
+        let indents = &lines.indented[start..end];
+        let several = indents[0]
+            && indents.iter().filter(|&&i| i).count() >= 2
+            && indents.iter().any(|&i| !i);
+        let mut para = String::new();
+        for i in start..end {
+            if several && lines.indented[i] && !para.is_empty() {
+                out.push(Block::Paragraph(std::mem::take(&mut para)));
+            }
+            push_joined(&mut para, lines.text[i]);
+        }
+        out.push(Block::Paragraph(para));
+        start = end;
     }
     out
 }
 
-fn line_mode(lines: &[&str]) -> Vec<Block> {
-    let typical = median_len(lines);
+fn line_mode(lines: &Lines<'_>) -> Vec<Block> {
+    let typical = median_len(&lines.text);
     let mut out = Vec::new();
     let mut para = String::new();
     let mut prev: Option<&str> = None;
-    for &line in lines {
+    for (i, &line) in lines.text.iter().enumerate() {
         if line.is_empty() {
             if !para.is_empty() {
                 out.push(Block::Paragraph(std::mem::take(&mut para)));
@@ -163,16 +295,18 @@ fn line_mode(lines: &[&str]) -> Vec<Block> {
             prev = None;
             continue;
         }
-        if is_scene_break(line) {
+        if let Some(block) = standalone(line) {
             if !para.is_empty() {
                 out.push(Block::Paragraph(std::mem::take(&mut para)));
             }
-            out.push(Block::SceneBreak(line.to_string()));
+            out.push(block);
             prev = None;
             continue;
         }
         match prev {
-            Some(p) if continues(p, line, typical) => push_joined(&mut para, line),
+            Some(p) if !lines.opens_paragraph(i) && lines.continues(p, i, typical) => {
+                push_joined(&mut para, line)
+            }
             _ => {
                 if !para.is_empty() {
                     out.push(Block::Paragraph(std::mem::take(&mut para)));
@@ -267,6 +401,7 @@ mod tests {
             .map(|b| match b {
                 Block::Paragraph(p) => p,
                 Block::SceneBreak(s) => format!("<break {s}>"),
+                Block::Illustration(s) => format!("<illustration {s}>"),
             })
             .collect()
     }
@@ -373,6 +508,82 @@ mod tests {
                 "It was a dark and stormy night.",
                 "The rain fell in torrents.",
                 "第一行第二行"
+            ]
+        );
+    }
+
+    #[test]
+    fn indented_first_lines_mark_paragraphs_in_a_hard_wrapped_file() {
+        // 水浒传 (rain8.com GBK): 4-space indents, lines wrapped at 38 characters, blank lines
+        // only around headings and poems; lines end with ASCII quotes or mid-sentence.
+        let text = "    话说当时史进道：\"却怎生是好？\"\n    朱武等三个头领跪下道：\"哥哥，你是干净的人，休为我等连累了。大郎可把\n索来绑缚我三个出去请赏，免得负累了你不好看。\"\n    史进道：\"如何使得！恁地时，是我赚你们来，捉你请赏，枉惹天下人笑。若\n是死时，我与你们同死；活时同活。\"\n\n    诗曰：\n\n    两个都头口里叫道：\"不要走了强贼！\"\n    不是这伙人来捉史并三个头领，怎地教史进先杀了一二个人，结识了十数个好\n汉？直教∶芦花深处屯兵士，荷叶阴中治战船。\n";
+        let p = paragraphs(text);
+        assert_eq!(
+            p,
+            [
+                "话说当时史进道：\"却怎生是好？\"",
+                "朱武等三个头领跪下道：\"哥哥，你是干净的人，休为我等连累了。大郎可把索来绑缚我三个出去请赏，免得负累了你不好看。\"",
+                "史进道：\"如何使得！恁地时，是我赚你们来，捉你请赏，枉惹天下人笑。若是死时，我与你们同死；活时同活。\"",
+                "诗曰：",
+                "两个都头口里叫道：\"不要走了强贼！\"",
+                "不是这伙人来捉史并三个头领，怎地教史进先杀了一二个人，结识了十数个好汉？直教∶芦花深处屯兵士，荷叶阴中治战船。",
+            ]
+        );
+        let no_blank = text.replace("\n\n", "\n");
+        assert_eq!(paragraphs(&no_blank), p, "line mode reads the indents too");
+        // A flush line continues its paragraph even after a full stop.
+        let wrapped_after_stop = "    甲说：“好。”\n乙也说好。\n    丙说：“走。”\n";
+        assert_eq!(
+            paragraphs(&wrapped_after_stop.repeat(3)).len(),
+            6,
+            "{:?}",
+            paragraphs(wrapped_after_stop)
+        );
+    }
+
+    #[test]
+    fn a_chapter_of_one_line_paragraphs_with_a_blank_line_after_its_first_is_not_one_block() {
+        // 三国演义 from a web download: the update-stamp line, a blank line, then a paragraph
+        // a line; blank lines separate only a few of the long runs.
+        let para = "话说天下大势，分久必合，合久必分。周末七国分争，并入于秦。";
+        let text = format!(
+            "更新时间:2007-11-16 7:55:51 本章字数:4804\n\n\n{}\n\n{}",
+            [para; 40].join("\n"),
+            [para; 30].join("\n")
+        );
+        assert_eq!(paragraphs(&text).len(), 71);
+    }
+
+    #[test]
+    fn indents_in_a_file_that_is_not_wrapped_mark_nothing() {
+        // One paragraph a line, some indented and some not (copied from several pages).
+        let lines = [
+            "    他走了。",
+            "她留在原地，望着那条长长的路，很久很久没有说话。",
+            "    天黑了。",
+            "远处传来了钟声，一下又一下，像是在数着什么。",
+            "    风起了。",
+            "树叶沙沙作响。",
+        ];
+        assert_eq!(paragraphs(&lines.join("\n")).len(), 6);
+    }
+
+    #[test]
+    fn long_unwrapped_lines_between_blank_lines_are_paragraphs_of_their_own() {
+        // 三国演义 from a web download: a stamp line, then lines of hundreds of characters.
+        let line = "且说董卓字仲颖，陇西临洮人也，官拜河东太守，自来骄傲。".repeat(20);
+        let text = format!("更新时间:2007-11-16\n\n{}\n", [line.as_str(); 5].join("\n"));
+        assert_eq!(paragraphs(&text).len(), 6);
+    }
+
+    #[test]
+    fn indented_blocks_without_flush_lines_stay_one_paragraph() {
+        let poem = "    Line one of a poem\n    line two of it\n\nProse after the poem, wrapped\nonto a second line.\n";
+        assert_eq!(
+            paragraphs(poem),
+            [
+                "Line one of a poem line two of it",
+                "Prose after the poem, wrapped onto a second line."
             ]
         );
     }

@@ -159,7 +159,8 @@ pub(crate) fn plan(
 
 /// Whether every input is as recorded, stamps included.
 fn unchanged(head: &Head, body: &Body, inputs: &Inputs, sources: &[&ChapterSource]) -> bool {
-    body.inputs.len() == inputs.records.len()
+    !reads_other_files(head)
+        && body.inputs.len() == inputs.records.len()
         && body.sources.len() == sources.len()
         && head.sources.len() == sources.len()
         && inputs.unchanged.iter().all(|&u| u)
@@ -168,6 +169,11 @@ fn unchanged(head: &Head, body: &Body, inputs: &Inputs, sources: &[&ChapterSourc
             .iter()
             .zip(&body.inputs)
             .all(|(now, then)| now.stamp == then.stamp)
+}
+
+/// Whether the last build read files its record does not list: then it is built again.
+fn reads_other_files(head: &Head) -> bool {
+    head.sources.iter().any(|s| s.reads_other_files)
 }
 
 /// Files changed just before the last build had to be read again to be sure; once they are
@@ -257,9 +263,10 @@ fn source_key(src: &ChapterSource) -> Vec<u8> {
         encoding,
         encoding_errors,
         split,
+        level,
         stamp: _,
     } = src;
-    let rest = format!("{title:?} {line:?} {encoding:?} {encoding_errors:?} {split:?}");
+    let rest = format!("{title:?} {line:?} {encoding:?} {encoding_errors:?} {split:?} {level}");
     let path = path.as_os_str().as_encoded_bytes();
     let mut key = Vec::with_capacity(path.len() + rest.len() + 8);
     key.extend_from_slice(&(path.len() as u64).to_le_bytes());
@@ -275,7 +282,10 @@ fn up_to_date(
     paths: &[(&Path, Option<FileStamp>)],
     sources: &[&ChapterSource],
 ) -> Option<Recorded> {
-    if head.inputs != paths.len() || head.newest >= trusted_before(head.started) {
+    if head.inputs != paths.len()
+        || head.newest >= trusted_before(head.started)
+        || reads_other_files(head)
+    {
         return None;
     }
     let stamps = paths
@@ -357,12 +367,16 @@ impl Reuse {
                 pieces: chapter.docs.len(),
                 // A plain-text chapter has no ids to link to.
                 anchors: Vec::new(),
+                level: src.level,
+                // Plain text holds no MathML or SVG.
+                features: Vec::new(),
             })],
             images: Vec::new(),
             links: Vec::new(),
             ids: Default::default(),
             warnings: r.warnings.clone(),
             report: report(r, src)?,
+            reads_other_files: false,
         })
     }
 
@@ -403,6 +417,7 @@ impl Reuse {
                 encoding: s.report.encoding.to_string(),
                 detection: s.report.detection,
                 warnings: s.warnings.clone(),
+                reads_other_files: s.reads_other_files,
             })
             .collect();
         let newest = self

@@ -21,7 +21,7 @@ use crate::source::Detection;
 const MAGIC: &[u8; 16] = b"epubforge-cache\n";
 
 /// The version of the record's layout: a record of any other version is thrown away.
-pub const VERSION: u32 = 6;
+pub const VERSION: u32 = 7;
 
 /// What an up-to-date check reads, and what the build reported.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -55,6 +55,9 @@ pub struct SourceReport {
     pub detection: Detection,
     /// Problems that did not stop its conversion.
     pub warnings: Vec<Diagnostic>,
+    /// Its conversion read files the record does not list (images, mdBook includes): a book
+    /// with such a chapter is never taken as up to date, since one of them may have changed.
+    pub reads_other_files: bool,
 }
 
 /// The records of every input, chapter and entry: read only when a build is not up to date.
@@ -228,6 +231,7 @@ mod tests {
                     encoding: "GBK".into(),
                     detection: Detection::Guessed,
                     warnings: vec![warning.clone()],
+                    reads_other_files: true,
                 }],
                 warnings: vec![warning],
             },

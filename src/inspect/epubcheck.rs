@@ -313,7 +313,7 @@ impl Epubcheck {
     /// Run EPUBCheck on `epub` and read its JSON report. A book with errors is still `Ok`;
     /// `Err` means EPUBCheck could not be run, gave no report, or was still running after
     /// `timeout` (it is then stopped). The java process and its folder are registered with
-    /// [`crate::interrupt`], so Ctrl-C or SIGTERM stops the one and removes the other.
+    /// the interrupt handler, so Ctrl-C or SIGTERM stops the one and removes the other.
     pub fn run_with(
         &self,
         epub: &Path,

@@ -112,6 +112,17 @@ static BLOCKS: LazyLock<Regex> = LazyLock::new(|| {
 });
 static INLINES: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"<(/?)(?:mark|time|data|bdi|wbr)\b").expect("valid regex"));
+/// MathML, which OPS 2.0.1 content documents cannot carry: what the reader gets instead is its
+/// text (its `alttext` when it has one).
+static MATH: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r#"(?s)<math\b([^>]*)>(.*?)</math>"#).expect("valid regex"));
+static ALTTEXT: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r#"\salttext="([^"]*)""#).expect("valid regex"));
+static TAG: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"<[^>]*>").expect("valid regex"));
+/// A task list's checkbox (XHTML 1.1 has no forms in OPS 2): a ballot box character.
+static CHECKBOX: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r#"<input type="checkbox"( checked="")?[^>]*/>"#).expect("valid regex")
+});
 /// Attributes XHTML 1.1 does not define, inside a start tag.
 static ATTRIBUTES: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r#"\s(?:epub:type|role|aria-[a-z]+|hidden|lang|data-[a-z0-9-]+)="[^"]*""#)
@@ -122,7 +133,25 @@ static ATTRIBUTES: LazyLock<Regex> = LazyLock::new(|| {
 /// inline elements `span`, and attributes XHTML 1.1 lacks are dropped (`lang` becomes
 /// `xml:lang`'s job, which is kept).
 pub(super) fn downgrade(body: &str) -> String {
-    let body = BLOCKS.replace_all(body, "<${1}div");
+    let body = MATH.replace_all(body, |c: &regex::Captures<'_>| {
+        let text = match ALTTEXT.captures(&c[1]) {
+            Some(alt) => alt[1].to_string(),
+            None => TAG
+                .replace_all(&c[2], " ")
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" "),
+        };
+        format!("<span class=\"math\">{text}</span>")
+    });
+    let body = CHECKBOX.replace_all(&body, |c: &regex::Captures<'_>| {
+        if c.get(1).is_some() {
+            "\u{2611}"
+        } else {
+            "\u{2610}"
+        }
+    });
+    let body = BLOCKS.replace_all(&body, "<${1}div");
     let body = INLINES.replace_all(&body, "<${1}span");
     // Only inside tags: text never has `name="..."` after a space and inside `<...>`, but we
     // still restrict the attribute pass to tag text to be safe.
@@ -150,6 +179,19 @@ mod tests {
         assert_eq!(
             got,
             "<div>\n<h1 id=\"t\">A</h1><p>x=\"1\" <span>y</span></p></div>"
+        );
+    }
+
+    #[test]
+    fn mathml_and_checkboxes_become_text() {
+        let got = downgrade(
+            "<p><math xmlns=\"http://www.w3.org/1998/Math/MathML\"><mi>x</mi><mo>+</mo><mn>1</mn></math> \
+             <math xmlns=\"http://www.w3.org/1998/Math/MathML\" alttext=\"y &lt; 2\"><mi>y</mi></math></p>\
+             <ul><li><input type=\"checkbox\" checked=\"\" disabled=\"\"/> a</li><li><input type=\"checkbox\" disabled=\"\"/> b</li></ul>",
+        );
+        assert_eq!(
+            got,
+            "<p><span class=\"math\">x + 1</span> <span class=\"math\">y &lt; 2</span></p><ul><li>\u{2611} a</li><li>\u{2610} b</li></ul>"
         );
     }
 }

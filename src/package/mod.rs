@@ -19,6 +19,7 @@ pub mod tcy;
 
 pub(crate) use locale::primary as primary_language;
 pub use locale::{chapter_title, front_title};
+pub use style::CODE_CLASSES;
 
 use std::collections::BTreeSet;
 
@@ -79,26 +80,123 @@ pub struct Chapter {
     /// When split for size: which piece holds each id past the first (`(id, piece)`, sorted),
     /// for links to those ids (see [`pieces::link_across`]).
     pub anchors: Vec<(String, usize)>,
+    /// Level in the table of contents among its siblings: 1, or more to nest under the chapter
+    /// before it (an mdBook sub-chapter). A level more than one below the entry before it is
+    /// read as one below.
+    pub level: usize,
+    /// What each of those documents holds that its manifest item declares (MathML, inline
+    /// SVG), known with `pieces` for the same reason. Empty means none in any (plain text).
+    pub features: Vec<Features>,
 }
 
 impl Chapter {
-    /// A chapter with the number of documents its body makes under `layout`.
+    /// A chapter at level 1 with the number of documents its body makes under `layout`.
     pub fn new(title: String, body: String, layout: &Layout) -> Chapter {
         let mut chapter = Chapter {
             title,
             body,
             pieces: 1,
             anchors: Vec::new(),
+            level: 1,
+            features: Vec::new(),
         };
         chapter.reflow(layout);
         chapter
     }
 
-    /// Cuts the body again (after it changed): its count of pieces and their ids.
+    /// The chapter at `level` in the table of contents.
+    pub fn at_level(self, level: usize) -> Chapter {
+        Chapter { level, ..self }
+    }
+
+    /// Cuts the body again (after it changed): its count of pieces, their ids and what each
+    /// holds.
     pub fn reflow(&mut self, layout: &Layout) {
         let bodies = pieces::split_body(&self.body, split_limit(layout));
         self.pieces = bodies.len();
         self.anchors = pieces::anchors(&bodies);
+        let features: Vec<Features> = bodies.iter().map(|b| Features::of(b)).collect();
+        self.features = if features.iter().all(|f| *f == Features::default()) {
+            Vec::new()
+        } else {
+            features
+        };
+    }
+
+    /// What the `i`th document of the chapter holds.
+    fn features(&self, i: usize) -> Features {
+        self.features.get(i).copied().unwrap_or_default()
+    }
+}
+
+/// What a content document holds that EPUB 3 wants declared on its manifest item (MathML,
+/// inline SVG), and the code the stylesheet styles.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct Features {
+    /// MathML (`properties="mathml"`).
+    pub mathml: bool,
+    /// Inline SVG (`properties="svg"`).
+    pub svg: bool,
+    /// What code the document shows.
+    pub code: CodeUse,
+}
+
+/// Code in a document or a book: whether there is any, and which highlighting classes of
+/// [`CODE_CLASSES`] it uses (bit `i` for the `i`th), so that only those get CSS.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct CodeUse {
+    /// `<pre>`, `<code>`, `<kbd>` or `<samp>`.
+    pub any: bool,
+    /// Highlighting classes used.
+    pub classes: u8,
+}
+
+impl CodeUse {
+    /// What `a` and `b` use together.
+    pub fn union(self, other: CodeUse) -> CodeUse {
+        CodeUse {
+            any: self.any || other.any,
+            classes: self.classes | other.classes,
+        }
+    }
+}
+
+impl Features {
+    /// What an XHTML body fragment written by the converters holds, in one pass over its tags
+    /// (text and attribute values are escaped there, so a `<` always opens a tag).
+    pub fn of(body: &str) -> Features {
+        let mut f = Features::default();
+        for (at, _) in body.match_indices('<') {
+            let tag = body.get(at + 1..).unwrap_or_default();
+            let name_end = tag
+                .find(|c: char| !c.is_ascii_alphanumeric())
+                .unwrap_or(tag.len());
+            match tag.get(..name_end).unwrap_or_default() {
+                "math" => f.mathml = true,
+                "svg" => f.svg = true,
+                "pre" | "code" | "kbd" | "samp" => f.code.any = true,
+                "span" => {
+                    let class = tag
+                        .strip_prefix("span class=\"")
+                        .and_then(|rest| rest.split('"').next());
+                    if let Some(i) = CODE_CLASSES.iter().position(|(c, ..)| Some(*c) == class) {
+                        f.code.classes |= 1 << i;
+                    }
+                }
+                _ => {}
+            }
+        }
+        f
+    }
+
+    /// The manifest item's `properties` value, if any.
+    pub(crate) fn properties(self) -> Option<&'static str> {
+        match (self.mathml, self.svg) {
+            (true, true) => Some("mathml svg"),
+            (true, false) => Some("mathml"),
+            (false, true) => Some("svg"),
+            (false, false) => None,
+        }
     }
 }
 
@@ -141,6 +239,8 @@ pub struct Look {
     pub user_css: Vec<Asset>,
     /// Embedded fonts, already subset; the first is the body font.
     pub fonts: Vec<SubsetFont>,
+    /// The code the book shows, styled only when there is some.
+    pub code: CodeUse,
 }
 
 impl Look {
@@ -190,6 +290,8 @@ pub(crate) struct Doc<'a> {
     pub depth: usize,
     /// Listed in the table of contents (false for generated pages and continuation parts).
     pub in_toc: bool,
+    /// What it holds that the manifest declares.
+    pub features: Features,
     /// What it holds.
     pub kind: DocKind<'a>,
 }
@@ -221,40 +323,6 @@ impl Doc<'_> {
 /// Lays the reading order out as a flat list of documents, depth-first: the generated front
 /// pages, chapters (split for size) and parts, then the colophon.
 pub(crate) fn documents<'a>(book: &'a Book, look: &Look) -> Vec<Doc<'a>> {
-    fn walk<'a>(
-        nodes: &'a [Node],
-        depth: usize,
-        limit: usize,
-        counters: &mut (usize, usize),
-        out: &mut Vec<Doc<'a>>,
-    ) {
-        for node in nodes {
-            match node {
-                Node::Chapter(c) => {
-                    counters.0 += 1;
-                    // The bodies may be set aside: the count of pieces lays the book out.
-                    let bodies = pieces::split_body(&c.body, limit);
-                    for i in 0..c.pieces.max(1) {
-                        let body = bodies.get(i).copied().unwrap_or("");
-                        out.push(chapter_doc(c, counters.0, i, body, depth));
-                    }
-                }
-                Node::Part(p) => {
-                    counters.1 += 1;
-                    let id = format!("part-{:02}", counters.1);
-                    out.push(Doc {
-                        href: format!("text/{id}.xhtml"),
-                        id,
-                        title: p.title.clone(),
-                        depth,
-                        in_toc: true,
-                        kind: DocKind::Part(p),
-                    });
-                    walk(&p.children, depth + 1, limit, counters, out);
-                }
-            }
-        }
-    }
     let words = locale::words(&book.info.language);
     let generated = |id: &str, title: &str, kind| Doc {
         id: id.to_string(),
@@ -262,6 +330,7 @@ pub(crate) fn documents<'a>(book: &'a Book, look: &Look) -> Vec<Doc<'a>> {
         title: title.to_string(),
         depth: 1,
         in_toc: false,
+        features: Features::default(),
         kind,
     };
     let mut out = Vec::new();
@@ -282,6 +351,75 @@ pub(crate) fn documents<'a>(book: &'a Book, look: &Look) -> Vec<Doc<'a>> {
         out.push(generated("colophon", words.colophon, DocKind::Colophon));
     }
     out
+}
+
+/// The documents of `nodes` at `depth`, appended to `out`; `counters` number chapters and parts.
+fn walk<'a>(
+    nodes: &'a [Node],
+    depth: usize,
+    limit: usize,
+    counters: &mut (usize, usize),
+    out: &mut Vec<Doc<'a>>,
+) {
+    let mut levels = Levels::default();
+    for node in nodes {
+        match node {
+            Node::Chapter(c) => {
+                let depth = depth + levels.place(c.level);
+                counters.0 += 1;
+                // The bodies may be set aside: the count of pieces lays the book out.
+                let bodies = pieces::split_body(&c.body, limit);
+                for i in 0..c.pieces.max(1) {
+                    let body = bodies.get(i).copied().unwrap_or("");
+                    out.push(chapter_doc(c, counters.0, i, body, depth));
+                }
+            }
+            Node::Part(p) => {
+                // A chapter after a part does not nest under it.
+                levels = Levels::default();
+                counters.1 += 1;
+                let id = format!("part-{:02}", counters.1);
+                out.push(Doc {
+                    href: format!("text/{id}.xhtml"),
+                    id,
+                    title: p.title.clone(),
+                    depth,
+                    in_toc: true,
+                    features: Features::default(),
+                    kind: DocKind::Part(p),
+                });
+                walk(&p.children, depth + 1, limit, counters, out);
+            }
+        }
+    }
+}
+
+/// Chapter levels turned into nesting: a chapter nests under the nearest chapter before it of
+/// a lower level, one step deeper, and sits beside one of its own level. Levels skipped
+/// (`1` then `3`) or missing at the start (`2` first) give no empty steps.
+#[derive(Default)]
+struct Levels {
+    /// The open levels, lowest first: (level asked for, nesting given).
+    open: Vec<(usize, usize)>,
+}
+
+impl Levels {
+    /// How deep (0 for the top) a chapter of `level` goes.
+    fn place(&mut self, level: usize) -> usize {
+        while self.open.last().is_some_and(|&(l, _)| l > level) {
+            self.open.pop();
+        }
+        let nesting = match self.open.last() {
+            Some(&(l, n)) if l == level => {
+                self.open.pop();
+                n
+            }
+            Some(&(_, n)) => n + 1,
+            None => 0,
+        };
+        self.open.push((level, nesting));
+        nesting
+    }
 }
 
 /// The largest body of one chapter document: the XHTML shell and heading take about 1 KB,
@@ -305,6 +443,7 @@ fn chapter_doc<'a>(
         title: chapter.title.clone(),
         depth,
         in_toc: piece == 0,
+        features: chapter.features(piece),
         kind: DocKind::Chapter {
             chapter,
             body,
@@ -424,12 +563,13 @@ pub fn frame_key(book: &Book, look: &Look) -> String {
         version,
         user_css,
         fonts,
+        code,
     } = look;
     let mut h = blake3::Hasher::new();
     // Debug shows every field of these small settings, including any added later.
     let _ = write!(
         h,
-        "{}\n{info:?}\n{style:?}\n{layout:?}\n{version:?}\n",
+        "{}\n{info:?}\n{style:?}\n{layout:?}\n{version:?}\n{code:?}\n",
         env!("CARGO_PKG_VERSION")
     );
     let mut bytes = |tag: &str, data: &[u8]| {
@@ -485,9 +625,13 @@ pub fn frame_key(book: &Book, look: &Look) -> String {
                 body: _,
                 pieces,
                 anchors: _,
+                level,
+                features,
             })) => {
                 bytes("chapter", title.as_bytes());
                 bytes("pieces", &pieces.to_le_bytes());
+                bytes("level", &level.to_le_bytes());
+                bytes("features", format!("{features:?}").as_bytes());
             }
             Some(Node::Part(Part {
                 title,
@@ -695,6 +839,26 @@ fn all_chapters(book: &Book) -> Vec<&Chapter> {
     chapters
 }
 
+/// The code the chapters of `book` show, all together.
+pub fn code_use(book: &Book) -> CodeUse {
+    let mut all = CodeUse::default();
+    let mut stack = vec![book.contents.iter()];
+    while let Some(top) = stack.last_mut() {
+        match top.next() {
+            Some(Node::Chapter(c)) => {
+                for f in &c.features {
+                    all = all.union(f.code);
+                }
+            }
+            Some(Node::Part(p)) => stack.push(p.children.iter()),
+            None => {
+                stack.pop();
+            }
+        }
+    }
+    all
+}
+
 /// The chapters of `nodes`, depth-first: the order of [`documents`].
 pub(crate) fn chapters_mut(nodes: &mut [Node]) -> Vec<&mut Chapter> {
     let mut out = Vec::new();
@@ -766,6 +930,68 @@ mod tests {
                 })
                 .collect(),
             images: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn chapter_levels_nest_the_contents_one_step_at_a_time() {
+        let mut b = book(&["", "", "", "", "", ""]);
+        let levels = [2, 2, 4, 3, 1, 2];
+        for (node, level) in b.contents.iter_mut().zip(levels) {
+            if let Node::Chapter(c) = node {
+                c.level = level;
+            }
+        }
+        let part = Part {
+            title: "卷".into(),
+            intro: String::new(),
+            children: vec![Node::Chapter(
+                Chapter::new("甲".into(), String::new(), &Layout::default()).at_level(2),
+            )],
+        };
+        b.contents.insert(5, Node::Part(part));
+        let look = Look::default();
+        let depths: Vec<(String, usize)> = documents(&b, &look)
+            .iter()
+            .filter(|d| d.in_toc)
+            .map(|d| (d.title.clone(), d.depth))
+            .collect();
+        let want = [
+            ("第1章", 1),
+            ("第2章", 1),
+            ("第3章", 2),
+            ("第4章", 2),
+            ("第5章", 1),
+            ("卷", 1),
+            ("甲", 2),
+            ("第6章", 1),
+        ];
+        let want: Vec<(String, usize)> = want.iter().map(|(t, d)| (t.to_string(), *d)).collect();
+        assert_eq!(depths, want);
+        let entries = package_with(&b, &look);
+        let ncx = entries
+            .iter()
+            .find(|e| e.name.ends_with("toc.ncx"))
+            .unwrap();
+        let ncx = String::from_utf8(ncx.data.clone()).unwrap();
+        assert!(
+            ncx.contains("<meta name=\"dtb:depth\" content=\"2\"/>"),
+            "{ncx}"
+        );
+        let nav = entries
+            .iter()
+            .find(|e| e.name.ends_with("nav.xhtml"))
+            .unwrap();
+        let opts = roxmltree::ParsingOptions {
+            allow_dtd: true,
+            ..Default::default()
+        };
+        let nav = std::str::from_utf8(&nav.data).unwrap();
+        let doc = roxmltree::Document::parse_with_options(nav, opts).unwrap();
+        // Every list is an item's child: no `<ol>` directly inside an `<ol>`.
+        for ol in doc.descendants().filter(|n| n.has_tag_name("ol")) {
+            let parent = ol.parent_element().unwrap();
+            assert!(!parent.has_tag_name("ol"), "{nav}");
         }
     }
 

@@ -230,9 +230,13 @@ pub(super) fn manifest_common(o: &mut String, book: &Book, look: &Look, docs: &[
         );
     }
     for doc in docs {
+        let props = match doc.features.properties() {
+            Some(p) if !epub2 => format!(" properties=\"{p}\""),
+            _ => String::new(),
+        };
         let _ = writeln!(
             o,
-            "    <item id=\"{}\" href=\"{}\" media-type=\"application/xhtml+xml\"/>",
+            "    <item id=\"{}\" href=\"{}\" media-type=\"application/xhtml+xml\"{props}/>",
             doc.id, doc.href
         );
     }

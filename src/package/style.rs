@@ -21,6 +21,7 @@ h1 { font-size: 1.4em; font-weight: bold; text-align: center; text-indent: 0; li
 h2 { font-size: 1.2em; font-weight: bold; text-indent: 0; margin: 1.5em 0 1em; page-break-after: avoid; break-after: avoid; }
 h3, h4, h5, h6 { font-size: 1em; font-weight: bold; text-indent: 0; margin: 1.2em 0 0.8em; }
 p.scene-break { text-indent: 0; text-align: center; margin: 1em 0; }
+p.illustration { text-indent: 0; text-align: center; font-size: 0.9em; margin: 1em 0; }
 img { max-width: 100%; height: auto; }
 table { border-collapse: collapse; margin: 1em 0; }
 th, td { border: 1px solid #999; padding: 0.2em 0.5em; }
@@ -52,7 +53,7 @@ p { text-indent: 2em; margin: 0; widows: 2; orphans: 2; }
 
 const LATIN: &str = r#"body { line-height: 1.5; text-align: justify; font-family: serif; -epub-hyphens: auto; hyphens: auto; }
 p { text-indent: 1.5em; margin: 0; widows: 2; orphans: 2; }
-h1 + p, h2 + p, h3 + p, p.scene-break + p { text-indent: 0; }
+h1 + p, h2 + p, h3 + p, p.scene-break + p, p.illustration + p { text-indent: 0; }
 "#;
 
 const VERTICAL: &str = r#"html { writing-mode: vertical-rl; -epub-writing-mode: vertical-rl; -webkit-writing-mode: vertical-rl; }
@@ -64,6 +65,67 @@ body.toc-page h1 { text-align: start; }
 section.colophon { margin: 0 30% 0 0; }
 body.cover { writing-mode: horizontal-tb; -epub-writing-mode: horizontal-tb; -webkit-writing-mode: horizontal-tb; }
 "#;
+
+/// Code: monospace, wrapped rather than running off the page (e-readers cannot scroll a block
+/// sideways), never hyphenated. Written only for books that show code.
+const CODE: &str = r#"pre { font-family: monospace; white-space: pre-wrap; overflow-wrap: break-word; word-wrap: break-word; text-align: left; text-indent: 0; -epub-hyphens: none; hyphens: none; font-size: 0.85em; line-height: 1.4; margin: 1em 0; }
+code, kbd, samp { font-family: monospace; -epub-hyphens: none; hyphens: none; }
+pre code { font-size: 1em; }
+"#;
+
+/// The syntax-highlighting classes the Markdown converter writes, with their colour for any
+/// page and for a dark one. The first set has a relative luminance of 0.17: 4.8:1 against white
+/// and 4.4:1 against black, so it reads on a light page, on a reader's dark page, and on a page
+/// a night mode inverts (Kobo's); the dark set (luminance 0.25: 6:1 on black, still 3.5:1 on
+/// white where a renderer reports a dark scheme and paints white, as calibre's may) is used
+/// under `prefers-color-scheme: dark` and Apple Books' night theme. No backgrounds, so every
+/// reading mode keeps its own.
+pub const CODE_CLASSES: [(&str, &str, &str); 7] = [
+    ("hl-c", "#677482", "#7d8a98"), // comments (also italic)
+    ("hl-s", "#268326", "#2e9d2e"), // strings
+    ("hl-f", "#2670d8", "#4c89df"), // functions, macros
+    ("hl-t", "#a3640d", "#c27810"), // types, tags
+    ("hl-a", "#b05c1f", "#d36d25"), // attributes, parameters
+    ("hl-n", "#c8471d", "#e26137"), // numbers, constants
+    ("hl-k", "#b03fc7", "#c064d2"), // keywords
+];
+
+/// The code rules, with colours for the highlighting classes in `code` only.
+fn code_css(code: super::CodeUse, o: &mut String) {
+    if !code.any {
+        return;
+    }
+    o.push_str(CODE);
+    let used: Vec<(&str, &str, &str)> = CODE_CLASSES
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| code.classes & (1 << i) != 0)
+        .map(|(_, c)| *c)
+        .collect();
+    if used.is_empty() {
+        return;
+    }
+    for (class, light, _) in &used {
+        let italic = if *class == "hl-c" {
+            " font-style: italic;"
+        } else {
+            ""
+        };
+        let _ = writeln!(o, "span.{class} {{ color: {light};{italic} }}");
+    }
+    // Dark reading modes: the system's (prefers-color-scheme) and Apple Books' night theme.
+    o.push_str("@media (prefers-color-scheme: dark) {\n");
+    for (class, _, dark) in &used {
+        let _ = writeln!(o, "  span.{class} {{ color: {dark}; }}");
+    }
+    o.push_str("}\n");
+    for (class, _, dark) in &used {
+        let _ = writeln!(
+            o,
+            ":root[__ibooks_internal_theme*=\"Night\"] span.{class} {{ color: {dark}; }}"
+        );
+    }
+}
 
 /// The theme for a BCP 47 language tag when `[style] theme` does not say.
 pub fn theme_for(lang: &str) -> Theme {
@@ -87,6 +149,7 @@ pub fn stylesheet(lang: &str, look: &Look) -> String {
         Theme::Latin => LATIN,
     };
     let mut o = format!("{COMMON}{theme}");
+    code_css(look.code, &mut o);
     if look.vertical() {
         o.push_str(VERTICAL);
     }
@@ -143,6 +206,23 @@ mod tests {
         let indent_at = css.rfind("text-indent: 0;").unwrap();
         assert!(indent_at > css.find("text-indent: 1.5em").unwrap());
         assert!(css.contains("body { line-height: 2; }"));
+    }
+
+    #[test]
+    fn code_rules_only_with_code_and_colours_only_for_classes_used() {
+        assert!(!default_css("en").contains("pre-wrap"));
+        let look = Look {
+            code: crate::package::CodeUse {
+                any: true,
+                classes: 0b100_0001,
+            },
+            ..Look::default()
+        };
+        let css = stylesheet("en", &look);
+        assert!(css.contains("white-space: pre-wrap") && css.contains("overflow-wrap: break-word"));
+        assert!(css.contains("span.hl-c { color:") && css.contains("span.hl-k { color:"));
+        assert!(!css.contains("hl-s") && !css.contains("hl-f"), "{css}");
+        assert!(css.contains("@media (prefers-color-scheme: dark)"));
     }
 
     #[test]

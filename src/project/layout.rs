@@ -26,6 +26,7 @@ pub(super) struct RawStyle {
     paragraph_spacing: Option<Spanned<String>>,
     line_height: Option<Spanned<toml::Value>>,
     heading_align: Option<Spanned<String>>,
+    highlight: Option<bool>,
 }
 
 /// One `fonts` entry: a path, or `{ file = "...", face = 2 }` for a collection.
@@ -64,7 +65,7 @@ pub enum Theme {
 }
 
 /// How the book looks: `[style]`, validated.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Style {
     /// The built-in theme; None: chosen from the book's language.
     pub theme: Option<Theme>,
@@ -80,6 +81,23 @@ pub struct Style {
     pub line_height: Option<String>,
     /// Heading alignment keyword.
     pub heading_align: Option<String>,
+    /// Highlight fenced code blocks that name their language (default true).
+    pub highlight: bool,
+}
+
+impl Default for Style {
+    fn default() -> Style {
+        Style {
+            theme: None,
+            css: Vec::new(),
+            fonts: Vec::new(),
+            indent: None,
+            paragraph_spacing: None,
+            line_height: None,
+            heading_align: None,
+            highlight: true,
+        }
+    }
 }
 
 /// A font file to embed.
@@ -156,6 +174,7 @@ pub(super) fn validate_style(raw: RawStyle, ctx: &Ctx) -> Result<Style> {
             .heading_align
             .map(|v| heading_align(v, ctx))
             .transpose()?,
+        highlight: raw.highlight.unwrap_or(true),
     })
 }
 

@@ -15,7 +15,7 @@ mod raw;
 mod text;
 pub(crate) mod toml_error;
 
-pub(crate) use boundary::Boundary;
+pub(crate) use boundary::{Boundary, Found};
 pub(crate) use modified::{SOURCE_DATE_EPOCH, modified_date, source_date_epoch};
 pub(crate) use raw::{COVER_EXTENSIONS, has_extension};
 pub(crate) use text::CLEANUP_FILE;
@@ -146,6 +146,9 @@ pub struct ChapterSource {
     pub encoding_errors: crate::source::EncodingErrors,
     /// Split the file into chapters (and volumes) at headings (`split = "auto"` or a regex).
     pub split: Option<crate::convert::split::SplitMode>,
+    /// Level in the table of contents (`level`): 1 at the top (or at the top of its part), 2
+    /// under the chapter before it, and so on.
+    pub level: usize,
     /// Size and modification time from the folder listing, when the file was found by a glob
     /// (a rebuild then need not look at the file again). Not part of how to read the file.
     pub stamp: Option<FileStamp>,

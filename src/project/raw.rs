@@ -84,6 +84,7 @@ struct Chapter {
     encoding_errors: Option<String>,
     split: Option<String>,
     volume_split: Option<String>,
+    level: Option<Spanned<i64>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -664,6 +665,7 @@ fn expand(entry: Spanned<Chapter>, ctx: &Ctx, skip: &Skip) -> Result<Vec<Chapter
             "`title` cannot be used with `split` (each chapter found in the file gets its heading as title)",
         ));
     }
+    let level = chapter_level(entry.level.as_ref(), split.is_some(), ctx)?;
     let template = ChapterSource {
         path: PathBuf::new(),
         title,
@@ -671,6 +673,7 @@ fn expand(entry: Spanned<Chapter>, ctx: &Ctx, skip: &Skip) -> Result<Vec<Chapter
         encoding: entry.encoding.clone(),
         encoding_errors,
         split,
+        level,
         stamp: None,
     };
     match (&entry.file, &entry.glob) {
@@ -687,6 +690,35 @@ fn expand(entry: Spanned<Chapter>, ctx: &Ctx, skip: &Skip) -> Result<Vec<Chapter
         (None, None) => Err(ctx.error_at(
             offset,
             "a chapter entry needs `file = \"...\"` or `glob = \"...\"`",
+        )),
+    }
+}
+
+/// Deepest `level` of a chapter in the table of contents.
+const MAX_LEVEL: i64 = 6;
+
+/// A chapter entry's `level`: 1 (the default) at the top of the contents, 2 under the chapter
+/// before it, and so on, as mdBook's `SUMMARY.md` nests sub-chapters.
+fn chapter_level(level: Option<&Spanned<i64>>, split: bool, ctx: &Ctx) -> Result<usize> {
+    let Some(level) = level else {
+        return Ok(1);
+    };
+    let at = level.span().start;
+    if split {
+        return Err(ctx.error_at(
+            at,
+            "`level` cannot be used with `split` (the headings found in the file give the levels)",
+        ));
+    }
+    match usize::try_from(*level.get_ref()) {
+        Ok(n) if (1..=MAX_LEVEL as usize).contains(&n) => Ok(n),
+        _ => Err(ctx.error_hinted(
+            at,
+            format!(
+                "`level` = {} is not between 1 and {MAX_LEVEL}",
+                level.get_ref()
+            ),
+            "1 is the top of the table of contents, 2 a chapter under the one before",
         )),
     }
 }
@@ -769,6 +801,32 @@ mod tests {
 
     fn message(e: Error) -> String {
         e.to_string()
+    }
+
+    #[test]
+    fn a_chapter_level_nests_it_and_is_checked() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.md"), "# A").unwrap();
+        let p = load(
+            dir.path(),
+            "[[chapters]]\nfile = \"a.md\"\n[[chapters]]\nfile = \"a.md\"\nlevel = 2\n",
+            false,
+        )
+        .unwrap();
+        let levels: Vec<usize> = p.chapters().map(|c| c.level).collect();
+        assert_eq!(levels, [1, 2]);
+        for (bad, says) in [
+            ("level = 0", "`level` = 0 is not between 1 and 6"),
+            ("level = 7", "`level` = 7 is not between 1 and 6"),
+            (
+                "level = 2\nsplit = \"auto\"",
+                "`level` cannot be used with `split`",
+            ),
+        ] {
+            let chapters = format!("[[chapters]]\nfile = \"a.md\"\n{bad}\n");
+            let m = message(load(dir.path(), &chapters, false).unwrap_err());
+            assert!(m.contains(says) && m.contains("metadata.toml:7:"), "{m}");
+        }
     }
 
     #[test]

@@ -5,39 +5,8 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::common::{Fixture, Run, assert_valid, entries, epubforge};
-
-/// Runs `cmd` to completion, killing it and failing the test if it is still running after
-/// `limit`. The limit guards against a hang; it is many times what the fixed code needs even on
-/// a loaded machine, and the code it guards against needs many times the limit.
-fn finishes_within(cmd: &mut Command, limit: Duration, what: &str) -> Run {
-    let dir = tempfile::tempdir().unwrap();
-    let (out, err) = (dir.path().join("out"), dir.path().join("err"));
-    let mut child = cmd
-        .stdin(Stdio::null())
-        .stdout(std::fs::File::create(&out).unwrap())
-        .stderr(std::fs::File::create(&err).unwrap())
-        .spawn()
-        .unwrap();
-    let start = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if start.elapsed() > limit {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("{what} was still running after {limit:?}");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    Run {
-        ok: status.success(),
-        code: status.code(),
-        stdout: std::fs::read_to_string(&out).unwrap(),
-        stderr: std::fs::read_to_string(&err).unwrap(),
-    }
-}
+use crate::common::{Fixture, assert_valid, entries, epubforge};
+use crate::finishes_within;
 
 /// A valid EPUB 3 of `docs` one-paragraph documents, each a manifest item and a spine item,
 /// written with stored (uncompressed) entries so that it is quick to make.

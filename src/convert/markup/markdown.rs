@@ -1,9 +1,10 @@
 //! Markdown chapters -> XHTML body fragment.
 //!
-//! `pulldown-cmark` (CommonMark + tables, strikethrough, footnotes; no smart punctuation, no
-//! task lists) yields events that we render to an HTML string ourselves, so footnotes can
-//! become EPUB 3 note pairs. Raw HTML in the Markdown is copied through as is; the whole string
-//! then goes through the HTML5 parser and the shared sanitiser, which makes it well-formed,
+//! `pulldown-cmark` (CommonMark + tables, strikethrough, footnotes, task lists; no smart
+//! punctuation) yields events that we render to an HTML string ourselves, so footnotes can
+//! become EPUB 3 note pairs, task list markers disabled checkboxes, and bare URLs GFM's
+//! extended autolinks ([`super::autolink`]). Raw HTML in the Markdown is copied through as is;
+//! the whole string then goes through the HTML5 parser and the shared sanitiser, which makes it well-formed,
 //! resolves images and demotes headings, exactly as for HTML chapters.
 
 use std::collections::{HashMap, HashSet};
@@ -11,36 +12,59 @@ use std::collections::{HashMap, HashSet};
 use super::ids;
 use super::parse::parse_fragment;
 use super::sanitize::{self, Deep, MAX_DEPTH, Warnings, sanitize};
-use super::{Fragment, ImageResolver, MarkupError, TextFixer, escape_attr, escape_text};
+use super::{
+    Fragment, ImageResolver, MarkupError, TextFixer, autolink, escape_attr, escape_text, highlight,
+};
 use pulldown_cmark::{
     Alignment, CodeBlockKind, Event, HeadingLevel, LinkType, Options, Parser, Tag, TagEnd,
 };
 
-/// Converts a Markdown chapter to an XHTML body fragment.
-///
-/// A leading `# Title` becomes [`Fragment::title`] and leaves the body; other headings move
-/// one level down. Footnotes become `noteref`/`footnote` pairs that link both ways, with the
-/// notes as `<aside>` elements at the end. Fails only when the resolver rejects a local image.
+/// How Markdown is converted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MarkdownOptions {
+    /// Highlight fenced code blocks that name their language (`[style] highlight`).
+    pub highlight: bool,
+}
+
+impl Default for MarkdownOptions {
+    fn default() -> MarkdownOptions {
+        MarkdownOptions { highlight: true }
+    }
+}
+
+/// [`markdown_to_xhtml_with`] with the default options.
 #[cfg(test)]
 pub fn markdown_to_xhtml(
     src: &str,
     images: &mut dyn ImageResolver,
 ) -> Result<Fragment, MarkupError> {
-    markdown_to_xhtml_fixed(src, images, None)
+    markdown_to_xhtml_with(src, images, MarkdownOptions::default(), None)
 }
 
-/// [`markdown_to_xhtml`], with the text of the body (outside code) rewritten by `text`.
-pub fn markdown_to_xhtml_fixed<'a>(
+/// Converts a Markdown chapter to an XHTML body fragment.
+///
+/// A leading heading (`# Title`, or `## Title` as the Rust book's sections open) becomes
+/// [`Fragment::title`] and leaves the body; other headings move one level down. Footnotes become `noteref`/`footnote` pairs that link both ways, with the
+/// notes as `<aside>` elements at the end. The text of the body (outside code) is rewritten by
+/// `text`.
+/// Fails only when the resolver rejects a local image.
+pub fn markdown_to_xhtml_with<'a>(
     src: &str,
     images: &mut dyn ImageResolver,
+    opts: MarkdownOptions,
     text: Option<&'a mut TextFixer<'a>>,
 ) -> Result<Fragment, MarkupError> {
     let mut warnings = Warnings::default();
+    // CommonMark: "the Unicode character U+0000 must be replaced with U+FFFD".
+    let src = match src.contains('\0') {
+        true => std::borrow::Cow::Owned(src.replace('\0', "\u{FFFD}")),
+        false => std::borrow::Cow::Borrowed(src),
+    };
     let Rendered {
         html,
         flattened,
         marker,
-    } = render(src, &mut warnings);
+    } = render(&src, opts, &mut warnings);
     let parsed = parse_fragment(&html, MAX_DEPTH as u32);
     // Lines of the rendered HTML mean nothing to the author: deep raw HTML goes unlocated.
     let deep = Deep {
@@ -48,13 +72,13 @@ pub fn markdown_to_xhtml_fixed<'a>(
         flattened: flattened.map(Some),
         cut: parsed.cut.map(|(_, count)| (None, count)),
     };
-    let opts = sanitize::Options {
+    let options = sanitize::Options {
         head_title: None,
         deep,
         marker: marker.as_deref(),
         text: text.map(|t| t as &mut TextFixer<'_>),
     };
-    sanitize(parsed.html.root_element(), opts, images, warnings)
+    sanitize(parsed.html.root_element(), options, images, warnings)
 }
 
 struct ImageFrame {
@@ -93,17 +117,31 @@ struct Renderer {
     cell: usize,
     in_head: bool,
     tbody_open: bool,
+    /// Text not yet written: consecutive text events, searched for autolinks together.
+    pending: String,
+    /// Inside a link (no autolinks there).
+    link_depth: usize,
+    /// Inside a code block (no autolinks there either).
+    in_code: bool,
+    /// Highlight fenced code naming a language.
+    highlight: bool,
+    /// Such a block being read: its language and its text so far.
+    code: Option<(String, String)>,
 }
 
 /// Renders Markdown to an HTML string (not yet well-formed: raw HTML passes through). Elements
 /// nested deeper than the sanitiser keeps are left out, their content kept, so that the HTML
 /// parser never sees a list nested 100 000 deep; the source line where that began comes back
 /// with the HTML.
-fn render(src: &str, warnings: &mut Warnings) -> Rendered {
-    let opts = Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH | Options::ENABLE_FOOTNOTES;
+fn render(src: &str, options: MarkdownOptions, warnings: &mut Warnings) -> Rendered {
+    let opts = Options::ENABLE_TABLES
+        | Options::ENABLE_STRIKETHROUGH
+        | Options::ENABLE_FOOTNOTES
+        | Options::ENABLE_TASKLISTS;
     let events = || Parser::new_ext(src, opts).into_offset_iter();
     let mut r = Renderer {
         bufs: vec![String::with_capacity(src.len() + src.len() / 4)],
+        highlight: options.highlight,
         ..Renderer::default()
     };
     // References need to know which notes are defined, possibly further down: a first pass
@@ -197,6 +235,19 @@ impl Renderer {
     }
 
     fn event(&mut self, e: Event<'_>) {
+        if let (Some((_, code)), Event::Text(t)) = (&mut self.code, &e) {
+            code.push_str(t);
+            return;
+        }
+        if let Event::Text(t) = &e
+            && self.images.is_empty()
+            && self.link_depth == 0
+            && !self.in_code
+        {
+            self.pending.push_str(t);
+            return;
+        }
+        self.flush_text();
         if let Some(frame) = self.images.last_mut() {
             // Inside an image everything is alt text.
             match e {
@@ -230,8 +281,35 @@ impl Renderer {
             Event::SoftBreak => self.push("\n"),
             Event::HardBreak => self.push("<br />\n"),
             Event::Rule => self.push("<hr />\n"),
-            Event::TaskListMarker(_) => {}
+            Event::TaskListMarker(done) => self.push(if done {
+                "<input type=\"checkbox\" checked=\"\" disabled=\"\" /> "
+            } else {
+                "<input type=\"checkbox\" disabled=\"\" /> "
+            }),
         }
+    }
+
+    /// Writes the pending text, its bare URLs and addresses as links.
+    fn flush_text(&mut self) {
+        if self.pending.is_empty() {
+            return;
+        }
+        let text = std::mem::take(&mut self.pending);
+        let mut out = String::with_capacity(text.len() + 16);
+        let mut last = 0;
+        for link in autolink::find(&text) {
+            let before = text.get(last..link.range.start).unwrap_or_default();
+            let shown = text.get(link.range.clone()).unwrap_or_default();
+            out.push_str(&escape_text(before));
+            out.push_str("<a href=\"");
+            out.push_str(&escape_attr(&link.href));
+            out.push_str("\">");
+            out.push_str(&escape_text(shown));
+            out.push_str("</a>");
+            last = link.range.end;
+        }
+        out.push_str(&escape_text(text.get(last..).unwrap_or_default()));
+        self.push(&out);
     }
 
     fn start(&mut self, tag: Tag<'_>) {
@@ -239,13 +317,24 @@ impl Renderer {
             Tag::Paragraph => "<p>".into(),
             Tag::Heading { level, .. } => format!("<h{}>", level_num(level)),
             Tag::BlockQuote(_) => "<blockquote>\n".into(),
-            Tag::CodeBlock(kind) => match kind {
-                CodeBlockKind::Fenced(info) => match info.split_whitespace().next() {
-                    Some(lang) => format!("<pre><code class=\"language-{}\">", escape_attr(lang)),
-                    None => "<pre><code>".into(),
-                },
-                CodeBlockKind::Indented => "<pre><code>".into(),
-            },
+            Tag::CodeBlock(kind) => {
+                self.in_code = true;
+                // The language is the info string's first word (mdBook adds `,ignore` and the like).
+                let lang = match &kind {
+                    CodeBlockKind::Fenced(info) => {
+                        info.split([' ', '\t', ',']).next().unwrap_or("")
+                    }
+                    CodeBlockKind::Indented => "",
+                };
+                if lang.is_empty() {
+                    "<pre><code>".into()
+                } else {
+                    if self.highlight {
+                        self.code = Some((lang.to_string(), String::new()));
+                    }
+                    format!("<pre><code class=\"language-{}\">", escape_attr(lang))
+                }
+            }
             Tag::HtmlBlock | Tag::MetadataBlock(_) => String::new(),
             Tag::List(Some(1)) => "<ol>\n".into(),
             Tag::List(Some(n)) => format!("<ol start=\"{n}\">\n"),
@@ -300,6 +389,7 @@ impl Renderer {
                 title,
                 ..
             } => {
+                self.link_depth += 1;
                 let href = if link_type == LinkType::Email && !dest_url.starts_with("mailto:") {
                     format!("mailto:{dest_url}")
                 } else {
@@ -331,7 +421,16 @@ impl Renderer {
             TagEnd::Paragraph => "</p>\n".into(),
             TagEnd::Heading(level) => format!("</h{}>\n", level_num(level)),
             TagEnd::BlockQuote(_) => "</blockquote>\n".into(),
-            TagEnd::CodeBlock => "</code></pre>\n".into(),
+            TagEnd::CodeBlock => {
+                self.in_code = false;
+                let code = match self.code.take() {
+                    Some((lang, code)) => {
+                        highlight::highlight(&code, &lang).unwrap_or_else(|| escape_text(&code))
+                    }
+                    None => String::new(),
+                };
+                format!("{code}</code></pre>\n")
+            }
             TagEnd::HtmlBlock | TagEnd::MetadataBlock(_) => String::new(),
             TagEnd::List(true) => "</ol>\n".into(),
             TagEnd::List(false) => "</ul>\n".into(),
@@ -376,7 +475,10 @@ impl Renderer {
             TagEnd::Strikethrough => "</del>".into(),
             TagEnd::Superscript => "</sup>".into(),
             TagEnd::Subscript => "</sub>".into(),
-            TagEnd::Link => "</a>".into(),
+            TagEnd::Link => {
+                self.link_depth = self.link_depth.saturating_sub(1);
+                "</a>".into()
+            }
             TagEnd::Image => {
                 self.end_image();
                 String::new()
@@ -426,6 +528,7 @@ impl Renderer {
 
     /// Joins the body and the notes, in reference order, then the never-referenced ones.
     fn finish(mut self, warnings: &mut Warnings) -> String {
+        self.flush_text();
         // Unclosed definitions cannot happen with pulldown-cmark; fold them in rather than lose text.
         while self.bufs.len() > 1 {
             let tail = self.bufs.pop().unwrap_or_default();
@@ -709,6 +812,14 @@ mod tests {
     }
 
     #[test]
+    fn a_leading_heading_of_any_level_is_the_title() {
+        // The Rust book's sections open with `## Installation`; the title is plain text.
+        let f = convert("## Installation of `rustup` **now**\n\ntext");
+        assert_eq!(f.title.as_deref(), Some("Installation of rustup now"));
+        assert_eq!(f.body, "<p>text</p>\n");
+    }
+
+    #[test]
     fn markdown_text_is_preserved_in_order() {
         let src = "Alpha & <beta>\n\n* one\n* two `co<de>`\n\n> quote **bold**\n\n1. x\n2. y\n";
         let f = convert(src);
@@ -766,6 +877,71 @@ mod tests {
             notes(&f),
             ["line 3: flattened elements nested deeper than 120 levels"]
         );
+    }
+
+    #[test]
+    fn gfm_task_lists_become_disabled_checkboxes() {
+        let f = convert("- [ ] foo\n- [x] bar\n\n* [@] not a task\n");
+        assert_eq!(
+            f.body,
+            "<ul>\n<li><input type=\"checkbox\" disabled=\"\"/> foo</li>\n<li><input type=\"checkbox\" checked=\"\" disabled=\"\"/> bar</li>\n</ul>\n<ul>\n<li>[@] not a task</li>\n</ul>\n"
+        );
+        assert!(f.removed.is_empty());
+    }
+
+    #[test]
+    fn bare_urls_become_links_outside_links_and_code() {
+        let f = convert(
+            "Visit www.commonmark.org/help, **or http://x.org**.\n\n[www.a.org](b.md) `www.c.org`\n\n    www.d.org\n\nMail a.b@c.d_e.org.",
+        );
+        assert_eq!(
+            f.body,
+            "<p>Visit <a href=\"http://www.commonmark.org/help\">www.commonmark.org/help</a>, <strong>or <a href=\"http://x.org\">http://x.org</a></strong>.</p>\n\
+             <p><a href=\"b.md\">www.a.org</a> <code>www.c.org</code></p>\n<pre><code>www.d.org\n</code></pre>\n\
+             <p>Mail <a href=\"mailto:a.b@c.d_e.org\">a.b@c.d_e.org</a>.</p>\n"
+        );
+    }
+
+    #[test]
+    fn fenced_code_naming_a_language_is_highlighted_unless_turned_off() {
+        let src = "```rust,ignore\nfn main() {} // <done>\n```\n\n```\nplain <x>\n```\n";
+        let f = convert(src);
+        assert!(
+            f.body
+                .starts_with("<pre><code class=\"language-rust\"><span class=\"hl-k\">fn</span>"),
+            "{}",
+            f.body
+        );
+        assert!(
+            f.body.contains("<span class=\"hl-c\">// &lt;done&gt;"),
+            "{}",
+            f.body
+        );
+        assert!(
+            f.body.contains("<pre><code>plain &lt;x&gt;\n</code></pre>"),
+            "{}",
+            f.body
+        );
+        let plain = markdown_to_xhtml_with(
+            src,
+            &mut Recorder::default(),
+            MarkdownOptions { highlight: false },
+            None,
+        )
+        .unwrap();
+        assert!(
+            plain.body.starts_with(
+                "<pre><code class=\"language-rust\">fn main() {} // &lt;done&gt;\n</code></pre>"
+            ),
+            "{}",
+            plain.body
+        );
+    }
+
+    #[test]
+    fn nul_becomes_the_replacement_character() {
+        let f = convert("a\0b\n");
+        assert_eq!(f.body, "<p>a\u{FFFD}b</p>\n");
     }
 
     #[test]

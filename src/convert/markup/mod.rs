@@ -10,6 +10,8 @@
 //! attributes, repairs the content models that EPUBCheck's schema enforces, resolves local
 //! images through an [`ImageResolver`] and serialises well-formed XML without recursion.
 
+mod autolink;
+pub(crate) mod highlight;
 mod html;
 mod ids;
 mod markdown;
@@ -23,7 +25,7 @@ pub use html::html_to_xhtml;
 pub use html::html_to_xhtml_fixed;
 #[cfg(test)]
 pub use markdown::markdown_to_xhtml;
-pub use markdown::markdown_to_xhtml_fixed;
+pub use markdown::{MarkdownOptions, markdown_to_xhtml_with};
 pub(crate) use sanitize::percent_decode;
 
 /// Rewrites one text node of a chapter's body (the text-fix stage: cleanup rules,
@@ -34,8 +36,8 @@ pub type TextFixer<'a> = dyn FnMut(&str) -> Option<String> + 'a;
 /// One converted chapter body.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Fragment {
-    /// Text of the chapter's leading level-1 heading (removed from `body`), or for HTML the
-    /// `<title>` of the head when the body does not start with an `<h1>`.
+    /// Text of the chapter's leading heading of any level (removed from `body`), or for HTML
+    /// the `<title>` of the head when the body does not start with a heading.
     pub title: Option<String>,
     /// Well-formed XHTML content (may have several top-level nodes). Only the default XHTML
     /// namespace and the `epub:` prefix are used; the caller's root element declares both.
@@ -50,6 +52,9 @@ pub struct Fragment {
     pub ids: HashMap<String, String>,
     /// Human-readable notes about what was removed or changed.
     pub warnings: Vec<Note>,
+    /// Elements removed with their content (`<video>`, `<iframe>`, remote images…), each
+    /// with how often, in order of first removal: what the reader of the book will not see.
+    pub removed: Vec<(String, usize)>,
 }
 
 /// Something removed or changed on the way.

@@ -4,9 +4,12 @@
 //! so walking and dropping a 10,000-deep tree needs no recursion). We copy the parts we keep
 //! into our own small arena, then run a few iterative passes:
 //!
-//! 1. **build**: allow-list of elements and attributes; unwrap or remove the rest (with
-//!    warnings); resolve local images; cap the nesting depth.
-//! 2. **title**: take a leading `<h1>` out as the chapter title.
+//! 1. **build**: allow-list of elements and attributes; unwrap or remove the rest (what is
+//!    removed with its content is counted for one warning per chapter, [`Fragment::removed`]);
+//!    resolve local images, and `<object>`/`<embed>` of a local image as an `<img>`; keep
+//!    Presentation MathML ([`mathml`]) and inline SVG cleaned like SVG files ([`inline_svg`]);
+//!    cap the nesting depth. MathML is then repaired to its schema.
+//! 2. **title**: take a leading heading (any level) out as the chapter title.
 //! 3. **structure**: demote headings, give list items, table parts, `dt`/`dd` and
 //!    `figcaption` the parents the schema wants.
 //! 4. **content models**: blocks inside phrasing-only elements become `span`, inline
@@ -14,6 +17,9 @@
 //! 5. **ids and links**: ids become unique NCNames; `#fragment` links that point nowhere
 //!    lose their href (EPUBCheck reports dangling fragments).
 //! 6. **serialise** as XHTML with an explicit stack.
+
+mod inline_svg;
+mod mathml;
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 
@@ -26,6 +32,9 @@ use super::parse::{MAX_PARSE_DEPTH, NodeId};
 use super::{
     Fragment, ImageResolver, ImageUse, MarkupError, Note, escape_attr, escape_text, is_xml_char,
 };
+
+const XHTML_NS: &str = "http://www.w3.org/1999/xhtml";
+const SVG_NS: &str = "http://www.w3.org/2000/svg";
 
 /// Deepest element nesting written. libxml2-based readers refuse documents deeper than 256;
 /// the packager adds three levels and list repair can add one per list level.
@@ -79,8 +88,12 @@ pub(crate) fn sanitize(
         image_uses: Vec::new(),
         warnings,
         dropped_attrs: BTreeSet::new(),
+        removed: Vec::new(),
+        line_of: opts.deep.line_of,
+        flattened: None,
     };
-    let flattened = b.build(root, opts.deep.line_of)?;
+    b.build(root)?;
+    let flattened = b.flattened;
     // One warning for all the ways deep nesting was undone, at the first place known.
     match (opts.deep.flattened.or(flattened), opts.deep.cut) {
         (Some(line), _) => b.warnings.add_at(
@@ -107,9 +120,11 @@ pub(crate) fn sanitize(
         nodes,
         image_uses,
         mut warnings,
+        removed,
         ..
     } = b;
     let mut tree = Tree { nodes };
+    tree.fix_mathml();
     let title = tree.take_title().or(opts.head_title);
     if let Some(fix) = opts.text {
         tree.fix_text(fix);
@@ -125,6 +140,7 @@ pub(crate) fn sanitize(
         links,
         ids,
         warnings: warnings.finish(),
+        removed,
     })
 }
 
@@ -168,6 +184,11 @@ enum Kind {
     Root,
     Element(Elem),
     Text(String),
+    /// Finished XML kept as it is (an inline SVG), with the ids it holds.
+    Raw {
+        xml: String,
+        ids: Vec<String>,
+    },
     Removed,
 }
 
@@ -199,9 +220,11 @@ fn is_phrasing(name: &str) -> bool {
             | "em"
             | "i"
             | "img"
+            | "input"
             | "ins"
             | "kbd"
             | "mark"
+            | "math"
             | "q"
             | "ruby"
             | "rt"
@@ -229,7 +252,7 @@ fn is_heading(name: &str) -> bool {
 }
 
 fn is_void(name: &str) -> bool {
-    matches!(name, "br" | "hr" | "img" | "wbr" | "col")
+    matches!(name, "br" | "hr" | "img" | "input" | "wbr" | "col")
 }
 
 /// Attributes every kept element may carry.
@@ -270,6 +293,18 @@ enum Action {
     /// Drop the element and its content; `true` adds a warning.
     Remove(bool),
     Img,
+    /// `<object>`, `<embed>`: an image, or removed.
+    Embedded,
+    /// `<input>`: a checkbox, or removed.
+    Input,
+}
+
+/// Where the children of an element just built go.
+enum Next {
+    /// Nowhere: it was removed with its content, or is void, or was written whole.
+    Skip,
+    /// Under this parent, at this depth.
+    Into(usize, usize),
 }
 
 /// The elements kept as they are, in sorted order (for a binary search).
@@ -352,10 +387,12 @@ fn classify(local: &str) -> Action {
             Keep("div")
         }
         "img" | "image" => Img,
+        "object" | "embed" => Embedded,
+        "input" => Input,
         "font" | "html" | "body" | "picture" | "canvas" | "map" | "slot" => Unwrap,
-        "script" | "style" | "iframe" | "object" | "embed" | "applet" | "noscript" | "noembed"
-        | "template" | "frame" | "frameset" | "noframes" | "link" | "input" | "select"
-        | "textarea" | "datalist" | "keygen" | "video" | "audio" | "title" => Remove(true),
+        "script" | "style" | "iframe" | "applet" | "noscript" | "noembed" | "template"
+        | "frame" | "frameset" | "noframes" | "link" | "select" | "textarea" | "datalist"
+        | "keygen" | "video" | "audio" | "title" => Remove(true),
         "meta" | "base" | "basefont" | "head" | "area" | "source" | "track" | "param"
         | "option" | "optgroup" | "spacer" => Remove(false),
         _ => Unwrap,
@@ -369,6 +406,12 @@ struct Builder<'r> {
     image_uses: Vec<ImageUse>,
     warnings: Warnings,
     dropped_attrs: BTreeSet<String>,
+    /// Elements removed with their content, `<name>` and how often, in order of first removal.
+    removed: Vec<(String, usize)>,
+    /// The source line of an element, where known (see [`Deep::line_of`]).
+    line_of: &'r dyn Fn(NodeId) -> Option<usize>,
+    /// Whether elements nested too deep were flattened, and the source line of the first.
+    flattened: Option<Option<usize>>,
 }
 
 impl Builder<'_> {
@@ -406,81 +449,243 @@ impl Builder<'_> {
         self.push(parent, Kind::Text(clean));
     }
 
-    /// Pass 1. Returns, when it flattened deep nesting, the source line where it began (if
-    /// the parser recorded it).
-    fn build(
-        &mut self,
-        root: ElementRef<'_>,
-        line_of: &dyn Fn(NodeId) -> Option<usize>,
-    ) -> Result<Option<Option<usize>>, MarkupError> {
+    /// Pass 1. When it flattens deep nesting, [`Builder::flattened`] says where that began
+    /// (if the parser recorded it).
+    fn build(&mut self, root: ElementRef<'_>) -> Result<(), MarkupError> {
         let mut stack: Vec<_> = root.children().rev().map(|c| (c, 0, 0)).collect();
-        let mut flattened = None;
         while let Some((node, parent, depth)) = stack.pop() {
-            let el = match node.value() {
-                PNode::Text(t) => {
-                    self.push_text(parent, &t.text);
-                    continue;
+            let next = match ElementRef::wrap(node) {
+                Some(el) => self.element(el, parent, depth)?,
+                None => {
+                    if let PNode::Text(t) = node.value() {
+                        self.push_text(parent, &t.text);
+                    }
+                    Next::Skip
                 }
-                PNode::Element(el) => el,
-                _ => continue,
             };
-            let local: &str = &el.name.local;
-            if &*el.name.ns != "http://www.w3.org/1999/xhtml" {
-                self.warnings.add(format!("removed <{local}> element"));
-                continue;
+            if let Next::Into(parent, depth) = next {
+                stack.extend(node.children().rev().map(|c| (c, parent, depth)));
             }
-            match classify(local) {
-                Action::Remove(warn) => {
-                    if warn {
-                        self.warnings.add(format!("removed <{local}> element"));
-                    }
+        }
+        Ok(())
+    }
+
+    /// Copies (or unwraps, or drops) one element; says where its children go.
+    fn element(
+        &mut self,
+        el: ElementRef<'_>,
+        parent: usize,
+        depth: usize,
+    ) -> Result<Next, MarkupError> {
+        let e = el.value();
+        let (ns, local): (&str, &str) = (&e.name.ns, &e.name.local);
+        let in_math = self.parent_name(parent).is_some_and(mathml::is_mathml);
+        let math_local = match ns {
+            mathml::MATHML_NS => Some(local),
+            XHTML_NS if local.contains(':') => mathml::local_name(local, prefix_binding(el)),
+            _ => None,
+        };
+        if let Some(math_local) = math_local {
+            return Ok(self.mathml(el, math_local, parent, depth));
+        }
+        if ns == SVG_NS && local == "svg" && !in_math {
+            return Ok(self.inline_svg(el, parent));
+        }
+        if ns != XHTML_NS {
+            self.removed(local);
+            return Ok(Next::Skip);
+        }
+        if in_math {
+            // HTML inside MathML (mtext may hold it, no other token may): its text stays.
+            return Ok(Next::Into(parent, depth));
+        }
+        Ok(match classify(local) {
+            Action::Remove(warn) => {
+                if warn {
+                    self.removed(local);
                 }
-                Action::Unwrap => {
-                    if !matches!(
-                        local,
-                        "font" | "html" | "body" | "picture" | "canvas" | "map"
-                    ) {
-                        self.warnings.add(format!(
-                            "unwrapped unknown element <{}>",
-                            shorten(local, 40)
-                        ));
-                    }
-                    for c in node.children().rev() {
-                        stack.push((c, parent, depth));
-                    }
+                Next::Skip
+            }
+            Action::Unwrap => {
+                if !matches!(
+                    local,
+                    "font" | "html" | "body" | "picture" | "canvas" | "map"
+                ) {
+                    self.warnings.add(format!(
+                        "unwrapped unknown element <{}>",
+                        shorten(local, 40)
+                    ));
                 }
-                Action::Img => self.image(el, parent)?,
-                Action::Keep(name) => {
-                    if depth >= MAX_DEPTH && !is_void(name) {
-                        if flattened.is_none() {
-                            flattened = Some(line_of(node.id()));
-                        }
-                        for c in node.children().rev() {
-                            stack.push((c, parent, depth));
-                        }
-                        continue;
-                    }
-                    let elem = self.filter_attrs(name, el);
-                    let i = self.push(parent, Kind::Element(elem));
-                    if !is_void(name) {
-                        for c in node.children().rev() {
-                            stack.push((c, i, depth + 1));
-                        }
+                Next::Into(parent, depth)
+            }
+            Action::Img => {
+                let src = e.attr("src").unwrap_or("").trim();
+                self.image(e, src, e.attr("alt").unwrap_or(""), parent)?;
+                Next::Skip
+            }
+            Action::Embedded => self.embedded(el, parent, depth)?,
+            Action::Input => self.input(el, parent, depth),
+            Action::Keep(name) => {
+                let elem = self.filter_attrs(name, e);
+                self.keep(elem, el.id(), parent, depth)
+            }
+        })
+    }
+
+    /// Adds `elem` (from the source's `node`) under `parent`, unless the nesting is too deep
+    /// (then only its content is kept).
+    fn keep(&mut self, elem: Elem, node: NodeId, parent: usize, depth: usize) -> Next {
+        if depth >= MAX_DEPTH && !is_void(elem.name) {
+            if self.flattened.is_none() {
+                self.flattened = Some((self.line_of)(node));
+            }
+            return Next::Into(parent, depth);
+        }
+        let void = is_void(elem.name);
+        let i = self.push(parent, Kind::Element(elem));
+        if void {
+            Next::Skip
+        } else {
+            Next::Into(i, depth + 1)
+        }
+    }
+
+    fn parent_name(&self, i: usize) -> Option<&'static str> {
+        match self.nodes.get(i).map(|n| &n.kind) {
+            Some(Kind::Element(e)) => Some(e.name),
+            _ => None,
+        }
+    }
+
+    /// Counts an element removed with its content, for the chapter's one warning.
+    fn removed(&mut self, local: &str) {
+        let what = format!("<{}>", shorten(local, 40));
+        match self.removed.iter_mut().find(|(w, _)| *w == what) {
+            Some((_, n)) => *n += 1,
+            None => self.removed.push((what, 1)),
+        }
+    }
+
+    /// A MathML element: kept from the allow-list, its attributes from the schema's lists.
+    fn mathml(&mut self, el: ElementRef<'_>, local: &str, parent: usize, depth: usize) -> Next {
+        let Some(name) = mathml::element(local) else {
+            if matches!(local, "annotation-xml" | "mglyph") {
+                self.removed(local);
+                return Next::Skip;
+            }
+            self.warnings
+                .add(format!("unwrapped MathML element <{}>", shorten(local, 40)));
+            return Next::Into(parent, depth);
+        };
+        let mut attrs = Vec::new();
+        for (key, raw) in el.value().attrs.iter() {
+            let (key, value): (&str, String) = (
+                &key.local,
+                raw.chars().filter(|&c| is_xml_char(c)).collect(),
+            );
+            match mathml::attribute(name, key) {
+                Some("id") if value.trim().is_empty() => {}
+                Some(k) => attrs.push((k, value)),
+                None if key.len() > 2 && key.starts_with("on") => self.warnings.add(format!(
+                    "removed event-handler attribute {}",
+                    shorten(key, 40)
+                )),
+                None if key.starts_with("xmlns") => {}
+                None => {
+                    if self.dropped_attrs.len() < 30 {
+                        self.dropped_attrs.insert(shorten(key, 40));
                     }
                 }
             }
         }
-        Ok(flattened)
+        attrs.sort_by_key(|(n, _)| attr_rank(n));
+        self.keep(Elem { name, attrs }, el.id(), parent, depth)
     }
 
-    fn image(&mut self, el: &PElement, parent: usize) -> Result<(), MarkupError> {
-        let src = el.attr("src").unwrap_or("").trim();
-        let alt: String = el
-            .attr("alt")
-            .unwrap_or("")
-            .chars()
-            .filter(|&c| is_xml_char(c))
-            .collect();
+    /// An inline drawing, cleaned like an SVG image file.
+    fn inline_svg(&mut self, el: ElementRef<'_>, parent: usize) -> Next {
+        match inline_svg::clean(el) {
+            Ok(svg) => {
+                if let Some(removed) = svg.removed {
+                    self.warnings.add(removed);
+                }
+                self.push(
+                    parent,
+                    Kind::Raw {
+                        xml: svg.xml,
+                        ids: svg.ids,
+                    },
+                );
+            }
+            Err(_) => self.removed("svg"),
+        }
+        Next::Skip
+    }
+
+    /// `<object>` or `<embed>` of a local image becomes an `<img>` (an object's fallback
+    /// content as its `alt`); anything else is removed, an object's fallback content kept.
+    fn embedded(
+        &mut self,
+        el: ElementRef<'_>,
+        parent: usize,
+        depth: usize,
+    ) -> Result<Next, MarkupError> {
+        let e = el.value();
+        let object = &*e.name.local == "object";
+        let src = e.attr(if object { "data" } else { "src" }).unwrap_or("");
+        if is_local_image(src.trim(), e.attr("type")) {
+            let alt = if object {
+                fallback_text(el)
+            } else {
+                e.attr("title").unwrap_or("").to_string()
+            };
+            self.image(e, src.trim(), &alt, parent)?;
+            return Ok(Next::Skip);
+        }
+        self.removed(&e.name.local);
+        Ok(if object {
+            Next::Into(parent, depth)
+        } else {
+            Next::Skip
+        })
+    }
+
+    /// A checkbox stays, disabled (GFM task lists; a book is not a form); other inputs go.
+    fn input(&mut self, el: ElementRef<'_>, parent: usize, depth: usize) -> Next {
+        let e = el.value();
+        if !e
+            .attr("type")
+            .is_some_and(|t| t.trim().eq_ignore_ascii_case("checkbox"))
+        {
+            self.removed("input");
+            return Next::Skip;
+        }
+        let mut attrs = vec![("type", "checkbox".to_string())];
+        if e.attr("checked").is_some() {
+            attrs.push(("checked", String::new()));
+        }
+        attrs.push(("disabled", String::new()));
+        self.keep(
+            Elem {
+                name: "input",
+                attrs,
+            },
+            el.id(),
+            parent,
+            depth,
+        )
+    }
+
+    /// An `<img>` of `src` with `alt`, its other attributes from `el`. A remote, embedded or
+    /// empty `src` leaves the alt text (and a warning).
+    fn image(
+        &mut self,
+        el: &PElement,
+        src: &str,
+        alt: &str,
+        parent: usize,
+    ) -> Result<(), MarkupError> {
+        let alt: String = alt.chars().filter(|&c| is_xml_char(c)).collect();
         let lower = src.to_ascii_lowercase();
         let reason = if src.is_empty() {
             Some("removed <img> without src".to_string())
@@ -496,11 +701,19 @@ impl Builder<'_> {
                 "removed image with unsupported URL {}",
                 shorten(src, 200)
             ))
+        } else if src.starts_with(['/', '\\']) {
+            // A path from a web site's root names no file of the project (and reading it
+            // would leave the project folder).
+            Some(format!(
+                "removed image with a path from a site's root {} (write it relative to the chapter)",
+                shorten(src, 200)
+            ))
         } else {
             None
         };
         if let Some(reason) = reason {
             self.warnings.add(reason);
+            self.removed("img");
             self.push_text(parent, &alt);
             return Ok(());
         }
@@ -534,10 +747,8 @@ impl Builder<'_> {
 
     fn filter_attrs(&mut self, name: &'static str, el: &PElement) -> Elem {
         let mut attrs: Vec<(&'static str, String)> = Vec::new();
-        let mut lang = None;
-        let mut xml_lang = None;
-        let mut align = None;
-        let mut style_align = None;
+        let (mut lang, mut xml_lang) = (None, None);
+        let (mut align, mut style) = (None, None);
         for (key, raw) in el.attrs() {
             let value: String = raw.chars().filter(|&c| is_xml_char(c)).collect();
             let kept: Option<(&'static str, String)> = match key {
@@ -545,12 +756,13 @@ impl Builder<'_> {
                 "class" => non_empty(&value.split_whitespace().collect::<Vec<_>>().join(" "))
                     .map(|v| ("class", v)),
                 "title" => Some(("title", value)),
-                "lang" => {
-                    lang = valid_lang(&value);
-                    continue;
-                }
-                "xml:lang" => {
-                    xml_lang = valid_lang(&value);
+                "lang" | "xml:lang" => {
+                    let slot = if key == "lang" {
+                        &mut lang
+                    } else {
+                        &mut xml_lang
+                    };
+                    *slot = valid_lang(&value);
                     continue;
                 }
                 "dir" => {
@@ -558,7 +770,7 @@ impl Builder<'_> {
                     matches!(v.as_str(), "ltr" | "rtl" | "auto").then_some(("dir", v))
                 }
                 "style" => {
-                    style_align = text_align_from_style(&value);
+                    style = kept_style(name, &value);
                     continue;
                 }
                 "align"
@@ -576,7 +788,8 @@ impl Builder<'_> {
                     }
                 },
                 _ if let Some(kept) = element_attr(name, key, &value) => kept,
-                "alt" | "src" if name == "img" => continue,
+                // Set by the caller (from an object's `data` too).
+                "alt" | "src" | "data" | "type" if name == "img" => continue,
                 k if k.len() > 2 && k.starts_with("on") => {
                     self.warnings.add(format!(
                         "removed event-handler attribute {}",
@@ -598,8 +811,8 @@ impl Builder<'_> {
         if let Some(l) = lang.or(xml_lang) {
             attrs.push(("lang", l));
         }
-        if let Some(a) = style_align.or(align) {
-            attrs.push(("style", format!("text-align: {a}")));
+        if let Some(s) = style.or_else(|| align.map(|a| format!("text-align: {a}"))) {
+            attrs.push(("style", s));
         }
         attrs.sort_by_key(|(n, _)| attr_rank(n));
         // bdo means nothing without a direction; the schema requires one.
@@ -658,6 +871,75 @@ fn element_attr(name: &str, key: &str, value: &str) -> Option<Option<(&'static s
             bounded_int(&value, 0, 100_000).map(|n| (k, n.to_string()))
         }
         _ => return None,
+    })
+}
+
+/// The namespace the prefix of an element named `p:local` is bound to by an `xmlns:p`
+/// attribute on it or an ancestor (the HTML parser keeps such names whole).
+fn prefix_binding(el: ElementRef<'_>) -> Option<&str> {
+    let (prefix, _) = el.value().name.local.split_once(':')?;
+    let attr = format!("xmlns:{prefix}");
+    std::iter::once(el)
+        .chain(el.ancestors().filter_map(ElementRef::wrap))
+        .find_map(|a| a.value().attr(&attr))
+}
+
+/// Whether an `<object>`'s `data` or an `<embed>`'s `src` names an image in the project: a
+/// relative URL with an image type or extension.
+fn is_local_image(src: &str, media_type: Option<&str>) -> bool {
+    let path = src
+        .split(['?', '#'])
+        .next()
+        .unwrap_or(src)
+        .to_ascii_lowercase();
+    let typed = media_type.is_some_and(|t| t.trim().to_ascii_lowercase().starts_with("image/"));
+    let named = [".png", ".jpg", ".jpeg", ".gif", ".webp", ".svg"]
+        .iter()
+        .any(|ext| path.ends_with(ext));
+    !path.is_empty() && url_scheme(src).is_none() && !src.starts_with("//") && (typed || named)
+}
+
+/// An object's fallback content as text: what it says, and the alt text of its images.
+fn fallback_text(el: ElementRef<'_>) -> String {
+    let mut words = Vec::new();
+    for node in el.descendants() {
+        match node.value() {
+            PNode::Text(t) => words.push(t.text.to_string()),
+            PNode::Element(e) if &*e.name.local == "img" => {
+                words.push(format!(" {} ", e.attr("alt").unwrap_or("")));
+            }
+            _ => {}
+        }
+    }
+    words
+        .concat()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// What an element keeps of its style attribute: its `text-align`, or an image's width.
+fn kept_style(name: &str, style: &str) -> Option<String> {
+    let align = text_align_from_style(style).map(|a| format!("text-align: {a}"));
+    match name {
+        "img" => align.or_else(|| width_from_style(style).map(|w| format!("width: {w}"))),
+        _ => align,
+    }
+}
+
+/// The `width` of a style attribute when it is a plain length (an object's size in `ex`
+/// carried to the image that replaces it); other CSS is not kept.
+fn width_from_style(style: &str) -> Option<String> {
+    style.split(';').rev().find_map(|decl| {
+        let (prop, value) = decl.split_once(':')?;
+        let value = value.trim().to_ascii_lowercase();
+        let number_end = value
+            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .unwrap_or(value.len());
+        let (number, unit) = value.split_at(number_end);
+        let length = number.parse::<f32>().is_ok_and(|n| n > 0.0)
+            && ["px", "em", "ex", "rem", "%", "pt", "cm", "mm", "in", "vw"].contains(&unit);
+        (prop.trim().eq_ignore_ascii_case("width") && length).then_some(value)
     })
 }
 
@@ -863,7 +1145,9 @@ impl Tree {
         out
     }
 
-    /// Takes out the `<h1>` that opens the body, if any, and returns its text.
+    /// Takes out the heading that opens the body, if any, and returns its text: of any level,
+    /// since chapters of a book often open with `## Title` (the Rust book's sections) or an
+    /// `<h3>` (SICP's pages).
     fn take_title(&mut self) -> Option<String> {
         let found =
             self.preorder()
@@ -876,7 +1160,10 @@ impl Tree {
                     }
                     _ => false,
                 })?;
-        if self.name(found) != Some("h1") {
+        if !matches!(
+            self.name(found),
+            Some("h1" | "h2" | "h3" | "h4" | "h5" | "h6")
+        ) {
             return None;
         }
         let mut text = String::new();
@@ -942,6 +1229,9 @@ impl Tree {
         // (node, inside a caption): the Schematron forbids tables in captions.
         let mut stack = vec![(0usize, false)];
         while let Some((i, in_caption)) = stack.pop() {
+            if self.name(i) == Some("math") {
+                continue; // repaired by its own pass
+            }
             if self.name(i) == Some("table") && in_caption {
                 self.rename(i, "div");
             }
@@ -1173,6 +1463,26 @@ impl Tree {
         }
     }
 
+    /// For each node, whether it has a block child, directly or through phrasing or
+    /// transparent children (`order` is the preorder). MathML is phrasing whatever it holds.
+    fn block_holders(&self, order: &[usize]) -> Vec<bool> {
+        let mut has_block = vec![false; self.nodes.len()];
+        for &i in order.iter().rev() {
+            let Some(n) = self.nodes.get(i) else { continue };
+            let math = self.name(i) == Some("math");
+            let any = !math
+                && n.children.iter().any(|&c| match self.name(c) {
+                    Some(cn) if !is_phrasing(cn) => true,
+                    Some(_) => has_block.get(c).copied().unwrap_or(false),
+                    None => false,
+                });
+            if let Some(slot) = has_block.get_mut(i) {
+                *slot = any;
+            }
+        }
+        has_block
+    }
+
     /// Pass 4: phrasing/flow content models.
     fn fix_content_models(&mut self) {
         #[derive(Clone, Copy, PartialEq)]
@@ -1182,20 +1492,8 @@ impl Tree {
             FlowPlain,
             Phrasing,
         }
-        // has_block[i]: i has a block child, directly or through phrasing/transparent children.
         let order = self.preorder();
-        let mut has_block = vec![false; self.nodes.len()];
-        for &i in order.iter().rev() {
-            let Some(n) = self.nodes.get(i) else { continue };
-            let any = n.children.iter().any(|&c| match self.name(c) {
-                Some(cn) if !is_phrasing(cn) => true,
-                Some(_) => has_block.get(c).copied().unwrap_or(false),
-                None => false,
-            });
-            if let Some(slot) = has_block.get_mut(i) {
-                *slot = any;
-            }
-        }
+        let has_block = self.block_holders(&order);
         const IN_A: u8 = 1;
         const IN_DFN: u8 = 2;
         let mut stack = vec![(0usize, Ctx::Flow, 0u8)];
@@ -1257,6 +1555,9 @@ impl Tree {
                         _ => 0,
                     };
             }
+            if self.name(i) == Some("math") {
+                continue;
+            }
             for c in self.children(i).into_iter().rev() {
                 stack.push((c, child_ctx, child_anc));
             }
@@ -1273,12 +1574,13 @@ impl Tree {
         let order = self.preorder();
         let mut ids = Ids::new(marker);
         for &i in &order {
-            let Some(Node {
-                kind: Kind::Element(e),
-                ..
-            }) = self.nodes.get_mut(i)
-            else {
-                continue;
+            let e = match self.nodes.get_mut(i).map(|n| &mut n.kind) {
+                Some(Kind::Element(e)) => e,
+                Some(Kind::Raw { xml, ids: svg_ids }) => {
+                    unique_svg_ids(xml, svg_ids, i, &mut ids);
+                    continue;
+                }
+                _ => continue,
             };
             let Some(pos) = e.attrs.iter().position(|(k, _)| *k == "id") else {
                 continue;
@@ -1351,9 +1653,15 @@ impl Tree {
                 }
                 Step::Open(i) => match self.nodes.get(i).map(|n| &n.kind) {
                     Some(Kind::Text(t)) => out.push_str(&escape_text(t)),
+                    Some(Kind::Raw { xml, .. }) => out.push_str(xml),
                     Some(Kind::Element(e)) => {
                         out.push('<');
                         out.push_str(e.name);
+                        if e.name == "math" {
+                            out.push_str(" xmlns=\"");
+                            out.push_str(mathml::MATHML_NS);
+                            out.push('"');
+                        }
                         for (k, v) in &e.attrs {
                             out.push(' ');
                             out.push_str(k);
@@ -1374,6 +1682,28 @@ impl Tree {
             }
         }
         out
+    }
+}
+
+/// Keeps an inline drawing's ids unique in the chapter: one already used is renamed (with
+/// the references to it in the drawing); the others are assigned like any element's.
+fn unique_svg_ids(xml: &mut String, svg_ids: &[String], node: usize, ids: &mut Ids<'_>) {
+    for id in svg_ids {
+        let mut n = 0;
+        let new = loop {
+            let raw = match n {
+                0 => id.clone(),
+                _ => format!("svg{node}-{n}-{id}"),
+            };
+            match ids.assign(&raw) {
+                Assigned::Same => break raw,
+                Assigned::Renamed(new) => break new,
+                Assigned::Duplicate => n += 1,
+            }
+        };
+        if new != *id {
+            *xml = inline_svg::rename_id(xml, id, &new);
+        }
     }
 }
 

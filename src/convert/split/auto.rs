@@ -29,16 +29,21 @@
 //!   (`番外一`, `番外篇`), which is kept in the title but not used for numbering. `作者的话` is
 //!   left out on purpose: authors use it for notes inside chapters.
 //! - **English.** `Chapter` + number (digits, Roman `XII`, words `Twelve`, `Twenty-One`) is a
-//!   chapter; `Part` + number is a volume (Roman numerals must be all upper or all lower case,
-//!   so `Part Mix` is text); `Prologue` and `Epilogue` are unnumbered chapters.
+//!   chapter; `Part`, `Book` or `Volume` + number is a volume (Roman numerals must be all upper
+//!   or all lower case, so `Part Mix` is text), and so is `First Epilogue` (War and Peace's
+//!   epilogues hold chapters), unnumbered; `Prologue` and `Epilogue` are unnumbered chapters.
 //!   Case does not matter. A title after a plain space must not start with a lower-case
-//!   letter, which keeps `Chapter 5 is where it starts` as prose.
+//!   letter, which keeps `Chapter 5 is where it starts` as prose. A title ending with a full
+//!   stop is a sentence unless it is in title case (`CHAPTER 1. Loomings.`, as Project
+//!   Gutenberg writes headings).
+//! - **Site labels.** Downloads put a label before every heading (`正文 第一回 …`,
+//!   `《西游记》目录 第一回 …`); the heading is what follows, and the title leaves the label out.
 //! - **Not handled:** headings wrapped in brackets (`【第一章】`) or quotes (`“第一章”他说`)
 //!   stay text, as does anything starting with another character.
 
 use super::HeadingKind;
 use super::numerals::{
-    english_ones, english_tens, is_numeral_char, parse_chinese_number, parse_english_number,
+    Readings, chinese_readings, english_ones, english_tens, is_numeral_char, parse_english_number,
     parse_roman,
 };
 
@@ -57,6 +62,9 @@ pub(super) struct Found {
     pub kind: HeadingKind,
     pub title: String,
     pub number: Option<u64>,
+    /// The other reading of a number that has two (`一百一`: 110, or 101 in a classical
+    /// novel's sequence); the split module picks the one the sequence continues with.
+    pub other: Option<u64>,
 }
 
 /// White space inside or around a heading, including U+3000 and NBSP.
@@ -79,7 +87,7 @@ pub(super) fn trim_line(line: &str) -> &str {
 }
 
 /// The trimmed text with every inner run of white space replaced by one ASCII space.
-pub(super) fn collapse_spaces(text: &str) -> String {
+pub(crate) fn collapse_spaces(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut in_space = false;
     for c in text.chars() {
@@ -113,6 +121,33 @@ fn short_enough(text: &str) -> bool {
 /// Recognises the headings on one trimmed, non-empty line. Returns nothing for text, one entry
 /// for a heading, and volume then chapter for a line that holds both.
 pub(super) fn detect(line: &str) -> Vec<Found> {
+    match strip_site_label(line) {
+        Some(rest) => detect_heading(rest),
+        None => detect_heading(line),
+    }
+}
+
+/// Labels that download sites put before every heading line: `正文 第一回 …`,
+/// `《西游记》目录 第一回 …`, `《》目录 第一回 …`. The heading is what follows (a line that is
+/// only a label stays text).
+fn strip_site_label(line: &str) -> Option<&str> {
+    const LABELS: [&str; 5] = ["正文卷", "正文", "目录", "目錄", "章节目录"];
+    let mut rest = line;
+    if let Some(after) = rest.strip_prefix('《') {
+        let (book, tail) = after.split_once('》')?;
+        if book.chars().count() > 20 {
+            return None;
+        }
+        rest = tail.trim_start_matches(is_space);
+    }
+    if let Some(label) = LABELS.iter().find(|l| rest.starts_with(*l)) {
+        rest = rest.get(label.len()..)?.trim_start_matches(is_space);
+    }
+    (rest.len() < line.len() && !rest.is_empty()).then_some(rest)
+}
+
+/// [`detect`] on a line without a site label.
+fn detect_heading(line: &str) -> Vec<Found> {
     let Some(first) = line.chars().next() else {
         return Vec::new();
     };
@@ -137,6 +172,16 @@ pub(super) fn detect(line: &str) -> Vec<Found> {
             | 'p'
             | 'E'
             | 'e'
+            | 'B'
+            | 'b'
+            | 'V'
+            | 'v'
+            | 'F'
+            | 'f'
+            | 'S'
+            | 's'
+            | 'T'
+            | 't'
     ) || !short_enough(line)
     {
         return Vec::new();
@@ -200,9 +245,9 @@ fn title_reads_as_title(title: &str, glued: bool) -> bool {
     !(ends_sentence && (has_comma || width(title) > MAX_EXCLAIMED_TITLE_WIDTH))
 }
 
-/// `第` + number + unit at the start of `text`: the unit, the number and the text after the
-/// unit.
-fn di_number_unit(text: &str) -> Option<(char, u64, &str)> {
+/// `第` + number + unit at the start of `text`: the unit, the number (with its other reading,
+/// if it has one) and the text after the unit.
+fn di_number_unit(text: &str) -> Option<(char, Readings, &str)> {
     let rest = text.strip_prefix('第')?.trim_start_matches(is_space);
     let end = rest
         .char_indices()
@@ -211,7 +256,7 @@ fn di_number_unit(text: &str) -> Option<(char, u64, &str)> {
     let digits = rest.get(..end).filter(|d| !d.is_empty())?;
     let after = rest.get(end..)?.trim_start_matches(is_space);
     let unit = after.chars().next()?;
-    let number = parse_chinese_number(digits)?;
+    let number = chinese_readings(digits)?;
     Some((unit, number, after.get(unit.len_utf8()..)?))
 }
 
@@ -275,18 +320,46 @@ fn english_numbered<'a>(text: &'a str, keyword: &str) -> Option<(u64, &'a str)> 
 }
 
 /// An English title after a plain space must not start lower-case (`Chapter 5 is where`).
+/// A title in title case may end with a full stop, as Project Gutenberg texts write them
+/// (`CHAPTER 1. Loomings.`, `CHAPTER 120. The Deck Towards the End of the First Night Watch.`).
 fn english_rest_ok(rest: &str) -> bool {
     let (_, title) = split_title(rest);
     let plain_space = rest.chars().take_while(|c| is_separator(*c)).all(is_space);
     if plain_space && title.starts_with(|c: char| c.is_ascii_lowercase()) {
         return false;
     }
-    accept_rest(rest, false)
+    accept_rest(rest, false) || title_case_ending_a_sentence(title)
+}
+
+/// Words an English title leaves in lower case.
+const SMALL_WORDS: [&str; 22] = [
+    "a", "an", "and", "as", "at", "but", "by", "for", "from", "in", "into", "nor", "of", "on",
+    "or", "over", "the", "to", "upon", "vs", "with", "without",
+];
+
+/// `Loomings.`, `The Chase.—Third Day.` or `Does the Whale’s Magnitude Diminish?—Will He
+/// Perish?`: every word capitalised but the small ones (not the first), ending with one full
+/// stop or a question or exclamation mark; not `That was all.`
+fn title_case_ending_a_sentence(title: &str) -> bool {
+    let Some(core) = title.strip_suffix(['.', '?', '!']) else {
+        return false;
+    };
+    let words: Vec<&str> = core.split(is_space).filter(|w| !w.is_empty()).collect();
+    if words.is_empty() || words.len() > 14 || core.ends_with(['.', '?', '!']) {
+        return false;
+    }
+    words.iter().enumerate().all(|(i, word)| {
+        let Some(first) = word.chars().find(|c| c.is_alphabetic()) else {
+            return true;
+        };
+        let bare = word.trim_matches(|c: char| !c.is_alphabetic());
+        first.is_uppercase() || (i > 0 && SMALL_WORDS.contains(&bare))
+    })
 }
 
 /// A numbered chapter heading: `第…章` or `Chapter …`.
 fn numbered_chapter(text: &str) -> Option<Found> {
-    let number = if let Some((unit, number, rest)) = di_number_unit(text) {
+    let (number, other) = if let Some((unit, number, rest)) = di_number_unit(text) {
         if !is_chapter_unit(unit) || !accept_rest(rest, allows_glued_title(unit)) {
             return None;
         }
@@ -296,12 +369,40 @@ fn numbered_chapter(text: &str) -> Option<Found> {
         if !english_rest_ok(rest) {
             return None;
         }
-        number
+        (number, None)
     };
     Some(Found {
         kind: HeadingKind::Chapter,
         title: collapse_spaces(text),
         number: Some(number),
+        other,
+    })
+}
+
+/// English words for a volume: `Part Two`, `Book One: 1805`, `Volume III`.
+const ENGLISH_VOLUME_KEYWORDS: [&str; 3] = ["part", "book", "volume"];
+
+/// `First Epilogue`, `Second Epilogue`: a volume of its own (War and Peace), unnumbered so that
+/// its chapters may start again at 1 without breaking the volumes' numbering.
+fn ordinal_epilogue(text: &str) -> Option<Found> {
+    const ORDINALS: [&str; 5] = ["first", "second", "third", "fourth", "fifth"];
+    let (word, rest) = text.split_once(is_space)?;
+    if !ORDINALS.iter().any(|o| o.eq_ignore_ascii_case(word)) {
+        return None;
+    }
+    let rest = rest.trim_start_matches(is_space);
+    let after = rest
+        .get(..8)
+        .filter(|h| h.eq_ignore_ascii_case("epilogue"))?;
+    let title_rest = rest.get(after.len()..)?;
+    if !title_rest.is_empty() && !title_rest.starts_with(is_separator) {
+        return None;
+    }
+    english_rest_ok(title_rest).then(|| Found {
+        kind: HeadingKind::Volume,
+        title: collapse_spaces(text),
+        number: None,
+        other: None,
     })
 }
 
@@ -319,12 +420,17 @@ fn volume_line(text: &str) -> Option<Vec<Found>> {
             .char_indices()
             .find(|&(_, c)| !is_numeral_char(c))
             .map_or(after.len(), |(i, _)| i);
-        let number = parse_chinese_number(after.get(..end)?)?;
+        let number = chinese_readings(after.get(..end)?)?;
         (number, after.get(end..)?, false, false)
+    } else if let Some(found) = ordinal_epilogue(text) {
+        return Some(vec![found]);
     } else {
-        let (number, rest) = english_numbered(text, "part")?;
-        (number, rest, false, true)
+        let (number, rest) = ENGLISH_VOLUME_KEYWORDS
+            .iter()
+            .find_map(|keyword| english_numbered(text, keyword))?;
+        ((number, None), rest, false, true)
     };
+    let (number, other) = number;
 
     // Where the volume's own text ends and an embedded chapter heading begins, if any.
     let rest_start = text.len() - rest.len();
@@ -359,6 +465,7 @@ fn volume_line(text: &str) -> Option<Vec<Found>> {
         kind: HeadingKind::Volume,
         title: collapse_spaces(volume_text),
         number: Some(number),
+        other,
     }];
     found.extend(chapter.map(|(_, c)| c));
     Some(found)
@@ -420,6 +527,7 @@ fn unnumbered_chapter(text: &str) -> Option<Found> {
         kind: HeadingKind::Chapter,
         title: collapse_spaces(text),
         number: None,
+        other: None,
     })
 }
 
@@ -441,6 +549,7 @@ mod tests {
             kind: HeadingKind::Chapter,
             title: title.to_string(),
             number,
+            other: None,
         })
     }
 
@@ -449,6 +558,7 @@ mod tests {
             kind: HeadingKind::Volume,
             title: title.to_string(),
             number,
+            other: None,
         })
     }
 
@@ -611,6 +721,54 @@ mod tests {
     }
 
     #[test]
+    fn gutenberg_headings_with_a_full_stop_are_recognised() {
+        assert_eq!(
+            one("CHAPTER 1. Loomings."),
+            chapter("CHAPTER 1. Loomings.", Some(1))
+        );
+        for line in [
+            "CHAPTER 120. The Deck Towards the End of the First Night Watch.",
+            "CHAPTER 121. Midnight.—The Forecastle Bulwarks.",
+            "CHAPTER 135. The Chase.—Third Day.",
+            "CHAPTER II.",
+        ] {
+            assert!(one(line).is_some(), "{line}");
+        }
+        for prose in [
+            "Chapter 1. It was a dark night.",
+            "Chapter 2. Then he went home.",
+            "Chapter 3. The End..",
+        ] {
+            assert_eq!(one(prose), None, "{prose}");
+        }
+    }
+
+    #[test]
+    fn books_volumes_and_numbered_epilogues_are_volumes() {
+        assert_eq!(one("BOOK ONE: 1805"), volume("BOOK ONE: 1805", Some(1)));
+        assert_eq!(
+            one("BOOK FIFTEEN: 1812 - 13"),
+            volume("BOOK FIFTEEN: 1812 - 13", Some(15))
+        );
+        assert_eq!(one("Volume III"), volume("Volume III", Some(3)));
+        assert_eq!(
+            one("FIRST EPILOGUE: 1813 - 20"),
+            volume("FIRST EPILOGUE: 1813 - 20", None)
+        );
+        assert_eq!(one("SECOND EPILOGUE"), volume("SECOND EPILOGUE", None));
+        assert!(one("CHAPTER 105. Does the Whale’s Magnitude Diminish?—Will He Perish?").is_some());
+        for prose in [
+            "Book two was better.",
+            "Booking a room",
+            "First epilogue was long",
+            "Second Epilogues",
+            "Volume control",
+        ] {
+            assert_eq!(one(prose), None, "{prose}");
+        }
+    }
+
+    #[test]
     fn english_prose_stays_text() {
         for line in [
             "Chapter one was boring.",
@@ -661,6 +819,29 @@ mod tests {
             one("第十二章 “走吧！”"),
             chapter("第十二章 “走吧！”", Some(12))
         );
+    }
+
+    #[test]
+    fn site_labels_before_a_heading_are_left_out_of_it() {
+        assert_eq!(
+            one("正文 第一回 宴桃园豪杰三结义 斩黄巾英雄首立功"),
+            chapter("第一回 宴桃园豪杰三结义 斩黄巾英雄首立功", Some(1))
+        );
+        assert_eq!(
+            one("《》目录 第一回　灵根育孕源流出　心性修持大道生"),
+            chapter("第一回 灵根育孕源流出 心性修持大道生", Some(1))
+        );
+        assert_eq!(one("《西游记》 第二回"), chapter("第二回", Some(2)));
+        assert_eq!(one("正文卷 第一章 风起"), chapter("第一章 风起", Some(1)));
+        for text in [
+            "正文",
+            "《水浒传》",
+            "《》目录",
+            "正文写得很好",
+            "目录第一页",
+        ] {
+            assert_eq!(one(text), None, "{text}");
+        }
     }
 
     #[test]

@@ -12,7 +12,10 @@
 //! `auto` submodule: `第…章`, `第…卷`, `卷三`, `序章`, `番外`, `Chapter XII`, `Part One`,
 //! `Prologue` … with guards against prose such as `第一次见面` or `他翻到第三章，看了很久。`)
 //! or by user regexes from metadata.toml ([`SplitMode::Pattern`]). Each line is looked at once,
-//! so a 30 MB book splits in well under a second.
+//! so a 30 MB book splits in well under a second. A table of contents printed at the start of
+//! the text (headings with nothing under them, repeated later where the chapters start) is
+//! front matter, not chapters. A heading number with two readings (`第一百一回`: 110 as spoken,
+//! 101 in a classical novel) takes the one its sequence continues with.
 
 mod auto;
 mod numerals;
@@ -22,7 +25,7 @@ use std::ops::Range;
 
 use regex::Regex;
 
-pub use numerals::parse_chinese_number;
+pub(crate) use auto::collapse_spaces;
 
 /// How heading lines are recognised.
 #[derive(Debug, Clone)]
@@ -118,6 +121,9 @@ pub struct Heading {
     pub title: String,
     /// 1-based line number in the input.
     pub line: usize,
+    /// Lines the heading takes: 1, or 2 for a title wrapped onto the next line (its text is
+    /// then part of `title`).
+    pub lines: usize,
     /// The heading's number (`第十二章` -> 12), `None` for unnumbered sections such as `序章`.
     pub number: Option<u64>,
 }
@@ -157,10 +163,76 @@ pub struct Split {
 /// not blank; otherwise they are dropped. Every other line is either a heading line or in
 /// exactly one section's body, in order. Lines need not be trimmed.
 pub fn split(lines: &[&str], mode: &SplitMode) -> Split {
+    let mut found = find_headings(lines, mode);
+    drop_contents_lists(&mut found, lines);
     let mut sections: Vec<Section> = Vec::new();
     let mut numbering = Numbering::default();
-    let mut front_has_text = false;
+    let first_heading = found.first().map_or(lines.len(), |h| h.index);
+    if lines[..first_heading]
+        .iter()
+        .any(|l| !auto::trim_line(l).is_empty())
+    {
+        sections.push(Section {
+            heading: None,
+            body: 0..first_heading,
+        });
+    }
+    for HeadingLine {
+        index,
+        found,
+        wrapped,
+    } in found
+    {
+        if let Some(last) = sections.last_mut() {
+            last.body.end = index;
+        }
+        let body_start = index + 1 + usize::from(wrapped.is_some());
+        let count = found.len();
+        for (k, f) in found.into_iter().enumerate() {
+            let mut title = f.title;
+            if let Some(more) = wrapped.as_deref().filter(|_| k + 1 == count) {
+                title = format!("{title} {more}");
+            }
+            let heading = Heading {
+                kind: f.kind,
+                number: numbering.reading(f.kind, f.number, f.other),
+                title,
+                line: index + 1,
+                lines: body_start - index,
+            };
+            numbering.check(&heading);
+            sections.push(Section {
+                heading: Some(heading),
+                body: body_start..body_start,
+            });
+        }
+    }
+    if let Some(last) = sections.last_mut() {
+        last.body.end = lines.len();
+    }
+    Split {
+        sections,
+        warnings: numbering.warnings,
+    }
+}
 
+/// A line holding one heading, or a volume and a chapter.
+struct HeadingLine {
+    /// 0-based index of the line.
+    index: usize,
+    /// The headings on it.
+    found: Vec<auto::Found>,
+    /// The rest of a title wrapped onto the next line, which is then part of the heading.
+    wrapped: Option<String>,
+}
+
+/// The heading lines, in order.
+fn find_headings(lines: &[&str], mode: &SplitMode) -> Vec<HeadingLine> {
+    let blocks = matches!(mode, SplitMode::Auto) && {
+        let trimmed: Vec<&str> = lines.iter().map(|l| auto::trim_line(l)).collect();
+        super::text::blank_line_separated(&trimmed)
+    };
+    let mut out = Vec::new();
     for (index, raw) in lines.iter().enumerate() {
         let line = auto::trim_line(raw);
         if line.is_empty() {
@@ -173,44 +245,26 @@ pub fn split(lines: &[&str], mode: &SplitMode) -> Split {
             }
         };
         if found.is_empty() {
-            front_has_text |= sections.is_empty();
             continue;
         }
-        match sections.last_mut() {
-            Some(last) => last.body.end = index,
-            None if front_has_text => sections.push(Section {
-                heading: None,
-                body: 0..index,
-            }),
-            None => {}
-        }
-        for f in found {
-            let heading = Heading {
-                kind: f.kind,
-                title: f.title,
-                line: index + 1,
-                number: f.number,
-            };
-            numbering.check(&heading);
-            sections.push(Section {
-                heading: Some(heading),
-                body: index + 1..index + 1,
-            });
-        }
+        let latin = found[0]
+            .title
+            .starts_with(|c: char| c.is_ascii_alphabetic());
+        let wrapped = if blocks && latin {
+            match stands_alone(lines, index, line) {
+                Some(wrapped) => wrapped,
+                None => continue,
+            }
+        } else {
+            None
+        };
+        out.push(HeadingLine {
+            index,
+            found,
+            wrapped,
+        });
     }
-
-    match sections.last_mut() {
-        Some(last) => last.body.end = lines.len(),
-        None if front_has_text => sections.push(Section {
-            heading: None,
-            body: 0..lines.len(),
-        }),
-        None => {}
-    }
-    Split {
-        sections,
-        warnings: numbering.warnings,
-    }
+    out
 }
 
 /// Whether `line` is a volume or chapter heading by `mode`.
@@ -225,6 +279,98 @@ pub fn is_heading(line: &str, mode: &SplitMode) -> bool {
         }
 }
 
+/// In text whose paragraphs are separated by blank lines, an English heading is a paragraph
+/// of its own: `BOOK I. (Folio), CHAPTER I. (Sperm Whale).—This whale, among the` opening a
+/// paragraph of Moby-Dick is text. One more line before the blank line is the rest of a title
+/// too long for one line when the heading does not end like a sentence
+/// (`CHAPTER 56. Of the Less Erroneous Pictures of Whales, and the True` /
+/// `Pictures of Whaling Scenes.`), returned; None when the line is not a heading.
+fn stands_alone(lines: &[&str], index: usize, line: &str) -> Option<Option<String>> {
+    let mut after = lines[index + 1..].iter().map(|l| auto::trim_line(l));
+    let next = match after.next() {
+        None | Some("") => return Some(None),
+        Some(next) => next,
+    };
+    if !auto::detect(next).is_empty() {
+        return Some(None);
+    }
+    if !matches!(after.next(), None | Some("")) {
+        return None;
+    }
+    let open = !line.ends_with(['.', '!', '?', ':', ')', ']']);
+    let short = next.chars().count() <= auto::MAX_HEADING_WIDTH;
+    Some((open && short).then(|| auto::collapse_spaces(next)))
+}
+
+/// A book's own table of contents, printed at its start (Project Gutenberg texts keep it:
+/// `CHAPTER 1. Loomings.` … on lines of their own), is a run of headings with nothing under
+/// them that starts over later with the same headings. Its lines are text, not headings: they
+/// stay in the section before (the front matter), and the chapters they list are found where
+/// they really start.
+///
+/// A run counts when it is at least [`CONTENTS_MIN`] heading lines long, every one but the last
+/// with nothing under it but blank lines and a wrapped title, and the heading lines right after
+/// it repeat its first [`CONTENTS_MIN`] titles.
+fn drop_contents_lists(found: &mut Vec<HeadingLine>, lines: &[&str]) {
+    if found.len() < 2 * CONTENTS_MIN {
+        return;
+    }
+    let titles: Vec<String> = found
+        .iter()
+        .map(|h| {
+            let first = h.found.first().map(|f| f.title.to_lowercase());
+            first.unwrap_or_default()
+        })
+        .collect();
+    // For each heading line, the first one at or after it with text under it. A list entry
+    // may wrap onto a second line (`CHAPTER 56. Of the Less Erroneous Pictures of Whales,
+    // and the True` / `Pictures of Whaling Scenes.`): one short line is not text.
+    let mut texted = vec![found.len(); found.len() + 1];
+    for k in (0..found.len()).rev() {
+        let end = found.get(k + 1).map_or(lines.len(), |next| next.index);
+        let mut under = lines[found[k].index + 1..end]
+            .iter()
+            .map(|l| auto::trim_line(l))
+            .filter(|l| !l.is_empty());
+        let bare = match (under.next(), under.next()) {
+            (None, _) => true,
+            (Some(wrapped), None) => wrapped.chars().count() <= auto::MAX_HEADING_WIDTH,
+            _ => false,
+        };
+        texted[k] = if bare { texted[k + 1] } else { k };
+    }
+    // Where each run of CONTENTS_MIN titles occurs, in order.
+    let mut at: HashMap<&[String], Vec<usize>> = HashMap::new();
+    for (k, window) in titles.windows(CONTENTS_MIN).enumerate() {
+        at.entry(window).or_default().push(k);
+    }
+    let mut drop = vec![false; found.len()];
+    let mut i = 0;
+    while i + CONTENTS_MIN <= found.len() {
+        // The run may end with one heading that has text under it.
+        let longest = texted[i] + 1;
+        let end = at
+            .get(&titles[i..i + CONTENTS_MIN])
+            .and_then(|starts| starts.iter().find(|&&j| j >= i + CONTENTS_MIN))
+            .filter(|&&j| j <= longest);
+        match end {
+            Some(&end) => {
+                drop[i..end].fill(true);
+                i = end;
+            }
+            None => i += 1,
+        }
+    }
+    let mut k = 0;
+    found.retain(|_| {
+        k += 1;
+        !drop[k - 1]
+    });
+}
+
+/// Heading lines in a row with nothing under them that make a table of contents.
+const CONTENTS_MIN: usize = 3;
+
 /// A heading found by user patterns. The number comes from a capture group named `num` when
 /// the pattern has one, else from the built-in rules when they recognise the line, else from
 /// the first run of digits or Chinese numerals after `第`, else from the first run of digits.
@@ -234,34 +380,36 @@ fn pattern_heading(line: &str, chapter: &Regex, volume: Option<&Regex>) -> Vec<a
         _ if chapter.is_match(line) => (HeadingKind::Chapter, chapter),
         _ => return Vec::new(),
     };
+    let (number, other) = pattern_number(line, kind, regex).unzip();
     vec![auto::Found {
         kind,
         title: auto::collapse_spaces(line),
-        number: pattern_number(line, kind, regex),
+        number,
+        other: other.flatten(),
     }]
 }
 
-fn pattern_number(line: &str, kind: HeadingKind, regex: &Regex) -> Option<u64> {
+/// The number of a heading found by a pattern, with its other reading (see
+/// [`numerals::chinese_readings`]).
+fn pattern_number(line: &str, kind: HeadingKind, regex: &Regex) -> Option<numerals::Readings> {
     if regex.capture_names().flatten().any(|n| n == "num")
         && let Some(m) = regex.captures(line).and_then(|c| c.name("num"))
     {
         let text = auto::trim_line(m.as_str());
-        return parse_chinese_number(text)
-            .or_else(|| numerals::parse_roman(text))
-            .or_else(|| numerals::parse_english_number(text));
+        return numerals::chinese_readings(text)
+            .or_else(|| numerals::parse_roman(text).map(|n| (n, None)))
+            .or_else(|| numerals::parse_english_number(text).map(|n| (n, None)));
     }
-    if let Some(n) = auto::detect(line)
-        .into_iter()
-        .find(|f| f.kind == kind)
-        .and_then(|f| f.number)
+    if let Some(f) = auto::detect(line).into_iter().find(|f| f.kind == kind)
+        && let Some(n) = f.number
     {
-        return Some(n);
+        return Some((n, f.other));
     }
-    let run = |text: &str, is_part: fn(char) -> bool| -> Option<u64> {
+    let run = |text: &str, is_part: fn(char) -> bool| {
         let start = text.find(is_part)?;
         let rest = text.get(start..)?;
         let end = rest.find(|c: char| !is_part(c)).unwrap_or(rest.len());
-        parse_chinese_number(rest.get(..end)?)
+        numerals::chinese_readings(rest.get(..end)?)
     };
     line.split_once('第')
         .and_then(|(_, after)| {
@@ -286,6 +434,27 @@ struct Numbering {
 }
 
 impl Numbering {
+    /// Of a heading number's two readings, the one nearer the number that comes next at its
+    /// level (`一百一` after 100 is 101; after 109, `一百十` is 110 anyway); the spoken reading
+    /// when there is no sequence yet, or when both are as near.
+    fn reading(&self, kind: HeadingKind, number: Option<u64>, other: Option<u64>) -> Option<u64> {
+        let (Some(n), Some(other)) = (number, other) else {
+            return number;
+        };
+        let last = match kind {
+            HeadingKind::Volume => self.last_volume,
+            HeadingKind::Chapter => self.last_chapter,
+        };
+        let Some(next) = last.map(|l| l.saturating_add(1)) else {
+            return number;
+        };
+        if other.abs_diff(next) < n.abs_diff(next) {
+            Some(other)
+        } else {
+            Some(n)
+        }
+    }
+
     fn check(&mut self, heading: &Heading) {
         match heading.kind {
             HeadingKind::Volume => {

@@ -58,22 +58,36 @@ pub(super) fn is_numeral_char(c: char) -> bool {
         || decimal_digit(c).is_some()
 }
 
+/// A number as spoken, and its other reading when it has one (see [`chinese_readings`]).
+pub(super) type Readings = (u64, Option<u64>);
+
+/// The spoken reading of [`chinese_readings`].
+#[cfg(test)]
+pub fn parse_chinese_number(s: &str) -> Option<u64> {
+    chinese_readings(s).map(|(n, _)| n)
+}
+
 /// Parses a number written in Chinese numerals, financial numerals, ASCII digits or full-width
-/// digits.
+/// digits, with the other reading of a number that has two.
 ///
 /// Accepted forms: `一`, `十二`, `一百零八`, `两千`, `一千二百零五`, `三万`, `零`/`〇`, `壹佰`,
-/// positional digit strings such as `一〇八` (108), `1205` and `１２０５`. The colloquial
-/// abbreviation `两千五` (2500) is read as spoken. Mixed scripts (`1万`), malformed orders
-/// (`一十百`) and overflow give `None`.
-pub fn parse_chinese_number(s: &str) -> Option<u64> {
+/// positional digit strings such as `一〇八` (108), `1205` and `１２０５`. Mixed scripts (`1万`),
+/// malformed orders (`一十百`) and overflow give `None`.
+///
+/// A digit right after 百, 千 or 万 with no 零 between (`一百一`, `两千五`) is read first as
+/// spoken today, a multiple of the unit below (110, 2500); classical novels write their
+/// chapters that way for the ones (`第一百一回` follows `第一百回` in 三国演义 and 红楼梦), which
+/// is the second reading. Only the sequence a number stands in can tell them apart (see the
+/// split module's numbering).
+pub(super) fn chinese_readings(s: &str) -> Option<Readings> {
     if s.is_empty() {
         return None;
     }
     if s.chars().all(|c| decimal_digit(c).is_some()) {
-        return positional(s.chars().map(decimal_digit));
+        return positional(s.chars().map(decimal_digit)).map(|n| (n, None));
     }
     if s.chars().all(|c| chinese_digit(c).is_some()) {
-        return positional(s.chars().map(chinese_digit));
+        return positional(s.chars().map(chinese_digit)).map(|n| (n, None));
     }
     with_units(s)
 }
@@ -83,8 +97,9 @@ fn positional(mut digits: impl Iterator<Item = Option<u64>>) -> Option<u64> {
     digits.try_fold(0u64, |acc, d| acc.checked_mul(10)?.checked_add(d?))
 }
 
-/// Reads a Chinese number that uses the units 十 百 千 万 亿.
-fn with_units(s: &str) -> Option<u64> {
+/// Reads a Chinese number that uses the units 十 百 千 万 亿: the spoken reading, and the ones
+/// reading when a trailing digit follows a unit of a hundred or more directly.
+fn with_units(s: &str) -> Option<Readings> {
     // Completed 亿 groups, the completed 万 group, and the part below 万 being built.
     let mut yi_total: u64 = 0;
     let mut wan_total: u64 = 0;
@@ -155,10 +170,12 @@ fn with_units(s: &str) -> Option<u64> {
         (Some(d), Some(u)) => d.checked_mul(u / 10)?,
         (Some(d), None) => d,
     };
-    yi_total
-        .checked_add(wan_total)?
-        .checked_add(section)?
-        .checked_add(tail)
+    let head = yi_total.checked_add(wan_total)?.checked_add(section)?;
+    let ones = match (pending, prev_unit) {
+        (Some(d), Some(u)) if u >= 100 && !zero_since_unit => head.checked_add(d),
+        _ => None,
+    };
+    Some((head.checked_add(tail)?, ones))
 }
 
 /// Parses a Roman numeral (`XII`, `xii`) in canonical form, 1 to 3999.
@@ -316,6 +333,28 @@ mod tests {
         ];
         for (text, want) in cases {
             assert_eq!(parse_chinese_number(text), Some(want), "{text}");
+        }
+    }
+
+    #[test]
+    fn a_digit_right_after_a_hundred_or_more_has_a_second_reading() {
+        assert_eq!(chinese_readings("一百一"), Some((110, Some(101))));
+        assert_eq!(chinese_readings("两千五"), Some((2500, Some(2005))));
+        assert_eq!(chinese_readings("一万三"), Some((13_000, Some(10_003))));
+        for one_reading in [
+            "一百十",
+            "一百零一",
+            "一百一十",
+            "十二",
+            "一百",
+            "101",
+            "一〇一",
+        ] {
+            assert_eq!(
+                chinese_readings(one_reading).unwrap().1,
+                None,
+                "{one_reading}"
+            );
         }
     }
 

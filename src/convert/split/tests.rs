@@ -61,10 +61,10 @@ fn assert_covers_every_line_once(lines: &[&str], split: &Split) {
                 p.heading.as_ref().is_some_and(|ph| ph.line == h.line) && p.body.is_empty()
             });
             if shares_line {
-                assert_eq!(h.line, next, "shared heading line");
+                assert_eq!(h.line - 1 + h.lines, next, "shared heading line");
             } else {
                 assert_eq!(h.line - 1, next, "heading line out of place: {h:?}");
-                next += 1;
+                next += h.lines;
             }
         } else {
             assert!(previous.is_none(), "front section must come first");
@@ -541,4 +541,252 @@ proptest! {
         let result = split(&lines, &mode);
         assert_covers_every_line_once(&lines, &result);
     }
+}
+
+/// The chapter numbers of four classical novels as their real files write them (the numerals
+/// between 第 and 回 of every heading, in file order): 三国演义 (GBK download, with its real
+/// duplicate 第三十五回 and 第一百一回 for 101), 水浒传 (GBK, 第一百零一回 style), 西游记 and
+/// 红楼梦 (GBK, 第一百一回 style).
+const SANGUO: &str = "一 二 三 四 五 六 七 八 九 十 十一 十二 十三 十四 十五 十六 十七 \
+     十八 十九 二十 二十一 二十二 二十三 二十四 二十五 二十六 二十七 二十八 \
+     二十九 三十 三十一 三十二 三十三 三十四 三十五 三十五 三十六 三十七 \
+     三十八 三十九 四十 四十一 四十二 四十三 四十四 四十五 四十六 四十七 \
+     四十八 四十九 五十 五十一 五十二 五十三 五十四 五十五 五十六 五十七 \
+     五十八 五十九 六十 六十一 六十二 六十三 六十四 六十五 六十六 六十七 \
+     六十八 六十九 七十 七十一 七十二 七十三 七十四 七十五 七十六 七十七 \
+     七十八 七十九 八十 八十一 八十二 八十三 八十四 八十五 八十六 八十七 \
+     八十八 八十九 九十 九十一 九十二 九十三 九十四 九十五 九十六 九十七 \
+     九十八 九十九 一百 一百一 一百二 一百三 一百四 一百五 一百六 一百七 \
+     一百八 一百九 一百十 一百十一 一百十二 一百十三 一百十四 一百十五 \
+     一百十六 一百十七 一百十八 一百十九 一百二十";
+const SHUIHU: &str = "一 二 三 四 五 六 七 八 九 十 十一 十二 十三 十四 十五 十六 十七 \
+     十八 十九 二十 二十一 二十二 二十三 二十四 二十五 二十六 二十七 二十八 \
+     二十九 三十 三十一 三十二 三十三 三十四 三十五 三十六 三十七 三十八 \
+     三十九 四十 四十一 四十二 四十三 四十四 四十五 四十六 四十七 四十八 \
+     四十九 五十 五十一 五十二 五十三 五十四 五十五 五十六 五十七 五十八 \
+     五十九 六十 六十一 六十二 六十三 六十四 六十五 六十六 六十七 六十八 \
+     六十九 七十 七十一 七十二 七十三 七十四 七十五 七十六 七十七 七十八 \
+     七十九 八十 八十一 八十二 八十三 八十四 八十五 八十六 八十七 八十八 \
+     八十九 九十 九十一 九十二 九十三 九十四 九十五 九十六 九十七 九十八 \
+     九十九 一百 一百零一 一百零二 一百零三 一百零四 一百零五 一百零六 \
+     一百零七 一百零八 一百零九 一百一十 一百一十一 一百一十二 一百一十三 \
+     一百一十四 一百一十五 一百一十六 一百一十七 一百一十八 一百一十九 一百二十";
+const XIYOU: &str = "一 二 三 四 五 六 七 八 九 十 十一 十二 十三 十四 十五 十六 十七 \
+     十八 十九 二十 二十一 二十二 二十三 二十四 二十五 二十六 二十七 二十八 \
+     二十九 三十 三十一 三十二 三十三 三十四 三十五 三十六 三十七 三十八 \
+     三十九 四十 四十一 四十二 四十三 四十四 四十五 四十六 四十七 四十八 \
+     四十九 五十 五十一 五十二 五十三 五十四 五十五 五十六 五十七 五十八 \
+     五十九 六十 六十一 六十二 六十三 六十四 六十五 六十六 六十七 六十八 \
+     六十九 七十 七十一 七十二 七十三 七十四 七十五 七十六 七十七 七十八 \
+     七十九 八十 八十一 八十二 八十三 八十四 八十五 八十六 八十七 八十八 \
+     八十九 九十 九十一 九十二 九十三 九十四 九十五 九十六 九十七 九十八 \
+     九十九 一百";
+const HONGLOU: &str = "一 二 三 四 五 六 七 八 九 十 十一 十二 十三 十四 十五 十六 十七 \
+     十八 十九 二十 二十一 二十二 二十三 二十四 二十五 二十六 二十七 二十八 \
+     二十九 三十 三十一 三十二 三十三 三十四 三十五 三十六 三十七 三十八 \
+     三十九 四十 四十一 四十二 四十三 四十四 四十五 四十六 四十七 四十八 \
+     四十九 五十 五十一 五十二 五十三 五十四 五十五 五十六 五十七 五十八 \
+     五十九 六十 六十一 六十二 六十三 六十四 六十五 六十六 六十七 六十八 \
+     六十九 七十 七十一 七十二 七十三 七十四 七十五 七十六 七十七 七十八 \
+     七十九 八十 八十一 八十二 八十三 八十四 八十五 八十六 八十七 八十八 \
+     八十九 九十 九十一 九十二 九十三 九十四 九十五 九十六 九十七 九十八 \
+     九十九 一百 一百一 一百二 一百三 一百四 一百五 一百六 一百七 一百八 \
+     一百九 一百十 一百十一 一百十二 一百十三 一百十四 一百十五 一百十六 \
+     一百十七 一百十八 一百十九 一百二十";
+
+/// Splits `numbers` written as `第N回` headings with a line of text under each.
+fn classical_novel(numbers: &str) -> Split {
+    let text: String = numbers
+        .split_whitespace()
+        .map(|n| format!("第{n}回　某某某某某 某某某某某\n　　话说正文一句。\n"))
+        .collect();
+    let lines: Vec<&str> = text.lines().collect();
+    split(&lines, &SplitMode::Auto)
+}
+
+#[test]
+fn classical_novels_number_their_chapters_from_the_sequence() {
+    for (name, numbers, chapters) in [
+        ("sanguo", SANGUO, 121),
+        ("shuihu", SHUIHU, 120),
+        ("xiyou", XIYOU, 100),
+        ("honglou", HONGLOU, 120),
+    ] {
+        let found = classical_novel(numbers);
+        let got: Vec<u64> = headings(&found).iter().filter_map(|h| h.3).collect();
+        assert_eq!(got.len(), chapters, "{name}");
+        let mut want: Vec<u64> = (1..=got.len() as u64).collect();
+        if name == "sanguo" {
+            // The real file has 第三十五回 twice, so 121 headings for 120 chapters.
+            want = (1..=35).chain(35..=120).collect();
+        }
+        assert_eq!(got, want, "{name}");
+        let messages: Vec<&str> = found.warnings.iter().map(|w| w.message.as_str()).collect();
+        if name == "sanguo" {
+            assert_eq!(
+                messages,
+                ["chapter number 35 appears again (line 71; first at line 69)"],
+                "{name}"
+            );
+        } else {
+            assert!(messages.is_empty(), "{name}: {messages:?}");
+        }
+    }
+}
+
+#[test]
+fn a_number_with_two_readings_takes_the_spoken_one_without_a_sequence() {
+    let lines = [
+        "第一百一回 开端",
+        "正文。",
+        "第一百一十二回 又一回",
+        "正文。",
+    ];
+    let found = split(&lines, &SplitMode::Auto);
+    let numbers: Vec<_> = headings(&found).iter().map(|h| h.3).collect();
+    assert_eq!(numbers, [Some(110), Some(112)]);
+    assert_eq!(found.warnings.len(), 1, "{:?}", found.warnings);
+}
+
+#[test]
+fn a_contents_list_at_the_start_is_front_matter_not_chapters() {
+    // Moby-Dick's shape: the contents, then ETYMOLOGY under the list's last entry.
+    let lines = [
+        "MOBY-DICK;",
+        "",
+        "CONTENTS",
+        "",
+        "CHAPTER 1. Loomings.",
+        "",
+        "CHAPTER 2. The Carpet-Bag.",
+        "",
+        "CHAPTER 3. The Spouter-Inn, and the Long",
+        "Title Wrapped.",
+        "",
+        "Epilogue",
+        "",
+        "ETYMOLOGY.",
+        "While you take in hand to school others.",
+        "CHAPTER 1. Loomings.",
+        "Call me Ishmael.",
+        "CHAPTER 2. The Carpet-Bag.",
+        "I stuffed a shirt or two.",
+        "CHAPTER 3. The Spouter-Inn, and the Long",
+        "Title Wrapped.",
+        "Entering that gable-ended Spouter-Inn.",
+        "Epilogue",
+        "The drama’s done.",
+    ];
+    let found = split(&lines, &SplitMode::Auto);
+    assert_covers_every_line_once(&lines, &found);
+    let titles: Vec<_> = headings(&found).iter().map(|h| (h.1, h.2)).collect();
+    assert_eq!(
+        titles,
+        [
+            ("CHAPTER 1. Loomings.", 16),
+            ("CHAPTER 2. The Carpet-Bag.", 18),
+            ("CHAPTER 3. The Spouter-Inn, and the Long", 20),
+            ("Epilogue", 23),
+        ]
+    );
+    assert_eq!(found.sections[0].heading, None);
+    assert_eq!(found.sections[0].body, 0..15);
+    assert!(found.warnings.is_empty(), "{:?}", found.warnings);
+}
+
+#[test]
+fn a_contents_list_of_books_and_chapters_is_front_matter() {
+    // War and Peace's shape: indented BOOK and CHAPTER lines, numbering restarting per book.
+    let lines = [
+        "    Contents",
+        "",
+        "    BOOK ONE: 1805",
+        "",
+        "    CHAPTER I",
+        "",
+        "    CHAPTER II",
+        "",
+        "    BOOK TWO: 1805",
+        "",
+        "    CHAPTER I",
+        "",
+        "BOOK ONE: 1805",
+        "",
+        "CHAPTER I",
+        "“Well, Prince, so Genoa and Lucca are now just family estates.”",
+        "CHAPTER II",
+        "Anna Pávlovna’s drawing room was gradually filling.",
+        "BOOK TWO: 1805",
+        "CHAPTER I",
+        "In October, 1805, a Russian army was occupying the villages.",
+    ];
+    let found = split(&lines, &SplitMode::Auto);
+    assert_covers_every_line_once(&lines, &found);
+    let shape: Vec<_> = headings(&found).iter().map(|h| (h.0, h.2, h.3)).collect();
+    assert_eq!(
+        shape,
+        [
+            (HeadingKind::Volume, 13, Some(1)),
+            (HeadingKind::Chapter, 15, Some(1)),
+            (HeadingKind::Chapter, 17, Some(2)),
+            (HeadingKind::Volume, 19, Some(2)),
+            (HeadingKind::Chapter, 20, Some(1)),
+        ]
+    );
+    assert!(found.warnings.is_empty(), "{:?}", found.warnings);
+}
+
+#[test]
+fn empty_chapters_that_do_not_start_over_stay_chapters() {
+    let lines = ["第一章", "", "第二章", "", "第三章", "", "第四章", "正文。"];
+    let found = split(&lines, &SplitMode::Auto);
+    assert_eq!(headings(&found).len(), 4);
+    let repeated = ["第一章", "第二章", "第三章", "第一章", "正文。"];
+    assert_eq!(
+        headings(&split(&repeated, &SplitMode::Auto)).len(),
+        4,
+        "fewer than three headings start over: no list"
+    );
+}
+
+#[test]
+fn in_paragraphed_english_text_a_heading_is_a_paragraph_of_its_own() {
+    // Moby-Dick: Cetology's classification opens paragraphs with `BOOK I. …, CHAPTER I. …`,
+    // and a long chapter title wraps onto a second line.
+    let lines = [
+        "CHAPTER 32. Cetology.",
+        "",
+        "Already we are boldly launched upon the deep; but soon we shall be lost",
+        "in its unshored, harbourless immensities.",
+        "",
+        "BOOK I. (_Folio_), CHAPTER I. (_Sperm Whale_).—This whale, among the",
+        "English of old vaguely known as the Trumpa whale, and the Physeter whale,",
+        "and the Anvil Headed whale, is the present Cachalot of the French.",
+        "",
+        "CHAPTER 33. Of the Less Erroneous Pictures of Whales, and the True",
+        "Pictures of Whaling Scenes.",
+        "",
+        "In connexion with the monstrous pictures of whales, I am strongly",
+        "tempted here to enter upon those still more monstrous stories.",
+    ];
+    let found = split(&lines, &SplitMode::Auto);
+    assert_covers_every_line_once(&lines, &found);
+    let shape: Vec<_> = found
+        .sections
+        .iter()
+        .filter_map(|s| s.heading.as_ref())
+        .map(|h| (h.title.as_str(), h.line, h.lines))
+        .collect();
+    assert_eq!(
+        shape,
+        [
+            ("CHAPTER 32. Cetology.", 1, 1),
+            (
+                "CHAPTER 33. Of the Less Erroneous Pictures of Whales, and the True Pictures of Whaling Scenes.",
+                10,
+                2
+            ),
+        ]
+    );
+    assert!(found.warnings.is_empty(), "{:?}", found.warnings);
 }

@@ -1,0 +1,118 @@
+//! The text of the `metadata.toml` that `init` writes: `[book]`, the optional keys as
+//! comments, what init could not follow as comments, then the chapters: `[[chapters]]`, each
+//! part's `[[parts]]` and `[[parts.chapters]]`, and `[[suffix-chapters]]`, in reading order.
+
+use std::fmt::Write as _;
+
+use super::{ChapterGuess, Placement};
+
+/// What goes into the file.
+pub(super) struct Book<'a> {
+    pub title: &'a str,
+    /// Empty: a placeholder to replace.
+    pub authors: &'a [String],
+    pub language: &'a str,
+    pub cover: Option<&'a str>,
+    pub chapters: &'a [ChapterGuess],
+    pub notes: &'a [String],
+}
+
+/// A TOML basic string.
+fn quote(s: &str) -> String {
+    toml::Value::String(s.to_string()).to_string()
+}
+
+/// The text of the metadata file.
+pub(super) fn metadata(book: &Book<'_>) -> String {
+    let mut out = String::new();
+    out.push_str("# Written by `epubforge init`. Edit freely; `epubforge check` reviews it,\n");
+    out.push_str(
+        "# `epubforge build` makes the EPUB. Paths are relative to this file's folder.\n\n",
+    );
+    out.push_str("[book]\n");
+    let _ = writeln!(out, "title = {}", quote(book.title));
+    if book.authors.is_empty() {
+        let placeholder = if book.language.starts_with("zh") {
+            "佚名"
+        } else {
+            "Unknown"
+        };
+        let _ = writeln!(
+            out,
+            "authors = [{}]  # replace with the real author(s)",
+            quote(placeholder)
+        );
+    } else {
+        let names: Vec<String> = book.authors.iter().map(|a| quote(a)).collect();
+        let _ = writeln!(out, "authors = [{}]", names.join(", "));
+    }
+    let _ = writeln!(out, "language = {}", quote(book.language));
+    if let Some(cover) = book.cover {
+        let _ = writeln!(out, "cover = {}", quote(cover));
+    }
+    out.push_str(OPTIONAL_KEYS);
+    if !book.notes.is_empty() {
+        out.push_str("\n# Not followed:\n");
+        for note in book.notes {
+            let _ = writeln!(out, "#   {}", note.replace('\n', " "));
+        }
+    }
+    chapters(&mut out, book.chapters);
+    out
+}
+
+/// The keys an author may add, as comments.
+const OPTIONAL_KEYS: &str = "\
+# Optional keys:
+# subtitle = \"...\"
+# description = \"A blurb; reading apps and stores show it.\"
+# publisher = \"...\"
+# published = 2026-01-31
+# subjects = [\"fiction\"]
+# identifier = \"urn:isbn:9780306406157\"   # default: a stable urn:uuid from title and authors
+# series = \"...\"
+# series-index = 1
+# rights = \"...\"
+# contributors = [{ name = \"...\", role = \"trl\" }]   # trl translator, edt editor, ill illustrator
+# cover = \"covers/cover.jpg\"
+
+# [output]
+# path = \"build/book.epub\"
+
+# Each chapter: `file` (or `glob = \"chapters/*.txt\"`), optional `title`, `level = 2` to nest
+# it under the chapter before, and for files that are not UTF-8 `encoding = \"gb18030\"` (and
+# `encoding-errors = \"replace\"` for damaged bytes); `split = \"auto\"` makes chapters of a file
+# at its headings. Chapters can also be grouped: [[parts]] title = \"...\" with
+# [[parts.chapters]] under it, and [[suffix-chapters]] come after the parts.
+";
+
+/// The chapter entries, grouped into parts.
+fn chapters(out: &mut String, chapters: &[ChapterGuess]) {
+    let mut part: Option<&str> = None;
+    for c in chapters {
+        let table = match &c.placement {
+            Placement::Chapters => "[[chapters]]",
+            Placement::Part(title) => {
+                if part != Some(title.as_str()) {
+                    let _ = write!(out, "\n[[parts]]\ntitle = {}\n", quote(title));
+                    part = Some(title);
+                }
+                "[[parts.chapters]]"
+            }
+            Placement::Suffix => "[[suffix-chapters]]",
+        };
+        let _ = write!(out, "\n{table}\nfile = {}\n", quote(&c.file));
+        if let Some(t) = &c.title {
+            let _ = writeln!(out, "title = {}", quote(t));
+        }
+        if c.level > 1 {
+            let _ = writeln!(out, "level = {}", c.level);
+        }
+        if c.split {
+            out.push_str("split = \"auto\"\n");
+        }
+        if let Some(e) = &c.encoding {
+            let _ = writeln!(out, "encoding = {}", quote(e));
+        }
+    }
+}
