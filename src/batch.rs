@@ -49,8 +49,17 @@ pub struct Outcome {
     pub elapsed: Duration,
 }
 
-/// Loads and builds one project, timing it.
+/// Loads and builds one project, timing it. An up-to-date book is found by the quick check without loading its project, when it can
+/// tell ([`build::quick_up_to_date`]).
 pub fn build_one(project: &Path, opts: &BuildOptions) -> Outcome {
+    let start = Instant::now();
+    if let Some(report) = build::quick_up_to_date(project, opts) {
+        return Outcome {
+            project: project.to_path_buf(),
+            result: Ok(report),
+            elapsed: start.elapsed(),
+        };
+    }
     build_one_seeing(project, opts, &mut |_| ())
 }
 
@@ -69,6 +78,9 @@ pub fn build_one_seeing(
         seen(&p);
         let loaded = start.elapsed();
         build::build_with(&p, opts, prefetched).map(|mut r| {
+            if opts.cache && opts.output.is_none() {
+                crate::incremental::quick::remember_default(&p, &r.output);
+            }
             r.timings.insert(0, ("load project", loaded));
             r
         })

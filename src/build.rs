@@ -21,7 +21,8 @@ pub use crate::convert::chapter::SourceReport;
 use crate::diagnostic::{Code, Diagnostic};
 use crate::error::{Error, Result};
 use crate::incremental::Hash;
-use crate::incremental::plan::{Built, Plan, Recorded, Reuse, options_key, plan};
+use crate::incremental::plan::{Built, Plan, Recorded, Reuse, options_key, plan, recorded_at};
+use crate::incremental::quick;
 use crate::incremental::record::{self, ChapterRecord, RecordFile};
 use crate::package::{self, Look};
 use crate::project::{FileStamp, Project};
@@ -129,6 +130,23 @@ impl Stopwatch {
 /// a clean build's.
 pub fn build(project: &Project, opts: &BuildOptions) -> Result<BuildReport> {
     build_with(project, opts, None)
+}
+
+/// The report of a book that the quick check ([`crate::incremental::quick`]) finds up to date
+/// without loading its project at `location`; None when it cannot tell (then the project is
+/// loaded and built as usual).
+pub(crate) fn quick_up_to_date(location: &Path, opts: &BuildOptions) -> Option<BuildReport> {
+    if !opts.cache || opts.force || opts.strict {
+        return None;
+    }
+    let mut watch = Stopwatch::start();
+    let options = |output: &Path| options_key(opts.source_date_epoch, output);
+    let outside = opts.load.allow_outside_paths;
+    let (output, head) = quick::up_to_date(location, opts.output.as_deref(), &options, outside)?;
+    let chapters = head.quick.as_ref()?.chapters().iter();
+    let recorded = recorded_at(&head, chapters.map(PathBuf::as_path))?;
+    watch.lap("quick check");
+    Some(up_to_date(recorded, output, watch.take()))
 }
 
 /// What a build reads before its project is loaded: the build record of its EPUB.

@@ -753,3 +753,106 @@ fn books_with_parts_and_every_layout_option_rebuild_identically() {
         }
     }
 }
+
+/// Waits (up to a minute) until a no-op build of `project` (with `extra` arguments) is decided
+/// by the quick check, before metadata.toml is parsed: it is once nothing the build looked at
+/// changed within the last two seconds (racy stamps are never trusted). Returns its stderr.
+fn until_quick(project: &Path, extra: &[&dyn AsRef<std::ffi::OsStr>]) -> String {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    loop {
+        let mut args: Vec<&dyn AsRef<std::ffi::OsStr>> = vec![&"build", &project, &"-v"];
+        args.extend_from_slice(extra);
+        let r = epubforge(&args);
+        assert!(r.ok, "{}", r.stderr);
+        assert!(r.stderr.contains("up to date"), "{}", r.stderr);
+        if r.stderr.contains("quick check") {
+            return r.stderr;
+        }
+        assert!(std::time::Instant::now() < deadline, "{}", r.stderr);
+        std::thread::sleep(std::time::Duration::from_millis(300));
+    }
+}
+
+/// The sample book with its chapters listed one by one (the quick check serves no glob).
+fn listed_sample() -> tempfile::TempDir {
+    let book = sample();
+    let meta = book.path().join("metadata.toml");
+    let text = std::fs::read_to_string(&meta).unwrap();
+    let listed = "[[chapters]]\nfile = \"seeds/000_6761ebf9337845da.txt\"\n\n\
+        [[chapters]]\nfile = \"seeds/001_c5c754fed1430e80.txt\"\n\n\
+        [[chapters]]\nfile = \"seeds/003_8771c0c4f8f01cda.txt\"\n";
+    std::fs::write(
+        &meta,
+        text.replace("[[chapters]]\nglob = \"seeds/*.txt\"\n", listed),
+    )
+    .unwrap();
+    book
+}
+
+#[test]
+fn a_quick_no_op_still_sees_every_change_that_matters() {
+    let book = listed_sample();
+    let p = book.path();
+    let out = p.join("out/book.epub");
+    build(p, &out, &[]);
+    let quick = until_quick(p, &[&"-o", &out]);
+    // It reports what the build reported.
+    assert!(quick.contains("up to date"), "{quick}");
+    let changes: [(&str, &dyn Fn()); 4] = [
+        ("a chapter edited", &|| {
+            append(&first_chapter(p), "新的一段。\n")
+        }),
+        ("a cleanup.toml beside the metadata", &|| {
+            std::fs::write(
+                p.join("cleanup.toml"),
+                "[[cleanup]]\npattern = \"安西\"\nreplace = \"\"\n",
+            )
+            .unwrap()
+        }),
+        ("the metadata edited", &|| {
+            append(&p.join("metadata.toml"), "\n# a comment\n")
+        }),
+        ("the EPUB replaced", &|| {
+            std::fs::write(p.join("out/book.epub"), std::fs::read(&out).unwrap()).unwrap()
+        }),
+    ];
+    for (what, change) in changes {
+        change();
+        let r = build(p, &out, &["-v"]);
+        assert!(!r.stderr.contains("quick check"), "{what}: {}", r.stderr);
+        until_quick(p, &[&"-o", &out]);
+    }
+    // Loaded with other options, the project is loaded again.
+    let r = build(p, &out, &["-v", "--allow-outside-paths"]);
+    assert!(!r.stderr.contains("quick check"), "{}", r.stderr);
+    let r = build(p, &out, &["-v", "--strict"]);
+    assert!(!r.stderr.contains("quick check"), "{}", r.stderr);
+}
+
+#[test]
+fn a_quick_no_op_finds_the_default_output_and_its_new_cover() {
+    let book = listed_sample();
+    let p = book.path();
+    let meta = p.join("metadata.toml");
+    let text = std::fs::read_to_string(&meta).unwrap();
+    std::fs::write(&meta, text.replace("cover = \"covers/cover.jpg\"\n", "")).unwrap();
+    let cover = std::fs::read(p.join("covers/cover.jpg")).unwrap();
+    std::fs::remove_dir_all(p.join("covers")).unwrap();
+    let r = epubforge(&[&"build", &p]);
+    assert!(r.ok, "{}", r.stderr);
+    until_quick(p, &[]);
+    // A cover put in covers/ is the book's cover: the book is built again, with it.
+    std::fs::create_dir(p.join("covers")).unwrap();
+    std::fs::write(p.join("covers/new.jpg"), &cover).unwrap();
+    let r = epubforge(&[&"build", &p, &"-v"]);
+    assert!(r.ok && !r.stderr.contains("up to date"), "{}", r.stderr);
+    let epub = PathBuf::from(r.stdout.trim());
+    let names = common::names(&epub);
+    assert!(
+        names
+            .iter()
+            .any(|n| n.contains("cover") && n.ends_with(".jpg")),
+        "{names:?}"
+    );
+    until_quick(p, &[]);
+}

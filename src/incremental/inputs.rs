@@ -18,6 +18,16 @@ pub struct Inputs {
     pub unchanged: Vec<bool>,
 }
 
+impl Inputs {
+    /// Each input with its stamp, in order.
+    pub fn stamps(&self) -> Vec<(&Path, FileStamp)> {
+        self.records
+            .iter()
+            .map(|r| (r.path.as_path(), r.stamp))
+            .collect()
+    }
+}
+
 /// Stamps and, where needed, hashes `paths`, comparing with the last build's records (matched
 /// by position and path). A path may come with the stamp it had when the project was loaded,
 /// which is used instead of looking again. Unreadable files get an empty hash and count as
@@ -92,6 +102,7 @@ mod tests {
             chapters: 0,
             sources: Vec::new(),
             warnings: Vec::new(),
+            quick: None,
         }
     }
 

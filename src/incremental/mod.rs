@@ -19,6 +19,7 @@
 
 pub(crate) mod inputs;
 pub(crate) mod plan;
+pub(crate) mod quick;
 pub(crate) mod record;
 
 use std::path::{Path, PathBuf};

@@ -6,6 +6,7 @@ use std::path::Path;
 use std::time::SystemTime;
 
 use super::inputs::{Inputs, check_inputs};
+use super::quick::Quick;
 use super::record::{self, Body, Head, InputRecord, Record, RecordFile, SourceRecord};
 use super::{Hash, hash_fields, inputs_digest, trusted_before};
 use crate::archive::{self, PreviousEpub};
@@ -40,6 +41,8 @@ pub(crate) struct Recorded {
 pub(crate) struct Reuse {
     options: Hash,
     started: i128,
+    /// The quick check's key of the project as loaded, for the record.
+    quick: Option<Quick>,
     inputs: Vec<InputRecord>,
     /// The cache key of each chapter source.
     keys: Vec<Hash>,
@@ -92,9 +95,12 @@ pub(crate) fn plan(
             && r.head.output.is_some()
             && FileStamp::of_path(output) == r.head.output
     });
+    let quick = |stamps: &[(&Path, FileStamp)]| Quick::of(project, stamps, first_chapter);
     if let Some(r) = &last
-        && let Some(recorded) = up_to_date(&r.head, &paths, &sources)
+        && let Some(stamps) = stamps_now(&paths)
+        && let Some(recorded) = up_to_date(&r.head, &stamps, &sources)
     {
+        keep_quick(r, quick(&stamps), started, output);
         return Plan::UpToDate(recorded);
     }
     // Not obviously up to date: compare input by input (a touched file may still hold the
@@ -109,10 +115,11 @@ pub(crate) fn plan(
         },
         || archive::open_previous(output).ok(),
     );
+    let key = quick(&inputs.stamps());
     if let Some((head, body)) = &last
         && unchanged(head, body, &inputs, &sources)
     {
-        refresh_racy(head, body, started, output);
+        refresh_racy(head, body, started, output, key.clone());
         if let Some(recorded) = recorded(head, &sources) {
             return Plan::UpToDate(recorded);
         }
@@ -124,6 +131,7 @@ pub(crate) fn plan(
         return Plan::Build(Box::new(Reuse {
             options,
             started,
+            quick: key,
             inputs: inputs.records,
             keys,
             reused,
@@ -149,6 +157,7 @@ pub(crate) fn plan(
     Plan::Build(Box::new(Reuse {
         options,
         started,
+        quick: key,
         inputs: inputs.records,
         keys,
         reused,
@@ -177,22 +186,52 @@ fn reads_other_files(head: &Head) -> bool {
 }
 
 /// Files changed just before the last build had to be read again to be sure; once they are
-/// old enough, a fresh start time lets the next check trust their stamps.
-fn refresh_racy(head: &Head, body: &Body, started: i128, output: &Path) {
+/// old enough, a fresh start time lets the next check trust their stamps. The record is saved
+/// again then, and when the quick check's key of the project as loaded now (`quick`) is new.
+fn refresh_racy(head: &Head, body: &Body, started: i128, output: &Path, quick: Option<Quick>) {
     let racy = |started: i128| {
         let trusted = trusted_before(started);
         body.inputs.iter().any(|r| r.stamp.newest() >= trusted)
     };
-    if racy(head.started) && !racy(started) {
+    let fresh = racy(head.started) && !racy(started);
+    if fresh || head.quick != quick {
         let record = Record {
             head: Head {
-                started,
+                started: if fresh { started } else { head.started },
+                quick,
                 ..head.clone()
             },
             body: body.clone(),
         };
         let _ = record.save(output);
     }
+}
+
+/// Saves the record of an up-to-date book again when the quick check's key of the project as
+/// loaded now (`quick`) is not the one recorded, or is only trusted from this build's start
+/// on (every input's stamp was found as recorded: `started` may replace the recorded start).
+fn keep_quick(file: &RecordFile, quick: Option<Quick>, started: i128, output: &Path) {
+    let head = &file.head;
+    let trusted =
+        |q: &Option<Quick>, at: i128| q.as_ref().is_some_and(|q| q.newest < trusted_before(at));
+    let gains = head.quick != quick || (!trusted(&quick, head.started) && trusted(&quick, started));
+    if quick.is_none() && head.quick.is_none() || !gains {
+        return;
+    }
+    let head = Head {
+        started,
+        quick,
+        ..head.clone()
+    };
+    let _ = record::save_parts(output, &head, file.body_bytes());
+}
+
+/// The stamp of every input now (the listing's where it has one); None when one is missing.
+fn stamps_now<'a>(paths: &[(&'a Path, Option<FileStamp>)]) -> Option<Vec<(&'a Path, FileStamp)>> {
+    paths
+        .iter()
+        .map(|&(path, known)| Some((path, known.or_else(|| FileStamp::of_path(path))?)))
+        .collect()
 }
 
 /// The cache key of every chapter source: recorded for unchanged files when the metadata is
@@ -276,23 +315,17 @@ fn source_key(src: &ChapterSource) -> Vec<u8> {
 }
 
 /// The report of an up-to-date book, when the head of its last record shows that no input was
-/// touched since: same files, same stamps, none changed too close to that build.
+/// touched since: same files, same stamps (`stamps`, now), none changed too close to that build.
 fn up_to_date(
     head: &Head,
-    paths: &[(&Path, Option<FileStamp>)],
+    stamps: &[(&Path, FileStamp)],
     sources: &[&ChapterSource],
 ) -> Option<Recorded> {
-    if head.inputs != paths.len()
+    if head.inputs != stamps.len()
         || head.newest >= trusted_before(head.started)
         || reads_other_files(head)
+        || inputs_digest(stamps.iter().copied()) != head.digest
     {
-        return None;
-    }
-    let stamps = paths
-        .iter()
-        .map(|&(path, known)| Some((path, known.or_else(|| FileStamp::of_path(path))?)))
-        .collect::<Option<Vec<_>>>()?;
-    if inputs_digest(stamps) != head.digest {
         return None;
     }
     recorded(head, sources)
@@ -300,14 +333,22 @@ fn up_to_date(
 
 /// What the build recorded in `head` reported, for `sources`.
 fn recorded(head: &Head, sources: &[&ChapterSource]) -> Option<Recorded> {
-    if head.sources.len() != sources.len() {
+    recorded_at(head, sources.iter().map(|s| s.path.as_path()))
+}
+
+/// What the build recorded in `head` reported, for the chapter sources read from `paths`.
+pub(crate) fn recorded_at<'a>(
+    head: &Head,
+    paths: impl ExactSizeIterator<Item = &'a Path>,
+) -> Option<Recorded> {
+    if head.sources.len() != paths.len() {
         return None;
     }
     let reports = head
         .sources
         .iter()
-        .zip(sources)
-        .map(|(r, src)| report(r, src))
+        .zip(paths)
+        .map(|(r, path)| report(r, path))
         .collect::<Option<Vec<_>>>()?;
     let warnings = head.sources.iter().flat_map(|r| r.warnings.iter());
     Some(Recorded {
@@ -318,9 +359,10 @@ fn recorded(head: &Head, sources: &[&ChapterSource]) -> Option<Recorded> {
     })
 }
 
-fn report(r: &record::SourceReport, src: &ChapterSource) -> Option<SourceReport> {
+/// What converting the chapter source read from `path` reported, as recorded.
+fn report(r: &record::SourceReport, path: &Path) -> Option<SourceReport> {
     Some(SourceReport {
-        path: src.path.clone(),
+        path: path.to_path_buf(),
         encoding: encoding_rs::Encoding::for_label(r.encoding.as_bytes())?.name(),
         detection: r.detection,
     })
@@ -339,6 +381,7 @@ impl Reuse {
         Reuse {
             options: Hash::default(),
             started: 0,
+            quick: None,
             inputs: Vec::new(),
             keys: Vec::new(),
             reused: vec![false; project.chapters().count()],
@@ -375,7 +418,7 @@ impl Reuse {
             links: Vec::new(),
             ids: Default::default(),
             warnings: r.warnings.clone(),
-            report: report(r, src)?,
+            report: report(r, &src.path)?,
             reads_other_files: false,
         })
     }
@@ -438,6 +481,7 @@ impl Reuse {
                 chapters: count,
                 sources: reports,
                 warnings: built.warnings.to_vec(),
+                quick: self.quick,
             },
             body: Body {
                 inputs: self.inputs,

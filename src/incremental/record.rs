@@ -21,7 +21,7 @@ use crate::source::Detection;
 const MAGIC: &[u8; 16] = b"epubforge-cache\n";
 
 /// The version of the record's layout: a record of any other version is thrown away.
-pub const VERSION: u32 = 7;
+pub const VERSION: u32 = 8;
 
 /// What an up-to-date check reads, and what the build reported.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -44,6 +44,8 @@ pub struct Head {
     pub sources: Vec<SourceReport>,
     /// The other problems the build reported (cover, fonts, links).
     pub warnings: Vec<Diagnostic>,
+    /// What the next build's quick check compares, for a project it serves.
+    pub quick: Option<super::quick::Quick>,
 }
 
 /// What converting one chapter source reported.
@@ -168,7 +170,8 @@ pub struct RecordFile {
 impl RecordFile {
     /// Reads the record of the EPUB at `output`; None when there is none, or any doubt.
     pub fn load(output: &Path) -> Option<RecordFile> {
-        RecordFile::from_bytes(std::fs::read(super::record_path(output)).ok()?)
+        // A project may come with a FIFO by that name: never block on it.
+        RecordFile::from_bytes(crate::fs::read(&super::record_path(output)).ok()?)
     }
 
     /// Verifies and splits a record file's bytes.
@@ -194,6 +197,11 @@ impl RecordFile {
             bytes,
             head,
         })
+    }
+
+    /// The body as saved, to save again with another head ([`save_parts`]).
+    pub fn body_bytes(&self) -> &[u8] {
+        &self.bytes[self.body.clone()]
     }
 
     /// The records (the checksum was verified on loading); None if they do not decode.
@@ -234,6 +242,7 @@ mod tests {
                     reads_other_files: true,
                 }],
                 warnings: vec![warning],
+                quick: None,
             },
             body: Body {
                 inputs: vec![InputRecord {

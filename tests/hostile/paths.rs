@@ -565,3 +565,24 @@ fn watch_takes_allow_outside_paths() {
     }
     assert!(n.path("book/build/T.epub").is_file());
 }
+
+// The build cache a project comes with is only ever read, and never blocks: a record that is
+// a FIFO (named by the quick check's pointer, or where the default output's record goes) is
+// no record, and the book is built.
+#[test]
+fn a_shipped_cache_whose_record_is_a_fifo_is_ignored_not_a_hang() {
+    let f = Fixture::empty();
+    f.write("ch/1.txt", "One.\n");
+    f.write(
+        "metadata.toml",
+        "[book]\ntitle = \"T\"\nauthors = [\"A\"]\nlanguage = \"en\"\n\n[[chapters]]\nfile = \"ch/1.txt\"\n",
+    );
+    f.write("build/.epubforge-cache/default-output", "T.epub");
+    Command::new("mkfifo")
+        .arg(f.path("build/.epubforge-cache/T.epub.record"))
+        .status()
+        .unwrap();
+    let r = build(f.dir.path(), &[]);
+    assert!(r.ok, "{}", r.stderr);
+    assert!(f.path("build/T.epub").is_file());
+}

@@ -1,0 +1,200 @@
+//! The quick check: a no-op rebuild decided before `metadata.toml` is parsed.
+//!
+//! Parsing the metadata and resolving every chapter path through the project's boundary is
+//! most of a no-op rebuild of a book that lists its chapters one by one (3000 `[[chapters]]`
+//! tables take longer to parse than the rest of the no-op). When nothing the project's loading
+//! looked at has changed, its result cannot have changed either, so the last build's record
+//! keeps a [`Quick`] key: every file the build read, and every folder whose listing decides
+//! what it reads (the project folder, where a `cleanup.toml` or a `covers/` folder may appear;
+//! `covers/` when no cover is named; the folder of every input), with a digest of their
+//! stamps. The next build stats those paths and, when the digest, the options and the EPUB's
+//! own stamp are the ones recorded, reports the book up to date without loading it.
+//!
+//! Anything else falls back to the full check, which is always right: a changed or racy stamp
+//! (see [`super::RACY_SECS`]), another spelling of the project's path, chapter globs (a glob's
+//! folders are many and it already lists them fast), chapters that read other files (images,
+//! includes), `--strict`, `--force`. The quick check reads nothing of the project but stamps,
+//! and writes nothing. A build without `-o` finds its EPUB through a small pointer file in
+//! `build/.epubforge-cache/` (the default output's file name depends on the title), written
+//! only when the EPUB goes to the default `build/` folder.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::record::{Head, RecordFile};
+use super::{CACHE_DIR, Hash, inputs_digest, trusted_before};
+use crate::project::{FileStamp, METADATA_FILE, Project};
+
+/// The name of the pointer file to the default output's EPUB, in its cache folder.
+const POINTER: &str = "default-output";
+
+/// The default output folder, under the project folder.
+const DEFAULT_FOLDER: &str = "build";
+
+/// What the next build's quick check compares.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Quick {
+    /// The files the build read, then the folders whose listings decide what it reads; the
+    /// metadata first. The chapter files are `paths[chapters.0..chapters.1]`, one per source.
+    pub paths: Vec<PathBuf>,
+    /// Where the chapter files are in `paths`.
+    pub chapters: (usize, usize),
+    /// [`inputs_digest`] of `paths` with their stamps (a missing path has [`MISSING`]).
+    pub digest: Hash,
+    /// The newest of the folders' stamps: a folder changed too close to the build is not
+    /// trusted, as racy files are not.
+    pub newest: i128,
+    /// Whether the project was loaded with `--allow-outside-paths`.
+    pub outside: bool,
+}
+
+/// The stamp of a path that is not there (no real file has inode 0 and a zero mtime).
+const MISSING: FileStamp = FileStamp {
+    size: 0,
+    mtime: 0,
+    ctime: 0,
+    inode: 0,
+};
+
+impl Quick {
+    /// The key of `project` as loaded now, the files' stamps as the build saw them (`inputs`,
+    /// in [`super::plan::input_paths`] order, chapters from `first_chapter`); None for a
+    /// project the quick check does not serve (chapter globs).
+    pub fn of(
+        project: &Project,
+        inputs: &[(&Path, FileStamp)],
+        first_chapter: usize,
+    ) -> Option<Quick> {
+        if !project.chapter_globs.is_empty() {
+            return None;
+        }
+        let mut folders: Vec<PathBuf> = vec![project.root.clone()];
+        if project.cover.is_none() {
+            folders.push(project.root.join("covers"));
+        }
+        folders.extend(
+            inputs
+                .iter()
+                .filter_map(|(p, _)| p.parent().map(Path::to_path_buf)),
+        );
+        folders.sort();
+        folders.dedup();
+        let folder_stamps: Vec<FileStamp> = folders.iter().map(|f| stamp(f)).collect();
+        let mut paths: Vec<PathBuf> = inputs.iter().map(|(p, _)| p.to_path_buf()).collect();
+        let stamps = inputs
+            .iter()
+            .map(|&(_, s)| s)
+            .chain(folder_stamps.iter().copied());
+        paths.extend(folders);
+        let digest = inputs_digest(paths.iter().map(PathBuf::as_path).zip(stamps));
+        Some(Quick {
+            chapters: (first_chapter, inputs.len()),
+            digest,
+            newest: folder_stamps
+                .iter()
+                .map(FileStamp::newest)
+                .max()
+                .unwrap_or(0),
+            outside: project.boundary.is_open(),
+            paths,
+        })
+    }
+
+    /// Whether every path still has the stamp recorded, none of them too new to be trusted by
+    /// a build that started at `started`.
+    fn holds(&self, started: i128) -> bool {
+        self.newest < trusted_before(started)
+            && inputs_digest(self.paths.iter().map(|p| (p.as_path(), stamp(p)))) == self.digest
+    }
+
+    /// The chapter files, in reading order.
+    pub fn chapters(&self) -> &[PathBuf] {
+        self.paths
+            .get(self.chapters.0..self.chapters.1)
+            .unwrap_or(&[])
+    }
+}
+
+/// A path's stamp, [`MISSING`] when it is not there.
+fn stamp(path: &Path) -> FileStamp {
+    FileStamp::of_path(path).unwrap_or(MISSING)
+}
+
+/// The record of an up-to-date book found without loading it: the project at `location` (a
+/// folder or its metadata file), building to `output` (None: the default output, found
+/// through the pointer), with `options` (the key of the build options) and `outside`
+/// (`--allow-outside-paths`). None whenever the quick check cannot vouch for it.
+pub(crate) fn up_to_date(
+    location: &Path,
+    output: Option<&Path>,
+    options: &dyn Fn(&Path) -> Hash,
+    outside: bool,
+) -> Option<(PathBuf, Head)> {
+    let (root, metadata) = locate(location);
+    let output = match output {
+        Some(o) => o.to_path_buf(),
+        None => default_output(&root, outside)?,
+    };
+    let record = RecordFile::load(&output)?;
+    let head = record.head;
+    let quick = head.quick.as_ref()?;
+    let trusted = head.options == options(&output)
+        && head.output.is_some()
+        && FileStamp::of_path(&output) == head.output
+        && head.newest < trusted_before(head.started)
+        && !head.sources.iter().any(|s| s.reads_other_files)
+        && quick.outside == outside
+        && quick.paths.first() == Some(&metadata)
+        && quick.chapters().len() == head.sources.len()
+        && quick.holds(head.started);
+    trusted.then_some((output, head))
+}
+
+/// The project folder and metadata file of `location`, named as the project names them.
+fn locate(location: &Path) -> (PathBuf, PathBuf) {
+    let metadata = if location.is_dir() {
+        location.join(METADATA_FILE)
+    } else {
+        location.to_path_buf()
+    };
+    let root = metadata
+        .parent()
+        .map(Path::to_path_buf)
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or_else(|| PathBuf::from("."));
+    (root, metadata)
+}
+
+/// The EPUB the pointer in the default output folder names, when that folder lies inside the
+/// project (or `outside` allows it) and the pointer holds a bare file name.
+fn default_output(root: &Path, outside: bool) -> Option<PathBuf> {
+    let folder = root.join(DEFAULT_FOLDER);
+    let boundary = crate::project::Boundary::new(root, outside);
+    boundary.check(&folder).ok()?;
+    let pointer = folder.join(CACHE_DIR).join(POINTER);
+    let name = crate::fs::read_limited(&pointer, 4096, "build cache").ok()?;
+    let name = String::from_utf8(name).ok()?;
+    let bare = Path::new(&name).file_name() == Some(name.as_ref()) && name != "..";
+    bare.then(|| folder.join(name))
+}
+
+/// Points the quick check of a build without `-o` at `output`, when it is the project's
+/// default output in `build/` (a build with `[output] path` elsewhere leaves no pointer).
+pub(crate) fn remember_default(project: &Project, output: &Path) {
+    let folder = project.root.join(DEFAULT_FOLDER);
+    let (Some(parent), Some(name)) = (output.parent(), output.file_name()) else {
+        return;
+    };
+    let Some(name) = name.to_str() else {
+        return;
+    };
+    if parent != folder {
+        return;
+    }
+    let pointer = folder.join(CACHE_DIR).join(POINTER);
+    if std::fs::read(&pointer).is_ok_and(|held| held == name.as_bytes()) {
+        return;
+    }
+    let _ = super::write_whole(&pointer, name.as_bytes());
+}
