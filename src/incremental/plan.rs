@@ -126,33 +126,19 @@ pub(crate) fn plan(
     }
     let settings = usize::from(project.cleanup_file.is_some()) + 1;
     let keys = keys(&sources, &inputs, settings, first_chapter, last.as_ref());
-    let mut reused = vec![false; sources.len()];
     let Some((epub, (head, body))) = epub.zip(last) else {
         return Plan::Build(Box::new(Reuse {
             options,
             started,
             quick: key,
             inputs: inputs.records,
+            reused: vec![false; keys.len()],
             keys,
-            reused,
             reports: Vec::new(),
             previous: None,
         }));
     };
-    // An embedded font is subset to the characters of every chapter, so a chapter whose body
-    // is not read cannot be vouched for: no reuse (an unchanged book is still up to date).
-    if project.style.fonts.is_empty()
-        && body.sources.len() == sources.len()
-        && head.sources.len() == sources.len()
-    {
-        for (i, src) in sources.iter().enumerate() {
-            let rec = &body.sources[i];
-            reused[i] = !keys[i].is_empty()
-                && keys[i] == rec.key
-                && reusable(src)
-                && rec.chapters.len() == 1;
-        }
-    }
+    let reused = reused(project, &sources, &keys, &head, &body);
     let any = reused.iter().any(|&r| r);
     Plan::Build(Box::new(Reuse {
         options,
@@ -164,6 +150,30 @@ pub(crate) fn plan(
         reports: head.sources,
         previous: any.then_some((epub, body)),
     }))
+}
+
+/// Which chapter sources are taken as the last build recorded them: those whose key is the
+/// one recorded and that make one chapter of plain text.
+fn reused(
+    project: &Project,
+    sources: &[&ChapterSource],
+    keys: &[Hash],
+    head: &Head,
+    body: &Body,
+) -> Vec<bool> {
+    // An embedded font is subset to the characters of every chapter, so a chapter whose body
+    // is not read cannot be vouched for: no reuse (an unchanged book is still up to date).
+    if !project.style.fonts.is_empty()
+        || body.sources.len() != sources.len()
+        || head.sources.len() != sources.len()
+    {
+        return vec![false; sources.len()];
+    }
+    (sources.iter().zip(keys).zip(&body.sources))
+        .map(|((src, key), rec)| {
+            !key.is_empty() && *key == rec.key && reusable(src) && rec.chapters.len() == 1
+        })
+        .collect()
 }
 
 /// Whether every input is as recorded, stamps included.
