@@ -86,6 +86,45 @@ pub(crate) fn resolve(base_entry: &str, href: &str) -> Option<Resolved> {
     Some(Resolved { path, fragment })
 }
 
+/// Resolve `href` found in `base_entry` whose document sets `<base href="base">`: relative
+/// links then resolve against the base, not the entry. `None` when the base (or the href) is
+/// external: every relative link of the document then leaves the container.
+pub(crate) fn resolve_with_base(
+    base_entry: &str,
+    base: Option<&str>,
+    href: &str,
+) -> Option<Resolved> {
+    match base.map(str::trim).filter(|b| !b.is_empty()) {
+        None => resolve(base_entry, href),
+        Some(_) if is_external(href.trim()) => None,
+        Some(b) => {
+            let base = resolve(base_entry, b)?;
+            // A base naming a folder (`text/`) keeps its slash, so links resolve inside it.
+            let base_path = if b.split(['#', '?']).next().is_some_and(|p| p.ends_with('/')) {
+                format!("{}/x", base.path)
+            } else {
+                base.path
+            };
+            resolve(&base_path, href)
+        }
+    }
+}
+
+/// Whether a fragment can name an element by its id. Fragment schemes are not ids: media
+/// fragments (`#xywh=…`, `#t=10,20`, `#track=…`: `name=value` pairs), scheme-based pointers
+/// (`#epubcfi(…)`, `#svgView(…)`, `#xpointer(…)`), and text fragments (`#:~:text=`).
+pub(crate) fn fragment_is_id(fragment: &str) -> bool {
+    let name_end = fragment
+        .find(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')))
+        .unwrap_or(fragment.len());
+    let scheme = fragment[..name_end]
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic())
+        && matches!(fragment[name_end..].chars().next(), Some('(' | '='));
+    !(scheme || fragment.starts_with(":~:"))
+}
+
 /// Collapse `.` and `..` segments; `..` that climbs above the root is kept so the result
 /// cannot accidentally name a real entry.
 pub(crate) fn normalize(path: &str) -> String {
@@ -131,6 +170,37 @@ mod tests {
         assert!(resolve("a.xhtml", "mailto:me@example.org").is_none());
         assert!(resolve("a.xhtml", "c:d.xhtml").is_none());
         assert!(resolve("a.xhtml", "text/c:d.xhtml").is_some());
+    }
+
+    #[test]
+    fn media_fragments_and_pointer_schemes_are_not_ids() {
+        for f in [
+            "xywh=percent:0,0,100,43.04",
+            "xyn=percent:72.5,63.4",
+            "t=10,20",
+            "track=audio&t=5",
+            "epubcfi(/6/4!/4/2)",
+            "svgView(viewBox(0,0,10,10))",
+            ":~:text=hello",
+        ] {
+            assert!(!fragment_is_id(f), "{f}");
+        }
+        for f in ["s1", "chapter-2", "a.b_c", "第一章", "_x", "1st"] {
+            assert!(fragment_is_id(f), "{f}");
+        }
+    }
+
+    #[test]
+    fn base_href_changes_what_relative_links_resolve_against() {
+        let base = Some("https://ja.wikipedia.org/wiki/Page");
+        assert_eq!(resolve_with_base("OEBPS/a.xhtml", base, "/wiki/x"), None);
+        assert_eq!(resolve_with_base("OEBPS/a.xhtml", base, "#note"), None);
+        let r = resolve_with_base("OEBPS/a.xhtml", Some("../other/"), "b.xhtml#n").unwrap();
+        assert_eq!(r.path, "other/b.xhtml");
+        let r = resolve_with_base("OEBPS/a.xhtml", Some("text/c.xhtml"), "d.xhtml").unwrap();
+        assert_eq!(r.path, "OEBPS/text/d.xhtml");
+        let r = resolve_with_base("OEBPS/a.xhtml", None, "d.xhtml").unwrap();
+        assert_eq!(r.path, "OEBPS/d.xhtml");
     }
 
     #[test]

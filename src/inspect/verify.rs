@@ -143,6 +143,8 @@ struct XmlSummary {
     ids: HashSet<String>,
     /// (line and column, raw href) of every internal-looking reference.
     links: Vec<((u32, u32), String)>,
+    /// The `href` of an XHTML document's `<base>`: relative links resolve against it.
+    base: Option<String>,
     /// `<html>` root: location, has `lang`, has `xml:lang`.
     html_root: Option<(String, bool, bool)>,
 }
@@ -514,15 +516,10 @@ impl Verifier {
             else {
                 continue;
             };
-            // XHTML 1.1 (EPUB 2) has no `lang` attribute; only `xml:lang` is expected there.
-            let missing = match (package.is_epub3(), lang, xml_lang) {
-                (true, false, false) => Some("`lang` and `xml:lang`"),
-                (true, false, true) => Some("`lang`"),
-                (_, _, false) => Some("`xml:lang`"),
-                _ => None,
-            };
-            if let Some(missing) = missing {
-                self.warning(loc, format!("<html> has no {missing} attribute"));
+            // Only a document with neither attribute has no language: EPUBCheck says nothing
+            // either way, and Ace (axe's html-has-lang) accepts `xml:lang` in XHTML.
+            if !lang && !xml_lang {
+                self.warning(loc, "<html> has no `lang` or `xml:lang` attribute");
             }
         }
     }
@@ -643,7 +640,8 @@ impl Verifier {
         for (entry, summary) in &self.summaries {
             for ((line, col), raw) in &summary.links {
                 let loc = || format!("{entry}:{line}:{col}");
-                let Some(target) = href::resolve(entry, raw) else {
+                let Some(target) = href::resolve_with_base(entry, summary.base.as_deref(), raw)
+                else {
                     continue;
                 };
                 if !container.exists(&target.path) {
@@ -659,9 +657,11 @@ impl Verifier {
                 let Some(fragment) = target.fragment.filter(|f| !f.is_empty()) else {
                     continue;
                 };
-                // Fragments into non-XML resources (images, media) are not ids: not checked.
+                // Fragments into non-XML resources (images, media) are not ids, nor are media
+                // fragments and pointer schemes (`#xywh=…`, `#epubcfi(…)`): not checked.
                 if let Some(t) = self.summaries.get(&target.path)
                     && !t.ids.contains(&fragment)
+                    && href::fragment_is_id(&fragment)
                 {
                     found.push(Finding::error(
                         loc(),
@@ -694,7 +694,9 @@ fn summarize(entry: &str, doc: &Document) -> XmlSummary {
                 _ => {}
             }
             let is_link = match a.namespace() {
-                None if xhtml => local == "href" || (local == "src" && is(node, "img")),
+                None if xhtml => {
+                    (local == "href" && !is(node, "base")) || (local == "src" && is(node, "img"))
+                }
                 Some(NS_XLINK) if xhtml => local == "href",
                 None if ncx => local == "src" && is(node, "content"),
                 _ => false,
@@ -705,17 +707,23 @@ fn summarize(entry: &str, doc: &Document) -> XmlSummary {
             }
         }
     }
+    let base = xhtml
+        .then(|| doc.descendants().find(|n| is(*n, "base")))
+        .flatten()
+        .and_then(|n| attr(n, "href"))
+        .map(str::to_string);
     let root = doc.root_element();
     let html_root = is(root, "html").then(|| {
         (
             locator.at(root),
-            attr(root, "lang").is_some(),
-            xml::attr_ns(root, NS_XML, "lang").is_some(),
+            attr(root, "lang").is_some_and(|l| !l.trim().is_empty()),
+            xml::attr_ns(root, NS_XML, "lang").is_some_and(|l| !l.trim().is_empty()),
         )
     });
     XmlSummary {
         ids,
         links,
+        base,
         html_root,
     }
 }
@@ -963,8 +971,61 @@ mod tests {
             book,
             Severity::Warning,
             "EPUB/text/chapter_1.xhtml:3:1",
-            "`lang` and `xml:lang`",
+            "`lang` or `xml:lang`",
         );
+    }
+
+    #[test]
+    fn xhtml_with_only_xml_lang_or_only_lang_is_clean() {
+        let only_xml = minimal().edit(CHAPTER, r#" lang="en" xml:lang="en""#, r#" xml:lang="en""#);
+        assert_eq!(check(&only_xml), vec![]);
+        let only_lang = minimal().edit(CHAPTER, r#" lang="en" xml:lang="en""#, r#" lang="en""#);
+        assert_eq!(check(&only_lang), vec![]);
+    }
+
+    #[test]
+    fn media_fragments_and_cfis_are_not_taken_for_ids() {
+        for fragment in [
+            "xywh=percent:0,0,100,43.5",
+            "t=10,20",
+            "epubcfi(/6/4!/4/2)",
+            "svgView(viewBox(0,0,1,1))",
+        ] {
+            let book = minimal().edit(
+                CHAPTER,
+                r##"href="#s1""##,
+                &format!(r#"href="chapter%5F1.xhtml#{fragment}""#),
+            );
+            assert_eq!(check(&book), vec![], "{fragment}");
+        }
+    }
+
+    #[test]
+    fn links_resolve_against_base_href() {
+        // An external base takes every relative link out of the container.
+        let external = minimal()
+            .edit(
+                CHAPTER,
+                "<head>",
+                r#"<head><base href="https://example.org/wiki/"/>"#,
+            )
+            .edit(CHAPTER, r##"href="#s1""##, r#"href="/wiki/Page""#);
+        assert_eq!(check(&external), vec![]);
+        // A relative base moves them inside it.
+        let relative = minimal()
+            .edit(CHAPTER, "<head>", r#"<head><base href="../"/>"#)
+            .edit(
+                CHAPTER,
+                r##"href="#s1""##,
+                r##"href="text/chapter%5F1.xhtml#s1""##,
+            )
+            .edit(
+                CHAPTER,
+                r#"src="../images/cover.png""#,
+                r#"src="images/cover.png""#,
+            )
+            .edit(CHAPTER, r#"href="../nav.xhtml""#, r#"href="nav.xhtml""#);
+        assert_eq!(check(&relative), vec![]);
     }
 
     #[test]
