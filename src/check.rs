@@ -22,7 +22,7 @@ use serde::Serialize;
 use crate::convert::chapter::{convert_decoded, read_chapter};
 use crate::convert::split::{self, SplitMode};
 use crate::convert::{SourceKind, text};
-use crate::diagnostic::{Code, Diagnostic, Severity};
+use crate::diagnostic::{Code, Diagnostic, MessageId, Severity};
 use crate::project::toml_error::locate;
 use crate::project::{ChapterSource, LoadOptions, Project};
 use crate::text_fix::{Origin, Tally};
@@ -157,7 +157,7 @@ pub fn check_epub(path: &Path, epubcheck: Option<Duration>) -> CheckReport {
             V::Warning => Severity::Warning,
         };
         report.push(located(
-            Diagnostic::new(Code::Structure, severity, f.message),
+            Diagnostic::new(f.code, severity, f.message),
             path,
             &f.location,
         ));
@@ -186,8 +186,10 @@ pub fn check_epub(path: &Path, epubcheck: Option<Duration>) -> CheckReport {
                         S::Warning => Severity::Warning,
                         _ => continue,
                     };
+                    let code =
+                        MessageId::new(&m.id).map_or(Code::Epubcheck, Code::EpubcheckMessage);
                     let f = Diagnostic::new(
-                        Code::Epubcheck,
+                        code,
                         severity,
                         format!("{} (EPUBCheck {})", m.message, m.id),
                     );
@@ -648,7 +650,7 @@ fn check_duplicates(sketches: &[(PathBuf, Sketch)], report: &mut CheckReport) {
 mod tests {
     use super::*;
 
-    fn codes(r: &CheckReport) -> Vec<&'static str> {
+    fn codes(r: &CheckReport) -> Vec<&str> {
         r.findings.iter().map(|f| f.code.as_str()).collect()
     }
 

@@ -25,8 +25,11 @@ pub enum Severity {
 }
 
 /// What kind of problem: one stable name per kind.
+///
+/// In JSON (and every human-readable format) a code is its printed string, EPUBCheck's ids
+/// included; compact formats (the build cache's postcard) keep serde's variant encoding.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
+#[serde(remote = "Self", rename_all = "kebab-case")]
 #[non_exhaustive]
 pub enum Code {
     /// A file could not be read or written.
@@ -84,9 +87,55 @@ pub enum Code {
     Css,
     /// `init` found no chapters, or would overwrite a metadata file.
     Init,
-    /// One of our own structural rules for EPUBs is broken.
+    /// One of our own structural rules for EPUBs is broken. No longer given: each rule has an
+    /// `epub-…` code of its own.
     Structure,
-    /// EPUBCheck reported it.
+    /// An EPUB's zip cannot be read safely (unreadable, too many entries, an entry that inflates
+    /// past our caps) or names an entry twice.
+    EpubZip,
+    /// An EPUB's `mimetype` entry is not first, not stored, or not `application/epub+zip`.
+    EpubMimetype,
+    /// An XML entry of an EPUB is not well-formed.
+    EpubXml,
+    /// `META-INF/container.xml` or the package document cannot be found or used.
+    EpubPackage,
+    /// A package's `version` is not 2.0 or 3.0.
+    EpubVersion,
+    /// A manifest item has no id or href, an id twice, a missing file, or the nav is wrong.
+    EpubManifest,
+    /// A file in the EPUB's zip is not listed in the manifest.
+    EpubUnlistedFile,
+    /// A spine itemref names no manifest item.
+    EpubSpine,
+    /// The spine lists the same manifest item twice.
+    EpubSpineDuplicate,
+    /// A manifest item or spine itemref has a property the package vocabulary does not define.
+    EpubUnknownProperty,
+    /// A `rendition:` property is repeated, has a value the spec does not define, or an
+    /// itemref sets two that exclude each other.
+    EpubRendition,
+    /// The package metadata lacks a title, language, identifier or a valid `dcterms:modified`.
+    EpubMetadata,
+    /// An XHTML document's `<html>` has no `lang` or `xml:lang`.
+    EpubLang,
+    /// The NCX disagrees with the package or is out of order.
+    EpubNcx,
+    /// A link or reference points to a file that is not in the zip.
+    EpubMissingResource,
+    /// A link's fragment names no id of its target.
+    EpubFragment,
+    /// A URL is not allowed in an EPUB or is not a valid URL: path-absolute (`/x`), `file:`, or
+    /// holding characters that must be percent-encoded.
+    EpubUrl,
+    /// A resource is used by a document but not listed in the manifest.
+    EpubUnlistedResource,
+    /// A hyperlink or the table of contents points to a document that is not in the spine.
+    EpubOutsideSpine,
+    /// A resource in a format reading systems need not support has no fallback.
+    EpubForeignResource,
+    /// A resource a reading system must have in the container is fetched from the network.
+    EpubRemoteResource,
+    /// EPUBCheck reported it (EPUBCheck's own findings carry its message id as their code).
     Epubcheck,
     /// An environment variable has a value that cannot be used (`SOURCE_DATE_EPOCH`).
     Environment,
@@ -94,11 +143,93 @@ pub enum Code {
     CleanupRule,
     /// One change a cleanup rule makes, where it makes it (the first few per rule).
     CleanupMatch,
+    /// A finding of EPUBCheck's, under its own message id (`RSC-012`, `OPF-027`, …).
+    EpubcheckMessage(MessageId),
+}
+
+impl Serialize for Code {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        if s.is_human_readable() {
+            s.serialize_str(self.as_str())
+        } else {
+            // The derived (remote = "Self") serialisation.
+            Code::serialize(self, s)
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Code {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Code, D::Error> {
+        use serde::de::IntoDeserializer;
+        if !d.is_human_readable() {
+            return Code::deserialize(d);
+        }
+        let name = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+        let by_name: Result<Code, serde::de::value::Error> =
+            Code::deserialize(name.as_ref().into_deserializer());
+        by_name
+            .ok()
+            .or_else(|| MessageId::new(&name).map(Code::EpubcheckMessage))
+            .ok_or_else(|| serde::de::Error::custom(format!("unknown code `{name}`")))
+    }
+}
+
+/// An EPUBCheck message id (`RSC-012`, `HTM_059`, `OPF-007c`): a few ASCII letters, digits,
+/// `-` and `_`, kept inline so that [`Code`] stays `Copy`.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct MessageId {
+    bytes: [u8; MessageId::CAP],
+    len: u8,
+}
+
+impl MessageId {
+    const CAP: usize = 15;
+
+    /// The id, when `id` is one: 1 to 15 ASCII letters, digits, `-` or `_`.
+    pub fn new(id: &str) -> Option<MessageId> {
+        let ok = (1..=Self::CAP).contains(&id.len())
+            && id
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+        ok.then(|| {
+            let mut bytes = [0; Self::CAP];
+            bytes[..id.len()].copy_from_slice(id.as_bytes());
+            MessageId {
+                bytes,
+                len: id.len() as u8,
+            }
+        })
+    }
+
+    /// The id as written by EPUBCheck.
+    pub fn as_str(&self) -> &str {
+        // Built from a checked ASCII `&str` only.
+        std::str::from_utf8(&self.bytes[..usize::from(self.len)]).unwrap_or_default()
+    }
+}
+
+impl std::fmt::Debug for MessageId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:?}", self.as_str())
+    }
+}
+
+impl Serialize for MessageId {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for MessageId {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<MessageId, D::Error> {
+        let s = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+        MessageId::new(&s).ok_or_else(|| serde::de::Error::custom("not an EPUBCheck message id"))
+    }
 }
 
 impl Code {
     /// The code as printed, e.g. `numbering-gap`.
-    pub fn as_str(self) -> &'static str {
+    pub fn as_str(&self) -> &str {
         match self {
             Code::Io => "io",
             Code::MetadataSyntax => "metadata-syntax",
@@ -127,10 +258,32 @@ impl Code {
             Code::Css => "css",
             Code::Init => "init",
             Code::Structure => "structure",
+            Code::EpubZip => "epub-zip",
+            Code::EpubMimetype => "epub-mimetype",
+            Code::EpubXml => "epub-xml",
+            Code::EpubPackage => "epub-package",
+            Code::EpubVersion => "epub-version",
+            Code::EpubManifest => "epub-manifest",
+            Code::EpubUnlistedFile => "epub-unlisted-file",
+            Code::EpubSpine => "epub-spine",
+            Code::EpubSpineDuplicate => "epub-spine-duplicate",
+            Code::EpubUnknownProperty => "epub-unknown-property",
+            Code::EpubRendition => "epub-rendition",
+            Code::EpubMetadata => "epub-metadata",
+            Code::EpubLang => "epub-lang",
+            Code::EpubNcx => "epub-ncx",
+            Code::EpubMissingResource => "epub-missing-resource",
+            Code::EpubFragment => "epub-fragment",
+            Code::EpubUrl => "epub-url",
+            Code::EpubUnlistedResource => "epub-unlisted-resource",
+            Code::EpubOutsideSpine => "epub-outside-spine",
+            Code::EpubForeignResource => "epub-foreign-resource",
+            Code::EpubRemoteResource => "epub-remote-resource",
             Code::Epubcheck => "epubcheck",
             Code::Environment => "environment",
             Code::CleanupRule => "cleanup-rule",
             Code::CleanupMatch => "cleanup-match",
+            Code::EpubcheckMessage(id) => id.as_str(),
         }
     }
 }
@@ -336,9 +489,36 @@ mod tests {
 
     #[test]
     fn codes_serialise_as_they_print() {
-        for code in [Code::NumberingGap, Code::MetadataSyntax, Code::Io] {
+        let rsc = Code::EpubcheckMessage(MessageId::new("RSC-012").unwrap());
+        for code in [
+            Code::NumberingGap,
+            Code::MetadataSyntax,
+            Code::Io,
+            Code::EpubSpineDuplicate,
+            rsc,
+        ] {
             let json = serde_json::to_string(&code).unwrap();
             assert_eq!(json, format!("\"{code}\""));
+            assert_eq!(serde_json::from_str::<Code>(&json).unwrap(), code);
         }
+        assert_eq!(rsc.to_string(), "RSC-012");
+    }
+
+    #[test]
+    fn codes_round_trip_through_the_build_caches_compact_format() {
+        let rsc = Code::EpubcheckMessage(MessageId::new("HTM_059").unwrap());
+        for code in [Code::Io, Code::EpubFragment, Code::Environment, rsc] {
+            let bytes = postcard::to_stdvec(&code).unwrap();
+            assert_eq!(postcard::from_bytes::<Code>(&bytes).unwrap(), code);
+        }
+        assert!(serde_json::from_str::<Code>("\"no such code!\"").is_err());
+    }
+
+    #[test]
+    fn message_ids_are_short_ascii_words() {
+        assert_eq!(MessageId::new("OPF-007c").unwrap().as_str(), "OPF-007c");
+        assert!(MessageId::new("").is_none());
+        assert!(MessageId::new("RSC 012").is_none());
+        assert!(MessageId::new("A-VERY-LONG-MESSAGE-ID").is_none());
     }
 }

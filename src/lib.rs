@@ -65,7 +65,7 @@ pub use batch::{Outcome, build_all, build_one, find_projects, pool_size};
 pub use build::{BuildOptions, BuildReport, BuildStatus, SourceReport, build};
 pub use check::{CheckReport, REVIEW_CODES, check_epub, check_project};
 pub use convert::split::SplitMode;
-pub use diagnostic::{Code, Diagnostic, Severity};
+pub use diagnostic::{Code, Diagnostic, MessageId, Severity};
 pub use error::{Error, Result};
 pub use init::{ChapterGuess, InitError, InitOptions, InitReport, Placement, init};
 pub use interrupt::install as install_interrupt_handler;

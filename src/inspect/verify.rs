@@ -16,6 +16,8 @@ use std::path::Path;
 
 use roxmltree::{Document, Node};
 
+use crate::diagnostic::Code;
+
 use super::container::Container;
 use super::href;
 use super::read::{self, CONTAINER_XML, NS_DC, Package};
@@ -48,6 +50,8 @@ pub enum Severity {
 /// One problem found in an EPUB.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Finding {
+    /// Which rule: a stable `epub-…` code.
+    pub code: Code,
     /// How bad it is.
     pub severity: Severity,
     /// `entry:line:col` for XML, or the entry name, or `(zip)` for the archive as a whole.
@@ -57,16 +61,18 @@ pub struct Finding {
 }
 
 impl Finding {
-    fn error(location: impl Into<String>, message: impl Into<String>) -> Self {
+    fn error(code: Code, location: impl Into<String>, message: impl Into<String>) -> Self {
         Finding {
+            code,
             severity: Severity::Error,
             location: location.into(),
             message: message.into(),
         }
     }
 
-    fn warning(location: impl Into<String>, message: impl Into<String>) -> Self {
+    fn warning(code: Code, location: impl Into<String>, message: impl Into<String>) -> Self {
         Finding {
+            code,
             severity: Severity::Warning,
             location: location.into(),
             message: message.into(),
@@ -74,7 +80,13 @@ impl Finding {
     }
 
     fn from_error(e: &InspectError) -> Self {
-        let mut finding = Finding::error(e.location(), e.message());
+        let code = match e {
+            InspectError::Xml { .. } => Code::EpubXml,
+            InspectError::Structure { .. } => Code::EpubPackage,
+            InspectError::Epubcheck(_) => Code::Epubcheck,
+            _ => Code::EpubZip,
+        };
+        let mut finding = Finding::error(code, e.location(), e.message());
         if e.is_fatal() {
             finding.severity = Severity::Fatal;
         }
@@ -97,7 +109,11 @@ impl fmt::Display for Finding {
 pub fn verify_path(path: &Path) -> Vec<Finding> {
     match std::fs::File::open(path) {
         Ok(file) => verify_reader(BufReader::with_capacity(super::READ_BUFFER, file)),
-        Err(e) => vec![Finding::error(path.display().to_string(), e.to_string())],
+        Err(e) => vec![Finding::error(
+            Code::Io,
+            path.display().to_string(),
+            e.to_string(),
+        )],
     }
 }
 
@@ -116,6 +132,7 @@ pub fn verify_reader<R: Read + Seek>(reader: R) -> Vec<Finding> {
     v.check_mimetype(&mut container);
     for name in &container.duplicates {
         v.findings.push(Finding::error(
+            Code::EpubZip,
             name.clone(),
             "entry name occurs more than once in the zip",
         ));
@@ -186,28 +203,38 @@ fn is_epub_timestamp(s: &str) -> bool {
 }
 
 impl Verifier {
-    fn error(&mut self, location: impl Into<String>, message: impl Into<String>) {
-        self.findings.push(Finding::error(location, message));
+    fn error(&mut self, code: Code, location: impl Into<String>, message: impl Into<String>) {
+        self.findings.push(Finding::error(code, location, message));
     }
 
-    fn warning(&mut self, location: impl Into<String>, message: impl Into<String>) {
-        self.findings.push(Finding::warning(location, message));
+    fn warning(&mut self, code: Code, location: impl Into<String>, message: impl Into<String>) {
+        self.findings
+            .push(Finding::warning(code, location, message));
     }
 
     fn check_mimetype<R: Read + Seek>(&mut self, container: &mut Container<R>) {
         match &container.first_header {
             Some(h) if h.signature_ok => {
                 if h.name != MIMETYPE {
-                    self.error(h.name.clone(), "the first zip entry must be `mimetype`");
+                    self.error(
+                        Code::EpubMimetype,
+                        h.name.clone(),
+                        "the first zip entry must be `mimetype`",
+                    );
                 } else {
                     if h.flags & 1 != 0 {
-                        self.error(MIMETYPE, "must not be encrypted");
+                        self.error(Code::EpubMimetype, MIMETYPE, "must not be encrypted");
                     }
                     if h.method != 0 {
-                        self.error(MIMETYPE, "must be stored, not compressed");
+                        self.error(
+                            Code::EpubMimetype,
+                            MIMETYPE,
+                            "must be stored, not compressed",
+                        );
                     }
                     if h.extra_len != 0 {
                         self.error(
+                            Code::EpubMimetype,
                             MIMETYPE,
                             format!(
                                 "local header has a {}-byte extra field; it must have none",
@@ -217,11 +244,16 @@ impl Verifier {
                     }
                 }
             }
-            _ => self.error("(zip)", "no local file header at offset 0"),
+            _ => self.error(
+                Code::EpubMimetype,
+                "(zip)",
+                "no local file header at offset 0",
+            ),
         }
         match container.read_capped(MIMETYPE, 1024) {
             Ok(bytes) if bytes == MIMETYPE_CONTENT => {}
             Ok(bytes) => self.error(
+                Code::EpubMimetype,
                 MIMETYPE,
                 format!(
                     "content is {:?}, must be exactly `application/epub+zip`",
@@ -258,6 +290,7 @@ impl Verifier {
             {
                 self.summarize_batch(batch);
                 self.findings.push(Finding {
+                    code: Code::EpubZip,
                     severity: Severity::Fatal,
                     location: name,
                     message: "not checked: the XML in this EPUB inflates to more than 1 GiB in all"
@@ -305,7 +338,7 @@ impl Verifier {
     /// Container, manifest, spine and metadata rules. Returns the package for later rules.
     fn check_package<R: Read + Seek>(&mut self, container: &mut Container<R>) -> Option<Package> {
         if !container.exists(CONTAINER_XML) {
-            self.error(CONTAINER_XML, "missing");
+            self.error(Code::EpubPackage, CONTAINER_XML, "missing");
             return None;
         }
         // An unreadable or malformed container.xml or package document is reported by the
@@ -320,6 +353,7 @@ impl Verifier {
         };
         if !container.exists(&opf_path) {
             self.error(
+                Code::EpubPackage,
                 CONTAINER_XML,
                 format!("rootfile `{opf_path}` is not in the zip"),
             );
@@ -359,20 +393,28 @@ impl Verifier {
         for item in items {
             let id = attr(item, "id").unwrap_or_default();
             if id.is_empty() {
-                self.error(locator.at(item), "manifest item without an id");
+                self.error(
+                    Code::EpubManifest,
+                    locator.at(item),
+                    "manifest item without an id",
+                );
             } else if !ids.insert(id) {
                 self.error(
+                    Code::EpubManifest,
                     locator.at(item),
                     format!("manifest id `{id}` is used more than once"),
                 );
             }
             let raw = attr(item, "href").unwrap_or_default();
             match href::resolve(opf_path, raw) {
-                _ if raw.trim().is_empty() => {
-                    self.error(locator.at(item), "manifest item without an href")
-                }
+                _ if raw.trim().is_empty() => self.error(
+                    Code::EpubManifest,
+                    locator.at(item),
+                    "manifest item without an href",
+                ),
                 None => {}
                 Some(target) if !container.exists(&target.path) => self.error(
+                    Code::EpubManifest,
                     locator.at(item),
                     format!(
                         "manifest item `{id}` points to `{}`, which is not in the zip",
@@ -385,6 +427,7 @@ impl Verifier {
                 nav_count += 1;
                 if package.is_epub3() && nav_count == 2 {
                     self.error(
+                        Code::EpubManifest,
                         locator.at(item),
                         "a second manifest item with properties `nav`; EPUB 3 allows exactly one",
                     );
@@ -393,6 +436,7 @@ impl Verifier {
         }
         if package.is_epub3() && nav_count == 0 {
             self.error(
+                Code::EpubManifest,
                 opf_path,
                 "EPUB 3 needs exactly one manifest item with properties `nav`; there is none",
             );
@@ -409,7 +453,11 @@ impl Verifier {
             {
                 continue;
             }
-            self.warning(name, "in the zip but not in the manifest");
+            self.warning(
+                Code::EpubUnlistedFile,
+                name,
+                "in the zip but not in the manifest",
+            );
         }
     }
 
@@ -424,6 +472,7 @@ impl Verifier {
             let idref = attr(itemref, "idref").unwrap_or_default();
             if package.item(idref).is_none() {
                 self.error(
+                    Code::EpubSpine,
                     locator.at(itemref),
                     format!("spine itemref `{idref}` names no manifest item"),
                 );
@@ -437,7 +486,7 @@ impl Verifier {
         let root_loc = locator.at(root);
         let metadata = root.children().find(|n| is(*n, "metadata"));
         let Some(metadata) = metadata else {
-            self.error(root_loc, "no <metadata> element");
+            self.error(Code::EpubMetadata, root_loc, "no <metadata> element");
             return;
         };
         let meta_loc = locator.at(metadata);
@@ -450,7 +499,11 @@ impl Verifier {
             })
         };
         match attr(root, "unique-identifier") {
-            None => self.error(root_loc, "package has no unique-identifier attribute"),
+            None => self.error(
+                Code::EpubMetadata,
+                root_loc,
+                "package has no unique-identifier attribute",
+            ),
             Some(uid)
                 if package
                     .metadata
@@ -459,6 +512,7 @@ impl Verifier {
                     .is_none_or(str::is_empty) =>
             {
                 self.error(
+                    Code::EpubMetadata,
                     root_loc,
                     format!("unique-identifier `{uid}` names no non-empty dc:identifier"),
                 )
@@ -466,10 +520,10 @@ impl Verifier {
             Some(_) => {}
         }
         if !dc_nonempty("title") {
-            self.error(meta_loc.clone(), "no dc:title");
+            self.error(Code::EpubMetadata, meta_loc.clone(), "no dc:title");
         }
         if !dc_nonempty("language") {
-            self.error(meta_loc.clone(), "no dc:language");
+            self.error(Code::EpubMetadata, meta_loc.clone(), "no dc:language");
         }
         if package.is_epub3() {
             let modified: Vec<Node> = metadata
@@ -482,6 +536,7 @@ impl Verifier {
                 .collect();
             match modified.as_slice() {
                 [] => self.error(
+                    Code::EpubMetadata,
                     meta_loc,
                     "EPUB 3 needs a meta property=\"dcterms:modified\"",
                 ),
@@ -489,6 +544,7 @@ impl Verifier {
                     let value = text_of(*one);
                     if !is_epub_timestamp(&value) {
                         self.error(
+                            Code::EpubMetadata,
                             locator.at(*one),
                             format!(
                                 "dcterms:modified `{value}` is not in the form CCYY-MM-DDThh:mm:ssZ"
@@ -496,9 +552,11 @@ impl Verifier {
                         );
                     }
                 }
-                [_, second, ..] => {
-                    self.error(locator.at(*second), "more than one dcterms:modified")
-                }
+                [_, second, ..] => self.error(
+                    Code::EpubMetadata,
+                    locator.at(*second),
+                    "more than one dcterms:modified",
+                ),
             }
         }
     }
@@ -519,7 +577,11 @@ impl Verifier {
             // Only a document with neither attribute has no language: EPUBCheck says nothing
             // either way, and Ace (axe's html-has-lang) accepts `xml:lang` in XHTML.
             if !lang && !xml_lang {
-                self.warning(loc, "<html> has no `lang` or `xml:lang` attribute");
+                self.warning(
+                    Code::EpubLang,
+                    loc,
+                    "<html> has no `lang` or `xml:lang` attribute",
+                );
             }
         }
     }
@@ -550,11 +612,12 @@ impl Verifier {
             .clone()
             .unwrap_or_default();
         match head_meta("dtb:uid") {
-            None => self.error(root_loc.clone(), "no dtb:uid meta"),
+            None => self.error(Code::EpubNcx, root_loc.clone(), "no dtb:uid meta"),
             Some(m) => {
                 let uid = attr(m, "content").unwrap_or_default().trim();
                 if uid != package_uid.trim() {
                     self.error(
+                        Code::EpubNcx,
                         locator.at(m),
                         format!(
                             "dtb:uid `{uid}` differs from the package identifier `{package_uid}`"
@@ -564,7 +627,7 @@ impl Verifier {
             }
         }
         let Some(nav_map) = doc.descendants().find(|n| is(*n, "navMap")) else {
-            self.error(root_loc, "no navMap");
+            self.error(Code::EpubNcx, root_loc, "no navMap");
             return;
         };
         // Pre-order walk: a parent's depth is known before its children's, so this stays linear
@@ -583,6 +646,7 @@ impl Verifier {
             let declared = attr(m, "content").unwrap_or_default().trim();
             if declared.parse::<usize>().ok() != Some(actual_depth) {
                 self.warning(
+                    Code::EpubNcx,
                     locator.at(m),
                     format!("dtb:depth is `{declared}` but the navMap nests {actual_depth} deep"),
                 );
@@ -615,6 +679,7 @@ impl Verifier {
             let Some(order) = attr(p, "playOrder").and_then(|o| o.trim().parse::<u64>().ok())
             else {
                 self.error(
+                    Code::EpubNcx,
                     loc,
                     "navPoint without a numeric playOrder (others have one)",
                 );
@@ -627,6 +692,7 @@ impl Verifier {
                 // Same target as an earlier point: sharing its playOrder is allowed.
             } else {
                 self.error(
+                    Code::EpubNcx,
                     loc,
                     format!("playOrder {order} out of sequence; expected {}", max + 1),
                 );
@@ -646,6 +712,7 @@ impl Verifier {
                 };
                 if !container.exists(&target.path) {
                     found.push(Finding::error(
+                        Code::EpubMissingResource,
                         loc(),
                         format!(
                             "link `{raw}` points to `{}`, which is not in the zip",
@@ -664,6 +731,7 @@ impl Verifier {
                     && href::fragment_is_id(&fragment)
                 {
                     found.push(Finding::error(
+                        Code::EpubFragment,
                         loc(),
                         format!("link `{raw}`: `{}` has no id `{fragment}`", target.path),
                     ));
@@ -757,6 +825,32 @@ mod tests {
 
     fn minimal() -> TestBook {
         TestBook::minimal_epub3()
+    }
+
+    /// The code of the one finding `book` gives.
+    fn code_of(book: TestBook) -> Code {
+        only(&check(&book)).code
+    }
+
+    #[test]
+    fn each_rule_has_its_own_stable_code() {
+        let stored = |mut b: TestBook| {
+            b.entry_mut("mimetype").stored = false;
+            b
+        };
+        assert_eq!(code_of(stored(minimal())), Code::EpubMimetype);
+        let no_id = minimal().edit(CHAPTER, r##"href="#s1""##, r##"href="#nowhere""##);
+        assert_eq!(code_of(no_id), Code::EpubFragment);
+        let gone = minimal().edit(CHAPTER, r##"href="#s1""##, r#"href="gone.xhtml""#);
+        assert_eq!(code_of(gone), Code::EpubMissingResource);
+        let no_lang = minimal().edit(CHAPTER, r#" lang="en" xml:lang="en""#, "");
+        assert_eq!(code_of(no_lang), Code::EpubLang);
+        let bad_xml = minimal().edit(CHAPTER, "</body>", "</bdy>");
+        assert_eq!(code_of(bad_xml), Code::EpubXml);
+        let stray = minimal().add("EPUB/stray.css", b"p{}");
+        assert_eq!(code_of(stray), Code::EpubUnlistedFile);
+        let no_title = minimal().edit(OPF, "<dc:title>Minimal Book</dc:title>", "");
+        assert_eq!(code_of(no_title), Code::EpubMetadata);
     }
 
     #[test]
