@@ -16,6 +16,7 @@ mod container;
 mod entities;
 pub(crate) mod epubcheck;
 mod href;
+mod package_rules;
 pub(crate) mod read;
 pub(crate) mod verify;
 mod xml;

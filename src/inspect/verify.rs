@@ -61,7 +61,11 @@ pub struct Finding {
 }
 
 impl Finding {
-    fn error(code: Code, location: impl Into<String>, message: impl Into<String>) -> Self {
+    pub(super) fn error(
+        code: Code,
+        location: impl Into<String>,
+        message: impl Into<String>,
+    ) -> Self {
         Finding {
             code,
             severity: Severity::Error,
@@ -371,6 +375,8 @@ impl Verifier {
         self.check_manifest(container, &opf_path, &doc, &package);
         self.check_spine(&opf_path, &doc, &package);
         self.check_metadata(&opf_path, &doc, &package);
+        self.findings
+            .extend(super::package_rules::check(&opf_path, &doc, &package));
         Some(package)
     }
 
