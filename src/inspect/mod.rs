@@ -18,6 +18,7 @@ pub(crate) mod epubcheck;
 mod href;
 mod package_rules;
 pub(crate) mod read;
+mod references;
 pub(crate) mod verify;
 mod xml;
 

@@ -16,7 +16,10 @@ use super::read::Package;
 use super::verify::Finding;
 use super::xml::{Locator, attr, is, text_of};
 
-/// Manifest item properties of the package vocabulary (EPUB 3.3 §D.3.2).
+/// Manifest item properties of the package vocabulary (EPUB 3.3 §D.3.2), and those the EPUB
+/// extension specs define, which EPUBCheck accepts too (`data-nav`: Region-Based Navigation;
+/// `dictionary`, `glossary`, `search-key-map`: Dictionaries and Glossaries; `index`: Indexes;
+/// `xmp`: EPUB 3.3's metadata record).
 const MANIFEST_PROPERTIES: &[&str] = &[
     "cover-image",
     "mathml",
@@ -25,6 +28,12 @@ const MANIFEST_PROPERTIES: &[&str] = &[
     "scripted",
     "svg",
     "switch",
+    "data-nav",
+    "dictionary",
+    "glossary",
+    "index",
+    "search-key-map",
+    "xmp",
 ];
 
 /// Spine itemref properties without a prefix (EPUB 3.3 §D.3.3).

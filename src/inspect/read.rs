@@ -99,6 +99,8 @@ pub struct ManifestItem {
     pub media_type: String,
     /// `item@properties`, split on whitespace.
     pub properties: Vec<String>,
+    /// `item@fallback`: the id of the item to use where this one's format is not supported.
+    pub fallback: Option<String>,
 }
 
 /// A spine `itemref`.
@@ -284,6 +286,7 @@ pub(crate) fn parse_package(opf_path: &str, doc: &Document) -> Result<Package, I
                 href: resolve_href(opf_path, raw),
                 media_type: attr(item, "media-type").unwrap_or_default().to_string(),
                 properties: split_tokens(attr(item, "properties")),
+                fallback: attr(item, "fallback").map(|f| f.trim().to_string()),
             });
         }
     }

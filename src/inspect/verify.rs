@@ -21,6 +21,7 @@ use crate::diagnostic::Code;
 use super::container::Container;
 use super::href;
 use super::read::{self, CONTAINER_XML, NS_DC, Package};
+use super::references::{self, Kind, Reference};
 use super::xml::{self, Locator, attr, is, text_of};
 use super::{InspectError, MAX_XML_ENTRY_BYTES};
 
@@ -151,21 +152,21 @@ pub fn verify_reader<R: Read + Seek>(reader: R) -> Vec<Finding> {
         package.as_ref().map(|p| p.opf_path.as_str()),
     );
     v.findings.append(&mut package_rules.findings);
-    if let Some(package) = package {
-        v.check_content_languages(&package);
-        v.check_ncx(&mut container, &package);
+    if let Some(package) = &package {
+        v.check_content_languages(package);
+        v.check_ncx(&mut container, package);
     }
-    v.check_links(&container);
+    v.check_links(&container, package.as_ref());
     v.findings
 }
 
 /// What the link and id rules need from one well-formed XML entry.
-struct XmlSummary {
-    ids: HashSet<String>,
-    /// (line and column, raw href) of every internal-looking reference.
-    links: Vec<((u32, u32), String)>,
+pub(crate) struct XmlSummary {
+    pub(crate) ids: HashSet<String>,
+    /// Every reference the document makes (XHTML) or the NCX's `content` targets.
+    pub(crate) links: Vec<Reference>,
     /// The `href` of an XHTML document's `<base>`: relative links resolve against it.
-    base: Option<String>,
+    pub(crate) base: Option<String>,
     /// `<html>` root: location, has `lang`, has `xml:lang`.
     html_root: Option<(String, bool, bool)>,
 }
@@ -707,44 +708,8 @@ impl Verifier {
         }
     }
 
-    fn check_links<R: Read + Seek>(&mut self, container: &Container<R>) {
-        let mut found = Vec::new();
-        for (entry, summary) in &self.summaries {
-            for ((line, col), raw) in &summary.links {
-                let loc = || format!("{entry}:{line}:{col}");
-                let Some(target) = href::resolve_with_base(entry, summary.base.as_deref(), raw)
-                else {
-                    continue;
-                };
-                if !container.exists(&target.path) {
-                    found.push(Finding::error(
-                        Code::EpubMissingResource,
-                        loc(),
-                        format!(
-                            "link `{raw}` points to `{}`, which is not in the zip",
-                            target.path
-                        ),
-                    ));
-                    continue;
-                }
-                let Some(fragment) = target.fragment.filter(|f| !f.is_empty()) else {
-                    continue;
-                };
-                // Fragments into non-XML resources (images, media) are not ids, nor are media
-                // fragments and pointer schemes (`#xywh=…`, `#epubcfi(…)`): not checked.
-                if let Some(t) = self.summaries.get(&target.path)
-                    && !t.ids.contains(&fragment)
-                    && href::fragment_is_id(&fragment)
-                {
-                    found.push(Finding::error(
-                        Code::EpubFragment,
-                        loc(),
-                        format!("link `{raw}`: `{}` has no id `{fragment}`", target.path),
-                    ));
-                }
-            }
-        }
-        found.sort_by(|a, b| a.location.cmp(&b.location));
+    fn check_links<R: Read + Seek>(&mut self, container: &Container<R>, package: Option<&Package>) {
+        let found = references::check(&self.summaries, |p| container.exists(p), package);
         self.findings.extend(found);
     }
 }
@@ -767,17 +732,20 @@ fn summarize(entry: &str, doc: &Document) -> XmlSummary {
                 }
                 _ => {}
             }
-            let is_link = match a.namespace() {
-                None if xhtml => {
-                    (local == "href" && !is(node, "base")) || (local == "src" && is(node, "img"))
-                }
-                Some(NS_XLINK) if xhtml => local == "href",
-                None if ncx => local == "src" && is(node, "content"),
-                _ => false,
+            let kind = match a.namespace() {
+                None if xhtml => references::reference_kind(node, local, false),
+                Some(NS_XLINK) if xhtml => references::reference_kind(node, local, true),
+                None if ncx && local == "src" && is(node, "content") => Some(Kind::Hyperlink),
+                _ => None,
             };
-            if is_link && !a.value().trim().is_empty() {
-                let at = locator.line_col(node.range().start);
-                links.push((at, a.value().to_string()));
+            if let Some(kind) = kind
+                && !a.value().trim().is_empty()
+            {
+                links.push(Reference {
+                    at: locator.line_col(node.range().start),
+                    raw: a.value().to_string(),
+                    kind,
+                });
             }
         }
     }
@@ -964,7 +932,11 @@ mod tests {
 
     #[test]
     fn spine_idref_without_manifest_item_is_an_error() {
-        let book = minimal().edit(OPF, r#"<itemref idref="c1"/>"#, r#"<itemref idref="c9"/>"#);
+        let book = minimal().edit(
+            OPF,
+            r#"<itemref idref="c1"/>"#,
+            r#"<itemref idref="c1"/><itemref idref="c9"/>"#,
+        );
         assert_one(
             book,
             Severity::Error,
