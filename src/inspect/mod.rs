@@ -15,6 +15,7 @@
 mod container;
 mod entities;
 pub(crate) mod epubcheck;
+mod fixed_layout;
 mod href;
 mod package_rules;
 pub(crate) mod read;

@@ -258,9 +258,11 @@ mod tests {
 
     const OPF: &str = "EPUB/package.opf";
 
+    /// The findings but those on viewports, which fixed layout makes the test book lack.
     fn codes(book: TestBook) -> Vec<(Code, String)> {
         verify_bytes(&book.to_zip())
             .into_iter()
+            .filter(|f| f.code != Code::EpubViewport)
             .map(|f| (f.code, f.message))
             .collect()
     }

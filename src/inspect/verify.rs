@@ -19,6 +19,7 @@ use roxmltree::{Document, Node};
 use crate::diagnostic::Code;
 
 use super::container::Container;
+use super::fixed_layout::{self, Viewport};
 use super::href;
 use super::read::{self, CONTAINER_XML, NS_DC, Package};
 use super::references::{self, Kind, Reference};
@@ -152,6 +153,8 @@ pub fn verify_reader<R: Read + Seek>(reader: R) -> Vec<Finding> {
         package.as_ref().map(|p| p.opf_path.as_str()),
     );
     v.findings.append(&mut package_rules.findings);
+    v.fixed_layout = std::mem::take(&mut package_rules.fixed_layout);
+    v.check_viewports();
     if let Some(package) = &package {
         v.check_content_languages(package);
         v.check_ncx(&mut container, package);
@@ -167,6 +170,8 @@ pub(crate) struct XmlSummary {
     pub(crate) links: Vec<Reference>,
     /// The `href` of an XHTML document's `<base>`: relative links resolve against it.
     pub(crate) base: Option<String>,
+    /// An XHTML document's first viewport meta.
+    viewport: Option<Viewport>,
     /// `<html>` root: location, has `lang`, has `xml:lang`.
     html_root: Option<(String, bool, bool)>,
 }
@@ -175,6 +180,8 @@ pub(crate) struct XmlSummary {
 struct Verifier {
     findings: Vec<Finding>,
     summaries: HashMap<String, XmlSummary>,
+    /// The spine documents laid out `pre-paginated`.
+    fixed_layout: HashSet<String>,
 }
 
 fn extension(name: &str) -> String {
@@ -378,6 +385,7 @@ impl Verifier {
         self.check_metadata(&opf_path, &doc, &package);
         self.findings
             .extend(super::package_rules::check(&opf_path, &doc, &package));
+        self.fixed_layout = fixed_layout::pre_paginated(&doc, &package);
         Some(package)
     }
 
@@ -708,6 +716,18 @@ impl Verifier {
         }
     }
 
+    fn check_viewports(&mut self) {
+        let mut fixed: Vec<&String> = self.fixed_layout.iter().collect();
+        fixed.sort();
+        for entry in fixed {
+            // A document missing or malformed is reported already.
+            if let Some(summary) = self.summaries.get(entry) {
+                let found = fixed_layout::check_viewport(entry, summary.viewport.as_ref());
+                self.findings.extend(found);
+            }
+        }
+    }
+
     fn check_links<R: Read + Seek>(&mut self, container: &Container<R>, package: Option<&Package>) {
         let found = references::check(&self.summaries, |p| container.exists(p), package);
         self.findings.extend(found);
@@ -754,6 +774,9 @@ fn summarize(entry: &str, doc: &Document) -> XmlSummary {
         .flatten()
         .and_then(|n| attr(n, "href"))
         .map(str::to_string);
+    let viewport = xhtml
+        .then(|| fixed_layout::viewport_of(doc, |n| locator.at(n)))
+        .flatten();
     let root = doc.root_element();
     let html_root = is(root, "html").then(|| {
         (
@@ -766,6 +789,7 @@ fn summarize(entry: &str, doc: &Document) -> XmlSummary {
         ids,
         links,
         base,
+        viewport,
         html_root,
     }
 }
