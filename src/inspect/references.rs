@@ -116,15 +116,63 @@ impl<'p> Listed<'p> {
     }
 }
 
-/// Every reference rule over every summarised document, sorted by location.
+/// The `url(…)`s and `@import "…"`s of a stylesheet, outside comments, with their line and
+/// column. Not a CSS parser: enough to find what a stylesheet loads.
+pub(crate) fn css_references(css: &str) -> Vec<Reference> {
+    let mut found = Vec::new();
+    let bytes = css.as_bytes();
+    let (mut i, mut line, mut line_start) = (0, 1u32, 0);
+    while i < bytes.len() {
+        let rest = &css[i..];
+        if rest.starts_with("/*") {
+            let end = rest.find("*/").map_or(css.len(), |e| i + e + 2);
+            line += css[i..end].matches('\n').count() as u32;
+            line_start = css[..end].rfind('\n').map_or(line_start, |n| n + 1);
+            i = end;
+            continue;
+        }
+        if bytes[i] == b'\n' {
+            line += 1;
+            line_start = i + 1;
+        }
+        let head = rest.get(..7).unwrap_or(rest).to_ascii_lowercase();
+        let url = if head.starts_with("url(") {
+            let inner = &rest[4..];
+            let end = inner.find(')').unwrap_or(inner.len());
+            Some(inner[..end].trim().trim_matches(['"', '\'']).to_string())
+        } else if head.starts_with("@import") {
+            let after = rest[7..].trim_start();
+            after
+                .strip_prefix(['"', '\''])
+                .and_then(|q| q.find(['"', '\'']).map(|e| q[..e].to_string()))
+        } else {
+            None
+        };
+        if let Some(url) =
+            url.filter(|u| !u.is_empty() && !u.starts_with('#') && !u.starts_with("data:"))
+        {
+            let column = css[line_start..i].chars().count() as u32 + 1;
+            found.push(Reference {
+                at: (line, column),
+                raw: url,
+                kind: Kind::Media,
+            });
+        }
+        i += rest.chars().next().map_or(1, char::len_utf8);
+    }
+    found
+}
+
+/// Every reference rule over every summarised document and stylesheet, sorted by location.
 pub(crate) fn check(
     summaries: &HashMap<String, XmlSummary>,
+    stylesheets: &HashMap<String, XmlSummary>,
     exists: impl Fn(&str) -> bool,
     package: Option<&Package>,
 ) -> Vec<Finding> {
     let listed = package.map(Listed::new);
     let mut found = Vec::new();
-    for (entry, summary) in summaries {
+    for (entry, summary) in summaries.iter().chain(stylesheets) {
         // A file the manifest does not list is not part of the publication (a second
         // package's documents, leftovers): it is warned about once, its links not followed.
         if listed
@@ -404,6 +452,40 @@ mod tests {
         let found = codes(decoy);
         assert_eq!(found.len(), 1, "{found:#?}");
         assert_eq!(found[0].0, Code::EpubUnlistedFile);
+    }
+
+    #[test]
+    fn stylesheet_urls_must_exist() {
+        let css = "/* url(commented.png) */\n@import 'more.css';\nh1 { background: url( \"../images/cover.png\" ) }\n@font-face { src: url(fonts/gone.otf) }\n.x { filter: url(#f); b: url(data:x) }";
+        let found: Vec<_> = css_references(css)
+            .into_iter()
+            .map(|r| (r.at, r.raw))
+            .collect();
+        assert_eq!(
+            found,
+            vec![
+                ((2, 1), "more.css".to_string()),
+                ((3, 18), "../images/cover.png".to_string()),
+                ((4, 19), "fonts/gone.otf".to_string()),
+            ]
+        );
+        let book = minimal()
+            .add(
+                "EPUB/style.css",
+                css.replace("@import 'more.css';", "")
+                    .replace("../images", "images")
+                    .as_bytes(),
+            )
+            .edit(
+                OPF,
+                "</manifest>",
+                r#"<item id="css" href="style.css" media-type="text/css"/></manifest>"#,
+            );
+        assert_only(
+            book,
+            Code::EpubMissingResource,
+            "`EPUB/fonts/gone.otf`, which is not in the zip",
+        );
     }
 
     #[test]

@@ -159,7 +159,7 @@ pub fn verify_reader<R: Read + Seek>(reader: R) -> Vec<Finding> {
         v.check_content_languages(package);
         v.check_ncx(&mut container, package);
     }
-    v.check_links(&container, package.as_ref());
+    v.check_links(&mut container, package.as_ref());
     v.findings
 }
 
@@ -728,10 +728,50 @@ impl Verifier {
         }
     }
 
-    fn check_links<R: Read + Seek>(&mut self, container: &Container<R>, package: Option<&Package>) {
-        let found = references::check(&self.summaries, |p| container.exists(p), package);
+    fn check_links<R: Read + Seek>(
+        &mut self,
+        container: &mut Container<R>,
+        package: Option<&Package>,
+    ) {
+        let stylesheets = package
+            .map(|p| stylesheets(container, p))
+            .unwrap_or_default();
+        let found = references::check(
+            &self.summaries,
+            &stylesheets,
+            |p| container.exists(p),
+            package,
+        );
         self.findings.extend(found);
     }
+}
+
+/// What the stylesheets of the manifest load, as summaries with no ids. One unreadable is
+/// skipped: the rules on its references cannot be applied, and nothing else depends on it.
+fn stylesheets<R: Read + Seek>(
+    container: &mut Container<R>,
+    package: &Package,
+) -> HashMap<String, XmlSummary> {
+    let mut out = HashMap::new();
+    for item in package
+        .manifest
+        .iter()
+        .filter(|m| m.media_type == "text/css")
+    {
+        let Ok(bytes) = container.read_capped(&item.href, MAX_XML_ENTRY_BYTES) else {
+            continue;
+        };
+        let css = String::from_utf8_lossy(&bytes);
+        let summary = XmlSummary {
+            ids: HashSet::new(),
+            links: references::css_references(&css),
+            base: None,
+            viewport: None,
+            html_root: None,
+        };
+        out.insert(item.href.clone(), summary);
+    }
+    out
 }
 
 fn summarize(entry: &str, doc: &Document) -> XmlSummary {
