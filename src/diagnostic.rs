@@ -114,6 +114,8 @@ pub enum Code {
     /// A `rendition:` property is repeated, has a value the spec does not define, or an
     /// itemref sets two that exclude each other.
     EpubRendition,
+    /// `epub:type` where structural semantics are not allowed (the `<head>`).
+    EpubSemantics,
     /// A fixed-layout document has no viewport, or one without a valid width and height.
     EpubViewport,
     /// The package metadata lacks a title, language, identifier or a valid `dcterms:modified`.
@@ -271,6 +273,7 @@ impl Code {
             Code::EpubSpineDuplicate => "epub-spine-duplicate",
             Code::EpubUnknownProperty => "epub-unknown-property",
             Code::EpubRendition => "epub-rendition",
+            Code::EpubSemantics => "epub-semantics",
             Code::EpubViewport => "epub-viewport",
             Code::EpubMetadata => "epub-metadata",
             Code::EpubLang => "epub-lang",

@@ -35,6 +35,7 @@ const MIMETYPE: &str = "mimetype";
 const MIMETYPE_CONTENT: &[u8] = b"application/epub+zip";
 const NS_XML: &str = "http://www.w3.org/XML/1998/namespace";
 const NS_XLINK: &str = "http://www.w3.org/1999/xlink";
+const NS_OPS: &str = "http://www.idpf.org/2007/ops";
 
 /// How bad a finding is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -157,6 +158,7 @@ pub fn verify_reader<R: Read + Seek>(reader: R) -> Vec<Finding> {
     v.check_viewports();
     if let Some(package) = &package {
         v.check_content_languages(package);
+        v.check_head_semantics(package);
         v.check_ncx(&mut container, package);
     }
     v.check_links(&mut container, package.as_ref());
@@ -172,6 +174,8 @@ pub(crate) struct XmlSummary {
     pub(crate) base: Option<String>,
     /// An XHTML document's first viewport meta.
     viewport: Option<Viewport>,
+    /// Where an element of an XHTML `<head>` carries `epub:type`, and which element.
+    head_semantics: Vec<(String, String)>,
     /// `<html>` root: location, has `lang`, has `xml:lang`.
     html_root: Option<(String, bool, bool)>,
 }
@@ -576,6 +580,26 @@ impl Verifier {
         }
     }
 
+    /// RSC-005 (schema): `epub:type` in the `<head>` of a manifest XHTML document.
+    fn check_head_semantics(&mut self, package: &Package) {
+        let mut found = Vec::new();
+        for item in package.manifest.iter() {
+            let Some(summary) = self.summaries.get(&item.href) else {
+                continue;
+            };
+            for (at, element) in &summary.head_semantics {
+                found.push(Finding::error(
+                    Code::EpubSemantics,
+                    at.clone(),
+                    format!(
+                        "`epub:type` on <{element}>: structural semantics belong in the body, not the head"
+                    ),
+                ));
+            }
+        }
+        self.findings.extend(found);
+    }
+
     fn check_content_languages(&mut self, package: &Package) {
         for item in package
             .manifest
@@ -767,11 +791,24 @@ fn stylesheets<R: Read + Seek>(
             links: references::css_references(&css),
             base: None,
             viewport: None,
+            head_semantics: Vec::new(),
             html_root: None,
         };
         out.insert(item.href.clone(), summary);
     }
     out
+}
+
+/// `epub:type` on `<head>` or what it holds (EPUB 3.3 §4.3.2: structural semantics are for
+/// content; the XHTML schema EPUBCheck applies has no such attribute there).
+fn head_semantics(doc: &Document, locator: &mut Locator) -> Vec<(String, String)> {
+    let Some(head) = doc.root_element().children().find(|n| is(*n, "head")) else {
+        return Vec::new();
+    };
+    head.descendants()
+        .filter(|n| xml::attr_ns(*n, NS_OPS, "type").is_some())
+        .map(|n| (locator.at(n), n.tag_name().name().to_string()))
+        .collect()
 }
 
 fn summarize(entry: &str, doc: &Document) -> XmlSummary {
@@ -817,6 +854,11 @@ fn summarize(entry: &str, doc: &Document) -> XmlSummary {
     let viewport = xhtml
         .then(|| fixed_layout::viewport_of(doc, |n| locator.at(n)))
         .flatten();
+    let head_semantics = if xhtml {
+        head_semantics(doc, &mut locator)
+    } else {
+        Vec::new()
+    };
     let root = doc.root_element();
     let html_root = is(root, "html").then(|| {
         (
@@ -830,6 +872,7 @@ fn summarize(entry: &str, doc: &Document) -> XmlSummary {
         links,
         base,
         viewport,
+        head_semantics,
         html_root,
     }
 }
@@ -1117,6 +1160,25 @@ mod tests {
         assert_eq!(check(&only_xml), vec![]);
         let only_lang = minimal().edit(CHAPTER, r#" lang="en" xml:lang="en""#, r#" lang="en""#);
         assert_eq!(check(&only_lang), vec![]);
+    }
+
+    #[test]
+    fn structural_semantics_in_the_head_are_an_error() {
+        let book = minimal().edit(
+            CHAPTER,
+            "<title>",
+            r#"<title xmlns:epub="http://www.idpf.org/2007/ops" epub:type="footnote">"#,
+        );
+        let f = only(&check(&book)).clone();
+        assert_eq!(f.code, Code::EpubSemantics, "{f}");
+        assert!(f.message.contains("<title>"), "{f}");
+        // In the body they are what they are for.
+        let body = minimal().edit(
+            CHAPTER,
+            "<h2 ",
+            r#"<h2 xmlns:epub="http://www.idpf.org/2007/ops" epub:type="subchapter" "#,
+        );
+        assert_eq!(check(&body), vec![]);
     }
 
     #[test]
