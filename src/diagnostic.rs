@@ -109,6 +109,9 @@ pub enum Code {
     EpubSpine,
     /// The spine lists the same manifest item twice.
     EpubSpineDuplicate,
+    /// A package property uses a prefix that is neither reserved nor declared, or declares one
+    /// for the Dublin Core elements.
+    EpubPrefix,
     /// A manifest item or spine itemref has a property the package vocabulary does not define.
     EpubUnknownProperty,
     /// A `rendition:` property is repeated, has a value the spec does not define, or an
@@ -271,6 +274,7 @@ impl Code {
             Code::EpubUnlistedFile => "epub-unlisted-file",
             Code::EpubSpine => "epub-spine",
             Code::EpubSpineDuplicate => "epub-spine-duplicate",
+            Code::EpubPrefix => "epub-prefix",
             Code::EpubUnknownProperty => "epub-unknown-property",
             Code::EpubRendition => "epub-rendition",
             Code::EpubSemantics => "epub-semantics",

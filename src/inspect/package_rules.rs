@@ -83,6 +83,24 @@ const RENDITION_META: &[(&str, &[&str])] = &[
     ),
 ];
 
+/// Prefixes a package may use without declaring them (EPUB 3.3 §D.2.1, reserved prefixes).
+const RESERVED_PREFIXES: &[&str] = &[
+    "a11y",
+    "dcterms",
+    "marc",
+    "media",
+    "onix",
+    "rendition",
+    "schema",
+    "xsd",
+    "msv",
+    "prism",
+];
+
+/// The Dublin Core elements namespace: its terms are elements (`dc:title`), never a prefix
+/// for property values (EPUB 3.3 §D.2.3).
+const DC_ELEMENTS: &str = "http://purl.org/dc/elements/1.1/";
+
 /// All rules of this module, in document order of what they look at.
 pub(crate) fn check(opf_path: &str, doc: &Document, package: &Package) -> Vec<Finding> {
     let mut rules = Rules {
@@ -94,6 +112,7 @@ pub(crate) fn check(opf_path: &str, doc: &Document, package: &Package) -> Vec<Fi
         return rules.findings;
     }
     if package.is_epub3() {
+        rules.check_prefixes(root);
         rules.check_rendition_meta(root);
         rules.check_manifest_properties(root);
     }
@@ -135,6 +154,52 @@ impl Rules<'_> {
             format!("package version `{version}` is neither EPUB 2 (`2.0`) nor EPUB 3 (`3.0`)"),
         );
         false
+    }
+
+    /// OPF-007c: no prefix maps to the Dublin Core elements namespace; OPF-028: every prefix a
+    /// property value uses is reserved or declared in `package@prefix`.
+    fn check_prefixes(&mut self, root: Node) {
+        let declared = attr(root, "prefix").unwrap_or_default();
+        let mut tokens = declared.split_whitespace();
+        let mut prefixes = Vec::new();
+        while let Some(name) = tokens.next() {
+            let Some(prefix) = name.strip_suffix(':') else {
+                continue;
+            };
+            if tokens.next() == Some(DC_ELEMENTS) {
+                self.error(
+                    Code::EpubPrefix,
+                    root,
+                    format!("prefix `{prefix}` maps to the Dublin Core elements namespace, which must not be a prefix"),
+                );
+            }
+            prefixes.push(prefix);
+        }
+        let valued: [(&str, &[&str]); 4] = [
+            ("meta", &["property", "scheme"]),
+            ("link", &["rel", "properties"]),
+            ("item", &["properties"]),
+            ("itemref", &["properties"]),
+        ];
+        for node in root.descendants().filter(|n| n.is_element()) {
+            let Some((_, names)) = valued.iter().find(|(e, _)| is(node, e)) else {
+                continue;
+            };
+            for value in names.iter().filter_map(|a| attr(node, a)) {
+                for token in value.split_whitespace().filter(|t| !t.contains("://")) {
+                    let Some((prefix, _)) = token.split_once(':') else {
+                        continue;
+                    };
+                    if !RESERVED_PREFIXES.contains(&prefix) && !prefixes.contains(&prefix) {
+                        self.error(
+                            Code::EpubPrefix,
+                            node,
+                            format!("`{token}` uses the prefix `{prefix}`, which is neither reserved nor declared in package@prefix"),
+                        );
+                    }
+                }
+            }
+        }
     }
 
     /// RSC-005: `rendition:layout` (and its siblings) at most once in the metadata, with one
@@ -300,11 +365,17 @@ mod tests {
             r#"properties="cover-image incandescent""#,
         );
         assert_only(book, Code::EpubUnknownProperty, "`incandescent`");
-        let prefixed = minimal().edit(
-            OPF,
-            r#"properties="cover-image""#,
-            r#"properties="cover-image my:glow""#,
-        );
+        let prefixed = minimal()
+            .edit(
+                OPF,
+                r#"properties="cover-image""#,
+                r#"properties="cover-image my:glow data-nav""#,
+            )
+            .edit(
+                OPF,
+                "<package ",
+                r#"<package prefix="my: http://example.org/my#" "#,
+            );
         assert_eq!(codes(prefixed), vec![]);
     }
 
@@ -334,7 +405,7 @@ mod tests {
             OPF,
             r#"<itemref idref="c1"/>"#,
             r#"<itemref idref="c1" properties="page-spread-left rendition:layout-pre-paginated rendition:spread-none rendition:flow-paginated rendition:align-x-center ibooks:x"/>"#,
-        );
+        ).edit(OPF, "<package ", r#"<package prefix="ibooks: http://vocabulary.itunes.apple.com/rdf/ibooks/vocabulary-extensions-1.0/" "#);
         assert_eq!(codes(book), vec![]);
     }
 
@@ -368,6 +439,32 @@ mod tests {
         assert_only(invalid, Code::EpubRendition, "`scrolling`");
         let once = minimal().edit(OPF, modified, &format!("{layout}{modified}"));
         assert_eq!(codes(once), vec![]);
+    }
+
+    #[test]
+    fn undeclared_prefixes_and_a_dc_prefix_are_errors() {
+        let publisher =
+            r#"<meta property="dc:publisher">Anon</meta><meta property="dcterms:modified">"#;
+        let undeclared = minimal().edit(OPF, r#"<meta property="dcterms:modified">"#, publisher);
+        assert_only(
+            undeclared,
+            Code::EpubPrefix,
+            "`dc:publisher` uses the prefix `dc`",
+        );
+        let dc = minimal()
+            .edit(OPF, r#"<meta property="dcterms:modified">"#, publisher)
+            .edit(
+                OPF,
+                "<package ",
+                r#"<package prefix="dc: http://purl.org/dc/elements/1.1/" "#,
+            );
+        assert_only(dc, Code::EpubPrefix, "Dublin Core elements namespace");
+        let reserved = minimal().edit(
+            OPF,
+            r#"<meta property="dcterms:modified">"#,
+            r#"<meta property="schema:accessMode">textual</meta><meta property="a11y:certifiedBy">X</meta><meta property="dcterms:modified">"#,
+        );
+        assert_eq!(codes(reserved), vec![]);
     }
 
     #[test]
