@@ -460,7 +460,17 @@ impl Verifier {
                 "EPUB 3 needs exactly one manifest item with properties `nav`; there is none",
             );
         }
+        self.check_unlisted_files(container, opf_path, package);
+    }
 
+    /// Files in the zip that are not part of the publication: a warning each (EPUBCheck's
+    /// OPF-003 is a usage note, not a warning, so this stays one).
+    fn check_unlisted_files<R: Read + Seek>(
+        &mut self,
+        container: &Container<R>,
+        opf_path: &str,
+        package: &Package,
+    ) {
         let listed: HashSet<&str> = package.manifest.iter().map(|m| m.href.as_str()).collect();
         for e in &container.entries {
             let name = e.name.as_str();
