@@ -138,7 +138,9 @@ fn same_frame(
     }
     let mut frame = last.entries.clone();
     if book.modified != last.modified {
-        let opf = package::package_document(book, look);
+        let opf = look
+            .target
+            .finish_owned(package::package_document(book, look));
         let at = *index.get(opf.name.as_str())?;
         let (_, hash) = frame.iter_mut().find(|(name, _)| *name == opf.name)?;
         *hash = incremental::hash(&opf.data);
@@ -166,9 +168,11 @@ fn fresh_frame(
     frame_key: String,
 ) -> std::result::Result<EntryPlan, Stale> {
     let package::Frame {
-        entries,
+        mut entries,
         chapters: chapter_docs,
     } = package::frame(book, look);
+    look.target
+        .finish_frame(&mut entries, !look.fonts.is_empty());
     let docs: Vec<Vec<(String, Hash)>> = chapter_docs
         .into_par_iter()
         .map(|docs| {
@@ -327,6 +331,10 @@ fn package_chunk(
     // On a pool thread, so its allocations reuse the memory freed by earlier chunks' bodies
     // (which were allocated by pool threads) rather than growing another arena.
     let docs = rayon::scope(|_| package::chapter_documents(book, look, chunk));
+    let docs: Vec<Entry> = docs
+        .into_par_iter()
+        .map(|doc| look.target.finish_owned(doc))
+        .collect();
     let mut slots = package::chapters_mut(&mut book.contents);
     for &k in chunk {
         if let Some(slot) = slots.get_mut(k) {

@@ -14,6 +14,7 @@ use super::{BookInfo, ChapterSource, ContentEntry, FileId, FileStamp, Person, Pr
 use crate::convert::split::SplitMode;
 use crate::error::{Error, Result};
 use crate::source::EncodingErrors;
+use crate::target::Target;
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
@@ -100,6 +101,7 @@ struct Part {
 struct Output {
     path: Option<Spanned<String>>,
     epub_version: Option<Spanned<i64>>,
+    targets: Option<Vec<Spanned<String>>>,
 }
 
 /// Image extensions we accept as a cover, lower case.
@@ -267,6 +269,7 @@ pub(super) fn validate<T: Send>(
 
     let style = super::layout::validate_style(raw.style, &ctx)?;
     let epub_version = super::layout::validate_version(raw.output.epub_version, &ctx)?;
+    let targets = validate_targets(raw.output.targets.unwrap_or_default(), &ctx)?;
     let Seen {
         ids: mut input_ids,
         globs: chapter_globs,
@@ -279,6 +282,7 @@ pub(super) fn validate<T: Send>(
         style,
         layout,
         epub_version,
+        targets,
         root: root.to_path_buf(),
         metadata_path: path.to_path_buf(),
         book: book.0,
@@ -346,6 +350,23 @@ fn cleanup_file(ctx: &Ctx) -> Result<Option<PathBuf>> {
             "make cleanup.toml a file of [[cleanup]] rules, or remove it",
         )),
     }
+}
+
+/// `[output] targets`: each a target's name.
+fn validate_targets(raw: Vec<Spanned<String>>, ctx: &Ctx) -> Result<Vec<Target>> {
+    raw.into_iter()
+        .map(|name| {
+            Target::parse(name.get_ref()).ok_or_else(|| {
+                ctx.error_at(
+                    name.span().start,
+                    format!(
+                        "`[output] targets`: \"{}\" is not a target (epub, kobo, kindle, apple)",
+                        name.get_ref()
+                    ),
+                )
+            })
+        })
+        .collect()
 }
 
 /// The reading order: every chapter entry expanded, parts with theirs.
