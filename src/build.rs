@@ -275,23 +275,23 @@ fn build_outputs(
             &mut loaded,
             &look,
             pending,
-            &mut bodies,
-            last,
+            (&mut bodies, last),
+            watch,
         )?);
-        watch.lap("write");
     }
     Ok(reports)
 }
 
-/// Lays out, writes and commits one output (the bodies are used up by the `last` one).
+/// Lays out, writes and commits one output (the bodies are used up by the `last` one); each
+/// stage timed on `watch`.
 fn write_output(
     project: &Project,
     opts: &BuildOptions,
     loaded: &mut Loaded,
     look: &Look,
     pending: &mut Pending,
-    bodies: &mut Vec<String>,
-    last: bool,
+    (bodies, last): (&mut Vec<String>, bool),
+    watch: &mut Stopwatch,
 ) -> Result<BuildReport> {
     let Pending {
         target,
@@ -299,6 +299,7 @@ fn write_output(
         reuse,
     } = pending;
     let plan = lay_out(project, loaded, look, reuse, output, bodies)?;
+    watch.lap("lay out");
     let mine = if last {
         std::mem::take(bodies)
     } else {
@@ -306,6 +307,7 @@ fn write_output(
     };
     let previous = reuse.previous.as_mut().map(|(epub, _)| epub);
     let finished = write::write(output, &plan, &mut loaded.book, look, mine, previous)?;
+    watch.lap("write");
     let (reused, chapters) = (plan.copied_chapters(), plan.docs.len());
     let record = opts.cache.then(|| {
         let titles = chapter_titles(&mut loaded.book);
@@ -313,6 +315,7 @@ fn write_output(
         reuse.into_record(built(loaded, plan, titles))
     });
     let bytes = commit(finished, output, record)?;
+    watch.lap("commit");
     let mut warnings = loaded.all_warnings();
     warnings.extend(crate::target::size_warning(*target, output, bytes));
     Ok(BuildReport {
