@@ -173,6 +173,45 @@ pub(crate) fn build_with(
     opts: &BuildOptions,
     prefetched: Option<Prefetched>,
 ) -> Result<BuildReport> {
+    let volumes = project
+        .volumes
+        .and_then(|how| crate::target::volumes::split(project, how));
+    let Some(volumes) = volumes else {
+        return build_book(project, opts, prefetched);
+    };
+    // Each volume is a book of its own, with its own outputs and build records.
+    let count = volumes.len();
+    let mut reports = Vec::with_capacity(count);
+    for (i, volume) in volumes.iter().enumerate() {
+        let opts = BuildOptions {
+            output: opts
+                .output
+                .as_deref()
+                .map(|o| crate::target::volumes::volume_path(o, i + 1, count)),
+            ..opts.clone()
+        };
+        let mut report = build_book(volume, &opts, None)?;
+        let also = std::mem::take(&mut report.also);
+        reports.push(report);
+        reports.extend(also);
+    }
+    // The volumes' own warnings are kept: each volume read different chapters.
+    let timings = reports
+        .iter_mut()
+        .flat_map(|r| std::mem::take(&mut r.timings))
+        .collect();
+    let mut first = reports.remove(0);
+    first.also = reports;
+    first.timings = timings;
+    Ok(first)
+}
+
+/// Builds one book (the whole project, or one volume) for every target.
+fn build_book(
+    project: &Project,
+    opts: &BuildOptions,
+    prefetched: Option<Prefetched>,
+) -> Result<BuildReport> {
     let outputs = outputs(project, opts)?;
     let mut watch = Stopwatch::start();
     let mut prefetched = prefetched;

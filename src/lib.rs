@@ -76,4 +76,5 @@ pub use project::{
 };
 pub use source::{Detection, EncodingErrors};
 pub use target::Target;
+pub use target::volumes::Volumes;
 pub use watch::{WatchEvent, watch};

@@ -298,3 +298,111 @@ fn which(tool: &str) -> Option<PathBuf> {
         .map(|d| Path::new(d).join(tool))
         .find(|p| p.is_file())
 }
+
+/// A novel in three parts of two chapters each, cut into volumes by `split`.
+fn three_part_novel(split: &str) -> Fixture {
+    let f = Fixture::empty();
+    for i in 1..=6 {
+        f.write(
+            &format!("ch/{i}.txt"),
+            format!("第{i}章 标题\n\n　　正文{i}。他说：「好。」又一句！\n"),
+        );
+    }
+    let parts: String = (0..3)
+        .map(|p| {
+            format!(
+                "[[parts]]\ntitle = \"第{}部\"\n[[parts.chapters]]\nglob = \"ch/[{}{}].txt\"\n",
+                p + 1,
+                2 * p + 1,
+                2 * p + 2
+            )
+        })
+        .collect();
+    f.write(
+        "metadata.toml",
+        format!(
+            "[book]\ntitle = \"长篇\"\nauthors = [\"某\"]\nlanguage = \"zh-CN\"\n\
+             [output]\nsplit = {split}\n\n{parts}"
+        ),
+    );
+    f
+}
+
+#[test]
+fn split_parts_makes_a_volume_per_part_each_its_own_book_rebuilt_alone() {
+    let f = three_part_novel("\"parts\"");
+    let r = build(&f, &["--target", "epub,kobo"]);
+    let mut ids = BTreeSet::new();
+    for n in 1..=3 {
+        let epub = f.path(&format!("out.vol{n}.epub"));
+        assert!(
+            r.stdout.contains(&epub.display().to_string()),
+            "{}",
+            r.stdout
+        );
+        common::assert_valid(&epub);
+        common::assert_valid(&f.path(&format!("out.vol{n}.kepub.epub")));
+        let opf = text(&epub, "EPUB/package.opf");
+        let title = ["一", "二", "三"][n - 1];
+        assert!(
+            opf.contains(&format!(">长篇 卷{title}</dc:title>")),
+            "{opf}"
+        );
+        assert!(
+            opf.contains(&format!("property=\"group-position\">{n}</meta>")),
+            "{opf}"
+        );
+        assert!(opf.contains("property=\"belongs-to-collection\" id=\"series\">长篇<"));
+        let id = opf.split("urn:uuid:").nth(1).unwrap()[..36].to_string();
+        assert!(ids.insert(id), "identifiers differ");
+        assert_eq!(
+            common::spine(&epub)
+                .iter()
+                .filter(|s| s.contains("chapter-"))
+                .count(),
+            2
+        );
+    }
+    assert!(!f.path("out.epub").exists());
+
+    let mut s = std::fs::read_to_string(f.path("ch/3.txt")).unwrap();
+    s.push_str("　　新的一段。\n");
+    std::fs::write(f.path("ch/3.txt"), s).unwrap();
+    let r = build(&f, &["--target", "epub,kobo"]);
+    let built: Vec<&str> = r
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("built"))
+        .collect();
+    assert_eq!(built.len(), 2, "{}", r.stderr);
+    assert!(built.iter().all(|l| l.contains(".vol2.")), "{}", r.stderr);
+    assert_eq!(r.stderr.matches("up to date").count(), 4, "{}", r.stderr);
+}
+
+#[test]
+fn split_by_chapters_counts_chapter_entries() {
+    let f = three_part_novel("{ chapters = 4 }");
+    build(&f, &[]);
+    assert_eq!(
+        common::spine(&f.path("out.vol1.epub"))
+            .iter()
+            .filter(|s| s.contains("chapter-"))
+            .count(),
+        4
+    );
+    assert_eq!(
+        common::spine(&f.path("out.vol2.epub"))
+            .iter()
+            .filter(|s| s.contains("chapter-"))
+            .count(),
+        2
+    );
+    assert!(!f.path("out.vol3.epub").exists());
+    let bad = three_part_novel("{ chapters = 0 }");
+    let r = common::run(common::epubforge().arg("build").arg(bad.dir.path()));
+    assert!(
+        !r.ok && r.stderr.contains("`[output] split`"),
+        "{}",
+        r.stderr
+    );
+}

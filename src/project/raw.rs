@@ -15,6 +15,7 @@ use crate::convert::split::SplitMode;
 use crate::error::{Error, Result};
 use crate::source::EncodingErrors;
 use crate::target::Target;
+use crate::target::volumes::Volumes;
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
@@ -102,6 +103,15 @@ struct Output {
     path: Option<Spanned<String>>,
     epub_version: Option<Spanned<i64>>,
     targets: Option<Vec<Spanned<String>>>,
+    split: Option<Spanned<RawSplit>>,
+}
+
+/// `[output] split`: `"parts"` or `{ chapters = N }`.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum RawSplit {
+    Name(String),
+    Chapters { chapters: i64 },
 }
 
 /// Image extensions we accept as a cover, lower case.
@@ -270,6 +280,11 @@ pub(super) fn validate<T: Send>(
     let style = super::layout::validate_style(raw.style, &ctx)?;
     let epub_version = super::layout::validate_version(raw.output.epub_version, &ctx)?;
     let targets = validate_targets(raw.output.targets.unwrap_or_default(), &ctx)?;
+    let volumes = raw
+        .output
+        .split
+        .map(|s| validate_split(s, &ctx))
+        .transpose()?;
     let Seen {
         ids: mut input_ids,
         globs: chapter_globs,
@@ -283,6 +298,7 @@ pub(super) fn validate<T: Send>(
         layout,
         epub_version,
         targets,
+        volumes,
         root: root.to_path_buf(),
         metadata_path: path.to_path_buf(),
         book: book.0,
@@ -348,6 +364,22 @@ fn cleanup_file(ctx: &Ctx) -> Result<Option<PathBuf>> {
         Found::NotRegular(kind) => Err(error(
             format!("{} is {kind}, not a regular file", path.display()),
             "make cleanup.toml a file of [[cleanup]] rules, or remove it",
+        )),
+    }
+}
+
+/// `[output] split`: `"parts"` or `{ chapters = N }` with N at least 1.
+fn validate_split(raw: Spanned<RawSplit>, ctx: &Ctx) -> Result<Volumes> {
+    let at = raw.span().start;
+    match raw.into_inner() {
+        RawSplit::Name(name) if name == "parts" => Ok(Volumes::Parts),
+        RawSplit::Chapters { chapters } if chapters >= 1 => Ok(Volumes::Chapters(
+            usize::try_from(chapters).unwrap_or(usize::MAX),
+        )),
+        _ => Err(ctx.error_at(
+            at,
+            "`[output] split` is \"parts\" (a volume per [[parts]] entry) or \
+             { chapters = N } (a volume every N chapters, N at least 1)",
         )),
     }
 }

@@ -202,6 +202,13 @@ fn class(c: char) -> Class {
     }
 }
 
+/// Whether `c` is a CJK ideograph, kana, or CJK punctuation (whose sentences need no spaces).
+fn is_cjk(c: char) -> bool {
+    matches!(c as u32,
+        0x3000..=0x30FF | 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xF900..=0xFAFF | 0xFF00..=0xFFEF
+        | 0x20000..=0x3FFFF)
+}
+
 /// `text` cut into sentences (which together are `text`): a Latin sentence after its stop,
 /// one closing quote and the spaces after them; a CJK one after its stops and closing quotes
 /// (and any spaces). Text without a stop is one sentence.
@@ -209,10 +216,13 @@ pub(crate) fn sentences(text: &str) -> Vec<&str> {
     let mut out = Vec::new();
     let mut start = 0;
     let mut chars = text.char_indices().peekable();
+    let mut previous = ' ';
     while let Some((_, c)) = chars.next() {
+        let before = std::mem::replace(&mut previous, c);
         let cjk = match class(c) {
             Class::Stop => false,
-            Class::CjkStop => true,
+            // An ellipsis ends a CJK sentence; in Latin text it is kepubify's closing mark.
+            Class::CjkStop if c != '…' || is_cjk(before) => true,
             _ => continue,
         };
         // The rest of the run of stops, then closing quotes (one for Latin, any for CJK).
@@ -240,6 +250,7 @@ pub(crate) fn sentences(text: &str) -> Vec<&str> {
             chars.next();
         }
         let end = chars.peek().map_or(text.len(), |&(i, _)| i);
+        previous = text[..end].chars().next_back().unwrap_or(' ');
         if (cjk || spaced) && end < text.len() {
             out.push(&text[start..end]);
             start = end;
@@ -269,6 +280,15 @@ mod tests {
         // No space after the stop: not an end (abbreviations in words, decimals).
         assert_eq!(sentences("e.g. 3.14 is pi."), vec!["e.g. ", "3.14 is pi."]);
         assert_eq!(sentences("   "), vec!["   "]);
+        // As kepubify: an ellipsis in Latin text is a closing mark, not an end.
+        assert_eq!(
+            sentences("Wait\u{2026} what? Yes."),
+            vec!["Wait\u{2026} what? ", "Yes."]
+        );
+        assert_eq!(
+            sentences("consequat?\u{2026} Duis"),
+            vec!["consequat?\u{2026} ", "Duis"]
+        );
     }
 
     #[test]

@@ -15,6 +15,7 @@
 pub(crate) mod apple;
 pub(crate) mod kindle;
 pub(crate) mod kobo;
+pub(crate) mod volumes;
 
 use std::borrow::Cow;
 
