@@ -15,7 +15,7 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use crate::archive::Finished;
+use crate::archive::{Finished, PackMemo};
 use crate::convert::book::{Loaded, load_book_with};
 pub use crate::convert::chapter::SourceReport;
 use crate::diagnostic::{Code, Diagnostic};
@@ -27,6 +27,7 @@ use crate::package::{self, Look};
 use crate::project::{FileStamp, Project};
 use crate::target::Target;
 use crate::write::{self, EntryPlan, Stale};
+use std::sync::Arc;
 
 /// Options for one build.
 #[derive(Debug, Clone, Default)]
@@ -305,6 +306,8 @@ fn build_outputs(
     let mut bodies = set_aside(&mut loaded.book);
     let mut reports = Vec::with_capacity(todo.len());
     let count = todo.len();
+    // Most entries are the same in every output: compressed once.
+    let memo = (count > 1).then(|| Arc::new(PackMemo::default()));
     for (n, pending) in todo.iter_mut().enumerate() {
         look.target = pending.target;
         let last = n + 1 == count;
@@ -315,7 +318,7 @@ fn build_outputs(
             &look,
             pending,
             (&mut bodies, last),
-            watch,
+            (&mut *watch, &memo),
         )?);
     }
     Ok(reports)
@@ -330,7 +333,7 @@ fn write_output(
     look: &Look,
     pending: &mut Pending,
     (bodies, last): (&mut Vec<String>, bool),
-    watch: &mut Stopwatch,
+    (watch, memo): (&mut Stopwatch, &Option<Arc<PackMemo>>),
 ) -> Result<BuildReport> {
     let Pending {
         target,
@@ -345,7 +348,14 @@ fn write_output(
         bodies.clone()
     };
     let previous = reuse.previous.as_mut().map(|(epub, _)| epub);
-    let finished = write::write(output, &plan, &mut loaded.book, look, mine, previous)?;
+    let finished = write::write(
+        output,
+        &plan,
+        &mut loaded.book,
+        look,
+        mine,
+        (previous, memo.as_ref()),
+    )?;
     watch.lap("write");
     let (reused, chapters) = (plan.copied_chapters(), plan.docs.len());
     let record = opts.cache.then(|| {

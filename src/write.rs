@@ -10,10 +10,11 @@
 use std::collections::HashMap;
 use std::ops::Range;
 use std::path::Path;
+use std::sync::Arc;
 
 use rayon::prelude::*;
 
-use crate::archive::{self, EpubWriter, PreviousEpub};
+use crate::archive::{self, EpubWriter, PackMemo, PreviousEpub};
 use crate::error::{Error, Result};
 use crate::incremental::record::Body;
 use crate::incremental::{self, Hash};
@@ -246,19 +247,23 @@ impl EntryPlan {
 
 /// Writes the EPUB laid out by `plan` to its temporary file: the chapters not copied are
 /// packaged a chunk at a time from `bodies` (each chapter's body, set aside from `book`), and
-/// every entry is written in order, new or copied from `previous`.
+/// every entry is written in order, new or copied from `previous`. With `memo`, entries
+/// another output of the build compressed already are not compressed again.
 pub(crate) fn write(
     output: &Path,
     plan: &EntryPlan,
     book: &mut Book,
     look: &Look,
     mut bodies: Vec<String>,
-    mut previous: Option<&mut PreviousEpub>,
+    (mut previous, memo): (Option<&mut PreviousEpub>, Option<&Arc<PackMemo>>),
 ) -> Result<archive::Finished> {
     let todo: Vec<usize> = (0..plan.chapters.len())
         .filter(|&k| plan.copy.get(plan.chapters[k].start) != Some(&true))
         .collect();
     let mut writer = EpubWriter::create(output)?;
+    if let Some(memo) = memo {
+        writer.share(Arc::clone(memo));
+    }
     let mut cursor = 0;
     for chunk in chunks(&todo, &bodies) {
         let docs = package_chunk(book, look, chunk, &mut bodies);
