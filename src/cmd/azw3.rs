@@ -8,14 +8,15 @@ use std::process::{Command, Stdio};
 
 use epubforge::{BuildReport, Outcome, Target};
 
-/// Converts the Kindle EPUB of every book built; prints what it did; returns how many failed.
+/// Converts the Kindle EPUB of every book (and volume) built; prints what it did; returns how
+/// many failed.
 pub fn convert_all(outcomes: &[Outcome], quiet: bool) -> usize {
     let mut failed = 0;
-    for o in outcomes {
-        let Ok(report) = &o.result else { continue };
-        let Some(kindle) = kindle_epub(report) else {
-            continue;
-        };
+    let kindle = outcomes
+        .iter()
+        .filter_map(|o| o.result.as_ref().ok())
+        .flat_map(kindle_epubs);
+    for kindle in kindle {
         match convert(kindle) {
             Ok(azw3) => {
                 if !quiet {
@@ -32,11 +33,11 @@ pub fn convert_all(outcomes: &[Outcome], quiet: bool) -> usize {
     failed
 }
 
-/// The Kindle EPUB among a build's outputs.
-fn kindle_epub(report: &BuildReport) -> Option<&Path> {
+/// The Kindle EPUBs among a build's outputs (one per volume).
+fn kindle_epubs(report: &BuildReport) -> impl Iterator<Item = &Path> {
     std::iter::once(report)
         .chain(&report.also)
-        .find(|r| r.target == Target::Kindle)
+        .filter(|r| r.target == Target::Kindle)
         .map(|r| r.output.as_path())
 }
 
@@ -62,8 +63,9 @@ fn convert(epub: &Path) -> Result<PathBuf, String> {
     }
     let tool =
         std::env::var_os("EBOOK_CONVERT").map_or(PathBuf::from("ebook-convert"), PathBuf::from);
-    let name = out.file_name().unwrap_or_default().to_string_lossy();
-    let tmp = out.with_file_name(format!(".{name}.part.azw3"));
+    // Not a hidden name: ebook-convert takes an output starting with `.` for a format.
+    let stem = out.file_stem().unwrap_or_default().to_string_lossy();
+    let tmp = out.with_file_name(format!("{stem}.partial-{}.azw3", std::process::id()));
     let run = Command::new(&tool)
         .arg(epub)
         .arg(&tmp)
