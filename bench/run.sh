@@ -37,6 +37,9 @@
 #      a title for each chapter, as a hand-kept book has) and times its clean build, no-op and
 #      edit rebuild the same way, its no-op printed as a share of its clean build beside the
 #      glob book's (loading such a list was quadratic: 3000 entries took 0.4 s to load).
+#   7. times a clean build of the novel for all four targets in one run (--target
+#      epub,kobo,kindle,apple) beside the plain EPUB alone, interleaved; prints the ratio
+#      (issue 17: at most 2.0).
 # SOURCE_DATE_EPOCH is fixed so that the byte-identity check is meaningful. Wall-clock figures
 # move a lot when other work shares the machine (every tool is timed in the same run, so the
 # ratios are fairer than the absolute times); run it on an idle machine for publishable numbers.
@@ -196,3 +199,16 @@ if [ -n "${BASE_BIN:-}" ]; then
   read -r LB_CLEAN _ LB_NOOP _ _ _ < <(sed -n 2p "$WORK/listed.txt")
   printf '%-44s %8.4f s   %s of clean\n' "baseline: explicit list, no-op rebuild" "$LB_NOOP" "$(ratio "$LB_NOOP" "$LB_CLEAN")"
 fi
+
+# 7. Targets (issue 17): the novel built for all four targets (epub, kobo, kindle, apple) in one
+#    run beside the plain EPUB alone, clean builds without a cache, in interleaved rounds so that
+#    both medians come from the same minutes. Target: four targets at most 2.0 x one.
+ONE=(); FOUR=()
+for _ in $(seq "$RUNS"); do
+  read -r t _ < <($M 1 '' "$BIN" build "$NOVEL" -o "$WORK/one.epub" --no-cache -q); ONE+=("$t")
+  read -r t _ < <($M 1 '' "$BIN" build "$NOVEL" -o "$WORK/four.epub" --no-cache -q --target epub,kobo,kindle,apple); FOUR+=("$t")
+done
+median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+T_ONE=$(median "${ONE[@]}"); T_FOUR=$(median "${FOUR[@]}")
+printf '%-44s %8.3f s\n' "one target (epub), clean (--no-cache)" "$T_ONE"
+printf '%-44s %8.3f s   %s of one target (target <= 2.0)\n' "four targets in one run, clean (--no-cache)" "$T_FOUR" "$(ratio "$T_FOUR" "$T_ONE")"

@@ -15,7 +15,7 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use crate::archive::Finished;
+use crate::archive::{Finished, PackMemo};
 use crate::convert::book::{Loaded, load_book_with};
 pub use crate::convert::chapter::SourceReport;
 use crate::diagnostic::{Code, Diagnostic};
@@ -26,7 +26,9 @@ use crate::incremental::quick;
 use crate::incremental::record::{self, ChapterRecord, RecordFile};
 use crate::package::{self, Look};
 use crate::project::{FileStamp, Project};
+use crate::target::Target;
 use crate::write::{self, EntryPlan, Stale};
+use std::sync::Arc;
 
 /// Options for one build.
 #[derive(Debug, Clone, Default)]
@@ -46,6 +48,9 @@ pub struct BuildOptions {
     /// Refuse to build a book that loses content ([`Error::ContentRemoved`]): what the
     /// `removed-content` warnings report becomes an error.
     pub strict: bool,
+    /// The readers and stores to build for, each its own EPUB (`--target`); empty: those of
+    /// `[output] targets`, else the plain EPUB.
+    pub targets: Vec<Target>,
 }
 
 impl BuildOptions {
@@ -57,6 +62,7 @@ impl BuildOptions {
             cache: false,
             force: false,
             strict: false,
+            targets: Vec::new(),
             load: crate::project::LoadOptions::default(),
             source_date_epoch: crate::project::source_date_epoch()?,
         })
@@ -85,12 +91,17 @@ pub struct BuildReport {
     pub chapters: usize,
     /// Size of the EPUB in bytes.
     pub bytes: u64,
+    /// The reader or store the EPUB is made for.
+    pub target: Target,
     /// Problems that did not stop the build.
     pub warnings: Vec<Diagnostic>,
     /// How each chapter file was decoded.
     pub sources: Vec<SourceReport>,
     /// Where the time went, stage by stage, in order (`-v` prints it).
     pub timings: Vec<(&'static str, Duration)>,
+    /// The EPUBs of the other targets built in the same run, in order (their warnings are
+    /// only those of their own target: the book's are in this report's).
+    pub also: Vec<BuildReport>,
 }
 
 /// Times the stages of a build: each [`Stopwatch::lap`] records the time since the last.
@@ -136,17 +147,24 @@ pub fn build(project: &Project, opts: &BuildOptions) -> Result<BuildReport> {
 /// without loading its project at `location`; None when it cannot tell (then the project is
 /// loaded and built as usual).
 pub(crate) fn quick_up_to_date(location: &Path, opts: &BuildOptions) -> Option<BuildReport> {
+    let target = match opts.targets.as_slice() {
+        [] => Target::Epub,
+        [one] => *one,
+        _ => return None,
+    };
     if !opts.cache || opts.force || opts.strict {
         return None;
     }
     let mut watch = Stopwatch::start();
-    let options = |output: &Path| options_key(opts.source_date_epoch, output);
+    let options = |output: &Path| options_key(opts.source_date_epoch, output, target);
     let outside = opts.load.allow_outside_paths;
     let (output, head) = quick::up_to_date(location, opts.output.as_deref(), &options, outside)?;
     let chapters = head.quick.as_ref()?.chapters().iter();
     let recorded = recorded_at(&head, chapters.map(PathBuf::as_path))?;
     watch.lap("quick check");
-    Some(up_to_date(recorded, output, watch.take()))
+    let mut report = up_to_date(recorded, output, target);
+    report.timings = watch.take();
+    Some(report)
 }
 
 /// What a build reads before its project is loaded: the build record of its EPUB.
@@ -170,32 +188,136 @@ pub(crate) fn prefetch(opts: &BuildOptions, default_output: &Path) -> Prefetched
 }
 
 /// [`build`], with the build record read beforehand by [`prefetch`] (ignored when it is not
-/// for this build's EPUB).
+/// for this build's first EPUB).
+///
+/// Several targets share one reading and conversion of the book: each output is then laid
+/// out, written and committed in turn, with its own build record, so that each is rebuilt
+/// incrementally on its own. A chapter is converted unless every output still to write takes
+/// it from its previous EPUB.
 pub(crate) fn build_with(
     project: &Project,
     opts: &BuildOptions,
     prefetched: Option<Prefetched>,
 ) -> Result<BuildReport> {
-    let output = project.output_for(opts.output.as_deref())?;
-    let mut watch = Stopwatch::start();
-    let mut reuse = match plan_build(project, opts, &output, prefetched) {
-        Plan::UpToDate(recorded) => {
-            watch.lap("check cache");
-            refuse_loss(opts, &recorded.warnings)?;
-            return Ok(up_to_date(recorded, output, watch.take()));
-        }
-        Plan::Build(reuse) => reuse,
+    let volumes = project
+        .volumes
+        .and_then(|how| crate::target::volumes::split(project, how));
+    let Some(volumes) = volumes else {
+        return build_book(project, opts, prefetched);
     };
+    // Each volume is a book of its own, with its own outputs and build records.
+    let count = volumes.len();
+    let mut reports = Vec::with_capacity(count);
+    for (i, volume) in volumes.iter().enumerate() {
+        let opts = BuildOptions {
+            output: opts
+                .output
+                .as_deref()
+                .map(|o| crate::target::volumes::volume_path(o, i + 1, count)),
+            ..opts.clone()
+        };
+        let mut report = build_book(volume, &opts, None)?;
+        let also = std::mem::take(&mut report.also);
+        reports.push(report);
+        reports.extend(also);
+    }
+    // The volumes' own warnings are kept: each volume read different chapters.
+    let timings = reports
+        .iter_mut()
+        .flat_map(|r| std::mem::take(&mut r.timings))
+        .collect();
+    let mut first = reports.remove(0);
+    first.also = reports;
+    first.timings = timings;
+    Ok(first)
+}
+
+/// Builds one book (the whole project, or one volume) for every target.
+fn build_book(
+    project: &Project,
+    opts: &BuildOptions,
+    prefetched: Option<Prefetched>,
+) -> Result<BuildReport> {
+    let outputs = outputs(project, opts)?;
+    let mut watch = Stopwatch::start();
+    let mut prefetched = prefetched;
+    let mut reports: Vec<Option<BuildReport>> = Vec::with_capacity(outputs.len());
+    let mut todo: Vec<Pending> = Vec::new();
+    for (target, output) in outputs {
+        match plan_build(project, opts, (target, &output), prefetched.take()) {
+            Plan::UpToDate(recorded) => {
+                refuse_loss(opts, &recorded.warnings)?;
+                reports.push(Some(up_to_date(recorded, output, target)));
+            }
+            Plan::Build(reuse) => {
+                reports.push(None);
+                todo.push(Pending {
+                    target,
+                    output,
+                    reuse,
+                });
+            }
+        }
+    }
     if opts.cache {
         watch.lap("check cache");
     }
+    if !todo.is_empty() {
+        let built = build_outputs(project, opts, &mut todo, &mut watch)?;
+        let mut built = built.into_iter();
+        for slot in reports.iter_mut().filter(|r| r.is_none()) {
+            *slot = built.next();
+        }
+    }
+    Ok(combine(
+        reports.into_iter().flatten().collect(),
+        watch.take(),
+    ))
+}
+
+/// An output still to write: its target, its path and what its cache allows.
+struct Pending {
+    target: Target,
+    output: PathBuf,
+    reuse: Box<Reuse>,
+}
+
+/// The outputs a build writes, in order: one per target (`opts.targets`, else the project's
+/// `[output] targets`, else the plain EPUB). A single target writes to the output asked for;
+/// several write beside it, named by [`Target::output_beside`].
+fn outputs(project: &Project, opts: &BuildOptions) -> Result<Vec<(Target, PathBuf)>> {
+    let base = project.output_for(opts.output.as_deref())?;
+    let targets = crate::target::chosen(&opts.targets, &project.targets);
+    if targets.len() == 1 && (opts.output.is_some() || targets[0] == Target::Epub) {
+        return Ok(vec![(targets[0], base)]);
+    }
+    Ok(targets
+        .into_iter()
+        .map(|t| (t, t.output_beside(&base)))
+        .collect())
+}
+
+/// Reads and converts the book once, then writes every pending output; their reports, in
+/// order.
+fn build_outputs(
+    project: &Project,
+    opts: &BuildOptions,
+    todo: &mut [Pending],
+    watch: &mut Stopwatch,
+) -> Result<Vec<BuildReport>> {
     // The cover is drawn while the chapters load: its canvas is freed long before the
     // chapters' packaging, where memory peaks.
     let (cover, loaded) = rayon::join(
-        || crate::look::cover_for(project, opts.cache, opts.force, &output),
+        || crate::look::cover_for(project, opts.cache, opts.force, &todo[0].output),
         || {
             load_book_with(project, opts.source_date_epoch, &|i, s| {
-                reuse.converted(i, s)
+                let mut plans = todo.iter().map(|p| &p.reuse);
+                let first = plans.next()?;
+                if plans.all(|r| r.is_reused(i)) {
+                    first.converted(i, s)
+                } else {
+                    None
+                }
             })
         },
     );
@@ -205,29 +327,96 @@ pub(crate) fn build_with(
         loaded.book.cover = cover;
     }
     watch.lap("read and convert");
-    let look = crate::look::prepare(project, &mut loaded.book, &mut loaded.warnings)?;
-    let (plan, bodies) = lay_out(project, &mut loaded, &look, &mut reuse, &output)?;
+    let mut look = crate::look::prepare(project, &mut loaded.book, &mut loaded.warnings)?;
+    let mut bodies = set_aside(&mut loaded.book);
+    let mut reports = Vec::with_capacity(todo.len());
+    let count = todo.len();
+    // Most entries are the same in every output: compressed once.
+    let memo = (count > 1).then(|| Arc::new(PackMemo::default()));
+    for (n, pending) in todo.iter_mut().enumerate() {
+        look.target = pending.target;
+        let last = n + 1 == count;
+        reports.push(write_output(
+            project,
+            opts,
+            &mut loaded,
+            &look,
+            pending,
+            (&mut bodies, last),
+            (&mut *watch, &memo),
+        )?);
+    }
+    Ok(reports)
+}
+
+/// Lays out, writes and commits one output (the bodies are used up by the `last` one); each
+/// stage timed on `watch`.
+fn write_output(
+    project: &Project,
+    opts: &BuildOptions,
+    loaded: &mut Loaded,
+    look: &Look,
+    pending: &mut Pending,
+    (bodies, last): (&mut Vec<String>, bool),
+    (watch, memo): (&mut Stopwatch, &Option<Arc<PackMemo>>),
+) -> Result<BuildReport> {
+    let Pending {
+        target,
+        output,
+        reuse,
+    } = pending;
+    let plan = lay_out(project, loaded, look, reuse, output, bodies)?;
     watch.lap("lay out");
+    let mine = if last {
+        std::mem::take(bodies)
+    } else {
+        bodies.clone()
+    };
     let previous = reuse.previous.as_mut().map(|(epub, _)| epub);
-    let finished = write::write(&output, &plan, &mut loaded.book, &look, bodies, previous)?;
+    let finished = write::write(
+        output,
+        &plan,
+        &mut loaded.book,
+        look,
+        mine,
+        (previous, memo.as_ref()),
+    )?;
     watch.lap("write");
     let (reused, chapters) = (plan.copied_chapters(), plan.docs.len());
     let record = opts.cache.then(|| {
         let titles = chapter_titles(&mut loaded.book);
-        reuse.into_record(built(&loaded, plan, titles))
+        let reuse = std::mem::replace(reuse, Box::new(Reuse::none(project)));
+        reuse.into_record(built(loaded, plan, titles))
     });
-    let bytes = commit(finished, &output, record)?;
+    let bytes = commit(finished, output, record)?;
     watch.lap("commit");
+    let mut warnings = loaded.all_warnings();
+    warnings.extend(crate::target::size_warning(*target, output, bytes));
     Ok(BuildReport {
         status: BuildStatus::Built,
         reused,
-        output,
+        output: output.clone(),
+        target: *target,
         chapters,
         bytes,
-        warnings: loaded.all_warnings(),
-        sources: loaded.sources.into_iter().map(|s| s.report).collect(),
-        timings: watch.take(),
+        warnings,
+        sources: loaded.sources.iter().map(|s| s.report.clone()).collect(),
+        timings: Vec::new(),
+        also: Vec::new(),
     })
+}
+
+/// The first report with the others as its [`BuildReport::also`] (their warnings, the same
+/// as the first's, left out) and the build's timings.
+fn combine(mut reports: Vec<BuildReport>, timings: Vec<(&'static str, Duration)>) -> BuildReport {
+    let mut first = reports.remove(0);
+    for r in &mut reports {
+        r.warnings.retain(|w| w.code == Code::StoreLimit);
+        r.sources.clear();
+    }
+    first.also = reports;
+    first.timings = timings;
+    first
 }
 
 /// Under `opts.strict`, a chapter that lost content stops the build.
@@ -250,7 +439,7 @@ fn refuse_loss(opts: &BuildOptions, warnings: &[Diagnostic]) -> Result<()> {
 fn plan_build(
     project: &Project,
     opts: &BuildOptions,
-    output: &Path,
+    (target, output): (Target, &Path),
     prefetched: Option<Prefetched>,
 ) -> Plan {
     if !opts.cache {
@@ -264,30 +453,28 @@ fn plan_build(
     plan(
         project,
         output,
-        options_key(opts.source_date_epoch, output),
+        options_key(opts.source_date_epoch, output, target),
         last,
     )
 }
 
 /// The report of a book left as it was.
-fn up_to_date(
-    recorded: Recorded,
-    output: PathBuf,
-    timings: Vec<(&'static str, Duration)>,
-) -> BuildReport {
+fn up_to_date(recorded: Recorded, output: PathBuf, target: Target) -> BuildReport {
     BuildReport {
         status: BuildStatus::UpToDate,
         reused: recorded.chapters,
         output,
+        target,
         chapters: recorded.chapters,
         bytes: recorded.bytes,
         warnings: recorded.warnings,
         sources: recorded.sources,
-        timings,
+        timings: Vec::new(),
+        also: Vec::new(),
     }
 }
 
-/// Lays the book's entries out, its chapter bodies set aside (returned, by chapter). A chapter
+/// Lays the book's entries out, its chapter bodies set aside in `bodies` (by chapter). A chapter
 /// taken from the cache whose recorded documents the layout refutes (its name moved: a split
 /// file before it gained a chapter) is converted after all, and the book laid out again.
 fn lay_out(
@@ -296,8 +483,8 @@ fn lay_out(
     look: &Look,
     reuse: &mut Reuse,
     output: &Path,
-) -> Result<(EntryPlan, Vec<String>)> {
-    let mut bodies = set_aside(&mut loaded.book);
+    bodies: &mut [String],
+) -> Result<EntryPlan> {
     for _ in 0..2 {
         let mut reused: Vec<Option<&[(String, Hash)]>> = vec![None; bodies.len()];
         for (i, &k) in loaded.first_chapter.iter().enumerate() {
@@ -306,7 +493,7 @@ fn lay_out(
             }
         }
         let stale = match write::lay_out(&loaded.book, look, &reused, reuse.previous.as_ref()) {
-            Ok(plan) => return Ok((plan, bodies)),
+            Ok(plan) => return Ok(plan),
             Err(Stale(stale)) => stale,
         };
         let again: Vec<usize> = (0..loaded.first_chapter.len())

@@ -121,6 +121,13 @@ pub struct BuildArgs {
     #[arg(short, long, value_name = "OUT.epub")]
     pub output: Option<PathBuf>,
 
+    /// Build for these readers and stores, each its own EPUB beside the output: epub (plain),
+    /// kobo (`.kepub.epub`), kindle (`.kindle.epub`), apple (`.apple.epub`), azw3 (the Kindle
+    /// EPUB converted by calibre's `ebook-convert`, which must be installed). Repeat or
+    /// separate with commas [default: `[output] targets`, else epub].
+    #[arg(long = "target", value_name = "TARGET", value_delimiter = ',', value_parser = parse_target)]
+    pub targets: Vec<TargetArg>,
+
     /// Build up to N books at once [default: one per core; at most one per book, or one per
     /// core for fewer books, and four per core].
     #[arg(short, long, value_name = "N")]
@@ -163,6 +170,12 @@ pub struct WatchArgs {
     #[arg(short, long, value_name = "OUT.epub")]
     pub output: Option<PathBuf>,
 
+    /// Build for these readers and stores, each its own EPUB beside the output: epub (plain),
+    /// kobo (`.kepub.epub`), kindle (`.kindle.epub`), apple (`.apple.epub`). Repeat or
+    /// separate with commas [default: `[output] targets`, else epub].
+    #[arg(long = "target", value_name = "TARGET", value_delimiter = ',', value_parser = parse_target)]
+    pub targets: Vec<TargetArg>,
+
     /// Accept paths in metadata.toml that leave the project folder (`..`, absolute paths,
     /// symlinks pointing out); refused by default.
     #[arg(long)]
@@ -171,4 +184,34 @@ pub struct WatchArgs {
     /// Print only errors.
     #[arg(short, long)]
     pub quiet: bool,
+}
+
+/// A `--target` value: a target, or `azw3` (the Kindle EPUB, then converted).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TargetArg {
+    /// One of the EPUB targets.
+    Epub(epubforge::Target),
+    /// An AZW3 made from the Kindle EPUB.
+    Azw3,
+}
+
+fn parse_target(name: &str) -> Result<TargetArg, String> {
+    if name.trim().eq_ignore_ascii_case("azw3") {
+        return Ok(TargetArg::Azw3);
+    }
+    epubforge::Target::parse(name)
+        .map(TargetArg::Epub)
+        .ok_or_else(|| format!("\"{name}\" is not a target: epub, kobo, kindle, apple or azw3"))
+}
+
+impl TargetArg {
+    /// The EPUB targets `args` ask for (azw3 asks for the Kindle EPUB).
+    pub fn targets(args: &[TargetArg]) -> Vec<epubforge::Target> {
+        args.iter()
+            .map(|a| match a {
+                TargetArg::Epub(t) => *t,
+                TargetArg::Azw3 => epubforge::Target::Kindle,
+            })
+            .collect()
+    }
 }

@@ -150,6 +150,9 @@ pub enum Code {
     CleanupRule,
     /// One change a cleanup rule makes, where it makes it (the first few per rule).
     CleanupMatch,
+    /// A store or reader's published limit is exceeded (Kindle's 50 MB e-mail limit...); the
+    /// message names the source of the limit.
+    StoreLimit,
     /// A finding of EPUBCheck's, under its own message id (`RSC-012`, `OPF-027`, …).
     EpubcheckMessage(MessageId),
 }
@@ -293,6 +296,7 @@ impl Code {
             Code::Environment => "environment",
             Code::CleanupRule => "cleanup-rule",
             Code::CleanupMatch => "cleanup-match",
+            Code::StoreLimit => "store-limit",
             Code::EpubcheckMessage(id) => id.as_str(),
         }
     }

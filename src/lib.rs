@@ -53,6 +53,7 @@ mod media;
 mod package;
 mod project;
 mod source;
+mod target;
 mod text_fix;
 mod watch;
 mod write;
@@ -74,4 +75,6 @@ pub use project::{
     METADATA_FILE, Person, Project, Series, Style, Theme, WritingMode,
 };
 pub use source::{Detection, EncodingErrors};
+pub use target::Target;
+pub use target::volumes::Volumes;
 pub use watch::{WatchEvent, watch};

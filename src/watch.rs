@@ -145,7 +145,12 @@ impl Watched {
         match &self.output {
             Some(out) => {
                 let dir = out.parent().unwrap_or(Path::new("/"));
-                path == out || (dir != self.root && path.starts_with(dir))
+                let beside = || {
+                    crate::target::Target::ALL
+                        .iter()
+                        .any(|t| path == t.output_beside(out))
+                };
+                path == out || beside() || (dir != self.root && path.starts_with(dir))
             }
             None => path.starts_with(self.root.join("build")),
         }

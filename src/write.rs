@@ -10,10 +10,11 @@
 use std::collections::HashMap;
 use std::ops::Range;
 use std::path::Path;
+use std::sync::Arc;
 
 use rayon::prelude::*;
 
-use crate::archive::{self, EpubWriter, PreviousEpub};
+use crate::archive::{self, EpubWriter, PackMemo, PreviousEpub};
 use crate::error::{Error, Result};
 use crate::incremental::record::Body;
 use crate::incremental::{self, Hash};
@@ -138,7 +139,9 @@ fn same_frame(
     }
     let mut frame = last.entries.clone();
     if book.modified != last.modified {
-        let opf = package::package_document(book, look);
+        let opf = look
+            .target
+            .finish_owned(package::package_document(book, look));
         let at = *index.get(opf.name.as_str())?;
         let (_, hash) = frame.iter_mut().find(|(name, _)| *name == opf.name)?;
         *hash = incremental::hash(&opf.data);
@@ -166,9 +169,11 @@ fn fresh_frame(
     frame_key: String,
 ) -> std::result::Result<EntryPlan, Stale> {
     let package::Frame {
-        entries,
+        mut entries,
         chapters: chapter_docs,
     } = package::frame(book, look);
+    look.target
+        .finish_frame(&mut entries, !look.fonts.is_empty());
     let docs: Vec<Vec<(String, Hash)>> = chapter_docs
         .into_par_iter()
         .map(|docs| {
@@ -242,19 +247,23 @@ impl EntryPlan {
 
 /// Writes the EPUB laid out by `plan` to its temporary file: the chapters not copied are
 /// packaged a chunk at a time from `bodies` (each chapter's body, set aside from `book`), and
-/// every entry is written in order, new or copied from `previous`.
+/// every entry is written in order, new or copied from `previous`. With `memo`, entries
+/// another output of the build compressed already are not compressed again.
 pub(crate) fn write(
     output: &Path,
     plan: &EntryPlan,
     book: &mut Book,
     look: &Look,
     mut bodies: Vec<String>,
-    mut previous: Option<&mut PreviousEpub>,
+    (mut previous, memo): (Option<&mut PreviousEpub>, Option<&Arc<PackMemo>>),
 ) -> Result<archive::Finished> {
     let todo: Vec<usize> = (0..plan.chapters.len())
         .filter(|&k| plan.copy.get(plan.chapters[k].start) != Some(&true))
         .collect();
     let mut writer = EpubWriter::create(output)?;
+    if let Some(memo) = memo {
+        writer.share(Arc::clone(memo));
+    }
     let mut cursor = 0;
     for chunk in chunks(&todo, &bodies) {
         let docs = package_chunk(book, look, chunk, &mut bodies);
@@ -327,6 +336,10 @@ fn package_chunk(
     // On a pool thread, so its allocations reuse the memory freed by earlier chunks' bodies
     // (which were allocated by pool threads) rather than growing another arena.
     let docs = rayon::scope(|_| package::chapter_documents(book, look, chunk));
+    let docs: Vec<Entry> = docs
+        .into_par_iter()
+        .map(|doc| look.target.finish_owned(doc))
+        .collect();
     let mut slots = package::chapters_mut(&mut book.contents);
     for &k in chunk {
         if let Some(slot) = slots.get_mut(k) {

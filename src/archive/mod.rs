@@ -113,8 +113,60 @@ fn deflate(data: &[u8]) -> std::io::Result<Vec<u8>> {
     })
 }
 
-fn pack_all<'a>(entries: &[&'a Entry]) -> std::io::Result<Vec<Packed<'a>>> {
-    entries.par_iter().map(|e| pack(e)).collect()
+fn pack_all<'a>(
+    entries: &[&'a Entry],
+    memo: Option<&PackMemo>,
+) -> std::io::Result<Vec<Packed<'a>>> {
+    match memo {
+        None => entries.par_iter().map(|e| pack(e)).collect(),
+        Some(memo) => entries.par_iter().map(|e| memo.pack(e)).collect(),
+    }
+}
+
+/// Entries already compressed in this build, by name and content: the outputs of several
+/// targets share most of their entries (a target leaves most documents as they are), which
+/// are then compressed once.
+#[derive(Default)]
+pub struct PackMemo {
+    packed: std::sync::Mutex<HashMap<(String, [u8; 32]), PackedOwned>>,
+}
+
+/// What [`PackMemo`] keeps of a compressed entry.
+#[derive(Clone)]
+struct PackedOwned {
+    method: u16,
+    crc: u32,
+    data: std::sync::Arc<Vec<u8>>,
+}
+
+impl PackMemo {
+    /// [`pack`], or the entry as compressed before when its name and bytes are the same.
+    fn pack<'a>(&self, entry: &'a Entry) -> std::io::Result<Packed<'a>> {
+        if !entry.compress {
+            return pack(entry);
+        }
+        let key = (entry.name.clone(), *blake3::hash(&entry.data).as_bytes());
+        let known = self.packed.lock().ok().and_then(|m| m.get(&key).cloned());
+        if let Some(p) = known {
+            return Ok(Packed {
+                name: &entry.name,
+                method: p.method,
+                crc: p.crc,
+                size: entry.data.len() as u64,
+                data: Cow::Owned(p.data.as_ref().clone()),
+            });
+        }
+        let packed = pack(entry)?;
+        if let Ok(mut m) = self.packed.lock() {
+            let owned = PackedOwned {
+                method: packed.method,
+                crc: packed.crc,
+                data: std::sync::Arc::new(packed.data.to_vec()),
+            };
+            m.insert(key, owned);
+        }
+        Ok(packed)
+    }
 }
 
 /// What the central directory says about one entry.
@@ -285,7 +337,7 @@ fn end_records(count: u64, size: u64, start: u64, at: u64) -> Vec<u8> {
 /// Compresses every entry (in parallel) and writes the archive to `out`.
 #[cfg(test)]
 pub fn write_to<W: Write>(entries: &[Entry], out: W) -> std::io::Result<W> {
-    let packed = pack_all(&entries.iter().collect::<Vec<_>>())?;
+    let packed = pack_all(&entries.iter().collect::<Vec<_>>(), None)?;
     let mut zip = Zip::new(out);
     for p in &packed {
         zip.append(p)?;
@@ -516,6 +568,7 @@ pub struct EpubWriter {
     zip: Zip<BufWriter<TempFile>>,
     run: Option<Run>,
     path: PathBuf,
+    memo: Option<std::sync::Arc<PackMemo>>,
 }
 
 impl EpubWriter {
@@ -538,7 +591,13 @@ impl EpubWriter {
             zip: Zip::new(BufWriter::with_capacity(1 << 20, tmp)),
             run: None,
             path: path.to_path_buf(),
+            memo: None,
         })
+    }
+
+    /// Shares compressed entries with the other outputs of the build through `memo`.
+    pub fn share(&mut self, memo: std::sync::Arc<PackMemo>) {
+        self.memo = Some(memo);
     }
 
     fn write_error(&self, e: std::io::Error) -> Error {
@@ -556,7 +615,7 @@ impl EpubWriter {
         if entries.is_empty() {
             return Ok(());
         }
-        let packed = pack_all(entries).map_err(|e| self.write_error(e))?;
+        let packed = pack_all(entries, self.memo.as_deref()).map_err(|e| self.write_error(e))?;
         self.flush_run().map_err(|e| self.write_error(e))?;
         for p in &packed {
             self.zip.append(p).map_err(|e| self.write_error(e))?;

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use epubforge::{BuildOptions, BuildStatus, Detection, LoadOptions, Outcome};
 use indicatif::{ProgressBar, ProgressStyle};
 
-use crate::cli::BuildArgs;
+use crate::cli::{BuildArgs, TargetArg};
 
 /// Runs `epubforge build`.
 pub fn run(args: BuildArgs) -> ExitCode {
@@ -56,7 +56,10 @@ pub fn run(args: BuildArgs) -> ExitCode {
     let outcomes = epubforge::build_all(&projects, &opts, args.jobs.unwrap_or(0), &done);
     bar.finish_and_clear();
 
-    let failed = outcomes.iter().filter(|o| o.result.is_err()).count();
+    let mut failed = outcomes.iter().filter(|o| o.result.is_err()).count();
+    if args.targets.contains(&TargetArg::Azw3) {
+        failed += super::azw3::convert_all(&outcomes, args.quiet);
+    }
     if many && !args.quiet {
         let up_to_date = outcomes
             .iter()
@@ -91,6 +94,7 @@ fn options(args: &BuildArgs) -> Result<BuildOptions, ExitCode> {
     })?;
     Ok(BuildOptions {
         output: args.output.clone(),
+        targets: TargetArg::targets(&args.targets),
         cache: !args.no_cache,
         force: args.force,
         strict: args.strict,
@@ -174,6 +178,35 @@ pub(crate) fn seconds(d: Duration) -> String {
     format!("{:.2} s", d.as_secs_f64())
 }
 
+/// The status line of one EPUB of a book (and the build's timings with `-v`).
+fn status_line(r: &epubforge::BuildReport, o: &Outcome, args: &BuildArgs, print: &dyn Fn(String)) {
+    let output = match to_stdout(args) {
+        true => "(standard output)".to_string(),
+        false => r.output.display().to_string(),
+    };
+    let status = match r.status {
+        BuildStatus::Built if r.reused > 0 => format!(
+            "built       {output} ({} of {} chapters reused)",
+            r.reused, r.chapters
+        ),
+        BuildStatus::Built => format!("built       {output}"),
+        BuildStatus::UpToDate => format!("up to date  {output}"),
+    };
+    if args.verbose && !r.timings.is_empty() {
+        let stages: Vec<String> = r
+            .timings
+            .iter()
+            .map(|(stage, d)| format!("{stage} {:.1} ms", d.as_secs_f64() * 1e3))
+            .collect();
+        print(format!("timings: {}", stages.join(", ")));
+    }
+    if r.timings.is_empty() {
+        print(status);
+    } else {
+        print(format!("{status} in {}", seconds(o.elapsed)));
+    }
+}
+
 /// Prints one book's outcome: warnings and the status line on stderr, the EPUB's path on
 /// stdout (scripts read it).
 pub(crate) fn report(o: &Outcome, args: &BuildArgs, print: &dyn Fn(String)) {
@@ -188,30 +221,19 @@ pub(crate) fn report(o: &Outcome, args: &BuildArgs, print: &dyn Fn(String)) {
                         print(format!("{}: read as {}", s.path.display(), s.encoding));
                     }
                 }
-                let output = match to_stdout(args) {
-                    true => "(standard output)".to_string(),
-                    false => r.output.display().to_string(),
-                };
-                let status = match r.status {
-                    BuildStatus::Built if r.reused > 0 => format!(
-                        "built       {output} ({} of {} chapters reused)",
-                        r.reused, r.chapters
-                    ),
-                    BuildStatus::Built => format!("built       {output}"),
-                    BuildStatus::UpToDate => format!("up to date  {output}"),
-                };
-                if args.verbose && !r.timings.is_empty() {
-                    let stages: Vec<String> = r
-                        .timings
-                        .iter()
-                        .map(|(stage, d)| format!("{stage} {:.1} ms", d.as_secs_f64() * 1e3))
-                        .collect();
-                    print(format!("timings: {}", stages.join(", ")));
+                status_line(r, o, args, print);
+                for other in &r.also {
+                    for w in &other.warnings {
+                        print(format!("warning: {w}"));
+                    }
+                    status_line(other, o, args, print);
                 }
-                print(format!("{status} in {}", seconds(o.elapsed)));
             }
             if !to_stdout(args) {
                 println!("{}", r.output.display());
+                for other in &r.also {
+                    println!("{}", other.output.display());
+                }
             }
         }
         Err(e) => {

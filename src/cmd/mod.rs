@@ -1,6 +1,7 @@
 //! One module per subcommand: turn parsed arguments into library calls and print the outcome.
 //! Only this layer prints; it returns the process exit code.
 
+pub mod azw3;
 pub mod build;
 pub mod check;
 pub mod completions;

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use epubforge::{BuildOptions, LoadOptions, WatchEvent};
 
-use crate::cli::{BuildArgs, WatchArgs};
+use crate::cli::{BuildArgs, TargetArg, WatchArgs};
 
 /// Runs `epubforge watch` until interrupted.
 pub fn run(args: WatchArgs) -> ExitCode {
@@ -29,8 +29,13 @@ pub fn run(args: WatchArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if args.targets.contains(&TargetArg::Azw3) {
+        eprintln!("error: watch makes EPUBs only; build --target azw3 makes the AZW3");
+        return ExitCode::from(2);
+    }
     let opts = BuildOptions {
         output: args.output.clone(),
+        targets: TargetArg::targets(&args.targets),
         cache: true,
         load: LoadOptions {
             allow_outside_paths: args.allow_outside_paths,

@@ -69,13 +69,19 @@ pub(crate) fn input_paths(project: &Project) -> (Vec<(&Path, Option<FileStamp>)>
     (paths, first_chapter)
 }
 
-/// Hash of what, besides the inputs, decides the EPUB's bytes.
-pub(crate) fn options_key(source_date_epoch: Option<i64>, output: &Path) -> Hash {
+/// Hash of what, besides the inputs, decides the EPUB's bytes: the version, the build options
+/// and the target the EPUB is made for.
+pub(crate) fn options_key(
+    source_date_epoch: Option<i64>,
+    output: &Path,
+    target: crate::target::Target,
+) -> Hash {
     hash_fields(&[
         env!("CARGO_PKG_VERSION").as_bytes(),
         format!("{source_date_epoch:?}").as_bytes(),
         output.to_string_lossy().as_bytes(),
         format!("{} {} {}", archive::LEVEL, archive::FORMAT, record::VERSION).as_bytes(),
+        target.name().as_bytes(),
     ])
 }
 

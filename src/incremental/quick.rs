@@ -66,7 +66,7 @@ impl Quick {
         inputs: &[(&Path, FileStamp)],
         first_chapter: usize,
     ) -> Option<Quick> {
-        if !project.chapter_globs.is_empty() {
+        if !serves(project) {
             return None;
         }
         let mut folders: Vec<PathBuf> = vec![project.root.clone()];
@@ -114,6 +114,13 @@ impl Quick {
             .get(self.chapters.0..self.chapters.1)
             .unwrap_or(&[])
     }
+}
+
+/// Whether the quick check serves `project`: not one that makes several EPUBs (targets or
+/// volumes named in its metadata: it is loaded to know which), nor one whose chapters a glob
+/// finds.
+fn serves(project: &Project) -> bool {
+    project.targets.len() <= 1 && project.volumes.is_none() && project.chapter_globs.is_empty()
 }
 
 /// A path's stamp, [`MISSING`] when it is not there.
@@ -189,7 +196,7 @@ pub(crate) fn remember_default(project: &Project, output: &Path) {
     let Some(name) = name.to_str() else {
         return;
     };
-    if parent != folder {
+    if parent != folder || !serves(project) {
         return;
     }
     let pointer = folder.join(CACHE_DIR).join(POINTER);

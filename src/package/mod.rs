@@ -25,6 +25,7 @@ use std::collections::BTreeSet;
 
 use crate::media::fonts::SubsetFont;
 use crate::project::{BookInfo, EpubVersion, Layout, Style, WritingMode};
+use crate::target::Target;
 
 /// Everything that goes into the EPUB, converted and ready to package.
 #[derive(Debug, Clone)]
@@ -241,6 +242,10 @@ pub struct Look {
     pub fonts: Vec<SubsetFont>,
     /// The code the book shows, styled only when there is some.
     pub code: CodeUse,
+    /// The reader or store the EPUB is made for: its tables of contents follow its limits, and
+    /// its frame is finished for it ([`crate::target`]). Chapter documents are rendered for the
+    /// plain EPUB and finished apart.
+    pub target: Target,
 }
 
 impl Look {
@@ -349,6 +354,11 @@ pub(crate) fn documents<'a>(book: &'a Book, look: &Look) -> Vec<Doc<'a>> {
     );
     if look.layout.colophon {
         out.push(generated("colophon", words.colophon, DocKind::Colophon));
+    }
+    if let Some(max) = look.target.toc_depth() {
+        for doc in &mut out {
+            doc.depth = doc.depth.min(max);
+        }
     }
     out
 }
@@ -564,12 +574,13 @@ pub fn frame_key(book: &Book, look: &Look) -> String {
         user_css,
         fonts,
         code,
+        target,
     } = look;
     let mut h = blake3::Hasher::new();
     // Debug shows every field of these small settings, including any added later.
     let _ = write!(
         h,
-        "{}\n{info:?}\n{style:?}\n{layout:?}\n{version:?}\n{code:?}\n",
+        "{}\n{info:?}\n{style:?}\n{layout:?}\n{version:?}\n{code:?}\n{target:?}\n",
         env!("CARGO_PKG_VERSION")
     );
     let mut bytes = |tag: &str, data: &[u8]| {
@@ -682,11 +693,12 @@ pub fn frame(book: &Book, look: &Look) -> Frame {
             continue;
         };
         let shell = format!(
-            "{}\u{1f}{}\u{1f}{sheets}\u{1f}{:?}\u{1f}{}\u{1f}{first}",
+            "{}\u{1f}{}\u{1f}{sheets}\u{1f}{:?}\u{1f}{}\u{1f}{first}\u{1f}{}",
             doc.title,
             book.info.language,
             look.version,
             look.vertical(),
+            look.target,
         );
         let named = (format!("{ROOT}/{}", doc.href), shell);
         match chapters.last_mut() {
@@ -993,6 +1005,38 @@ mod tests {
             let parent = ol.parent_element().unwrap();
             assert!(!parent.has_tag_name("ol"), "{nav}");
         }
+    }
+
+    #[test]
+    fn kindle_contents_are_two_levels_deep() {
+        let mut b = book(&["", "", "", ""]);
+        for (node, level) in b.contents.iter_mut().zip([1, 2, 3, 4]) {
+            if let Node::Chapter(c) = node {
+                c.level = level;
+            }
+        }
+        let depth = |target| {
+            let look = Look {
+                target,
+                ..Look::default()
+            };
+            documents(&b, &look).iter().map(|d| d.depth).max()
+        };
+        assert_eq!(depth(Target::Epub), Some(4));
+        assert_eq!(depth(Target::Kindle), Some(2));
+        let look = Look {
+            target: Target::Kindle,
+            ..Look::default()
+        };
+        let ncx = package_with(&b, &look)
+            .into_iter()
+            .find(|e| e.name.ends_with("toc.ncx"))
+            .unwrap();
+        let ncx = String::from_utf8(ncx.data).unwrap();
+        assert!(
+            ncx.contains("<meta name=\"dtb:depth\" content=\"2\"/>"),
+            "{ncx}"
+        );
     }
 
     #[test]

@@ -14,6 +14,8 @@ use super::{BookInfo, ChapterSource, ContentEntry, FileId, FileStamp, Person, Pr
 use crate::convert::split::SplitMode;
 use crate::error::{Error, Result};
 use crate::source::EncodingErrors;
+use crate::target::Target;
+use crate::target::volumes::Volumes;
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
@@ -100,6 +102,16 @@ struct Part {
 struct Output {
     path: Option<Spanned<String>>,
     epub_version: Option<Spanned<i64>>,
+    targets: Option<Vec<Spanned<String>>>,
+    split: Option<Spanned<RawSplit>>,
+}
+
+/// `[output] split`: `"parts"` or `{ chapters = N }`.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum RawSplit {
+    Name(String),
+    Chapters { chapters: i64 },
 }
 
 /// Image extensions we accept as a cover, lower case.
@@ -267,6 +279,12 @@ pub(super) fn validate<T: Send>(
 
     let style = super::layout::validate_style(raw.style, &ctx)?;
     let epub_version = super::layout::validate_version(raw.output.epub_version, &ctx)?;
+    let targets = validate_targets(raw.output.targets.unwrap_or_default(), &ctx)?;
+    let volumes = raw
+        .output
+        .split
+        .map(|s| validate_split(s, &ctx))
+        .transpose()?;
     let Seen {
         ids: mut input_ids,
         globs: chapter_globs,
@@ -279,6 +297,8 @@ pub(super) fn validate<T: Send>(
         style,
         layout,
         epub_version,
+        targets,
+        volumes,
         root: root.to_path_buf(),
         metadata_path: path.to_path_buf(),
         book: book.0,
@@ -346,6 +366,39 @@ fn cleanup_file(ctx: &Ctx) -> Result<Option<PathBuf>> {
             "make cleanup.toml a file of [[cleanup]] rules, or remove it",
         )),
     }
+}
+
+/// `[output] split`: `"parts"` or `{ chapters = N }` with N at least 1.
+fn validate_split(raw: Spanned<RawSplit>, ctx: &Ctx) -> Result<Volumes> {
+    let at = raw.span().start;
+    match raw.into_inner() {
+        RawSplit::Name(name) if name == "parts" => Ok(Volumes::Parts),
+        RawSplit::Chapters { chapters } if chapters >= 1 => Ok(Volumes::Chapters(
+            usize::try_from(chapters).unwrap_or(usize::MAX),
+        )),
+        _ => Err(ctx.error_at(
+            at,
+            "`[output] split` is \"parts\" (a volume per [[parts]] entry) or \
+             { chapters = N } (a volume every N chapters, N at least 1)",
+        )),
+    }
+}
+
+/// `[output] targets`: each a target's name.
+fn validate_targets(raw: Vec<Spanned<String>>, ctx: &Ctx) -> Result<Vec<Target>> {
+    raw.into_iter()
+        .map(|name| {
+            Target::parse(name.get_ref()).ok_or_else(|| {
+                ctx.error_at(
+                    name.span().start,
+                    format!(
+                        "`[output] targets`: \"{}\" is not a target (epub, kobo, kindle, apple)",
+                        name.get_ref()
+                    ),
+                )
+            })
+        })
+        .collect()
 }
 
 /// The reading order: every chapter entry expanded, parts with theirs.
