@@ -138,6 +138,31 @@ pub(crate) fn link_across<'b>(
     body: &'b str,
     retarget: &dyn Fn(Option<usize>, &str) -> Option<String>,
 ) -> Cow<'b, str> {
+    rewrite_hrefs(body, &mut |href| {
+        let (file, id) = href.split_once('#')?;
+        let chapter = match file {
+            "" => None,
+            f => Some(chapter_number(f)?),
+        };
+        retarget(chapter, id).map(Href::To)
+    })
+}
+
+/// What becomes of a link's target in [`rewrite_hrefs`].
+pub(crate) enum Href {
+    /// Point it here instead.
+    To(String),
+    /// Take the `href` away: the link's text stays, as plain text.
+    Remove,
+}
+
+/// Rewrites the `href` of every element of a body: `f` gets each one as written (unescaped)
+/// and says what to do, None to keep it. Text is never touched, whatever it shows: a code
+/// span reading `<a href="two.md">` holds `&lt;a href=…`, never a tag.
+pub(crate) fn rewrite_hrefs<'b>(
+    body: &'b str,
+    f: &mut dyn FnMut(&str) -> Option<Href>,
+) -> Cow<'b, str> {
     if !body.contains(" href=\"") {
         return Cow::Borrowed(body);
     }
@@ -147,21 +172,19 @@ pub(crate) fn link_across<'b>(
         let Some((start, href)) = attribute(tag, "href") else {
             continue;
         };
-        let Some((file, id)) = href.split_once('#') else {
-            continue;
-        };
-        let chapter = match file {
-            "" => None,
-            f => match chapter_number(f) {
-                Some(n) => Some(n),
-                None => continue,
-            },
-        };
-        if let Some(new) = retarget(chapter, id) {
-            let from = at + start;
-            out.push_str(&body[copied..from]);
-            out.push_str(&crate::xml::escape_attr(&new));
-            copied = from + href.len();
+        let (from, to) = (at + start, at + start + href.len());
+        match f(&unescape_attr(href)) {
+            None => continue,
+            Some(Href::To(new)) => {
+                out.push_str(&body[copied..from]);
+                out.push_str(&crate::xml::escape_attr(&new));
+                copied = to;
+            }
+            Some(Href::Remove) => {
+                // ` href="` before the value and `"` after it go with it.
+                out.push_str(&body[copied..from - " href=\"".len()]);
+                copied = to + 1;
+            }
         }
     }
     if copied == 0 {
@@ -169,6 +192,19 @@ pub(crate) fn link_across<'b>(
     }
     out.push_str(&body[copied..]);
     Cow::Owned(out)
+}
+
+/// An attribute value as written by `xml::escape_attr`, unescaped.
+fn unescape_attr(v: &str) -> Cow<'_, str> {
+    if !v.contains('&') {
+        return Cow::Borrowed(v);
+    }
+    Cow::Owned(
+        v.replace("&quot;", "\"")
+            .replace("&lt;", "<")
+            .replace("&gt;", ">")
+            .replace("&amp;", "&"),
+    )
 }
 
 /// `n` for `chapter-NNNN.xhtml`, the first document of a chapter.

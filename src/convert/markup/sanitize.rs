@@ -1066,12 +1066,24 @@ fn classify_href(raw: &str) -> Href {
     }
 }
 
-/// Percent-encodes characters that are not allowed in a URL as written (spaces and the like);
+/// Percent-encodes characters that are not allowed in a URL as written (spaces, `[` and `]`
+/// outside an IPv6 host, a `%` that starts no escape, and the like: EPUBCheck's RSC-020);
 /// non-ASCII stays, as IRIs allow it.
 fn encode_url(s: &str) -> String {
+    // `[…]` is allowed in the host only: `http://[::1]/`.
+    let host_end = s
+        .find("://")
+        .map(|i| i + 3)
+        .map(|h| h + s[h..].find(['/', '?', '#']).unwrap_or(s.len() - h))
+        .unwrap_or(0);
     let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        if c.is_ascii_control() || " \"<>\\^`{|}".contains(c) {
+    for (i, c) in s.char_indices() {
+        let bad_percent = c == '%'
+            && !s
+                .get(i + 1..i + 3)
+                .is_some_and(|h| h.bytes().all(|b| b.is_ascii_hexdigit()));
+        let bracket = matches!(c, '[' | ']') && i >= host_end;
+        if c.is_ascii_control() || " \"<>\\^`{|}".contains(c) || bad_percent || bracket {
             let mut buf = [0u8; 4];
             for b in c.encode_utf8(&mut buf).bytes() {
                 out.push_str(&format!("%{b:02X}"));
@@ -1865,6 +1877,20 @@ mod tests {
         .expect("converts");
         super::super::test_support::assert_well_formed(&f);
         f
+    }
+
+    #[test]
+    fn urls_are_encoded_where_not_valid_as_written() {
+        assert_eq!(
+            encode_url("https://e.com/s?tags[]=a&q=100%&r=%41"),
+            "https://e.com/s?tags%5B%5D=a&q=100%25&r=%41"
+        );
+        assert_eq!(
+            encode_url("http://[::1]:80/a[1]"),
+            "http://[::1]:80/a%5B1%5D"
+        );
+        assert_eq!(encode_url("my file.md#x y"), "my%20file.md#x%20y");
+        assert_eq!(encode_url("a[b].md"), "a%5Bb%5D.md");
     }
 
     #[test]
