@@ -183,3 +183,97 @@ fn urls_with_characters_not_valid_as_written_are_percent_encoded() {
         ]
     );
 }
+
+/// The nav document's entries as (depth, href, text), from its nested lists.
+fn nav_entries(nav: &str) -> Vec<(usize, String, String)> {
+    let opts = roxmltree::ParsingOptions {
+        allow_dtd: true,
+        ..Default::default()
+    };
+    let doc = roxmltree::Document::parse_with_options(nav, opts).expect("well-formed nav");
+    let toc = doc
+        .descendants()
+        .find(|n| n.attribute(("http://www.idpf.org/2007/ops", "type")) == Some("toc"))
+        .expect("a toc nav");
+    toc.descendants()
+        .filter(|n| n.tag_name().name() == "a")
+        .map(|a| {
+            let depth = a
+                .ancestors()
+                .filter(|n| n.tag_name().name() == "ol")
+                .count();
+            let text: String = a
+                .descendants()
+                .filter(|t| t.is_text())
+                .filter_map(|t| t.text())
+                .collect();
+            (depth, a.attribute("href").unwrap_or("").to_string(), text)
+        })
+        .collect()
+}
+
+fn toc_book(depth: Option<usize>) -> Fixture {
+    let f = Fixture::empty();
+    let layout = depth.map_or(String::new(), |d| format!("\n[layout]\ntoc-depth = {d}\n"));
+    f.write(
+        "metadata.toml",
+        format!(
+            "{METADATA}{layout}\n[[chapters]]\nfile = \"a.md\"\n\n[[chapters]]\nfile = \"b.md\"\n"
+        ),
+    );
+    // The Rust book's shape: sections open with `##`, their parts are `###`.
+    f.write(
+        "a.md",
+        "## Installation\n\nText.\n\n### On Linux\n\nx\n\n#### Deeper\n\ny\n\n### On Windows\n\nz\n",
+    );
+    f.write("b.md", "# Two\n\n## Only *one*\n\nText.\n");
+    f
+}
+
+#[test]
+fn toc_depth_puts_sections_into_nav_and_ncx_nested_and_headings_keep_no_gap() {
+    let f = toc_book(None);
+    let run = f.build(&[]);
+    assert!(run.ok, "{}", run.stderr);
+    let epub = f.path("out.epub");
+    assert_valid(&epub);
+    let a = text(&epub, "EPUB/text/chapter-0001.xhtml");
+    // `###` right under the chapter's h1 is an h2, `####` an h3: no level skipped.
+    assert!(a.contains("<h2 id=\"on-linux\">On Linux</h2>"), "{a}");
+    assert!(a.contains("<h3 id=\"deeper\">Deeper</h3>"), "{a}");
+    let e = |d: usize, h: &str, t: &str| (d, h.to_string(), t.to_string());
+    assert_eq!(
+        nav_entries(&text(&epub, "EPUB/nav.xhtml")),
+        [
+            e(1, "text/chapter-0001.xhtml", "Installation"),
+            e(2, "text/chapter-0001.xhtml#on-linux", "On Linux"),
+            e(2, "text/chapter-0001.xhtml#on-windows", "On Windows"),
+            e(1, "text/chapter-0002.xhtml", "Two"),
+            e(2, "text/chapter-0002.xhtml#only-one", "Only one"),
+        ]
+    );
+    let ncx = text(&epub, "EPUB/toc.ncx");
+    assert!(
+        ncx.contains("<meta name=\"dtb:depth\" content=\"2\"/>"),
+        "{ncx}"
+    );
+    assert!(
+        ncx.contains("src=\"text/chapter-0001.xhtml#on-windows\""),
+        "{ncx}"
+    );
+
+    let f = toc_book(Some(3));
+    assert!(f.build(&[]).ok);
+    let epub = f.path("out.epub");
+    assert_valid(&epub);
+    let entries = nav_entries(&text(&epub, "EPUB/nav.xhtml"));
+    assert!(
+        entries.contains(&e(3, "text/chapter-0001.xhtml#deeper", "Deeper")),
+        "{entries:?}"
+    );
+
+    let f = toc_book(Some(1));
+    assert!(f.build(&[]).ok);
+    let entries = nav_entries(&text(&f.path("out.epub"), "EPUB/nav.xhtml"));
+    assert_eq!(entries.len(), 2, "{entries:?}");
+}

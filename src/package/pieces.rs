@@ -194,6 +194,48 @@ pub(crate) fn rewrite_hrefs<'b>(
     Cow::Owned(out)
 }
 
+/// The headings of a body that have an id, in order: `h2` to `h6` (the chapter's own `h1` is
+/// not in the body), with their text. A footnote mark inside a heading is not part of it.
+pub(crate) fn sections(body: &str) -> Vec<super::Section> {
+    let mut out = Vec::new();
+    let mut open: Option<(usize, String, String)> = None;
+    let mut in_note = false;
+    let mut after = 0;
+    for (at, tag) in tags(body) {
+        if let Some((_, _, text)) = open.as_mut()
+            && !in_note
+        {
+            text.push_str(&unescape_attr(body.get(after..at).unwrap_or("")));
+        }
+        after = at + tag.len();
+        let level = |t: &str| {
+            let b = t.as_bytes();
+            (b.len() > 3 && b.get(1) == Some(&b'h') && matches!(b.get(2), Some(b'2'..=b'6')))
+                .then(|| usize::from(b[2] - b'0'))
+                .filter(|_| matches!(b.get(3), Some(b' ' | b'>')))
+        };
+        match &open {
+            None => {
+                if let (Some(level), Some((_, id))) = (level(tag), attribute(tag, "id")) {
+                    open = Some((level, id.to_string(), String::new()));
+                }
+            }
+            Some((l, _, _)) => {
+                if tag.starts_with("<a ") && tag.contains("epub:type=\"noteref\"") {
+                    in_note = true;
+                } else if in_note && tag == "</a>" {
+                    in_note = false;
+                } else if tag == format!("</h{l}>") {
+                    let (level, id, text) = open.take().unwrap_or_default();
+                    let title = text.split_whitespace().collect::<Vec<_>>().join(" ");
+                    out.push(super::Section { level, id, title });
+                }
+            }
+        }
+    }
+    out
+}
+
 /// An attribute value as written by `xml::escape_attr`, unescaped.
 fn unescape_attr(v: &str) -> Cow<'_, str> {
     if !v.contains('&') {
@@ -276,6 +318,23 @@ mod tests {
         assert_eq!(piece_of(&anchors, "d"), 2);
         assert_eq!(piece_of(&anchors, "a"), 0);
         assert_eq!(piece_of(&anchors, "in-text"), 0);
+    }
+
+    #[test]
+    fn sections_are_the_headings_with_ids() {
+        let body = "<p>a</p><h2 id=\"one\">One &amp; <code>Two</code><sup><a epub:type=\"noteref\" href=\"#n\">1</a></sup></h2>\
+                    <h3>no id</h3><h3 id=\"x\" class=\"c\">Deep\n  er</h3><h1 id=\"t\">not</h1>";
+        let got: Vec<(usize, String, String)> = sections(body)
+            .into_iter()
+            .map(|s| (s.level, s.id, s.title))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (2, "one".to_string(), "One & Two".to_string()),
+                (3, "x".to_string(), "Deep er".to_string())
+            ]
+        );
     }
 
     #[test]
