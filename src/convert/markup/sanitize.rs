@@ -92,6 +92,7 @@ pub(crate) fn sanitize(
         removed: Vec::new(),
         line_of: opts.deep.line_of,
         flattened: None,
+        site_nav: 0,
     };
     b.build(root)?;
     let flattened = b.flattened;
@@ -109,6 +110,13 @@ pub(crate) fn sanitize(
             ),
         ),
         (None, None) => {}
+    }
+    if b.site_nav > 0 {
+        b.warnings.add(format!(
+            "left out {} site navigation block(s) (<nav>, links to the previous and next pages): \
+             the book's own table of contents replaces them",
+            b.site_nav
+        ));
     }
     if !b.dropped_attrs.is_empty() {
         let names: Vec<&str> = b.dropped_attrs.iter().map(String::as_str).collect();
@@ -429,6 +437,16 @@ fn classify(local: &str) -> Action {
     }
 }
 
+/// A web page's navigation: a `<nav>` (SICP's `Next: 1.2, Prev: Chapter 1, Up: …` bars), an
+/// element with `role="navigation"`, or DocBook's `navheader`/`navfooter` blocks. Links to the
+/// site's other pages mean nothing in a book, whose reader pages on and has a contents list.
+fn is_site_navigation(el: ElementRef<'_>) -> bool {
+    let e = el.value();
+    e.name() == "nav"
+        || e.attr("role") == Some("navigation")
+        || e.classes().any(|c| matches!(c, "navheader" | "navfooter"))
+}
+
 struct Builder<'r> {
     nodes: Vec<Node>,
     images: &'r mut dyn ImageResolver,
@@ -442,6 +460,8 @@ struct Builder<'r> {
     line_of: &'r dyn Fn(NodeId) -> Option<usize>,
     /// Whether elements nested too deep were flattened, and the source line of the first.
     flattened: Option<Option<usize>>,
+    /// Site navigation blocks left out (see [`is_site_navigation`]).
+    site_nav: usize,
 }
 
 impl Builder<'_> {
@@ -528,6 +548,10 @@ impl Builder<'_> {
         if in_math {
             // HTML inside MathML (mtext may hold it, no other token may): its text stays.
             return Ok(Next::Into(parent, depth));
+        }
+        if is_site_navigation(el) {
+            self.site_nav += 1;
+            return Ok(Next::Skip);
         }
         Ok(match classify(local) {
             Action::Remove(warn) => {
@@ -1891,6 +1915,24 @@ mod tests {
         );
         assert_eq!(encode_url("my file.md#x y"), "my%20file.md#x%20y");
         assert_eq!(encode_url("a[b].md"), "a%5Bb%5D.md");
+    }
+
+    #[test]
+    fn site_navigation_is_left_out_with_one_note() {
+        let f = super::super::html_to_xhtml(
+            "<body><nav class=\"header\"><a href=\"1.2.html\">Next: 1.2</a></nav><h3>1.1 T</h3>\
+             <p>Text.</p><div class=\"navfooter\"><a href=\"x.html\">Prev</a></div>\
+             <div role=\"navigation\">Up</div></body>",
+            &mut super::super::test_support::Recorder::default(),
+        )
+        .unwrap();
+        assert_eq!(f.title.as_deref(), Some("1.1 T"));
+        assert_eq!(f.body, "<p>Text.</p>");
+        assert!(f.links.is_empty());
+        let notes = super::super::test_support::notes(&f);
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(notes[0].starts_with("left out 3 site navigation block(s)"));
+        assert!(f.removed.is_empty(), "not content the reader loses");
     }
 
     #[test]
