@@ -277,3 +277,31 @@ fn toc_depth_puts_sections_into_nav_and_ncx_nested_and_headings_keep_no_gap() {
     let entries = nav_entries(&text(&f.path("out.epub"), "EPUB/nav.xhtml"));
     assert_eq!(entries.len(), 2, "{entries:?}");
 }
+
+#[test]
+fn warnings_are_grouped_by_kind_with_a_summary_and_v_lists_them_all() {
+    let f = Fixture::empty();
+    f.write(
+        "metadata.toml",
+        format!("{METADATA}\n[[chapters]]\nfile = \"a.md\"\n"),
+    );
+    let links: String = (1..=8).map(|n| format!("[l{n}](gone{n}.md) ")).collect();
+    f.write("a.md", format!("# A\n\n{links}\n"));
+    let run = f.build(&[]);
+    assert!(run.ok, "{}", run.stderr);
+    let shown = run.stderr.matches("warning: ").count();
+    assert_eq!(shown, 5, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("… and 3 more removed-link warnings (-v lists them all)"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("8 warnings: 8 removed-link"),
+        "{}",
+        run.stderr
+    );
+    let run = f.build(&["-v"]);
+    assert_eq!(run.stderr.matches("warning: ").count(), 8, "{}", run.stderr);
+}
