@@ -305,3 +305,28 @@ fn warnings_are_grouped_by_kind_with_a_summary_and_v_lists_them_all() {
     let run = f.build(&["-v"]);
     assert_eq!(run.stderr.matches("warning: ").count(), 8, "{}", run.stderr);
 }
+
+#[test]
+fn a_heading_the_entry_title_replaces_is_kept_in_the_chapter() {
+    let f = Fixture::empty();
+    f.write(
+        "metadata.toml",
+        format!(
+            "{METADATA}\n[[chapters]]\nfile = \"a.md\"\ntitle = \"Custom\"\n\n\
+             [[chapters]]\nfile = \"b.md\"\ntitle = \"Same  title\"\n"
+        ),
+    );
+    f.write("a.md", "# Original *words*\n\nText.\n\n## Part\n\nMore.\n");
+    f.write("b.md", "# Same title\n\nText.\n");
+    let run = f.build(&[]);
+    assert!(run.ok, "{}", run.stderr);
+    let epub = f.path("out.epub");
+    assert_valid(&epub);
+    let a = text(&epub, "EPUB/text/chapter-0001.xhtml");
+    assert!(
+        a.contains(">Custom</h1>\n<h2>Original words</h2>\n<p>Text.</p>"),
+        "{a}"
+    );
+    let b = text(&epub, "EPUB/text/chapter-0002.xhtml");
+    assert!(!b.contains("<h2>"), "{b}");
+}
