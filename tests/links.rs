@@ -330,3 +330,26 @@ fn a_heading_the_entry_title_replaces_is_kept_in_the_chapter() {
     let b = text(&epub, "EPUB/text/chapter-0002.xhtml");
     assert!(!b.contains("<h2>"), "{b}");
 }
+
+#[test]
+fn check_reports_links_the_build_cannot_make_before_any_build() {
+    let f = Fixture::empty();
+    f.write(
+        "metadata.toml",
+        format!("{METADATA}\n[[chapters]]\nfile = \"a.md\"\n\n[[chapters]]\nfile = \"b.md\"\n"),
+    );
+    f.write(
+        "a.md",
+        "# A\n\n[x](b.md#nope) [y](c.md) [z](b.md#real-one) [t](b.html)\n",
+    );
+    f.write("b.md", "# B\n\n## Real One\n\ntext\n");
+    let run = common::run(common::epubforge().arg("check").arg(f.dir.path()));
+    let out = format!("{}{}", run.stdout, run.stderr);
+    assert!(out.contains("b.md has no id \"nope\""), "{out}");
+    assert!(out.contains("removed link to \"c.md\""), "{out}");
+    assert!(
+        !out.contains("real-one") && !out.contains("b.html"),
+        "{out}"
+    );
+    assert!(!f.path("out.epub").exists());
+}
