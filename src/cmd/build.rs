@@ -175,7 +175,7 @@ pub(crate) fn seconds(d: Duration) -> String {
 }
 
 /// How many warnings of one kind are printed before the rest are only counted (`-v` prints all).
-const SHOWN_PER_KIND: usize = 5;
+const SHOWN_PER_KIND: usize = 10;
 
 /// Prints warnings grouped by kind (code), in the order kinds first appear: the first few of
 /// each, a line counting the rest, and a summary line; with `verbose`, every one.
