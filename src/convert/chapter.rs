@@ -153,9 +153,7 @@ pub(crate) fn convert_decoded(
         back_matter = back_matter.or_else(|| gutenberg_html(&mut converted, &project.layout));
     }
     warnings.extend(conversion_warnings(&src.path, &converted));
-    if kind == SourceKind::Markdown {
-        keep_replaced_heading(given.as_deref(), &mut converted);
-    }
+    keep_replaced_heading(kind, given.as_deref(), &mut converted);
     let title = match (given, converted.title.take()) {
         (Some(t), _) => t,
         // Fixed with the text of its file.
@@ -201,14 +199,15 @@ fn conversion_warnings(path: &Path, converted: &super::Converted) -> Vec<Diagnos
 /// A Markdown chapter's opening heading, when the entry's `title` says something else: put
 /// back at the top of the body (as the `h2` under the chapter's title), never lost. One that
 /// says the same (as `init` writes titles) is the title.
-fn keep_replaced_heading(given: Option<&str>, converted: &mut super::Converted) {
+fn keep_replaced_heading(kind: SourceKind, given: Option<&str>, converted: &mut super::Converted) {
     let words = |s: &str| {
         s.split_whitespace()
             .collect::<Vec<_>>()
             .join(" ")
             .to_lowercase()
     };
-    if let (Some(given), Some(found)) = (given, converted.title.as_deref())
+    if let (SourceKind::Markdown, Some(given), Some(found)) =
+        (kind, given, converted.title.as_deref())
         && words(given) != words(found)
     {
         let heading = format!("<h2>{}</h2>\n", crate::xml::escape_text(found));

@@ -111,20 +111,7 @@ pub(crate) fn sanitize(
         ),
         (None, None) => {}
     }
-    if b.site_nav > 0 {
-        b.warnings.add(format!(
-            "left out {} site navigation block(s) (<nav>, links to the previous and next pages): \
-             the book's own table of contents replaces them",
-            b.site_nav
-        ));
-    }
-    if !b.dropped_attrs.is_empty() {
-        let names: Vec<&str> = b.dropped_attrs.iter().map(String::as_str).collect();
-        b.warnings.add(format!(
-            "dropped unsupported attributes: {}",
-            names.join(", ")
-        ));
-    }
+    b.summary_notes();
     let Builder {
         nodes,
         image_uses,
@@ -465,6 +452,22 @@ struct Builder<'r> {
 }
 
 impl Builder<'_> {
+    /// The notes that sum up the whole body: site navigation left out, attributes dropped.
+    fn summary_notes(&mut self) {
+        if self.site_nav > 0 {
+            self.warnings.add(format!(
+                "left out {} site navigation block(s) (<nav>, links to the previous and next pages): \
+                 the book's own table of contents replaces them",
+                self.site_nav
+            ));
+        }
+        if !self.dropped_attrs.is_empty() {
+            let names: Vec<&str> = self.dropped_attrs.iter().map(String::as_str).collect();
+            let message = format!("dropped unsupported attributes: {}", names.join(", "));
+            self.warnings.add(message);
+        }
+    }
+
     fn push(&mut self, parent: usize, kind: Kind) -> usize {
         let i = self.nodes.len();
         self.nodes.push(Node {
