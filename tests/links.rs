@@ -63,7 +63,7 @@ fn markdown_links_reach_headings_in_this_and_other_chapters_and_mdbook_pages() {
     f.write(
         "src/ch01.md",
         "## Getting Started\n\nJump [later](#later-on), to [the top](#getting-started), \
-         [home](index.html), [gone](ch09.html) and [nowhere](#nowhere).\n\n\
+         [home](index.html), [two](ch02.md), [gone](ch09.html) and [nowhere](#nowhere).\n\n\
          Code shows `<a href=\"ch02.md\">` and `[x](notes.txt)` as written.\n\n\
          ### Later On\n\nText.\n",
     );
@@ -86,7 +86,8 @@ fn markdown_links_reach_headings_in_this_and_other_chapters_and_mdbook_pages() {
         [
             "#later-on",
             "#epubforge-chapter-title",
-            "chapter-0001.xhtml"
+            "chapter-0001.xhtml",
+            "chapter-0003.xhtml"
         ],
         "{one}"
     );
@@ -97,7 +98,7 @@ fn markdown_links_reach_headings_in_this_and_other_chapters_and_mdbook_pages() {
     );
     assert!(run.stderr.contains("ch09.html"), "{}", run.stderr);
     assert!(run.stderr.contains("#nowhere"), "{}", run.stderr);
-    // Code spans keep what they show.
+    // Code spans keep what they show, even beside a real link to the same file.
     assert!(
         one.contains("<code>&lt;a href=\"ch02.md\"&gt;</code>"),
         "{one}"
