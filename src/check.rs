@@ -19,7 +19,8 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-use crate::convert::chapter::{convert_decoded, read_chapter};
+use crate::convert::chapter::{ConvertedChapter, convert_decoded, read_chapter};
+use crate::convert::links::LinkMap;
 use crate::convert::split::{self, SplitMode};
 use crate::convert::{SourceKind, text};
 use crate::diagnostic::{Code, Diagnostic, MessageId, Severity};
@@ -124,12 +125,22 @@ pub fn check_project(location: &Path, opts: &LoadOptions) -> CheckReport {
     check_file_numbering(&project, &mut report);
     let mut sketches = Vec::new();
     let mut tally = Tally::default();
+    let mut converted = Vec::new();
     for (i, chapter) in project.chapters().enumerate() {
-        if let Some(s) = check_chapter(&project, chapter, i + 1, &mut tally, &mut report) {
+        let sketch = check_chapter(
+            &project,
+            chapter,
+            i + 1,
+            &mut tally,
+            &mut report,
+            &mut converted,
+        );
+        if let Some(s) = sketch {
             sketches.push((chapter.path.clone(), s));
         }
     }
     report_cleanup(&project, &tally, &mut report);
+    check_links(&project, converted, &mut report);
     report
         .timings
         .push(("read and analyse chapters", start.elapsed()));
@@ -402,6 +413,7 @@ fn check_chapter(
     n: usize,
     tally: &mut Tally,
     report: &mut CheckReport,
+    converted: &mut Vec<ConvertedChapter>,
 ) -> Option<Sketch> {
     let decoded = match read_chapter(src) {
         Ok(d) => d,
@@ -411,7 +423,10 @@ fn check_chapter(
         }
     };
     match convert_decoded(project, src, n, &decoded, Some(tally)) {
-        Ok(converted) => report.findings.extend(converted.warnings),
+        Ok(mut c) => {
+            report.findings.append(&mut c.warnings);
+            converted.push(c);
+        }
         Err(e) => report.push(e.diagnostic()),
     }
     let text = &decoded.text;
@@ -487,6 +502,20 @@ fn shorten(s: &str, max: usize) -> String {
         out.push('…');
     }
     out
+}
+
+/// Links between chapters that the build could not make (to a file that is not a chapter, or
+/// to an id its target does not have), found as the build finds them.
+fn check_links(project: &Project, converted: Vec<ConvertedChapter>, report: &mut CheckReport) {
+    let mut map = LinkMap::default();
+    let mut contents = Vec::new();
+    for c in &converted {
+        map.add(&c.report.path, c.links.clone(), c.ids.clone(), &c.nodes);
+        contents.extend(c.nodes.iter().cloned());
+    }
+    let mut warnings = Vec::new();
+    map.rewrite(&mut contents, &project.layout, &mut warnings);
+    report.findings.extend(warnings);
 }
 
 /// Lines the build will join because they look broken mid-sentence, and gaps in the numbers

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use epubforge::{BuildOptions, BuildStatus, Detection, LoadOptions, Outcome};
+use epubforge::{BuildOptions, BuildStatus, Code, Detection, Diagnostic, LoadOptions, Outcome};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::cli::{BuildArgs, TargetArg};
@@ -207,15 +207,52 @@ fn status_line(r: &epubforge::BuildReport, o: &Outcome, args: &BuildArgs, print:
     }
 }
 
+/// How many warnings of one kind are printed before the rest are only counted (`-v` prints all).
+const SHOWN_PER_KIND: usize = 10;
+
+/// Prints warnings grouped by kind (code), in the order kinds first appear: the first few of
+/// each, a line counting the rest, and a summary line; with `verbose`, every one.
+fn print_warnings(warnings: &[Diagnostic], verbose: bool, print: &dyn Fn(String)) {
+    let mut kinds: Vec<(Code, Vec<&Diagnostic>)> = Vec::new();
+    for w in warnings {
+        match kinds.iter_mut().find(|(code, _)| *code == w.code) {
+            Some((_, list)) => list.push(w),
+            None => kinds.push((w.code, vec![w])),
+        }
+    }
+    for (code, list) in &kinds {
+        let shown = if verbose { list.len() } else { SHOWN_PER_KIND };
+        for w in list.iter().take(shown) {
+            print(format!("warning: {w}"));
+        }
+        if list.len() > shown {
+            print(format!(
+                "  … and {} more {} warnings (-v lists them all)",
+                list.len() - shown,
+                code.as_str()
+            ));
+        }
+    }
+    if warnings.len() > 1 {
+        let counts: Vec<String> = kinds
+            .iter()
+            .map(|(code, list)| format!("{} {}", list.len(), code.as_str()))
+            .collect();
+        print(format!(
+            "{} warnings: {}",
+            warnings.len(),
+            counts.join(", ")
+        ));
+    }
+}
+
 /// Prints one book's outcome: warnings and the status line on stderr, the EPUB's path on
 /// stdout (scripts read it).
 pub(crate) fn report(o: &Outcome, args: &BuildArgs, print: &dyn Fn(String)) {
     match &o.result {
         Ok(r) => {
             if !args.quiet {
-                for w in &r.warnings {
-                    print(format!("warning: {w}"));
-                }
+                print_warnings(&r.warnings, args.verbose, print);
                 for s in &r.sources {
                     if args.verbose || s.detection == Detection::Guessed {
                         print(format!("{}: read as {}", s.path.display(), s.encoding));
@@ -223,9 +260,7 @@ pub(crate) fn report(o: &Outcome, args: &BuildArgs, print: &dyn Fn(String)) {
                 }
                 status_line(r, o, args, print);
                 for other in &r.also {
-                    for w in &other.warnings {
-                        print(format!("warning: {w}"));
-                    }
+                    print_warnings(&other.warnings, args.verbose, print);
                     status_line(other, o, args, print);
                 }
             }

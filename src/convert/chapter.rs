@@ -153,6 +153,7 @@ pub(crate) fn convert_decoded(
         back_matter = back_matter.or_else(|| gutenberg_html(&mut converted, &project.layout));
     }
     warnings.extend(conversion_warnings(&src.path, &converted));
+    keep_replaced_heading(kind, given.as_deref(), &mut converted);
     let title = match (given, converted.title.take()) {
         (Some(t), _) => t,
         // Fixed with the text of its file.
@@ -193,6 +194,25 @@ fn conversion_warnings(path: &Path, converted: &super::Converted) -> Vec<Diagnos
         );
     }
     warnings
+}
+
+/// A Markdown chapter's opening heading, when the entry's `title` says something else: put
+/// back at the top of the body (as the `h2` under the chapter's title), never lost. One that
+/// says the same (as `init` writes titles) is the title.
+fn keep_replaced_heading(kind: SourceKind, given: Option<&str>, converted: &mut super::Converted) {
+    let words = |s: &str| {
+        s.split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .to_lowercase()
+    };
+    if let (SourceKind::Markdown, Some(given), Some(found)) =
+        (kind, given, converted.title.as_deref())
+        && words(given) != words(found)
+    {
+        let heading = format!("<h2>{}</h2>\n", crate::xml::escape_text(found));
+        converted.body.insert_str(0, &heading);
+    }
 }
 
 /// The title a chapter file's text gives itself, found as the build finds it (a heading line

@@ -5,13 +5,19 @@
 //! so the fragment follows the target's id map. A fragment the target does not have is
 //! dropped: the link then opens the chapter. Which piece of a chapter split for size holds the
 //! id is the package stage's business: here every link names the chapter's first document.
+//!
+//! mdBook books link to the pages mdBook makes (`ch03-01-variables.html`, `index.html` for a
+//! `README.md`, `cli/` for `cli/README.md`): such a link goes to the chapter made from the
+//! Markdown file. Only real links are rewritten, on the element's `href`, never text that
+//! shows one (a code span reading `<a href="two.md">`).
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use super::markup::percent_decode;
 use crate::diagnostic::{Code, Diagnostic};
-use crate::package::{self, Chapter, Node};
+use crate::package::{self, Chapter, Href, Node};
 use crate::project::Layout;
 
 /// Links between chapter files (`[next](ch2.md#scene)`), rewritten to the documents those
@@ -70,15 +76,19 @@ impl<'a> LinkMap<'a> {
             let Some((path, links)) = self.pending.get(&number) else {
                 return;
             };
-            for link in links {
-                let old = format!("href=\"{}\"", crate::xml::escape_attr(link));
-                let new = match self.resolve(path, link, &targets, warnings) {
-                    Some(href) => format!("href=\"{}\"", crate::xml::escape_attr(&href)),
-                    None => String::new(),
-                };
-                chapter.body = chapter.body.replace(&old, &new);
+            let resolved: HashMap<&str, Option<String>> = links
+                .iter()
+                .map(|link| (link.as_str(), self.resolve(path, link, &targets, warnings)))
+                .collect();
+            let body =
+                package::rewrite_hrefs(&chapter.body, &mut |href| match resolved.get(href)? {
+                    Some(new) => Some(Href::To(new.clone())),
+                    None => Some(Href::Remove),
+                });
+            if let Cow::Owned(body) = body {
+                chapter.body = body;
+                chapter.reflow(layout);
             }
-            chapter.reflow(layout);
         });
     }
 
@@ -95,13 +105,11 @@ impl<'a> LinkMap<'a> {
             Some((f, frag)) => (f, Some(frag)),
             None => (link, None),
         };
-        let target = path
-            .parent()
-            .unwrap_or(Path::new("."))
-            .join(file)
-            .canonicalize()
-            .ok()
-            .and_then(|real| targets.get(&real).copied());
+        let dir = path.parent().unwrap_or(Path::new("."));
+        let target = candidates(&percent_decode(file))
+            .into_iter()
+            .filter_map(|f| dir.join(f).canonicalize().ok())
+            .find_map(|real| targets.get(&real).copied());
         let Some(doc) = target else {
             let message = format!("removed link to \"{link}\": it is not a chapter of the book");
             warnings.push(Diagnostic::warning(Code::RemovedLink, message).at(path));
@@ -126,6 +134,27 @@ impl<'a> LinkMap<'a> {
         }
         Some(href)
     }
+}
+
+/// The files a link to `file` may mean: the file itself, then for a page mdBook makes the
+/// Markdown file it makes it from (`ch01.html` from `ch01.md`, `index.html` and `dir/` from
+/// `README.md`).
+fn candidates(file: &str) -> Vec<String> {
+    let mut out = vec![file.to_string()];
+    let (folder, name) = match file.rsplit_once('/') {
+        Some((folder, name)) => (format!("{folder}/"), name),
+        None => (String::new(), file),
+    };
+    if name.is_empty() || name == "index.html" || name == "index.htm" {
+        out.push(format!("{folder}README.md"));
+        out.push(format!("{folder}index.md"));
+    } else if let Some(stem) = name
+        .strip_suffix(".html")
+        .or_else(|| name.strip_suffix(".htm"))
+    {
+        out.push(format!("{folder}{stem}.md"));
+    }
+    out
 }
 
 fn rewrite_nodes(nodes: &mut [Node], n: &mut usize, f: &mut dyn FnMut(usize, &mut Chapter)) {

@@ -10,7 +10,7 @@ pub mod chapter;
 mod emphasis;
 pub mod gutenberg;
 pub mod includes;
-mod links;
+pub(crate) mod links;
 pub mod markup;
 pub mod split;
 pub mod text;

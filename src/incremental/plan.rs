@@ -427,8 +427,9 @@ impl Reuse {
                 // A plain-text chapter has no ids to link to.
                 anchors: Vec::new(),
                 level: src.level,
-                // Plain text holds no MathML or SVG.
+                // Plain text holds no MathML or SVG, nor headings inside.
                 features: Vec::new(),
+                sections: Vec::new(),
             })],
             images: Vec::new(),
             links: Vec::new(),

@@ -111,7 +111,7 @@ pub(super) fn render(
             ),
         ),
         DocKind::TitlePage => (Some("titlepage"), pages::title_page(book)),
-        DocKind::TocPage => (Some("toc-page"), pages::toc_page(book, docs)),
+        DocKind::TocPage => (Some("toc-page"), pages::toc_page(book, look, docs)),
         DocKind::Colophon => (Some("colophon"), pages::colophon(book)),
     };
     xhtml(look, lang, &doc.title, "../", class, &body)

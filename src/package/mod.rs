@@ -19,6 +19,7 @@ pub mod tcy;
 
 pub(crate) use locale::primary as primary_language;
 pub use locale::{chapter_title, front_title};
+pub(crate) use pieces::{Href, rewrite_hrefs};
 pub use style::CODE_CLASSES;
 
 use std::collections::BTreeSet;
@@ -88,6 +89,20 @@ pub struct Chapter {
     /// What each of those documents holds that its manifest item declares (MathML, inline
     /// SVG), known with `pieces` for the same reason. Empty means none in any (plain text).
     pub features: Vec<Features>,
+    /// The headings of the body that have an id, in order: what `[layout] toc-depth` puts into
+    /// the table of contents under the chapter.
+    pub sections: Vec<Section>,
+}
+
+/// A heading inside a chapter.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+pub struct Section {
+    /// 2 to 6: its `h2` to `h6` (the chapter's own heading is its `h1`).
+    pub level: usize,
+    /// Its id.
+    pub id: String,
+    /// Its text.
+    pub title: String,
 }
 
 impl Chapter {
@@ -100,6 +115,7 @@ impl Chapter {
             anchors: Vec::new(),
             level: 1,
             features: Vec::new(),
+            sections: Vec::new(),
         };
         chapter.reflow(layout);
         chapter
@@ -116,6 +132,7 @@ impl Chapter {
         let bodies = pieces::split_body(&self.body, split_limit(layout));
         self.pieces = bodies.len();
         self.anchors = pieces::anchors(&bodies);
+        self.sections = pieces::sections(&self.body);
         let features: Vec<Features> = bodies.iter().map(|b| Features::of(b)).collect();
         self.features = if features.iter().all(|f| *f == Features::default()) {
             Vec::new()
@@ -638,8 +655,10 @@ pub fn frame_key(book: &Book, look: &Look) -> String {
                 anchors: _,
                 level,
                 features,
+                sections,
             })) => {
                 bytes("chapter", title.as_bytes());
+                bytes("sections", format!("{sections:?}").as_bytes());
                 bytes("pieces", &pieces.to_le_bytes());
                 bytes("level", &level.to_le_bytes());
                 bytes("features", format!("{features:?}").as_bytes());
@@ -740,7 +759,7 @@ fn package_entries(book: &Book, look: &Look, docs: &[Doc<'_>], chapters: bool) -
                 )
             }
         },
-        || nav::ncx(book, docs),
+        || nav::ncx(book, look, docs),
     );
     entries.push(entry(PACKAGE_DOCUMENT.into(), opf.into_bytes(), true));
     if let Some(nav) = nav {

@@ -2,21 +2,21 @@
 
 use std::fmt::Write;
 
-use super::{Book, Doc, DocKind, Look, docs, locale};
+use super::{Book, Doc, DocKind, Look, docs, locale, pieces};
 use crate::xml::{escape_attr as attr, escape_text as text};
 
 /// Writes `nav.xhtml`: the nested table of contents and the landmarks.
 pub(super) fn nav_document(book: &Book, look: &Look, docs: &[Doc]) -> String {
     let words = locale::words(&book.info.language);
-    let listed: Vec<&Doc> = docs.iter().filter(|d| d.in_toc).collect();
-    let mut body = String::with_capacity(1024 + docs.len() * 96);
+    let listed = entries(docs, look.layout.toc_depth);
+    let mut body = String::with_capacity(1024 + listed.len() * 96);
     let _ = write!(
         body,
         "<nav epub:type=\"toc\" role=\"doc-toc\" id=\"toc\">\n<h1>{}</h1>\n",
         text(words.contents)
     );
     nested_list(&mut body, &listed, |d| {
-        format!("<a href=\"{}\">{}</a>", d.href, text(&d.title))
+        format!("<a href=\"{}\">{}</a>", attr(&d.href), text(&d.title))
     });
     body.push_str("</nav>\n");
     let _ = write!(
@@ -69,8 +69,50 @@ pub(super) fn nav_document(book: &Book, look: &Look, docs: &[Doc]) -> String {
     )
 }
 
-/// Writes `<ol>` lists nested by each document's depth.
-pub(super) fn nested_list(out: &mut String, docs: &[&Doc], item: impl Fn(&Doc) -> String) {
+/// An entry of the table of contents: a document, or a section of a chapter.
+pub(super) struct Entry {
+    /// Path relative to the package document, e.g. `text/chapter-0001.xhtml#usage`.
+    pub href: String,
+    pub title: String,
+    /// Nesting depth, 1 for top level; never more than one below the entry before.
+    pub depth: usize,
+}
+
+/// The table of contents: the documents listed, each chapter followed by its sections down
+/// to `toc_depth` heading levels (1: chapters only), nested under it by level, each pointing
+/// at the piece of the chapter that holds it.
+pub(super) fn entries(docs: &[Doc], toc_depth: usize) -> Vec<Entry> {
+    let mut out: Vec<Entry> = Vec::new();
+    for doc in docs.iter().filter(|d| d.in_toc) {
+        out.push(Entry {
+            href: doc.href.clone(),
+            title: doc.title.clone(),
+            depth: doc.depth,
+        });
+        let DocKind::Chapter {
+            chapter, number, ..
+        } = &doc.kind
+        else {
+            continue;
+        };
+        let mut before = doc.depth;
+        // A heading of only an image has no text to list.
+        let listed = chapter.sections.iter();
+        for s in listed.filter(|s| s.level <= toc_depth && !s.title.is_empty()) {
+            let piece = pieces::piece_of(&chapter.anchors, &s.id);
+            before = (doc.depth + s.level - 1).min(before + 1);
+            out.push(Entry {
+                href: format!("text/{}.xhtml#{}", super::piece_id(*number, piece), s.id),
+                title: s.title.clone(),
+                depth: before,
+            });
+        }
+    }
+    out
+}
+
+/// Writes `<ol>` lists nested by each entry's depth.
+pub(super) fn nested_list(out: &mut String, docs: &[Entry], item: impl Fn(&Entry) -> String) {
     let mut depth = 0;
     for (i, doc) in docs.iter().enumerate() {
         while depth < doc.depth {
@@ -97,9 +139,9 @@ pub(super) fn nested_list(out: &mut String, docs: &[&Doc], item: impl Fn(&Doc) -
 }
 
 /// Writes `toc.ncx` for EPUB 2 readers.
-pub(super) fn ncx(book: &Book, docs: &[Doc]) -> String {
+pub(super) fn ncx(book: &Book, look: &Look, docs: &[Doc]) -> String {
     let info = &book.info;
-    let docs: Vec<&Doc> = docs.iter().filter(|d| d.in_toc).collect();
+    let docs = entries(docs, look.layout.toc_depth);
     let depth = docs.iter().map(|d| d.depth).max().unwrap_or(1);
     let mut o = String::with_capacity(1024 + docs.len() * 200);
     let _ = write!(
@@ -130,7 +172,7 @@ pub(super) fn ncx(book: &Book, docs: &[Doc]) -> String {
             indent = "  ".repeat(doc.depth + 1),
             n = i + 1,
             title = text(&doc.title),
-            src = doc.href,
+            src = attr(&doc.href),
         );
         open += 1;
         let next_depth = docs.get(i + 1).map_or(1, |n| n.depth);

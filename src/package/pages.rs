@@ -3,8 +3,8 @@
 
 use std::fmt::Write;
 
-use super::{Book, Doc, locale};
-use crate::xml::escape_text as text;
+use super::{Book, Doc, Look, locale};
+use crate::xml::{escape_attr as attr, escape_text as text};
 
 /// Names joined the way the language lists them.
 fn join_names<'a>(lang: &str, names: impl Iterator<Item = &'a str>) -> String {
@@ -46,7 +46,7 @@ pub(super) fn title_page(book: &Book) -> String {
 }
 
 /// The table of contents as a page of the reading order, nested like the navigation document.
-pub(super) fn toc_page(book: &Book, docs: &[Doc]) -> String {
+pub(super) fn toc_page(book: &Book, look: &Look, docs: &[Doc]) -> String {
     let words = locale::words(&book.info.language);
     let mut o = String::new();
     let _ = writeln!(
@@ -54,11 +54,11 @@ pub(super) fn toc_page(book: &Book, docs: &[Doc]) -> String {
         "<nav epub:type=\"toc\" role=\"doc-toc\" aria-labelledby=\"toc-title\">\n<h1 id=\"toc-title\">{}</h1>",
         text(words.contents)
     );
-    let listed: Vec<&Doc> = docs.iter().filter(|d| d.in_toc).collect();
+    let listed = super::nav::entries(docs, look.layout.toc_depth);
     super::nav::nested_list(&mut o, &listed, |d| {
         // Documents sit side by side under text/.
         let href = d.href.strip_prefix("text/").unwrap_or(&d.href);
-        format!("<a href=\"{href}\">{}</a>", text(&d.title))
+        format!("<a href=\"{}\">{}</a>", attr(href), text(&d.title))
     });
     o.push_str("</nav>\n");
     o

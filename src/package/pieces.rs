@@ -138,6 +138,31 @@ pub(crate) fn link_across<'b>(
     body: &'b str,
     retarget: &dyn Fn(Option<usize>, &str) -> Option<String>,
 ) -> Cow<'b, str> {
+    rewrite_hrefs(body, &mut |href| {
+        let (file, id) = href.split_once('#')?;
+        let chapter = match file {
+            "" => None,
+            f => Some(chapter_number(f)?),
+        };
+        retarget(chapter, id).map(Href::To)
+    })
+}
+
+/// What becomes of a link's target in [`rewrite_hrefs`].
+pub(crate) enum Href {
+    /// Point it here instead.
+    To(String),
+    /// Take the `href` away: the link's text stays, as plain text.
+    Remove,
+}
+
+/// Rewrites the `href` of every element of a body: `f` gets each one as written (unescaped)
+/// and says what to do, None to keep it. Text is never touched, whatever it shows: a code
+/// span reading `<a href="two.md">` holds `&lt;a href=…`, never a tag.
+pub(crate) fn rewrite_hrefs<'b>(
+    body: &'b str,
+    f: &mut dyn FnMut(&str) -> Option<Href>,
+) -> Cow<'b, str> {
     if !body.contains(" href=\"") {
         return Cow::Borrowed(body);
     }
@@ -147,21 +172,19 @@ pub(crate) fn link_across<'b>(
         let Some((start, href)) = attribute(tag, "href") else {
             continue;
         };
-        let Some((file, id)) = href.split_once('#') else {
-            continue;
-        };
-        let chapter = match file {
-            "" => None,
-            f => match chapter_number(f) {
-                Some(n) => Some(n),
-                None => continue,
-            },
-        };
-        if let Some(new) = retarget(chapter, id) {
-            let from = at + start;
-            out.push_str(&body[copied..from]);
-            out.push_str(&crate::xml::escape_attr(&new));
-            copied = from + href.len();
+        let (from, to) = (at + start, at + start + href.len());
+        match f(&unescape_attr(href)) {
+            None => continue,
+            Some(Href::To(new)) => {
+                out.push_str(&body[copied..from]);
+                out.push_str(&crate::xml::escape_attr(&new));
+                copied = to;
+            }
+            Some(Href::Remove) => {
+                // ` href="` before the value and `"` after it go with it.
+                out.push_str(&body[copied..from - " href=\"".len()]);
+                copied = to + 1;
+            }
         }
     }
     if copied == 0 {
@@ -169,6 +192,61 @@ pub(crate) fn link_across<'b>(
     }
     out.push_str(&body[copied..]);
     Cow::Owned(out)
+}
+
+/// The headings of a body that have an id, in order: `h2` to `h6` (the chapter's own `h1` is
+/// not in the body), with their text. A footnote mark inside a heading is not part of it.
+pub(crate) fn sections(body: &str) -> Vec<super::Section> {
+    let mut out = Vec::new();
+    let mut open: Option<(usize, String, String)> = None;
+    let mut in_note = false;
+    let mut after = 0;
+    for (at, tag) in tags(body) {
+        if let Some((_, _, text)) = open.as_mut()
+            && !in_note
+        {
+            text.push_str(&unescape_attr(body.get(after..at).unwrap_or("")));
+        }
+        after = at + tag.len();
+        let level = |t: &str| {
+            let b = t.as_bytes();
+            (b.len() > 3 && b.get(1) == Some(&b'h') && matches!(b.get(2), Some(b'2'..=b'6')))
+                .then(|| usize::from(b[2] - b'0'))
+                .filter(|_| matches!(b.get(3), Some(b' ' | b'>')))
+        };
+        match &open {
+            None => {
+                if let (Some(level), Some((_, id))) = (level(tag), attribute(tag, "id")) {
+                    open = Some((level, id.to_string(), String::new()));
+                }
+            }
+            Some((l, _, _)) => {
+                if tag.starts_with("<a ") && tag.contains("epub:type=\"noteref\"") {
+                    in_note = true;
+                } else if in_note && tag == "</a>" {
+                    in_note = false;
+                } else if tag == format!("</h{l}>") {
+                    let (level, id, text) = open.take().unwrap_or_default();
+                    let title = text.split_whitespace().collect::<Vec<_>>().join(" ");
+                    out.push(super::Section { level, id, title });
+                }
+            }
+        }
+    }
+    out
+}
+
+/// An attribute value as written by `xml::escape_attr`, unescaped.
+fn unescape_attr(v: &str) -> Cow<'_, str> {
+    if !v.contains('&') {
+        return Cow::Borrowed(v);
+    }
+    Cow::Owned(
+        v.replace("&quot;", "\"")
+            .replace("&lt;", "<")
+            .replace("&gt;", ">")
+            .replace("&amp;", "&"),
+    )
 }
 
 /// `n` for `chapter-NNNN.xhtml`, the first document of a chapter.
@@ -240,6 +318,23 @@ mod tests {
         assert_eq!(piece_of(&anchors, "d"), 2);
         assert_eq!(piece_of(&anchors, "a"), 0);
         assert_eq!(piece_of(&anchors, "in-text"), 0);
+    }
+
+    #[test]
+    fn sections_are_the_headings_with_ids() {
+        let body = "<p>a</p><h2 id=\"one\">One &amp; <code>Two</code><sup><a epub:type=\"noteref\" href=\"#n\">1</a></sup></h2>\
+                    <h3>no id</h3><h3 id=\"x\" class=\"c\">Deep\n  er</h3><h1 id=\"t\">not</h1>";
+        let got: Vec<(usize, String, String)> = sections(body)
+            .into_iter()
+            .map(|s| (s.level, s.id, s.title))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (2, "one".to_string(), "One & Two".to_string()),
+                (3, "x".to_string(), "Deep er".to_string())
+            ]
+        );
     }
 
     #[test]

@@ -53,6 +53,7 @@ pub(super) struct RawLayout {
     toc_page: Option<bool>,
     colophon: Option<bool>,
     split_size: Option<Spanned<i64>>,
+    toc_depth: Option<Spanned<i64>>,
 }
 
 /// A built-in stylesheet.
@@ -134,6 +135,9 @@ pub struct Layout {
     pub colophon: bool,
     /// Chapters above this many bytes of XHTML are split into several documents.
     pub split_size: usize,
+    /// Heading levels in the table of contents: 1 lists chapters only, 2 also their `h2`
+    /// sections, up to 6.
+    pub toc_depth: usize,
 }
 
 impl Default for Layout {
@@ -144,9 +148,15 @@ impl Default for Layout {
             toc_page: false,
             colophon: false,
             split_size: DEFAULT_SPLIT_KB * 1024,
+            toc_depth: DEFAULT_TOC_DEPTH,
         }
     }
 }
+
+/// Default `[layout] toc-depth`: chapters and their sections (`h2`), as calibre's
+/// `--level2-toc` gives; pandoc's 3 makes 428 entries of the Rust book, too many to find a
+/// chapter in on a reader's contents screen.
+pub const DEFAULT_TOC_DEPTH: usize = 2;
 
 /// Default `[layout] split-size`, in KB.
 pub const DEFAULT_SPLIT_KB: usize = 300;
@@ -302,12 +312,27 @@ pub(super) fn validate_layout(raw: RawLayout, ctx: &Ctx) -> Result<Layout> {
             usize::try_from(kb).unwrap_or(DEFAULT_SPLIT_KB) * 1024
         }
     };
+    let toc_depth = match raw.toc_depth {
+        None => defaults.toc_depth,
+        Some(d) => {
+            let depth = *d.get_ref();
+            if !(1..=6).contains(&depth) {
+                return Err(ctx.error_hinted(
+                    d.span().start,
+                    format!("`[layout] toc-depth` = {depth} is out of range"),
+                    "1 lists the chapters only, 2 also their sections, up to 6",
+                ));
+            }
+            usize::try_from(depth).unwrap_or(DEFAULT_TOC_DEPTH)
+        }
+    };
     Ok(Layout {
         writing_mode,
         title_page: raw.title_page.unwrap_or(defaults.title_page),
         toc_page: raw.toc_page.unwrap_or(defaults.toc_page),
         colophon: raw.colophon.unwrap_or(defaults.colophon),
         split_size,
+        toc_depth,
     })
 }
 

@@ -4,7 +4,8 @@
 //! - comments, doctypes and processing instructions;
 //! - white space outside `pre`: runs collapsed to one space, and none next to block tags;
 //! - heading levels made relative (the chapter title is the book's `h1`, so a Markdown `#`
-//!   may become `h2`): each side's levels are shifted so that its first heading is `h1`;
+//!   may become `h2`, and the book skips no level): on each side the highest level becomes
+//!   `h1` and none goes more than one below the heading before it, as the book does;
 //! - `id` on headings; `epub:type`, `role` and `aria-*` (footnote markup); highlighting spans
 //!   (`<span class="hl-…">`) are unwrapped;
 //! - an image's `src` (ours points at the book's copy) and an empty `alt`;
@@ -139,15 +140,24 @@ fn escape(s: &str, attr: bool) -> String {
     if attr { s.replace('"', "&quot;") } else { s }
 }
 
-/// Heading levels made relative: the first heading becomes `h1`, the others follow.
+/// Heading levels made relative: the highest becomes `h1`, and none goes more than one below
+/// the heading before it.
 fn shift_headings(s: &str) -> String {
     let re = regex::Regex::new(r"<(/?)h([1-6])\b").unwrap();
-    let Some(first) = re.captures(s).map(|c| c[2].parse::<i32>().unwrap()) else {
+    let level = |c: &regex::Captures<'_>| c[2].parse::<i32>().unwrap();
+    let Some(base) = re.captures_iter(s).map(|c| level(&c)).min() else {
         return s.to_string();
     };
+    let mut before = 0;
+    let mut opened = Vec::new();
     re.replace_all(s, |c: &regex::Captures<'_>| {
-        let level = (c[2].parse::<i32>().unwrap() - first + 1).clamp(1, 6);
-        format!("<{}h{level}", &c[1])
+        if &c[1] == "/" {
+            let l = opened.pop().unwrap_or(1);
+            return format!("</h{l}");
+        }
+        before = (level(c) - base + 1).min(before + 1);
+        opened.push(before);
+        format!("<h{before}")
     })
     .into_owned()
 }

@@ -503,7 +503,7 @@ fn author_ids_never_collide_with_generated_ones_and_links_still_arrive() {
         named("p", "Named chapter-title.")
     );
     assert_eq!(to("chapter-0001", "to far"), named("p", "Far away. back"));
-    assert_eq!(to("chapter-0001", "to b sec"), named("h3", "Section"));
+    assert_eq!(to("chapter-0001", "to b sec"), named("h2", "Section"));
     assert_eq!(to("chapter-0001", "to b 1st"), named("div", "First."));
     assert_eq!(to("chapter-0002", "to my fn-1"), named("p", "Named fn-1."));
     for note in ["1", "2"] {

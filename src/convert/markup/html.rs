@@ -205,15 +205,24 @@ mod tests {
     }
 
     #[test]
-    fn title_from_leading_h1_else_head_and_headings_demoted() {
+    fn title_from_leading_h1_else_head_and_headings_under_it_with_no_gap() {
         let f = convert(
             "<title>Head</title><body><div>\n<h1>Real <em>Title</em></h1><h1>Next</h1><h3>c</h3>",
         );
         assert_eq!(f.title.as_deref(), Some("Real Title"));
-        assert_eq!(f.body, "<div>\n<h2>Next</h2><h4>c</h4></div>");
+        assert_eq!(
+            f.body,
+            "<div>\n<h2 id=\"next\">Next</h2><h3 id=\"c\">c</h3></div>"
+        );
         let f = convert("<title>Head</title><p>intro</p><h1>Late</h1>");
         assert_eq!(f.title.as_deref(), Some("Head"));
-        assert_eq!(f.body, "<p>intro</p><h2>Late</h2>");
+        assert_eq!(f.body, "<p>intro</p><h2 id=\"late\">Late</h2>");
+        // SICP's pages: an h3 title, h4 sections, an h5 below them.
+        let f = convert("<h3>1.1 Elements</h3><h4>1.1.1 A</h4><h5>x</h5><h4>1.1.2 B</h4>");
+        assert_eq!(
+            f.body,
+            "<h2 id=\"id-111-a\">1.1.1 A</h2><h3 id=\"x\">x</h3><h2 id=\"id-112-b\">1.1.2 B</h2>"
+        );
     }
 
     #[test]
@@ -240,7 +249,7 @@ mod tests {
             convert("<!DOCTYPE html><b><p>x</p></b><span><div>y</div></span><h2><div>z</div></h2>");
         assert_eq!(
             f.body,
-            "<div><p>x</p></div><div><div>y</div></div><h3><span>z</span></h3>"
+            "<div><p>x</p></div><div><div>y</div></div><h2 id=\"z\"><span>z</span></h2>"
         );
         // Quirks mode (no doctype) lets a table sit inside a p.
         let f = convert("<p>a<table><tr><td>t</td></tr></table>");

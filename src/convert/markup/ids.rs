@@ -78,6 +78,13 @@ impl<'m> Ids<'m> {
         }
     }
 
+    /// Makes links to `raw`, when no element has it, point at `id` (an id written elsewhere).
+    pub(crate) fn alias(&mut self, raw: &str, id: &str) {
+        self.map
+            .entry(raw.to_string())
+            .or_insert_with(|| id.to_string());
+    }
+
     /// The id that a link to `raw` now points at.
     pub(crate) fn target(&self, raw: &str) -> Option<&str> {
         self.map.get(raw).map(String::as_str)

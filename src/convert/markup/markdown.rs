@@ -709,11 +709,11 @@ mod tests {
         assert_eq!(th[0].attribute("style"), Some("text-align: left"));
         assert_eq!(th[1].attribute("style"), Some("text-align: center"));
         assert_eq!(th[2].attribute("style"), Some("text-align: right"));
-        // "## Section" is demoted below the chapter's own h1, which is not in the body.
+        // "## Section" goes right below the chapter's own h1, which is not in the body.
         assert!(
-            f.body.contains("<h3>Section</h3>")
+            f.body.contains("<h2 id=\"section\">Section</h2>")
                 && !f.body.contains("<h1")
-                && !f.body.contains("<h2")
+                && !f.body.contains("<h3")
         );
         let img = doc
             .descendants()
@@ -802,12 +802,13 @@ mod tests {
     fn title_only_when_document_starts_with_h1() {
         let f = convert("\n  \n# Title *here*\n\n# Another\n\ntext");
         assert_eq!(f.title.as_deref(), Some("Title here"));
-        assert_eq!(f.body, "<h2>Another</h2>\n<p>text</p>\n");
+        assert_eq!(f.body, "<h2 id=\"another\">Another</h2>\n<p>text</p>\n");
         let f = convert("Para first\n\n# Heading\n\n###### Six\n");
         assert_eq!(f.title, None);
+        // Under the chapter's h1 with no level skipped.
         assert_eq!(
             f.body,
-            "<p>Para first</p>\n<h2>Heading</h2>\n<h6>Six</h6>\n"
+            "<p>Para first</p>\n<h2 id=\"heading\">Heading</h2>\n<h3 id=\"six\">Six</h3>\n"
         );
     }
 

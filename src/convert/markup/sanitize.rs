@@ -10,12 +10,13 @@
 //!    Presentation MathML ([`mathml`]) and inline SVG cleaned like SVG files ([`inline_svg`]);
 //!    cap the nesting depth. MathML is then repaired to its schema.
 //! 2. **title**: take a leading heading (any level) out as the chapter title.
-//! 3. **structure**: demote headings, give list items, table parts, `dt`/`dd` and
+//! 3. **structure**: heading levels under the chapter's `h1` with no gap, give list items, table parts, `dt`/`dd` and
 //!    `figcaption` the parents the schema wants.
 //! 4. **content models**: blocks inside phrasing-only elements become `span`, inline
 //!    elements wrapping blocks become `div` (the HTML5 parser leaves e.g. `<b><p>` alone).
-//! 5. **ids and links**: ids become unique NCNames; `#fragment` links that point nowhere
-//!    lose their href (EPUBCheck reports dangling fragments).
+//! 5. **ids and links**: every heading gets an id (GitHub's slug of its text), ids become
+//!    unique NCNames; `#fragment` links that point nowhere lose their href (EPUBCheck reports
+//!    dangling fragments).
 //! 6. **serialise** as XHTML with an explicit stack.
 
 mod inline_svg;
@@ -91,6 +92,7 @@ pub(crate) fn sanitize(
         removed: Vec::new(),
         line_of: opts.deep.line_of,
         flattened: None,
+        site_nav: 0,
     };
     b.build(root)?;
     let flattened = b.flattened;
@@ -109,13 +111,7 @@ pub(crate) fn sanitize(
         ),
         (None, None) => {}
     }
-    if !b.dropped_attrs.is_empty() {
-        let names: Vec<&str> = b.dropped_attrs.iter().map(String::as_str).collect();
-        b.warnings.add(format!(
-            "dropped unsupported attributes: {}",
-            names.join(", ")
-        ));
-    }
+    b.summary_notes();
     let Builder {
         nodes,
         image_uses,
@@ -123,12 +119,16 @@ pub(crate) fn sanitize(
         removed,
         ..
     } = b;
-    let mut tree = Tree { nodes };
+    let mut tree = Tree {
+        nodes,
+        title_ids: Vec::new(),
+    };
     tree.fix_mathml();
     let title = tree.take_title().or(opts.head_title);
     if let Some(fix) = opts.text {
         tree.fix_text(fix);
     }
+    tree.level_headings();
     tree.fix_structure();
     tree.fix_content_models();
     let (links, ids) = tree.fix_ids_and_links(opts.marker, &mut warnings);
@@ -248,7 +248,32 @@ fn is_transparent(name: &str) -> bool {
 }
 
 fn is_heading(name: &str) -> bool {
-    matches!(name, "h1" | "h2" | "h3" | "h4" | "h5" | "h6")
+    heading_level(name).is_some()
+}
+
+const HEADINGS: [&str; 6] = ["h1", "h2", "h3", "h4", "h5", "h6"];
+
+/// 1 to 6 for `h1` to `h6`.
+fn heading_level(name: &str) -> Option<usize> {
+    HEADINGS.iter().position(|h| *h == name).map(|i| i + 1)
+}
+
+/// The id GitHub (and mdBook, and pandoc's `gfm`) give a heading: its text in lower case,
+/// letters and digits of any script, `-` and `_` kept, each space a `-`, the rest left out.
+/// `section` when nothing is left.
+pub(crate) fn slug(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.trim().chars() {
+        if c.is_alphanumeric() || c == '-' || c == '_' {
+            out.extend(c.to_lowercase());
+        } else if c.is_whitespace() {
+            out.push('-');
+        }
+    }
+    if out.is_empty() {
+        out.push_str("section");
+    }
+    out
 }
 
 fn is_void(name: &str) -> bool {
@@ -399,6 +424,16 @@ fn classify(local: &str) -> Action {
     }
 }
 
+/// A web page's navigation: a `<nav>` (SICP's `Next: 1.2, Prev: Chapter 1, Up: …` bars), an
+/// element with `role="navigation"`, or DocBook's `navheader`/`navfooter` blocks. Links to the
+/// site's other pages mean nothing in a book, whose reader pages on and has a contents list.
+fn is_site_navigation(el: ElementRef<'_>) -> bool {
+    let e = el.value();
+    e.name() == "nav"
+        || e.attr("role") == Some("navigation")
+        || e.classes().any(|c| matches!(c, "navheader" | "navfooter"))
+}
+
 struct Builder<'r> {
     nodes: Vec<Node>,
     images: &'r mut dyn ImageResolver,
@@ -412,9 +447,27 @@ struct Builder<'r> {
     line_of: &'r dyn Fn(NodeId) -> Option<usize>,
     /// Whether elements nested too deep were flattened, and the source line of the first.
     flattened: Option<Option<usize>>,
+    /// Site navigation blocks left out (see [`is_site_navigation`]).
+    site_nav: usize,
 }
 
 impl Builder<'_> {
+    /// The notes that sum up the whole body: site navigation left out, attributes dropped.
+    fn summary_notes(&mut self) {
+        if self.site_nav > 0 {
+            self.warnings.add(format!(
+                "left out {} site navigation block(s) (<nav>, links to the previous and next pages): \
+                 the book's own table of contents replaces them",
+                self.site_nav
+            ));
+        }
+        if !self.dropped_attrs.is_empty() {
+            let names: Vec<&str> = self.dropped_attrs.iter().map(String::as_str).collect();
+            let message = format!("dropped unsupported attributes: {}", names.join(", "));
+            self.warnings.add(message);
+        }
+    }
+
     fn push(&mut self, parent: usize, kind: Kind) -> usize {
         let i = self.nodes.len();
         self.nodes.push(Node {
@@ -498,6 +551,10 @@ impl Builder<'_> {
         if in_math {
             // HTML inside MathML (mtext may hold it, no other token may): its text stays.
             return Ok(Next::Into(parent, depth));
+        }
+        if is_site_navigation(el) {
+            self.site_nav += 1;
+            return Ok(Next::Skip);
         }
         Ok(match classify(local) {
             Action::Remove(warn) => {
@@ -1036,12 +1093,24 @@ fn classify_href(raw: &str) -> Href {
     }
 }
 
-/// Percent-encodes characters that are not allowed in a URL as written (spaces and the like);
+/// Percent-encodes characters that are not allowed in a URL as written (spaces, `[` and `]`
+/// outside an IPv6 host, a `%` that starts no escape, and the like: EPUBCheck's RSC-020);
 /// non-ASCII stays, as IRIs allow it.
 fn encode_url(s: &str) -> String {
+    // `[…]` is allowed in the host only: `http://[::1]/`.
+    let host_end = s
+        .find("://")
+        .map(|i| i + 3)
+        .map(|h| h + s[h..].find(['/', '?', '#']).unwrap_or(s.len() - h))
+        .unwrap_or(0);
     let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        if c.is_ascii_control() || " \"<>\\^`{|}".contains(c) {
+    for (i, c) in s.char_indices() {
+        let bad_percent = c == '%'
+            && !s
+                .get(i + 1..i + 3)
+                .is_some_and(|h| h.bytes().all(|b| b.is_ascii_hexdigit()));
+        let bracket = matches!(c, '[' | ']') && i >= host_end;
+        if c.is_ascii_control() || " \"<>\\^`{|}".contains(c) || bad_percent || bracket {
             let mut buf = [0u8; 4];
             for b in c.encode_utf8(&mut buf).bytes() {
                 out.push_str(&format!("%{b:02X}"));
@@ -1081,6 +1150,9 @@ pub(crate) fn percent_decode(s: &str) -> String {
 
 struct Tree {
     nodes: Vec<Node>,
+    /// The ids of the heading taken out as the title, and its slug: links to them go to the
+    /// chapter's own heading.
+    title_ids: Vec<String>,
 }
 
 impl Tree {
@@ -1145,6 +1217,59 @@ impl Tree {
         out
     }
 
+    /// The nodes of `i`'s subtree, `i` first, in document order.
+    fn subtree(&self, i: usize) -> Vec<usize> {
+        let mut out = Vec::new();
+        let mut stack = vec![i];
+        while let Some(i) = stack.pop() {
+            out.push(i);
+            if let Some(n) = self.nodes.get(i) {
+                stack.extend(n.children.iter().rev().copied());
+            }
+        }
+        out
+    }
+
+    /// A heading's text, white space collapsed, without its footnote marks.
+    fn heading_text(&self, heading: usize) -> String {
+        let mut text = String::new();
+        let mut stack = vec![heading];
+        while let Some(i) = stack.pop() {
+            let Some(n) = self.nodes.get(i) else { continue };
+            match &n.kind {
+                Kind::Text(t) => text.push_str(t),
+                Kind::Element(e)
+                    if e.attrs
+                        .iter()
+                        .any(|(k, v)| *k == "epub:type" && v == "noteref") =>
+                {
+                    continue;
+                }
+                _ => {}
+            }
+            stack.extend(n.children.iter().rev().copied());
+        }
+        text.split_whitespace().collect::<Vec<_>>().join(" ")
+    }
+
+    /// Heading levels under the chapter's `h1`: the body's highest level becomes `h2`, the
+    /// author's steps down are kept, and none goes more than one below the heading before it
+    /// (a skipped level is what Ace's heading-order rule reports), capped at `h6`.
+    fn level_headings(&mut self) {
+        let order = self.preorder();
+        let level = |t: &Tree, i: usize| t.name(i).and_then(heading_level);
+        let Some(base) = order.iter().filter_map(|&i| level(self, i)).min() else {
+            return;
+        };
+        let mut before = 1;
+        for &i in &order {
+            let Some(l) = level(self, i) else { continue };
+            let wanted = (l + 2).saturating_sub(base).clamp(2, 6);
+            before = wanted.min(before + 1);
+            self.rename(i, HEADINGS.get(before - 1).copied().unwrap_or("h6"));
+        }
+    }
+
     /// Takes out the heading that opens the body, if any, and returns its text: of any level,
     /// since chapters of a book often open with `## Title` (the Rust book's sections) or an
     /// `<h3>` (SICP's pages).
@@ -1166,28 +1291,17 @@ impl Tree {
         ) {
             return None;
         }
-        let mut text = String::new();
-        let mut stack = vec![found];
-        while let Some(i) = stack.pop() {
-            let Some(n) = self.nodes.get(i) else { continue };
-            match &n.kind {
-                Kind::Text(t) => text.push_str(t),
-                // A footnote mark is not part of the title.
-                Kind::Element(e)
-                    if e.attrs
-                        .iter()
-                        .any(|(k, v)| *k == "epub:type" && v == "noteref") =>
-                {
-                    continue;
-                }
-                _ => {}
-            }
-            stack.extend(n.children.iter().rev().copied());
-        }
-        let title = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        let title = self.heading_text(found);
         if title.is_empty() {
             return None;
         }
+        self.title_ids = self
+            .subtree(found)
+            .into_iter()
+            .filter_map(|i| self.elem(i)?.attrs.iter().find(|(k, _)| *k == "id"))
+            .map(|(_, v)| v.clone())
+            .chain(std::iter::once(slug(&title)))
+            .collect();
         self.remove(found);
         // The line break after the heading would otherwise open the body.
         let parent = self.nodes.get(found).map(|n| n.parent).unwrap_or(0);
@@ -1224,7 +1338,7 @@ impl Tree {
         }
     }
 
-    /// Pass 3: heading demotion and parent/child rules of lists, tables, figures, ruby.
+    /// Pass 3: parent/child rules of lists, tables, figures, ruby.
     fn fix_structure(&mut self) {
         // (node, inside a caption): the Schematron forbids tables in captions.
         let mut stack = vec![(0usize, false)];
@@ -1238,17 +1352,6 @@ impl Tree {
             if let Some(name) = self.name(i) {
                 let parent = self.nodes.get(i).map(|n| n.parent).unwrap_or(0);
                 let pname = self.name(parent).unwrap_or("");
-                let demoted = match name {
-                    "h1" => Some("h2"),
-                    "h2" => Some("h3"),
-                    "h3" => Some("h4"),
-                    "h4" => Some("h5"),
-                    "h5" => Some("h6"),
-                    _ => None,
-                };
-                if let Some(d) = demoted {
-                    self.rename(i, d);
-                }
                 let wrong_parent = match name {
                     "li" => !matches!(pname, "ul" | "ol"),
                     "dt" | "dd" => pname != "dl",
@@ -1572,6 +1675,7 @@ impl Tree {
         warnings: &mut Warnings,
     ) -> (Vec<String>, HashMap<String, String>) {
         let order = self.preorder();
+        self.give_headings_ids(&order);
         let mut ids = Ids::new(marker);
         for &i in &order {
             let e = match self.nodes.get_mut(i).map(|n| &mut n.kind) {
@@ -1598,6 +1702,11 @@ impl Tree {
                     e.attrs.remove(pos);
                 }
             }
+        }
+        // Links to the heading taken out as the title go to the chapter's own heading.
+        let title_id = format!("{}chapter-title", super::ids::GENERATED_ID_PREFIX);
+        for raw in &self.title_ids {
+            ids.alias(raw, &title_id);
         }
         let mut links = Vec::new();
         let mut seen_links = HashSet::new();
@@ -1634,6 +1743,40 @@ impl Tree {
             }
         }
         (links, ids.into_map())
+    }
+
+    /// Every heading without an id gets its [`slug`], numbered `-1`, `-2`… past the first as
+    /// GitHub numbers them, and never one the author gave another element (or the title).
+    fn give_headings_ids(&mut self, order: &[usize]) {
+        let mut taken: HashSet<String> = order
+            .iter()
+            .filter_map(|&i| match self.nodes.get(i).map(|n| &n.kind) {
+                Some(Kind::Element(e)) => e
+                    .attrs
+                    .iter()
+                    .find(|(k, _)| *k == "id")
+                    .map(|a| vec![a.1.clone()]),
+                Some(Kind::Raw { ids, .. }) => Some(ids.clone()),
+                _ => None,
+            })
+            .flatten()
+            .chain(self.title_ids.iter().cloned())
+            .collect();
+        for &i in order {
+            let Some(e) = self.elem(i) else { continue };
+            if !is_heading(e.name) || e.attrs.iter().any(|(k, _)| *k == "id") {
+                continue;
+            }
+            let base = slug(&self.heading_text(i));
+            let id = std::iter::once(base.clone())
+                .chain((1..).map(|n| format!("{base}-{n}")))
+                .find(|id| !taken.contains(id))
+                .unwrap_or_default();
+            taken.insert(id.clone());
+            if let Some(Kind::Element(e)) = self.nodes.get_mut(i).map(|n| &mut n.kind) {
+                e.attrs.insert(0, ("id", id));
+            }
+        }
     }
 
     /// Pass 6: XHTML text, without recursion.
@@ -1751,5 +1894,100 @@ mod tests {
             Some("center")
         );
         assert_eq!(text_align_from_style("color: red"), None);
+    }
+
+    fn md(src: &str) -> Fragment {
+        let f = super::super::markdown_to_xhtml(
+            src,
+            &mut super::super::test_support::Recorder::default(),
+        )
+        .expect("converts");
+        super::super::test_support::assert_well_formed(&f);
+        f
+    }
+
+    #[test]
+    fn urls_are_encoded_where_not_valid_as_written() {
+        assert_eq!(
+            encode_url("https://e.com/s?tags[]=a&q=100%&r=%41"),
+            "https://e.com/s?tags%5B%5D=a&q=100%25&r=%41"
+        );
+        assert_eq!(
+            encode_url("http://[::1]:80/a[1]"),
+            "http://[::1]:80/a%5B1%5D"
+        );
+        assert_eq!(encode_url("my file.md#x y"), "my%20file.md#x%20y");
+        assert_eq!(encode_url("a[b].md"), "a%5Bb%5D.md");
+    }
+
+    #[test]
+    fn site_navigation_is_left_out_with_one_note() {
+        let f = super::super::html_to_xhtml(
+            "<body><nav class=\"header\"><a href=\"1.2.html\">Next: 1.2</a></nav><h3>1.1 T</h3>\
+             <p>Text.</p><div class=\"navfooter\"><a href=\"x.html\">Prev</a></div>\
+             <div role=\"navigation\">Up</div></body>",
+            &mut super::super::test_support::Recorder::default(),
+        )
+        .unwrap();
+        assert_eq!(f.title.as_deref(), Some("1.1 T"));
+        assert_eq!(f.body, "<p>Text.</p>");
+        assert!(f.links.is_empty());
+        let notes = super::super::test_support::notes(&f);
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(notes[0].starts_with("left out 3 site navigation block(s)"));
+        assert!(f.removed.is_empty(), "not content the reader loses");
+    }
+
+    #[test]
+    fn slugs_are_githubs() {
+        assert_eq!(
+            slug("Sending Data Between Two Tasks"),
+            "sending-data-between-two-tasks"
+        );
+        assert_eq!(slug("The `Option<T>` Enum!"), "the-optiont-enum");
+        assert_eq!(slug("第一章 风起"), "第一章-风起");
+        assert_eq!(slug("Ünïcode_ok-1"), "ünïcode_ok-1");
+        assert_eq!(slug("?!"), "section");
+    }
+
+    #[test]
+    fn every_heading_gets_a_unique_id_clear_of_the_authors() {
+        let f = md(
+            "# Title\n\n## Usage\n\n## Usage\n\n<p id=\"notes\">x</p>\n\n## Notes\n\n\
+             ## Title\n\n## 第二节\n\n[u](#usage-1) [t](#title) [n](#notes-1) [c](#第二节)\n",
+        );
+        assert!(f.body.contains("<h2 id=\"usage\">Usage</h2>"), "{}", f.body);
+        assert!(f.body.contains("<h2 id=\"usage-1\">Usage</h2>"));
+        assert!(f.body.contains("<p id=\"notes\">x</p>"));
+        assert!(f.body.contains("<h2 id=\"notes-1\">Notes</h2>"));
+        // The title's slug is taken by the title: a later heading like it is numbered.
+        assert!(f.body.contains("<h2 id=\"title-1\">Title</h2>"));
+        assert!(f.body.contains("<h2 id=\"第二节\">第二节</h2>"));
+        assert!(f.body.contains("href=\"#usage-1\""));
+        assert!(f.body.contains("href=\"#notes-1\""));
+        assert!(f.body.contains("href=\"#第二节\""));
+        // A link to the heading taken out as the title goes to the chapter's own heading.
+        assert!(
+            f.body.contains("href=\"#epubforge-chapter-title\""),
+            "{}",
+            f.body
+        );
+        assert_eq!(
+            f.ids.get("title").map(String::as_str),
+            Some("epubforge-chapter-title")
+        );
+        assert!(
+            super::super::test_support::notes(&f).is_empty(),
+            "{:?}",
+            f.warnings
+        );
+    }
+
+    #[test]
+    fn a_heading_id_of_the_authors_is_kept_and_a_digit_slug_made_valid() {
+        let f = md("Intro\n\n<h2 id=\"mine\">Mine</h2>\n\n## 1.2 Two\n\n[a](#mine) [b](#12-two)\n");
+        assert!(f.body.contains("<h2 id=\"mine\">Mine</h2>"), "{}", f.body);
+        assert!(f.body.contains("<h2 id=\"id-12-two\">1.2 Two</h2>"));
+        assert!(f.body.contains("href=\"#id-12-two\""));
     }
 }
