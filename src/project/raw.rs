@@ -258,19 +258,7 @@ pub(super) fn validate<T: Send>(
     let default_output = super::default_output(root, &book.0.title, output.as_deref());
     // The build cache beside an output that leads outside is not read: the build refuses it.
     let inside = ctx.boundary.check(&default_output).is_ok();
-    let skip = Skip {
-        root: root.to_path_buf(),
-        metadata: path
-            .file_name()
-            .unwrap_or_default()
-            .to_string_lossy()
-            .into(),
-        output: default_output
-            .strip_prefix(root)
-            .ok()
-            .filter(|_| inside)
-            .map(super::glob::slashed),
-    };
+    let skip = Skip::of(root, path, &default_output, inside);
     let (contents, beside) = rayon::join(
         || contents(raw.chapters, raw.parts, raw.suffix_chapters, &ctx, &skip),
         || inside.then(|| alongside(&default_output)),
@@ -311,6 +299,26 @@ pub(super) fn validate<T: Send>(
         chapter_globs,
     };
     Ok((project, beside))
+}
+
+impl Skip {
+    /// What globs never take in the project at `root`: its metadata file `path`, and the
+    /// default output when it lies `inside` the project.
+    fn of(root: &Path, path: &Path, default_output: &Path, inside: bool) -> Skip {
+        Skip {
+            root: root.to_path_buf(),
+            metadata: path
+                .file_name()
+                .unwrap_or_default()
+                .to_string_lossy()
+                .into(),
+            output: default_output
+                .strip_prefix(root)
+                .ok()
+                .filter(|_| inside)
+                .map(super::glob::slashed),
+        }
+    }
 }
 
 /// The text-fix stage from `[[cleanup]]`, `[text]` and `[book] convert` (`raw`), with the
