@@ -11,7 +11,9 @@
 //! A project's chapters and cover go through the build's own conversion
 //! ([`crate::convert::chapter`], [`crate::convert::book::read_cover`]), so `check` reports what
 //! `build` would; what it adds is review only a human acts on (numbering, short, broken-looking
-//! or duplicated chapters, metadata), listed in [`REVIEW_CODES`].
+//! or duplicated chapters, metadata, and the source linter's findings, [`crate::lint`]),
+//! listed in [`REVIEW_CODES`]. Last, `[check] ignore` takes out what the author asked not to
+//! see, and reports the entries that took out nothing.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -19,17 +21,18 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-use crate::convert::chapter::{convert_decoded, read_chapter};
+use crate::convert::chapter::{convert_decoded, read_chapter, relative_path};
 use crate::convert::split::{self, SplitMode};
 use crate::convert::{SourceKind, text};
 use crate::diagnostic::{Code, Diagnostic, Severity};
+use crate::lint::{LINT_CODES, Linter};
 use crate::project::toml_error::locate;
 use crate::project::{ChapterSource, LoadOptions, Project};
 use crate::text_fix::{Origin, Tally};
 
 /// The codes only `check` reports: review of what builds but an author may want to fix.
 /// Everything else it reports is what `build` reports for the same project.
-pub const REVIEW_CODES: [Code; 9] = [
+pub const REVIEW_CODES: [Code; 19] = [
     Code::NoDescription,
     Code::InvalidIsbn,
     Code::NumberingGap,
@@ -39,6 +42,16 @@ pub const REVIEW_CODES: [Code; 9] = [
     Code::BrokenLine,
     Code::DuplicateChapter,
     Code::SimilarChapter,
+    Code::UnusedIgnore,
+    LINT_CODES[0],
+    LINT_CODES[1],
+    LINT_CODES[2],
+    LINT_CODES[3],
+    LINT_CODES[4],
+    LINT_CODES[5],
+    LINT_CODES[6],
+    LINT_CODES[7],
+    LINT_CODES[8],
 ];
 
 /// A chapter with fewer non-blank characters than this is reported as very short.
@@ -124,8 +137,10 @@ pub fn check_project(location: &Path, opts: &LoadOptions) -> CheckReport {
     check_file_numbering(&project, &mut report);
     let mut sketches = Vec::new();
     let mut tally = Tally::default();
+    let mut linter = Linter::default();
     for (i, chapter) in project.chapters().enumerate() {
-        if let Some(s) = check_chapter(&project, chapter, i + 1, &mut tally, &mut report) {
+        let sinks = (&mut tally, &mut linter, &mut report);
+        if let Some(s) = check_chapter(&project, chapter, i + 1, sinks) {
             sketches.push((chapter.path.clone(), s));
         }
     }
@@ -137,7 +152,32 @@ pub fn check_project(location: &Path, opts: &LoadOptions) -> CheckReport {
     let start = Instant::now();
     check_duplicates(&sketches, &mut report);
     report.timings.push(("compare chapters", start.elapsed()));
+    apply_ignores(&project, &mut report);
     report
+}
+
+/// Takes out the findings `[check] ignore` names; reports the entries that took out nothing.
+fn apply_ignores(project: &Project, report: &mut CheckReport) {
+    if project.ignore.is_empty() {
+        return;
+    }
+    let mut used = vec![false; project.ignore.len()];
+    report.findings.retain(|f| {
+        let relative = f.path.as_deref().map(|p| relative_path(project, p));
+        let hit = project
+            .ignore
+            .iter()
+            .position(|i| i.covers(f, relative.as_deref()));
+        if let Some(k) = hit {
+            used[k] = true;
+        }
+        hit.is_none()
+    });
+    for (entry, used) in project.ignore.iter().zip(used) {
+        if !used {
+            report.push(entry.unused(&project.metadata_path));
+        }
+    }
 }
 
 /// Checks a finished EPUB: our structural rules, then EPUBCheck when it is installed and
@@ -398,8 +438,7 @@ fn check_chapter(
     project: &Project,
     src: &ChapterSource,
     n: usize,
-    tally: &mut Tally,
-    report: &mut CheckReport,
+    (tally, linter, report): (&mut Tally, &mut Linter, &mut CheckReport),
 ) -> Option<Sketch> {
     let decoded = match read_chapter(src) {
         Ok(d) => d,
@@ -412,6 +451,7 @@ fn check_chapter(
         Ok(converted) => report.findings.extend(converted.warnings),
         Err(e) => report.push(e.diagnostic()),
     }
+    lint_chapter(project, src, &decoded.text, linter, report);
     let text = &decoded.text;
     let visible = text.chars().filter(|c| !c.is_whitespace()).count();
     if visible == 0 {
@@ -434,6 +474,32 @@ fn check_chapter(
         review_lines(path, text, &lines, report);
     }
     Some(Sketch::of(text))
+}
+
+/// The source linter on one chapter's decoded text: a plain-text file without its Project
+/// Gutenberg header and licence (blanked, so the lines keep their numbers), which the build
+/// puts on a page of its own; lines the cleanup rules remove are not boilerplate to report.
+fn lint_chapter(
+    project: &Project,
+    src: &ChapterSource,
+    text: &str,
+    linter: &mut Linter,
+    report: &mut CheckReport,
+) {
+    let kind = SourceKind::of(&src.path);
+    let detached = match kind {
+        SourceKind::Text => crate::convert::gutenberg::detach(text),
+        _ => None,
+    };
+    let text = detached.as_ref().map_or(text, |d| d.text.as_str());
+    let relative = relative_path(project, &src.path);
+    let file = crate::text_fix::FileRef {
+        path: &src.path,
+        relative: &relative,
+    };
+    let removed = |line: &str| project.text.removes_line(line, file);
+    let found = linter.chapter(&src.path, text, kind, &removed);
+    report.findings.extend(found);
 }
 
 /// The cleanup rules' dry run: per rule, how many changes it makes in the book (a note at the

@@ -448,7 +448,7 @@ fn convert_markup(
 
 /// A chapter file's path relative to the project folder, `/`-separated (what `files` globs
 /// of cleanup rules match).
-fn relative_path(project: &Project, path: &Path) -> String {
+pub(crate) fn relative_path(project: &Project, path: &Path) -> String {
     let rel = path.strip_prefix(&project.root).unwrap_or(path);
     let rel = rel.to_string_lossy();
     if std::path::MAIN_SEPARATOR == '/' {
