@@ -137,7 +137,7 @@ pub fn check_project(location: &Path, opts: &LoadOptions) -> CheckReport {
     check_file_numbering(&project, &mut report);
     let mut sketches = Vec::new();
     let mut tally = Tally::default();
-    let mut linter = Linter::default();
+    let mut linter = (Linter::default(), Duration::ZERO);
     for (i, chapter) in project.chapters().enumerate() {
         let sinks = (&mut tally, &mut linter, &mut report);
         if let Some(s) = check_chapter(&project, chapter, i + 1, sinks) {
@@ -147,7 +147,8 @@ pub fn check_project(location: &Path, opts: &LoadOptions) -> CheckReport {
     report_cleanup(&project, &tally, &mut report);
     report
         .timings
-        .push(("read and analyse chapters", start.elapsed()));
+        .push(("read and analyse chapters", start.elapsed() - linter.1));
+    report.timings.push(("lint the source", linter.1));
 
     let start = Instant::now();
     check_duplicates(&sketches, &mut report);
@@ -438,7 +439,7 @@ fn check_chapter(
     project: &Project,
     src: &ChapterSource,
     n: usize,
-    (tally, linter, report): (&mut Tally, &mut Linter, &mut CheckReport),
+    (tally, linter, report): (&mut Tally, &mut (Linter, Duration), &mut CheckReport),
 ) -> Option<Sketch> {
     let decoded = match read_chapter(src) {
         Ok(d) => d,
@@ -451,7 +452,9 @@ fn check_chapter(
         Ok(converted) => report.findings.extend(converted.warnings),
         Err(e) => report.push(e.diagnostic()),
     }
-    lint_chapter(project, src, &decoded.text, linter, report);
+    let start = Instant::now();
+    lint_chapter(project, src, &decoded.text, &mut linter.0, report);
+    linter.1 += start.elapsed();
     let text = &decoded.text;
     let visible = text.chars().filter(|c| !c.is_whitespace()).count();
     if visible == 0 {

@@ -124,9 +124,9 @@ impl Linter {
             characters(line, i + 1, &mut hits);
         }
         if kind == SourceKind::Text {
-            let skip: Vec<bool> = lines.iter().map(|l| boilerplate(l).is_some()).collect();
+            let found: Vec<Option<(usize, &str)>> = lines.iter().map(|l| boilerplate(l)).collect();
             for (i, line) in lines.iter().enumerate() {
-                if let Some((column, what)) = boilerplate(line).filter(|_| !removed(line)) {
+                if let Some((column, what)) = found[i].filter(|_| !removed(line)) {
                     let message = format!("this line looks like a site's boilerplate ({what})");
                     hits.push(Hit::new(Code::Boilerplate, i + 1, column, message));
                 }
@@ -134,7 +134,7 @@ impl Linter {
             }
             let paras = paragraphs(text, &lines);
             for (k, para) in paras.iter().enumerate() {
-                if para.lines.iter().any(|&l| skip[l]) {
+                if para.lines.iter().any(|&l| found[l].is_some()) {
                     continue;
                 }
                 let body: Vec<&str> = para.lines.iter().map(|&l| lines[l]).collect();
