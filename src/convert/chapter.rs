@@ -127,8 +127,7 @@ pub(crate) fn convert_decoded(
     };
     let mut images = Vec::new();
     if let Some(mode) = &src.split {
-        let sinks = (&mut images, &mut warnings);
-        let mut nodes = split_file(project, src, &fixed, mode, sinks)?;
+        let mut nodes = split_file(project, src, &fixed, mode, (&mut images, &mut warnings))?;
         nodes.extend(back_matter);
         return Ok(ConvertedChapter {
             nodes,
@@ -144,13 +143,12 @@ pub(crate) fn convert_decoded(
         .title
         .as_deref()
         .map(|t| project.text.title(t, Some(file), tally.as_deref_mut()));
+    let sinks = (&mut images, &mut warnings);
     let mut converted = if kind == SourceKind::Text {
-        let sinks = (&mut images, &mut warnings);
         with_pictures(project, src, sinks, |p| {
             convert_plain(&fixed, given.as_deref(), p)
         })?
     } else {
-        let sinks = (&mut images, &mut warnings);
         convert_markup(project, src, kind, &fixed, sinks, tally.as_deref_mut())?
     };
     if kind == SourceKind::Html {
