@@ -11,7 +11,9 @@
 //! A project's chapters and cover go through the build's own conversion
 //! ([`crate::convert::chapter`], [`crate::convert::book::read_cover`]), so `check` reports what
 //! `build` would; what it adds is review only a human acts on (numbering, short, broken-looking
-//! or duplicated chapters, metadata), listed in [`REVIEW_CODES`].
+//! or duplicated chapters, metadata, and the source linter's findings, [`crate::lint`]),
+//! listed in [`REVIEW_CODES`]. Last, `[check] ignore` takes out what the author asked not to
+//! see, and reports the entries that took out nothing.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -19,18 +21,19 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-use crate::convert::chapter::{ConvertedChapter, convert_decoded, read_chapter};
+use crate::convert::chapter::{ConvertedChapter, convert_decoded, read_chapter, relative_path};
 use crate::convert::links::LinkMap;
 use crate::convert::split::{self, SplitMode};
 use crate::convert::{SourceKind, text};
 use crate::diagnostic::{Code, Diagnostic, MessageId, Severity};
+use crate::lint::{LINT_CODES, Linter};
 use crate::project::toml_error::locate;
 use crate::project::{ChapterSource, LoadOptions, Project};
 use crate::text_fix::{Origin, Tally};
 
 /// The codes only `check` reports: review of what builds but an author may want to fix.
 /// Everything else it reports is what `build` reports for the same project.
-pub const REVIEW_CODES: [Code; 9] = [
+pub const REVIEW_CODES: [Code; 19] = [
     Code::NoDescription,
     Code::InvalidIsbn,
     Code::NumberingGap,
@@ -40,6 +43,16 @@ pub const REVIEW_CODES: [Code; 9] = [
     Code::BrokenLine,
     Code::DuplicateChapter,
     Code::SimilarChapter,
+    Code::UnusedIgnore,
+    LINT_CODES[0],
+    LINT_CODES[1],
+    LINT_CODES[2],
+    LINT_CODES[3],
+    LINT_CODES[4],
+    LINT_CODES[5],
+    LINT_CODES[6],
+    LINT_CODES[7],
+    LINT_CODES[8],
 ];
 
 /// A chapter with fewer non-blank characters than this is reported as very short.
@@ -126,16 +139,10 @@ pub fn check_project(location: &Path, opts: &LoadOptions) -> CheckReport {
     let mut sketches = Vec::new();
     let mut tally = Tally::default();
     let mut converted = Vec::new();
+    let mut linter = (Linter::default(), Duration::ZERO);
     for (i, chapter) in project.chapters().enumerate() {
-        let sketch = check_chapter(
-            &project,
-            chapter,
-            i + 1,
-            &mut tally,
-            &mut report,
-            &mut converted,
-        );
-        if let Some(s) = sketch {
+        let sinks = (&mut tally, &mut linter, &mut report, &mut converted);
+        if let Some(s) = check_chapter(&project, chapter, i + 1, sinks) {
             sketches.push((chapter.path.clone(), s));
         }
     }
@@ -143,12 +150,38 @@ pub fn check_project(location: &Path, opts: &LoadOptions) -> CheckReport {
     check_links(&project, converted, &mut report);
     report
         .timings
-        .push(("read and analyse chapters", start.elapsed()));
+        .push(("read and analyse chapters", start.elapsed() - linter.1));
+    report.timings.push(("lint the source", linter.1));
 
     let start = Instant::now();
     check_duplicates(&sketches, &mut report);
     report.timings.push(("compare chapters", start.elapsed()));
+    apply_ignores(&project, &mut report);
     report
+}
+
+/// Takes out the findings `[check] ignore` names; reports the entries that took out nothing.
+fn apply_ignores(project: &Project, report: &mut CheckReport) {
+    if project.ignore.is_empty() {
+        return;
+    }
+    let mut used = vec![false; project.ignore.len()];
+    report.findings.retain(|f| {
+        let relative = f.path.as_deref().map(|p| relative_path(project, p));
+        let hit = project
+            .ignore
+            .iter()
+            .position(|i| i.covers(f, relative.as_deref()));
+        if let Some(k) = hit {
+            used[k] = true;
+        }
+        hit.is_none()
+    });
+    for (entry, used) in project.ignore.iter().zip(used) {
+        if !used {
+            report.push(entry.unused(&project.metadata_path));
+        }
+    }
 }
 
 /// Checks a finished EPUB: our structural rules, then EPUBCheck when it is installed and
@@ -405,15 +438,22 @@ fn name(p: &Path) -> String {
         .unwrap_or_else(|| p.display().to_string())
 }
 
+/// Where checking a chapter puts what it finds: the cleanup rules' tally, the linter (and
+/// the time it took), the report, and the converted chapter for the links check.
+type Sinks<'a> = (
+    &'a mut Tally,
+    &'a mut (Linter, Duration),
+    &'a mut CheckReport,
+    &'a mut Vec<ConvertedChapter>,
+);
+
 /// Converts one chapter as the build does (reporting what the build would), then reviews its
 /// text; returns its similarity sketch.
 fn check_chapter(
     project: &Project,
     src: &ChapterSource,
     n: usize,
-    tally: &mut Tally,
-    report: &mut CheckReport,
-    converted: &mut Vec<ConvertedChapter>,
+    (tally, linter, report, converted): Sinks<'_>,
 ) -> Option<Sketch> {
     let decoded = match read_chapter(src) {
         Ok(d) => d,
@@ -429,6 +469,9 @@ fn check_chapter(
         }
         Err(e) => report.push(e.diagnostic()),
     }
+    let start = Instant::now();
+    lint_chapter(project, src, &decoded.text, &mut linter.0, report);
+    linter.1 += start.elapsed();
     let text = &decoded.text;
     let visible = text.chars().filter(|c| !c.is_whitespace()).count();
     if visible == 0 {
@@ -451,6 +494,32 @@ fn check_chapter(
         review_lines(path, text, &lines, report);
     }
     Some(Sketch::of(text))
+}
+
+/// The source linter on one chapter's decoded text: a plain-text file without its Project
+/// Gutenberg header and licence (blanked, so the lines keep their numbers), which the build
+/// puts on a page of its own; lines the cleanup rules remove are not boilerplate to report.
+fn lint_chapter(
+    project: &Project,
+    src: &ChapterSource,
+    text: &str,
+    linter: &mut Linter,
+    report: &mut CheckReport,
+) {
+    let kind = SourceKind::of(&src.path);
+    let detached = match kind {
+        SourceKind::Text => crate::convert::gutenberg::detach(text),
+        _ => None,
+    };
+    let text = detached.as_ref().map_or(text, |d| d.text.as_str());
+    let relative = relative_path(project, &src.path);
+    let file = crate::text_fix::FileRef {
+        path: &src.path,
+        relative: &relative,
+    };
+    let removed = |line: &str| project.text.removes_line(line, file);
+    let found = linter.chapter(&src.path, text, kind, &removed);
+    report.findings.extend(found);
 }
 
 /// The cleanup rules' dry run: per rule, how many changes it makes in the book (a note at the

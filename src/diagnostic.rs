@@ -150,6 +150,26 @@ pub enum Code {
     CleanupRule,
     /// One change a cleanup rule makes, where it makes it (the first few per rule).
     CleanupMatch,
+    /// Lint: a quote or bracket left open, or closed without being opened, in a paragraph.
+    UnmatchedBracket,
+    /// Lint: text decoded with the wrong encoding somewhere (锟斤拷, 烫烫烫, `Ã©`).
+    Mojibake,
+    /// Lint: a U+FFFD replacement character in the source (a character lost before it).
+    ReplacementCharacter,
+    /// Lint: private-use characters, which show as boxes outside the font they were made for.
+    PrivateUse,
+    /// Lint: zero-width characters (zero-width space, word joiner, a BOM inside the text).
+    ZeroWidth,
+    /// Lint: the same punctuation mark twice (`，，`, `。。`), or two that never meet (`，。`).
+    DoubledPunctuation,
+    /// Lint: a paragraph that already appeared earlier in the book (a scraper's repeated page).
+    RepeatedParagraph,
+    /// Lint: a paragraph so long its line breaks were probably lost.
+    LongParagraph,
+    /// Lint: a line that looks like a site's boilerplate (a web address, 请收藏, 首发…).
+    Boilerplate,
+    /// An entry of `[check] ignore` that suppressed nothing.
+    UnusedIgnore,
     /// A store or reader's published limit is exceeded (Kindle's 50 MB e-mail limit...); the
     /// message names the source of the limit.
     StoreLimit,
@@ -298,6 +318,16 @@ impl Code {
             Code::CleanupMatch => "cleanup-match",
             Code::StoreLimit => "store-limit",
             Code::EpubcheckMessage(id) => id.as_str(),
+            Code::UnmatchedBracket => "unmatched-bracket",
+            Code::Mojibake => "mojibake",
+            Code::ReplacementCharacter => "replacement-character",
+            Code::PrivateUse => "private-use",
+            Code::ZeroWidth => "zero-width",
+            Code::DoubledPunctuation => "doubled-punctuation",
+            Code::RepeatedParagraph => "repeated-paragraph",
+            Code::LongParagraph => "long-paragraph",
+            Code::Boilerplate => "boilerplate",
+            Code::UnusedIgnore => "unused-ignore",
         }
     }
 }

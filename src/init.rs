@@ -14,10 +14,12 @@
 //! (`convert::chapter::title_in`), else one from its file name. A text file in which the build
 //! finds several chapter headings gets `split = "auto"` (and no title). The language is guessed
 //! from all the text, the cover is the image in `covers/`, and a Project Gutenberg header gives
-//! the title and author. The optional keys are written as comments so an author can see what
+//! the title and author, else the name of a lone text file (`《书名》作者：某某.txt`, see
+//! [`names`]). The optional keys are written as comments so an author can see what
 //! exists; what init could not follow is written as comments too, and reported.
 
 mod mdbook;
+mod names;
 mod render;
 
 use std::path::{Path, PathBuf};
@@ -182,6 +184,14 @@ pub fn init(dir: &Path, opts: &InitOptions) -> Result<InitReport, InitError> {
             dir: dir.to_path_buf(),
         });
     }
+    // One text file: its name may give the title and author (`《书名》作者：某某.txt`).
+    let named = match planned.as_slice() {
+        [one] if SourceKind::of(Path::new(&one.file)) == SourceKind::Text => Path::new(&one.file)
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .and_then(names::title_and_author),
+        _ => None,
+    };
     let mut found = Found::default();
     let chapters: Vec<ChapterGuess> = planned
         .into_iter()
@@ -196,10 +206,15 @@ pub fn init(dir: &Path, opts: &InitOptions) -> Result<InitReport, InitError> {
         .as_ref()
         .and_then(|b| b.title.clone())
         .or(found.title)
+        .or_else(|| named.as_ref().map(|n| n.0.clone()))
         .unwrap_or_else(|| folder_title(dir));
     let authors = match &book {
         Some(b) if !b.authors.is_empty() => b.authors.clone(),
-        _ => found.author.into_iter().collect(),
+        _ => found
+            .author
+            .or_else(|| named.and_then(|n| n.1))
+            .into_iter()
+            .collect(),
     };
     let cover = find_cover(dir);
     let text = render::metadata(&render::Book {
@@ -556,6 +571,31 @@ mod tests {
             find_chapter_files(d, Path::new("a")).unwrap(),
             ["a/b/c/deep.md"]
         );
+    }
+
+    #[test]
+    fn a_lone_text_file_names_the_book_and_its_author() {
+        let body = "第一章 开端\n正文。\n第二章 中途\n正文。\n第三章 结尾\n正文。\n";
+        for (name, title, author) in [
+            ("《青锋录》作者：林某.txt", "青锋录", Some("林某")),
+            ("青锋录 作者：林某.txt", "青锋录", Some("林某")),
+            ("青锋录-林某.txt", "青锋录", Some("林某")),
+        ] {
+            let dir = tempfile::tempdir().unwrap();
+            std::fs::write(dir.path().join(name), body).unwrap();
+            let report = init(dir.path(), &InitOptions::default()).unwrap();
+            assert_eq!(report.title, title, "{name}");
+            let authors: Vec<&str> = report.authors.iter().map(String::as_str).collect();
+            assert_eq!(authors, author.into_iter().collect::<Vec<_>>(), "{name}");
+            let project = crate::project::Project::load(dir.path()).unwrap();
+            assert_eq!(project.book.title, title);
+        }
+        // Two files: their names are chapters', not the book's.
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("青锋录-林某.txt"), body).unwrap();
+        std::fs::write(dir.path().join("外传-林某.txt"), body).unwrap();
+        let report = init(dir.path(), &InitOptions::default()).unwrap();
+        assert!(report.authors.is_empty(), "{:?}", report.authors);
     }
 
     #[test]

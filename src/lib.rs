@@ -48,6 +48,7 @@ mod incremental;
 mod init;
 pub mod inspect;
 mod interrupt;
+mod lint;
 mod look;
 mod media;
 mod package;

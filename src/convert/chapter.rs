@@ -113,40 +113,36 @@ pub(crate) fn convert_decoded(
         path: &src.path,
         relative: &relative,
     };
-    if src.split.is_some() && kind != SourceKind::Text {
-        return Err(Error::Convert {
-            path: src.path.clone(),
-            message: "`split` works on plain-text files only".into(),
-            hint: Some("give Markdown and HTML chapters one file each".into()),
-        });
-    }
+    only_text_splits(src, kind)?;
     let (text, mut back_matter) = gutenberg_text(&decoded.text, kind, &project.layout);
     let fixed = match kind {
         SourceKind::Text => fix_text_file(project, src, file, &text, tally.as_deref_mut()),
         _ => Cow::Borrowed(&*text),
     };
+    let mut images = Vec::new();
     if let Some(mode) = &src.split {
-        let mut nodes = split_file(project, src, &fixed, mode, &mut warnings);
+        let mut nodes = split_file(project, src, &fixed, mode, (&mut images, &mut warnings))?;
         nodes.extend(back_matter);
         return Ok(ConvertedChapter {
             nodes,
-            images: Vec::new(),
+            reads_other_files: !images.is_empty(),
+            images,
             links: Vec::new(),
             ids: HashMap::new(),
             warnings,
             report,
-            reads_other_files: false,
         });
     }
-    let mut images = Vec::new();
     let given = src
         .title
         .as_deref()
         .map(|t| project.text.title(t, Some(file), tally.as_deref_mut()));
+    let sinks = (&mut images, &mut warnings);
     let mut converted = if kind == SourceKind::Text {
-        convert_plain(&fixed, given.as_deref())
+        with_pictures(project, src, sinks, |p| {
+            convert_plain(&fixed, given.as_deref(), p)
+        })?
     } else {
-        let sinks = (&mut images, &mut warnings);
         convert_markup(project, src, kind, &fixed, sinks, tally.as_deref_mut())?
     };
     if kind == SourceKind::Html {
@@ -172,6 +168,18 @@ pub(crate) fn convert_decoded(
         warnings,
         report,
     })
+}
+
+/// `split` is refused on a chapter of any kind but plain text.
+fn only_text_splits(src: &ChapterSource, kind: SourceKind) -> Result<()> {
+    if src.split.is_some() && kind != SourceKind::Text {
+        return Err(Error::Convert {
+            path: src.path.clone(),
+            message: "`split` works on plain-text files only".into(),
+            hint: Some("give Markdown and HTML chapters one file each".into()),
+        });
+    }
+    Ok(())
 }
 
 /// The converter's warnings about a chapter, and one when it came out empty.
@@ -395,10 +403,12 @@ fn split_file(
     src: &ChapterSource,
     text: &str,
     mode: &super::split::SplitMode,
-    warnings: &mut Vec<Diagnostic>,
-) -> Vec<Node> {
+    (images, warnings): (&mut Vec<Image>, &mut Vec<Diagnostic>),
+) -> Result<Vec<Node>> {
     let warn = |code, line, message| Diagnostic::warning(code, message).at(&src.path).line(line);
-    let (pieces, split_warnings) = super::split_text(text, mode);
+    let (pieces, split_warnings) = with_pictures(project, src, (images, warnings), |p| {
+        super::split_text(text, mode, p)
+    })?;
     warnings.extend(
         split_warnings
             .into_iter()
@@ -414,18 +424,55 @@ fn split_file(
             "the chapter file is empty".into(),
         ));
     }
-    nodes
+    Ok(nodes)
+}
+
+/// Runs `convert` on a plain-text chapter with its picture lines resolved as Markdown images
+/// are (the project's containment check, the media readers and their caps); a picture that
+/// cannot be had fails the chapter, naming it, as a missing image of a Markdown chapter does.
+fn with_pictures<T>(
+    project: &Project,
+    src: &ChapterSource,
+    (images, warnings): (&mut Vec<Image>, &mut Vec<Diagnostic>),
+    convert: impl FnOnce(super::Pictures<'_>) -> T,
+) -> Result<T> {
+    let mut failed: Option<(String, String)> = None;
+    let mut resolve = |path: &str| {
+        let r = resolve_image(project, &src.path, path, images, warnings);
+        if let Err(why) = &r {
+            failed.get_or_insert_with(|| (path.to_string(), why.clone()));
+        }
+        r
+    };
+    let out = convert(&mut resolve);
+    match failed {
+        None => Ok(out),
+        Some((path, why)) => Err(Error::Convert {
+            path: src.path.clone(),
+            message: format!("picture {path:?}: {why}"),
+            hint: Some("fix the path (relative to the chapter file), or remove the line".into()),
+        }),
+    }
 }
 
 /// A plain-text chapter's text (through the text-fix stage) converted; `given` is the
 /// entry's title, fixed. A heading line repeating it (as `init` writes it) is the title; a
 /// different one is text.
-fn convert_plain(text: &str, given: Option<&str>) -> super::Converted {
-    let c = super::convert_text(text, true);
-    match (given, &c.title) {
-        (Some(given), Some(found)) if given != found => super::convert_text(text, false),
-        _ => c,
-    }
+fn convert_plain(
+    text: &str,
+    given: Option<&str>,
+    pictures: super::Pictures<'_>,
+) -> super::Converted {
+    // The title first, without pictures: a second conversion would carry them twice.
+    let title = super::convert_text(
+        text.split('\n')
+            .find(|l| !l.trim().is_empty())
+            .unwrap_or(""),
+        true,
+    )
+    .title;
+    let detect = !matches!((given, &title), (Some(given), Some(found)) if given != found);
+    super::convert_text_with(text, detect, pictures)
 }
 
 /// A Markdown or HTML chapter converted, its text nodes through the text-fix stage; its
@@ -468,7 +515,7 @@ fn convert_markup(
 
 /// A chapter file's path relative to the project folder, `/`-separated (what `files` globs
 /// of cleanup rules match).
-fn relative_path(project: &Project, path: &Path) -> String {
+pub(crate) fn relative_path(project: &Project, path: &Path) -> String {
     let rel = path.strip_prefix(&project.root).unwrap_or(path);
     let rel = rel.to_string_lossy();
     if std::path::MAIN_SEPARATOR == '/' {

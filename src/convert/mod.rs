@@ -20,7 +20,7 @@ use std::path::Path;
 
 use self::markup::{ImageResolver, MarkupError};
 use self::split::{HeadingKind, SplitMode, SplitWarning};
-use crate::xml::escape_text;
+use crate::xml::{escape_attr, escape_text};
 
 /// The kinds of chapter file we read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -89,8 +89,17 @@ pub struct Converted {
 /// `detect_title`, a first line that is a chapter heading (`第一章 风起`, `Chapter 1`) becomes
 /// the title and leaves the body.
 pub fn convert_text(text: &str, detect_title: bool) -> Converted {
+    convert_text_with(text, detect_title, &mut |_| Err(String::new()))
+}
+
+/// Resolves the path of a picture line of a text chapter to the href of the image in the book
+/// (as [`markup::ImageResolver`] does for Markdown and HTML); a refused picture stays text.
+pub type Pictures<'a> = &'a mut dyn FnMut(&str) -> Result<String, String>;
+
+/// [`convert_text`], with picture lines made figures through `pictures`.
+pub fn convert_text_with(text: &str, detect_title: bool, pictures: Pictures<'_>) -> Converted {
     if !detect_title {
-        return paragraphs_to_xhtml(text);
+        return paragraphs_to_xhtml(text, pictures);
     }
     let mut lines = text.split('\n');
     let mut title = None;
@@ -110,13 +119,13 @@ pub fn convert_text(text: &str, detect_title: bool) -> Converted {
         }
         break;
     }
-    let mut converted = paragraphs_to_xhtml(rest);
+    let mut converted = paragraphs_to_xhtml(rest, pictures);
     converted.title = title;
     converted
 }
 
 /// Paragraphs and scene breaks of plain text as XHTML, without title detection.
-fn paragraphs_to_xhtml(text: &str) -> Converted {
+fn paragraphs_to_xhtml(text: &str, pictures: Pictures<'_>) -> Converted {
     let mut body = String::with_capacity(text.len() + text.len() / 8);
     let mut paragraphs = 0;
     for block in text::blocks(text) {
@@ -136,6 +145,26 @@ fn paragraphs_to_xhtml(text: &str) -> Converted {
                 body.push_str("<p class=\"illustration\">");
                 body.push_str(&emphasis::paragraph_xhtml(&s));
                 body.push_str("</p>\n");
+            }
+            text::Block::Picture(line) => {
+                let (alt, src) = text::picture(&line).unwrap_or_default();
+                match pictures(src) {
+                    Ok(href) => {
+                        // Content: a chapter of pictures is not empty.
+                        paragraphs += 1;
+                        body.push_str("<figure class=\"picture\"><img src=\"");
+                        body.push_str(&escape_attr(&href));
+                        body.push_str("\" alt=\"");
+                        body.push_str(&escape_attr(alt));
+                        body.push_str("\"/></figure>\n");
+                    }
+                    Err(_) => {
+                        paragraphs += 1;
+                        body.push_str("<p>");
+                        body.push_str(&escape_text(text::trim_line(&line)));
+                        body.push_str("</p>\n");
+                    }
+                }
             }
         }
     }
@@ -203,7 +232,11 @@ pub enum Piece {
 }
 
 /// Splits plain text into volumes and chapters at their headings, converting each part.
-pub fn split_text(text: &str, mode: &SplitMode) -> (Vec<Piece>, Vec<SplitWarning>) {
+pub fn split_text(
+    text: &str,
+    mode: &SplitMode,
+    pictures: Pictures<'_>,
+) -> (Vec<Piece>, Vec<SplitWarning>) {
     let lines: Vec<&str> = text.split('\n').collect();
     let found = split::split(&lines, mode);
     let body_text = |range: std::ops::Range<usize>| -> String {
@@ -216,7 +249,7 @@ pub fn split_text(text: &str, mode: &SplitMode) -> (Vec<Piece>, Vec<SplitWarning
         .sections
         .into_iter()
         .map(|section| {
-            let body = paragraphs_to_xhtml(&body_text(section.body));
+            let body = paragraphs_to_xhtml(&body_text(section.body), &mut *pictures);
             match section.heading {
                 None => Piece::Front(body),
                 Some(h) if h.kind == HeadingKind::Volume => Piece::Volume {
@@ -275,7 +308,7 @@ mod tests {
     #[test]
     fn split_text_gives_front_volumes_and_chapters_in_order() {
         let text = "简介：一个故事。\n第一卷 潜龙\n卷首语。\n第一章 风起\n甲。\n第二章 云涌\n乙。\n第二卷 在渊\n第一章 雨落\n丙。\n";
-        let (pieces, warnings) = split_text(text, &SplitMode::Auto);
+        let (pieces, warnings) = split_text(text, &SplitMode::Auto, &mut |_| Err(String::new()));
         assert!(warnings.is_empty(), "{warnings:?}");
         let shape: Vec<String> = pieces
             .iter()

@@ -25,18 +25,47 @@ pub enum Block {
     /// A Project Gutenberg `[Illustration: caption]` marker, on one line (see
     /// [`super::gutenberg::illustrations`]).
     Illustration(String),
+    /// A picture line, `![alt](path)` or `[img:path]` (see [`picture`]), as written.
+    Picture(String),
 }
 
-/// A line that is a block of its own whatever its neighbours: a scene break or an
-/// illustration marker.
+/// A line that is a block of its own whatever its neighbours: a scene break, an illustration
+/// marker or a picture.
 fn standalone(line: &str) -> Option<Block> {
     if is_scene_break(line) {
         Some(Block::SceneBreak(line.to_string()))
     } else if super::gutenberg::is_illustration(line) {
         Some(Block::Illustration(line.to_string()))
+    } else if picture(line).is_some() {
+        Some(Block::Picture(line.to_string()))
     } else {
         None
     }
+}
+
+/// A line that is a picture and nothing else: `![alt](path)` (a Markdown image, an optional
+/// `"title"` after the path ignored) or `[img:path]`; as (alt, path). A web address is not a
+/// picture of the book (the line stays text).
+pub fn picture(line: &str) -> Option<(&str, &str)> {
+    let line = trim_line(line);
+    let (alt, src) = if let Some(rest) = line.strip_prefix("![") {
+        let (alt, rest) = rest.split_once("](")?;
+        let src = rest.strip_suffix(')')?;
+        let src = src.split_once(" \"").map_or(src, |(s, _)| s);
+        (alt, src.trim())
+    } else {
+        let inner = line.strip_prefix('[')?.strip_suffix(']')?;
+        let src = ["img:", "IMG:", "img：", "IMG："]
+            .iter()
+            .find_map(|p| inner.strip_prefix(p))?;
+        ("", src.trim())
+    };
+    let plain = !src.is_empty()
+        && !src.contains("://")
+        && !src.starts_with("data:")
+        && !src.contains(['(', ')', '[', ']', '<', '>'])
+        && !alt.contains(['[', ']']);
+    plain.then_some((alt.trim(), src))
 }
 
 /// Punctuation that ends a paragraph.
@@ -402,8 +431,28 @@ mod tests {
                 Block::Paragraph(p) => p,
                 Block::SceneBreak(s) => format!("<break {s}>"),
                 Block::Illustration(s) => format!("<illustration {s}>"),
+                Block::Picture(s) => format!("<picture {s}>"),
             })
             .collect()
+    }
+
+    #[test]
+    fn picture_lines_are_whole_lines_with_a_local_path() {
+        assert_eq!(
+            picture("![城门](images/a.jpg)"),
+            Some(("城门", "images/a.jpg"))
+        );
+        assert_eq!(picture("　　![](a.png \"title\")  "), Some(("", "a.png")));
+        assert_eq!(picture("[img:pics/1.jpg]"), Some(("", "pics/1.jpg")));
+        assert_eq!(picture("[IMG：pics/1.jpg]"), Some(("", "pics/1.jpg")));
+        assert_eq!(picture("![x](https://e.com/a.jpg)"), None);
+        assert_eq!(picture("他说![不](a.jpg)"), None);
+        assert_eq!(picture("[img:]"), None);
+        assert_eq!(picture("[Illustration: x]"), None);
+        assert_eq!(
+            paragraphs("一段。\n![图](a.jpg)\n二段。"),
+            ["一段。", "<picture ![图](a.jpg)>", "二段。"]
+        );
     }
 
     #[test]

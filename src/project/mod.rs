@@ -8,6 +8,7 @@
 
 mod boundary;
 mod glob;
+mod ignore;
 mod layout;
 mod modified;
 mod output;
@@ -24,6 +25,7 @@ use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
 
+pub use ignore::Ignore;
 pub use layout::{EpubVersion, FontSource, Layout, Style, Theme, WritingMode};
 
 /// The name of the metadata file in a project folder.
@@ -70,6 +72,8 @@ pub struct Project {
     pub text: crate::text_fix::TextFix,
     /// The `cleanup.toml` beside the metadata, when there is one (an input of the build).
     pub cleanup_file: Option<PathBuf>,
+    /// `[check] ignore`: findings `check` does not report.
+    pub ignore: Vec<Ignore>,
 }
 
 /// Bibliographic data from `[book]`.

@@ -37,6 +37,8 @@ pub(super) struct Metadata {
     text: super::text::RawText,
     #[serde(default)]
     cleanup: Vec<Spanned<super::text::RawRule>>,
+    #[serde(default)]
+    check: super::ignore::RawCheck,
 }
 
 #[derive(Debug, Deserialize)]
@@ -255,6 +257,7 @@ pub(super) fn validate<T: Send>(
     let layout = super::layout::validate_layout(raw.layout, &ctx)?;
     let raw_text = (raw.cleanup, raw.text, convert);
     let (text_fix, cleanup_file) = text_fix(raw_text, &ctx, &mut book.0, &layout)?;
+    let ignore = super::ignore::validate(raw.check, ctx.text, ctx.path)?;
     let default_output = super::default_output(root, &book.0.title, output.as_deref());
     // The build cache beside an output that leads outside is not read: the build refuses it.
     let inside = ctx.boundary.check(&default_output).is_ok();
@@ -282,6 +285,7 @@ pub(super) fn validate<T: Send>(
     let project = Project {
         text: text_fix,
         cleanup_file,
+        ignore,
         style,
         layout,
         epub_version,

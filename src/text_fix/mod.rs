@@ -362,6 +362,21 @@ impl TextFix {
         }
     }
 
+    /// Whether the text rules that apply to `file` remove `line` (leave nothing of it): what
+    /// the cleanup takes out, `check`'s linter does not report again.
+    pub fn removes_line(&self, line: &str, file: FileRef<'_>) -> bool {
+        if self.filter.is_empty() {
+            return false;
+        }
+        let which = Which {
+            fix: self,
+            titles: false,
+            file: Some(file.relative),
+            known: None,
+        };
+        apply_rules(&self.rules, &which, line, None, 0, None).is_some_and(|s| s.trim().is_empty())
+    }
+
     /// A plain-text chapter file's decoded text. `heading` says whether a line is a heading
     /// (by the file's `split` rules); `split` whether the file is split at its headings (else
     /// only its first line can be a title).

@@ -38,6 +38,11 @@
 //!   Gutenberg writes headings).
 //! - **Site labels.** Downloads put a label before every heading (`正文 第一回 …`,
 //!   `《西游记》目录 第一回 …`); the heading is what follows, and the title leaves the label out.
+//! - **Bare numbers** (`1、风起`, `001 风起`, `12. 风起`; [`bare_numbered`]): 1 to 4 digits, then
+//!   `、` `.` `．` or white space, then a short title that does not read like a sentence (no
+//!   `，。；：` inside, at most [`MAX_BARE_TITLE_WIDTH`] columns). Numbered list items look the
+//!   same, so the split module takes these only from a file without other chapter headings and
+//!   only when they read as a book's chapters (see `super::bare_chapters`).
 //! - **Not handled:** headings wrapped in brackets (`【第一章】`) or quotes (`“第一章”他说`)
 //!   stay text, as does anything starting with another character.
 
@@ -116,6 +121,46 @@ fn width(text: &str) -> usize {
 /// two bytes per column).
 fn short_enough(text: &str) -> bool {
     text.len() <= 2 * MAX_HEADING_WIDTH && width(text) <= MAX_HEADING_WIDTH
+}
+
+/// Longest title after a bare number (`1、风起`), in display columns.
+pub(super) const MAX_BARE_TITLE_WIDTH: usize = 40;
+
+/// A chapter heading made of a bare number and a title (`1、风起`, `001 风起`): the weak kind
+/// of heading, which the split module confirms on the whole file.
+pub(super) fn bare_numbered(line: &str) -> Option<Found> {
+    let digits = line
+        .char_indices()
+        .take_while(|(_, c)| c.is_ascii_digit() || ('０'..='９').contains(c))
+        .last()
+        .map(|(i, c)| i + c.len_utf8())?;
+    let (number, rest) = line.split_at(digits);
+    if number.chars().count() > 4 {
+        return None;
+    }
+    let sep = rest.chars().next()?;
+    if !(matches!(sep, '、' | '.' | '．') || is_space(sep)) {
+        return None;
+    }
+    let title = rest[sep.len_utf8()..].trim_start_matches(is_space);
+    let sentence = title.contains(['，', '。', '；', '：', ',', ';', ':', '“', '”', '「', '」']);
+    let starts_ok = title
+        .chars()
+        .next()
+        .is_some_and(|c| !c.is_ascii_digit() && !c.is_ascii_punctuation());
+    if sentence || !starts_ok || width(title) > MAX_BARE_TITLE_WIDTH {
+        return None;
+    }
+    let n: u64 = number
+        .chars()
+        .map(|c| c.to_digit(10).unwrap_or_else(|| c as u32 - '０' as u32))
+        .fold(0, |n, d| n * 10 + u64::from(d));
+    Some(Found {
+        kind: HeadingKind::Chapter,
+        title: collapse_spaces(line),
+        number: Some(n),
+        other: None,
+    })
 }
 
 /// Recognises the headings on one trimmed, non-empty line. Returns nothing for text, one entry

@@ -233,6 +233,7 @@ fn find_headings(lines: &[&str], mode: &SplitMode) -> Vec<HeadingLine> {
         super::text::blank_line_separated(&trimmed)
     };
     let mut out = Vec::new();
+    let mut bare = Vec::new();
     for (index, raw) in lines.iter().enumerate() {
         let line = auto::trim_line(raw);
         if line.is_empty() {
@@ -245,6 +246,15 @@ fn find_headings(lines: &[&str], mode: &SplitMode) -> Vec<HeadingLine> {
             }
         };
         if found.is_empty() {
+            if matches!(mode, SplitMode::Auto)
+                && let Some(f) = auto::bare_numbered(line)
+            {
+                bare.push(HeadingLine {
+                    index,
+                    found: vec![f],
+                    wrapped: None,
+                });
+            }
             continue;
         }
         let latin = found[0]
@@ -264,7 +274,44 @@ fn find_headings(lines: &[&str], mode: &SplitMode) -> Vec<HeadingLine> {
             wrapped,
         });
     }
+    let chapters = out
+        .iter()
+        .any(|h| h.found.iter().any(|f| f.kind == HeadingKind::Chapter));
+    if !chapters && bare_chapters(&bare, lines) {
+        out.extend(bare);
+        out.sort_by_key(|h| h.index);
+    }
     out
+}
+
+/// Fewest bare-numbered headings (`1、风起`) that make a file's chapters.
+const BARE_MIN: usize = 3;
+/// Fewest non-blank lines under each bare-numbered heading but the last: a numbered list has
+/// its items on consecutive lines, a chapter has text.
+const BARE_BODY_LINES: usize = 3;
+
+/// Whether the bare-numbered lines of a file without other chapter headings are its chapters:
+/// at least [`BARE_MIN`], numbered from 0 or 1 and going up by one (a slip or two allowed), each
+/// with at least [`BARE_BODY_LINES`] lines of text under it before the next.
+fn bare_chapters(bare: &[HeadingLine], lines: &[&str]) -> bool {
+    if bare.len() < BARE_MIN {
+        return false;
+    }
+    let numbers: Vec<u64> = bare
+        .iter()
+        .filter_map(|h| h.found.first().and_then(|f| f.number))
+        .collect();
+    let starts = numbers.first().is_some_and(|&n| n <= 1);
+    let steps = numbers.windows(2).filter(|w| w[1] == w[0] + 1).count();
+    let in_order = steps * 10 >= (numbers.len() - 1) * 9;
+    let texted = bare.windows(2).all(|w| {
+        lines[w[0].index + 1..w[1].index]
+            .iter()
+            .filter(|l| !auto::trim_line(l).is_empty())
+            .count()
+            >= BARE_BODY_LINES
+    });
+    starts && in_order && texted
 }
 
 /// Whether `line` is a volume or chapter heading by `mode`.

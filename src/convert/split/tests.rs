@@ -790,3 +790,53 @@ fn in_paragraphed_english_text_a_heading_is_a_paragraph_of_its_own() {
     );
     assert!(found.warnings.is_empty(), "{:?}", found.warnings);
 }
+
+#[test]
+fn bare_numbered_headings_are_chapters_when_they_read_as_chapters() {
+    let body = "他走了很远的路。\n路上遇到一个人。\n那人没有说话。\n";
+    let text = format!("1、风起\n{body}2、云涌\n{body}003 出城\n{body}4. 归来\n{body}");
+    let lines: Vec<&str> = text.lines().collect();
+    let split = split(&lines, &SplitMode::Auto);
+    let found: Vec<(&str, Option<u64>)> = headings(&split).iter().map(|h| (h.1, h.3)).collect();
+    assert_eq!(
+        found,
+        [
+            ("1、风起", Some(1)),
+            ("2、云涌", Some(2)),
+            ("003 出城", Some(3)),
+            ("4. 归来", Some(4))
+        ]
+    );
+}
+
+#[test]
+fn numbered_lists_and_numbers_in_prose_are_not_headings() {
+    let split_of = |text: &str| {
+        let lines: Vec<&str> = text.lines().collect();
+        headings(&split(&lines, &SplitMode::Auto)).len()
+    };
+    // A list: items on consecutive lines.
+    assert_eq!(
+        split_of("他列了几条：\n1、早起\n2、练剑\n3、读书\n4、睡觉\n"),
+        0
+    );
+    // Sentences after the number.
+    let body = "正文一行。\n正文二行。\n正文三行。\n";
+    let prose =
+        format!("1、首先，我们要走。\n{body}2、然后，我们要停。\n{body}3、最后，回家。\n{body}");
+    assert_eq!(split_of(&prose), 0);
+    // Too few, or not a sequence from 1.
+    assert_eq!(split_of(&format!("1、风起\n{body}2、云涌\n{body}")), 0);
+    assert_eq!(
+        split_of(&format!("5、风起\n{body}9、云涌\n{body}12、出城\n{body}")),
+        0
+    );
+    // Years and amounts are not headings.
+    assert_eq!(
+        split_of(&format!("2021 年\n{body}1998 年\n{body}1999 年\n{body}")),
+        0
+    );
+    // A book with 第N章 headings keeps its numbered lists inside chapters.
+    let mixed = format!("第一章 风起\n{body}1、早起\n{body}2、练剑\n{body}3、读书\n{body}");
+    assert_eq!(split_of(&mixed), 1);
+}

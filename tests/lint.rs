@@ -1,0 +1,124 @@
+//! The source linter of `check` end to end (issue 16 item 4): each code at file:line:col on
+//! the downloaded-novel fixture, read through the build's own decoding, and `[check] ignore`
+//! with the report of entries that suppress nothing.
+
+mod common;
+
+use std::path::Path;
+
+use common::{Fixture, epubforge, run};
+
+const BOOK: &str =
+    "[book]\ntitle = \"青锋录\"\nauthors = [\"林某\"]\nlanguage = \"zh-CN\"\ndescription = \"d\"\n";
+
+/// The downloaded-novel fixture (GB18030, CRLF) with `extra` metadata before its chapter.
+fn web_novel(extra: &str) -> Fixture {
+    let f = Fixture::empty();
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/web-novel");
+    f.write("青锋录.txt", std::fs::read(dir.join("青锋录.txt")).unwrap());
+    f.write(
+        "metadata.toml",
+        format!(
+            "{BOOK}{extra}\n[[chapters]]\nfile = \"青锋录.txt\"\nencoding = \"gb18030\"\nsplit = \"auto\"\n"
+        ),
+    );
+    f
+}
+
+/// `check --format json`'s findings as (code, line, column, message), without the cleanup
+/// dry run's notes.
+fn findings(f: &Fixture) -> Vec<(String, Option<u64>, Option<u64>, String)> {
+    let r = run(epubforge()
+        .args(["check", "--format", "json", "--no-epubcheck"])
+        .arg(f.path("")));
+    let report: serde_json::Value = serde_json::from_str(&r.stdout).expect(&r.stderr);
+    report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["severity"] != "note")
+        .map(|f| {
+            (
+                f["code"].as_str().unwrap().to_string(),
+                f["line"].as_u64(),
+                f["column"].as_u64(),
+                f["message"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+fn at(found: &[(String, Option<u64>, Option<u64>, String)], code: &str) -> Vec<(u64, u64)> {
+    found
+        .iter()
+        .filter(|f| f.0 == code)
+        .map(|f| (f.1.unwrap_or(0), f.2.unwrap_or(0)))
+        .collect()
+}
+
+#[test]
+fn check_lists_each_lint_code_at_its_line_on_the_downloaded_novel() {
+    let found = findings(&web_novel("[text]\ncleanup-preset = \"web-novel\"\n"));
+    // 锟斤拷 in line 24, a zero-width space before `。` in line 25, two private-use
+    // characters in line 35: columns in characters of the decoded line.
+    assert_eq!(at(&found, "mojibake"), [(24, 21)], "{found:#?}");
+    assert_eq!(at(&found, "zero-width"), [(25, 25)], "{found:#?}");
+    assert_eq!(at(&found, "private-use"), [(35, 22)], "{found:#?}");
+    // The preset removes every boilerplate line: none is reported again.
+    assert_eq!(at(&found, "boilerplate"), [], "{found:#?}");
+    // Nothing else of the linter's: the story's paragraphs are clean.
+    for code in [
+        "unmatched-bracket",
+        "doubled-punctuation",
+        "repeated-paragraph",
+        "long-paragraph",
+        "replacement-character",
+    ] {
+        assert_eq!(at(&found, code), [], "{code}: {found:#?}");
+    }
+}
+
+#[test]
+fn without_the_preset_the_boilerplate_lines_are_reported() {
+    let found = findings(&web_novel(""));
+    let lines: Vec<u64> = at(&found, "boilerplate").iter().map(|a| a.0).collect();
+    // The first five, then a count of the rest.
+    assert_eq!(lines, [3, 4, 20, 23, 36, 0], "{found:#?}");
+    let more = found.iter().find(|f| f.0 == "boilerplate" && f.1.is_none());
+    assert!(more.unwrap().3.starts_with("5 more"), "{more:?}");
+}
+
+#[test]
+fn ignore_by_code_file_and_line_and_unused_entries_are_reported() {
+    let ignore = "[check]\nignore = [\n  \"mojibake\",\n  { code = \"zero-width\", files = \"*.txt\" },\n  { code = \"private-use\", files = \"青锋录.txt\", line = 35 },\n  { code = \"doubled-punctuation\", files = \"other/*.txt\" },\n  { code = \"private-use\", files = \"青锋录.txt\", line = 34 },\n]\n";
+    let f = web_novel(&format!("[text]\ncleanup-preset = \"web-novel\"\n{ignore}"));
+    let found = findings(&f);
+    for code in ["mojibake", "zero-width", "private-use"] {
+        assert_eq!(at(&found, code), [], "{code}: {found:#?}");
+    }
+    // The entries at lines 13 and 14 of metadata.toml suppressed nothing.
+    let unused = at(&found, "unused-ignore");
+    assert_eq!(unused, [(13, 3), (14, 3)], "{found:#?}");
+    let message = &found.iter().find(|f| f.0 == "unused-ignore").unwrap().3;
+    assert!(message.contains("doubled-punctuation"), "{message}");
+}
+
+#[test]
+fn an_unknown_code_in_ignore_is_an_error_at_its_place() {
+    let f = web_novel("[check]\nignore = [\"mojibak\"]\n");
+    let r = run(epubforge()
+        .args(["check", "--no-epubcheck"])
+        .arg(f.path("")));
+    assert!(
+        r.stderr.contains("metadata.toml:7:11") || r.stdout.contains("metadata.toml:7:11"),
+        "{}{}",
+        r.stdout,
+        r.stderr
+    );
+    assert!(
+        (r.stdout.clone() + &r.stderr).contains("`mojibak` is not a finding's code"),
+        "{}{}",
+        r.stdout,
+        r.stderr
+    );
+}
