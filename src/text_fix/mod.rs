@@ -23,6 +23,7 @@
 //! Title rules run on those lines, text rules on all the others.
 
 pub mod chinese;
+mod opencc;
 mod preset;
 pub mod rules;
 pub mod typography;
@@ -379,10 +380,11 @@ impl TextFix {
         {
             return cleaned;
         }
-        // Converted whole (one call), then typography line by line.
+        // Converted whole (one call, with the lines the paragraphs will join taken as one),
+        // then typography line by line.
         let mut converted = cleaned;
         if let Some(c) = self.conversion
-            && let Cow::Owned(o) = c.convert(&converted)
+            && let Cow::Owned(o) = c.convert_file(&converted, heading)
         {
             converted = Cow::Owned(o);
         }
