@@ -241,6 +241,28 @@ mod tests {
     }
 
     #[test]
+    fn a_phrase_broken_across_the_lines_of_a_paragraph_converts_as_one() {
+        let s2tw = Conversion::named("s2tw").unwrap();
+        let no_heading = |_: &str| false;
+        // 虎须 is 虎鬚 (STPhrases), 须 alone 須: the lines join into one paragraph.
+        let text = "　　玄德回视其人，身长八尺，豹头环眼，燕颔虎\n须，声若巨雷，势如奔马。\n";
+        assert_eq!(
+            s2tw.convert_file(text, &no_heading),
+            "　　玄德回視其人，身長八尺，豹頭環眼，燕頷虎\n鬚，聲若巨雷，勢如奔馬。\n"
+        );
+        // After a full stop the next line is another paragraph: 须知 stays apart from 虎.
+        let text = "　　玄德回视其人，身长八尺，豹头环眼，燕颔虎。\n　　须知其人。\n";
+        assert!(s2tw.convert_file(text, &no_heading).contains("\n　　須知"));
+        // In blank-line separated blocks a heading stays out of the paragraph after it.
+        let blocks =
+            "第一回 燕颔虎\n须知其人，身长八尺，豹头环眼，燕颔\n虎须\n\n身长八尺，\n豹头环眼\n";
+        let heading = |l: &str| l.starts_with("第一回");
+        let out = s2tw.convert_file(blocks, &heading);
+        assert!(out.starts_with("第一回 燕頷虎\n須知"), "{out}");
+        assert!(out.contains("燕頷\n虎鬚"), "{out}");
+    }
+
+    #[test]
     fn quotes_convert_both_ways_and_keep_apostrophes() {
         assert_eq!(
             Quotes::Corner.apply("他说：“她说‘好’。”"),

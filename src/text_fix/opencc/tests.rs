@@ -110,3 +110,21 @@ fn every_configuration_gives_what_opencc_1_4_2_gives_where_the_old_crate_did_not
         assert!(covered.contains(&name), "{name} has no case");
     }
 }
+
+#[test]
+fn marks_follow_the_text_through_the_conversion() {
+    let s2tw = Converter::named("s2tw").unwrap();
+    // Between 虎 and 须 inside the key 虎须; before 声; at the end.
+    let text = "燕颔虎须，声";
+    let mut marks = [
+        text.find('须').unwrap(),
+        text.find('声').unwrap(),
+        text.len(),
+    ];
+    let out = s2tw.convert_marking(text, &mut marks);
+    assert_eq!(out, "燕頷虎鬚，聲");
+    assert_eq!(
+        marks,
+        [out.find('鬚').unwrap(), out.find('聲').unwrap(), out.len()]
+    );
+}
