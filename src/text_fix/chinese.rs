@@ -227,6 +227,10 @@ mod tests {
         assert_eq!(Conversion::named("s2hk").unwrap().language(), "zh-HK");
         assert!(Conversion::named("s2x").is_none());
         assert!(Conversion::names().contains(&"tw2sp"));
+        // Each has its OpenCC configuration (else `convert` would leave the text alone).
+        for name in Conversion::names() {
+            assert!(Converter::named(name).is_some(), "{name}");
+        }
     }
 
     #[test]

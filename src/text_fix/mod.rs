@@ -7,7 +7,9 @@
 //!    `cleanup.toml` beside `metadata.toml`, then the book's own `[[cleanup]]`; written
 //!    against the text as downloaded;
 //! 2. **conversion** ([`chinese`]): simplified/traditional Chinese by an OpenCC
-//!    configuration, then quotation marks (corner brackets or curly quotes);
+//!    configuration (OpenCC 1.4.2's own dictionaries and algorithm, `opencc`; the lines of a
+//!    plain-text file that one paragraph will hold are converted as one), then quotation
+//!    marks (corner brackets or curly quotes);
 //! 3. **typography** ([`typography`]): CJK punctuation and spacing, or Latin smart quotes.
 //!
 //! A plain-text chapter is fixed line by line structure intact (a rule may remove lines, which
