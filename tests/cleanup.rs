@@ -249,6 +249,42 @@ fn the_sample_book_converted_to_taiwan_traditional_says_zh_tw() {
         );
     }
     assert!(body.contains('軍'));
+    // Every heading and paragraph as OpenCC 1.4.2's s2tw makes them of the book built
+    // without conversion (tools/opencc-expected.py wrote the file).
+    assert_eq!(
+        chapter_text(&out).join("\n") + "\n",
+        opencc_expected("sample-s2tw.txt")
+    );
+    assert_valid(&out);
+}
+
+/// What OpenCC 1.4.2 makes of a book, one heading or paragraph a line
+/// (tests/fixtures/opencc, written by tools/opencc-expected.py).
+fn opencc_expected(name: &str) -> String {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/opencc");
+    std::fs::read_to_string(dir.join(name)).unwrap()
+}
+
+#[test]
+fn a_hard_wrapped_big5_file_converted_to_simplified_equals_opencc() {
+    let f = Fixture::empty();
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/opencc");
+    f.write("big5.txt", std::fs::read(dir.join("big5.txt")).unwrap());
+    f.write(
+        "metadata.toml",
+        "[book]\ntitle = \"安西烽火\"\nauthors = [\"佚名\"]\nlanguage = \"zh-TW\"\n\
+         convert = \"t2s\"\n[[chapters]]\nfile = \"big5.txt\"\nencoding = \"big5\"\n",
+    );
+    let out = f.path("book.epub");
+    let r = run(epubforge().arg("build").arg(f.path("")).arg("-o").arg(&out));
+    assert!(r.ok, "{}", r.stderr);
+    let opf = text(&out, "EPUB/package.opf");
+    assert!(opf.contains("<dc:language>zh-CN</dc:language>"), "{opf}");
+    // Phrases broken across the wrapped lines convert as in the whole paragraph.
+    assert_eq!(
+        chapter_text(&out).join("\n") + "\n",
+        opencc_expected("big5-t2s.txt")
+    );
     assert_valid(&out);
 }
 

@@ -1,42 +1,38 @@
 //! Simplified/traditional conversion (`[book] convert`) and quotation marks (`[text] quotes`).
 //!
-//! Conversion is OpenCC's, in pure Rust (the `ferrous-opencc` crate and its built-in
-//! dictionaries): never a program run on the side. One converter per configuration is made
-//! on first use and shared by every book and thread of the process (building the
-//! dictionaries takes a few milliseconds). Text with no character outside ASCII is not
-//! handed over at all.
+//! Conversion is OpenCC 1.4.2's, in pure Rust (`super::opencc`: its dictionaries and its
+//! algorithm): never a program run on the side. One converter per configuration is made on
+//! first use and shared by every book and thread of the process (building its tables takes a
+//! few milliseconds). Text with no character outside ASCII is not handed over at all.
 
 use std::borrow::Cow;
-use std::sync::{Arc, OnceLock};
 
-use ferrous_opencc::OpenCC;
-use ferrous_opencc::config::BuiltinConfig;
+use super::opencc::Converter;
 
 /// An OpenCC configuration, by the name of its `.json` file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Conversion {
     name: &'static str,
-    config: BuiltinConfig,
     language: &'static str,
 }
 
-/// The configurations `convert` accepts: name, OpenCC's configuration, and the language tag
-/// the converted book gets.
-const CONVERSIONS: [(&str, BuiltinConfig, &str); 14] = [
-    ("s2t", BuiltinConfig::S2t, "zh-Hant"),
-    ("t2s", BuiltinConfig::T2s, "zh-CN"),
-    ("s2tw", BuiltinConfig::S2tw, "zh-TW"),
-    ("tw2s", BuiltinConfig::Tw2s, "zh-CN"),
-    ("s2twp", BuiltinConfig::S2twp, "zh-TW"),
-    ("tw2sp", BuiltinConfig::Tw2sp, "zh-CN"),
-    ("s2hk", BuiltinConfig::S2hk, "zh-HK"),
-    ("hk2s", BuiltinConfig::Hk2s, "zh-CN"),
-    ("t2tw", BuiltinConfig::T2tw, "zh-TW"),
-    ("tw2t", BuiltinConfig::Tw2t, "zh-Hant"),
-    ("t2hk", BuiltinConfig::T2hk, "zh-HK"),
-    ("hk2t", BuiltinConfig::Hk2t, "zh-Hant"),
-    ("t2jp", BuiltinConfig::T2jp, "ja"),
-    ("jp2t", BuiltinConfig::Jp2t, "zh-Hant"),
+/// The configurations `convert` accepts: OpenCC's name, and the language tag the converted
+/// book gets.
+const CONVERSIONS: [(&str, &str); 14] = [
+    ("s2t", "zh-Hant"),
+    ("t2s", "zh-CN"),
+    ("s2tw", "zh-TW"),
+    ("tw2s", "zh-CN"),
+    ("s2twp", "zh-TW"),
+    ("tw2sp", "zh-CN"),
+    ("s2hk", "zh-HK"),
+    ("hk2s", "zh-CN"),
+    ("t2tw", "zh-TW"),
+    ("tw2t", "zh-Hant"),
+    ("t2hk", "zh-HK"),
+    ("hk2t", "zh-Hant"),
+    ("t2jp", "ja"),
+    ("jp2t", "zh-Hant"),
 ];
 
 impl Conversion {
@@ -46,17 +42,13 @@ impl Conversion {
         let name = name.strip_suffix(".json").unwrap_or(name);
         CONVERSIONS
             .iter()
-            .find(|(n, _, _)| n.eq_ignore_ascii_case(name))
-            .map(|&(name, config, language)| Conversion {
-                name,
-                config,
-                language,
-            })
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|&(name, language)| Conversion { name, language })
     }
 
     /// Every name `convert` accepts, for messages.
     pub fn names() -> Vec<&'static str> {
-        CONVERSIONS.iter().map(|(n, _, _)| *n).collect()
+        CONVERSIONS.iter().map(|(n, _)| *n).collect()
     }
 
     /// The configuration's name.
@@ -74,7 +66,11 @@ impl Conversion {
         if text.is_ascii() {
             return Cow::Borrowed(text);
         }
-        let converted = converter(self).convert(text);
+        // Every name in CONVERSIONS is one of the converter's.
+        let Some(converter) = Converter::named(self.name) else {
+            return Cow::Borrowed(text);
+        };
+        let converted = converter.convert(text);
         if converted == text {
             Cow::Borrowed(text)
         } else {
@@ -83,21 +79,94 @@ impl Conversion {
     }
 }
 
-/// The shared converter of a configuration, made on first use.
-fn converter(c: Conversion) -> Arc<OpenCC> {
-    static MADE: OnceLock<Vec<OnceLock<Arc<OpenCC>>>> = OnceLock::new();
-    let slots = MADE.get_or_init(|| CONVERSIONS.iter().map(|_| OnceLock::new()).collect());
-    let index = CONVERSIONS
+impl Conversion {
+    /// Converts a plain-text file as OpenCC converts the paragraphs the build makes of it: a
+    /// break between two lines that one paragraph will hold (see [`closed_breaks`]) is taken
+    /// out while converting, so that a phrase broken across lines (`燕颔虎` / `须`) is
+    /// converted as one. The breaks are put back where they were, so the lines stay as they
+    /// are for the stages after this one. `heading` says whether a line is a heading.
+    pub fn convert_file<'t>(self, text: &'t str, heading: &dyn Fn(&str) -> bool) -> Cow<'t, str> {
+        if text.is_ascii() {
+            return Cow::Borrowed(text);
+        }
+        let breaks = closed_breaks(text, heading);
+        if breaks.is_empty() {
+            return self.convert(text);
+        }
+        let Some(converter) = Converter::named(self.name) else {
+            return Cow::Borrowed(text);
+        };
+        let mut compact = String::with_capacity(text.len());
+        let mut marks = Vec::with_capacity(breaks.len());
+        let mut copied = 0;
+        for &(from, to) in &breaks {
+            compact.push_str(&text[copied..from]);
+            marks.push(compact.len());
+            copied = to;
+        }
+        compact.push_str(&text[copied..]);
+        let converted = converter.convert_marking(&compact, &mut marks);
+        let mut out = String::with_capacity(text.len() + converted.len() - compact.len());
+        let mut at = 0;
+        for (&mark, &(from, to)) in marks.iter().zip(&breaks) {
+            out.push_str(&converted[at..mark]);
+            out.push_str(&text[from..to]);
+            at = mark;
+        }
+        out.push_str(&converted[at..]);
+        if out == text {
+            Cow::Borrowed(text)
+        } else {
+            Cow::Owned(out)
+        }
+    }
+}
+
+/// The byte ranges of `text` (the end of one line's text to the start of the next's: white
+/// space and the newline) between lines that one paragraph will hold, closed up with nothing
+/// between them (either side is CJK), as `convert::text` makes paragraphs: in a file of
+/// blank-line separated blocks, any two adjacent lines of which neither is a heading or a
+/// scene break; otherwise the lines its join rule joins (`joined_lines`, on the whole file).
+fn closed_breaks(text: &str, heading: &dyn Fn(&str) -> bool) -> Vec<(usize, usize)> {
+    use crate::convert::text::{
+        blank_line_separated, is_cjk, is_scene_break, joined_lines, trim_line,
+    };
+    let mut starts = vec![0];
+    starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
+    let lines: Vec<(usize, &str)> = starts
         .iter()
-        .position(|(n, _, _)| *n == c.name)
-        .unwrap_or(0);
-    slots[index]
-        .get_or_init(|| {
-            // The dictionaries are compiled into the crate: making a built-in configuration
-            // cannot fail short of a broken build of it.
-            Arc::new(OpenCC::from_config(c.config).expect("built-in OpenCC configuration"))
+        .enumerate()
+        .map(|(i, &from)| {
+            let end = starts.get(i + 1).map_or(text.len(), |&s| s - 1);
+            let raw = &text[from..end];
+            let trimmed = trim_line(raw);
+            // trim_line gives a slice of raw: its offset is where the line's text starts.
+            (
+                from + (trimmed.as_ptr() as usize - raw.as_ptr() as usize),
+                trimmed,
+            )
         })
-        .clone()
+        .collect();
+    let trimmed: Vec<&str> = lines.iter().map(|l| l.1).collect();
+    let continuing: Vec<usize> = if blank_line_separated(&trimmed) {
+        let plain = |l: &str| !l.is_empty() && !is_scene_break(l) && !heading(l);
+        (1..lines.len())
+            .filter(|&i| plain(trimmed[i - 1]) && plain(trimmed[i]))
+            .collect()
+    } else {
+        joined_lines(text).into_iter().map(|n| n - 1).collect()
+    };
+    let mut out = Vec::new();
+    for i in continuing {
+        let ((prev_from, prev), (from, this)) = (lines[i - 1], lines[i]);
+        let (Some(a), Some(b)) = (prev.chars().next_back(), this.chars().next()) else {
+            continue;
+        };
+        if is_cjk(a) || is_cjk(b) || a == '-' && b.is_alphabetic() {
+            out.push((prev_from + prev.len(), from));
+        }
+    }
+    out
 }
 
 /// Which quotation marks a book's CJK text uses.
@@ -158,6 +227,10 @@ mod tests {
         assert_eq!(Conversion::named("s2hk").unwrap().language(), "zh-HK");
         assert!(Conversion::named("s2x").is_none());
         assert!(Conversion::names().contains(&"tw2sp"));
+        // Each has its OpenCC configuration (else `convert` would leave the text alone).
+        for name in Conversion::names() {
+            assert!(Converter::named(name).is_some(), "{name}");
+        }
     }
 
     #[test]
@@ -169,6 +242,28 @@ mod tests {
         // ASCII and text without anything to convert come back borrowed.
         assert!(matches!(s2tw.convert("plain text"), Cow::Borrowed(_)));
         assert!(matches!(t2s.convert("开放"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn a_phrase_broken_across_the_lines_of_a_paragraph_converts_as_one() {
+        let s2tw = Conversion::named("s2tw").unwrap();
+        let no_heading = |_: &str| false;
+        // 虎须 is 虎鬚 (STPhrases), 须 alone 須: the lines join into one paragraph.
+        let text = "　　玄德回视其人，身长八尺，豹头环眼，燕颔虎\n须，声若巨雷，势如奔马。\n";
+        assert_eq!(
+            s2tw.convert_file(text, &no_heading),
+            "　　玄德回視其人，身長八尺，豹頭環眼，燕頷虎\n鬚，聲若巨雷，勢如奔馬。\n"
+        );
+        // After a full stop the next line is another paragraph: 须知 stays apart from 虎.
+        let text = "　　玄德回视其人，身长八尺，豹头环眼，燕颔虎。\n　　须知其人。\n";
+        assert!(s2tw.convert_file(text, &no_heading).contains("\n　　須知"));
+        // In blank-line separated blocks a heading stays out of the paragraph after it.
+        let blocks =
+            "第一回 燕颔虎\n须知其人，身长八尺，豹头环眼，燕颔\n虎须\n\n身长八尺，\n豹头环眼\n";
+        let heading = |l: &str| l.starts_with("第一回");
+        let out = s2tw.convert_file(blocks, &heading);
+        assert!(out.starts_with("第一回 燕頷虎\n須知"), "{out}");
+        assert!(out.contains("燕頷\n虎鬚"), "{out}");
     }
 
     #[test]

@@ -7,7 +7,9 @@
 //!    `cleanup.toml` beside `metadata.toml`, then the book's own `[[cleanup]]`; written
 //!    against the text as downloaded;
 //! 2. **conversion** ([`chinese`]): simplified/traditional Chinese by an OpenCC
-//!    configuration, then quotation marks (corner brackets or curly quotes);
+//!    configuration (OpenCC 1.4.2's own dictionaries and algorithm, `opencc`; the lines of a
+//!    plain-text file that one paragraph will hold are converted as one), then quotation
+//!    marks (corner brackets or curly quotes);
 //! 3. **typography** ([`typography`]): CJK punctuation and spacing, or Latin smart quotes.
 //!
 //! A plain-text chapter is fixed line by line structure intact (a rule may remove lines, which
@@ -23,6 +25,7 @@
 //! Title rules run on those lines, text rules on all the others.
 
 pub mod chinese;
+mod opencc;
 mod preset;
 pub mod rules;
 pub mod typography;
@@ -394,10 +397,11 @@ impl TextFix {
         {
             return cleaned;
         }
-        // Converted whole (one call), then typography line by line.
+        // Converted whole (one call, with the lines the paragraphs will join taken as one),
+        // then typography line by line.
         let mut converted = cleaned;
         if let Some(c) = self.conversion
-            && let Cow::Owned(o) = c.convert(&converted)
+            && let Cow::Owned(o) = c.convert_file(&converted, heading)
         {
             converted = Cow::Owned(o);
         }

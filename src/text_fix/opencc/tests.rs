@@ -1,0 +1,130 @@
+use super::*;
+
+fn convert(name: &str, text: &str) -> String {
+    Converter::named(name).unwrap().convert(text)
+}
+
+#[test]
+fn every_configuration_builds_and_leaves_ascii_alone() {
+    for name in Converter::names() {
+        assert_eq!(
+            convert(name, "plain text, 123."),
+            "plain text, 123.",
+            "{name}"
+        );
+    }
+    assert!(Converter::named("s2hkp").is_none());
+}
+
+#[test]
+fn the_longest_key_wins_and_its_first_candidate_is_used() {
+    // 干 alone is 幹, the first of STCharacters' candidates; STPhrases decides 干戈 and
+    // 干净 as wholes.
+    assert_eq!(convert("s2t", "干"), "幹");
+    assert_eq!(convert("s2t", "干戈"), "干戈");
+    assert_eq!(convert("s2t", "干净"), "乾淨");
+    assert_eq!(convert("t2s", "開放中文轉換"), "开放中文转换");
+}
+
+#[test]
+fn compatibility_ideographs_are_normalised_first() {
+    // U+F900 豈 (compatibility) is U+8C48 豈 (unified) before any conversion.
+    assert_eq!(convert("t2tw", "\u{F900}"), "\u{8C48}");
+}
+
+#[test]
+fn an_ideographic_description_sequence_is_copied_whole() {
+    // 钅 becomes 釒 in s2t, but inside ⿰钅只 it is a component and stays.
+    assert_eq!(ids_len("⿰钅只只"), Some("⿰钅只".len()));
+    assert_eq!(convert("s2t", "⿰钅只"), "⿰钅只");
+    // A sequence cut short, or an operator on its own, is one character.
+    assert_eq!(ids_len("⿰钅"), None);
+    assert_eq!(convert("s2t", "⿰钅"), "⿰釒");
+    assert_eq!(ids_len("只"), None);
+    assert_eq!(unmatched_len("⿰"), "⿰".len());
+    // At most 16 levels: 16 nested operators are too deep, so the first is copied alone
+    // and the 15 after it make a sequence (OpenCC leaves 開 alone either way).
+    assert_eq!(ids_len(&format!("{}開", "⿾".repeat(16))), None);
+    assert_eq!(ids_len(&format!("{}開", "⿾".repeat(15))), Some(15 * 3 + 3));
+    let deep = format!("{}開", "⿾".repeat(20));
+    assert_eq!(convert("t2s", &deep), deep);
+}
+
+#[test]
+fn segments_are_longest_matches_and_runs_between_them() {
+    let m = Matcher::of(&ST_PHRASES);
+    let got = segments(&m, "ab干净cd");
+    assert_eq!(got, ["ab", "干净", "cd"]);
+}
+
+#[test]
+fn a_first_group_stops_at_the_first_member_with_a_match_a_union_takes_the_longest() {
+    let first = Matcher::of(&S2T);
+    // STPhrases has no key at 干 followed by x, so STCharacters answers for 干 alone.
+    assert_eq!(first.longest("干x").map(|(n, _)| n), Some("干".len()));
+    let union = Matcher::of(&ST_PHRASES);
+    assert_eq!(union.longest("干净x").map(|(n, _)| n), Some("干净".len()));
+}
+
+/// For each configuration, text where the `ferrous-opencc` crate we used before differed from
+/// OpenCC 1.4.2 (in 三国演义, 水浒传, the sample book or the dictionaries' own keys), with
+/// OpenCC 1.4.2's output (the PyPI package's).
+const AGAINST_THE_OLD_CRATE: [(&str, &str, &str); 28] = [
+    ("s2t", "都不敢想象。", "都不敢想像。"),
+    ("s2t", "宜。昔呂后因握重", "宜。昔呂後因握重"),
+    ("t2s", "騎二千，逕取東北", "骑二千，径取东北"),
+    ("t2s", "鞍下馬，逕入館驛", "鞍下马，径入馆驿"),
+    ("s2tw", "很难想象，就算", "很難想像，就算"),
+    ("s2tw", "青蛇，從梁上飛將", "青蛇，從梁上飛將"),
+    ("tw2s", "知道说什么是好。", "知道说什么是好。"),
+    ("tw2s", "伤不管多么惨重，", "伤不管多么惨重，"),
+    ("s2twp", "都不敢想象。", "都不敢想像。"),
+    ("s2twp", "青蛇，從梁上飛將", "青蛇，從梁上飛將"),
+    ("tw2sp", "不会有什么汉人在", "不会有什么汉人在"),
+    ("tw2sp", "伤不管多么惨重，", "伤不管多么惨重，"),
+    ("s2hk", "很难想象，就算", "很難想像，就算"),
+    ("s2hk", "宜。昔呂后因握重", "宜。昔呂後因握重"),
+    ("hk2s", "騎二千，逕取東北", "骑二千，径取东北"),
+    ("hk2s", "夫劉陶，逕到帝前", "夫刘陶，径到帝前"),
+    ("t2tw", "樑", "梁"),
+    ("t2tw", "純喫茶", "純喫茶"),
+    ("tw2t", "知道说什么是好。", "知道说什麼是好。"),
+    ("tw2t", "伤不管多么惨重，", "伤不管多麼惨重，"),
+    ("t2hk", "建羣街", "建群街"),
+    ("t2hk", "啟思中學", "啓思中學"),
+    ("hk2t", "，每军州才驻几百", "，每军州才驻几百"),
+    ("hk2t", "败兵，这才是完颜", "败兵，这才是完颜"),
+    ("t2jp", "人的尸体填满了，", "人的尸体塡满了，"),
+    ("t2jp", "多高，价值反而是", "多高，价値反而是"),
+    ("jp2t", "帐，根本没有人算", "帐，根本没有人算"),
+    ("jp2t", "又硬，且没有直接", "又硬，且没有直接"),
+];
+
+#[test]
+fn every_configuration_gives_what_opencc_1_4_2_gives_where_the_old_crate_did_not() {
+    for (name, text, want) in AGAINST_THE_OLD_CRATE {
+        assert_eq!(convert(name, text), want, "{name} of {text}");
+    }
+    let covered: Vec<&str> = AGAINST_THE_OLD_CRATE.iter().map(|r| r.0).collect();
+    for name in Converter::names() {
+        assert!(covered.contains(&name), "{name} has no case");
+    }
+}
+
+#[test]
+fn marks_follow_the_text_through_the_conversion() {
+    let s2tw = Converter::named("s2tw").unwrap();
+    // Between 虎 and 须 inside the key 虎须; before 声; at the end.
+    let text = "燕颔虎须，声";
+    let mut marks = [
+        text.find('须').unwrap(),
+        text.find('声').unwrap(),
+        text.len(),
+    ];
+    let out = s2tw.convert_marking(text, &mut marks);
+    assert_eq!(out, "燕頷虎鬚，聲");
+    assert_eq!(
+        marks,
+        [out.find('鬚').unwrap(), out.find('聲').unwrap(), out.len()]
+    );
+}
