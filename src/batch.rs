@@ -50,7 +50,7 @@ pub struct Outcome {
 }
 
 /// Loads and builds one project, timing it. An up-to-date book is found by the quick check without loading its project, when it can
-/// tell ([`build::quick_up_to_date`]).
+/// tell (the quick check of the build cache).
 pub fn build_one(project: &Path, opts: &BuildOptions) -> Outcome {
     let start = Instant::now();
     if let Some(report) = build::quick_up_to_date(project, opts) {
