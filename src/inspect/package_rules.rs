@@ -318,30 +318,9 @@ impl Rules<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::inspect::testutil::TestBook;
-    use crate::inspect::verify::verify_bytes;
+    use crate::inspect::testutil::{assert_only, codes, minimal};
 
     const OPF: &str = "EPUB/package.opf";
-
-    /// The findings but those on viewports, which fixed layout makes the test book lack.
-    fn codes(book: TestBook) -> Vec<(Code, String)> {
-        verify_bytes(&book.to_zip())
-            .into_iter()
-            .filter(|f| f.code != Code::EpubViewport)
-            .map(|f| (f.code, f.message))
-            .collect()
-    }
-
-    fn assert_only(book: TestBook, code: Code, message: &str) {
-        let found = codes(book);
-        assert_eq!(found.len(), 1, "{found:#?}");
-        assert_eq!(found[0].0, code, "{found:#?}");
-        assert!(found[0].1.contains(message), "{found:#?}");
-    }
-
-    fn minimal() -> TestBook {
-        TestBook::minimal_epub3()
-    }
 
     #[test]
     fn a_document_twice_in_the_spine_is_an_error() {

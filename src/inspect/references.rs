@@ -328,31 +328,12 @@ fn fragment_fault(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::inspect::testutil::TestBook;
-    use crate::inspect::verify::verify_bytes;
+    use crate::inspect::testutil::{assert_only, codes, minimal};
 
     const OPF: &str = "EPUB/package.opf";
     const CHAPTER: &str = "EPUB/text/chapter_1.xhtml";
     const LINK: &str = r##"href="#s1""##;
     const IMG: &str = r#"src="../images/cover.png""#;
-
-    fn codes(book: TestBook) -> Vec<(Code, String)> {
-        verify_bytes(&book.to_zip())
-            .into_iter()
-            .map(|f| (f.code, f.message))
-            .collect()
-    }
-
-    fn assert_only(book: TestBook, code: Code, message: &str) {
-        let found = codes(book);
-        assert_eq!(found.len(), 1, "{found:#?}");
-        assert_eq!(found[0].0, code, "{found:#?}");
-        assert!(found[0].1.contains(message), "{found:#?}");
-    }
-
-    fn minimal() -> TestBook {
-        TestBook::minimal_epub3()
-    }
 
     #[test]
     fn path_absolute_url_is_an_error() {

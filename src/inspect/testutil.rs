@@ -6,6 +6,9 @@ use std::io::{Cursor, Write};
 use zip::CompressionMethod;
 use zip::write::{FullFileOptions, ZipWriter};
 
+use super::verify::verify_bytes;
+use crate::diagnostic::Code;
+
 pub(crate) struct TestEntry {
     pub name: String,
     pub data: Vec<u8>,
@@ -182,4 +185,27 @@ impl TestBook {
         }
         zip.finish().expect("finish").into_inner()
     }
+}
+
+/// The findings our own rules give on `book`, as code and message, but those on viewports,
+/// which the test book lacks when an edit makes it fixed layout.
+pub(crate) fn codes(book: TestBook) -> Vec<(Code, String)> {
+    verify_bytes(&book.to_zip())
+        .into_iter()
+        .filter(|f| f.code != Code::EpubViewport)
+        .map(|f| (f.code, f.message))
+        .collect()
+}
+
+/// Asserts that `book` gives exactly one finding, of `code`, whose message holds `message`.
+pub(crate) fn assert_only(book: TestBook, code: Code, message: &str) {
+    let found = codes(book);
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert_eq!(found[0].0, code, "{found:#?}");
+    assert!(found[0].1.contains(message), "{found:#?}");
+}
+
+/// [`TestBook::minimal_epub3`], the book the rule tests edit.
+pub(crate) fn minimal() -> TestBook {
+    TestBook::minimal_epub3()
 }
