@@ -13,10 +13,10 @@ use rayon::prelude::*;
 use crate::build::{self, BuildOptions, BuildReport};
 use crate::error::Result;
 use crate::incremental::CACHE_DIR;
-use crate::project::{METADATA_FILE, Project};
+use crate::project::{METADATA_FILE, OUTPUT_FOLDER, Project};
 
 /// Folders never searched for projects: build output, caches, version control.
-const SKIP: &[&str] = &["target", "build", ".git", CACHE_DIR, "node_modules"];
+const SKIP: &[&str] = &["target", OUTPUT_FOLDER, ".git", CACHE_DIR, "node_modules"];
 
 /// Every folder under `dir` (itself included) holding a `metadata.toml`, sorted by path.
 pub fn find_projects(dir: &Path) -> Vec<PathBuf> {

@@ -27,7 +27,7 @@ use std::path::{Path, PathBuf};
 use crate::convert::chapter::{chapter_headings, decode_file, title_from_file_name, title_in};
 use crate::convert::{FILE_KINDS, SourceKind};
 use crate::diagnostic::{Code, Diagnostic};
-use crate::project::{METADATA_FILE, natural_cmp};
+use crate::project::{METADATA_FILE, OUTPUT_FOLDER, natural_cmp};
 use crate::source::{Detection, EncodingErrors};
 
 /// How much text, over all chapters, the language is guessed from.
@@ -413,10 +413,7 @@ pub fn find_chapter_files(dir: &Path, sub: &Path) -> Result<Vec<String>, InitErr
         .filter_entry(|e| {
             let name = e.file_name().to_string_lossy();
             let skipped = e.file_type().is_dir()
-                && matches!(
-                    name.as_ref(),
-                    "build" | "covers" | "target" | "node_modules"
-                );
+                && [OUTPUT_FOLDER, "covers", "target", "node_modules"].contains(&name.as_ref());
             !name.starts_with('.') && !skipped
         });
     for entry in walker {

@@ -152,7 +152,7 @@ impl Watched {
                 };
                 path == out || beside() || (dir != self.root && path.starts_with(dir))
             }
-            None => path.starts_with(self.root.join("build")),
+            None => path.starts_with(self.root.join(crate::project::OUTPUT_FOLDER)),
         }
     }
 

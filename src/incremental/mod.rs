@@ -97,6 +97,18 @@ pub fn inputs_digest<'a>(inputs: impl IntoIterator<Item = (&'a Path, FileStamp)>
     hash(&bytes)
 }
 
+/// What identifies the program that made a record: its version and, because a development
+/// build keeps the version of the last release, the size and modification time of its
+/// executable. A record made by another build of epubforge is not trusted.
+pub(crate) fn program_id() -> &'static [u8] {
+    static ID: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
+    ID.get_or_init(|| {
+        let exe = std::env::current_exe().and_then(std::fs::metadata).ok();
+        let stamp = exe.map(|m| (m.len(), m.modified().ok()));
+        format!("{} {stamp:?}", env!("CARGO_PKG_VERSION")).into_bytes()
+    })
+}
+
 /// The folder of the build cache of the EPUB at `output`.
 pub fn cache_dir(output: &Path) -> PathBuf {
     match output.parent() {

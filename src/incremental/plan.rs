@@ -69,7 +69,7 @@ pub(crate) fn input_paths(project: &Project) -> (Vec<(&Path, Option<FileStamp>)>
     (paths, first_chapter)
 }
 
-/// Hash of what, besides the inputs, decides the EPUB's bytes: the version, the build options
+/// Hash of what, besides the inputs, decides the EPUB's bytes: the program, the build options
 /// and the target the EPUB is made for.
 pub(crate) fn options_key(
     source_date_epoch: Option<i64>,
@@ -77,7 +77,7 @@ pub(crate) fn options_key(
     target: crate::target::Target,
 ) -> Hash {
     hash_fields(&[
-        env!("CARGO_PKG_VERSION").as_bytes(),
+        super::program_id(),
         format!("{source_date_epoch:?}").as_bytes(),
         output.to_string_lossy().as_bytes(),
         format!("{} {} {}", archive::LEVEL, archive::FORMAT, record::VERSION).as_bytes(),
@@ -299,7 +299,7 @@ fn keys(
 /// depends on.
 fn chapter_key(meta_hash: Hash, content: Hash, src: &ChapterSource, i: usize) -> Hash {
     hash_fields(&[
-        env!("CARGO_PKG_VERSION").as_bytes(),
+        super::program_id(),
         &meta_hash.0,
         &content.0,
         &source_key(src),

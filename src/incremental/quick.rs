@@ -24,13 +24,10 @@ use serde::{Deserialize, Serialize};
 
 use super::record::{Head, RecordFile};
 use super::{CACHE_DIR, Hash, inputs_digest, trusted_before};
-use crate::project::{FileStamp, METADATA_FILE, Project};
+use crate::project::{FileStamp, OUTPUT_FOLDER, Project, locate};
 
 /// The name of the pointer file to the default output's EPUB, in its cache folder.
 const POINTER: &str = "default-output";
-
-/// The default output folder, under the project folder.
-const DEFAULT_FOLDER: &str = "build";
 
 /// What the next build's quick check compares.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -158,25 +155,10 @@ pub(crate) fn up_to_date(
     trusted.then_some((output, head))
 }
 
-/// The project folder and metadata file of `location`, named as the project names them.
-fn locate(location: &Path) -> (PathBuf, PathBuf) {
-    let metadata = if location.is_dir() {
-        location.join(METADATA_FILE)
-    } else {
-        location.to_path_buf()
-    };
-    let root = metadata
-        .parent()
-        .map(Path::to_path_buf)
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or_else(|| PathBuf::from("."));
-    (root, metadata)
-}
-
 /// The EPUB the pointer in the default output folder names, when that folder lies inside the
 /// project (or `outside` allows it) and the pointer holds a bare file name.
 fn default_output(root: &Path, outside: bool) -> Option<PathBuf> {
-    let folder = root.join(DEFAULT_FOLDER);
+    let folder = root.join(OUTPUT_FOLDER);
     let boundary = crate::project::Boundary::new(root, outside);
     boundary.check(&folder).ok()?;
     let pointer = folder.join(CACHE_DIR).join(POINTER);
@@ -189,7 +171,7 @@ fn default_output(root: &Path, outside: bool) -> Option<PathBuf> {
 /// Points the quick check of a build without `-o` at `output`, when it is the project's
 /// default output in `build/` (a build with `[output] path` elsewhere leaves no pointer).
 pub(crate) fn remember_default(project: &Project, output: &Path) {
-    let folder = project.root.join(DEFAULT_FOLDER);
+    let folder = project.root.join(OUTPUT_FOLDER);
     let (Some(parent), Some(name)) = (output.parent(), output.file_name()) else {
         return;
     };

@@ -278,17 +278,8 @@ impl Project {
         opts: &LoadOptions,
         alongside: impl FnOnce(&Path) -> T + Send,
     ) -> Result<(Project, Option<T>)> {
-        let metadata_path = if location.is_dir() {
-            location.join(METADATA_FILE)
-        } else {
-            location.to_path_buf()
-        };
+        let (root, metadata_path) = locate(location);
         let text = read_metadata(&metadata_path)?;
-        let root = metadata_path
-            .parent()
-            .map(Path::to_path_buf)
-            .filter(|p| !p.as_os_str().is_empty())
-            .unwrap_or_else(|| PathBuf::from("."));
         Project::parse_alongside(&text, &root, &metadata_path, opts, alongside)
     }
 
@@ -344,6 +335,26 @@ impl Project {
     }
 }
 
+/// The project folder and metadata file of `location` (a folder holding `metadata.toml`, or
+/// the path of a `.toml` file), spelled as the command line spells them.
+pub(crate) fn locate(location: &Path) -> (PathBuf, PathBuf) {
+    let metadata = if location.is_dir() {
+        location.join(METADATA_FILE)
+    } else {
+        location.to_path_buf()
+    };
+    let root = metadata
+        .parent()
+        .map(Path::to_path_buf)
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or_else(|| PathBuf::from("."));
+    (root, metadata)
+}
+
+/// The folder, under the project folder, where a book goes when neither the command line nor
+/// `[output] path` says where.
+pub(crate) const OUTPUT_FOLDER: &str = "build";
+
 /// The text of `metadata.toml`: a regular file (a FIFO would block the read forever) of at
 /// most [`METADATA_LIMIT`] bytes, in UTF-8.
 fn read_metadata(path: &Path) -> Result<String> {
@@ -371,7 +382,7 @@ fn default_output(root: &Path, title: &str, output: Option<&Path>) -> PathBuf {
     match output {
         Some(path) => path.to_path_buf(),
         None => root
-            .join("build")
+            .join(OUTPUT_FOLDER)
             .join(format!("{}.epub", file_name_for(title))),
     }
 }
