@@ -112,3 +112,32 @@ fn web_addresses_and_prose_in_brackets_stay_text() {
     assert!(body.contains("https://example.com/a.jpg"), "{body}");
     assert!(body.contains("[img:]"), "{body}");
 }
+
+#[test]
+fn conversion_and_typography_leave_picture_paths_alone() {
+    let f = Fixture::empty();
+    // s2t would make 图/猫 into 圖/貓, and typography the `,` between Han characters full-width:
+    // either way the file would not be found.
+    f.write("图/猫,图.jpg", cover());
+    f.write(
+        "ch1.txt",
+        "第一章 猫\n\n猫来了。\n\n![猫](图/猫,图.jpg)\n\n[img:图/猫,图.jpg]\n",
+    );
+    f.write(
+        "metadata.toml",
+        BOOK.replace("[book]\n", "[book]\nconvert = \"s2t\"\n")
+            + "[[chapters]]\nfile = \"ch1.txt\"\n",
+    );
+    let r = f.build(&[]);
+    assert!(r.ok, "{}", r.stderr);
+    let body = chapters(&f);
+    assert_eq!(
+        body.matches("<figure class=\"picture\">").count(),
+        2,
+        "{body}"
+    );
+    // The text and the alt text are converted all the same.
+    assert!(body.contains("alt=\"貓\""), "{body}");
+    assert!(body.contains("貓來了"), "{body}");
+    assert_valid(&f.path("out.epub"));
+}

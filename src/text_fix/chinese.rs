@@ -84,12 +84,16 @@ impl Conversion {
     /// break between two lines that one paragraph will hold (see [`closed_breaks`]) is taken
     /// out while converting, so that a phrase broken across lines (`燕颔虎` / `须`) is
     /// converted as one. The breaks are put back where they were, so the lines stay as they
-    /// are for the stages after this one. `heading` says whether a line is a heading.
+    /// are for the stages after this one. The path of a picture line (`![猫](图/猫.png)`) is
+    /// kept as it is in the same way: it names a file. `heading` says whether a line is a
+    /// heading.
     pub fn convert_file<'t>(self, text: &'t str, heading: &dyn Fn(&str) -> bool) -> Cow<'t, str> {
         if text.is_ascii() {
             return Cow::Borrowed(text);
         }
-        let breaks = closed_breaks(text, heading);
+        let mut breaks = closed_breaks(text, heading);
+        breaks.extend(picture_paths(text));
+        breaks.sort_unstable();
         if breaks.is_empty() {
             return self.convert(text);
         }
@@ -167,6 +171,19 @@ fn closed_breaks(text: &str, heading: &dyn Fn(&str) -> bool) -> Vec<(usize, usiz
         }
     }
     out
+}
+
+/// The byte ranges of `text` that hold the path of a picture line ([`picture`]).
+///
+/// [`picture`]: crate::convert::text::picture
+fn picture_paths(text: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
+    let base = text.as_ptr() as usize;
+    text.lines().filter_map(move |line| {
+        let (_, path) = crate::convert::text::picture(line)?;
+        // `picture` gives a slice of the line, itself a slice of `text`.
+        let from = path.as_ptr() as usize - base;
+        Some((from, from + path.len()))
+    })
 }
 
 /// Which quotation marks a book's CJK text uses.

@@ -431,6 +431,10 @@ impl TextFix {
             let start = text[..at].rfind('\n').map_or(0, |i| i + 1);
             let end = text[at..].find('\n').map_or(text.len(), |i| at + i);
             let line = &text[start..end];
+            if crate::convert::text::picture(line).is_some() {
+                from = end;
+                continue;
+            }
             let place = if line.contains(' ') && heading(line) {
                 Place::Title
             } else {
