@@ -167,3 +167,23 @@ fn output_with_several_projects_is_refused() {
     assert!(!r.ok);
     assert!(r.stderr.contains("-o"), "{}", r.stderr);
 }
+
+#[test]
+fn a_folder_without_metadata_names_the_file_and_points_at_init() {
+    let f = Fixture::empty();
+    f.write("a.txt", "第一段。\n");
+    for command in ["build", "check"] {
+        let r = common::run(common::epubforge().arg(command).arg(f.dir.path()));
+        assert!(!r.ok, "{command}: {}", r.stderr);
+        assert!(
+            r.stderr.contains("metadata.toml"),
+            "{command}: {}",
+            r.stderr
+        );
+        assert!(
+            r.stderr.contains("epubforge init"),
+            "{command}: {}",
+            r.stderr
+        );
+    }
+}

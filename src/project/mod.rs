@@ -362,7 +362,7 @@ fn read_metadata(path: &Path) -> Result<String> {
         crate::fs::read_limited(path, METADATA_LIMIT, "metadata file").map_err(|e| match e {
             Error::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound => Error::io(
                 path,
-                "no metadata file here (create one, or point at a folder that has metadata.toml)",
+                "no metadata file here (`epubforge init` writes one from the chapter files; or point at a folder that has metadata.toml)",
                 source,
             ),
             other => other,
