@@ -16,7 +16,7 @@ use super::{
     Fragment, ImageResolver, MarkupError, TextFixer, autolink, escape_attr, escape_text, highlight,
 };
 use pulldown_cmark::{
-    Alignment, CodeBlockKind, Event, HeadingLevel, LinkType, Options, Parser, Tag, TagEnd,
+    Alignment, CodeBlockKind, CowStr, Event, HeadingLevel, LinkType, Options, Parser, Tag, TagEnd,
 };
 
 /// How Markdown is converted.
@@ -137,7 +137,8 @@ fn render(src: &str, options: MarkdownOptions, warnings: &mut Warnings) -> Rende
     let opts = Options::ENABLE_TABLES
         | Options::ENABLE_STRIKETHROUGH
         | Options::ENABLE_FOOTNOTES
-        | Options::ENABLE_TASKLISTS;
+        | Options::ENABLE_TASKLISTS
+        | Options::ENABLE_HEADING_ATTRIBUTES;
     let events = || Parser::new_ext(src, opts).into_offset_iter();
     let mut r = Renderer {
         bufs: vec![String::with_capacity(src.len() + src.len() / 4)],
@@ -315,7 +316,9 @@ impl Renderer {
     fn start(&mut self, tag: Tag<'_>) {
         let s: String = match tag {
             Tag::Paragraph => "<p>".into(),
-            Tag::Heading { level, .. } => format!("<h{}>", level_num(level)),
+            Tag::Heading {
+                level, id, classes, ..
+            } => heading_tag(level, id.as_deref(), &classes),
             Tag::BlockQuote(_) => "<blockquote>\n".into(),
             Tag::CodeBlock(kind) => {
                 self.in_code = true;
@@ -605,6 +608,21 @@ fn aside(marker: &str, n: usize, content: &str, backs: &str) -> String {
     )
 }
 
+/// The start tag of a heading, with the id and classes its author gave (`## Options
+/// {#options .note}`, as mdBook and pandoc read it): a heading without an id gets one later.
+fn heading_tag(level: HeadingLevel, id: Option<&str>, classes: &[CowStr<'_>]) -> String {
+    let mut s = format!("<h{}", level_num(level));
+    if let Some(id) = id.filter(|id| !id.is_empty()) {
+        s.push_str(&format!(" id=\"{}\"", escape_attr(id)));
+    }
+    if !classes.is_empty() {
+        let joined: Vec<&str> = classes.iter().map(|c| c.as_ref()).collect();
+        s.push_str(&format!(" class=\"{}\"", escape_attr(&joined.join(" "))));
+    }
+    s.push('>');
+    s
+}
+
 fn level_num(level: HeadingLevel) -> u8 {
     match level {
         HeadingLevel::H1 => 1,
@@ -796,6 +814,20 @@ mod tests {
                 .iter()
                 .any(|w| w == "footnote [^lonely] is never referenced")
         );
+    }
+
+    #[test]
+    fn heading_attributes_give_the_id_and_classes() {
+        let f =
+            convert("Intro\n\n## Options {#options .note}\n\n## Plain {#}\n\nSee [x](#options).\n");
+        assert!(
+            f.body
+                .contains("<h2 id=\"options\" class=\"note\">Options</h2>"),
+            "{}",
+            f.body
+        );
+        assert!(f.body.contains("<h2 id=\"plain\">Plain</h2>"), "{}", f.body);
+        assert!(f.body.contains("href=\"#options\""), "{}", f.body);
     }
 
     #[test]
