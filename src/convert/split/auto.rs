@@ -28,8 +28,9 @@
 //!   separator and a title of at most 20 CJK characters. `番外` may carry a number or `篇`
 //!   (`番外一`, `番外篇`), which is kept in the title but not used for numbering. `作者的话` is
 //!   left out on purpose: authors use it for notes inside chapters.
-//! - **English.** `Chapter` + number (digits, Roman `XII`, words `Twelve`, `Twenty-One`) is a
-//!   chapter; `Part`, `Book` or `Volume` + number is a volume (Roman numerals must be all upper
+//! - **English.** `Chapter`, `Letter` or `Stave` + number (digits, Roman `XII`, words
+//!   `Twelve`, `Twenty-One`, ordinals `the First`) is a chapter; `Part`, `Book`, `Volume` or
+//!   `Epoch` + number is a volume (Roman numerals must be all upper
 //!   or all lower case, so `Part Mix` is text), and so is `First Epilogue` (War and Peace's
 //!   epilogues hold chapters), unnumbered; `Prologue` and `Epilogue` are unnumbered chapters.
 //!   Case does not matter. A title after a plain space must not start with a lower-case
@@ -49,7 +50,7 @@
 use super::HeadingKind;
 use super::numerals::{
     Readings, chinese_readings, english_ones, english_tens, is_numeral_char, parse_english_number,
-    parse_roman,
+    parse_english_ordinal, parse_roman,
 };
 
 /// Longest heading line, in display columns (CJK characters count 2).
@@ -129,6 +130,14 @@ pub(super) const MAX_BARE_TITLE_WIDTH: usize = 40;
 /// A chapter heading made of a bare number and a title (`1、风起`, `001 风起`): the weak kind
 /// of heading, which the split module confirms on the whole file.
 pub(super) fn bare_numbered(line: &str) -> Option<Found> {
+    if let Some(n) = lone_number(line) {
+        return Some(Found {
+            kind: HeadingKind::Chapter,
+            title: line.to_string(),
+            number: Some(n),
+            other: None,
+        });
+    }
     let digits = line
         .char_indices()
         .take_while(|(_, c)| c.is_ascii_digit() || ('０'..='９').contains(c))
@@ -161,6 +170,69 @@ pub(super) fn bare_numbered(line: &str) -> Option<Found> {
         number: Some(n),
         other: None,
     })
+}
+
+/// A line that is only a number, as some books head their chapters (`IV`, `IV.`, `12`): 1 to 4
+/// digits, or a Roman numeral in capitals.
+fn lone_number(line: &str) -> Option<u64> {
+    let core = line.strip_suffix('.').unwrap_or(line);
+    if core.is_empty() || core.len() > 9 {
+        return None;
+    }
+    if core.bytes().all(|b| b.is_ascii_digit()) {
+        return core.parse().ok().filter(|_| core.len() <= 4);
+    }
+    parse_roman(core).filter(|_| core.bytes().all(|b| b.is_ascii_uppercase()))
+}
+
+/// Whether an English heading's text is only its keyword and number (`CHAPTER I.`,
+/// `Book the First`, a bare `IV`): its title, if it has one, is a paragraph below.
+pub(super) fn untitled_english(title: &str) -> bool {
+    let core = title.trim_end_matches(['.', ':']);
+    let number = |w: &str| {
+        lone_number(w).is_some()
+            || parse_english_number(w).is_some()
+            || parse_english_ordinal(w).is_some()
+    };
+    let mut words = core.split(is_space).filter(|w| !w.is_empty());
+    let Some(first) = words.next() else {
+        return false;
+    };
+    let keyword = ENGLISH_CHAPTER_KEYWORDS
+        .iter()
+        .chain(&ENGLISH_VOLUME_KEYWORDS)
+        .any(|k| k.eq_ignore_ascii_case(first));
+    if !keyword {
+        return number(first) && words.next().is_none();
+    }
+    let rest: Vec<&str> = words.filter(|w| !w.eq_ignore_ascii_case("the")).collect();
+    matches!(rest.as_slice(), [n] if number(n))
+}
+
+/// Longest title a paragraph below its heading, in characters.
+const MAX_SUBTITLE_CHARS: usize = 70;
+
+/// Whether a line reads as a title rather than a sentence: short, starting with a capital,
+/// and either in capitals (`UNDER THE SOUTHERN PINES`) or with at least half its words
+/// capitalised (`The Widow and her Child.`), not `It was late.`
+pub(super) fn is_subtitle(line: &str) -> bool {
+    if line.chars().count() > MAX_SUBTITLE_CHARS
+        || !line.starts_with(|c: char| c.is_uppercase())
+        || !detect(line).is_empty()
+        || line
+            .trim_end_matches(['.', '!', '?'])
+            .contains(['.', '!', '?', ';'])
+    {
+        return false;
+    }
+    let words: Vec<&str> = line.split(is_space).filter(|w| !w.is_empty()).collect();
+    let capitalised = words
+        .iter()
+        .filter(|w| w.starts_with(|c: char| c.is_uppercase()))
+        .count();
+    let letters = line.chars().filter(|c| c.is_alphabetic());
+    let shouting = letters.clone().count() > 1 && letters.clone().all(|c| c.is_uppercase());
+    words.len() <= 12 && (shouting || (words.len() > 1 && capitalised * 2 >= words.len()))
 }
 
 /// Recognises the headings on one trimmed, non-empty line. Returns nothing for text, one entry
@@ -227,6 +299,8 @@ fn detect_heading(line: &str) -> Vec<Found> {
             | 's'
             | 'T'
             | 't'
+            | 'L'
+            | 'l'
     ) || !short_enough(line)
     {
         return Vec::new();
@@ -329,6 +403,11 @@ fn english_numbered<'a>(text: &'a str, keyword: &str) -> Option<(u64, &'a str)> 
     if rest.len() == after.len() {
         return None;
     }
+    // `Book the First`, `EPOCH THE SECOND`: the ordinal is the number.
+    let rest = match rest.get(..4) {
+        Some(the) if the.eq_ignore_ascii_case("the ") => rest[4..].trim_start_matches(is_space),
+        _ => rest,
+    };
     let number_of = |token: &str| {
         token
             .parse::<u64>()
@@ -336,6 +415,7 @@ fn english_numbered<'a>(text: &'a str, keyword: &str) -> Option<(u64, &'a str)> 
             .filter(|_| token.bytes().all(|b| b.is_ascii_digit()))
             .or_else(|| parse_roman(token))
             .or_else(|| parse_english_number(token))
+            .or_else(|| parse_english_ordinal(token))
     };
     // `Twenty-One` keeps its hyphen; otherwise a hyphen ends the number (`Chapter 3-Storm`).
     let token_end = |hyphen_ends: bool| {
@@ -410,7 +490,9 @@ fn numbered_chapter(text: &str) -> Option<Found> {
         }
         number
     } else {
-        let (number, rest) = english_numbered(text, "chapter")?;
+        let (number, rest) = ENGLISH_CHAPTER_KEYWORDS
+            .iter()
+            .find_map(|keyword| english_numbered(text, keyword))?;
         if !english_rest_ok(rest) {
             return None;
         }
@@ -424,8 +506,13 @@ fn numbered_chapter(text: &str) -> Option<Found> {
     })
 }
 
-/// English words for a volume: `Part Two`, `Book One: 1805`, `Volume III`.
-const ENGLISH_VOLUME_KEYWORDS: [&str; 3] = ["part", "book", "volume"];
+/// English words for a chapter: `Chapter XII`, and the letters of an epistolary novel
+/// (`Letter 4`, Frankenstein) and the staves of A Christmas Carol (`Stave One`).
+const ENGLISH_CHAPTER_KEYWORDS: [&str; 3] = ["chapter", "letter", "stave"];
+
+/// English words for a volume: `Part Two`, `Book One: 1805`, `Volume III`, `Book the First`,
+/// `Epoch the Second` (Jack Sheppard).
+const ENGLISH_VOLUME_KEYWORDS: [&str; 4] = ["part", "book", "volume", "epoch"];
 
 /// `First Epilogue`, `Second Epilogue`: a volume of its own (War and Peace), unnumbered so that
 /// its chapters may start again at 1 without breaking the volumes' numbering.

@@ -163,8 +163,16 @@ pub struct Split {
 /// not blank; otherwise they are dropped. Every other line is either a heading line or in
 /// exactly one section's body, in order. Lines need not be trimmed.
 pub fn split(lines: &[&str], mode: &SplitMode) -> Split {
-    let mut found = find_headings(lines, mode);
+    let blocks = matches!(mode, SplitMode::Auto) && {
+        let trimmed: Vec<&str> = lines.iter().map(|l| auto::trim_line(l)).collect();
+        super::text::blank_line_separated(&trimmed)
+    };
+    let mut found = find_headings(lines, mode, blocks);
     drop_contents_lists(&mut found, lines);
+    drop_listed_volumes(&mut found, lines);
+    if blocks {
+        add_subtitles(&mut found, lines);
+    }
     let mut sections: Vec<Section> = Vec::new();
     let mut numbering = Numbering::default();
     let first_heading = found.first().map_or(lines.len(), |h| h.index);
@@ -181,17 +189,18 @@ pub fn split(lines: &[&str], mode: &SplitMode) -> Split {
         index,
         found,
         wrapped,
+        span,
     } in found
     {
         if let Some(last) = sections.last_mut() {
             last.body.end = index;
         }
-        let body_start = index + 1 + usize::from(wrapped.is_some());
+        let body_start = index + span;
         let count = found.len();
         for (k, f) in found.into_iter().enumerate() {
             let mut title = f.title;
             if let Some(more) = wrapped.as_deref().filter(|_| k + 1 == count) {
-                title = format!("{title} {more}");
+                title.push_str(more);
             }
             let heading = Heading {
                 kind: f.kind,
@@ -222,16 +231,15 @@ struct HeadingLine {
     index: usize,
     /// The headings on it.
     found: Vec<auto::Found>,
-    /// The rest of a title wrapped onto the next line, which is then part of the heading.
+    /// The rest of the title, with the separator before it: wrapped onto the next line, or a
+    /// title of its own a paragraph below (see [`add_subtitles`]).
     wrapped: Option<String>,
+    /// Lines from the heading line to the last line of its title.
+    span: usize,
 }
 
 /// The heading lines, in order.
-fn find_headings(lines: &[&str], mode: &SplitMode) -> Vec<HeadingLine> {
-    let blocks = matches!(mode, SplitMode::Auto) && {
-        let trimmed: Vec<&str> = lines.iter().map(|l| auto::trim_line(l)).collect();
-        super::text::blank_line_separated(&trimmed)
-    };
+fn find_headings(lines: &[&str], mode: &SplitMode, blocks: bool) -> Vec<HeadingLine> {
     let mut out = Vec::new();
     let mut bare = Vec::new();
     for (index, raw) in lines.iter().enumerate() {
@@ -253,6 +261,7 @@ fn find_headings(lines: &[&str], mode: &SplitMode) -> Vec<HeadingLine> {
                     index,
                     found: vec![f],
                     wrapped: None,
+                    span: 1,
                 });
             }
             continue;
@@ -270,18 +279,71 @@ fn find_headings(lines: &[&str], mode: &SplitMode) -> Vec<HeadingLine> {
         };
         out.push(HeadingLine {
             index,
+            span: 1 + usize::from(wrapped.is_some()),
+            wrapped: wrapped.map(|w| format!(" {w}")),
             found,
-            wrapped,
         });
     }
     let chapters = out
         .iter()
         .any(|h| h.found.iter().any(|f| f.kind == HeadingKind::Chapter));
+    // Bare numbers before the first chapter (`MCMIX` on a title page) are front matter.
+    let first = bare.iter().position(|h| {
+        h.found
+            .first()
+            .is_some_and(|f| f.number.is_some_and(|n| n <= 1))
+    });
+    bare.drain(..first.unwrap_or(bare.len()));
     if !chapters && bare_chapters(&bare, lines) {
         out.extend(bare);
         out.sort_by_key(|h| h.index);
     }
     out
+}
+
+/// A title a paragraph below an English heading that has none (`CHAPTER I.`, a bare `IV`,
+/// `BOOK THE FIRST`), as Project Gutenberg texts often set them:
+///
+/// ```text
+/// CHAPTER I.
+///
+/// The Widow and her Child.
+///
+/// On the night of Friday, …
+/// ```
+///
+/// The title is a paragraph of one short line, in capitals or mostly capitalised words, not
+/// a heading itself, with more text after it.
+fn add_subtitles(found: &mut [HeadingLine], lines: &[&str]) {
+    for k in 0..found.len() {
+        let h = &found[k];
+        let end = found.get(k + 1).map_or(lines.len(), |next| next.index);
+        let untitled = h.wrapped.is_none()
+            && h.found.last().is_some_and(|f| {
+                f.title.starts_with(|c: char| c.is_ascii_alphanumeric())
+                    && auto::untitled_english(&f.title)
+            });
+        if !untitled {
+            continue;
+        }
+        let trimmed = |i: usize| auto::trim_line(lines[i]);
+        let Some(at) = (h.index + 1..end).find(|&i| !trimmed(i).is_empty()) else {
+            continue;
+        };
+        let alone = at + 1 >= end || trimmed(at + 1).is_empty();
+        let more_text = (at + 1..end).any(|i| !trimmed(i).is_empty());
+        if alone && more_text && auto::is_subtitle(trimmed(at)) {
+            let ends = h
+                .found
+                .last()
+                .is_some_and(|f| f.title.ends_with(['.', ':']));
+            let sep = if ends { " " } else { ". " };
+            let span = at + 1 - h.index;
+            let h = &mut found[k];
+            h.wrapped = Some(format!("{sep}{}", auto::collapse_spaces(trimmed(at))));
+            h.span = span;
+        }
+    }
 }
 
 /// Fewest bare-numbered headings (`1、风起`) that make a file's chapters.
@@ -412,6 +474,41 @@ fn drop_contents_lists(found: &mut Vec<HeadingLine>, lines: &[&str]) {
     found.retain(|_| {
         k += 1;
         !drop[k - 1]
+    });
+}
+
+/// A table of contents that lists a book's volumes with their chapters under them as lines
+/// that are not headings (`EPOCH THE FIRST, 1703.` / `CHAPTER I. The Widow and her Child  1`)
+/// leaves volume headings with no chapter and no prose under them, which the same volumes
+/// repeat later. Such a volume heading is text of the front matter.
+fn drop_listed_volumes(found: &mut Vec<HeadingLine>, lines: &[&str]) {
+    let volume = |h: &HeadingLine| match h.found.as_slice() {
+        [f] if f.kind == HeadingKind::Volume => f.number.map(|n| {
+            let keyword = f.title.split(auto::is_space).next().unwrap_or_default();
+            (keyword.to_lowercase(), n)
+        }),
+        _ => None,
+    };
+    let keys: Vec<Option<(String, u64)>> = found.iter().map(volume).collect();
+    let listed: Vec<bool> = (0..found.len())
+        .map(|k| {
+            let Some(key) = &keys[k] else { return false };
+            let next = found.get(k + 1);
+            let end = next.map_or(lines.len(), |n| n.index);
+            let no_chapter = next.is_none_or(|_| keys[k + 1].is_some());
+            let no_prose = lines[found[k].index + 1..end]
+                .iter()
+                .all(|l| auto::trim_line(l).chars().count() <= auto::MAX_HEADING_WIDTH);
+            let again = keys[k + 1..]
+                .iter()
+                .any(|later| later.as_ref() == Some(key));
+            no_chapter && no_prose && again
+        })
+        .collect();
+    let mut k = 0;
+    found.retain(|_| {
+        k += 1;
+        !listed[k - 1]
     });
 }
 

@@ -288,6 +288,51 @@ pub(super) fn english_ones(s: &str) -> Option<u64> {
     u64::try_from(pos + 1).ok()
 }
 
+/// `first` to `ninety-ninth` (`First`, `TWENTY-FIRST`), as in `Book the First`.
+pub(super) fn parse_english_ordinal(s: &str) -> Option<u64> {
+    const ONES: [&str; 19] = [
+        "first",
+        "second",
+        "third",
+        "fourth",
+        "fifth",
+        "sixth",
+        "seventh",
+        "eighth",
+        "ninth",
+        "tenth",
+        "eleventh",
+        "twelfth",
+        "thirteenth",
+        "fourteenth",
+        "fifteenth",
+        "sixteenth",
+        "seventeenth",
+        "eighteenth",
+        "nineteenth",
+    ];
+    const TENS: [&str; 8] = [
+        "twentieth",
+        "thirtieth",
+        "fortieth",
+        "fiftieth",
+        "sixtieth",
+        "seventieth",
+        "eightieth",
+        "ninetieth",
+    ];
+    let lower = s.to_ascii_lowercase();
+    let ones = |w: &str| ONES.iter().position(|o| *o == w).map(|p| p as u64 + 1);
+    if let Some((tens, rest)) = lower.split_once('-') {
+        return Some(english_tens(tens)? + ones(rest).filter(|&o| o <= 9)?);
+    }
+    ones(&lower).or_else(|| {
+        TENS.iter()
+            .position(|t| *t == lower)
+            .map(|p| p as u64 * 10 + 20)
+    })
+}
+
 /// `twenty`, `thirty` … `ninety`.
 pub(super) fn english_tens(s: &str) -> Option<u64> {
     const WORDS: [&str; 8] = [

@@ -840,3 +840,86 @@ fn numbered_lists_and_numbers_in_prose_are_not_headings() {
     let mixed = format!("第一章 风起\n{body}1、早起\n{body}2、练剑\n{body}3、读书\n{body}");
     assert_eq!(split_of(&mixed), 1);
 }
+
+/// A body paragraph of a few lines, blank-line separated after it.
+const PROSE: &str = "It was late, and the door of a miserable habitation\nwas opened.\n\n\
+    A man appeared at the threshold, with a lantern\nin his hand.\n\n\
+    He looked about him, and saw nobody in the\nstreet, and went in again.\n\n\
+    The door was shut, and the light went out\nat once.\n\n";
+
+#[test]
+fn a_title_a_paragraph_below_an_untitled_heading_joins_it() {
+    let text = format!(
+        "CONTENTS.\n\nEPOCH THE FIRST, 1703.\n\nJONATHAN WILD.\n\n\
+         The Widow and her Child     1\nThe Old Mint    12\n\n\
+         EPOCH THE SECOND, 1715.\n\nThe Idle Apprentice    75\n\
+         The Mint    80\n\n\
+         EPOCH THE FIRST.\n\nCHAPTER I.\n\nThe Widow and her Child.\n\n{PROSE}\
+         CHAPTER II.\n\n{PROSE}EPOCH THE SECOND.\n\nCHAPTER I.\n\nTHE IDLE APPRENTICE\n\n{PROSE}"
+    );
+    let lines: Vec<&str> = text.lines().collect();
+    let found = split(&lines, &SplitMode::Auto);
+    assert_covers_every_line_once(&lines, &found);
+    let titles: Vec<(HeadingKind, &str, Option<u64>)> =
+        headings(&found).iter().map(|h| (h.0, h.1, h.3)).collect();
+    use HeadingKind::{Chapter, Volume};
+    assert_eq!(
+        titles,
+        [
+            (Volume, "EPOCH THE FIRST.", Some(1)),
+            (Chapter, "CHAPTER I. The Widow and her Child.", Some(1)),
+            // A first paragraph of several lines stays text.
+            (Chapter, "CHAPTER II.", Some(2)),
+            (Volume, "EPOCH THE SECOND.", Some(2)),
+            (Chapter, "CHAPTER I. THE IDLE APPRENTICE", Some(1)),
+        ]
+    );
+    // Numbering starts again in each volume: no warning. The volumes listed in the contents
+    // are text.
+    assert!(found.warnings.is_empty(), "{:?}", found.warnings);
+    assert!(found.sections[0].heading.is_none());
+}
+
+#[test]
+fn lone_roman_numerals_head_chapters_with_their_titles_below() {
+    let mut text = String::from("KATRINE\n\nA Novel\n\nMCMIX\n\n");
+    for (n, title) in ["I", "II", "III", "IV"].iter().zip([
+        "UNDER THE PINES",
+        "THE MEETING",
+        "A KINDNESS",
+        "JOSEF",
+    ]) {
+        text.push_str(&format!("{n}\n\n{title}\n\n{PROSE}"));
+    }
+    let lines: Vec<&str> = text.lines().collect();
+    let found = split(&lines, &SplitMode::Auto);
+    assert_covers_every_line_once(&lines, &found);
+    let titles: Vec<(&str, Option<u64>)> = headings(&found).iter().map(|h| (h.1, h.3)).collect();
+    assert_eq!(
+        titles,
+        [
+            ("I. UNDER THE PINES", Some(1)),
+            ("II. THE MEETING", Some(2)),
+            ("III. A KINDNESS", Some(3)),
+            ("IV. JOSEF", Some(4)),
+        ]
+    );
+    // Two lone numerals are not enough to make chapters.
+    let two: Vec<&str> = text.lines().take_while(|l| *l != "III").collect();
+    assert!(headings(&split(&two, &SplitMode::Auto)).is_empty());
+}
+
+#[test]
+fn letters_staves_and_ordinals_are_english_headings() {
+    for (line, kind, n) in [
+        ("Letter 4", HeadingKind::Chapter, 4),
+        ("STAVE ONE.", HeadingKind::Chapter, 1),
+        ("BOOK THE TWENTY-FIRST", HeadingKind::Volume, 21),
+        ("Part the Second: The Golden Thread", HeadingKind::Volume, 2),
+    ] {
+        let found = auto::detect(line);
+        assert_eq!(found.len(), 1, "{line}: {found:?}");
+        assert_eq!((found[0].kind, found[0].number), (kind, Some(n)), "{line}");
+    }
+    assert!(auto::detect("Letter to the editor").is_empty());
+}
