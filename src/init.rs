@@ -341,6 +341,10 @@ fn examine(dir: &Path, p: Planned, found: &mut Found, notes: &mut Vec<String>) -
         let (title, author) = crate::convert::gutenberg::about(&g.boilerplate);
         found.title = title;
         found.author = author;
+    } else if kind == SourceKind::Html && found.title.is_none() {
+        let (title, author) = crate::convert::gutenberg::about_html(&text);
+        found.title = title;
+        found.author = author;
     }
     if found.sample.len() < LANGUAGE_SAMPLE_BYTES {
         let room = LANGUAGE_SAMPLE_BYTES - found.sample.len();

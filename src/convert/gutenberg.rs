@@ -235,6 +235,50 @@ pub fn about(boilerplate: &str) -> (Option<String>, Option<String>) {
     (field("Title:"), field("Author:"))
 }
 
+/// [`about`] for a Project Gutenberg HTML file, from the text of its first 64 KB (the header's
+/// `Title: …` and `Author: …`, in a `<pre>` or as `<p><strong>Title</strong>: …</p>`).
+pub fn about_html(html: &str) -> (Option<String>, Option<String>) {
+    let end = (0..=html.len().min(64 * 1024))
+        .rev()
+        .find(|&i| html.is_char_boundary(i))
+        .unwrap_or(0);
+    let head = &html[..end];
+    if !head.contains("Project Gutenberg") {
+        return (None, None);
+    }
+    // The text, each block element on lines of its own.
+    let mut text = String::with_capacity(head.len());
+    let mut tag: Option<String> = None;
+    for c in head.chars() {
+        match (&mut tag, c) {
+            (None, '<') => tag = Some(String::new()),
+            (Some(t), '>') => {
+                let name = t.trim_start_matches('/').split([' ', '/', '\n']).next();
+                let name = name.unwrap_or_default().to_ascii_lowercase();
+                if matches!(
+                    name.as_str(),
+                    "p" | "div" | "br" | "pre" | "li" | "tr" | "h1" | "h2"
+                ) {
+                    text.push('\n');
+                }
+                tag = None;
+            }
+            (Some(t), c) => t.push(c),
+            (None, c) => text.push(c),
+        }
+    }
+    let decode = |v: String| {
+        v.replace("&nbsp;", " ")
+            .replace("&quot;", "\"")
+            .replace("&#39;", "'")
+            .replace("&lt;", "<")
+            .replace("&gt;", ">")
+            .replace("&amp;", "&")
+    };
+    let (title, author) = about(&text);
+    (title.map(decode), author.map(decode))
+}
+
 /// The line after the header: past `from`'s blank lines and a credit paragraph if one opens
 /// there, else `from` itself.
 fn after_credit(lines: &[&str], from: usize) -> usize {
@@ -375,6 +419,23 @@ fn is_chapter_heading(line: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_html_header_names_the_book_and_its_author() {
+        let old = "<html><body><pre>\nThe Project Gutenberg EBook of Katrine\n\nTitle: Katrine\n\n\
+                   Author: Elinor Macartney Lane\n</pre><h1>KATRINE</h1></body></html>";
+        assert_eq!(
+            about_html(old),
+            (Some("Katrine".into()), Some("Elinor Macartney Lane".into()))
+        );
+        let new = "<div id=\"pg-header\">The Project Gutenberg eBook of X<p><strong>Title</strong>: \
+                   Pride &amp; Prejudice</p>\n<p><strong>Author</strong>: Jane Austen</p></div>";
+        assert_eq!(
+            about_html(new),
+            (Some("Pride & Prejudice".into()), Some("Jane Austen".into()))
+        );
+        assert_eq!(about_html("<p>Title: Mine</p>"), (None, None));
+    }
 
     const HEADER: &str = "The Project Gutenberg eBook of Pride and Prejudice\n\nThis eBook is for the use of anyone anywhere.\n\nTitle: Pride and Prejudice\n\nAuthor: Jane Austen\n\n*** START OF THE PROJECT GUTENBERG EBOOK PRIDE AND PREJUDICE ***\n\n\n";
     const LICENCE: &str = "*** END OF THE PROJECT GUTENBERG EBOOK PRIDE AND PREJUDICE ***\n\nUpdated editions will replace the previous one.\n\nSTART: FULL LICENSE\n";
