@@ -175,6 +175,23 @@ pub enum Code {
     StoreLimit,
     /// A finding of EPUBCheck's, under its own message id (`RSC-012`, `OPF-027`, …).
     EpubcheckMessage(MessageId),
+    /// A note too short for Kobo's pop-ups (under nine characters): Kobo jumps to it instead.
+    ShortNote,
+    /// `check --target apple`: an image above Apple Books' 5.6 megapixels.
+    AppleImagePixels,
+    /// `check --target google`: a cover outside Google Play's 640 to 7200 pixels.
+    GoogleCoverSize,
+    /// `check --target kobo`: a content document above Kobo's 10 MB.
+    KoboFileSize,
+    /// `check --target kobo`: a cover page that does not show the cover with an `<img>`.
+    KoboCoverImage,
+    /// `--target kindle`: a `dc:language` not on Amazon's list of Kindle languages.
+    KindleLanguage,
+    /// `--target kindle`: a spine whose order is not the NCX's.
+    KindleSpineOrder,
+    /// `check --target kindle`: a construct Send-to-Kindle's converter rejects or garbles (a
+    /// table of contents deeper than two levels, an empty `alt`, a CSS custom property).
+    KindleConstruct,
 }
 
 impl Serialize for Code {
@@ -328,6 +345,14 @@ impl Code {
             Code::LongParagraph => "long-paragraph",
             Code::Boilerplate => "boilerplate",
             Code::UnusedIgnore => "unused-ignore",
+            Code::ShortNote => "short-note",
+            Code::AppleImagePixels => "apple-image-pixels",
+            Code::GoogleCoverSize => "google-cover-size",
+            Code::KoboFileSize => "kobo-file-size",
+            Code::KoboCoverImage => "kobo-cover-image",
+            Code::KindleLanguage => "kindle-language",
+            Code::KindleSpineOrder => "kindle-spine-order",
+            Code::KindleConstruct => "kindle-construct",
         }
     }
 }

@@ -201,7 +201,7 @@ fn the_apple_epub_asks_for_embedded_fonts_and_draws_the_arrow_as_text() {
     );
     f.write(
         "a.md",
-        "# One\n\nA claim.[^1]\n\n[^1]: The note, long enough.\n",
+        "# One\n\nA claim.[^1] Again.[^1]\n\n[^1]: The note, long enough.\n",
     );
     build(&f, &["--target", "epub,apple"]);
     let apple = f.path("out.apple.epub");
@@ -402,6 +402,41 @@ fn split_by_chapters_counts_chapter_entries() {
     let r = common::run(common::epubforge().arg("build").arg(bad.dir.path()));
     assert!(
         !r.ok && r.stderr.contains("`[output] split`"),
+        "{}",
+        r.stderr
+    );
+}
+
+#[test]
+fn notes_keep_kobos_endnote_semantics_and_short_ones_are_warned_about_where_written() {
+    let f = Fixture::empty();
+    f.write(
+        "metadata.toml",
+        "[book]\ntitle = \"Notes\"\nauthors = [\"A\"]\nlanguage = \"en\"\n\
+         [[chapters]]\nfile = \"a.md\"\n[[chapters]]\nfile = \"b.html\"\n",
+    );
+    f.write(
+        "a.md",
+        "# One\n\nA claim.[^1] Another.[^2]\n\n[^1]: Ibid.\n[^2]: A note long enough for a pop-up.\n",
+    );
+    f.write(
+        "b.html",
+        "<h1>Two</h1>\n<p>Text.<a epub:type=\"noteref\" href=\"#n1\">1</a></p>\n\
+         <section epub:type=\"rearnotes\"><ol>\n<li id=\"n1\" epub:type=\"rearnote\">Yes.</li>\n</ol></section>\n",
+    );
+    let r = build(&f, &["--target", "epub,kobo"]);
+    for out in &outputs(&f)[..2] {
+        common::assert_valid(out);
+    }
+    let two = text(&f.path("out.epub"), "EPUB/text/chapter-0002.xhtml");
+    assert!(two.contains("epub:type=\"endnote\""), "{two}");
+    assert!(two.contains("epub:type=\"endnotes\""), "{two}");
+    assert!(!two.contains("rearnote"), "{two}");
+    assert!(r.stderr.contains("a.md:5"), "{}", r.stderr);
+    assert!(r.stderr.contains("b.html:4"), "{}", r.stderr);
+    assert_eq!(
+        r.stderr.matches("Kobo shows a note").count(),
+        2,
         "{}",
         r.stderr
     );

@@ -149,6 +149,8 @@ pub(crate) fn convert_decoded(
         back_matter = back_matter.or_else(|| gutenberg_html(&mut converted, &project.layout));
     }
     warnings.extend(conversion_warnings(&src.path, &converted));
+    let html = kind == SourceKind::Html;
+    warnings.extend(short_note_warnings(&src.path, &fixed, html, &converted));
     keep_replaced_heading(kind, given.as_deref(), &mut converted);
     let title = match (given, converted.title.take()) {
         (Some(t), _) => t,
@@ -180,6 +182,38 @@ fn only_text_splits(src: &ChapterSource, kind: SourceKind) -> Result<()> {
         });
     }
     Ok(())
+}
+
+/// A warning for each note of the chapter too short for Kobo's pop-ups, at the line of
+/// `source` where it was written: an HTML note by its id as written there, a Markdown
+/// footnote by its definition.
+fn short_note_warnings(
+    path: &Path,
+    source: &str,
+    html: bool,
+    converted: &super::Converted,
+) -> Vec<Diagnostic> {
+    let short = super::notes::short_notes(&converted.body);
+    if short.is_empty() {
+        return Vec::new();
+    }
+    // Markdown's notes get ids the source never wrote.
+    let written: HashMap<&str, &str> = match html {
+        true => converted
+            .ids
+            .iter()
+            .map(|(from, to)| (to.as_str(), from.as_str()))
+            .collect(),
+        false => HashMap::new(),
+    };
+    short
+        .iter()
+        .map(|note| {
+            let source_id = written.get(note.id.as_str()).copied();
+            let line = super::notes::line_in(source, note, source_id);
+            super::notes::warning(note, path, line)
+        })
+        .collect()
 }
 
 /// The converter's warnings about a chapter, and one when it came out empty.

@@ -546,15 +546,8 @@ impl Renderer {
                 continue;
             };
             let count = self.ref_counts.get(label).copied().unwrap_or(1);
-            let backs: Vec<String> = (1..=count)
-                .map(|j| {
-                    format!(
-                        "<a href=\"#{}\" role=\"doc-backlink\">\u{21A9}</a>",
-                        ref_id(&self.marker, *n, j)
-                    )
-                })
-                .collect();
-            out.push_str(&aside(&self.marker, *n, content, &backs.join(" ")));
+            let refs: Vec<String> = (1..=count).map(|j| ref_id(&self.marker, *n, j)).collect();
+            out.push_str(&aside(&self.marker, *n, content, &refs));
         }
         let mut next = referenced.len();
         for label in &self.dup_defs {
@@ -567,7 +560,7 @@ impl Renderer {
             next += 1;
             warnings.add(format!("footnote [^{label}] is never referenced"));
             if let Some(content) = self.defs.get(key) {
-                out.push_str(&aside(&self.marker, next, content, ""));
+                out.push_str(&aside(&self.marker, next, content, &[]));
             }
         }
         out
@@ -588,16 +581,29 @@ fn ref_id(marker: &str, n: usize, occurrence: usize) -> String {
     }
 }
 
-/// One note: its number first (readers without pop-ups show notes in line), back links last.
-fn aside(marker: &str, n: usize, content: &str, backs: &str) -> String {
+/// One note. Its number comes first and is the link back to the (first) reference, as
+/// Kindle's pop-ups and readers without pop-ups (which show notes in line) want it; a note
+/// referenced more than once links back to the other references with ↩ at its end.
+fn aside(marker: &str, n: usize, content: &str, refs: &[String]) -> String {
     let mut body = content.trim_end().to_string();
-    let label = format!("<span class=\"footnote-label\">{n}.</span> ");
+    let label = match refs.first() {
+        Some(first) => {
+            format!("<a class=\"footnote-label\" href=\"#{first}\" role=\"doc-backlink\">{n}</a>. ")
+        }
+        None => format!("<span class=\"footnote-label\">{n}.</span> "),
+    };
     if let Some(rest) = body.strip_prefix("<p>") {
         body = format!("<p>{label}{rest}");
     } else {
         body = format!("<p>{label}</p>\n{body}");
     }
+    let backs: Vec<String> = refs
+        .iter()
+        .skip(1)
+        .map(|id| format!("<a href=\"#{id}\" role=\"doc-backlink\">\u{21A9}</a>"))
+        .collect();
     if !backs.is_empty() {
+        let backs = backs.join(" ");
         match body.strip_suffix("</p>") {
             Some(head) => body = format!("{head} {backs}</p>"),
             None => body = format!("{body}\n<p>{backs}</p>"),
@@ -649,6 +655,37 @@ mod tests {
     const SAMPLE: &str = "# The Title\n\nIntro with ~~struck~~ text[^one] and again[^one], then[^Two].\n\n\
 | Left | Mid | Right |\n|:-----|:---:|------:|\n| a    | b   | c     |\n\n## Section\n\n\
 ![A *picture*](images/pic%201.png \"cap\")\n\n[^one]: First note.\n[^two]: Second\n\n    with code\n";
+
+    #[test]
+    fn the_note_number_is_the_backlink_first_in_the_note() {
+        let f = convert(SAMPLE);
+        let xml = wrap(&f.body);
+        let doc = roxmltree::Document::parse(&xml).unwrap();
+        let asides: Vec<_> = doc
+            .descendants()
+            .filter(|n| n.has_tag_name("aside"))
+            .collect();
+        assert_eq!(asides.len(), 2);
+        for (i, aside) in asides.iter().enumerate() {
+            let p = aside.first_element_child().unwrap();
+            let first = p.first_child().unwrap();
+            assert!(first.has_tag_name("a"), "{:?}", first);
+            assert_eq!(first.attribute("role"), Some("doc-backlink"));
+            assert_eq!(first.text(), Some((i + 1).to_string().as_str()));
+            let back = first.attribute("href").unwrap().strip_prefix('#').unwrap();
+            let r = doc
+                .descendants()
+                .find(|n| n.attribute("id") == Some(back))
+                .unwrap();
+            assert_eq!(r.text(), Some((i + 1).to_string().as_str()));
+        }
+        // The note referenced twice links back to its second reference with an arrow.
+        let arrows = doc
+            .descendants()
+            .filter(|n| n.is_element() && n.text() == Some("\u{21A9}"))
+            .count();
+        assert_eq!(arrows, 1);
+    }
 
     #[test]
     fn footnotes_table_strikethrough_structure() {

@@ -882,24 +882,33 @@ impl Builder<'_> {
     }
 }
 
+/// The `epub:type` a note's markup keeps: `noteref` on a link; `footnote` and `endnote` on a
+/// note (`aside` or list item), which is what Kobo's readers open as a pop-up (its EPUB
+/// guidelines, "Footnotes/Endnotes"); `footnotes`/`endnotes` on the list or section holding
+/// them. The deprecated `rearnote(s)` some tools still write become `endnote(s)`.
+fn note_type(name: &str, value: &str) -> Option<&'static str> {
+    match (name, value) {
+        ("a", "noteref") => Some("noteref"),
+        ("aside" | "li", "footnote") => Some("footnote"),
+        ("aside" | "li", "endnote" | "rearnote") => Some("endnote"),
+        ("section" | "ol" | "ul", "footnotes") => Some("footnotes"),
+        ("section" | "ol" | "ul", "endnotes" | "rearnotes") => Some("endnotes"),
+        _ => None,
+    }
+}
+
 /// The attributes an element keeps that only some elements have (note references, list
 /// numbering, table cells, image sizes), checked: Some(kept or dropped) when `key` is one of
 /// them for `name`, None otherwise.
 fn element_attr(name: &str, key: &str, value: &str) -> Option<Option<(&'static str, String)>> {
     let value = value.to_string();
     Some(match key {
-        "epub:type" => {
-            let ok = match name {
-                "a" => value == "noteref",
-                "aside" => value == "footnote" || value == "endnote",
-                _ => false,
-            };
-            ok.then_some(("epub:type", value))
-        }
+        "epub:type" => note_type(name, value.trim()).map(|v| ("epub:type", v.to_string())),
         "role" => {
             let ok = match name {
                 "a" => value == "doc-noteref" || value == "doc-backlink",
                 "aside" => value == "doc-footnote",
+                "section" => value == "doc-endnotes",
                 _ => false,
             };
             ok.then_some(("role", value))
