@@ -391,7 +391,10 @@ fn write_output(
     let bytes = commit(finished, output, record)?;
     watch.lap("commit");
     let mut warnings = loaded.all_warnings();
-    warnings.extend(crate::target::size_warning(*target, output, bytes));
+    let language = &loaded.book.info.language;
+    warnings.extend(crate::target::output_warnings(
+        *target, output, bytes, language,
+    ));
     Ok(BuildReport {
         status: BuildStatus::Built,
         reused,
@@ -411,7 +414,8 @@ fn write_output(
 fn combine(mut reports: Vec<BuildReport>, timings: Vec<(&'static str, Duration)>) -> BuildReport {
     let mut first = reports.remove(0);
     for r in &mut reports {
-        r.warnings.retain(|w| w.code == Code::StoreLimit);
+        r.warnings
+            .retain(|w| crate::target::is_output_warning(w.code));
         r.sources.clear();
     }
     first.also = reports;

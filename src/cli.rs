@@ -76,6 +76,11 @@ pub struct CheckArgs {
     #[arg(long)]
     pub no_epubcheck: bool,
 
+    /// Also check the limits stores publish, on the EPUB each gets (kobo, kindle, apple,
+    /// google; separate with commas): each warning names its source.
+    #[arg(long = "target", value_name = "STORE", value_delimiter = ',', value_parser = parse_store)]
+    pub stores: Vec<epubforge::Store>,
+
     /// Stop EPUBCheck if it runs longer than this (it is then reported as not run).
     #[arg(
         long,
@@ -202,6 +207,11 @@ fn parse_target(name: &str) -> Result<TargetArg, String> {
     epubforge::Target::parse(name)
         .map(TargetArg::Epub)
         .ok_or_else(|| format!("\"{name}\" is not a target: epub, kobo, kindle, apple or azw3"))
+}
+
+fn parse_store(name: &str) -> Result<epubforge::Store, String> {
+    epubforge::Store::parse(name)
+        .ok_or_else(|| format!("\"{name}\" is not a store: kobo, kindle, apple or google"))
 }
 
 impl TargetArg {

@@ -54,6 +54,7 @@ mod media;
 mod package;
 mod project;
 mod source;
+mod store_check;
 mod target;
 mod text_fix;
 mod watch;
@@ -76,6 +77,8 @@ pub use project::{
     METADATA_FILE, Person, Project, Series, Style, Theme, WritingMode,
 };
 pub use source::{Detection, EncodingErrors};
+pub use store_check::{check_epub_stores, check_project_stores};
 pub use target::Target;
+pub use target::limits::Store;
 pub use target::volumes::Volumes;
 pub use watch::{WatchEvent, watch};

@@ -441,3 +441,119 @@ fn notes_keep_kobos_endnote_semantics_and_short_ones_are_warned_about_where_writ
         r.stderr
     );
 }
+
+/// A project of one Markdown chapter showing `pictures` (name, width, height), the first of
+/// them its cover.
+fn picture_book(language: &str, pictures: &[(&str, u32, u32)]) -> Fixture {
+    let f = Fixture::empty();
+    let mut chapter = String::from("# One\n\nSome text to read before the pictures.\n\n");
+    for (name, w, h) in pictures {
+        image::RgbImage::from_pixel(*w, *h, image::Rgb([200, 180, 160]))
+            .save(f.path(name))
+            .unwrap();
+        chapter.push_str(&format!("![{name}]({name})\n\n"));
+    }
+    f.write("a.md", chapter);
+    f.write(
+        "metadata.toml",
+        format!(
+            "[book]\ntitle = \"Pictures\"\nauthors = [\"A\"]\nlanguage = \"{language}\"\n\
+             cover = \"{}\"\n[[chapters]]\nfile = \"a.md\"\n",
+            pictures[0].0
+        ),
+    );
+    f
+}
+
+fn check(args: &[&std::ffi::OsStr]) -> common::Run {
+    common::run(common::epubforge().arg("check").args(args))
+}
+
+#[test]
+fn check_target_reports_each_stores_published_limit_with_its_source() {
+    let big = picture_book("zh-CN", &[("small.png", 600, 600), ("big.png", 2400, 2400)]);
+    let stores = ["--target", "kobo,kindle,apple,google"].map(std::ffi::OsStr::new);
+    let r = check(&[big.dir.path().as_os_str(), stores[0], stores[1]]);
+    assert!(r.ok, "{}", r.stderr);
+    for (code, source) in [
+        ("apple-image-pixels", "help.apple.com"),
+        ("google-cover-size", "support.google.com/books/partner"),
+        ("kindle-language", "kdp.amazon.com"),
+    ] {
+        let line = r.stderr.lines().find(|l| l.contains(code));
+        assert!(
+            line.is_some_and(|l| l.contains(source)),
+            "{code}: {}",
+            r.stderr
+        );
+    }
+    assert!(
+        r.stderr.contains("Pictures.apple.epub/EPUB/images/"),
+        "{}",
+        r.stderr
+    );
+    // The kepub shows its cover with an <img>; nothing here is near Kobo's 10 MB.
+    assert!(!r.stderr.contains("kobo-"), "{}", r.stderr);
+
+    let fine = picture_book("en", &[("cover.png", 1600, 2560), ("map.png", 1200, 1600)]);
+    let r = check(&[fine.dir.path().as_os_str(), stores[0], stores[1]]);
+    assert!(r.ok, "{}", r.stderr);
+    for code in [
+        "apple-image-pixels",
+        "google-cover-size",
+        "kindle-",
+        "kobo-",
+        "store-limit",
+    ] {
+        assert!(!r.stderr.contains(code), "{code}: {}", r.stderr);
+    }
+}
+
+#[test]
+fn check_target_kobo_wants_the_cover_as_an_img_which_the_kepub_has() {
+    let f = picture_book("en", &[("cover.png", 1600, 2560)]);
+    build(&f, &["--target", "epub,kobo"]);
+    let kobo = ["--target", "kobo", "--no-epubcheck"].map(std::ffi::OsStr::new);
+    let plain = f.path("out.epub");
+    let r = check(&[plain.as_os_str(), kobo[0], kobo[1], kobo[2]]);
+    assert!(
+        r.stderr.contains("warning[kobo-cover-image]"),
+        "{}",
+        r.stderr
+    );
+    assert!(r.stderr.contains("kobolabs/epub-spec"), "{}", r.stderr);
+    let kepub = f.path("out.kepub.epub");
+    common::assert_valid(&kepub);
+    let r = check(&[kepub.as_os_str(), kobo[0], kobo[1], kobo[2]]);
+    assert!(!r.stderr.contains("kobo-cover-image"), "{}", r.stderr);
+}
+
+#[test]
+fn a_kindle_build_warns_about_a_language_amazon_does_not_list_and_keeps_the_spine_order() {
+    let f = three_part_novel("\"parts\"");
+    let r = build(&f, &["--target", "epub,kindle"]);
+    assert!(
+        r.stderr.contains("`zh-CN` is not on Amazon's list"),
+        "{}",
+        r.stderr
+    );
+    assert!(r.stderr.contains("kdp.amazon.com"), "{}", r.stderr);
+    let kindle = ["--target", "kindle", "--no-epubcheck"].map(std::ffi::OsStr::new);
+    let volumes: Vec<PathBuf> = std::fs::read_dir(f.dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            p.to_string_lossy().ends_with(".epub") && p.to_string_lossy().contains("kindle")
+        })
+        .collect();
+    assert_eq!(volumes.len(), 3, "{volumes:?}");
+    for v in &volumes {
+        let r = check(&[v.as_os_str(), kindle[0], kindle[1], kindle[2]]);
+        assert!(!r.stderr.contains("kindle-spine-order"), "{}", r.stderr);
+        assert!(!r.stderr.contains("kindle-construct"), "{}", r.stderr);
+        assert!(r.stderr.contains("kindle-language"), "{}", r.stderr);
+    }
+    // The plain EPUB says nothing about Kindle's language.
+    let r = build(&f, &["--target", "epub"]);
+    assert!(!r.stderr.contains("Amazon's list"), "{}", r.stderr);
+}

@@ -18,12 +18,16 @@ pub fn run(args: CheckArgs) -> ExitCode {
         && args.target.is_file();
     let report = if is_epub {
         let epubcheck = (!args.no_epubcheck).then(|| Duration::from_secs(args.epubcheck_timeout));
-        epubforge::check_epub(&args.target, epubcheck)
+        let mut report = epubforge::check_epub(&args.target, epubcheck);
+        epubforge::check_epub_stores(&args.target, &args.stores, &mut report);
+        report
     } else {
         let opts = LoadOptions {
             allow_outside_paths: args.allow_outside_paths,
         };
-        epubforge::check_project(&args.target, &opts)
+        let mut report = epubforge::check_project(&args.target, &opts);
+        epubforge::check_project_stores(&args.target, &opts, &args.stores, &mut report);
+        report
     };
     let code = report.exit_code(args.strict);
     match args.format {

@@ -15,6 +15,7 @@
 mod container;
 mod entities;
 pub(crate) mod epubcheck;
+pub(crate) mod facts;
 mod fixed_layout;
 mod href;
 mod package_rules;

@@ -139,7 +139,7 @@ fn linked_piece<'b>(
 }
 
 /// The cover page. EPUB 3: the image scaled to the screen by an SVG wrapper, which every
-/// reader honours. EPUB 2: a plain `img`, which old readers handle best.
+/// reader honours. EPUB 2 and Kobo: a plain `img` ([`Look::cover_img`]).
 pub(super) fn cover_page(book: &Book, look: &Look, cover: &Image) -> String {
     let words = locale::words(&book.info.language);
     let (w, h) = if cover.width > 0 && cover.height > 0 {
@@ -148,9 +148,16 @@ pub(super) fn cover_page(book: &Book, look: &Look, cover: &Image) -> String {
         (1600, 2560)
     };
     let alt = format!("{}: {}", words.cover, book.info.title);
-    let body = if look.epub2() {
+    let body = if look.cover_img() {
+        let (open, close) = match look.epub2() {
+            true => ("<div class=\"cover\">", "</div>"),
+            false => (
+                "<section epub:type=\"cover\" class=\"cover\">",
+                "</section>",
+            ),
+        };
         format!(
-            "<div class=\"cover\"><img src=\"../images/{name}\" alt=\"{alt}\"/></div>\n",
+            "{open}<img src=\"../images/{name}\" alt=\"{alt}\"/>{close}\n",
             name = attr(&cover.name),
             alt = attr(&alt),
         )

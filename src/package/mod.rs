@@ -275,6 +275,13 @@ impl Look {
         self.version == EpubVersion::V2
     }
 
+    /// The cover page shows the cover with a plain `img`: in EPUB 2, which old readers handle
+    /// best, and for Kobo, whose cover extraction and previews take an `img` only (Kobo's
+    /// EPUB guidelines, "Cover Images").
+    fn cover_img(&self) -> bool {
+        self.epub2() || self.target == crate::target::Target::Kobo
+    }
+
     /// Stylesheet hrefs relative to the package document, ours first.
     fn stylesheets(&self) -> Vec<String> {
         std::iter::once("styles/book.css".to_string())

@@ -202,10 +202,10 @@ pub(super) fn calibre_series(o: &mut String, series: &crate::project::Series) {
 /// know, and no item properties.
 pub(super) fn manifest_common(o: &mut String, book: &Book, look: &Look, docs: &[Doc], epub2: bool) {
     // EPUB 3 marks the cover image and the SVG cover page; EPUB 2 has no such properties.
-    let (image_props, page_props) = if epub2 {
-        ("", "")
-    } else {
-        (" properties=\"cover-image\"", " properties=\"svg\"")
+    let (image_props, page_props) = match (epub2, look.cover_img()) {
+        (true, _) => ("", ""),
+        (false, true) => (" properties=\"cover-image\"", ""),
+        (false, false) => (" properties=\"cover-image\"", " properties=\"svg\""),
     };
     o.push_str("    <item id=\"ncx\" href=\"toc.ncx\" media-type=\"application/x-dtbncx+xml\"/>\n");
     o.push_str("    <item id=\"css\" href=\"styles/book.css\" media-type=\"text/css\"/>\n");

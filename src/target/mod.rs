@@ -15,6 +15,7 @@
 pub(crate) mod apple;
 pub(crate) mod kindle;
 pub(crate) mod kobo;
+pub(crate) mod limits;
 pub(crate) mod volumes;
 
 use std::borrow::Cow;
@@ -216,6 +217,27 @@ pub(crate) fn size_warning(
         )
         .at(output),
     )
+}
+
+/// The warnings a written EPUB of `bytes` in `language` deserves for its target: a Kindle
+/// EPUB above the e-mail limit ([`size_warning`]) or in a language Amazon does not list.
+pub(crate) fn output_warnings(
+    target: Target,
+    output: &std::path::Path,
+    bytes: u64,
+    language: &str,
+) -> Vec<crate::diagnostic::Diagnostic> {
+    let mut out: Vec<_> = size_warning(target, output, bytes).into_iter().collect();
+    if target == Target::Kindle {
+        out.extend(limits::kindle_language(language).map(|d| d.at(output)));
+    }
+    out
+}
+
+/// True for the warnings of [`output_warnings`]: those of one output, not of the book.
+pub(crate) fn is_output_warning(code: crate::diagnostic::Code) -> bool {
+    use crate::diagnostic::Code;
+    matches!(code, Code::StoreLimit | Code::KindleLanguage)
 }
 
 /// The container file every EPUB has.

@@ -1,0 +1,164 @@
+//! Reads what the stores' limits look at ([`crate::target::limits::Facts`]) from any EPUB:
+//! sizes of its content documents, pixel sizes of its images and cover, how the cover page
+//! shows the cover, the spine against the NCX, the table of contents' depth, empty `alt`s and
+//! CSS custom properties. Entries are read with the same caps as the rest of `inspect`.
+
+use std::io::{BufReader, Read, Seek};
+use std::path::Path;
+
+use super::container::Container;
+use super::read::{self, Epub, NCX_MEDIA_TYPE, TocEntry};
+use super::{InspectError, MAX_XML_ENTRY_BYTES, href};
+use crate::target::limits::{Facts, Picture};
+
+/// Images larger than this are not measured (no store takes them anyway).
+const MAX_IMAGE_BYTES: u64 = 64 * 1024 * 1024;
+
+/// The facts of the EPUB at `path`.
+pub(crate) fn facts(path: &Path) -> Result<Facts, InspectError> {
+    let io = |source| InspectError::Io {
+        path: path.display().to_string(),
+        source,
+    };
+    let epub = read::open(path)?;
+    let file = std::fs::File::open(path).map_err(io)?;
+    let bytes = file.metadata().map_err(io)?.len();
+    let mut container = Container::new(BufReader::new(file))?;
+    let mut facts = Facts {
+        bytes,
+        languages: epub.metadata.languages.clone(),
+        spine: epub.spine.iter().filter_map(|s| s.href.clone()).collect(),
+        toc_depth: depth(&epub.toc),
+        ..Facts::default()
+    };
+    measure_images(&epub, &mut container, &mut facts);
+    read_documents(&epub, &mut container, &mut facts);
+    facts.ncx = ncx_order(&epub, &mut container);
+    Ok(facts)
+}
+
+/// How deep `toc` nests (0 when empty).
+fn depth(toc: &[TocEntry]) -> usize {
+    toc.iter()
+        .map(|e| 1 + depth(&e.children))
+        .max()
+        .unwrap_or(0)
+}
+
+/// The raster images of the manifest with their sizes, and the cover among them.
+fn measure_images<R: Read + Seek>(epub: &Epub, c: &mut Container<R>, facts: &mut Facts) {
+    for item in &epub.manifest {
+        if !item.media_type.starts_with("image/") || item.media_type == "image/svg+xml" {
+            continue;
+        }
+        let Ok(bytes) = c.read_capped(&item.href, MAX_IMAGE_BYTES) else {
+            continue;
+        };
+        let Some(info) = crate::media::image::sniff(&bytes) else {
+            continue;
+        };
+        let picture = Picture {
+            name: item.href.clone(),
+            width: info.width,
+            height: info.height,
+        };
+        if epub.metadata.cover_href.as_deref() == Some(item.href.as_str()) {
+            facts.cover = Some(picture.clone());
+        }
+        facts.images.push(picture);
+    }
+}
+
+/// Sizes of the content documents, the cover page, empty `alt`s and custom properties.
+fn read_documents<R: Read + Seek>(epub: &Epub, c: &mut Container<R>, facts: &mut Facts) {
+    let cover = epub.metadata.cover_href.as_deref();
+    for item in &epub.manifest {
+        let xhtml = item.media_type == "application/xhtml+xml";
+        let css = item.media_type == "text/css";
+        if !xhtml && !css {
+            continue;
+        }
+        let Ok(text) = read::read_text(c, &item.href) else {
+            continue;
+        };
+        if css {
+            if crate::target::kindle::no_custom_properties(&text).is_some() {
+                facts.custom_properties.push(item.href.clone());
+            }
+            continue;
+        }
+        if item.properties.iter().any(|p| p == "nav") {
+            continue;
+        }
+        let size = epub
+            .entries
+            .iter()
+            .find(|e| e.name == item.href)
+            .map_or(text.len() as u64, |e| e.size);
+        facts.documents.push((item.href.clone(), size));
+        if text.contains(" alt=\"\"") {
+            facts.empty_alts.push(item.href.clone());
+        }
+        if let Some(cover) = cover
+            && facts.cover_page.is_none()
+        {
+            facts.cover_page = shows(&item.href, &text, cover).map(|img| (item.href.clone(), img));
+        }
+    }
+}
+
+/// Whether the document `name` shows the image `cover`: Some(true) with an `<img>`,
+/// Some(false) otherwise (an SVG `image`, a CSS background), None when it does not refer to it.
+fn shows(name: &str, text: &str, cover: &str) -> Option<bool> {
+    let file = cover.rsplit('/').next().unwrap_or(cover);
+    if !text.contains(file) {
+        return None;
+    }
+    let by_img = text.match_indices("<img").any(|(at, _)| {
+        let tag = &text[at..text[at..].find('>').map_or(text.len(), |e| at + e)];
+        attr_of(tag, "src")
+            .and_then(|src| href::resolve(name, src))
+            .is_some_and(|r| r.path == cover)
+    });
+    Some(by_img)
+}
+
+/// The value of attribute `name` in start tag `tag`, in either quotes.
+fn attr_of<'a>(tag: &'a str, name: &str) -> Option<&'a str> {
+    let at = tag.find(&format!(" {name}="))? + name.len() + 2;
+    let quote = tag[at..]
+        .chars()
+        .next()
+        .filter(|q| *q == '"' || *q == '\'')?;
+    let rest = &tag[at + 1..];
+    Some(&rest[..rest.find(quote)?])
+}
+
+/// The NCX's targets in document order, as entry names; empty without an NCX.
+fn ncx_order<R: Read + Seek>(epub: &Epub, c: &mut Container<R>) -> Vec<String> {
+    let Some(ncx) = epub
+        .manifest
+        .iter()
+        .find(|i| i.media_type == NCX_MEDIA_TYPE)
+    else {
+        return Vec::new();
+    };
+    let Ok(bytes) = c.read_capped(&ncx.href, MAX_XML_ENTRY_BYTES) else {
+        return Vec::new();
+    };
+    let Ok(text) = std::str::from_utf8(&bytes) else {
+        return Vec::new();
+    };
+    let opts = roxmltree::ParsingOptions {
+        allow_dtd: true,
+        ..Default::default()
+    };
+    let Ok(doc) = roxmltree::Document::parse_with_options(text, opts) else {
+        return Vec::new();
+    };
+    doc.descendants()
+        .filter(|n| n.has_tag_name("content"))
+        .filter_map(|n| href::resolve(&ncx.href, n.attribute("src")?))
+        .map(|r| r.path)
+        .collect()
+}
