@@ -557,3 +557,35 @@ fn a_kindle_build_warns_about_a_language_amazon_does_not_list_and_keeps_the_spin
     let r = build(&f, &["--target", "epub"]);
     assert!(!r.stderr.contains("Amazon's list"), "{}", r.stderr);
 }
+
+#[test]
+fn azw3_with_a_relative_output_from_another_folder_lands_there_and_keeps_the_epub_apart() {
+    let f = Fixture::sample();
+    std::fs::create_dir_all(f.path("elsewhere/out")).unwrap();
+    let run = |tool: Option<PathBuf>| {
+        let mut cmd = common::epubforge();
+        if let Some(tool) = tool {
+            cmd.env("EBOOK_CONVERT", tool);
+        }
+        cmd.current_dir(f.path("elsewhere"))
+            .args(["build", "--target", "azw3", "-o", "out/book.azw3"])
+            .arg(f.dir.path());
+        common::run(&mut cmd)
+    };
+    // Without calibre: the Kindle EPUB is written beside where the AZW3 would go, as an EPUB.
+    let r = run(Some(f.path("no-such-ebook-convert")));
+    assert!(!r.ok);
+    let epub = f.path("elsewhere/out/book.epub");
+    assert_eq!(&std::fs::read(&epub).unwrap()[..2], b"PK", "{}", r.stderr);
+    assert!(!f.path("elsewhere/out/book.azw3").exists());
+    if which("ebook-convert").is_none() {
+        eprintln!("note: calibre not installed; the AZW3 was not made");
+        return;
+    }
+    let r = run(None);
+    assert!(r.ok, "{}", r.stderr);
+    let bytes = std::fs::read(f.path("elsewhere/out/book.azw3")).unwrap();
+    assert_eq!(&bytes[60..68], b"BOOKMOBI", "a Mobipocket/KF8 file");
+    assert!(r.stdout.contains("out/book.azw3"), "{}", r.stdout);
+    common::assert_valid(&epub);
+}

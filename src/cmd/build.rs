@@ -93,7 +93,10 @@ fn options(args: &BuildArgs) -> Result<BuildOptions, ExitCode> {
         ExitCode::from(2)
     })?;
     Ok(BuildOptions {
-        output: args.output.clone(),
+        output: args
+            .output
+            .as_deref()
+            .map(|o| epub_for_azw3(o, &args.targets)),
         targets: TargetArg::targets(&args.targets),
         cache: !args.no_cache,
         force: args.force,
@@ -103,6 +106,18 @@ fn options(args: &BuildArgs) -> Result<BuildOptions, ExitCode> {
         },
         ..from_env
     })
+}
+
+/// `-o BOOK.azw3` with `--target azw3` names the AZW3: the Kindle EPUB it is made from goes
+/// beside it as `BOOK.epub` (the AZW3 is named after that EPUB), never into the AZW3's name.
+fn epub_for_azw3(output: &Path, targets: &[TargetArg]) -> PathBuf {
+    let azw3 = output
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("azw3"));
+    match azw3 && targets.contains(&TargetArg::Azw3) {
+        true => output.with_extension("epub"),
+        false => output.to_path_buf(),
+    }
 }
 
 /// Says so when `-j` asks for more threads than can help ([`epubforge::pool_size`]).
