@@ -432,6 +432,15 @@ fn notes_keep_kobos_endnote_semantics_and_short_ones_are_warned_about_where_writ
     assert!(two.contains("epub:type=\"endnote\""), "{two}");
     assert!(two.contains("epub:type=\"endnotes\""), "{two}");
     assert!(!two.contains("rearnote"), "{two}");
+    // The HTML note opens with its number, a link back to its reference (given an id).
+    assert!(
+        two.contains("<a id=\"n1-ref\" epub:type=\"noteref\" href=\"#n1\">1</a>"),
+        "{two}"
+    );
+    assert!(
+        two.contains("<a href=\"#n1-ref\" role=\"doc-backlink\">1</a> Yes."),
+        "{two}"
+    );
     assert!(r.stderr.contains("a.md:5"), "{}", r.stderr);
     assert!(r.stderr.contains("b.html:4"), "{}", r.stderr);
     assert_eq!(

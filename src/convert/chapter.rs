@@ -150,6 +150,9 @@ pub(crate) fn convert_decoded(
     }
     warnings.extend(conversion_warnings(&src.path, &converted));
     let html = kind == SourceKind::Html;
+    if html && let Some(numbered) = super::notes::number_notes(&converted.body) {
+        converted.body = numbered;
+    }
     warnings.extend(short_note_warnings(&src.path, &fixed, html, &converted));
     keep_replaced_heading(kind, given.as_deref(), &mut converted);
     let title = match (given, converted.title.take()) {

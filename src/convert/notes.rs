@@ -1,8 +1,11 @@
-//! Notes too short for Kobo's pop-ups. Kobo's readers open a linked note in a pop-up only when
-//! the note holds at least nine characters once its tags are stripped (Kobo's EPUB
-//! guidelines, "Footnotes/Endnotes"); a shorter one ("1. Ibid.") makes the reader jump to it
-//! instead. This finds them in a converted chapter body, Markdown footnotes and HTML notes
-//! alike, and says where the author wrote them. No I/O.
+//! Notes that work everywhere, on a converted chapter body (Markdown footnotes and HTML notes
+//! alike). An HTML note gets its number as the link back to its reference, first in the note
+//! ([`number_notes`]), as the Markdown converter writes its own: Kindle's pop-ups want it, and
+//! readers without pop-ups show the note in line with a way back. Notes too short for Kobo's
+//! pop-ups are found ([`short_notes`]): Kobo's readers open a linked note in a pop-up only when
+//! it holds at least nine characters once its tags are stripped (Kobo's EPUB guidelines,
+//! "Footnotes/Endnotes"); a shorter one ("1. Ibid.") makes the reader jump to it instead. No
+//! I/O.
 
 use crate::diagnostic::{Code, Diagnostic};
 
@@ -56,6 +59,106 @@ pub(crate) fn short_notes(body: &str) -> Vec<ShortNote> {
 }
 
 const EPUB: &str = "http://www.idpf.org/2007/ops";
+
+/// The body with every note (`epub:type` `footnote` or `endnote`, referenced by a `noteref`
+/// link of the same document) opening with its reference's number as a link back to that
+/// reference, which gets an id when it has none; None when no note needs it. A note that
+/// already opens with a link is left as it is.
+pub(crate) fn number_notes(body: &str) -> Option<String> {
+    if !body.contains("epub:type=\"noteref\"") {
+        return None;
+    }
+    let open =
+        "<body xmlns=\"http://www.w3.org/1999/xhtml\" xmlns:epub=\"http://www.idpf.org/2007/ops\">";
+    let xml = format!("{open}{body}</body>");
+    let doc = roxmltree::Document::parse(&xml).ok()?;
+    let ids: std::collections::HashSet<&str> = doc
+        .descendants()
+        .filter_map(|n| n.attribute("id"))
+        .collect();
+    let mut edits: Vec<(usize, String)> = Vec::new();
+    let mut numbered = std::collections::HashSet::new();
+    let is_ref =
+        |n: &roxmltree::Node| n.has_tag_name("a") && n.attribute((EPUB, "type")) == Some("noteref");
+    for r in doc.descendants().filter(is_ref) {
+        let Some(target) = r.attribute("href").and_then(|h| h.strip_prefix('#')) else {
+            continue;
+        };
+        let note = doc.descendants().find(|n| {
+            n.attribute("id") == Some(target)
+                && matches!(n.attribute((EPUB, "type")), Some("footnote" | "endnote"))
+        });
+        let Some(note) = note.filter(|n| !opens_with_link(n)) else {
+            continue;
+        };
+        let number = words(r, &|_| true);
+        if number.is_empty() || !numbered.insert(target) {
+            continue;
+        }
+        let ref_id = match r.attribute("id") {
+            Some(id) => id.to_string(),
+            None => {
+                let id = free_id(&ids, &format!("{target}-ref"));
+                edits.push((r.range().start + 2, format!(" id=\"{id}\"")));
+                id
+            }
+        };
+        let link = format!(
+            "<a href=\"#{}\" role=\"doc-backlink\">{}</a> ",
+            crate::xml::escape_attr(&ref_id),
+            crate::xml::escape_text(&number)
+        );
+        edits.push((content_start(&xml, note), link));
+    }
+    if edits.is_empty() {
+        return None;
+    }
+    edits.sort_by(|a, b| b.0.cmp(&a.0));
+    let mut out = xml;
+    for (at, text) in edits {
+        out.insert_str(at, &text);
+    }
+    let end = out.len() - "</body>".len();
+    Some(out[open.len()..end].to_string())
+}
+
+/// True when the first thing in `note` with text is a link (a number linking back already).
+fn opens_with_link(note: &roxmltree::Node) -> bool {
+    let first = note
+        .descendants()
+        .find(|d| d.is_text() && !d.text().unwrap_or_default().trim().is_empty());
+    first.is_some_and(|t| {
+        t.ancestors()
+            .take_while(|a| a != note)
+            .any(|a| a.has_tag_name("a"))
+    })
+}
+
+/// Where the number goes in `note` (of the wrapped body `xml`): inside its first paragraph
+/// when it opens with one, else right after its start tag.
+fn content_start(xml: &str, note: roxmltree::Node) -> usize {
+    let first = note.first_element_child().filter(|c| {
+        c.has_tag_name("p")
+            && note
+                .children()
+                .take_while(|n| n != c)
+                .all(|n| n.is_text() && n.text().unwrap_or_default().trim().is_empty())
+    });
+    let element = first.unwrap_or(note);
+    let start = element.range().start;
+    start + xml[start..].find('>').map_or(0, |i| i + 1)
+}
+
+/// `wanted`, or `wanted-2`, `wanted-3`… when an id of the body already has it.
+fn free_id(ids: &std::collections::HashSet<&str>, wanted: &str) -> String {
+    (1..)
+        .map(|i| match i {
+            1 => wanted.to_string(),
+            _ => format!("{wanted}-{i}"),
+        })
+        .find(|id| !ids.contains(id.as_str()))
+        .unwrap_or_default()
+}
 
 /// The number and back links the Markdown converter writes into a note.
 fn is_ours(n: &roxmltree::Node) -> bool {
@@ -114,6 +217,35 @@ pub(crate) fn line_in(source: &str, note: &ShortNote, source_id: Option<&str>) -
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_html_note_opens_with_its_number_linking_back() {
+        let body = "<p>A<a epub:type=\"noteref\" href=\"#n1\">[1]</a> B<a epub:type=\"noteref\" \
+                    id=\"r2\" href=\"#n2\">2</a> C<a epub:type=\"noteref\" href=\"#n3\">3</a></p>\
+                    <aside epub:type=\"footnote\" id=\"n1\">\n<p>First note.</p></aside>\
+                    <ol><li epub:type=\"endnote\" id=\"n2\">Second.</li>\
+                    <li epub:type=\"endnote\" id=\"n3\"><a href=\"#x\">3</a> Third.</li></ol>";
+        let out = number_notes(body).unwrap();
+        assert!(
+            out.contains("<a id=\"n1-ref\" epub:type=\"noteref\" href=\"#n1\">[1]</a>"),
+            "{out}"
+        );
+        assert!(
+            out.contains("<p><a href=\"#n1-ref\" role=\"doc-backlink\">[1]</a> First note.</p>"),
+            "{out}"
+        );
+        assert!(
+            out.contains("id=\"n2\"><a href=\"#r2\" role=\"doc-backlink\">2</a> Second."),
+            "{out}"
+        );
+        // Already opening with a link: left alone.
+        assert!(
+            out.contains("id=\"n3\"><a href=\"#x\">3</a> Third."),
+            "{out}"
+        );
+        assert_eq!(number_notes(&out), None);
+        assert_eq!(number_notes("<p>no notes</p>"), None);
+    }
 
     #[test]
     fn a_note_under_nine_characters_is_short_the_whole_note_counting() {
