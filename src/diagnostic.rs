@@ -190,7 +190,8 @@ pub enum Code {
     /// `--target kindle`: a spine whose order is not the NCX's.
     KindleSpineOrder,
     /// `check --target kindle`: a construct Send-to-Kindle's converter rejects or garbles (a
-    /// table of contents deeper than two levels, an empty `alt`, a CSS custom property).
+    /// table of contents deeper than two levels, an empty `alt`, a CSS custom property, an id
+    /// on `body`).
     KindleConstruct,
 }
 

@@ -598,3 +598,36 @@ fn azw3_with_a_relative_output_from_another_folder_lands_there_and_keeps_the_epu
     assert!(r.stdout.contains("out/book.azw3"), "{}", r.stdout);
     common::assert_valid(&epub);
 }
+
+#[test]
+fn the_kindle_toc_is_two_levels_deep_with_sections_of_chapters_in_parts() {
+    let f = Fixture::empty();
+    f.write(
+        "metadata.toml",
+        "[book]\ntitle = \"Deep\"\nauthors = [\"A\"]\nlanguage = \"en\"\n[layout]\ntoc-depth = 3\n\
+         [[parts]]\ntitle = \"Part One\"\n[[parts.chapters]]\nfile = \"a.md\"\n",
+    );
+    f.write(
+        "a.md",
+        "# Chapter\n\nText.\n\n## Section\n\nMore text.\n\n### Sub\n\nLast text.\n",
+    );
+    build(&f, &["--target", "epub,kindle"]);
+    let kindle = ["--target", "kindle", "--no-epubcheck"].map(std::ffi::OsStr::new);
+    let plain = f.path("out.epub");
+    let r = check(&[plain.as_os_str(), kindle[0], kindle[1], kindle[2]]);
+    assert!(r.stderr.contains("4 levels deep"), "{}", r.stderr);
+    let epub = f.path("out.kindle.epub");
+    common::assert_valid(&epub);
+    let r = check(&[epub.as_os_str(), kindle[0], kindle[1], kindle[2]]);
+    assert!(!r.stderr.contains("kindle-construct"), "{}", r.stderr);
+    assert!(!r.stderr.contains("kindle-spine-order"), "{}", r.stderr);
+    let ncx = text(&epub, "EPUB/toc.ncx");
+    assert!(
+        ncx.contains("<meta name=\"dtb:depth\" content=\"2\"/>"),
+        "{ncx}"
+    );
+    assert!(
+        ncx.contains("Sub"),
+        "the deepest heading is still listed: {ncx}"
+    );
+}

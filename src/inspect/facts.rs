@@ -99,6 +99,12 @@ fn read_documents<R: Read + Seek>(epub: &Epub, c: &mut Container<R>, facts: &mut
         if text.contains(" alt=\"\"") {
             facts.empty_alts.push(item.href.clone());
         }
+        let body = text
+            .find("<body")
+            .map(|at| &text[at..text[at..].find('>').map_or(at, |e| at + e)]);
+        if body.and_then(|tag| attr_of(tag, "id")).is_some() {
+            facts.body_ids.push(item.href.clone());
+        }
         if let Some(cover) = cover
             && facts.cover_page.is_none()
         {

@@ -8,7 +8,7 @@ use crate::xml::{escape_attr as attr, escape_text as text};
 /// Writes `nav.xhtml`: the nested table of contents and the landmarks.
 pub(super) fn nav_document(book: &Book, look: &Look, docs: &[Doc]) -> String {
     let words = locale::words(&book.info.language);
-    let listed = entries(docs, look.layout.toc_depth);
+    let listed = entries(docs, look);
     let mut body = String::with_capacity(1024 + listed.len() * 96);
     let _ = write!(
         body,
@@ -79,9 +79,12 @@ pub(super) struct Entry {
 }
 
 /// The table of contents: the documents listed, each chapter followed by its sections down
-/// to `toc_depth` heading levels (1: chapters only), nested under it by level, each pointing
-/// at the piece of the chapter that holds it.
-pub(super) fn entries(docs: &[Doc], toc_depth: usize) -> Vec<Entry> {
+/// to `[layout] toc-depth` heading levels (1: chapters only), nested under it by level, each
+/// pointing at the piece of the chapter that holds it. A target that nests its table of
+/// contents less deep (Kindle: two levels) gets the deeper entries one level up, in order.
+pub(super) fn entries(docs: &[Doc], look: &Look) -> Vec<Entry> {
+    let toc_depth = look.layout.toc_depth;
+    let max = look.target.toc_depth().unwrap_or(usize::MAX);
     let mut out: Vec<Entry> = Vec::new();
     for doc in docs.iter().filter(|d| d.in_toc) {
         out.push(Entry {
@@ -104,7 +107,7 @@ pub(super) fn entries(docs: &[Doc], toc_depth: usize) -> Vec<Entry> {
             out.push(Entry {
                 href: format!("text/{}.xhtml#{}", super::piece_id(*number, piece), s.id),
                 title: s.title.clone(),
-                depth: before,
+                depth: before.min(max),
             });
         }
     }
@@ -141,7 +144,7 @@ pub(super) fn nested_list(out: &mut String, docs: &[Entry], item: impl Fn(&Entry
 /// Writes `toc.ncx` for EPUB 2 readers.
 pub(super) fn ncx(book: &Book, look: &Look, docs: &[Doc]) -> String {
     let info = &book.info;
-    let docs = entries(docs, look.layout.toc_depth);
+    let docs = entries(docs, look);
     let depth = docs.iter().map(|d| d.depth).max().unwrap_or(1);
     let mut o = String::with_capacity(1024 + docs.len() * 200);
     let _ = write!(

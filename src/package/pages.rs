@@ -54,7 +54,7 @@ pub(super) fn toc_page(book: &Book, look: &Look, docs: &[Doc]) -> String {
         "<nav epub:type=\"toc\" role=\"doc-toc\" aria-labelledby=\"toc-title\">\n<h1 id=\"toc-title\">{}</h1>",
         text(words.contents)
     );
-    let listed = super::nav::entries(docs, look.layout.toc_depth);
+    let listed = super::nav::entries(docs, look);
     super::nav::nested_list(&mut o, &listed, |d| {
         // Documents sit side by side under text/.
         let href = d.href.strip_prefix("text/").unwrap_or(&d.href);

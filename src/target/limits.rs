@@ -12,7 +12,7 @@
 //! | Kindle | at most 50 MB (Send to Kindle by e-mail)            | `store-limit`        |
 //! | Kindle | a `dc:language` on Amazon's list                    | `kindle-language`    |
 //! | Kindle | spine order equal to the NCX's                      | `kindle-spine-order` |
-//! | Kindle | TOC two levels deep, no empty `alt`, no CSS custom properties | `kindle-construct` |
+//! | Kindle | TOC two levels deep, no empty `alt`, no CSS custom properties, no `body` ids | `kindle-construct` |
 
 use std::path::Path;
 
@@ -108,6 +108,8 @@ pub(crate) struct Facts {
     pub empty_alts: Vec<String>,
     /// Stylesheets that define or use a CSS custom property.
     pub custom_properties: Vec<String>,
+    /// Content documents whose `body` has an id (links to it break in Kindle's converter).
+    pub body_ids: Vec<String>,
 }
 
 /// Where Apple documents its image limit.
@@ -346,6 +348,12 @@ fn kindle_constructs(facts: &Facts, epub: &Path) -> Vec<Diagnostic> {
     for name in &facts.custom_properties {
         out.push(construct(entry(epub, name), "CSS custom properties".into()));
     }
+    for name in &facts.body_ids {
+        out.push(construct(
+            entry(epub, name),
+            "an id on `body`, a link target".into(),
+        ));
+    }
     out
 }
 
@@ -446,6 +454,7 @@ mod tests {
             toc_depth: 3,
             empty_alts: names(&["EPUB/text/a.xhtml"]),
             custom_properties: names(&["EPUB/styles/book.css"]),
+            body_ids: names(&["EPUB/text/b.xhtml"]),
             ..fine.clone()
         };
         let found = review(Store::Kindle, &bad, epub);
@@ -455,6 +464,7 @@ mod tests {
                 "store-limit",
                 "kindle-language",
                 "kindle-spine-order",
+                "kindle-construct",
                 "kindle-construct",
                 "kindle-construct",
                 "kindle-construct"
