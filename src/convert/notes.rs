@@ -113,7 +113,7 @@ pub(crate) fn number_notes(body: &str) -> Option<String> {
     if edits.is_empty() {
         return None;
     }
-    edits.sort_by(|a, b| b.0.cmp(&a.0));
+    edits.sort_by_key(|e| std::cmp::Reverse(e.0));
     let mut out = xml;
     for (at, text) in edits {
         out.insert_str(at, &text);
