@@ -28,6 +28,7 @@ use crate::package::{self, Look};
 use crate::project::{FileStamp, Project};
 use crate::target::Target;
 use crate::write::{self, EntryPlan, Stale};
+use rayon::prelude::*;
 use std::sync::Arc;
 
 /// Options for one build.
@@ -345,18 +346,22 @@ fn build_outputs(
         .collect();
     let finished = write::write(outputs, &mut loaded.book, &look, bodies, memo.as_ref())?;
     watch.lap("write");
-    let mut reports = Vec::with_capacity(todo.len());
-    for ((pending, plan), finished) in todo.iter_mut().zip(plans).zip(finished) {
-        reports.push(commit_output(
-            project,
-            opts,
-            &mut loaded,
-            pending,
-            plan,
-            finished,
-        )?);
+    let mut records = Vec::with_capacity(todo.len());
+    for (pending, plan) in todo.iter_mut().zip(plans) {
+        records.push(record_of(project, opts, &mut loaded, pending, plan));
     }
+    // Each EPUB moved into place beside the others: replacing a big file takes a while.
+    let committed: Vec<Result<u64>> = finished
+        .into_par_iter()
+        .zip(records.par_iter_mut())
+        .zip(todo.par_iter())
+        .map(|((finished, (_, record)), pending)| commit(finished, &pending.output, record.take()))
+        .collect();
     watch.lap("commit");
+    let mut reports = Vec::with_capacity(todo.len());
+    for ((pending, (reused, _)), bytes) in todo.iter().zip(records).zip(committed) {
+        reports.push(report(&loaded, pending, reused, bytes?));
+    }
     Ok(reports)
 }
 
@@ -393,41 +398,50 @@ fn lay_out_all(
     }
 }
 
-/// Commits one written output and, with a cache, its record; its report.
-fn commit_output(
+/// How many chapters an output laid out by `plan` copies and of how many, and with a cache,
+/// the record of the output.
+fn record_of(
     project: &Project,
     opts: &BuildOptions,
     loaded: &mut Loaded,
     pending: &mut Pending,
     plan: EntryPlan,
-    finished: Finished,
-) -> Result<BuildReport> {
-    let Pending {
-        target,
-        output,
-        reuse,
-    } = pending;
-    let (reused, chapters) = (plan.copied_chapters(), plan.docs.len());
+) -> ((usize, usize), Option<record::Record>) {
+    let counts = (plan.copied_chapters(), plan.docs.len());
     let record = opts.cache.then(|| {
         let titles = chapter_titles(&mut loaded.book);
-        let reuse = std::mem::replace(reuse, Box::new(Reuse::none(project)));
+        let reuse = std::mem::replace(&mut pending.reuse, Box::new(Reuse::none(project)));
         reuse.into_record(built(loaded, plan, titles))
     });
-    let bytes = commit(finished, output, record)?;
+    (counts, record)
+}
+
+/// The report of an output written and committed, `bytes` long, with `reused` of its
+/// `chapters` copied.
+fn report(
+    loaded: &Loaded,
+    pending: &Pending,
+    (reused, chapters): (usize, usize),
+    bytes: u64,
+) -> BuildReport {
     let mut warnings = loaded.all_warnings();
-    warnings.extend(crate::target::size_warning(*target, output, bytes));
-    Ok(BuildReport {
+    warnings.extend(crate::target::size_warning(
+        pending.target,
+        &pending.output,
+        bytes,
+    ));
+    BuildReport {
         status: BuildStatus::Built,
         reused,
-        output: output.clone(),
-        target: *target,
+        output: pending.output.clone(),
+        target: pending.target,
         chapters,
         bytes,
         warnings,
         sources: loaded.sources.iter().map(|s| s.report.clone()).collect(),
         timings: Vec::new(),
         also: Vec::new(),
-    })
+    }
 }
 
 /// The first report with the others as its [`BuildReport::also`] (their warnings, the same

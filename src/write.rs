@@ -15,7 +15,7 @@
 
 use std::collections::HashMap;
 use std::ops::Range;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use rayon::prelude::*;
@@ -285,34 +285,52 @@ pub(crate) fn write(
     memo: Option<&Arc<PackMemo>>,
 ) -> Result<Vec<archive::Finished>> {
     let count = outputs.first().map_or(0, |o| o.plan.chapters.len());
-    let todo: Vec<usize> = (0..count)
-        .filter(|&k| outputs.iter().any(|o| !o.copies(k)))
+    // For each chapter, the target of each output that packages it.
+    let wanted: Vec<Vec<Option<Target>>> = (0..count)
+        .map(|k| {
+            let target = |o: &Output<'_>| (!o.copies(k)).then_some(o.target);
+            outputs.iter().map(target).collect()
+        })
         .collect();
+    let todo: Vec<usize> = (0..count)
+        .filter(|&k| wanted[k].iter().any(Option::is_some))
+        .collect();
+    let first = outputs
+        .first()
+        .map_or(PathBuf::new(), |o| o.path.to_path_buf());
     let mut writing = outputs
         .into_iter()
-        .map(|out| {
-            let mut writer = EpubWriter::create(out.path)?;
-            if let Some(memo) = memo {
-                writer.share(Arc::clone(memo));
-            }
-            Ok(Writing {
-                out,
-                writer,
-                cursor: 0,
-            })
-        })
+        .map(|out| Writing::start(out, memo))
         .collect::<Result<Vec<_>>>()?;
+    let mut ready = None;
     for chunk in chunks(&todo, &bodies) {
-        let texts = render_chunk(book, look, chunk, &mut bodies);
-        let packed = pack_chunk(texts, chunk, &writing).map_err(|e| {
-            let path = writing.first().map_or(Path::new(""), |w| w.out.path);
-            Error::io(path, "cannot write", e)
-        })?;
-        for (o, w) in writing.iter_mut().enumerate() {
-            w.write_chunk(o, chunk, &packed)?;
-        }
+        // The last chunk is written while this one is rendered and compressed.
+        let (written, packed) = rayon::join(
+            || write_chunk(&mut writing, ready.take()),
+            || pack_chunk(render_chunk(book, look, chunk, &mut bodies), chunk, &wanted),
+        );
+        written?;
+        ready = Some((
+            chunk,
+            packed.map_err(|e| Error::io(&first, "cannot write", e))?,
+        ));
     }
+    write_chunk(&mut writing, ready)?;
     writing.into_iter().map(Writing::finish).collect()
+}
+
+/// A chunk's chapters and their documents as [`pack_chunk`] made them.
+type PackedChunk<'a> = (&'a [usize], Vec<Vec<DocVersions>>);
+
+/// Writes a packed chunk (if any) to every output.
+fn write_chunk(writing: &mut [Writing<'_>], chunk: Option<PackedChunk<'_>>) -> Result<()> {
+    let Some((chunk, packed)) = chunk else {
+        return Ok(());
+    };
+    for (o, w) in writing.iter_mut().enumerate() {
+        w.write_chunk(o, chunk, &packed)?;
+    }
+    Ok(())
 }
 
 /// An output being written: its writer, and the next of its plan's entries to write.
@@ -322,7 +340,20 @@ struct Writing<'a> {
     cursor: usize,
 }
 
-impl Writing<'_> {
+impl<'a> Writing<'a> {
+    /// Starts writing `out`, sharing the frame's compressed entries through `memo`.
+    fn start(out: Output<'a>, memo: Option<&Arc<PackMemo>>) -> Result<Writing<'a>> {
+        let mut writer = EpubWriter::create(out.path)?;
+        if let Some(memo) = memo {
+            writer.share(Arc::clone(memo));
+        }
+        Ok(Writing {
+            out,
+            writer,
+            cursor: 0,
+        })
+    }
+
     /// Writes the entries up to the end of the last chapter of `chunk`: the documents of its
     /// chapters this output (the `o`th) packages from `packed` (by chapter of the chunk), the
     /// rest as the plan says.
@@ -441,25 +472,21 @@ impl DocVersions {
 }
 
 /// Every document of the chunk (`texts`, by chapter of `chunk`) finished for the target of
-/// each output that packages its chapter and compressed, in parallel: a document that a target
+/// each output that packages its chapter (`wanted`, by chapter) and compressed, in parallel: a document that a target
 /// leaves as it is is the same version for every such output, compressed once.
 fn pack_chunk(
     texts: Vec<Vec<Xhtml>>,
     chunk: &[usize],
-    writing: &[Writing<'_>],
+    wanted: &[Vec<Option<Target>>],
 ) -> std::io::Result<Vec<Vec<DocVersions>>> {
-    let wanted: Vec<Vec<Option<Target>>> = chunk
+    let wanted = chunk
         .iter()
-        .map(|&k| {
-            let target = |w: &Writing<'_>| (!w.out.copies(k)).then_some(w.out.target);
-            writing.iter().map(target).collect()
-        })
-        .collect();
+        .map(|&k| wanted.get(k).map_or(&[][..], Vec::as_slice));
     let sizes: Vec<usize> = texts.iter().map(Vec::len).collect();
     let docs: Vec<(Xhtml, &[Option<Target>])> = texts
         .into_iter()
-        .zip(&wanted)
-        .flat_map(|(docs, targets)| docs.into_iter().map(move |d| (d, targets.as_slice())))
+        .zip(wanted)
+        .flat_map(|(docs, targets)| docs.into_iter().map(move |d| (d, targets)))
         .collect();
     let mut packed = docs
         .into_par_iter()
