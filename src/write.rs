@@ -284,7 +284,8 @@ pub(crate) fn write(
     mut bodies: Vec<String>,
     memo: Option<&Arc<PackMemo>>,
 ) -> Result<Vec<archive::Finished>> {
-    let count = outputs.first().map_or(0, |o| o.plan.chapters.len());
+    let count = outputs.iter().map(|o| o.plan.chapters.len()).max();
+    let count = count.unwrap_or(0);
     // For each chapter, the target of each output that packages it.
     let wanted: Vec<Vec<Option<Target>>> = (0..count)
         .map(|k| {
@@ -369,10 +370,10 @@ impl<'a> Writing<'a> {
             if self.out.copies(k) {
                 continue;
             }
-            let range = plan.chapters[k].clone();
-            if range.len() != docs.len() {
-                return Err(layout_mismatch(self.out.path));
-            }
+            let range = match plan.chapters.get(k) {
+                Some(range) if range.len() == docs.len() => range.clone(),
+                _ => return Err(layout_mismatch(self.out.path)),
+            };
             for (at, doc) in range.zip(docs) {
                 match doc.taken_by(o) {
                     Some(entry) if entry.name() == plan.entries[at].name => fresh.insert(at, entry),
@@ -380,7 +381,8 @@ impl<'a> Writing<'a> {
                 };
             }
         }
-        let end = chunk.last().map_or(self.cursor, |&k| plan.chapters[k].end);
+        let last = chunk.last().and_then(|&k| plan.chapters.get(k));
+        let end = last.map_or(self.cursor, |r| r.end);
         let next = |i: usize| match fresh.get(&i) {
             Some(p) => Next::Packed(p),
             None => Next::Entry(&plan.entries[i]),
