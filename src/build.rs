@@ -28,6 +28,7 @@ use crate::package::{self, Look};
 use crate::project::{FileStamp, Project};
 use crate::target::Target;
 use crate::write::{self, EntryPlan, Stale};
+use rayon::prelude::*;
 use std::sync::Arc;
 
 /// Options for one build.
@@ -191,8 +192,8 @@ pub(crate) fn prefetch(opts: &BuildOptions, default_output: &Path) -> Prefetched
 /// for this build's first EPUB).
 ///
 /// Several targets share one reading and conversion of the book: each output is then laid
-/// out, written and committed in turn, with its own build record, so that each is rebuilt
-/// incrementally on its own. A chapter is converted unless every output still to write takes
+/// out on its own, all are written in step ([`crate::write::write`]), then each is committed
+/// with its own build record, so that each is rebuilt incrementally on its own. A chapter is converted unless every output still to write takes
 /// it from its previous EPUB.
 pub(crate) fn build_with(
     project: &Project,
@@ -329,84 +330,120 @@ fn build_outputs(
     watch.lap("read and convert");
     let mut look = crate::look::prepare(project, &mut loaded.book, &mut loaded.warnings)?;
     let mut bodies = set_aside(&mut loaded.book);
+    let plans = lay_out_all(project, &mut loaded, &mut look, todo, &mut bodies)?;
+    watch.lap("lay out");
+    // The frame's entries that are the same in several outputs are compressed once.
+    let memo = (todo.len() > 1).then(|| Arc::new(PackMemo::default()));
+    let outputs = todo
+        .iter_mut()
+        .zip(&plans)
+        .map(|(pending, plan)| write::Output {
+            path: &pending.output,
+            plan,
+            target: pending.target,
+            previous: pending.reuse.previous.as_mut().map(|(epub, _)| epub),
+        })
+        .collect();
+    let finished = write::write(outputs, &mut loaded.book, &look, bodies, memo.as_ref())?;
+    watch.lap("write");
+    let mut records = Vec::with_capacity(todo.len());
+    for (pending, plan) in todo.iter_mut().zip(plans) {
+        records.push(record_of(project, opts, &mut loaded, pending, plan));
+    }
+    // Each EPUB moved into place beside the others: replacing a big file takes a while.
+    let committed: Vec<Result<u64>> = finished
+        .into_par_iter()
+        .zip(records.par_iter_mut())
+        .zip(todo.par_iter())
+        .map(|((finished, (_, record)), pending)| commit(finished, &pending.output, record.take()))
+        .collect();
+    watch.lap("commit");
     let mut reports = Vec::with_capacity(todo.len());
-    let count = todo.len();
-    // Most entries are the same in every output: compressed once.
-    let memo = (count > 1).then(|| Arc::new(PackMemo::default()));
-    for (n, pending) in todo.iter_mut().enumerate() {
-        look.target = pending.target;
-        let last = n + 1 == count;
-        reports.push(write_output(
-            project,
-            opts,
-            &mut loaded,
-            &look,
-            pending,
-            (&mut bodies, last),
-            (&mut *watch, &memo),
-        )?);
+    for ((pending, (reused, _)), bytes) in todo.iter().zip(records).zip(committed) {
+        reports.push(report(&loaded, pending, reused, bytes?));
     }
     Ok(reports)
 }
 
-/// Lays out, writes and commits one output (the bodies are used up by the `last` one); each
-/// stage timed on `watch`.
-fn write_output(
+/// Every pending output laid out (each for its target), the chapter bodies set aside in
+/// `bodies`. A chapter that one output's layout converts again (its record refuted) changes the
+/// book the others were laid out for: then they are all laid out again.
+fn lay_out_all(
+    project: &Project,
+    loaded: &mut Loaded,
+    look: &mut Look,
+    todo: &mut [Pending],
+    bodies: &mut [String],
+) -> Result<Vec<EntryPlan>> {
+    loop {
+        let mut plans = Vec::with_capacity(todo.len());
+        let mut converted = false;
+        for pending in todo.iter_mut() {
+            look.target = pending.target;
+            let (plan, again) = lay_out(
+                project,
+                loaded,
+                look,
+                &mut pending.reuse,
+                &pending.output,
+                bodies,
+            )?;
+            converted |= again;
+            plans.push(plan);
+        }
+        look.target = Target::Epub;
+        if !converted || todo.len() == 1 {
+            return Ok(plans);
+        }
+    }
+}
+
+/// How many chapters an output laid out by `plan` copies and of how many, and with a cache,
+/// the record of the output.
+fn record_of(
     project: &Project,
     opts: &BuildOptions,
     loaded: &mut Loaded,
-    look: &Look,
     pending: &mut Pending,
-    (bodies, last): (&mut Vec<String>, bool),
-    (watch, memo): (&mut Stopwatch, &Option<Arc<PackMemo>>),
-) -> Result<BuildReport> {
-    let Pending {
-        target,
-        output,
-        reuse,
-    } = pending;
-    let plan = lay_out(project, loaded, look, reuse, output, bodies)?;
-    watch.lap("lay out");
-    let mine = if last {
-        std::mem::take(bodies)
-    } else {
-        bodies.clone()
-    };
-    let previous = reuse.previous.as_mut().map(|(epub, _)| epub);
-    let finished = write::write(
-        output,
-        &plan,
-        &mut loaded.book,
-        look,
-        mine,
-        (previous, memo.as_ref()),
-    )?;
-    watch.lap("write");
-    let (reused, chapters) = (plan.copied_chapters(), plan.docs.len());
+    plan: EntryPlan,
+) -> ((usize, usize), Option<record::Record>) {
+    let counts = (plan.copied_chapters(), plan.docs.len());
     let record = opts.cache.then(|| {
         let titles = chapter_titles(&mut loaded.book);
-        let reuse = std::mem::replace(reuse, Box::new(Reuse::none(project)));
+        let reuse = std::mem::replace(&mut pending.reuse, Box::new(Reuse::none(project)));
         reuse.into_record(built(loaded, plan, titles))
     });
-    let bytes = commit(finished, output, record)?;
-    watch.lap("commit");
+    (counts, record)
+}
+
+/// The report of an output written and committed, `bytes` long, with `reused` of its
+/// `chapters` copied.
+fn report(
+    loaded: &Loaded,
+    pending: &Pending,
+    (reused, chapters): (usize, usize),
+    bytes: u64,
+) -> BuildReport {
     let mut warnings = loaded.all_warnings();
     let language = &loaded.book.info.language;
     warnings.extend(crate::target::output_warnings(
-        *target, output, bytes, language,
+        pending.target,
+        &pending.output,
+        bytes,
+        language,
     ));
-    Ok(BuildReport {
+    BuildReport {
         status: BuildStatus::Built,
         reused,
-        output: output.clone(),
-        target: *target,
+        output: pending.output.clone(),
+        target: pending.target,
         chapters,
         bytes,
         warnings,
         sources: loaded.sources.iter().map(|s| s.report.clone()).collect(),
         timings: Vec::new(),
         also: Vec::new(),
-    })
+    }
 }
 
 /// The first report with the others as its [`BuildReport::also`] (their warnings, the same
@@ -480,7 +517,8 @@ fn up_to_date(recorded: Recorded, output: PathBuf, target: Target) -> BuildRepor
 
 /// Lays the book's entries out, its chapter bodies set aside in `bodies` (by chapter). A chapter
 /// taken from the cache whose recorded documents the layout refutes (its name moved: a split
-/// file before it gained a chapter) is converted after all, and the book laid out again.
+/// file before it gained a chapter) is converted after all, and the book laid out again; true
+/// when that happened.
 fn lay_out(
     project: &Project,
     loaded: &mut Loaded,
@@ -488,7 +526,8 @@ fn lay_out(
     reuse: &mut Reuse,
     output: &Path,
     bodies: &mut [String],
-) -> Result<EntryPlan> {
+) -> Result<(EntryPlan, bool)> {
+    let mut converted = false;
     for _ in 0..2 {
         let mut reused: Vec<Option<&[(String, Hash)]>> = vec![None; bodies.len()];
         for (i, &k) in loaded.first_chapter.iter().enumerate() {
@@ -497,7 +536,7 @@ fn lay_out(
             }
         }
         let stale = match write::lay_out(&loaded.book, look, &reused, reuse.previous.as_ref()) {
-            Ok(plan) => return Ok(plan),
+            Ok(plan) => return Ok((plan, converted)),
             Err(Stale(stale)) => stale,
         };
         let again: Vec<usize> = (0..loaded.first_chapter.len())
@@ -508,6 +547,7 @@ fn lay_out(
         }
         again.iter().for_each(|&i| reuse.forget(i));
         loaded.convert_again(project, &again)?;
+        converted = true;
         for (slot, body) in bodies.iter_mut().zip(set_aside(&mut loaded.book)) {
             if !body.is_empty() {
                 *slot = body;

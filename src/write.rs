@@ -6,19 +6,26 @@
 //! Every build writes this way, with or without a previous EPUB: a chapter's documents (one,
 //! or more when it is split for size) are known from its count of pieces before its body is
 //! packaged, so the layout always holds.
+//!
+//! A build for several targets writes all its EPUBs in step, each laid out on its own: a chunk's
+//! chapters are rendered once, each target finishes the text (most leave most documents as
+//! they are), and each distinct document is compressed once, all in one parallel pass. Writing
+//! the outputs one after the other rendered every chapter, and hashed and looked up every
+//! compressed document, once per target (issue 17's four targets cost 2.4 times one).
 
 use std::collections::HashMap;
 use std::ops::Range;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use rayon::prelude::*;
 
-use crate::archive::{self, EpubWriter, PackMemo, PreviousEpub};
+use crate::archive::{self, EpubWriter, PackMemo, PackedEntry, PreviousEpub};
 use crate::error::{Error, Result};
 use crate::incremental::record::Body;
 use crate::incremental::{self, Hash};
 use crate::package::{self, Book, Entry, Look};
+use crate::target::Target;
 
 /// Chapter documents are packaged at most this many body bytes at a time: small enough to
 /// bound memory, large enough that re-running the package stage per chunk costs little.
@@ -245,57 +252,161 @@ impl EntryPlan {
     }
 }
 
-/// Writes the EPUB laid out by `plan` to its temporary file: the chapters not copied are
-/// packaged a chunk at a time from `bodies` (each chapter's body, set aside from `book`), and
-/// every entry is written in order, new or copied from `previous`. With `memo`, entries
-/// another output of the build compressed already are not compressed again.
+/// One EPUB the write stage writes: where it goes, its layout, the target its chapter
+/// documents are finished for, and the previous EPUB its copied entries come from.
+pub(crate) struct Output<'a> {
+    pub path: &'a Path,
+    pub plan: &'a EntryPlan,
+    pub target: Target,
+    pub previous: Option<&'a mut PreviousEpub>,
+}
+
+impl Output<'_> {
+    /// Whether this output copies chapter `k` from its previous EPUB rather than packaging it.
+    fn copies(&self, k: usize) -> bool {
+        let plan = self.plan;
+        plan.chapters
+            .get(k)
+            .is_some_and(|r| plan.copy.get(r.start) == Some(&true))
+    }
+}
+
+/// Writes every output laid out by its plan to its temporary file, all in step: the chapters
+/// some output packages are rendered a chunk at a time from `bodies` (each chapter's body, set
+/// aside from `book`), once for all outputs; each output's target finishes the text, and each
+/// distinct document is compressed once ([`pack_chunk`]). Every output then gets its entries
+/// in order, new or copied from its previous EPUB. With `memo`, entries of the frame another
+/// output compressed already are not compressed again.
 pub(crate) fn write(
-    output: &Path,
-    plan: &EntryPlan,
+    outputs: Vec<Output<'_>>,
     book: &mut Book,
     look: &Look,
     mut bodies: Vec<String>,
-    (mut previous, memo): (Option<&mut PreviousEpub>, Option<&Arc<PackMemo>>),
-) -> Result<archive::Finished> {
-    let todo: Vec<usize> = (0..plan.chapters.len())
-        .filter(|&k| plan.copy.get(plan.chapters[k].start) != Some(&true))
+    memo: Option<&Arc<PackMemo>>,
+) -> Result<Vec<archive::Finished>> {
+    let count = outputs.iter().map(|o| o.plan.chapters.len()).max();
+    let count = count.unwrap_or(0);
+    // For each chapter, the target of each output that packages it.
+    let wanted: Vec<Vec<Option<Target>>> = (0..count)
+        .map(|k| {
+            let target = |o: &Output<'_>| (!o.copies(k)).then_some(o.target);
+            outputs.iter().map(target).collect()
+        })
         .collect();
-    let mut writer = EpubWriter::create(output)?;
-    if let Some(memo) = memo {
-        writer.share(Arc::clone(memo));
-    }
-    let mut cursor = 0;
+    let todo: Vec<usize> = (0..count)
+        .filter(|&k| wanted[k].iter().any(Option::is_some))
+        .collect();
+    let first = outputs
+        .first()
+        .map_or(PathBuf::new(), |o| o.path.to_path_buf());
+    let mut writing = outputs
+        .into_iter()
+        .map(|out| Writing::start(out, memo))
+        .collect::<Result<Vec<_>>>()?;
+    let mut ready = None;
     for chunk in chunks(&todo, &bodies) {
-        let docs = package_chunk(book, look, chunk, &mut bodies);
-        let mut fresh: HashMap<usize, Entry> = HashMap::with_capacity(docs.len());
-        let mut docs = docs.into_iter();
-        for &k in chunk {
-            for at in plan.chapters[k].clone() {
-                match docs.next() {
-                    Some(doc) if doc.name == plan.entries[at].name => fresh.insert(at, doc),
-                    _ => return Err(layout_mismatch(output)),
+        // The last chunk is written while this one is rendered and compressed.
+        let (written, packed) = rayon::join(
+            || write_chunk(&mut writing, ready.take()),
+            || pack_chunk(render_chunk(book, look, chunk, &mut bodies), chunk, &wanted),
+        );
+        written?;
+        ready = Some((
+            chunk,
+            packed.map_err(|e| Error::io(&first, "cannot write", e))?,
+        ));
+    }
+    write_chunk(&mut writing, ready)?;
+    writing.into_iter().map(Writing::finish).collect()
+}
+
+/// A chunk's chapters and their documents as [`pack_chunk`] made them.
+type PackedChunk<'a> = (&'a [usize], Vec<Vec<DocVersions>>);
+
+/// Writes a packed chunk (if any) to every output.
+fn write_chunk(writing: &mut [Writing<'_>], chunk: Option<PackedChunk<'_>>) -> Result<()> {
+    let Some((chunk, packed)) = chunk else {
+        return Ok(());
+    };
+    for (o, w) in writing.iter_mut().enumerate() {
+        w.write_chunk(o, chunk, &packed)?;
+    }
+    Ok(())
+}
+
+/// An output being written: its writer, and the next of its plan's entries to write.
+struct Writing<'a> {
+    out: Output<'a>,
+    writer: EpubWriter,
+    cursor: usize,
+}
+
+impl<'a> Writing<'a> {
+    /// Starts writing `out`, sharing the frame's compressed entries through `memo`.
+    fn start(out: Output<'a>, memo: Option<&Arc<PackMemo>>) -> Result<Writing<'a>> {
+        let mut writer = EpubWriter::create(out.path)?;
+        if let Some(memo) = memo {
+            writer.share(Arc::clone(memo));
+        }
+        Ok(Writing {
+            out,
+            writer,
+            cursor: 0,
+        })
+    }
+
+    /// Writes the entries up to the end of the last chapter of `chunk`: the documents of its
+    /// chapters this output (the `o`th) packages from `packed` (by chapter of the chunk), the
+    /// rest as the plan says.
+    fn write_chunk(
+        &mut self,
+        o: usize,
+        chunk: &[usize],
+        packed: &[Vec<DocVersions>],
+    ) -> Result<()> {
+        let plan = self.out.plan;
+        let mut fresh: HashMap<usize, &PackedEntry> = HashMap::new();
+        for (&k, docs) in chunk.iter().zip(packed) {
+            if self.out.copies(k) {
+                continue;
+            }
+            let range = match plan.chapters.get(k) {
+                Some(range) if range.len() == docs.len() => range.clone(),
+                _ => return Err(layout_mismatch(self.out.path)),
+            };
+            for (at, doc) in range.zip(docs) {
+                match doc.taken_by(o) {
+                    Some(entry) if entry.name() == plan.entries[at].name => fresh.insert(at, entry),
+                    _ => return Err(layout_mismatch(self.out.path)),
                 };
             }
         }
-        let end = chunk.last().map_or(cursor, |&k| plan.chapters[k].end);
+        let last = chunk.last().and_then(|&k| plan.chapters.get(k));
+        let end = last.map_or(self.cursor, |r| r.end);
+        let next = |i: usize| match fresh.get(&i) {
+            Some(p) => Next::Packed(p),
+            None => Next::Entry(&plan.entries[i]),
+        };
+        let range = self.cursor..end;
         write_range(
-            &mut writer,
-            cursor..end,
-            |i| fresh.get(&i).unwrap_or(&plan.entries[i]),
+            &mut self.writer,
+            range,
+            next,
             &plan.copy,
-            previous.as_deref_mut(),
+            self.out.previous.as_deref_mut(),
         )?;
-        cursor = end;
+        self.cursor = end;
+        Ok(())
     }
-    let rest = cursor..plan.entries.len();
-    write_range(
-        &mut writer,
-        rest,
-        |i| &plan.entries[i],
-        &plan.copy,
-        previous,
-    )?;
-    writer.finish_writing()
+
+    /// Writes the entries after the last chapter, then the directory.
+    fn finish(mut self) -> Result<archive::Finished> {
+        let plan = self.out.plan;
+        let rest = self.cursor..plan.entries.len();
+        let next = |i: usize| Next::Entry(&plan.entries[i]);
+        write_range(&mut self.writer, rest, next, &plan.copy, self.out.previous)?;
+        self.writer.finish_writing()
+    }
 }
 
 /// `todo` cut into runs of chapters whose bodies add up to about [`CHUNK_BYTES`].
@@ -318,14 +429,14 @@ fn chunks<'a>(todo: &'a [usize], bodies: &[String]) -> Vec<&'a [usize]> {
     out
 }
 
-/// The documents of the chapters of `chunk`, in order: their bodies go back into the book to
-/// be packaged, and are freed right after.
-fn package_chunk(
+/// The documents of the chapters of `chunk` (name and XHTML, by chapter), as the plain EPUB
+/// has them: their bodies go back into the book to be rendered, and are freed right after.
+fn render_chunk(
     book: &mut Book,
     look: &Look,
     chunk: &[usize],
     bodies: &mut [String],
-) -> Vec<Entry> {
+) -> Vec<Vec<Xhtml>> {
     let mut slots = package::chapters_mut(&mut book.contents);
     for &k in chunk {
         if let (Some(slot), Some(body)) = (slots.get_mut(k), bodies.get_mut(k)) {
@@ -335,18 +446,93 @@ fn package_chunk(
     drop(slots);
     // On a pool thread, so its allocations reuse the memory freed by earlier chunks' bodies
     // (which were allocated by pool threads) rather than growing another arena.
-    let docs = rayon::scope(|_| package::chapter_documents(book, look, chunk));
-    let docs: Vec<Entry> = docs
-        .into_par_iter()
-        .map(|doc| look.target.finish_owned(doc))
-        .collect();
+    let texts = rayon::scope(|_| package::chapter_texts(book, look, chunk));
     let mut slots = package::chapters_mut(&mut book.contents);
     for &k in chunk {
         if let Some(slot) = slots.get_mut(k) {
             slot.body = String::new();
         }
     }
-    docs
+    texts
+}
+
+/// A document's name in the container and its XHTML.
+type Xhtml = (String, String);
+
+/// One chapter document as the outputs take it: its distinct versions, compressed, and which
+/// version each output takes (None: that output copies the chapter).
+struct DocVersions {
+    versions: Vec<PackedEntry>,
+    taken: Vec<Option<usize>>,
+}
+
+impl DocVersions {
+    fn taken_by(&self, output: usize) -> Option<&PackedEntry> {
+        let v = (*self.taken.get(output)?)?;
+        self.versions.get(v)
+    }
+}
+
+/// Every document of the chunk (`texts`, by chapter of `chunk`) finished for the target of
+/// each output that packages its chapter (`wanted`, by chapter) and compressed, in parallel: a document that a target
+/// leaves as it is is the same version for every such output, compressed once.
+fn pack_chunk(
+    texts: Vec<Vec<Xhtml>>,
+    chunk: &[usize],
+    wanted: &[Vec<Option<Target>>],
+) -> std::io::Result<Vec<Vec<DocVersions>>> {
+    let wanted = chunk
+        .iter()
+        .map(|&k| wanted.get(k).map_or(&[][..], Vec::as_slice));
+    let sizes: Vec<usize> = texts.iter().map(Vec::len).collect();
+    let docs: Vec<(Xhtml, &[Option<Target>])> = texts
+        .into_iter()
+        .zip(wanted)
+        .flat_map(|(docs, targets)| docs.into_iter().map(move |d| (d, targets)))
+        .collect();
+    let mut packed = docs
+        .into_par_iter()
+        .map(|(doc, targets)| versions(doc, targets))
+        .collect::<std::io::Result<Vec<_>>>()?
+        .into_iter();
+    Ok(sizes
+        .into_iter()
+        .map(|n| packed.by_ref().take(n).collect())
+        .collect())
+}
+
+/// The versions of document `name` with XHTML `text` that `targets` (one per output; None
+/// for an output that does not take it) want, compressed.
+fn versions(
+    (name, text): (String, String),
+    targets: &[Option<Target>],
+) -> std::io::Result<DocVersions> {
+    let finished: Vec<Option<Option<String>>> = targets
+        .iter()
+        .map(|t| t.map(|t| t.finish_text(&name, &text)))
+        .collect();
+    let entry = |name: &str, text: String| Entry {
+        name: name.to_string(),
+        data: text.into_bytes(),
+        compress: true,
+    };
+    let mut versions = Vec::new();
+    let plain = finished.iter().any(|f| matches!(f, Some(None)));
+    if plain {
+        versions.push(PackedEntry::new(entry(&name, text))?);
+    }
+    let mut taken = Vec::with_capacity(finished.len());
+    for f in finished {
+        taken.push(match f {
+            None => None,
+            Some(None) => Some(0),
+            Some(Some(own)) => {
+                versions.push(PackedEntry::new(entry(&name, own))?);
+                Some(versions.len() - 1)
+            }
+        });
+    }
+    Ok(DocVersions { versions, taken })
 }
 
 fn layout_mismatch(output: &Path) -> Error {
@@ -357,24 +543,41 @@ fn layout_mismatch(output: &Path) -> Error {
     )
 }
 
+/// The next entry to write: to be compressed, or compressed already.
+enum Next<'a> {
+    Entry(&'a Entry),
+    Packed(&'a PackedEntry),
+}
+
 /// Writes entries `range` in order: those marked in `copy` copied raw from the previous EPUB
-/// (under the same name), the rest compressed in parallel batches.
+/// (under the same name), those compressed already as they are, the rest compressed in
+/// parallel batches.
 fn write_range<'a>(
     writer: &mut EpubWriter,
     range: Range<usize>,
-    entry: impl Fn(usize) -> &'a Entry,
+    next: impl Fn(usize) -> Next<'a>,
     copy: &[bool],
     mut previous: Option<&mut PreviousEpub>,
 ) -> Result<()> {
     let mut batch: Vec<&Entry> = Vec::new();
     for i in range {
-        match (copy.get(i), previous.as_deref_mut()) {
-            (Some(true), Some(prev)) => {
+        let entry = next(i);
+        match (copy.get(i), previous.as_deref_mut(), entry) {
+            (Some(true), Some(prev), entry) => {
                 writer.add_refs(&batch)?;
                 batch.clear();
-                writer.copy_raw(prev, &entry(i).name)?;
+                let name = match entry {
+                    Next::Entry(e) => e.name.as_str(),
+                    Next::Packed(p) => p.name(),
+                };
+                writer.copy_raw(prev, name)?;
             }
-            _ => batch.push(entry(i)),
+            (_, _, Next::Packed(p)) => {
+                writer.add_refs(&batch)?;
+                batch.clear();
+                writer.add_packed(p)?;
+            }
+            (_, _, Next::Entry(e)) => batch.push(e),
         }
     }
     writer.add_refs(&batch)

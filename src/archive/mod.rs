@@ -123,6 +123,52 @@ fn pack_all<'a>(
     }
 }
 
+/// An entry compressed ahead of its writing, owned: the write stage compresses a chunk's
+/// chapter documents once, in parallel, for every output that takes them
+/// ([`EpubWriter::add_packed`]).
+pub struct PackedEntry {
+    name: String,
+    method: u16,
+    crc: u32,
+    size: u64,
+    data: Vec<u8>,
+}
+
+impl PackedEntry {
+    /// `entry` compressed (or stored, as its `compress` says).
+    pub fn new(entry: Entry) -> std::io::Result<PackedEntry> {
+        let packed = pack(&entry)?;
+        let (method, crc, size) = (packed.method, packed.crc, packed.size);
+        let compressed = match packed.data {
+            Cow::Owned(data) => Some(data),
+            Cow::Borrowed(_) => None,
+        };
+        let data = compressed.unwrap_or(entry.data);
+        Ok(PackedEntry {
+            name: entry.name,
+            method,
+            crc,
+            size,
+            data,
+        })
+    }
+
+    /// The entry's name in the container.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn as_packed(&self) -> Packed<'_> {
+        Packed {
+            name: &self.name,
+            method: self.method,
+            crc: self.crc,
+            size: self.size,
+            data: Cow::Borrowed(&self.data),
+        }
+    }
+}
+
 /// Entries already compressed in this build, by name and content: the outputs of several
 /// targets share most of their entries (a target leaves most documents as they are), which
 /// are then compressed once.
@@ -621,6 +667,14 @@ impl EpubWriter {
             self.zip.append(p).map_err(|e| self.write_error(e))?;
         }
         Ok(())
+    }
+
+    /// Appends an entry compressed beforehand.
+    pub fn add_packed(&mut self, entry: &PackedEntry) -> Result<()> {
+        self.flush_run().map_err(|e| self.write_error(e))?;
+        self.zip
+            .append(&entry.as_packed())
+            .map_err(|e| self.write_error(e))
     }
 
     /// Appends the entry `name` of `previous` as it is, without decompressing it. Entries that

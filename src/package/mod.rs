@@ -567,7 +567,7 @@ pub fn package_with(book: &Book, look: &Look) -> Vec<Entry> {
 }
 
 /// The package without its chapter documents rendered: what a writer that renders chapters
-/// itself ([`chapter_documents`]) or copies them from a previous EPUB needs first.
+/// itself ([`chapter_texts`]) or copies them from a previous EPUB needs first.
 pub struct Frame {
     /// Every entry of [`package_with`], in order, chapter documents empty.
     pub entries: Vec<Entry>,
@@ -827,17 +827,23 @@ fn package_entries(book: &Book, look: &Look, docs: &[Doc<'_>], chapters: bool) -
 }
 
 /// The documents of chapters `wanted` (0-based, in reading order), every piece of a chapter
-/// split for size, exactly as [`package_with`] writes them (rendered in parallel).
+/// split for size, exactly as [`package_with`] writes them (rendered in parallel): name in the
+/// container and XHTML, grouped by chapter. The write stage finishes the text for each target
+/// ([`crate::target`]) before it becomes an entry.
 ///
 /// Only chapter documents depend on chapter bodies: the package document, the navigation and
 /// the generated pages depend on titles, file names and each chapter's count of pieces. So a
 /// writer that streams a big book can package its [`frame`] (bodies set aside) once, then
 /// just the chapters of each chunk.
-pub fn chapter_documents(book: &Book, look: &Look, wanted: &[usize]) -> Vec<Entry> {
+pub(crate) fn chapter_texts(
+    book: &Book,
+    look: &Look,
+    wanted: &[usize],
+) -> Vec<Vec<(String, String)>> {
     use rayon::prelude::*;
     let chapters = all_chapters(book);
     let limit = split_limit(&look.layout);
-    let docs: Vec<Vec<Entry>> = wanted
+    wanted
         .par_iter()
         .filter_map(|&k| Some((k, *chapters.get(k)?)))
         .map(|(k, chapter)| {
@@ -850,16 +856,26 @@ pub fn chapter_documents(book: &Book, look: &Look, wanted: &[usize]) -> Vec<Entr
                     let doc = chapter_doc(chapter, k + 1, i, body, 1);
                     // A chapter document shows only the others' file names and anchors: no
                     // need to lay them all out.
-                    Entry {
-                        name: format!("{ROOT}/{}", doc.href),
-                        data: docs::render(book, look, &doc, &[], &chapters).into_bytes(),
-                        compress: true,
-                    }
+                    let text = docs::render(book, look, &doc, &[], &chapters);
+                    (format!("{ROOT}/{}", doc.href), text)
                 })
                 .collect()
         })
-        .collect();
-    docs.into_iter().flatten().collect()
+        .collect()
+}
+
+/// [`chapter_texts`] as entries, in order.
+#[cfg(test)]
+fn chapter_documents(book: &Book, look: &Look, wanted: &[usize]) -> Vec<Entry> {
+    chapter_texts(book, look, wanted)
+        .into_iter()
+        .flatten()
+        .map(|(name, text)| Entry {
+            name,
+            data: text.into_bytes(),
+            compress: true,
+        })
+        .collect()
 }
 
 /// The book's chapters, depth-first: the order of [`documents`].

@@ -116,7 +116,7 @@ impl Target {
     }
 
     /// The text of entry `name` as this target wants it; None when unchanged.
-    fn finish_text(self, name: &str, text: &str) -> Option<String> {
+    pub(crate) fn finish_text(self, name: &str, text: &str) -> Option<String> {
         let content = is_content_document(name);
         match self {
             Target::Epub => None,
