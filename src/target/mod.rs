@@ -8,7 +8,7 @@
 //! target starts from, so a chapter document a target leaves alone is the same bytes in every
 //! output, compressed once ([`crate::write`]).
 //!
-//! Chapter documents go through [`Target::finish_chapter`] one by one, as the writer packages
+//! Chapter documents go through [`Target::finish_text`] one by one, as the writer packages
 //! them a chunk at a time; everything else (package document, navigation, stylesheets, extra
 //! files) through [`Target::finish_frame`].
 
