@@ -187,56 +187,177 @@ fn source(name: &str) -> &'static str {
     )
 }
 
-/// Keys of one or more files, for longest-prefix lookups: every key and every proper prefix of
-/// a key is an entry, holding the key's first candidate or None for a bare prefix, so a lookup
-/// walks forward one character at a time and stops at the first miss.
-#[derive(Debug, Default)]
+/// Keys of one or more files as a trie of characters, for longest-prefix lookups: a lookup
+/// walks forward one character (one edge) at a time and stops at the first character no key
+/// continues with. Every position of a text starts a lookup, most of which end at once, so
+/// the first step is an array indexed by the character (for the Basic Multilingual Plane),
+/// and a node is only a number whose flags say whether a key ends there and whether a longer
+/// one goes on: a lookup reads nothing else until it finds a key. Other edges are one hash
+/// map keyed by node and character.
+#[derive(Debug)]
 struct Table {
-    entries: FxHashMap<&'static str, Option<&'static str>>,
+    /// The node of each key's first character below U+10000; 0 for none.
+    first: Box<[u32]>,
+    /// Every other edge: (parent node's index, character) to child node.
+    edges: FxHashMap<(u32, char), u32>,
+    /// A bit for each edge of `edges`, by [`edge_bit`]: most lookups in it miss, and a miss
+    /// here costs less than one in the map (this stays in a fast cache; the map does not).
+    edge_bits: Box<[u64]>,
+    /// A bit for each character below U+10000 that starts a key.
+    starts: Box<[u64]>,
+    /// The candidate of the key that ends at each node index ("" where none does).
+    values: Vec<&'static str>,
+    /// Whether every key is one character, none of them an ideographic description one.
+    single_chars: bool,
+}
+
+/// A node's flag: a key ends there.
+const VALUED: u32 = 1 << 31;
+/// A node's flag: a longer key goes on from there.
+const INNER: u32 = 1 << 30;
+/// A node's index, without its flags.
+const INDEX: u32 = INNER - 1;
+/// The characters the first step's array covers.
+const FIRST: usize = 0x1_0000;
+/// How many bits [`Table::edge_bits`] has (a power of two): some ten for each edge of the
+/// largest table.
+const EDGE_BITS: usize = 1 << 20;
+
+/// The bit of an edge in [`Table::edge_bits`].
+#[inline]
+fn edge_bit(node: u32, c: char) -> usize {
+    let h = (u64::from(node) << 21 | u64::from(c)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    (h >> (64 - EDGE_BITS.trailing_zeros())) as usize
+}
+
+/// Whether bit `i` of `bits` is set.
+#[inline]
+fn bit(bits: &[u64], i: usize) -> bool {
+    bits[i / 64] & (1 << (i % 64)) != 0
 }
 
 impl Table {
     /// The files' keys; on a key in several, the earliest file's candidate.
     fn of(files: &[&'static str]) -> Table {
-        let mut table = Table::default();
+        let mut table = Table {
+            first: vec![0; FIRST].into_boxed_slice(),
+            edges: FxHashMap::default(),
+            edge_bits: vec![0; EDGE_BITS / 64].into_boxed_slice(),
+            starts: vec![0; FIRST / 64].into_boxed_slice(),
+            values: vec![""],
+            single_chars: true,
+        };
+        let mut flags = vec![0];
         for file in files {
             for line in source(file).lines() {
                 let Some((key, values)) = line.split_once('\t') else {
                     continue;
                 };
-                let value = values.split(' ').next().unwrap_or("");
-                if key.is_empty() {
-                    continue;
-                }
-                for (i, _) in key.char_indices().skip(1) {
-                    table.entries.entry(&key[..i]).or_insert(None);
-                }
-                let slot = table.entries.entry(key).or_insert(None);
-                if slot.is_none() {
-                    *slot = Some(value);
+                if !key.is_empty() {
+                    let mut chars = key.chars();
+                    let one = chars
+                        .next()
+                        .filter(|&c| arity(c) == 0 && chars.next().is_none());
+                    table.single_chars &= one.is_some();
+                    let value = values.split(' ').next().unwrap_or("");
+                    table.insert(key, value, &mut flags);
                 }
             }
+        }
+        // Each node's flags into every reference to it.
+        let flagged = |n: u32| n | flags[n as usize];
+        for n in table.first.iter_mut().filter(|n| **n != 0) {
+            *n = flagged(*n);
+        }
+        for (&(node, c), n) in table.edges.iter_mut() {
+            *n = flagged(*n);
+            let i = edge_bit(node, c);
+            table.edge_bits[i / 64] |= 1 << (i % 64);
+        }
+        for (c, _) in table.first.iter().enumerate().filter(|(_, n)| **n != 0) {
+            table.starts[c / 64] |= 1 << (c % 64);
         }
         table
     }
 
+    /// Adds `key` with its candidate `value`, unless it is already there (`flags`: each node
+    /// index's flags so far; references to nodes carry none until [`Table::of`] is done).
+    fn insert(&mut self, key: &str, value: &'static str, flags: &mut Vec<u32>) {
+        let mut node = 0;
+        for c in key.chars() {
+            flags[node as usize] |= INNER;
+            let known = match c as usize {
+                i if node == 0 && i < FIRST => self.first[i],
+                _ => self.edges.get(&(node, c)).copied().unwrap_or(0),
+            };
+            node = match known {
+                0 => {
+                    let n = u32::try_from(self.values.len())
+                        .ok()
+                        .filter(|&n| n <= INDEX)
+                        .expect("fewer than 2^30 dictionary nodes");
+                    self.values.push("");
+                    flags.push(0);
+                    match c as usize {
+                        i if node == 0 && i < FIRST => self.first[i] = n,
+                        _ => {
+                            self.edges.insert((node, c), n);
+                        }
+                    }
+                    n
+                }
+                n => n & INDEX,
+            };
+        }
+        if flags[node as usize] & VALUED == 0 {
+            flags[node as usize] |= VALUED;
+            self.values[node as usize] = value;
+        }
+    }
+
+    /// The node under the node with index `node` by `c`, with its flags; 0 for none.
+    #[inline]
+    fn child(&self, node: u32, c: char) -> u32 {
+        if node == 0 && (c as usize) < FIRST {
+            return self.first[c as usize];
+        }
+        if !bit(&self.edge_bits, edge_bit(node, c)) {
+            return 0;
+        }
+        self.edges.get(&(node, c)).copied().unwrap_or(0)
+    }
+
+    /// Whether some key may start with `c` (every character from U+10000 may).
+    #[inline]
+    fn may_start(&self, c: char) -> bool {
+        (c as usize) >= FIRST || bit(&self.starts, c as usize)
+    }
+
     /// The longest key that `text` starts with: its length in bytes and its candidate.
+    #[inline]
     fn longest(&self, text: &str) -> Option<(usize, &'static str)> {
+        let mut chars = text.char_indices();
+        let (_, c) = chars.next()?;
+        let mut node = self.child(0, c);
+        let mut end = c.len_utf8();
         let mut found = None;
-        for (i, c) in text.char_indices() {
-            let end = i + c.len_utf8();
-            match self.entries.get(&text[..end]) {
-                None => break,
-                Some(Some(value)) => found = Some((end, *value)),
-                Some(None) => {}
+        while node != 0 {
+            if node & VALUED != 0 {
+                found = Some((end, self.values[(node & INDEX) as usize]));
             }
+            if node & INNER == 0 {
+                break;
+            }
+            let Some((i, c)) = chars.next() else { break };
+            node = self.child(node & INDEX, c);
+            end = i + c.len_utf8();
         }
         found
     }
 }
 
 /// A dictionary ready for lookups.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 enum Matcher {
     Table(Arc<Table>),
     Union(Vec<Matcher>),
@@ -254,6 +375,27 @@ impl Matcher {
             File(name) => Matcher::Table(shared_table(vec![name])),
             Union(members) => Matcher::Union(members.iter().map(Matcher::of).collect()),
             First(members) => Matcher::First(members.iter().map(Matcher::of).collect()),
+        }
+    }
+
+    /// [`Matcher::longest`], after a look at whether any key starts with the first character.
+    #[inline]
+    fn lookup(&self, text: &str) -> Option<(usize, &'static str)> {
+        let c = text.chars().next()?;
+        if self.may_start(c) {
+            self.longest(text)
+        } else {
+            None
+        }
+    }
+
+    /// Whether some key may start with `c`.
+    fn may_start(&self, c: char) -> bool {
+        match self {
+            Matcher::Table(t) => t.may_start(c),
+            Matcher::Union(members) | Matcher::First(members) => {
+                members.iter().any(|m| m.may_start(c))
+            }
         }
     }
 
@@ -305,6 +447,9 @@ pub struct Converter {
     normalise: Matcher,
     segmentation: Option<Matcher>,
     chain: Vec<Matcher>,
+    /// When the first step's first dictionary is the segmentation's, the rest of that step:
+    /// see [`Converter::known_first`].
+    known: Option<Matcher>,
 }
 
 impl Converter {
@@ -323,11 +468,35 @@ impl Converter {
     }
 
     fn of(spec: &Spec) -> Converter {
+        let segmentation = spec.segmentation.as_ref().map(Matcher::of);
+        let chain: Vec<Matcher> = spec.chain.iter().map(Matcher::of).collect();
+        let known = Converter::known_first(segmentation.as_ref(), chain.first());
         Converter {
             normalise: Matcher::of(&NORMALISE),
-            segmentation: spec.segmentation.as_ref().map(Matcher::of),
-            chain: spec.chain.iter().map(Matcher::of).collect(),
+            segmentation,
+            chain,
+            known,
         }
+    }
+
+    /// The rest of the first step when its work is known from the segmentation: when the
+    /// step is a `First` group whose first dictionary is the segmentation's and whose others
+    /// only have keys of one character (no ideographic description character), that
+    /// dictionary matches a segment that is one of its keys as a whole, and never matches
+    /// inside a run of characters that none of its keys starts (the step walks such a run
+    /// character by character, as the segmentation did); so a matched segment becomes its
+    /// candidate, and a run needs only the rest of the group. (`s2tw`, `s2hk` and `s2twp`:
+    /// the phrases are looked up once instead of twice.)
+    fn known_first(segmentation: Option<&Matcher>, first: Option<&Matcher>) -> Option<Matcher> {
+        let (Some(Matcher::Table(seg)), Some(Matcher::First(members))) = (segmentation, first)
+        else {
+            return None;
+        };
+        let (Matcher::Table(lead), rest) = members.split_first()? else {
+            return None;
+        };
+        let single = |m: &Matcher| matches!(m, Matcher::Table(t) if t.single_chars);
+        (Arc::ptr_eq(seg, lead) && rest.iter().all(single)).then(|| Matcher::First(rest.to_vec()))
     }
 
     /// Converts `text` as OpenCC 1.4.2 does.
@@ -339,89 +508,124 @@ impl Converter {
     /// character boundaries) to the same place in the result. A mark inside a replaced key
     /// stays after as many characters of the replacement as of the key, when both have as
     /// many; else it goes after the replacement.
+    ///
+    /// Each step runs over the whole text at once: the segments' ends are offsets that every
+    /// step moves as it moves the marks, and no key is looked up across one (OpenCC converts
+    /// each segment apart).
     pub fn convert_marking(&self, text: &str, marks: &mut [usize]) -> String {
-        let mut normal = String::with_capacity(text.len());
-        step(&self.normalise, text, &mut normal, marks);
-        let mut out = String::with_capacity(normal.len() + normal.len() / 5);
-        let (mut a, mut b) = (String::new(), String::new());
-        let whole = [&normal[..]];
-        let pieces = match &self.segmentation {
-            None => whole.to_vec(),
-            Some(seg) => segments(seg, &normal),
-        };
-        let (mut start, mut m) = (0, 0);
-        for segment in pieces {
-            let end = start + segment.len();
-            let first = m;
-            while m < marks.len() && marks[m] < end {
-                marks[m] -= start;
-                m += 1;
+        let mut a = String::with_capacity(text.len());
+        step(&self.normalise, text, &mut a, &mut [], marks);
+        let mut b = String::with_capacity(a.len() + a.len() / 5);
+        let mut ends = Vec::new();
+        let mut chain = self.chain.iter();
+        if let Some(seg) = &self.segmentation {
+            let segments = segments(seg, &a);
+            ends = segments.iter().map(|s| s.0).collect();
+            if let Some(rest) = &self.known {
+                chain.next();
+                let lookup = |segment: usize, text: &str| match segments[segment].1 {
+                    Some(value) => Some((text.len(), value)),
+                    None => rest.lookup(text),
+                };
+                step_with(&a, &mut b, &mut ends, marks, lookup);
+                std::mem::swap(&mut a, &mut b);
             }
-            self.chain_on(segment, &mut out, [&mut a, &mut b], &mut marks[first..m]);
-            start = end;
         }
-        for mark in &mut marks[m..] {
-            *mark = out.len();
-        }
-        out
-    }
-
-    /// Every step of the chain on one segment, appended to `out` (`scratch`: two buffers);
-    /// `marks`, offsets into the segment, become offsets into `out`.
-    fn chain_on(
-        &self,
-        segment: &str,
-        out: &mut String,
-        scratch: [&mut String; 2],
-        marks: &mut [usize],
-    ) {
-        let [a, b] = scratch;
-        let Some((last, first)) = self.chain.split_last() else {
-            for mark in marks.iter_mut() {
-                *mark += out.len();
-            }
-            out.push_str(segment);
-            return;
-        };
-        if first.is_empty() {
-            step(last, segment, out, marks);
-            return;
-        }
-        a.clear();
-        a.push_str(segment);
-        for m in first {
+        for m in chain {
             b.clear();
-            step(m, a, b, marks);
-            std::mem::swap(a, b);
+            step(m, &a, &mut b, &mut ends, marks);
+            std::mem::swap(&mut a, &mut b);
         }
-        step(last, a, out, marks);
+        a
     }
 }
 
-/// One conversion step over `text`, appended to `out`: the longest key at each position
-/// becomes its candidate; anything else is copied (an ideographic description sequence whole).
-/// `marks` (offsets into `text`, ascending) become offsets into `out`.
-fn step(m: &Matcher, text: &str, out: &mut String, marks: &mut [usize]) {
-    let (mut at, mut next) = (0, 0);
-    while at < text.len() {
-        let rest = &text[at..];
-        let (len, value) = match m.longest(rest) {
-            Some(found) => found,
-            None => {
-                let len = unmatched_len(rest);
-                (len, &rest[..len])
-            }
-        };
-        while next < marks.len() && marks[next] < at + len {
-            marks[next] = out.len() + moved(&rest[..len], value, marks[next] - at);
-            next += 1;
+/// Offsets into a step's input, ascending, moved to the same places in its output as the
+/// step goes.
+struct Moving<'a> {
+    offsets: &'a mut [usize],
+    /// The first offset not moved yet.
+    next: usize,
+}
+
+impl Moving<'_> {
+    /// Moves the offsets before `at`, which fall in text copied unchanged from input offset
+    /// `copied` to output offset `out`.
+    fn copied(&mut self, at: usize, copied: usize, out: usize) {
+        while self.next < self.offsets.len() && self.offsets[self.next] < at {
+            self.offsets[self.next] = out + self.offsets[self.next] - copied;
+            self.next += 1;
         }
+    }
+
+    /// Moves the offsets inside `key`, at input offset `at`, replaced by `value` at output
+    /// offset `out`.
+    fn replaced(&mut self, at: usize, key: &str, value: &str, out: usize) {
+        while self.next < self.offsets.len() && self.offsets[self.next] < at + key.len() {
+            self.offsets[self.next] = out + moved(key, value, self.offsets[self.next] - at);
+            self.next += 1;
+        }
+    }
+
+    /// Moves the rest: those at the end of the input go to the end of the output.
+    fn finish(&mut self, len: usize, copied: usize, out: usize) {
+        self.copied(len, copied, out);
+        let end = out + len - copied;
+        for offset in &mut self.offsets[self.next..] {
+            *offset = end;
+        }
+    }
+}
+
+/// One conversion step over `text`, appended to `out`, by the dictionary `m`.
+fn step(m: &Matcher, text: &str, out: &mut String, ends: &mut [usize], marks: &mut [usize]) {
+    step_with(text, out, ends, marks, |_, rest| m.lookup(rest));
+}
+
+/// One conversion step over `text`, appended to `out`: at each position the match `lookup`
+/// finds (given the segment's index and the text from there to the segment's end) becomes its
+/// candidate; anything else is copied (an ideographic description sequence whole), a run of
+/// it at once. `ends` (the segments' ends, ascending, the last the text's end; or none) and
+/// `marks` (ascending) are offsets into `text` that become offsets into `out`.
+fn step_with(
+    text: &str,
+    out: &mut String,
+    ends: &mut [usize],
+    marks: &mut [usize],
+    mut lookup: impl FnMut(usize, &str) -> Option<(usize, &'static str)>,
+) {
+    let mut marks = Moving {
+        offsets: marks,
+        next: 0,
+    };
+    // text[copied..at] is copied as it is, when the run ends.
+    let (mut at, mut copied, mut segment) = (0, 0, 0);
+    let mut limit = ends.first().copied().unwrap_or(text.len());
+    while at < text.len() {
+        while at >= limit {
+            ends[segment] = out.len() + at - copied;
+            segment += 1;
+            limit = ends.get(segment).copied().unwrap_or(text.len());
+        }
+        let rest = &text[at..limit];
+        let Some((len, value)) = lookup(segment, rest) else {
+            at += unmatched_len(rest);
+            continue;
+        };
+        marks.copied(at, copied, out.len());
+        out.push_str(&text[copied..at]);
+        marks.replaced(at, &rest[..len], value, out.len());
         out.push_str(value);
         at += len;
+        copied = at;
     }
-    for mark in &mut marks[next..] {
-        *mark = out.len();
-    }
+    marks.finish(text.len(), copied, out.len());
+    let mut ends = Moving {
+        offsets: &mut ends[segment..],
+        next: 0,
+    };
+    ends.finish(text.len(), copied, out.len());
+    out.push_str(&text[copied..]);
 }
 
 /// Where an offset `inside` the replaced `key` falls in its replacement `value`.
@@ -439,25 +643,25 @@ fn moved(key: &str, value: &str, inside: usize) -> usize {
         .map_or(value.len(), |(i, _)| i)
 }
 
-/// The segments of `text` by maximum forward matching: each longest match, and each run of
-/// characters no key starts.
-fn segments<'t>(m: &Matcher, text: &'t str) -> Vec<&'t str> {
+/// The segments of `text` by maximum forward matching, as their ends: each longest match with
+/// its candidate, and each run of characters no key starts.
+fn segments(m: &Matcher, text: &str) -> Vec<(usize, Option<&'static str>)> {
     let mut out = Vec::new();
     let (mut run, mut at) = (0, 0);
     while at < text.len() {
-        if let Some((len, _)) = m.longest(&text[at..]) {
+        if let Some((len, value)) = m.lookup(&text[at..]) {
             if run < at {
-                out.push(&text[run..at]);
+                out.push((at, None));
             }
-            out.push(&text[at..at + len]);
             at += len;
+            out.push((at, Some(value)));
             run = at;
         } else {
             at += unmatched_len(&text[at..]);
         }
     }
     if run < at {
-        out.push(&text[run..]);
+        out.push((at, None));
     }
     out
 }
@@ -465,7 +669,11 @@ fn segments<'t>(m: &Matcher, text: &'t str) -> Vec<&'t str> {
 /// Bytes to copy at the start of `text` when no key matches there: a whole ideographic
 /// description sequence, else one character.
 fn unmatched_len(text: &str) -> usize {
-    ids_len(text).unwrap_or_else(|| text.chars().next().map_or(text.len(), char::len_utf8))
+    match text.chars().next() {
+        None => 0,
+        Some(c) if arity(c) == 0 => c.len_utf8(),
+        Some(c) => ids_len(text).unwrap_or(c.len_utf8()),
+    }
 }
 
 /// How many operands an ideographic description character takes (0: not one).

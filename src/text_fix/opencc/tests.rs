@@ -54,7 +54,31 @@ fn an_ideographic_description_sequence_is_copied_whole() {
 fn segments_are_longest_matches_and_runs_between_them() {
     let m = Matcher::of(&ST_PHRASES);
     let got = segments(&m, "ab干净cd");
-    assert_eq!(got, ["ab", "干净", "cd"]);
+    assert_eq!(got, [(2, None), (8, Some("乾淨")), (10, None)]);
+}
+
+#[test]
+fn a_first_step_known_from_the_segmentation_gives_what_the_whole_lookup_gives() {
+    // The phrases' step is skipped where the segmentation decided it (s2tw, s2hk, s2twp);
+    // the same configurations without that shortcut must give the same text and marks.
+    let text = "燕颔虎须，声若巨雷。干净的⿰钅只与干戈，⿰钅\n后来头发干了。\u{F900}理发";
+    for name in ["s2tw", "s2hk", "s2twp"] {
+        let spec = SPECS.iter().find(|s| s.name == name).unwrap();
+        let fast = Converter::of(spec);
+        assert!(fast.known.is_some(), "{name}");
+        let slow = Converter {
+            known: None,
+            ..Converter::of(spec)
+        };
+        let mut marks: Vec<usize> = text.char_indices().map(|(i, _)| i).collect();
+        let mut slow_marks = marks.clone();
+        let got = fast.convert_marking(text, &mut marks);
+        assert_eq!(got, slow.convert_marking(text, &mut slow_marks), "{name}");
+        assert_eq!(marks, slow_marks, "{name}");
+    }
+    // Not where the first step's rest has longer keys, or is not the segmentation's group.
+    let tw2s = SPECS.iter().find(|s| s.name == "tw2s").unwrap();
+    assert!(Converter::of(tw2s).known.is_none());
 }
 
 #[test]
