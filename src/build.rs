@@ -312,6 +312,11 @@ fn build_outputs(
         || crate::look::cover_for(project, opts.cache, opts.force, &todo[0].output),
         || {
             load_book_with(project, opts.source_date_epoch, &|i, s| {
+                // A recorded title is numbered by its place among the chapters before it,
+                // which another chapter's edit can change: numbered books convert it again.
+                if project.layout.title_format.is_some() {
+                    return None;
+                }
                 let mut plans = todo.iter().map(|p| &p.reuse);
                 let first = plans.next()?;
                 if plans.all(|r| r.is_reused(i)) {

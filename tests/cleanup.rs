@@ -433,3 +433,86 @@ fn a_vertical_book_gets_corner_quotes_by_default() {
     assert!(r.ok, "{}", r.stderr);
     assert!(chapter_text(&out).contains(&"他说：「她说『好』。」".to_string()));
 }
+
+/// Issue 16 item 5: `[layout] title-format` numbers the chapters again in reading order, in
+/// the headings, the nav and the NCX; an unnumbered section keeps its title; a rebuild after
+/// an edit that adds a chapter numbers the ones after it again.
+#[test]
+fn title_format_numbers_chapters_in_reading_order_everywhere() {
+    let f = Fixture::empty();
+    f.write(
+        "book.txt",
+        "楔子\n\n　　天下大势。\n\n第十二章 风起\n\n　　风起于青萍之末。\n\n\
+         第13章：云涌\n\n　　云涌于山川之间。\n\n第十二章\n\n　　又是一章。\n",
+    );
+    f.write(
+        "metadata.toml",
+        format!(
+            "{BOOK}[layout]\ntitle-format = \"第{{n:zh}}章 {{title}}\"\n\n\
+             [[chapters]]\nfile = \"book.txt\"\nsplit = \"auto\"\n"
+        ),
+    );
+    let r = f.build(&[]);
+    assert!(r.ok, "{}", r.stderr);
+    let epub = f.path("out.epub");
+    assert_valid(&epub);
+    let headings: Vec<String> = chapter_text(&epub)
+        .into_iter()
+        .filter(|l| l.starts_with("# "))
+        .collect();
+    assert_eq!(
+        headings,
+        ["# 楔子", "# 第一章 风起", "# 第二章 云涌", "# 第三章"]
+    );
+    let nav = text(&epub, "EPUB/nav.xhtml");
+    let ncx = text(&epub, "EPUB/toc.ncx");
+    for want in ["楔子", "第一章 风起", "第二章 云涌", "第三章"] {
+        assert!(
+            nav.contains(&format!(">{want}<")),
+            "nav lacks {want}: {nav}"
+        );
+        assert!(
+            ncx.contains(&format!("<text>{want}</text>")),
+            "ncx lacks {want}"
+        );
+    }
+    assert!(!nav.contains("第十二章") && !ncx.contains("第13章"));
+
+    // A chapter added before the others: the rebuild numbers them again.
+    f.write(
+        "book.txt",
+        "楔子\n\n　　天下大势。\n\n第一章 初见\n\n　　初见于长安。\n\n第十二章 风起\n\n　　风起于青萍之末。\n\n\
+         第13章：云涌\n\n　　云涌于山川之间。\n\n第十二章\n\n　　又是一章。\n",
+    );
+    let r = f.build(&[]);
+    assert!(r.ok, "{}", r.stderr);
+    let headings: Vec<String> = chapter_text(&epub)
+        .into_iter()
+        .filter(|l| l.starts_with("# "))
+        .collect();
+    assert_eq!(
+        headings,
+        [
+            "# 楔子",
+            "# 第一章 初见",
+            "# 第二章 风起",
+            "# 第三章 云涌",
+            "# 第四章"
+        ]
+    );
+}
+
+#[test]
+fn a_bad_title_format_is_an_error_at_its_line() {
+    let f = Fixture::empty();
+    f.write("a.txt", "第一章 风起\n\n正文。\n");
+    f.write(
+        "metadata.toml",
+        format!("{BOOK}[layout]\ntitle-format = \"第{{x}}章\"\n\n[[chapters]]\nfile = \"a.txt\"\n"),
+    );
+    let r = f.build(&[]);
+    assert!(!r.ok);
+    assert!(r.stderr.contains("title-format"), "{}", r.stderr);
+    assert!(r.stderr.contains("{x}"), "{}", r.stderr);
+    assert!(r.stderr.contains(":6"), "{}", r.stderr);
+}

@@ -146,6 +146,9 @@ pub(crate) fn load_book_with(
             }
         }
     }
+    if let Some(format) = &project.layout.title_format {
+        format.renumber(&mut contents);
+    }
     links.rewrite(&mut contents, &project.layout, &mut warnings);
 
     let cover = match &project.cover {

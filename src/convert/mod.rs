@@ -15,6 +15,7 @@ pub mod markup;
 mod notes;
 pub mod split;
 pub mod text;
+pub mod title_format;
 
 use std::collections::HashMap;
 use std::path::Path;

@@ -11,6 +11,7 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use super::raw::Ctx;
+use crate::convert::title_format::TitleFormat;
 use crate::error::Result;
 
 /// `[style]` as written.
@@ -54,6 +55,7 @@ pub(super) struct RawLayout {
     colophon: Option<bool>,
     split_size: Option<Spanned<i64>>,
     toc_depth: Option<Spanned<i64>>,
+    title_format: Option<Spanned<String>>,
 }
 
 /// A built-in stylesheet.
@@ -138,6 +140,8 @@ pub struct Layout {
     /// Heading levels in the table of contents: 1 lists chapters only, 2 also their `h2`
     /// sections, up to 6.
     pub toc_depth: usize,
+    /// Chapter titles numbered again in reading order (`第{n}章 {title}`).
+    pub title_format: Option<TitleFormat>,
 }
 
 impl Default for Layout {
@@ -149,6 +153,7 @@ impl Default for Layout {
             colophon: false,
             split_size: DEFAULT_SPLIT_KB * 1024,
             toc_depth: DEFAULT_TOC_DEPTH,
+            title_format: None,
         }
     }
 }
@@ -326,6 +331,16 @@ pub(super) fn validate_layout(raw: RawLayout, ctx: &Ctx) -> Result<Layout> {
             usize::try_from(depth).unwrap_or(DEFAULT_TOC_DEPTH)
         }
     };
+    let title_format = match raw.title_format {
+        None => None,
+        Some(f) => Some(TitleFormat::parse(f.get_ref()).map_err(|e| {
+            ctx.error_hinted(
+                f.span().start,
+                format!("`[layout] title-format` = {:?}: {e}", f.get_ref()),
+                "e.g. \"第{n}章 {title}\" ({n:zh} for Chinese numerals)",
+            )
+        })?),
+    };
     Ok(Layout {
         writing_mode,
         title_page: raw.title_page.unwrap_or(defaults.title_page),
@@ -333,6 +348,7 @@ pub(super) fn validate_layout(raw: RawLayout, ctx: &Ctx) -> Result<Layout> {
         colophon: raw.colophon.unwrap_or(defaults.colophon),
         split_size,
         toc_depth,
+        title_format,
     })
 }
 

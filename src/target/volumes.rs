@@ -154,7 +154,7 @@ pub(crate) fn volume_title(title: &str, language: &str, n: usize) -> String {
 }
 
 /// 1 -> 一, 10 -> 十, 12 -> 十二, 20 -> 二十, 105 -> 一百零五 (up to 9999; beyond, digits).
-fn chinese_number(n: usize) -> String {
+pub(crate) fn chinese_number(n: usize) -> String {
     const DIGITS: [char; 10] = ['零', '一', '二', '三', '四', '五', '六', '七', '八', '九'];
     if n == 0 || n > 9999 {
         return n.to_string();

@@ -482,6 +482,26 @@ fn title_case_ending_a_sentence(title: &str) -> bool {
     })
 }
 
+/// The title of a numbered chapter heading without its numbering: `第十二章 风起` gives `风起`,
+/// `Chapter 3: Storm` gives `Storm`, `12、风起` gives `风起`, `第十二章` gives an empty title.
+/// None when the line is not a numbered chapter heading (a site label before it is left out).
+pub(super) fn title_without_number(line: &str) -> Option<&str> {
+    let line = trim_line(line);
+    let text = strip_site_label(line).unwrap_or(line);
+    if !short_enough(text) {
+        return None;
+    }
+    let rest = if let Some((unit, _, rest)) = di_number_unit(text) {
+        (is_chapter_unit(unit) && accept_rest(rest, allows_glued_title(unit))).then_some(rest)?
+    } else if let Some((_, rest)) = english_numbered(text, "chapter") {
+        english_rest_ok(rest).then_some(rest)?
+    } else {
+        bare_numbered(text)?;
+        text.trim_start_matches(|c: char| c.is_ascii_digit() || ('０'..='９').contains(&c))
+    };
+    Some(trim_line(split_title(rest).1))
+}
+
 /// A numbered chapter heading: `第…章` or `Chapter …`.
 fn numbered_chapter(text: &str) -> Option<Found> {
     let (number, other) = if let Some((unit, number, rest)) = di_number_unit(text) {

@@ -376,6 +376,21 @@ fn bare_chapters(bare: &[HeadingLine], lines: &[&str]) -> bool {
     starts && in_order && texted
 }
 
+/// A chapter title without its numbering (`第十二章 风起` gives `风起`), for
+/// `[layout] title-format`; None when the title is not a numbered chapter heading.
+pub fn title_without_number(title: &str) -> Option<&str> {
+    auto::title_without_number(title)
+}
+
+/// Whether a title is an unnumbered section heading (`序章`, `楔子 缘起`, `Prologue`), which
+/// `[layout] title-format` leaves as it is.
+pub fn is_unnumbered_section(title: &str) -> bool {
+    let line = auto::trim_line(title);
+    auto::detect(line)
+        .iter()
+        .any(|f| f.kind == HeadingKind::Chapter && f.number.is_none())
+}
+
 /// Whether `line` is a volume or chapter heading by `mode`.
 pub fn is_heading(line: &str, mode: &SplitMode) -> bool {
     let line = auto::trim_line(line);

@@ -1,0 +1,188 @@
+//! `[layout] title-format`: chapter titles numbered again in reading order.
+//!
+//! Downloaded novels number their chapters unevenly (`第十二章`, `第13章`, `012`, a chapter
+//! counted twice, one missing); a format such as `第{n}章 {title}` gives every chapter the
+//! number of its place in the book. It runs once the whole book is assembled (a chapter's
+//! number depends on every chapter before it, and one file may hold many), on each chapter's
+//! title, so that the table of contents, the navigation document, the NCX and the chapter's own
+//! heading all say the same.
+//!
+//! `{title}` is the title without its old numbering (`第十二章 风起` gives `风起`,
+//! `Chapter 3: Storm` gives `Storm`, `012 风起` gives `风起`: what the split module recognises
+//! as a numbered chapter heading); a title without numbering is taken whole. An unnumbered
+//! section (`序章`, `楔子`, `尾声`, `Prologue`) keeps its title and takes no number. `{n}` is
+//! the number in Arabic digits, `{n:zh}` in Chinese numerals (`十二`, `一百零五`).
+
+use crate::package::Node;
+
+/// A validated `title-format`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TitleFormat {
+    pieces: Vec<Piece>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Piece {
+    Text(String),
+    Number,
+    Chinese,
+    Title,
+}
+
+impl TitleFormat {
+    /// Parses a format; the error says what is wrong (an unknown `{…}`, a brace left open).
+    pub fn parse(format: &str) -> Result<TitleFormat, String> {
+        let mut pieces = Vec::new();
+        let mut text = String::new();
+        let mut rest = format;
+        while let Some(i) = rest.find(['{', '}']) {
+            text.push_str(&rest[..i]);
+            let after = &rest[i + 1..];
+            if let Some(tail) = after.strip_prefix(&rest[i..=i]) {
+                // `{{` and `}}` are the braces themselves.
+                text.push_str(&rest[i..=i]);
+                rest = tail;
+                continue;
+            }
+            let Some(end) = after.find('}').filter(|_| rest[i..].starts_with('{')) else {
+                return Err(format!(
+                    "a lone `{}`; write `{{{{` or `}}}}` for a brace",
+                    &rest[i..=i]
+                ));
+            };
+            let piece = match &after[..end] {
+                "n" => Piece::Number,
+                "n:zh" => Piece::Chinese,
+                "title" => Piece::Title,
+                other => return Err(format!("`{{{other}}}` is not {{n}}, {{n:zh}} or {{title}}")),
+            };
+            if !text.is_empty() {
+                pieces.push(Piece::Text(std::mem::take(&mut text)));
+            }
+            pieces.push(piece);
+            rest = &after[end + 1..];
+        }
+        text.push_str(rest);
+        if !text.is_empty() {
+            pieces.push(Piece::Text(text));
+        }
+        if !pieces.iter().any(|p| !matches!(p, Piece::Text(_))) {
+            return Err("it has none of {n}, {n:zh} and {title}".into());
+        }
+        Ok(TitleFormat { pieces })
+    }
+
+    /// The title of chapter number `n` whose title (without numbering) is `title`, spaces
+    /// around it trimmed.
+    pub fn format(&self, title: &str, n: usize) -> String {
+        let mut out = String::new();
+        for piece in &self.pieces {
+            match piece {
+                Piece::Text(t) => out.push_str(t),
+                Piece::Number => out.push_str(&n.to_string()),
+                Piece::Chinese => out.push_str(&crate::target::volumes::chinese_number(n)),
+                Piece::Title => out.push_str(title),
+            }
+        }
+        out.trim().to_string()
+    }
+
+    /// Numbers the chapters of `contents` (parts' chapters included) in reading order.
+    pub fn renumber(&self, contents: &mut [Node]) {
+        let mut n = 0;
+        for chapter in crate::package::chapters_mut(contents) {
+            let title = chapter.title.as_str();
+            let bare = match super::split::title_without_number(title) {
+                Some(bare) => bare,
+                None if super::split::is_unnumbered_section(title) => continue,
+                None => title,
+            };
+            n += 1;
+            let formatted = self.format(bare, n);
+            if !formatted.is_empty() {
+                chapter.title = formatted;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::package::{Chapter, Part};
+    use crate::project::Layout;
+
+    fn titles(nodes: &[Node]) -> Vec<String> {
+        let mut nodes = nodes.to_vec();
+        crate::package::chapters_mut(&mut nodes)
+            .into_iter()
+            .map(|c| c.title.clone())
+            .collect()
+    }
+
+    fn chapter(title: &str) -> Node {
+        Node::Chapter(Chapter::new(
+            title.into(),
+            "<p>x</p>".into(),
+            &Layout::default(),
+        ))
+    }
+
+    #[test]
+    fn chapters_are_numbered_in_reading_order_without_their_old_numbers() {
+        let f = TitleFormat::parse("第{n}章 {title}").unwrap();
+        let mut book = vec![
+            chapter("楔子"),
+            chapter("第十二章 风起"),
+            Node::Part(Part {
+                title: "第一卷 潜龙".into(),
+                intro: String::new(),
+                children: vec![chapter("第13章：云涌"), chapter("第十三章")],
+            }),
+            chapter("015 归来"),
+            chapter("风停"),
+        ];
+        f.renumber(&mut book);
+        assert_eq!(
+            titles(&book),
+            [
+                "楔子",
+                "第1章 风起",
+                "第2章 云涌",
+                "第3章",
+                "第4章 归来",
+                "第5章 风停"
+            ]
+        );
+        // The part's title is not a chapter's.
+        assert!(matches!(&book[2], Node::Part(p) if p.title == "第一卷 潜龙"));
+    }
+
+    #[test]
+    fn chinese_numerals_english_headings_and_braces() {
+        let f = TitleFormat::parse("第{n:zh}回 {title}").unwrap();
+        assert_eq!(f.format("风起", 12), "第十二回 风起");
+        assert_eq!(f.format("风起", 105), "第一百零五回 风起");
+        let f = TitleFormat::parse("{{{n}}} {title}").unwrap();
+        let mut book = vec![chapter("Chapter 3: Storm"), chapter("Prologue")];
+        f.renumber(&mut book);
+        assert_eq!(titles(&book), ["{1} Storm", "Prologue"]);
+    }
+
+    #[test]
+    fn a_bad_format_says_what_is_wrong() {
+        let e = TitleFormat::parse("第{x}章").unwrap_err();
+        assert!(e.contains("`{x}`"), "{e}");
+        assert!(
+            TitleFormat::parse("第{n章")
+                .unwrap_err()
+                .contains("lone `{`")
+        );
+        assert!(
+            TitleFormat::parse("第n}章")
+                .unwrap_err()
+                .contains("lone `}`")
+        );
+        assert!(TitleFormat::parse("第章").unwrap_err().contains("none of"));
+    }
+}
