@@ -36,6 +36,9 @@ pub(crate) struct ConvertedChapter {
     pub links: Vec<String>,
     /// The ids of a markup chapter as written -> as its body has them.
     pub ids: HashMap<String, String>,
+    /// A markup file cut at its headings: which of its chapters (0-based) holds each id as
+    /// written. Empty for any other.
+    pub homes: HashMap<String, usize>,
     pub warnings: Vec<Diagnostic>,
     pub report: SourceReport,
     /// Converting it read files besides the chapter (images, included files), which the build
@@ -113,26 +116,39 @@ pub(crate) fn convert_decoded(
         path: &src.path,
         relative: &relative,
     };
-    only_text_splits(src, kind)?;
-    let (text, mut back_matter) = gutenberg_text(&decoded.text, kind, &project.layout);
+    split_fits_kind(src, kind)?;
+    let (text, back_matter) = gutenberg_text(&decoded.text, kind, &project.layout);
     let fixed = match kind {
         SourceKind::Text => fix_text_file(project, src, file, &text, tally.as_deref_mut()),
         _ => Cow::Borrowed(&*text),
     };
     let mut images = Vec::new();
     if let Some(mode) = &src.split {
-        let mut nodes = split_file(project, src, &fixed, mode, (&mut images, &mut warnings))?;
-        nodes.extend(back_matter);
+        let sinks = (&mut images, &mut warnings);
+        let (mut nodes, markup, more) = match mode {
+            SplitMode::Headings(level) => {
+                split_markup(project, src, (kind, *level), &fixed, sinks, tally)?
+            }
+            _ => (
+                split_file(project, src, &fixed, mode, sinks)?,
+                super::Converted::default(),
+                None,
+            ),
+        };
+        nodes.extend(back_matter.or(more));
+        let includes = kind == SourceKind::Markdown && super::includes::reads_files(&fixed);
         return Ok(ConvertedChapter {
             nodes,
-            reads_other_files: !images.is_empty(),
+            reads_other_files: includes || !images.is_empty(),
             images,
-            links: Vec::new(),
-            ids: HashMap::new(),
+            links: markup.links,
+            ids: markup.ids,
+            homes: markup.homes,
             warnings,
             report,
         });
     }
+    let mut back_matter = back_matter;
     let given = src
         .title
         .as_deref()
@@ -143,7 +159,7 @@ pub(crate) fn convert_decoded(
             convert_plain(&fixed, given.as_deref(), p)
         })?
     } else {
-        convert_markup(project, src, kind, &fixed, sinks, tally.as_deref_mut())?
+        convert_markup(project, src, kind, &fixed, sinks, tally.as_deref_mut(), None)?
     };
     if kind == SourceKind::Html {
         back_matter = back_matter.or_else(|| gutenberg_html(&mut converted, &project.layout));
@@ -170,21 +186,34 @@ pub(crate) fn convert_decoded(
         images,
         links: converted.links,
         ids: converted.ids,
+        homes: HashMap::new(),
         warnings,
         report,
     })
 }
 
-/// `split` is refused on a chapter of any kind but plain text.
-fn only_text_splits(src: &ChapterSource, kind: SourceKind) -> Result<()> {
-    if src.split.is_some() && kind != SourceKind::Text {
-        return Err(Error::Convert {
+/// `split` at a heading level is for Markdown and HTML files, and only that: headings of
+/// plain text are found by their words.
+fn split_fits_kind(src: &ChapterSource, kind: SourceKind) -> Result<()> {
+    let refuse = |message: &str, hint: &str| {
+        Err(Error::Convert {
             path: src.path.clone(),
-            message: "`split` works on plain-text files only".into(),
-            hint: Some("give Markdown and HTML chapters one file each".into()),
-        });
+            message: message.into(),
+            hint: Some(hint.into()),
+        })
+    };
+    match (&src.split, kind) {
+        (None, _) => Ok(()),
+        (Some(SplitMode::Headings(_)), SourceKind::Text) => refuse(
+            "`split = \"h1\"`…`\"h6\"` cuts Markdown and HTML files at their headings",
+            "split a text file with split = \"auto\" or a regex matching its heading lines",
+        ),
+        (Some(SplitMode::Headings(_)), _) | (Some(_), SourceKind::Text) => Ok(()),
+        (Some(_), _) => refuse(
+            "a Markdown or HTML file is split at a heading level, not by \"auto\" or a regex",
+            "write split = \"h1\" or \"h2\": the level of the headings that start chapters",
+        ),
     }
-    Ok(())
 }
 
 /// A warning for each note of the chapter too short for Kobo's pop-ups, at the line of
@@ -269,12 +298,12 @@ pub(crate) fn title_in(path: &Path, text: &str) -> Option<String> {
         SourceKind::Text => super::convert_text(text, true).title,
         SourceKind::Markdown => {
             let opts = super::markup::MarkdownOptions { highlight: false };
-            super::convert_markdown(text, &mut no_images, opts, None)
+            super::convert_markdown(text, &mut no_images, opts, None, None)
                 .ok()?
                 .title
         }
         SourceKind::Html => {
-            let title = super::convert_html(text, &mut no_images, None)
+            let title = super::convert_html(text, &mut no_images, None, None)
                 .ok()?
                 .title?;
             Some(super::gutenberg::book_title(&title).unwrap_or(title))
@@ -464,6 +493,95 @@ fn split_file(
     Ok(nodes)
 }
 
+/// A Markdown or HTML file cut into chapters before its headings of `level` and above: the
+/// text before the first (titled by the entry's `title`, the document's `<title>`, the file
+/// name or the book's word for a foreword), then a chapter per heading, titled by it, nested
+/// in the table of contents under the chapters of higher headings. Returns the chapters, the
+/// conversion (its links, ids and which chapter holds each) and an HTML file's Project
+/// Gutenberg header and licence as a page of their own.
+fn split_markup(
+    project: &Project,
+    src: &ChapterSource,
+    (kind, level): (SourceKind, usize),
+    text: &str,
+    (images, warnings): (&mut Vec<Image>, &mut Vec<Diagnostic>),
+    mut tally: Option<&mut Tally>,
+) -> Result<(Vec<Node>, super::Converted, Option<Node>)> {
+    let name = src.path.file_name().unwrap_or_default().to_string_lossy();
+    let file = super::markup::self_href(&name);
+    let at = super::markup::SplitAt { level, file: &file };
+    let sinks = (&mut *images, &mut *warnings);
+    let mut converted = convert_markup(project, src, kind, text, sinks, tally.as_deref_mut(), Some(at))?;
+    let back_matter = match kind {
+        SourceKind::Html => gutenberg_pieces(&mut converted, &project.layout),
+        _ => None,
+    };
+    warnings.extend(conversion_warnings(&src.path, &converted));
+    let relative = relative_path(project, &src.path);
+    let file = FileRef {
+        path: &src.path,
+        relative: &relative,
+    };
+    let top = converted.pieces.iter().filter_map(|p| p.level).min().unwrap_or(1);
+    let mut nodes = Vec::with_capacity(converted.pieces.len());
+    for piece in std::mem::take(&mut converted.pieces) {
+        let title = match piece.title {
+            Some(t) => project.text.title(&t, Some(file), tally.as_deref_mut()),
+            None => front_piece_title(project, src, converted.title.clone(), file, tally.as_deref_mut()),
+        };
+        let nested = piece.level.map_or(0, |l| l - top);
+        let chapter = Chapter::new(title, piece.body, &project.layout).at_level(src.level + nested);
+        nodes.push(Node::Chapter(chapter));
+    }
+    Ok((nodes, converted, back_matter))
+}
+
+/// The title of the text before the first heading of a file cut at its headings.
+fn front_piece_title(
+    project: &Project,
+    src: &ChapterSource,
+    found: Option<String>,
+    file: FileRef<'_>,
+    tally: Option<&mut Tally>,
+) -> String {
+    let t = src
+        .title
+        .clone()
+        .or(found)
+        .or_else(|| title_from_file_name(&src.path))
+        .unwrap_or_else(|| package::front_title(&project.book.language));
+    project.text.title(&t, Some(file), tally)
+}
+
+/// The Project Gutenberg header (in the first piece) and licence (in the last) of an HTML
+/// file cut at its headings, taken out for a page of their own; the document's title, when
+/// it is the `<title>` PG gives its pages, made the book's title.
+fn gutenberg_pieces(
+    converted: &mut super::Converted,
+    layout: &crate::project::Layout,
+) -> Option<Node> {
+    if let Some(title) = converted
+        .title
+        .as_deref()
+        .and_then(super::gutenberg::book_title)
+    {
+        converted.title = Some(title);
+    }
+    let last = converted.pieces.len().checked_sub(1)?;
+    let (mut boilerplate, mut licence) = (String::new(), false);
+    for i in [0, last].into_iter().take(if last == 0 { 1 } else { 2 }) {
+        let Some(piece) = converted.pieces.get_mut(i) else {
+            continue;
+        };
+        if let Some(g) = super::gutenberg::detach_html(&piece.body) {
+            piece.body = g.text;
+            boilerplate.push_str(&g.boilerplate);
+            licence |= g.licence;
+        }
+    }
+    (!boilerplate.is_empty()).then(|| gutenberg_page(licence, boilerplate, layout))
+}
+
 /// Runs `convert` on a plain-text chapter with its picture lines resolved as Markdown images
 /// are (the project's containment check, the media readers and their caps); a picture that
 /// cannot be had fails the chapter, naming it, as a missing image of a Markdown chapter does.
@@ -521,6 +639,7 @@ fn convert_markup(
     text: &str,
     sinks: (&mut Vec<Image>, &mut Vec<Diagnostic>),
     mut tally: Option<&mut Tally>,
+    split: Option<super::markup::SplitAt<'_>>,
 ) -> Result<super::Converted> {
     let (images, warnings) = sinks;
     let text = if kind == SourceKind::Markdown {
@@ -539,9 +658,9 @@ fn convert_markup(
         let opts = super::markup::MarkdownOptions {
             highlight: project.style.highlight,
         };
-        super::convert_markdown(&text, &mut resolver, opts, Some(&mut fixer))
+        super::convert_markdown(&text, &mut resolver, opts, Some(&mut fixer), split)
     } else {
-        super::convert_html(&text, &mut resolver, Some(&mut fixer))
+        super::convert_html(&text, &mut resolver, Some(&mut fixer), split)
     };
     result.map_err(|e| Error::Convert {
         path: src.path.clone(),

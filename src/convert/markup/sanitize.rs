@@ -21,6 +21,9 @@
 
 mod inline_svg;
 mod mathml;
+mod split;
+
+pub(crate) use split::self_href;
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 
@@ -52,6 +55,8 @@ pub(crate) struct Options<'a> {
     pub deep: Deep<'a>,
     /// What the Markdown renderer put before the ids it wrote (see [`super::ids::marker`]).
     pub marker: Option<&'a str>,
+    /// Cut the document into pieces at its headings.
+    pub split: Option<super::SplitAt<'a>>,
 }
 
 /// What the stages before the sanitiser know about deep nesting in the source.
@@ -124,23 +129,38 @@ pub(crate) fn sanitize(
         title_ids: Vec::new(),
     };
     tree.fix_mathml();
-    let title = tree.take_title().or(opts.head_title);
+    let cuts = opts.split.map(|at| tree.cut(at.level));
+    let title = match cuts {
+        Some(_) => None,
+        None => tree.take_title(),
+    };
     if let Some(fix) = opts.text {
         tree.fix_text(fix);
     }
-    tree.level_headings();
+    let tops: Vec<usize> = cuts
+        .as_ref()
+        .map_or(vec![0], |cuts| cuts.iter().map(|c| c.node).collect());
+    for top in tops {
+        tree.level_headings(top);
+    }
     tree.fix_structure();
     tree.fix_content_models();
+    let homes = match (&cuts, opts.split) {
+        (Some(cuts), Some(at)) => tree.link_pieces(cuts, at.file),
+        _ => HashMap::new(),
+    };
     let (links, ids) = tree.fix_ids_and_links(opts.marker, &mut warnings);
-    let body = tree.serialize();
+    let (body, pieces) = tree.bodies(cuts);
     Ok(Fragment {
-        title,
+        title: title.or(opts.head_title),
         body,
         images: image_uses,
         links,
         ids,
         warnings: warnings.finish(),
         removed,
+        pieces,
+        homes,
     })
 }
 
@@ -256,6 +276,18 @@ const HEADINGS: [&str; 6] = ["h1", "h2", "h3", "h4", "h5", "h6"];
 /// 1 to 6 for `h1` to `h6`.
 fn heading_level(name: &str) -> Option<usize> {
     HEADINGS.iter().position(|h| *h == name).map(|i| i + 1)
+}
+
+/// Whether an element with attribute `key="value"` holds no words of the heading it is in:
+/// a footnote mark, a page number.
+fn not_heading_text(key: &str, value: &str) -> bool {
+    let words = || value.split_ascii_whitespace();
+    match key {
+        "epub:type" => words().any(|w| matches!(w, "noteref" | "pagebreak")),
+        "role" => words().any(|w| w == "doc-pagebreak"),
+        "class" => words().any(|w| w == "pagenum"),
+        _ => false,
+    }
 }
 
 /// The id GitHub (and mdBook, and pandoc's `gfm`) give a heading: its text in lower case,
@@ -1213,8 +1245,13 @@ impl Tree {
 
     /// Nodes in document order (pre-order), skipping removed ones.
     fn preorder(&self) -> Vec<usize> {
+        self.preorder_from(0)
+    }
+
+    /// The nodes of `top`'s subtree in document order, skipping removed ones.
+    fn preorder_from(&self, top: usize) -> Vec<usize> {
         let mut out = Vec::with_capacity(self.nodes.len());
-        let mut stack = vec![0];
+        let mut stack = vec![top];
         while let Some(i) = stack.pop() {
             let Some(n) = self.nodes.get(i) else { continue };
             if matches!(n.kind, Kind::Removed) {
@@ -1239,7 +1276,8 @@ impl Tree {
         out
     }
 
-    /// A heading's text, white space collapsed, without its footnote marks.
+    /// A heading's text, white space collapsed, without its footnote marks and page numbers
+    /// (`epub:type="pagebreak"`, Project Gutenberg's `<span class="pagenum">{ix}</span>`).
     fn heading_text(&self, heading: usize) -> String {
         let mut text = String::new();
         let mut stack = vec![heading];
@@ -1247,11 +1285,7 @@ impl Tree {
             let Some(n) = self.nodes.get(i) else { continue };
             match &n.kind {
                 Kind::Text(t) => text.push_str(t),
-                Kind::Element(e)
-                    if e.attrs
-                        .iter()
-                        .any(|(k, v)| *k == "epub:type" && v == "noteref") =>
-                {
+                Kind::Element(e) if e.attrs.iter().any(|(k, v)| not_heading_text(k, v)) => {
                     continue;
                 }
                 _ => {}
@@ -1264,8 +1298,8 @@ impl Tree {
     /// Heading levels under the chapter's `h1`: the body's highest level becomes `h2`, the
     /// author's steps down are kept, and none goes more than one below the heading before it
     /// (a skipped level is what Ace's heading-order rule reports), capped at `h6`.
-    fn level_headings(&mut self) {
-        let order = self.preorder();
+    fn level_headings(&mut self, top: usize) {
+        let order = self.preorder_from(top);
         let level = |t: &Tree, i: usize| t.name(i).and_then(heading_level);
         let Some(base) = order.iter().filter_map(|&i| level(self, i)).min() else {
             return;
@@ -1294,37 +1328,10 @@ impl Tree {
                     }
                     _ => false,
                 })?;
-        if !matches!(
-            self.name(found),
-            Some("h1" | "h2" | "h3" | "h4" | "h5" | "h6")
-        ) {
+        if !self.name(found).is_some_and(is_heading) {
             return None;
         }
-        let title = self.heading_text(found);
-        if title.is_empty() {
-            return None;
-        }
-        self.title_ids = self
-            .subtree(found)
-            .into_iter()
-            .filter_map(|i| self.elem(i)?.attrs.iter().find(|(k, _)| *k == "id"))
-            .map(|(_, v)| v.clone())
-            .chain(std::iter::once(slug(&title)))
-            .collect();
-        self.remove(found);
-        // The line break after the heading would otherwise open the body.
-        let parent = self.nodes.get(found).map(|n| n.parent).unwrap_or(0);
-        let siblings = self.children(parent);
-        let next = siblings
-            .iter()
-            .position(|&c| c == found)
-            .and_then(|p| siblings.get(p + 1));
-        if let Some(&next) = next
-            && self.is_blank_text(next)
-        {
-            self.remove(next);
-        }
-        Some(title)
+        self.take_heading(found).0
     }
 
     /// Pass 2b: the text-fix stage on every text node outside code and notation.
@@ -1788,14 +1795,19 @@ impl Tree {
         }
     }
 
-    /// Pass 6: XHTML text, without recursion.
-    fn serialize(&self) -> String {
+    /// Pass 6: XHTML text of `top`'s children, without recursion.
+    fn serialize(&self, top: usize) -> String {
         enum Step {
             Open(usize),
             Close(&'static str),
         }
         let mut out = String::new();
-        let mut stack: Vec<Step> = self.children(0).into_iter().rev().map(Step::Open).collect();
+        let mut stack: Vec<Step> = self
+            .children(top)
+            .into_iter()
+            .rev()
+            .map(Step::Open)
+            .collect();
         while let Some(step) = stack.pop() {
             match step {
                 Step::Close(name) => {
