@@ -159,7 +159,15 @@ pub(crate) fn convert_decoded(
             convert_plain(&fixed, given.as_deref(), p)
         })?
     } else {
-        convert_markup(project, src, kind, &fixed, sinks, tally.as_deref_mut(), None)?
+        convert_markup(
+            project,
+            src,
+            kind,
+            &fixed,
+            sinks,
+            tally.as_deref_mut(),
+            None,
+        )?
     };
     if kind == SourceKind::Html {
         back_matter = back_matter.or_else(|| gutenberg_html(&mut converted, &project.layout));
@@ -511,7 +519,15 @@ fn split_markup(
     let file = super::markup::self_href(&name);
     let at = super::markup::SplitAt { level, file: &file };
     let sinks = (&mut *images, &mut *warnings);
-    let mut converted = convert_markup(project, src, kind, text, sinks, tally.as_deref_mut(), Some(at))?;
+    let mut converted = convert_markup(
+        project,
+        src,
+        kind,
+        text,
+        sinks,
+        tally.as_deref_mut(),
+        Some(at),
+    )?;
     let back_matter = match kind {
         SourceKind::Html => gutenberg_pieces(&mut converted, &project.layout),
         _ => None,
@@ -522,12 +538,23 @@ fn split_markup(
         path: &src.path,
         relative: &relative,
     };
-    let top = converted.pieces.iter().filter_map(|p| p.level).min().unwrap_or(1);
+    let top = converted
+        .pieces
+        .iter()
+        .filter_map(|p| p.level)
+        .min()
+        .unwrap_or(1);
     let mut nodes = Vec::with_capacity(converted.pieces.len());
     for piece in std::mem::take(&mut converted.pieces) {
         let title = match piece.title {
             Some(t) => project.text.title(&t, Some(file), tally.as_deref_mut()),
-            None => front_piece_title(project, src, converted.title.clone(), file, tally.as_deref_mut()),
+            None => front_piece_title(
+                project,
+                src,
+                converted.title.clone(),
+                file,
+                tally.as_deref_mut(),
+            ),
         };
         let nested = piece.level.map_or(0, |l| l - top);
         let chapter = Chapter::new(title, piece.body, &project.layout).at_level(src.level + nested);

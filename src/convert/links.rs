@@ -141,13 +141,17 @@ impl<'a> LinkMap<'a> {
             .into_iter()
             .find(|k| ids.is_some_and(|ids| ids.contains_key(k)));
         let Some((key, id)) = key.and_then(|k| Some((k.clone(), ids?.get(&k)?))) else {
-            let message =
-                format!("link to \"{link}\": {file} has no id \"{frag}\"; the link opens the chapter");
+            let message = format!(
+                "link to \"{link}\": {file} has no id \"{frag}\"; the link opens the chapter"
+            );
             warnings.push(Diagnostic::warning(Code::RemovedLink, message).at(path));
             return Some(package::chapter_file_name(doc));
         };
         let home = self.homes.get(&doc).and_then(|h| h.get(&key)).copied();
-        Some(format!("{}#{id}", package::chapter_file_name(doc + home.unwrap_or(0))))
+        Some(format!(
+            "{}#{id}",
+            package::chapter_file_name(doc + home.unwrap_or(0))
+        ))
     }
 }
 

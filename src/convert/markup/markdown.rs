@@ -13,8 +13,8 @@ use super::ids;
 use super::parse::parse_fragment;
 use super::sanitize::{self, Deep, MAX_DEPTH, Warnings, sanitize};
 use super::{
-    SplitAt,
-    Fragment, ImageResolver, MarkupError, TextFixer, autolink, escape_attr, escape_text, highlight,
+    Fragment, ImageResolver, MarkupError, SplitAt, TextFixer, autolink, escape_attr, escape_text,
+    highlight,
 };
 use pulldown_cmark::{
     Alignment, CodeBlockKind, CowStr, Event, HeadingLevel, LinkType, Options, Parser, Tag, TagEnd,

@@ -145,7 +145,12 @@ impl Tree {
         let copy = match self.nodes.get(parent).map(|n| &n.kind) {
             Some(Kind::Element(e)) => Kind::Element(Elem {
                 name: e.name,
-                attrs: e.attrs.iter().filter(|(k, _)| *k != "id").cloned().collect(),
+                attrs: e
+                    .attrs
+                    .iter()
+                    .filter(|(k, _)| *k != "id")
+                    .cloned()
+                    .collect(),
             }),
             _ => Kind::Root,
         };
@@ -164,7 +169,11 @@ impl Tree {
             n.children = moved;
         }
         if let Some(g) = self.nodes.get_mut(grand) {
-            let at = g.children.iter().position(|&c| c == parent).map_or(0, |p| p + 1);
+            let at = g
+                .children
+                .iter()
+                .position(|&c| c == parent)
+                .map_or(0, |p| p + 1);
             g.children.insert(at, copy);
         }
         copy
@@ -256,9 +265,7 @@ impl Tree {
         let Some(frag) = slot.1.strip_prefix('#') else {
             return;
         };
-        let home = homes
-            .get(frag)
-            .or_else(|| homes.get(&percent_decode(frag)));
+        let home = homes.get(frag).or_else(|| homes.get(&percent_decode(frag)));
         if home.is_some_and(|&h| h != k) {
             slot.1 = format!("{file}#{frag}");
         }
