@@ -319,6 +319,32 @@ pub(crate) fn title_in(path: &Path, text: &str) -> Option<String> {
     }
 }
 
+/// The heading level a lone Markdown or HTML file is to be split at (`split = "h2"`): the
+/// highest level at which the build's cut (`split = "h6"` cuts at every heading) finds
+/// several headings; None when no level has two, or for plain text. What `init` writes.
+pub(crate) fn split_level(path: &Path, text: &str) -> Option<usize> {
+    let mut no_images = |_: &str| -> std::result::Result<String, String> { Ok(String::new()) };
+    let at = Some(super::markup::SplitAt {
+        level: 6,
+        file: "./file",
+    });
+    let converted = match SourceKind::of(path) {
+        SourceKind::Text => return None,
+        SourceKind::Markdown => {
+            let opts = super::markup::MarkdownOptions { highlight: false };
+            super::convert_markdown(text, &mut no_images, opts, None, at).ok()?
+        }
+        SourceKind::Html => super::convert_html(text, &mut no_images, None, at).ok()?,
+    };
+    let mut counts = [0usize; 7];
+    for level in converted.pieces.iter().filter_map(|p| p.level) {
+        if let Some(n) = counts.get_mut(level) {
+            *n += 1;
+        }
+    }
+    (1..=6).find(|&l| counts[l] >= 2)
+}
+
 /// The title of a chapter without one in the metadata or its text: a Markdown or HTML
 /// chapter's heading, else one from the file name, else `第N章` or the like; through the
 /// text-fix stage.
