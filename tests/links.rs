@@ -319,11 +319,22 @@ fn a_heading_the_entry_title_replaces_is_kept_in_the_chapter() {
         "metadata.toml",
         format!(
             "{METADATA}\n[[chapters]]\nfile = \"a.md\"\ntitle = \"Custom\"\n\n\
-             [[chapters]]\nfile = \"b.md\"\ntitle = \"Same  title\"\n"
+             [[chapters]]\nfile = \"b.md\"\ntitle = \"Same  title\"\n\n\
+             [[chapters]]\nfile = \"c.html\"\ntitle = \"Given\"\n\n\
+             [[chapters]]\nfile = \"d.html\"\ntitle = \"Given\"\n"
         ),
     );
     f.write("a.md", "# Original *words*\n\nText.\n\n## Part\n\nMore.\n");
     f.write("b.md", "# Same title\n\nText.\n");
+    // HTML the same way; a page's <title> is not text of the page.
+    f.write(
+        "c.html",
+        "<html><head><title>Site</title></head><body><h1>Page <b>heading</b></h1><p>Text.</p></body></html>",
+    );
+    f.write(
+        "d.html",
+        "<html><head><title>Site</title></head><body><p>Text.</p></body></html>",
+    );
     let run = f.build(&[]);
     assert!(run.ok, "{}", run.stderr);
     let epub = f.path("out.epub");
@@ -335,6 +346,13 @@ fn a_heading_the_entry_title_replaces_is_kept_in_the_chapter() {
     );
     let b = text(&epub, "EPUB/text/chapter-0002.xhtml");
     assert!(!b.contains("<h2>"), "{b}");
+    let c = text(&epub, "EPUB/text/chapter-0003.xhtml");
+    assert!(
+        c.contains(">Given</h1>\n<h2>Page heading</h2>\n<p>Text.</p>"),
+        "{c}"
+    );
+    let d = text(&epub, "EPUB/text/chapter-0004.xhtml");
+    assert!(!d.contains("<h2>") && !d.contains("Site"), "{d}");
 }
 
 #[test]

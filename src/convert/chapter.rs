@@ -178,7 +178,7 @@ pub(crate) fn convert_decoded(
         converted.body = numbered;
     }
     warnings.extend(short_note_warnings(&src.path, &fixed, html, &converted));
-    keep_replaced_heading(kind, given.as_deref(), &mut converted);
+    keep_replaced_heading(given.as_deref(), &mut converted);
     let title = match (given, converted.title.take()) {
         (Some(t), _) => t,
         // Fixed with the text of its file.
@@ -278,19 +278,22 @@ fn conversion_warnings(path: &Path, converted: &super::Converted) -> Vec<Diagnos
     warnings
 }
 
-/// A Markdown chapter's opening heading, when the entry's `title` says something else: put
-/// back at the top of the body (as the `h2` under the chapter's title), never lost. One that
-/// says the same (as `init` writes titles) is the title.
-fn keep_replaced_heading(kind: SourceKind, given: Option<&str>, converted: &mut super::Converted) {
+/// A Markdown or HTML chapter's opening heading, when the entry's `title` says something
+/// else: put back at the top of the body (as the `h2` under the chapter's title), never lost.
+/// One that says the same (as `init` writes titles) is the title; an HTML `<title>` is not
+/// text of the page.
+fn keep_replaced_heading(given: Option<&str>, converted: &mut super::Converted) {
     let words = |s: &str| {
         s.split_whitespace()
             .collect::<Vec<_>>()
             .join(" ")
             .to_lowercase()
     };
-    if let (SourceKind::Markdown, Some(given), Some(found)) =
-        (kind, given, converted.title.as_deref())
-        && words(given) != words(found)
+    if let (true, Some(given), Some(found)) = (
+        converted.title_is_heading,
+        given,
+        converted.title.as_deref(),
+    ) && words(given) != words(found)
     {
         let heading = format!("<h2>{}</h2>\n", crate::xml::escape_text(found));
         converted.body.insert_str(0, &heading);

@@ -69,6 +69,8 @@ impl SourceKind {
 pub struct Converted {
     /// A title found in the content itself (a heading at the top), removed from `body`.
     pub title: Option<String>,
+    /// Whether `title` was a heading of the body (not an HTML `<title>`).
+    pub title_is_heading: bool,
     /// Well-formed XHTML content for the chapter's `<section>`.
     pub body: String,
     /// Number of paragraphs (or, for markup, top-level blocks) written; 0 means empty.
@@ -207,6 +209,7 @@ fn from_fragment(f: markup::Fragment) -> Converted {
     let has_content = !f.body.trim().is_empty() || !f.pieces.is_empty();
     Converted {
         title: f.title,
+        title_is_heading: f.title_is_heading,
         paragraphs: usize::from(has_content),
         body: f.body,
         images: f.images,

@@ -39,6 +39,8 @@ pub struct Fragment {
     /// Text of the chapter's leading heading of any level (removed from `body`), or for HTML
     /// the `<title>` of the head when the body does not start with a heading.
     pub title: Option<String>,
+    /// Whether `title` is the text of a heading taken out of the body (not the `<title>`).
+    pub title_is_heading: bool,
     /// Well-formed XHTML content (may have several top-level nodes). Only the default XHTML
     /// namespace and the `epub:` prefix are used; the caller's root element declares both.
     pub body: String,

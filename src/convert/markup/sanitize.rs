@@ -152,6 +152,7 @@ pub(crate) fn sanitize(
     let (links, ids) = tree.fix_ids_and_links(opts.marker, &mut warnings);
     let (body, pieces) = tree.bodies(cuts);
     Ok(Fragment {
+        title_is_heading: title.is_some(),
         title: title.or(opts.head_title),
         body,
         images: image_uses,
