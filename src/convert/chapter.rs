@@ -269,6 +269,15 @@ fn conversion_warnings(path: &Path, converted: &super::Converted) -> Vec<Diagnos
             "a book cannot carry them; replace them with text or images, or build with --strict to refuse the loss",
         ));
     }
+    if converted.site_navigation > 0 {
+        let message = format!(
+            "left out {} site navigation block(s) (<nav>, links to the previous and next pages)",
+            converted.site_navigation
+        );
+        warnings.push(warn(Code::SiteNavigation, &message).hint(
+            "the book's own table of contents and page turns replace them; nothing else is lost",
+        ));
+    }
     if converted.paragraphs == 0 {
         warnings.push(
             warn(Code::EmptyChapter, "the chapter is empty")

@@ -90,6 +90,8 @@ pub struct Converted {
     pub pieces: Vec<markup::SplitPiece>,
     /// Which piece holds each id as written (see [`markup::Fragment::homes`]).
     pub homes: HashMap<String, usize>,
+    /// Site navigation blocks left out (markup only).
+    pub site_navigation: usize,
 }
 
 /// Converts plain text (already decoded and normalised) to XHTML paragraphs. With
@@ -219,6 +221,7 @@ fn from_fragment(f: markup::Fragment) -> Converted {
         removed: f.removed,
         pieces: f.pieces,
         homes: f.homes,
+        site_navigation: f.site_navigation,
     }
 }
 

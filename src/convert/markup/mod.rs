@@ -62,6 +62,8 @@ pub struct Fragment {
     pub pieces: Vec<SplitPiece>,
     /// When cut: which piece (0-based) holds each id as the source wrote it.
     pub homes: HashMap<String, usize>,
+    /// Site navigation blocks left out (`<nav>`, link bars to the previous and next pages).
+    pub site_navigation: usize,
 }
 
 /// Where a document is cut into chapters: before every heading of `level` or above.

@@ -122,6 +122,7 @@ pub(crate) fn sanitize(
         image_uses,
         mut warnings,
         removed,
+        site_nav,
         ..
     } = b;
     let mut tree = Tree {
@@ -129,6 +130,7 @@ pub(crate) fn sanitize(
         title_ids: Vec::new(),
     };
     tree.fix_mathml();
+    tree.space_section_numbers();
     let cuts = opts.split.map(|at| tree.cut(at.level));
     let title = match cuts {
         Some(_) => None,
@@ -162,6 +164,7 @@ pub(crate) fn sanitize(
         removed,
         pieces,
         homes,
+        site_navigation: site_nav,
     })
 }
 
@@ -277,6 +280,17 @@ const HEADINGS: [&str; 6] = ["h1", "h2", "h3", "h4", "h5", "h6"];
 /// 1 to 6 for `h1` to `h6`.
 fn heading_level(name: &str) -> Option<usize> {
     HEADINGS.iter().position(|h| *h == name).map(|i| i + 1)
+}
+
+/// A section number as headings print them: `1.1`, `3.5.2.`, `A.3` (a digit in it: a lone
+/// capital is a drop cap, `<span>T</span>he`).
+fn is_section_number(s: &str) -> bool {
+    let s = s.trim();
+    s.contains(|c: char| c.is_ascii_digit())
+        && s.split('.').all(|p| {
+            p.chars().all(|c| c.is_ascii_digit())
+                || (p.len() <= 4 && p.chars().all(|c| c.is_ascii_uppercase()))
+        })
 }
 
 /// Whether an element with attribute `key="value"` holds no words of the heading it is in:
@@ -485,15 +499,8 @@ struct Builder<'r> {
 }
 
 impl Builder<'_> {
-    /// The notes that sum up the whole body: site navigation left out, attributes dropped.
+    /// The notes that sum up the whole body: attributes dropped.
     fn summary_notes(&mut self) {
-        if self.site_nav > 0 {
-            self.warnings.add(format!(
-                "left out {} site navigation block(s) (<nav>, links to the previous and next pages): \
-                 the book's own table of contents replaces them",
-                self.site_nav
-            ));
-        }
         if !self.dropped_attrs.is_empty() {
             let names: Vec<&str> = self.dropped_attrs.iter().map(String::as_str).collect();
             let message = format!("dropped unsupported attributes: {}", names.join(", "));
@@ -1296,6 +1303,53 @@ impl Tree {
         text.split_whitespace().collect::<Vec<_>>().join(" ")
     }
 
+    /// The text of `i`'s subtree as written.
+    fn raw_text(&self, i: usize) -> String {
+        self.subtree(i)
+            .into_iter()
+            .filter_map(|n| match self.nodes.get(n).map(|n| &n.kind) {
+                Some(Kind::Text(t)) => Some(t.as_str()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Pass 1b: a section number in an element of its own inside a heading
+    /// (`<span>1.1</span><span>The Elements</span>`, as Texinfo writes them) is followed by the
+    /// space the page's style gave it, in the text and in the title.
+    fn space_section_numbers(&mut self) {
+        let headings: Vec<usize> = self
+            .preorder()
+            .into_iter()
+            .filter(|&i| self.name(i).is_some_and(is_heading))
+            .collect();
+        for h in headings {
+            let children = self.children(h);
+            for pair in children.windows(2) {
+                let (number, next) = (pair[0], pair[1]);
+                let text = self.raw_text(number);
+                if self.elem(number).is_none()
+                    || !is_section_number(&text)
+                    || text.ends_with(char::is_whitespace)
+                    || self.raw_text(next).starts_with(char::is_whitespace)
+                {
+                    continue;
+                }
+                let space = self.nodes.len();
+                self.nodes.push(Node {
+                    kind: Kind::Text(" ".to_string()),
+                    parent: h,
+                    children: Vec::new(),
+                });
+                if let Some(n) = self.nodes.get_mut(h)
+                    && let Some(at) = n.children.iter().position(|&c| c == number)
+                {
+                    n.children.insert(at + 1, space);
+                }
+            }
+        }
+    }
+
     /// Heading levels under the chapter's `h1`: the body's highest level becomes `h2`, the
     /// author's steps down are kept, and none goes more than one below the heading before it
     /// (a skipped level is what Ace's heading-order rule reports), capped at `h6`.
@@ -1316,23 +1370,45 @@ impl Tree {
 
     /// Takes out the heading that opens the body, if any, and returns its text: of any level,
     /// since chapters of a book often open with `## Title` (the Rust book's sections) or an
-    /// `<h3>` (SICP's pages).
+    /// `<h3>` (SICP's pages). Links before it (a page's "jump to top" arrow, a breadcrumb) do
+    /// not stop it from opening the body; text, pictures, formulas do.
     fn take_title(&mut self) -> Option<String> {
         let found =
             self.preorder()
                 .into_iter()
                 .find(|&i| match self.nodes.get(i).map(|n| &n.kind) {
-                    Some(Kind::Root) => false,
-                    Some(Kind::Text(t)) => !t.trim().is_empty(),
+                    Some(Kind::Text(t)) => !t.trim().is_empty() && !self.in_link(i),
+                    Some(Kind::Element(e)) if is_heading(e.name) => true,
                     Some(Kind::Element(e)) => {
-                        !matches!(e.name, "div" | "section" | "article" | "span" | "br")
+                        matches!(e.name, "img" | "math" | "hr" | "pre") && !self.in_link(i)
                     }
+                    Some(Kind::Raw { .. }) => true,
                     _ => false,
                 })?;
         if !self.name(found).is_some_and(is_heading) {
             return None;
         }
         self.take_heading(found).0
+    }
+
+    /// Whether node `i` is inside a link (`a` element).
+    fn in_link(&self, i: usize) -> bool {
+        let mut node = i;
+        while let Some(parent) = self
+            .nodes
+            .get(node)
+            .map(|n| n.parent)
+            .filter(|&p| p != node)
+        {
+            if self.name(parent) == Some("a") {
+                return true;
+            }
+            if parent == 0 {
+                return false;
+            }
+            node = parent;
+        }
+        false
     }
 
     /// Pass 2b: the text-fix stage on every text node outside code and notation.
@@ -1954,10 +2030,38 @@ mod tests {
         assert_eq!(f.title.as_deref(), Some("1.1 T"));
         assert_eq!(f.body, "<p>Text.</p>");
         assert!(f.links.is_empty());
-        let notes = super::super::test_support::notes(&f);
-        assert_eq!(notes.len(), 1, "{notes:?}");
-        assert!(notes[0].starts_with("left out 3 site navigation block(s)"));
+        assert_eq!(f.site_navigation, 3);
         assert!(f.removed.is_empty(), "not content the reader loses");
+    }
+
+    #[test]
+    fn a_page_opening_with_links_is_titled_by_its_first_heading_and_numbers_stay_words() {
+        // SICP's pages: a "jump to top" arrow and anchors before the heading, the section number
+        // and title in spans of their own.
+        let f = super::super::html_to_xhtml(
+            "<head><title>SICP 2e: 1.1</title></head><body><section>\
+             <span class=\"top jump\" title=\"Jump to top\"><a href=\"#pagetop\">⇡</a></span>\
+             <a id=\"pagetop\"></a><h3><span class=\"secnum\">1.1</span>\
+             <span class=\"sectitle\">The Elements</span></h3><p>Text.</p></section></body>",
+            &mut super::super::test_support::Recorder::default(),
+        )
+        .unwrap();
+        assert_eq!(f.title.as_deref(), Some("1.1 The Elements"));
+        assert!(f.title_is_heading);
+        // A drop cap is no number; text before the heading keeps the page's <title>.
+        let f = super::super::html_to_xhtml(
+            "<title>Site</title><h1><span>T</span>he End</h1>",
+            &mut super::super::test_support::Recorder::default(),
+        )
+        .unwrap();
+        assert_eq!(f.title.as_deref(), Some("The End"));
+        let f = super::super::html_to_xhtml(
+            "<title>Site</title><p>Intro.</p><h1>Late</h1>",
+            &mut super::super::test_support::Recorder::default(),
+        )
+        .unwrap();
+        assert_eq!(f.title.as_deref(), Some("Site"));
+        assert!(!f.title_is_heading);
     }
 
     #[test]
