@@ -479,6 +479,62 @@ fn is_site_navigation(el: ElementRef<'_>) -> bool {
     e.name() == "nav"
         || e.attr("role") == Some("navigation")
         || e.classes().any(|c| matches!(c, "navheader" | "navfooter"))
+        || is_link_bar(el)
+}
+
+/// Words of a bar of links between a site's pages (`Next: 1.2, Previous: 1, Up: 1
+/// [Contents][Index]`), outside its links.
+const NAV_WORDS: [&str; 10] = [
+    "next", "previous", "prev", "up", "home", "contents", "index", "top", "back", "forward",
+];
+
+/// A block of links to a site's other pages and nothing else but the words that name them
+/// ([`NAV_WORDS`]) and punctuation: what a generated page repeats at its top and bottom when
+/// it has no `<nav>` (Texinfo's older `<div class="header">`). At least two links, one of the
+/// words, no picture, heading or formula.
+fn is_link_bar(el: ElementRef<'_>) -> bool {
+    if !matches!(
+        el.value().name(),
+        "p" | "div" | "header" | "footer" | "table" | "ul" | "center"
+    ) {
+        return false;
+    }
+    let (mut links, mut named) = (0, false);
+    for node in el.descendants() {
+        match node.value() {
+            PNode::Element(e) if e.name() == "a" => {
+                let other_page = e
+                    .attr("href")
+                    .is_some_and(|h| !h.starts_with('#') && url_scheme(h).is_none());
+                if !other_page {
+                    return false;
+                }
+                links += 1;
+            }
+            PNode::Element(e)
+                if is_heading(e.name()) || matches!(e.name(), "img" | "svg" | "math") =>
+            {
+                return false;
+            }
+            PNode::Text(t)
+                if !node
+                    .ancestors()
+                    .any(|a| ElementRef::wrap(a).is_some_and(|a| a.value().name() == "a")) =>
+            {
+                for word in t
+                    .split(|c: char| !c.is_alphanumeric())
+                    .filter(|w| !w.is_empty())
+                {
+                    if !NAV_WORDS.contains(&word.to_lowercase().as_str()) {
+                        return false;
+                    }
+                    named = true;
+                }
+            }
+            _ => {}
+        }
+    }
+    links >= 2 && named
 }
 
 struct Builder<'r> {
@@ -2032,6 +2088,22 @@ mod tests {
         assert!(f.links.is_empty());
         assert_eq!(f.site_navigation, 3);
         assert!(f.removed.is_empty(), "not content the reader loses");
+        // Without <nav>: a bar of links to the site's pages, as older Texinfo writes it.
+        let f = super::super::html_to_xhtml(
+            "<body><div class=\"header\"><p>Next: <a href=\"1.2.html\">1.2</a>, Previous: \
+             <a href=\"1.html\">1</a> [<a href=\"index.html\">Contents</a>]</p></div><h3>1.1 T</h3>\
+             <p>Next: <a href=\"a.html\">the story</a> and <a href=\"b.html\">more</a>.</p>\
+             <p><a href=\"#x\">Up</a> <a href=\"c.html\">Next</a></p></body>",
+            &mut super::super::test_support::Recorder::default(),
+        )
+        .unwrap();
+        assert_eq!(f.site_navigation, 1);
+        assert_eq!(f.title.as_deref(), Some("1.1 T"));
+        assert!(
+            f.body.contains("the story") && f.body.contains(">Up<"),
+            "{}",
+            f.body
+        );
     }
 
     #[test]
