@@ -446,6 +446,9 @@ fn one_html_file_split_at_h2_makes_a_chapter_per_heading_with_links_between_them
     assert_eq!(hrefs(one), ["chapter-0003.xhtml#later"]);
     let two = document(&docs, "chapter-0003.xhtml");
     assert_eq!(hrefs(two), ["chapter-0002.xhtml#a-scene"]);
+    // A heading that is a picture titles its chapter and the picture stays.
+    let three = document(&docs, "chapter-0004.xhtml");
+    assert!(three.contains("<img src=\"../images/"), "{three}");
     let after = document(&docs, "chapter-0005.xhtml");
     assert_eq!(
         hrefs(after),

@@ -302,7 +302,9 @@ impl Tree {
             .chain(std::iter::once(slug(&title)))
             .collect();
         self.title_ids.extend(ids.iter().cloned());
-        self.remove(heading);
+        if !self.keep_pictures(heading) {
+            self.remove(heading);
+        }
         // The line break after the heading would otherwise open the body.
         let parent = self.nodes.get(heading).map_or(0, |n| n.parent);
         let siblings = self.children(parent);
@@ -316,6 +318,39 @@ impl Tree {
             self.remove(next);
         }
         (Some(title), ids)
+    }
+}
+
+impl Tree {
+    /// Turns a heading taken out as a title into a `div` of the pictures and formulas it held
+    /// (Project Gutenberg's illustrated chapter headings), which its title cannot carry; false
+    /// when it held none.
+    fn keep_pictures(&mut self, heading: usize) -> bool {
+        let pictures: Vec<usize> = self
+            .subtree(heading)
+            .into_iter()
+            .filter(|&i| match self.nodes.get(i).map(|n| &n.kind) {
+                Some(Kind::Element(e)) => matches!(e.name, "img" | "math"),
+                Some(Kind::Raw { .. }) => true,
+                _ => false,
+            })
+            .collect();
+        if pictures.is_empty() {
+            return false;
+        }
+        for &p in &pictures {
+            if let Some(n) = self.nodes.get_mut(p) {
+                n.parent = heading;
+            }
+        }
+        if let Some(n) = self.nodes.get_mut(heading) {
+            n.kind = Kind::Element(Elem {
+                name: "div",
+                attrs: vec![("class", "heading-picture".to_string())],
+            });
+            n.children = pictures;
+        }
+        true
     }
 }
 
