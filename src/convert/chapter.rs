@@ -123,51 +123,62 @@ pub(crate) fn convert_decoded(
         _ => Cow::Borrowed(&*text),
     };
     let mut images = Vec::new();
-    if let Some(mode) = &src.split {
-        let sinks = (&mut images, &mut warnings);
-        let (mut nodes, markup, more) = match mode {
-            SplitMode::Headings(level) => {
-                split_markup(project, src, (kind, *level), &fixed, sinks, tally)?
-            }
-            _ => (
-                split_file(project, src, &fixed, mode, sinks)?,
-                super::Converted::default(),
-                None,
-            ),
-        };
-        nodes.extend(back_matter.or(more));
-        let includes = kind == SourceKind::Markdown && super::includes::reads_files(&fixed);
-        return Ok(ConvertedChapter {
-            nodes,
-            reads_other_files: includes || !images.is_empty(),
-            images,
-            links: markup.links,
-            ids: markup.ids,
-            homes: markup.homes,
-            warnings,
-            report,
-        });
-    }
-    let mut back_matter = back_matter;
+    let sinks = (&mut images, &mut warnings);
+    let (nodes, markup) = match &src.split {
+        Some(SplitMode::Headings(level)) => {
+            let (mut nodes, markup, more) =
+                split_markup(project, src, (kind, *level), &fixed, sinks, tally)?;
+            nodes.extend(back_matter.or(more));
+            (nodes, markup)
+        }
+        Some(mode) => {
+            let mut nodes = split_file(project, src, &fixed, mode, sinks)?;
+            nodes.extend(back_matter);
+            (nodes, super::Converted::default())
+        }
+        None => one_chapter(project, src, (kind, n), &fixed, back_matter, sinks, tally)?,
+    };
+    let includes = kind == SourceKind::Markdown && super::includes::reads_files(&fixed);
+    Ok(ConvertedChapter {
+        nodes,
+        reads_other_files: includes || !images.is_empty(),
+        images,
+        links: markup.links,
+        ids: markup.ids,
+        homes: markup.homes,
+        warnings,
+        report,
+    })
+}
+
+/// A chapter file that is not split, the `n`th of the book: its chapter (titled by the entry,
+/// else its text, else its file name) and the page of its Project Gutenberg header and
+/// licence; the conversion, for its links and ids.
+fn one_chapter(
+    project: &Project,
+    src: &ChapterSource,
+    (kind, n): (SourceKind, usize),
+    fixed: &str,
+    mut back_matter: Option<Node>,
+    (images, warnings): (&mut Vec<Image>, &mut Vec<Diagnostic>),
+    mut tally: Option<&mut Tally>,
+) -> Result<(Vec<Node>, super::Converted)> {
+    let relative = relative_path(project, &src.path);
+    let file = FileRef {
+        path: &src.path,
+        relative: &relative,
+    };
     let given = src
         .title
         .as_deref()
         .map(|t| project.text.title(t, Some(file), tally.as_deref_mut()));
-    let sinks = (&mut images, &mut warnings);
+    let sinks = (&mut *images, &mut *warnings);
     let mut converted = if kind == SourceKind::Text {
         with_pictures(project, src, sinks, |p| {
-            convert_plain(&fixed, given.as_deref(), p)
+            convert_plain(fixed, given.as_deref(), p)
         })?
     } else {
-        convert_markup(
-            project,
-            src,
-            kind,
-            &fixed,
-            sinks,
-            tally.as_deref_mut(),
-            None,
-        )?
+        convert_markup(project, src, kind, fixed, sinks, tally.as_deref_mut(), None)?
     };
     if kind == SourceKind::Html {
         back_matter = back_matter.or_else(|| gutenberg_html(&mut converted, &project.layout));
@@ -177,7 +188,7 @@ pub(crate) fn convert_decoded(
     if html && let Some(numbered) = super::notes::number_notes(&converted.body) {
         converted.body = numbered;
     }
-    warnings.extend(short_note_warnings(&src.path, &fixed, html, &converted));
+    warnings.extend(short_note_warnings(&src.path, fixed, html, &converted));
     keep_replaced_heading(given.as_deref(), &mut converted);
     let title = match (given, converted.title.take()) {
         (Some(t), _) => t,
@@ -185,19 +196,12 @@ pub(crate) fn convert_decoded(
         (None, Some(t)) if kind == SourceKind::Text => t,
         (None, found) => fallback_title(project, src, n, found, file, tally),
     };
-    let chapter = Chapter::new(title, converted.body, &project.layout).at_level(src.level);
-    let chapter = Node::Chapter(chapter);
-    let includes = kind == SourceKind::Markdown && super::includes::reads_files(&fixed);
-    Ok(ConvertedChapter {
-        nodes: std::iter::once(chapter).chain(back_matter).collect(),
-        reads_other_files: includes || !images.is_empty(),
-        images,
-        links: converted.links,
-        ids: converted.ids,
-        homes: HashMap::new(),
-        warnings,
-        report,
-    })
+    let body = std::mem::take(&mut converted.body);
+    let chapter = Chapter::new(title, body, &project.layout).at_level(src.level);
+    let nodes = std::iter::once(Node::Chapter(chapter))
+        .chain(back_matter)
+        .collect();
+    Ok((nodes, converted))
 }
 
 /// `split` at a heading level is for Markdown and HTML files, and only that: headings of

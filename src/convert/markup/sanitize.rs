@@ -100,22 +100,7 @@ pub(crate) fn sanitize(
         site_nav: 0,
     };
     b.build(root)?;
-    let flattened = b.flattened;
-    // One warning for all the ways deep nesting was undone, at the first place known.
-    match (opts.deep.flattened.or(flattened), opts.deep.cut) {
-        (Some(line), _) => b.warnings.add_at(
-            line,
-            format!("flattened elements nested deeper than {MAX_DEPTH} levels"),
-        ),
-        (None, Some((line, count))) => b.warnings.add_at(
-            line,
-            format!(
-                "closed {count} element(s) nested more than {MAX_PARSE_DEPTH} levels deep \
-                 where they opened; their text is kept"
-            ),
-        ),
-        (None, None) => {}
-    }
+    b.deep_notes(&opts.deep);
     b.summary_notes();
     let Builder {
         nodes,
@@ -555,6 +540,24 @@ struct Builder<'r> {
 }
 
 impl Builder<'_> {
+    /// One warning for all the ways deep nesting was undone, at the first place known.
+    fn deep_notes(&mut self, deep: &Deep<'_>) {
+        match (deep.flattened.or(self.flattened), deep.cut) {
+            (Some(line), _) => self.warnings.add_at(
+                line,
+                format!("flattened elements nested deeper than {MAX_DEPTH} levels"),
+            ),
+            (None, Some((line, count))) => self.warnings.add_at(
+                line,
+                format!(
+                    "closed {count} element(s) nested more than {MAX_PARSE_DEPTH} levels deep \
+                     where they opened; their text is kept"
+                ),
+            ),
+            (None, None) => {}
+        }
+    }
+
     /// The notes that sum up the whole body: attributes dropped.
     fn summary_notes(&mut self) {
         if !self.dropped_attrs.is_empty() {
