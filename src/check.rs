@@ -579,7 +579,12 @@ fn check_links(project: &Project, converted: Vec<ConvertedChapter>, report: &mut
     let mut map = LinkMap::default();
     let mut contents = Vec::new();
     for c in &converted {
-        map.add(&c.report.path, c.links.clone(), c.ids.clone(), &c.nodes);
+        map.add(
+            &c.report.path,
+            c.links.clone(),
+            (c.ids.clone(), c.homes.clone()),
+            &c.nodes,
+        );
         contents.extend(c.nodes.iter().cloned());
     }
     let mut warnings = Vec::new();

@@ -53,6 +53,9 @@ pub enum Code {
     RemovedContent,
     /// A link to something that is not a chapter of the book was removed.
     RemovedLink,
+    /// A web page's site navigation (`<nav>`, bars of links to the previous and next pages)
+    /// was left out of an HTML chapter: one note per chapter, counting the blocks.
+    SiteNavigation,
     /// An mdBook `{{#include}}` could not be resolved (missing, outside the project, no such
     /// anchor, too deep) and was left as written.
     Include,
@@ -289,6 +292,7 @@ impl Code {
             Code::Markup => "markup",
             Code::RemovedContent => "removed-content",
             Code::RemovedLink => "removed-link",
+            Code::SiteNavigation => "site-navigation",
             Code::Include => "include",
             Code::EmptyChapter => "empty-chapter",
             Code::ShortChapter => "short-chapter",

@@ -12,7 +12,8 @@
 //! Every file is read whole and decoded by the build's own decoder, so the `encoding` written is
 //! the one the build detects; its title is the one the build's conversion finds
 //! (`convert::chapter::title_in`), else one from its file name. A text file in which the build
-//! finds several chapter headings gets `split = "auto"` (and no title). The language is guessed
+//! finds several chapter headings gets `split = "auto"` (and no title); a lone Markdown or HTML
+//! file with several headings of one level gets `split = "h1"`, `"h2"`… at the highest such level. The language is guessed
 //! from all the text, the cover is the image in `covers/`, and a Project Gutenberg header gives
 //! the title and author, else the name of a lone text file (`《书名》作者：某某.txt`, see
 //! [`names`]). The optional keys are written as comments so an author can see what
@@ -24,7 +25,9 @@ mod render;
 
 use std::path::{Path, PathBuf};
 
-use crate::convert::chapter::{chapter_headings, decode_file, title_from_file_name, title_in};
+use crate::convert::chapter::{
+    chapter_headings, decode_file, split_level, title_from_file_name, title_in,
+};
 use crate::convert::{FILE_KINDS, SourceKind};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::project::{METADATA_FILE, OUTPUT_FOLDER, natural_cmp};
@@ -83,8 +86,9 @@ pub struct ChapterGuess {
     pub title: Option<String>,
     /// The encoding label to force, when the file is not UTF-8 and the encoding was guessed.
     pub encoding: Option<String>,
-    /// Whether the file is split at its chapter headings (`split = "auto"`).
-    pub split: bool,
+    /// How the file is split into chapters, when it is: `"auto"` for a text file with chapter
+    /// headings, `"h2"` (a heading level) for a lone Markdown or HTML file.
+    pub split: Option<String>,
     /// Level in the table of contents: 1 at the top, 2 for a sub-chapter.
     pub level: usize,
     /// Before, in or after the parts.
@@ -193,9 +197,10 @@ pub fn init(dir: &Path, opts: &InitOptions) -> Result<InitReport, InitError> {
         _ => None,
     };
     let mut found = Found::default();
+    let lone = planned.len() == 1;
     let chapters: Vec<ChapterGuess> = planned
         .into_iter()
-        .map(|p| examine(dir, p, &mut found, &mut notes))
+        .map(|p| examine(dir, p, lone, &mut found, &mut notes))
         .collect();
     let language = book
         .as_ref()
@@ -329,8 +334,15 @@ fn listed(dir: &Path, sub: &Path, mdbook: bool) -> Result<Vec<Planned>, InitErro
 }
 
 /// Reads a planned chapter whole, as the build reads it: its encoding, title and whether it is
-/// to be split.
-fn examine(dir: &Path, p: Planned, found: &mut Found, notes: &mut Vec<String>) -> ChapterGuess {
+/// to be split (a text file with chapter headings; a Markdown or HTML file that is the book's
+/// only chapter, at the level of its headings).
+fn examine(
+    dir: &Path,
+    p: Planned,
+    lone: bool,
+    found: &mut Found,
+    notes: &mut Vec<String>,
+) -> ChapterGuess {
     let path = dir.join(&p.file);
     let (text, encoding) = read_whole(&path, &p.file, notes);
     let kind = SourceKind::of(&path);
@@ -354,10 +366,15 @@ fn examine(dir: &Path, p: Planned, found: &mut Found, notes: &mut Vec<String>) -
             .unwrap_or(0);
         found.sample.push_str(&text[..end]);
     }
-    let split = kind == SourceKind::Text
-        && p.title.is_none()
-        && chapter_headings(&text) >= SPLIT_MIN_HEADINGS;
-    let title = if split {
+    let split = match kind {
+        _ if p.title.is_some() => None,
+        SourceKind::Text => {
+            (chapter_headings(&text) >= SPLIT_MIN_HEADINGS).then(|| "auto".to_string())
+        }
+        _ if lone => split_level(&path, &text).map(|l| format!("h{l}")),
+        _ => None,
+    };
+    let title = if split.is_some() {
         None
     } else {
         p.title
@@ -653,7 +670,7 @@ mod tests {
             file: "a\"b.txt".into(),
             title: Some("He said \"hi\"\\".into()),
             encoding: None,
-            split: false,
+            split: None,
             level: 1,
             placement: Placement::Chapters,
         };

@@ -319,11 +319,22 @@ fn a_heading_the_entry_title_replaces_is_kept_in_the_chapter() {
         "metadata.toml",
         format!(
             "{METADATA}\n[[chapters]]\nfile = \"a.md\"\ntitle = \"Custom\"\n\n\
-             [[chapters]]\nfile = \"b.md\"\ntitle = \"Same  title\"\n"
+             [[chapters]]\nfile = \"b.md\"\ntitle = \"Same  title\"\n\n\
+             [[chapters]]\nfile = \"c.html\"\ntitle = \"Given\"\n\n\
+             [[chapters]]\nfile = \"d.html\"\ntitle = \"Given\"\n"
         ),
     );
     f.write("a.md", "# Original *words*\n\nText.\n\n## Part\n\nMore.\n");
     f.write("b.md", "# Same title\n\nText.\n");
+    // HTML the same way; a page's <title> is not text of the page.
+    f.write(
+        "c.html",
+        "<html><head><title>Site</title></head><body><h1>Page <b>heading</b></h1><p>Text.</p></body></html>",
+    );
+    f.write(
+        "d.html",
+        "<html><head><title>Site</title></head><body><p>Text.</p></body></html>",
+    );
     let run = f.build(&[]);
     assert!(run.ok, "{}", run.stderr);
     let epub = f.path("out.epub");
@@ -335,6 +346,13 @@ fn a_heading_the_entry_title_replaces_is_kept_in_the_chapter() {
     );
     let b = text(&epub, "EPUB/text/chapter-0002.xhtml");
     assert!(!b.contains("<h2>"), "{b}");
+    let c = text(&epub, "EPUB/text/chapter-0003.xhtml");
+    assert!(
+        c.contains(">Given</h1>\n<h2>Page heading</h2>\n<p>Text.</p>"),
+        "{c}"
+    );
+    let d = text(&epub, "EPUB/text/chapter-0004.xhtml");
+    assert!(!d.contains("<h2>") && !d.contains("Site"), "{d}");
 }
 
 #[test]
@@ -358,4 +376,158 @@ fn check_reports_links_the_build_cannot_make_before_any_build() {
         "{out}"
     );
     assert!(!f.path("out.epub").exists());
+}
+
+/// One HTML file as a site or Project Gutenberg writes it: a title page before the first
+/// heading, chapters in `div`s, a contents list linking to them, a heading that is a picture.
+const ONE_FILE_HTML: &str = "<html><head><title>The Whole Book</title></head><body>\n\
+    <p>Title page. <a href=\"#ch2\">Go to two</a> <a href=\"#one\">one</a></p>\n\
+    <div class=\"chapter\"><h2 id=\"one\"><span class=\"pagenum\">{1}</span>Chapter One</h2>\n\
+    <p>First.</p>\n<h3>A Scene</h3>\n<p>In one. <a href=\"#later\">later</a></p>\n\
+    <h4>Deep</h4>\n<p>deeper</p>\n</div>\n\
+    <div class=\"chapter\"><h2><a id=\"ch2\"></a>Chapter Two</h2>\n\
+    <p id=\"later\">Second. <a href=\"#a-scene\">back</a></p></div>\n\
+    <h2><img src=\"pic.png\" alt=\"Chapter Three.\"/></h2><p>Third.</p>\n</body></html>\n";
+
+#[test]
+fn one_html_file_split_at_h2_makes_a_chapter_per_heading_with_links_between_them() {
+    let f = Fixture::empty();
+    f.write("book.html", ONE_FILE_HTML);
+    let img = image::RgbImage::from_pixel(8, 8, image::Rgb([200, 30, 30]));
+    let mut png = std::io::Cursor::new(Vec::new());
+    img.write_to(&mut png, image::ImageFormat::Png).unwrap();
+    f.write("pic.png", png.into_inner());
+    f.write(
+        "after.md",
+        "# After\n\n[two](book.html#ch2) [scene](book.html#a-scene)\n",
+    );
+    f.write(
+        "metadata.toml",
+        format!(
+            "{METADATA}\n[layout]\ntoc-depth = 3\n\n[[chapters]]\nfile = \"book.html\"\nsplit = \"h2\"\n\n\
+             [[chapters]]\nfile = \"after.md\"\n"
+        ),
+    );
+    let run = f.build(&[]);
+    assert!(run.ok, "{}", run.stderr);
+    let epub = f.path("out.epub");
+    assert_valid(&epub);
+    let e = |d: usize, h: &str, t: &str| (d, h.to_string(), t.to_string());
+    assert_eq!(
+        nav_entries(&text(&epub, "EPUB/nav.xhtml")),
+        [
+            e(1, "text/chapter-0001.xhtml", "The Whole Book"),
+            e(1, "text/chapter-0002.xhtml", "Chapter One"),
+            e(2, "text/chapter-0002.xhtml#a-scene", "A Scene"),
+            e(3, "text/chapter-0002.xhtml#deep", "Deep"),
+            e(1, "text/chapter-0003.xhtml", "Chapter Two"),
+            e(1, "text/chapter-0004.xhtml", "Chapter Three."),
+            e(1, "text/chapter-0005.xhtml", "After"),
+        ]
+    );
+    let docs = documents(&f);
+    let front = document(&docs, "chapter-0001.xhtml");
+    assert!(front.contains("Title page."), "{front}");
+    assert_eq!(
+        hrefs(front),
+        [
+            "chapter-0003.xhtml#epubforge-chapter-title",
+            "chapter-0002.xhtml#epubforge-chapter-title"
+        ]
+    );
+    let one = document(&docs, "chapter-0002.xhtml");
+    // The section headings keep their ids, under the chapter's h1 with no gap.
+    assert!(one.contains("<h2 id=\"a-scene\">A Scene</h2>"), "{one}");
+    assert!(one.contains("<h3 id=\"deep\">Deep</h3>"), "{one}");
+    assert!(
+        !one.contains("Chapter Two") && !one.contains("{1}"),
+        "{one}"
+    );
+    assert_eq!(hrefs(one), ["chapter-0003.xhtml#later"]);
+    let two = document(&docs, "chapter-0003.xhtml");
+    assert_eq!(hrefs(two), ["chapter-0002.xhtml#a-scene"]);
+    // A heading that is a picture titles its chapter and the picture stays.
+    let three = document(&docs, "chapter-0004.xhtml");
+    assert!(three.contains("<img src=\"../images/"), "{three}");
+    let after = document(&docs, "chapter-0005.xhtml");
+    assert_eq!(
+        hrefs(after),
+        [
+            "chapter-0003.xhtml#epubforge-chapter-title",
+            "chapter-0002.xhtml#a-scene"
+        ]
+    );
+}
+
+#[test]
+fn one_markdown_file_split_at_h2_nests_its_h2_chapters_under_h1_parts_and_keeps_notes_reachable() {
+    let f = Fixture::empty();
+    f.write(
+        "book.md",
+        "Before any heading.\n\n# Part One\n\n## First\n\nSee [the second](#second) and a note.[^n]\n\n\
+         ## Second\n\nText.\n\n# Part Two\n\nLast.\n\n[^n]: The note.\n",
+    );
+    f.write(
+        "metadata.toml",
+        format!(
+            "{METADATA}\n[[chapters]]\nfile = \"book.md\"\nsplit = \"h2\"\ntitle = \"Opening\"\n"
+        ),
+    );
+    let run = f.build(&[]);
+    assert!(run.ok, "{}", run.stderr);
+    let epub = f.path("out.epub");
+    assert_valid(&epub);
+    let e = |d: usize, h: &str, t: &str| (d, h.to_string(), t.to_string());
+    assert_eq!(
+        nav_entries(&text(&epub, "EPUB/nav.xhtml")),
+        [
+            e(1, "text/chapter-0001.xhtml", "Opening"),
+            e(1, "text/chapter-0002.xhtml", "Part One"),
+            e(2, "text/chapter-0003.xhtml", "First"),
+            e(2, "text/chapter-0004.xhtml", "Second"),
+            e(1, "text/chapter-0005.xhtml", "Part Two"),
+        ]
+    );
+    let docs = documents(&f);
+    let first = document(&docs, "chapter-0003.xhtml");
+    let links = hrefs(first);
+    assert_eq!(
+        links.first().map(String::as_str),
+        Some("chapter-0004.xhtml#epubforge-chapter-title")
+    );
+    // The note is defined at the end of the file, in the last piece: the reference follows it.
+    assert!(
+        links.iter().any(|l| l.starts_with("chapter-0005.xhtml#")),
+        "{links:?}"
+    );
+    assert!(document(&docs, "chapter-0005.xhtml").contains("The note."));
+}
+
+#[test]
+fn split_at_a_heading_level_is_refused_on_text_and_a_regex_on_markup() {
+    let f = Fixture::empty();
+    f.write("a.txt", "Chapter 1\n\nText.\n");
+    f.write(
+        "metadata.toml",
+        format!("{METADATA}\n[[chapters]]\nfile = \"a.txt\"\nsplit = \"h2\"\n"),
+    );
+    let run = f.build(&[]);
+    assert!(!run.ok);
+    assert!(
+        run.stderr.contains("a.txt") && run.stderr.contains("Markdown and HTML"),
+        "{}",
+        run.stderr
+    );
+    f.write("a.md", "# One\n\n# Two\n");
+    f.write(
+        "metadata.toml",
+        format!("{METADATA}\n[[chapters]]\nfile = \"a.md\"\nsplit = \"auto\"\n"),
+    );
+    let run = f.build(&[]);
+    assert!(!run.ok);
+    assert!(
+        run.stderr.contains("a.md") && run.stderr.contains("split = \"h1\""),
+        "{}",
+        run.stderr
+    );
 }

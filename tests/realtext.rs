@@ -580,3 +580,88 @@ fn without_tags(xhtml: &str) -> String {
     }
     out
 }
+
+/// A Project Gutenberg HTML edition in the shape of Pride and Prejudice's (1342-h.htm): a
+/// title page with the book's `h1` in a `div`, chapters as `h2` with page numbers and
+/// pictures in them, a contents list linking to the chapters.
+fn gutenberg_html(chapters: usize) -> String {
+    let mut html = String::from(
+        "<!DOCTYPE html>\n<html><head><title>Pride and Prejudice | Project Gutenberg</title></head>\
+         <body>\n<div class=\"blk\"><h1><i>PRIDE. and PREJUDICE</i></h1><p>by Jane Austen</p></div>\n\
+         <h2><a id=\"CONTENTS\"></a>CONTENTS.</h2>\n<p>",
+    );
+    for n in 1..=chapters {
+        html.push_str(&format!("<a href=\"#CHAPTER_{n}\">{n}</a> "));
+    }
+    html.push_str("</p>\n");
+    for n in 1..=chapters {
+        html.push_str(&format!(
+            "<p><span class=\"pagenum\"><a id=\"page_{n}\">{{{n}}}</a></span></p>\n\
+             <h2><a id=\"CHAPTER_{n}\"></a><img src=\"i_{n}.png\" alt=\"\"/><br/>CHAPTER {n}.</h2>\n\
+             <p>It is a truth universally acknowledged, number {n}.</p>\n"
+        ));
+    }
+    html.push_str("</body></html>\n");
+    html
+}
+
+#[test]
+fn init_splits_a_lone_html_book_at_its_chapter_headings_and_the_contents_links_work() {
+    let f = Fixture::empty();
+    f.write("1342-h.htm", gutenberg_html(5));
+    for n in 1..=5 {
+        let img = image::RgbImage::from_pixel(4, 4, image::Rgb([20, 30, 200]));
+        let mut png = std::io::Cursor::new(Vec::new());
+        img.write_to(&mut png, image::ImageFormat::Png).unwrap();
+        f.write(&format!("i_{n}.png"), png.into_inner());
+    }
+    let meta = init(&f);
+    assert!(meta.contains("split = \"h2\""), "{meta}");
+    let r = run(epubforge()
+        .arg("build")
+        .arg(f.dir.path())
+        .arg("-o")
+        .arg(f.path("out.epub")));
+    assert!(r.ok, "{}", r.stderr);
+    let epub = f.path("out.epub");
+    assert_valid(&epub);
+    let docs = chapters(&epub);
+    let titles: Vec<String> = docs.iter().map(|d| heading(d)).collect();
+    assert_eq!(
+        titles,
+        [
+            "PRIDE. and PREJUDICE",
+            "CONTENTS.",
+            "CHAPTER 1.",
+            "CHAPTER 2.",
+            "CHAPTER 3.",
+            "CHAPTER 4.",
+            "CHAPTER 5."
+        ]
+    );
+    // The contents list links to each chapter's own document.
+    let contents = &docs[1];
+    for n in 1..=5 {
+        let href = format!(
+            "href=\"chapter-{:04}.xhtml#epubforge-chapter-title\"",
+            n + 2
+        );
+        assert!(contents.contains(&href), "{href} in {contents}");
+    }
+}
+
+#[test]
+fn init_splits_a_lone_markdown_book_but_not_a_book_of_several_markdown_files() {
+    let f = Fixture::empty();
+    f.write(
+        "book.md",
+        "# My Book\n\nIntro.\n\n## One\n\nText.\n\n### Aside\n\nMore.\n\n## Two\n\nText.\n",
+    );
+    let meta = init(&f);
+    assert!(meta.contains("split = \"h2\""), "{meta}");
+    let f = Fixture::empty();
+    f.write("a.md", "# A\n\n## One\n\nx\n\n## Two\n\ny\n");
+    f.write("b.md", "# B\n\ntext\n");
+    let meta = init(&f);
+    assert!(!meta.lines().any(|l| l.starts_with("split")), "{meta}");
+}

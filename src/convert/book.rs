@@ -126,7 +126,7 @@ pub(crate) fn load_book_with(
                 images.push(image);
             }
         }
-        links.add(&src.path, c.links, c.ids, &c.nodes);
+        links.add(&src.path, c.links, (c.ids, c.homes), &c.nodes);
         out.extend(c.nodes);
     };
     let mut contents = Vec::new();

@@ -36,6 +36,9 @@ pub(crate) struct ConvertedChapter {
     pub links: Vec<String>,
     /// The ids of a markup chapter as written -> as its body has them.
     pub ids: HashMap<String, String>,
+    /// A markup file cut at its headings: which of its chapters (0-based) holds each id as
+    /// written. Empty for any other.
+    pub homes: HashMap<String, usize>,
     pub warnings: Vec<Diagnostic>,
     pub report: SourceReport,
     /// Converting it read files besides the chapter (images, included files), which the build
@@ -113,37 +116,69 @@ pub(crate) fn convert_decoded(
         path: &src.path,
         relative: &relative,
     };
-    only_text_splits(src, kind)?;
-    let (text, mut back_matter) = gutenberg_text(&decoded.text, kind, &project.layout);
+    split_fits_kind(src, kind)?;
+    let (text, back_matter) = gutenberg_text(&decoded.text, kind, &project.layout);
     let fixed = match kind {
         SourceKind::Text => fix_text_file(project, src, file, &text, tally.as_deref_mut()),
         _ => Cow::Borrowed(&*text),
     };
     let mut images = Vec::new();
-    if let Some(mode) = &src.split {
-        let mut nodes = split_file(project, src, &fixed, mode, (&mut images, &mut warnings))?;
-        nodes.extend(back_matter);
-        return Ok(ConvertedChapter {
-            nodes,
-            reads_other_files: !images.is_empty(),
-            images,
-            links: Vec::new(),
-            ids: HashMap::new(),
-            warnings,
-            report,
-        });
-    }
+    let sinks = (&mut images, &mut warnings);
+    let (nodes, markup) = match &src.split {
+        Some(SplitMode::Headings(level)) => {
+            let (mut nodes, markup, more) =
+                split_markup(project, src, (kind, *level), &fixed, sinks, tally)?;
+            nodes.extend(back_matter.or(more));
+            (nodes, markup)
+        }
+        Some(mode) => {
+            let mut nodes = split_file(project, src, &fixed, mode, sinks)?;
+            nodes.extend(back_matter);
+            (nodes, super::Converted::default())
+        }
+        None => one_chapter(project, src, (kind, n), &fixed, back_matter, sinks, tally)?,
+    };
+    let includes = kind == SourceKind::Markdown && super::includes::reads_files(&fixed);
+    Ok(ConvertedChapter {
+        nodes,
+        reads_other_files: includes || !images.is_empty(),
+        images,
+        links: markup.links,
+        ids: markup.ids,
+        homes: markup.homes,
+        warnings,
+        report,
+    })
+}
+
+/// A chapter file that is not split, the `n`th of the book: its chapter (titled by the entry,
+/// else its text, else its file name) and the page of its Project Gutenberg header and
+/// licence; the conversion, for its links and ids.
+fn one_chapter(
+    project: &Project,
+    src: &ChapterSource,
+    (kind, n): (SourceKind, usize),
+    fixed: &str,
+    mut back_matter: Option<Node>,
+    (images, warnings): (&mut Vec<Image>, &mut Vec<Diagnostic>),
+    mut tally: Option<&mut Tally>,
+) -> Result<(Vec<Node>, super::Converted)> {
+    let relative = relative_path(project, &src.path);
+    let file = FileRef {
+        path: &src.path,
+        relative: &relative,
+    };
     let given = src
         .title
         .as_deref()
         .map(|t| project.text.title(t, Some(file), tally.as_deref_mut()));
-    let sinks = (&mut images, &mut warnings);
+    let sinks = (&mut *images, &mut *warnings);
     let mut converted = if kind == SourceKind::Text {
         with_pictures(project, src, sinks, |p| {
-            convert_plain(&fixed, given.as_deref(), p)
+            convert_plain(fixed, given.as_deref(), p)
         })?
     } else {
-        convert_markup(project, src, kind, &fixed, sinks, tally.as_deref_mut())?
+        convert_markup(project, src, kind, fixed, sinks, tally.as_deref_mut(), None)?
     };
     if kind == SourceKind::Html {
         back_matter = back_matter.or_else(|| gutenberg_html(&mut converted, &project.layout));
@@ -153,38 +188,44 @@ pub(crate) fn convert_decoded(
     if html && let Some(numbered) = super::notes::number_notes(&converted.body) {
         converted.body = numbered;
     }
-    warnings.extend(short_note_warnings(&src.path, &fixed, html, &converted));
-    keep_replaced_heading(kind, given.as_deref(), &mut converted);
+    warnings.extend(short_note_warnings(&src.path, fixed, html, &converted));
+    keep_replaced_heading(given.as_deref(), &mut converted);
     let title = match (given, converted.title.take()) {
         (Some(t), _) => t,
         // Fixed with the text of its file.
         (None, Some(t)) if kind == SourceKind::Text => t,
         (None, found) => fallback_title(project, src, n, found, file, tally),
     };
-    let chapter = Chapter::new(title, converted.body, &project.layout).at_level(src.level);
-    let chapter = Node::Chapter(chapter);
-    let includes = kind == SourceKind::Markdown && super::includes::reads_files(&fixed);
-    Ok(ConvertedChapter {
-        nodes: std::iter::once(chapter).chain(back_matter).collect(),
-        reads_other_files: includes || !images.is_empty(),
-        images,
-        links: converted.links,
-        ids: converted.ids,
-        warnings,
-        report,
-    })
+    let body = std::mem::take(&mut converted.body);
+    let chapter = Chapter::new(title, body, &project.layout).at_level(src.level);
+    let nodes = std::iter::once(Node::Chapter(chapter))
+        .chain(back_matter)
+        .collect();
+    Ok((nodes, converted))
 }
 
-/// `split` is refused on a chapter of any kind but plain text.
-fn only_text_splits(src: &ChapterSource, kind: SourceKind) -> Result<()> {
-    if src.split.is_some() && kind != SourceKind::Text {
-        return Err(Error::Convert {
+/// `split` at a heading level is for Markdown and HTML files, and only that: headings of
+/// plain text are found by their words.
+fn split_fits_kind(src: &ChapterSource, kind: SourceKind) -> Result<()> {
+    let refuse = |message: &str, hint: &str| {
+        Err(Error::Convert {
             path: src.path.clone(),
-            message: "`split` works on plain-text files only".into(),
-            hint: Some("give Markdown and HTML chapters one file each".into()),
-        });
+            message: message.into(),
+            hint: Some(hint.into()),
+        })
+    };
+    match (&src.split, kind) {
+        (None, _) => Ok(()),
+        (Some(SplitMode::Headings(_)), SourceKind::Text) => refuse(
+            "`split = \"h1\"`…`\"h6\"` cuts Markdown and HTML files at their headings",
+            "split a text file with split = \"auto\" or a regex matching its heading lines",
+        ),
+        (Some(SplitMode::Headings(_)), _) | (Some(_), SourceKind::Text) => Ok(()),
+        (Some(_), _) => refuse(
+            "a Markdown or HTML file is split at a heading level, not by \"auto\" or a regex",
+            "write split = \"h1\" or \"h2\": the level of the headings that start chapters",
+        ),
     }
-    Ok(())
 }
 
 /// A warning for each note of the chapter too short for Kobo's pop-ups, at the line of
@@ -232,6 +273,15 @@ fn conversion_warnings(path: &Path, converted: &super::Converted) -> Vec<Diagnos
             "a book cannot carry them; replace them with text or images, or build with --strict to refuse the loss",
         ));
     }
+    if converted.site_navigation > 0 {
+        let message = format!(
+            "left out {} site navigation block(s) (<nav>, links to the previous and next pages)",
+            converted.site_navigation
+        );
+        warnings.push(warn(Code::SiteNavigation, &message).hint(
+            "the book's own table of contents and page turns replace them; nothing else is lost",
+        ));
+    }
     if converted.paragraphs == 0 {
         warnings.push(
             warn(Code::EmptyChapter, "the chapter is empty")
@@ -241,19 +291,22 @@ fn conversion_warnings(path: &Path, converted: &super::Converted) -> Vec<Diagnos
     warnings
 }
 
-/// A Markdown chapter's opening heading, when the entry's `title` says something else: put
-/// back at the top of the body (as the `h2` under the chapter's title), never lost. One that
-/// says the same (as `init` writes titles) is the title.
-fn keep_replaced_heading(kind: SourceKind, given: Option<&str>, converted: &mut super::Converted) {
+/// A Markdown or HTML chapter's opening heading, when the entry's `title` says something
+/// else: put back at the top of the body (as the `h2` under the chapter's title), never lost.
+/// One that says the same (as `init` writes titles) is the title; an HTML `<title>` is not
+/// text of the page.
+fn keep_replaced_heading(given: Option<&str>, converted: &mut super::Converted) {
     let words = |s: &str| {
         s.split_whitespace()
             .collect::<Vec<_>>()
             .join(" ")
             .to_lowercase()
     };
-    if let (SourceKind::Markdown, Some(given), Some(found)) =
-        (kind, given, converted.title.as_deref())
-        && words(given) != words(found)
+    if let (true, Some(given), Some(found)) = (
+        converted.title_is_heading,
+        given,
+        converted.title.as_deref(),
+    ) && words(given) != words(found)
     {
         let heading = format!("<h2>{}</h2>\n", crate::xml::escape_text(found));
         converted.body.insert_str(0, &heading);
@@ -269,17 +322,43 @@ pub(crate) fn title_in(path: &Path, text: &str) -> Option<String> {
         SourceKind::Text => super::convert_text(text, true).title,
         SourceKind::Markdown => {
             let opts = super::markup::MarkdownOptions { highlight: false };
-            super::convert_markdown(text, &mut no_images, opts, None)
+            super::convert_markdown(text, &mut no_images, opts, None, None)
                 .ok()?
                 .title
         }
         SourceKind::Html => {
-            let title = super::convert_html(text, &mut no_images, None)
+            let title = super::convert_html(text, &mut no_images, None, None)
                 .ok()?
                 .title?;
             Some(super::gutenberg::book_title(&title).unwrap_or(title))
         }
     }
+}
+
+/// The heading level a lone Markdown or HTML file is to be split at (`split = "h2"`): the
+/// highest level at which the build's cut (`split = "h6"` cuts at every heading) finds
+/// several headings; None when no level has two, or for plain text. What `init` writes.
+pub(crate) fn split_level(path: &Path, text: &str) -> Option<usize> {
+    let mut no_images = |_: &str| -> std::result::Result<String, String> { Ok(String::new()) };
+    let at = Some(super::markup::SplitAt {
+        level: 6,
+        file: "./file",
+    });
+    let converted = match SourceKind::of(path) {
+        SourceKind::Text => return None,
+        SourceKind::Markdown => {
+            let opts = super::markup::MarkdownOptions { highlight: false };
+            super::convert_markdown(text, &mut no_images, opts, None, at).ok()?
+        }
+        SourceKind::Html => super::convert_html(text, &mut no_images, None, at).ok()?,
+    };
+    let mut counts = [0usize; 7];
+    for level in converted.pieces.iter().filter_map(|p| p.level) {
+        if let Some(n) = counts.get_mut(level) {
+            *n += 1;
+        }
+    }
+    (1..=6).find(|&l| counts[l] >= 2)
 }
 
 /// The title of a chapter without one in the metadata or its text: a Markdown or HTML
@@ -464,6 +543,114 @@ fn split_file(
     Ok(nodes)
 }
 
+/// A Markdown or HTML file cut into chapters before its headings of `level` and above: the
+/// text before the first (titled by the entry's `title`, the document's `<title>`, the file
+/// name or the book's word for a foreword), then a chapter per heading, titled by it, nested
+/// in the table of contents under the chapters of higher headings. Returns the chapters, the
+/// conversion (its links, ids and which chapter holds each) and an HTML file's Project
+/// Gutenberg header and licence as a page of their own.
+fn split_markup(
+    project: &Project,
+    src: &ChapterSource,
+    (kind, level): (SourceKind, usize),
+    text: &str,
+    (images, warnings): (&mut Vec<Image>, &mut Vec<Diagnostic>),
+    mut tally: Option<&mut Tally>,
+) -> Result<(Vec<Node>, super::Converted, Option<Node>)> {
+    let name = src.path.file_name().unwrap_or_default().to_string_lossy();
+    let file = super::markup::self_href(&name);
+    let at = super::markup::SplitAt { level, file: &file };
+    let sinks = (&mut *images, &mut *warnings);
+    let mut converted = convert_markup(
+        project,
+        src,
+        kind,
+        text,
+        sinks,
+        tally.as_deref_mut(),
+        Some(at),
+    )?;
+    let back_matter = match kind {
+        SourceKind::Html => gutenberg_pieces(&mut converted, &project.layout),
+        _ => None,
+    };
+    warnings.extend(conversion_warnings(&src.path, &converted));
+    let relative = relative_path(project, &src.path);
+    let file = FileRef {
+        path: &src.path,
+        relative: &relative,
+    };
+    let top = converted
+        .pieces
+        .iter()
+        .filter_map(|p| p.level)
+        .min()
+        .unwrap_or(1);
+    let mut nodes = Vec::with_capacity(converted.pieces.len());
+    for piece in std::mem::take(&mut converted.pieces) {
+        let title = match piece.title {
+            Some(t) => project.text.title(&t, Some(file), tally.as_deref_mut()),
+            None => front_piece_title(
+                project,
+                src,
+                converted.title.clone(),
+                file,
+                tally.as_deref_mut(),
+            ),
+        };
+        let nested = piece.level.map_or(0, |l| l - top);
+        let chapter = Chapter::new(title, piece.body, &project.layout).at_level(src.level + nested);
+        nodes.push(Node::Chapter(chapter));
+    }
+    Ok((nodes, converted, back_matter))
+}
+
+/// The title of the text before the first heading of a file cut at its headings.
+fn front_piece_title(
+    project: &Project,
+    src: &ChapterSource,
+    found: Option<String>,
+    file: FileRef<'_>,
+    tally: Option<&mut Tally>,
+) -> String {
+    let t = src
+        .title
+        .clone()
+        .or(found)
+        .or_else(|| title_from_file_name(&src.path))
+        .unwrap_or_else(|| package::front_title(&project.book.language));
+    project.text.title(&t, Some(file), tally)
+}
+
+/// The Project Gutenberg header (in the first piece) and licence (in the last) of an HTML
+/// file cut at its headings, taken out for a page of their own; the document's title, when
+/// it is the `<title>` PG gives its pages, made the book's title.
+fn gutenberg_pieces(
+    converted: &mut super::Converted,
+    layout: &crate::project::Layout,
+) -> Option<Node> {
+    if let Some(title) = converted
+        .title
+        .as_deref()
+        .and_then(super::gutenberg::book_title)
+    {
+        converted.title = Some(title);
+    }
+    let last = converted.pieces.len().checked_sub(1)?;
+    let (mut boilerplate, mut licence) = (String::new(), false);
+    for i in [0, last].into_iter().take(if last == 0 { 1 } else { 2 }) {
+        let Some(piece) = converted.pieces.get_mut(i) else {
+            continue;
+        };
+        if let Some(g) = super::gutenberg::detach_html(&piece.body) {
+            piece.body = g.text;
+            boilerplate.push_str(&g.boilerplate);
+            licence |= g.licence;
+        }
+    }
+    (!boilerplate.is_empty()).then(|| gutenberg_page(licence, boilerplate, layout))
+}
+
 /// Runs `convert` on a plain-text chapter with its picture lines resolved as Markdown images
 /// are (the project's containment check, the media readers and their caps); a picture that
 /// cannot be had fails the chapter, naming it, as a missing image of a Markdown chapter does.
@@ -521,6 +708,7 @@ fn convert_markup(
     text: &str,
     sinks: (&mut Vec<Image>, &mut Vec<Diagnostic>),
     mut tally: Option<&mut Tally>,
+    split: Option<super::markup::SplitAt<'_>>,
 ) -> Result<super::Converted> {
     let (images, warnings) = sinks;
     let text = if kind == SourceKind::Markdown {
@@ -539,9 +727,9 @@ fn convert_markup(
         let opts = super::markup::MarkdownOptions {
             highlight: project.style.highlight,
         };
-        super::convert_markdown(&text, &mut resolver, opts, Some(&mut fixer))
+        super::convert_markdown(&text, &mut resolver, opts, Some(&mut fixer), split)
     } else {
-        super::convert_html(&text, &mut resolver, Some(&mut fixer))
+        super::convert_html(&text, &mut resolver, Some(&mut fixer), split)
     };
     result.map_err(|e| Error::Convert {
         path: src.path.clone(),

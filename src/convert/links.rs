@@ -12,7 +12,7 @@
 //! shows one (a code span reading `<a href="two.md">`).
 
 use std::borrow::Cow;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
 use super::markup::percent_decode;
@@ -31,27 +31,38 @@ pub(crate) struct LinkMap<'a> {
     targets: Vec<(&'a Path, usize)>,
     /// Number of a source's first chapter -> its ids as written -> as its body has them.
     ids: HashMap<usize, HashMap<String, String>>,
-    /// Chapter number -> (source path, links in its body).
-    pending: HashMap<usize, (&'a Path, Vec<String>)>,
+    /// Number of the first chapter of a source cut at its headings -> which of its chapters
+    /// holds each id as written.
+    homes: HashMap<usize, HashMap<String, usize>>,
+    /// Number of a source's first chapter -> (source path, links in its bodies, how many
+    /// chapters it made).
+    pending: BTreeMap<usize, (&'a Path, Vec<String>, usize)>,
     chapters: usize,
 }
+
+/// A source's links, each resolved to its new href (None: removed).
+type Resolved = HashMap<String, Option<String>>;
 
 impl<'a> LinkMap<'a> {
     pub(crate) fn add(
         &mut self,
         path: &'a Path,
         links: Vec<String>,
-        ids: HashMap<String, String>,
+        (ids, homes): (HashMap<String, String>, HashMap<String, usize>),
         nodes: &[Node],
     ) {
         let first = self.chapters + 1;
-        self.chapters += package::count_chapters(nodes);
+        let count = package::count_chapters(nodes);
+        self.chapters += count;
         self.targets.push((path, first));
         if !ids.is_empty() {
             self.ids.insert(first, ids);
         }
+        if !homes.is_empty() {
+            self.homes.insert(first, homes);
+        }
         if !links.is_empty() {
-            self.pending.insert(first, (path, links));
+            self.pending.insert(first, (path, links, count));
         }
     }
 
@@ -72,14 +83,21 @@ impl<'a> LinkMap<'a> {
             .filter_map(|(path, doc)| Some((path.canonicalize().ok()?, *doc)))
             .collect();
         let mut n = 0;
+        let mut memo: HashMap<usize, Resolved> = HashMap::new();
         rewrite_nodes(contents, &mut n, &mut |number, chapter| {
-            let Some((path, links)) = self.pending.get(&number) else {
+            let Some((&first, (path, links, count))) = self.pending.range(..=number).next_back()
+            else {
                 return;
             };
-            let resolved: HashMap<&str, Option<String>> = links
-                .iter()
-                .map(|link| (link.as_str(), self.resolve(path, link, &targets, warnings)))
-                .collect();
+            if number >= first + count {
+                return;
+            }
+            let resolved = memo.entry(first).or_insert_with(|| {
+                links
+                    .iter()
+                    .map(|link| (link.clone(), self.resolve(path, link, &targets, warnings)))
+                    .collect()
+            });
             let body =
                 package::rewrite_hrefs(&chapter.body, &mut |href| match resolved.get(href)? {
                     Some(new) => Some(Href::To(new.clone())),
@@ -115,24 +133,25 @@ impl<'a> LinkMap<'a> {
             warnings.push(Diagnostic::warning(Code::RemovedLink, message).at(path));
             return None;
         };
-        let mut href = package::chapter_file_name(doc);
-        if let Some(frag) = fragment.filter(|f| !f.is_empty()) {
-            let ids = self.ids.get(&doc);
-            let id = ids.and_then(|ids| ids.get(frag).or_else(|| ids.get(&percent_decode(frag))));
-            match id {
-                Some(id) => {
-                    href.push('#');
-                    href.push_str(id);
-                }
-                None => {
-                    let message = format!(
-                        "link to \"{link}\": {file} has no id \"{frag}\"; the link opens the chapter"
-                    );
-                    warnings.push(Diagnostic::warning(Code::RemovedLink, message).at(path));
-                }
-            }
-        }
-        Some(href)
+        let Some(frag) = fragment.filter(|f| !f.is_empty()) else {
+            return Some(package::chapter_file_name(doc));
+        };
+        let ids = self.ids.get(&doc);
+        let key = [frag.to_string(), percent_decode(frag)]
+            .into_iter()
+            .find(|k| ids.is_some_and(|ids| ids.contains_key(k)));
+        let Some((key, id)) = key.and_then(|k| Some((k.clone(), ids?.get(&k)?))) else {
+            let message = format!(
+                "link to \"{link}\": {file} has no id \"{frag}\"; the link opens the chapter"
+            );
+            warnings.push(Diagnostic::warning(Code::RemovedLink, message).at(path));
+            return Some(package::chapter_file_name(doc));
+        };
+        let home = self.homes.get(&doc).and_then(|h| h.get(&key)).copied();
+        Some(format!(
+            "{}#{id}",
+            package::chapter_file_name(doc + home.unwrap_or(0))
+        ))
     }
 }
 

@@ -70,6 +70,8 @@ impl SourceKind {
 pub struct Converted {
     /// A title found in the content itself (a heading at the top), removed from `body`.
     pub title: Option<String>,
+    /// Whether `title` was a heading of the body (not an HTML `<title>`).
+    pub title_is_heading: bool,
     /// Well-formed XHTML content for the chapter's `<section>`.
     pub body: String,
     /// Number of paragraphs (or, for markup, top-level blocks) written; 0 means empty.
@@ -85,6 +87,12 @@ pub struct Converted {
     /// Elements removed with their content, with counts (markup only; see
     /// [`markup::Fragment::removed`]).
     pub removed: Vec<(String, usize)>,
+    /// A markup file cut at its headings: its pieces (see [`markup::Fragment::pieces`]).
+    pub pieces: Vec<markup::SplitPiece>,
+    /// Which piece holds each id as written (see [`markup::Fragment::homes`]).
+    pub homes: HashMap<String, usize>,
+    /// Site navigation blocks left out (markup only).
+    pub site_navigation: usize,
 }
 
 /// Converts plain text (already decoded and normalised) to XHTML paragraphs. With
@@ -177,29 +185,34 @@ fn paragraphs_to_xhtml(text: &str, pictures: Pictures<'_>) -> Converted {
     }
 }
 
-/// Converts Markdown; images go through `images`, the body's text through `fix`.
+/// Converts Markdown; images go through `images`, the body's text through `fix`; cut into
+/// pieces at its headings when `split` says where.
 pub fn convert_markdown<'a>(
     text: &str,
     images: &mut dyn ImageResolver,
     opts: markup::MarkdownOptions,
     fix: Option<&'a mut markup::TextFixer<'a>>,
+    split: Option<markup::SplitAt<'_>>,
 ) -> Result<Converted, MarkupError> {
-    markup::markdown_to_xhtml_with(text, images, opts, fix).map(from_fragment)
+    markup::markdown_to_xhtml_with(text, images, opts, fix, split).map(from_fragment)
 }
 
-/// Converts HTML; images go through `images`, the body's text through `fix`.
+/// Converts HTML; images go through `images`, the body's text through `fix`; cut into pieces
+/// at its headings when `split` says where.
 pub fn convert_html<'a>(
     text: &str,
     images: &mut dyn ImageResolver,
     fix: Option<&'a mut markup::TextFixer<'a>>,
+    split: Option<markup::SplitAt<'_>>,
 ) -> Result<Converted, MarkupError> {
-    markup::html_to_xhtml_fixed(text, images, fix).map(from_fragment)
+    markup::html_to_xhtml_fixed(text, images, fix, split).map(from_fragment)
 }
 
 fn from_fragment(f: markup::Fragment) -> Converted {
-    let has_content = !f.body.trim().is_empty();
+    let has_content = !f.body.trim().is_empty() || !f.pieces.is_empty();
     Converted {
         title: f.title,
+        title_is_heading: f.title_is_heading,
         paragraphs: usize::from(has_content),
         body: f.body,
         images: f.images,
@@ -207,6 +220,9 @@ fn from_fragment(f: markup::Fragment) -> Converted {
         ids: f.ids,
         warnings: f.warnings,
         removed: f.removed,
+        pieces: f.pieces,
+        homes: f.homes,
+        site_navigation: f.site_navigation,
     }
 }
 

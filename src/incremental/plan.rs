@@ -434,6 +434,7 @@ impl Reuse {
             images: Vec::new(),
             links: Vec::new(),
             ids: Default::default(),
+            homes: Default::default(),
             warnings: r.warnings.clone(),
             report: report(r, &src.path)?,
             reads_other_files: false,

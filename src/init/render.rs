@@ -81,8 +81,8 @@ const OPTIONAL_KEYS: &str = "\
 
 # Each chapter: `file` (or `glob = \"chapters/*.txt\"`), optional `title`, `level = 2` to nest
 # it under the chapter before, and for files that are not UTF-8 `encoding = \"gb18030\"` (and
-# `encoding-errors = \"replace\"` for damaged bytes); `split = \"auto\"` makes chapters of a file
-# at its headings. Chapters can also be grouped: [[parts]] title = \"...\" with
+# `encoding-errors = \"replace\"` for damaged bytes); `split = \"auto\"` makes chapters of a text
+# file at its headings, `split = \"h2\"` of a Markdown or HTML file at its h2 (and h1). Chapters can also be grouped: [[parts]] title = \"...\" with
 # [[parts.chapters]] under it, and [[suffix-chapters]] come after the parts.
 ";
 
@@ -108,8 +108,8 @@ fn chapters(out: &mut String, chapters: &[ChapterGuess]) {
         if c.level > 1 {
             let _ = writeln!(out, "level = {}", c.level);
         }
-        if c.split {
-            out.push_str("split = \"auto\"\n");
+        if let Some(split) = &c.split {
+            let _ = writeln!(out, "split = {}", quote(split));
         }
         if let Some(e) = &c.encoding {
             let _ = writeln!(out, "encoding = {}", quote(e));

@@ -92,7 +92,7 @@ pub(super) fn render(
                 format!(
                     "<section epub:type=\"chapter\" role=\"doc-chapter\" aria-label=\"{}\" class=\"continued\">\n{}</section>\n",
                     attr(&chapter.title),
-                    body
+                    pieces::headings_from_h2(&body)
                 )
             };
             let body = if look.vertical() {

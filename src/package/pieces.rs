@@ -194,6 +194,44 @@ pub(crate) fn rewrite_hrefs<'b>(
     Cow::Owned(out)
 }
 
+/// The level of a heading tag (`<h3 id="x">` or `</h3>`): 1 to 6.
+fn heading_tag_level(tag: &str) -> Option<usize> {
+    let name = tag.trim_start_matches('<').trim_start_matches('/');
+    let rest = name.strip_prefix('h')?;
+    let digit = rest.chars().next()?.to_digit(10)?;
+    let after = rest.get(1..)?;
+    let ends = after.starts_with([' ', '>', '/']);
+    ((1..=6).contains(&digit) && ends).then_some(digit as usize)
+}
+
+/// A continuation piece of a chapter split for size, its headings moved up so that the first
+/// is an `h2`, none above it: a document whose headings start at `h3` skips a level (what
+/// Ace's heading-order rule reports), while the outline inside the piece is kept. The table
+/// of contents keeps the chapter's own levels.
+pub(crate) fn headings_from_h2(body: &str) -> Cow<'_, str> {
+    let Some(first) = tags(body).find_map(|(_, tag)| heading_tag_level(tag)) else {
+        return Cow::Borrowed(body);
+    };
+    if first <= 2 {
+        return Cow::Borrowed(body);
+    }
+    let shift = first - 2;
+    let mut out = String::with_capacity(body.len());
+    let mut copied = 0;
+    for (at, tag) in tags(body) {
+        let Some(level) = heading_tag_level(tag) else {
+            continue;
+        };
+        // The digit is right after `<h` or `</h`.
+        let digit = at + tag.find('h').unwrap_or(0) + 1;
+        out.push_str(&body[copied..digit]);
+        out.push_str(&level.saturating_sub(shift).max(2).to_string());
+        copied = digit + 1;
+    }
+    out.push_str(&body[copied..]);
+    Cow::Owned(out)
+}
+
 /// The headings of a body that have an id, in order: `h2` to `h6` (the chapter's own `h1` is
 /// not in the body), with their text. A footnote mark inside a heading is not part of it.
 pub(crate) fn sections(body: &str) -> Vec<super::Section> {
@@ -261,6 +299,23 @@ fn chapter_number(file: &str) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_continuation_s_headings_start_at_h2_and_keep_their_steps() {
+        let body =
+            "<p>x</p><h3 id=\"a\">A</h3><h4>B <em>b</em></h4><h3>C</h3><hr/><header>h</header>";
+        assert_eq!(
+            headings_from_h2(body),
+            "<p>x</p><h2 id=\"a\">A</h2><h3>B <em>b</em></h3><h2>C</h2><hr/><header>h</header>"
+        );
+        // Deeper first, shallower later: none above h2.
+        assert_eq!(
+            headings_from_h2("<h4>a</h4><h3>b</h3><h2>c</h2>"),
+            "<h2>a</h2><h2>b</h2><h2>c</h2>"
+        );
+        let fine = "<h2>a</h2><h3>b</h3>";
+        assert!(matches!(headings_from_h2(fine), Cow::Borrowed(_)));
+    }
 
     #[test]
     fn small_bodies_stay_whole() {

@@ -724,7 +724,8 @@ fn expand(entry: Spanned<Chapter>, ctx: &Ctx, skip: &Skip) -> Result<Vec<Chapter
                 .map_err(|e| ctx.error_at(offset, format!("{e}")))?,
         ),
     };
-    if split.is_some() && title.is_some() {
+    // A file cut at heading levels may name the text before its first heading.
+    if split.is_some() && title.is_some() && !matches!(split, Some(SplitMode::Headings(_))) {
         return Err(ctx.error_at(
             offset,
             "`title` cannot be used with `split` (each chapter found in the file gets its heading as title)",

@@ -10,7 +10,7 @@ use scraper::ElementRef;
 
 use super::parse::{NodeId, parse_document};
 use super::sanitize::{Deep, MAX_DEPTH, Options, Warnings, sanitize};
-use super::{Fragment, ImageResolver, MarkupError, TextFixer};
+use super::{Fragment, ImageResolver, MarkupError, SplitAt, TextFixer};
 
 /// Converts an HTML document (or a bare HTML snippet) to an XHTML body fragment.
 ///
@@ -19,14 +19,16 @@ use super::{Fragment, ImageResolver, MarkupError, TextFixer};
 /// Other headings move one level down. Fails only when the resolver rejects a local image.
 #[cfg(test)]
 pub fn html_to_xhtml(src: &str, images: &mut dyn ImageResolver) -> Result<Fragment, MarkupError> {
-    html_to_xhtml_fixed(src, images, None)
+    html_to_xhtml_fixed(src, images, None, None)
 }
 
-/// [`html_to_xhtml`], with the text of the body (outside code) rewritten by `text`.
+/// [`html_to_xhtml`], with the text of the body (outside code) rewritten by `text`, and the
+/// document cut into pieces at its headings when `split` says where.
 pub fn html_to_xhtml_fixed<'a>(
     src: &str,
     images: &mut dyn ImageResolver,
     text: Option<&'a mut TextFixer<'a>>,
+    split: Option<SplitAt<'_>>,
 ) -> Result<Fragment, MarkupError> {
     let parsed = parse_document(src, MAX_DEPTH as u32);
     let line_of = |node: NodeId| {
@@ -59,6 +61,7 @@ pub fn html_to_xhtml_fixed<'a>(
                 deep,
                 marker: None,
                 text: text.map(|t| t as &mut TextFixer<'_>),
+                split,
             };
             sanitize(body, opts, images, warnings)
         }

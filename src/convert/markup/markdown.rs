@@ -13,7 +13,8 @@ use super::ids;
 use super::parse::parse_fragment;
 use super::sanitize::{self, Deep, MAX_DEPTH, Warnings, sanitize};
 use super::{
-    Fragment, ImageResolver, MarkupError, TextFixer, autolink, escape_attr, escape_text, highlight,
+    Fragment, ImageResolver, MarkupError, SplitAt, TextFixer, autolink, escape_attr, escape_text,
+    highlight,
 };
 use pulldown_cmark::{
     Alignment, CodeBlockKind, CowStr, Event, HeadingLevel, LinkType, Options, Parser, Tag, TagEnd,
@@ -38,7 +39,7 @@ pub fn markdown_to_xhtml(
     src: &str,
     images: &mut dyn ImageResolver,
 ) -> Result<Fragment, MarkupError> {
-    markdown_to_xhtml_with(src, images, MarkdownOptions::default(), None)
+    markdown_to_xhtml_with(src, images, MarkdownOptions::default(), None, None)
 }
 
 /// Converts a Markdown chapter to an XHTML body fragment.
@@ -46,13 +47,14 @@ pub fn markdown_to_xhtml(
 /// A leading heading (`# Title`, or `## Title` as the Rust book's sections open) becomes
 /// [`Fragment::title`] and leaves the body; other headings move one level down. Footnotes become `noteref`/`footnote` pairs that link both ways, with the
 /// notes as `<aside>` elements at the end. The text of the body (outside code) is rewritten by
-/// `text`.
+/// `text`; the document is cut into pieces at its headings when `split` says where.
 /// Fails only when the resolver rejects a local image.
 pub fn markdown_to_xhtml_with<'a>(
     src: &str,
     images: &mut dyn ImageResolver,
     opts: MarkdownOptions,
     text: Option<&'a mut TextFixer<'a>>,
+    split: Option<SplitAt<'_>>,
 ) -> Result<Fragment, MarkupError> {
     let mut warnings = Warnings::default();
     // CommonMark: "the Unicode character U+0000 must be replaced with U+FFFD".
@@ -77,6 +79,7 @@ pub fn markdown_to_xhtml_with<'a>(
         deep,
         marker: marker.as_deref(),
         text: text.map(|t| t as &mut TextFixer<'_>),
+        split,
     };
     sanitize(parsed.html.root_element(), options, images, warnings)
 }
@@ -996,6 +999,7 @@ mod tests {
             src,
             &mut Recorder::default(),
             MarkdownOptions { highlight: false },
+            None,
             None,
         )
         .unwrap();

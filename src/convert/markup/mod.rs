@@ -26,7 +26,7 @@ pub use html::html_to_xhtml_fixed;
 #[cfg(test)]
 pub use markdown::markdown_to_xhtml;
 pub use markdown::{MarkdownOptions, markdown_to_xhtml_with};
-pub(crate) use sanitize::percent_decode;
+pub(crate) use sanitize::{percent_decode, self_href};
 
 /// Rewrites one text node of a chapter's body (the text-fix stage: cleanup rules,
 /// conversion, typography); returns None when the text stays as it is. Never called on text
@@ -39,6 +39,8 @@ pub struct Fragment {
     /// Text of the chapter's leading heading of any level (removed from `body`), or for HTML
     /// the `<title>` of the head when the body does not start with a heading.
     pub title: Option<String>,
+    /// Whether `title` is the text of a heading taken out of the body (not the `<title>`).
+    pub title_is_heading: bool,
     /// Well-formed XHTML content (may have several top-level nodes). Only the default XHTML
     /// namespace and the `epub:` prefix are used; the caller's root element declares both.
     pub body: String,
@@ -55,6 +57,34 @@ pub struct Fragment {
     /// Elements removed with their content (`<video>`, `<iframe>`, remote images…), each
     /// with how often, in order of first removal: what the reader of the book will not see.
     pub removed: Vec<(String, usize)>,
+    /// When the document was cut at its headings ([`SplitAt`]): its pieces in order (and
+    /// `body` is empty). Empty otherwise.
+    pub pieces: Vec<SplitPiece>,
+    /// When cut: which piece (0-based) holds each id as the source wrote it.
+    pub homes: HashMap<String, usize>,
+    /// Site navigation blocks left out (`<nav>`, link bars to the previous and next pages).
+    pub site_navigation: usize,
+}
+
+/// Where a document is cut into chapters: before every heading of `level` or above.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SplitAt<'s> {
+    /// 1 for `h1` to 6 for `h6`.
+    pub level: usize,
+    /// How the document names itself in a link from one piece to another (`./book.html`),
+    /// which the book's link resolution sends to the piece's chapter.
+    pub file: &'s str,
+}
+
+/// One piece of a document cut at its headings.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SplitPiece {
+    /// Its heading's text; None for the text before the first heading.
+    pub title: Option<String>,
+    /// Its heading's level in the source (1 for `h1`); None for the text before the first.
+    pub level: Option<usize>,
+    /// Well-formed XHTML content, as [`Fragment::body`].
+    pub body: String,
 }
 
 /// Something removed or changed on the way.

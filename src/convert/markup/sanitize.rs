@@ -21,6 +21,9 @@
 
 mod inline_svg;
 mod mathml;
+mod split;
+
+pub(crate) use split::self_href;
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 
@@ -52,6 +55,8 @@ pub(crate) struct Options<'a> {
     pub deep: Deep<'a>,
     /// What the Markdown renderer put before the ids it wrote (see [`super::ids::marker`]).
     pub marker: Option<&'a str>,
+    /// Cut the document into pieces at its headings.
+    pub split: Option<super::SplitAt<'a>>,
 }
 
 /// What the stages before the sanitiser know about deep nesting in the source.
@@ -95,28 +100,14 @@ pub(crate) fn sanitize(
         site_nav: 0,
     };
     b.build(root)?;
-    let flattened = b.flattened;
-    // One warning for all the ways deep nesting was undone, at the first place known.
-    match (opts.deep.flattened.or(flattened), opts.deep.cut) {
-        (Some(line), _) => b.warnings.add_at(
-            line,
-            format!("flattened elements nested deeper than {MAX_DEPTH} levels"),
-        ),
-        (None, Some((line, count))) => b.warnings.add_at(
-            line,
-            format!(
-                "closed {count} element(s) nested more than {MAX_PARSE_DEPTH} levels deep \
-                 where they opened; their text is kept"
-            ),
-        ),
-        (None, None) => {}
-    }
+    b.deep_notes(&opts.deep);
     b.summary_notes();
     let Builder {
         nodes,
         image_uses,
         mut warnings,
         removed,
+        site_nav,
         ..
     } = b;
     let mut tree = Tree {
@@ -124,23 +115,41 @@ pub(crate) fn sanitize(
         title_ids: Vec::new(),
     };
     tree.fix_mathml();
-    let title = tree.take_title().or(opts.head_title);
+    tree.space_section_numbers();
+    let cuts = opts.split.map(|at| tree.cut(at.level));
+    let title = match cuts {
+        Some(_) => None,
+        None => tree.take_title(),
+    };
     if let Some(fix) = opts.text {
         tree.fix_text(fix);
     }
-    tree.level_headings();
+    let tops: Vec<usize> = cuts
+        .as_ref()
+        .map_or(vec![0], |cuts| cuts.iter().map(|c| c.node).collect());
+    for top in tops {
+        tree.level_headings(top);
+    }
     tree.fix_structure();
     tree.fix_content_models();
+    let homes = match (&cuts, opts.split) {
+        (Some(cuts), Some(at)) => tree.link_pieces(cuts, at.file),
+        _ => HashMap::new(),
+    };
     let (links, ids) = tree.fix_ids_and_links(opts.marker, &mut warnings);
-    let body = tree.serialize();
+    let (body, pieces) = tree.bodies(cuts);
     Ok(Fragment {
-        title,
+        title_is_heading: title.is_some(),
+        title: title.or(opts.head_title),
         body,
         images: image_uses,
         links,
         ids,
         warnings: warnings.finish(),
         removed,
+        pieces,
+        homes,
+        site_navigation: site_nav,
     })
 }
 
@@ -256,6 +265,29 @@ const HEADINGS: [&str; 6] = ["h1", "h2", "h3", "h4", "h5", "h6"];
 /// 1 to 6 for `h1` to `h6`.
 fn heading_level(name: &str) -> Option<usize> {
     HEADINGS.iter().position(|h| *h == name).map(|i| i + 1)
+}
+
+/// A section number as headings print them: `1.1`, `3.5.2.`, `A.3` (a digit in it: a lone
+/// capital is a drop cap, `<span>T</span>he`).
+fn is_section_number(s: &str) -> bool {
+    let s = s.trim();
+    s.contains(|c: char| c.is_ascii_digit())
+        && s.split('.').all(|p| {
+            p.chars().all(|c| c.is_ascii_digit())
+                || (p.len() <= 4 && p.chars().all(|c| c.is_ascii_uppercase()))
+        })
+}
+
+/// Whether an element with attribute `key="value"` holds no words of the heading it is in:
+/// a footnote mark, a page number.
+fn not_heading_text(key: &str, value: &str) -> bool {
+    let words = || value.split_ascii_whitespace();
+    match key {
+        "epub:type" => words().any(|w| matches!(w, "noteref" | "pagebreak")),
+        "role" => words().any(|w| w == "doc-pagebreak"),
+        "class" => words().any(|w| w == "pagenum"),
+        _ => false,
+    }
 }
 
 /// The id GitHub (and mdBook, and pandoc's `gfm`) give a heading: its text in lower case,
@@ -432,6 +464,62 @@ fn is_site_navigation(el: ElementRef<'_>) -> bool {
     e.name() == "nav"
         || e.attr("role") == Some("navigation")
         || e.classes().any(|c| matches!(c, "navheader" | "navfooter"))
+        || is_link_bar(el)
+}
+
+/// Words of a bar of links between a site's pages (`Next: 1.2, Previous: 1, Up: 1
+/// [Contents][Index]`), outside its links.
+const NAV_WORDS: [&str; 10] = [
+    "next", "previous", "prev", "up", "home", "contents", "index", "top", "back", "forward",
+];
+
+/// A block of links to a site's other pages and nothing else but the words that name them
+/// ([`NAV_WORDS`]) and punctuation: what a generated page repeats at its top and bottom when
+/// it has no `<nav>` (Texinfo's older `<div class="header">`). At least two links, one of the
+/// words, no picture, heading or formula.
+fn is_link_bar(el: ElementRef<'_>) -> bool {
+    if !matches!(
+        el.value().name(),
+        "p" | "div" | "header" | "footer" | "table" | "ul" | "center"
+    ) {
+        return false;
+    }
+    let (mut links, mut named) = (0, false);
+    for node in el.descendants() {
+        match node.value() {
+            PNode::Element(e) if e.name() == "a" => {
+                let other_page = e
+                    .attr("href")
+                    .is_some_and(|h| !h.starts_with('#') && url_scheme(h).is_none());
+                if !other_page {
+                    return false;
+                }
+                links += 1;
+            }
+            PNode::Element(e)
+                if is_heading(e.name()) || matches!(e.name(), "img" | "svg" | "math") =>
+            {
+                return false;
+            }
+            PNode::Text(t)
+                if !node
+                    .ancestors()
+                    .any(|a| ElementRef::wrap(a).is_some_and(|a| a.value().name() == "a")) =>
+            {
+                for word in t
+                    .split(|c: char| !c.is_alphanumeric())
+                    .filter(|w| !w.is_empty())
+                {
+                    if !NAV_WORDS.contains(&word.to_lowercase().as_str()) {
+                        return false;
+                    }
+                    named = true;
+                }
+            }
+            _ => {}
+        }
+    }
+    links >= 2 && named
 }
 
 struct Builder<'r> {
@@ -452,15 +540,26 @@ struct Builder<'r> {
 }
 
 impl Builder<'_> {
-    /// The notes that sum up the whole body: site navigation left out, attributes dropped.
-    fn summary_notes(&mut self) {
-        if self.site_nav > 0 {
-            self.warnings.add(format!(
-                "left out {} site navigation block(s) (<nav>, links to the previous and next pages): \
-                 the book's own table of contents replaces them",
-                self.site_nav
-            ));
+    /// One warning for all the ways deep nesting was undone, at the first place known.
+    fn deep_notes(&mut self, deep: &Deep<'_>) {
+        match (deep.flattened.or(self.flattened), deep.cut) {
+            (Some(line), _) => self.warnings.add_at(
+                line,
+                format!("flattened elements nested deeper than {MAX_DEPTH} levels"),
+            ),
+            (None, Some((line, count))) => self.warnings.add_at(
+                line,
+                format!(
+                    "closed {count} element(s) nested more than {MAX_PARSE_DEPTH} levels deep \
+                     where they opened; their text is kept"
+                ),
+            ),
+            (None, None) => {}
         }
+    }
+
+    /// The notes that sum up the whole body: attributes dropped.
+    fn summary_notes(&mut self) {
         if !self.dropped_attrs.is_empty() {
             let names: Vec<&str> = self.dropped_attrs.iter().map(String::as_str).collect();
             let message = format!("dropped unsupported attributes: {}", names.join(", "));
@@ -1213,8 +1312,13 @@ impl Tree {
 
     /// Nodes in document order (pre-order), skipping removed ones.
     fn preorder(&self) -> Vec<usize> {
+        self.preorder_from(0)
+    }
+
+    /// The nodes of `top`'s subtree in document order, skipping removed ones.
+    fn preorder_from(&self, top: usize) -> Vec<usize> {
         let mut out = Vec::with_capacity(self.nodes.len());
-        let mut stack = vec![0];
+        let mut stack = vec![top];
         while let Some(i) = stack.pop() {
             let Some(n) = self.nodes.get(i) else { continue };
             if matches!(n.kind, Kind::Removed) {
@@ -1239,7 +1343,8 @@ impl Tree {
         out
     }
 
-    /// A heading's text, white space collapsed, without its footnote marks.
+    /// A heading's text, white space collapsed, without its footnote marks and page numbers
+    /// (`epub:type="pagebreak"`, Project Gutenberg's `<span class="pagenum">{ix}</span>`).
     fn heading_text(&self, heading: usize) -> String {
         let mut text = String::new();
         let mut stack = vec![heading];
@@ -1247,11 +1352,7 @@ impl Tree {
             let Some(n) = self.nodes.get(i) else { continue };
             match &n.kind {
                 Kind::Text(t) => text.push_str(t),
-                Kind::Element(e)
-                    if e.attrs
-                        .iter()
-                        .any(|(k, v)| *k == "epub:type" && v == "noteref") =>
-                {
+                Kind::Element(e) if e.attrs.iter().any(|(k, v)| not_heading_text(k, v)) => {
                     continue;
                 }
                 _ => {}
@@ -1261,11 +1362,58 @@ impl Tree {
         text.split_whitespace().collect::<Vec<_>>().join(" ")
     }
 
+    /// The text of `i`'s subtree as written.
+    fn raw_text(&self, i: usize) -> String {
+        self.subtree(i)
+            .into_iter()
+            .filter_map(|n| match self.nodes.get(n).map(|n| &n.kind) {
+                Some(Kind::Text(t)) => Some(t.as_str()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Pass 1b: a section number in an element of its own inside a heading
+    /// (`<span>1.1</span><span>The Elements</span>`, as Texinfo writes them) is followed by the
+    /// space the page's style gave it, in the text and in the title.
+    fn space_section_numbers(&mut self) {
+        let headings: Vec<usize> = self
+            .preorder()
+            .into_iter()
+            .filter(|&i| self.name(i).is_some_and(is_heading))
+            .collect();
+        for h in headings {
+            let children = self.children(h);
+            for pair in children.windows(2) {
+                let (number, next) = (pair[0], pair[1]);
+                let text = self.raw_text(number);
+                if self.elem(number).is_none()
+                    || !is_section_number(&text)
+                    || text.ends_with(char::is_whitespace)
+                    || self.raw_text(next).starts_with(char::is_whitespace)
+                {
+                    continue;
+                }
+                let space = self.nodes.len();
+                self.nodes.push(Node {
+                    kind: Kind::Text(" ".to_string()),
+                    parent: h,
+                    children: Vec::new(),
+                });
+                if let Some(n) = self.nodes.get_mut(h)
+                    && let Some(at) = n.children.iter().position(|&c| c == number)
+                {
+                    n.children.insert(at + 1, space);
+                }
+            }
+        }
+    }
+
     /// Heading levels under the chapter's `h1`: the body's highest level becomes `h2`, the
     /// author's steps down are kept, and none goes more than one below the heading before it
     /// (a skipped level is what Ace's heading-order rule reports), capped at `h6`.
-    fn level_headings(&mut self) {
-        let order = self.preorder();
+    fn level_headings(&mut self, top: usize) {
+        let order = self.preorder_from(top);
         let level = |t: &Tree, i: usize| t.name(i).and_then(heading_level);
         let Some(base) = order.iter().filter_map(|&i| level(self, i)).min() else {
             return;
@@ -1281,50 +1429,45 @@ impl Tree {
 
     /// Takes out the heading that opens the body, if any, and returns its text: of any level,
     /// since chapters of a book often open with `## Title` (the Rust book's sections) or an
-    /// `<h3>` (SICP's pages).
+    /// `<h3>` (SICP's pages). Links before it (a page's "jump to top" arrow, a breadcrumb) do
+    /// not stop it from opening the body; text, pictures, formulas do.
     fn take_title(&mut self) -> Option<String> {
         let found =
             self.preorder()
                 .into_iter()
                 .find(|&i| match self.nodes.get(i).map(|n| &n.kind) {
-                    Some(Kind::Root) => false,
-                    Some(Kind::Text(t)) => !t.trim().is_empty(),
+                    Some(Kind::Text(t)) => !t.trim().is_empty() && !self.in_link(i),
+                    Some(Kind::Element(e)) if is_heading(e.name) => true,
                     Some(Kind::Element(e)) => {
-                        !matches!(e.name, "div" | "section" | "article" | "span" | "br")
+                        matches!(e.name, "img" | "math" | "hr" | "pre") && !self.in_link(i)
                     }
+                    Some(Kind::Raw { .. }) => true,
                     _ => false,
                 })?;
-        if !matches!(
-            self.name(found),
-            Some("h1" | "h2" | "h3" | "h4" | "h5" | "h6")
-        ) {
+        if !self.name(found).is_some_and(is_heading) {
             return None;
         }
-        let title = self.heading_text(found);
-        if title.is_empty() {
-            return None;
-        }
-        self.title_ids = self
-            .subtree(found)
-            .into_iter()
-            .filter_map(|i| self.elem(i)?.attrs.iter().find(|(k, _)| *k == "id"))
-            .map(|(_, v)| v.clone())
-            .chain(std::iter::once(slug(&title)))
-            .collect();
-        self.remove(found);
-        // The line break after the heading would otherwise open the body.
-        let parent = self.nodes.get(found).map(|n| n.parent).unwrap_or(0);
-        let siblings = self.children(parent);
-        let next = siblings
-            .iter()
-            .position(|&c| c == found)
-            .and_then(|p| siblings.get(p + 1));
-        if let Some(&next) = next
-            && self.is_blank_text(next)
+        self.take_heading(found).0
+    }
+
+    /// Whether node `i` is inside a link (`a` element).
+    fn in_link(&self, i: usize) -> bool {
+        let mut node = i;
+        while let Some(parent) = self
+            .nodes
+            .get(node)
+            .map(|n| n.parent)
+            .filter(|&p| p != node)
         {
-            self.remove(next);
+            if self.name(parent) == Some("a") {
+                return true;
+            }
+            if parent == 0 {
+                return false;
+            }
+            node = parent;
         }
-        Some(title)
+        false
     }
 
     /// Pass 2b: the text-fix stage on every text node outside code and notation.
@@ -1788,14 +1931,19 @@ impl Tree {
         }
     }
 
-    /// Pass 6: XHTML text, without recursion.
-    fn serialize(&self) -> String {
+    /// Pass 6: XHTML text of `top`'s children, without recursion.
+    fn serialize(&self, top: usize) -> String {
         enum Step {
             Open(usize),
             Close(&'static str),
         }
         let mut out = String::new();
-        let mut stack: Vec<Step> = self.children(0).into_iter().rev().map(Step::Open).collect();
+        let mut stack: Vec<Step> = self
+            .children(top)
+            .into_iter()
+            .rev()
+            .map(Step::Open)
+            .collect();
         while let Some(step) = stack.pop() {
             match step {
                 Step::Close(name) => {
@@ -1941,10 +2089,54 @@ mod tests {
         assert_eq!(f.title.as_deref(), Some("1.1 T"));
         assert_eq!(f.body, "<p>Text.</p>");
         assert!(f.links.is_empty());
-        let notes = super::super::test_support::notes(&f);
-        assert_eq!(notes.len(), 1, "{notes:?}");
-        assert!(notes[0].starts_with("left out 3 site navigation block(s)"));
+        assert_eq!(f.site_navigation, 3);
         assert!(f.removed.is_empty(), "not content the reader loses");
+        // Without <nav>: a bar of links to the site's pages, as older Texinfo writes it.
+        let f = super::super::html_to_xhtml(
+            "<body><div class=\"header\"><p>Next: <a href=\"1.2.html\">1.2</a>, Previous: \
+             <a href=\"1.html\">1</a> [<a href=\"index.html\">Contents</a>]</p></div><h3>1.1 T</h3>\
+             <p>Next: <a href=\"a.html\">the story</a> and <a href=\"b.html\">more</a>.</p>\
+             <p><a href=\"#x\">Up</a> <a href=\"c.html\">Next</a></p></body>",
+            &mut super::super::test_support::Recorder::default(),
+        )
+        .unwrap();
+        assert_eq!(f.site_navigation, 1);
+        assert_eq!(f.title.as_deref(), Some("1.1 T"));
+        assert!(
+            f.body.contains("the story") && f.body.contains(">Up<"),
+            "{}",
+            f.body
+        );
+    }
+
+    #[test]
+    fn a_page_opening_with_links_is_titled_by_its_first_heading_and_numbers_stay_words() {
+        // SICP's pages: a "jump to top" arrow and anchors before the heading, the section number
+        // and title in spans of their own.
+        let f = super::super::html_to_xhtml(
+            "<head><title>SICP 2e: 1.1</title></head><body><section>\
+             <span class=\"top jump\" title=\"Jump to top\"><a href=\"#pagetop\">⇡</a></span>\
+             <a id=\"pagetop\"></a><h3><span class=\"secnum\">1.1</span>\
+             <span class=\"sectitle\">The Elements</span></h3><p>Text.</p></section></body>",
+            &mut super::super::test_support::Recorder::default(),
+        )
+        .unwrap();
+        assert_eq!(f.title.as_deref(), Some("1.1 The Elements"));
+        assert!(f.title_is_heading);
+        // A drop cap is no number; text before the heading keeps the page's <title>.
+        let f = super::super::html_to_xhtml(
+            "<title>Site</title><h1><span>T</span>he End</h1>",
+            &mut super::super::test_support::Recorder::default(),
+        )
+        .unwrap();
+        assert_eq!(f.title.as_deref(), Some("The End"));
+        let f = super::super::html_to_xhtml(
+            "<title>Site</title><p>Intro.</p><h1>Late</h1>",
+            &mut super::super::test_support::Recorder::default(),
+        )
+        .unwrap();
+        assert_eq!(f.title.as_deref(), Some("Site"));
+        assert!(!f.title_is_heading);
     }
 
     #[test]

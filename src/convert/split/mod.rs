@@ -41,6 +41,10 @@ pub enum SplitMode {
         /// Matches volume heading lines, when the book has volumes.
         volume: Option<Regex>,
     },
+    /// A Markdown or HTML file cut before every heading of this level (1 for `h1`, from
+    /// `split = "h1"` to `"h6"`) and above, as pandoc's `--epub-chapter-level`: each heading
+    /// starts a chapter. Plain text has no such headings.
+    Headings(usize),
 }
 
 /// A `split` or `volume_split` setting that cannot be used.
@@ -64,6 +68,25 @@ pub enum SplitError {
          found automatically, so remove `volume_split` or give a chapter regex"
     )]
     VolumePatternWithAuto,
+    /// A volume regex was given with a heading level.
+    #[error(
+        "`volume_split` cannot be used with `split = \"h1\"`…`\"h6\"`: a Markdown or HTML \
+         file is cut at headings of that level and above, and higher headings nest the lower \
+         ones in the table of contents"
+    )]
+    VolumePatternWithHeadings,
+}
+
+/// 1 to 6 for a `split` of `"h1"` to `"h6"` (any case, surrounding spaces ignored).
+fn heading_level(split: &str) -> Option<usize> {
+    let split = split.trim();
+    let digit = split
+        .strip_prefix('h')
+        .or_else(|| split.strip_prefix('H'))?;
+    match digit {
+        "1" | "2" | "3" | "4" | "5" | "6" => digit.parse().ok(),
+        _ => None,
+    }
 }
 
 impl SplitMode {
@@ -75,6 +98,12 @@ impl SplitMode {
     /// silently ignored.
     pub fn from_config(split: &str, volume_split: Option<&str>) -> Result<SplitMode, SplitError> {
         let volume_split = volume_split.filter(|v| !v.trim().is_empty());
+        if let Some(level) = heading_level(split) {
+            return match volume_split {
+                Some(_) => Err(SplitError::VolumePatternWithHeadings),
+                None => Ok(SplitMode::Headings(level)),
+            };
+        }
         if split.trim().eq_ignore_ascii_case("auto") {
             return match volume_split {
                 Some(v) if !v.trim().eq_ignore_ascii_case("auto") => {
@@ -252,6 +281,7 @@ fn find_headings(lines: &[&str], mode: &SplitMode, blocks: bool) -> Vec<HeadingL
             SplitMode::Pattern { chapter, volume } => {
                 pattern_heading(line, chapter, volume.as_ref())
             }
+            SplitMode::Headings(_) => Vec::new(),
         };
         if found.is_empty() {
             if matches!(mode, SplitMode::Auto)
@@ -400,6 +430,7 @@ pub fn is_heading(line: &str, mode: &SplitMode) -> bool {
             SplitMode::Pattern { chapter, volume } => {
                 !pattern_heading(line, chapter, volume.as_ref()).is_empty()
             }
+            SplitMode::Headings(_) => false,
         }
 }
 

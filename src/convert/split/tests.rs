@@ -101,8 +101,29 @@ fn from_config_compiles_chapter_and_volume_regexes() {
             assert!(chapter.is_match("Kapitel 3"));
             assert!(volume.unwrap().is_match("Buch Eins"));
         }
-        SplitMode::Auto => panic!("expected patterns"),
+        other => panic!("expected patterns, got {other:?}"),
     }
+}
+
+#[test]
+fn from_config_reads_heading_levels() {
+    assert!(matches!(
+        SplitMode::from_config(" H2 ", None),
+        Ok(SplitMode::Headings(2))
+    ));
+    assert!(matches!(
+        SplitMode::from_config("h1", None),
+        Ok(SplitMode::Headings(1))
+    ));
+    // Not a level: a regex for text files.
+    assert!(matches!(
+        SplitMode::from_config("h7", None),
+        Ok(SplitMode::Pattern { .. })
+    ));
+    assert!(matches!(
+        SplitMode::from_config("h2", Some("^Part")),
+        Err(SplitError::VolumePatternWithHeadings)
+    ));
 }
 
 #[test]
