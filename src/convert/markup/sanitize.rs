@@ -1187,6 +1187,10 @@ fn classify_href(raw: &str) -> Href {
         return Href::Drop("removed empty link target".to_string());
     }
     match url_scheme(&compact).as_deref() {
+        Some("http" | "https") if !valid_host(&compact) => Href::Drop(format!(
+            "removed link to {}: its host is not a valid domain name",
+            shorten(&compact, 200)
+        )),
         Some("http" | "https" | "mailto") => Href::Keep(encode_url(raw.trim())),
         Some("javascript") => Href::Drop("removed javascript: URL".to_string()),
         Some(s) => Href::Drop(format!(
@@ -1199,6 +1203,33 @@ fn classify_href(raw: &str) -> Href {
         )),
         None => Href::Keep(encode_url(raw.trim())),
     }
+}
+
+/// Whether the host of an `http(s)` URL is one a URL parser takes (EPUBCheck reports RSC-020
+/// for `https://../`): an IPv6 literal in brackets, or a domain whose labels but the last are
+/// not empty, without the code points the URL standard forbids in a domain.
+fn valid_host(url: &str) -> bool {
+    let Some((_, rest)) = url.split_once("://") else {
+        return false;
+    };
+    let authority = &rest[..rest.find(['/', '?', '#', '\\']).unwrap_or(rest.len())];
+    let host_port = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    if let Some(literal) = host_port.strip_prefix('[') {
+        return literal.split_once(']').is_some_and(|(ip, _)| {
+            !ip.is_empty()
+                && ip
+                    .chars()
+                    .all(|c| c.is_ascii_hexdigit() || ":.".contains(c))
+        });
+    }
+    let host = host_port.split_once(':').map_or(host_port, |(h, _)| h);
+    let forbidden = |c: char| c.is_control() || " #%/:<>?@[\\]^|".contains(c);
+    let labels: Vec<&str> = host.split('.').collect();
+    let (last, others) = labels.split_last().unwrap_or((&"", &[]));
+    !host.is_empty()
+        && !host.contains(forbidden)
+        && others.iter().all(|l| !l.is_empty())
+        && (!last.is_empty() || !others.is_empty())
 }
 
 /// Percent-encodes characters that are not allowed in a URL as written (spaces, `[` and `]`
@@ -2137,6 +2168,30 @@ mod tests {
         .unwrap();
         assert_eq!(f.title.as_deref(), Some("Site"));
         assert!(!f.title_is_heading);
+    }
+
+    #[test]
+    fn links_to_hosts_no_url_parser_takes_are_removed() {
+        for good in [
+            "https://example.com/a",
+            "http://example.com.",
+            "https://user@例子.测试:8080/x?q#f",
+            "http://[::1]/",
+            "https://a_b.example/",
+        ] {
+            assert!(valid_host(good), "{good}");
+        }
+        for bad in [
+            "https://../",
+            "https://",
+            "http://a..b/",
+            "http://.x/",
+            "http://a b/",
+            "http://[]/",
+        ] {
+            assert!(!valid_host(bad), "{bad}");
+        }
+        assert!(matches!(classify_href("https://../"), Href::Drop(_)));
     }
 
     #[test]
