@@ -665,3 +665,23 @@ fn init_splits_a_lone_markdown_book_but_not_a_book_of_several_markdown_files() {
     let meta = init(&f);
     assert!(!meta.lines().any(|l| l.starts_with("split")), "{meta}");
 }
+
+#[test]
+fn init_splits_at_the_headings_that_divide_the_book_not_at_a_title_pages_lines() {
+    // Project Gutenberg's Katrine: the title page in <h2>s, the chapters in <h3>s.
+    let mut html = String::from(
+        "<html><head><title>Katrine</title></head><body>\n<h2>KATRINE</h2>\n<h2>A Novel</h2>\n\
+         <h2>BY</h2>\n<h2>ELINOR MACARTNEY LANE</h2>\n",
+    );
+    for n in ["I", "II", "III", "IV"] {
+        html.push_str(&format!("<h3>{n}<br/>A CHAPTER</h3>\n"));
+        for _ in 0..20 {
+            html.push_str("<p>Ravenel Plantation occupies a singular rise of wooded land.</p>\n");
+        }
+    }
+    html.push_str("</body></html>\n");
+    let f = Fixture::empty();
+    f.write("14263-h.htm", html);
+    let meta = init(&f);
+    assert!(meta.contains("split = \"h3\""), "{meta}");
+}

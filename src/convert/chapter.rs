@@ -337,7 +337,8 @@ pub(crate) fn title_in(path: &Path, text: &str) -> Option<String> {
 
 /// The heading level a lone Markdown or HTML file is to be split at (`split = "h2"`): the
 /// highest level at which the build's cut (`split = "h6"` cuts at every heading) finds
-/// several headings; None when no level has two, or for plain text. What `init` writes.
+/// several headings and no chapter holds half the text (else the highest with several);
+/// None when no level has two, or for plain text. What `init` writes.
 pub(crate) fn split_level(path: &Path, text: &str) -> Option<usize> {
     let mut no_images = |_: &str| -> std::result::Result<String, String> { Ok(String::new()) };
     let at = Some(super::markup::SplitAt {
@@ -358,7 +359,25 @@ pub(crate) fn split_level(path: &Path, text: &str) -> Option<usize> {
             *n += 1;
         }
     }
-    (1..=6).find(|&l| counts[l] >= 2)
+    let candidates = || (1..=6).filter(|&l| counts[l] >= 2);
+    // Headings that divide the book, not a title page's lines (Gutenberg's `<h2>KATRINE</h2>
+    // <h2>A Novel</h2>` over chapters in `<h3>`): no chapter holds half the text.
+    let total: usize = converted.pieces.iter().map(|p| p.body.len()).sum();
+    let divides = |l: usize| {
+        let mut largest = 0;
+        let mut current = 0;
+        for p in &converted.pieces {
+            if p.level.is_some_and(|pl| pl <= l) {
+                largest = largest.max(current);
+                current = 0;
+            }
+            current += p.body.len();
+        }
+        largest.max(current) * 2 <= total
+    };
+    candidates()
+        .find(|&l| divides(l))
+        .or_else(|| candidates().next())
 }
 
 /// The title of a chapter without one in the metadata or its text: a Markdown or HTML
