@@ -6,7 +6,8 @@
 //! - heading levels made relative (the chapter title is the book's `h1`, so a Markdown `#`
 //!   may become `h2`, and the book skips no level): on each side the highest level becomes
 //!   `h1` and none goes more than one below the heading before it, as the book does;
-//! - `id` on headings; `epub:type`, `role` and `aria-*` (footnote markup); highlighting spans
+//! - `id` on headings and the ids we generate (`epubforge-…`: a task-list item labelling its
+//!   checkbox); `epub:type`, `role` and `aria-*` (footnote markup); highlighting spans
 //!   (`<span class="hl-…">`) are unwrapped;
 //! - an image's `src` (ours points at the book's copy) and an empty `alt`;
 //! - a link's target unless it is an absolute URL (a book cannot point at `/url` or `foo`),
@@ -81,7 +82,7 @@ fn write_element(e: ElementRef<'_>, out: &mut Vec<String>, in_pre: bool) {
 fn attribute(element: &str, key: &str, value: &str) -> Option<(String, String)> {
     let heading = element.len() == 2 && element.starts_with('h') && element != "hr";
     match key {
-        "id" if heading => None,
+        "id" if heading || value.starts_with("epubforge-") => None,
         "role" | "epub:type" => None,
         k if k.starts_with("aria-") => None,
         "src" if element == "img" => Some((key.into(), "*".into())),

@@ -957,7 +957,9 @@ mod tests {
         let f = convert("- [ ] foo\n- [x] bar\n\n* [@] not a task\n");
         assert_eq!(
             f.body,
-            "<ul>\n<li><input type=\"checkbox\" disabled=\"\"/> foo</li>\n<li><input type=\"checkbox\" checked=\"\" disabled=\"\"/> bar</li>\n</ul>\n<ul>\n<li>[@] not a task</li>\n</ul>\n"
+            "<ul>\n<li id=\"epubforge-task-1\"><input type=\"checkbox\" disabled=\"\" aria-labelledby=\"epubforge-task-1\"/> foo</li>\n\
+             <li id=\"epubforge-task-2\"><input type=\"checkbox\" checked=\"\" disabled=\"\" aria-labelledby=\"epubforge-task-2\"/> bar</li>\n</ul>\n\
+             <ul>\n<li>[@] not a task</li>\n</ul>\n"
         );
         assert!(f.removed.is_empty());
     }

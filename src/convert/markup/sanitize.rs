@@ -1886,6 +1886,7 @@ impl Tree {
                 }
             }
         }
+        self.label_checkboxes(&order);
         // Links to the heading taken out as the title go to the chapter's own heading.
         let title_id = format!("{}chapter-title", super::ids::GENERATED_ID_PREFIX);
         for raw in &self.title_ids {
@@ -1926,6 +1927,35 @@ impl Tree {
             }
         }
         (links, ids.into_map())
+    }
+
+    /// A task list's checkbox is labelled by the element it opens, its item (or the item's
+    /// paragraph), through `aria-labelledby`: a form control needs a label (Ace), and
+    /// `<label>` is not kept. The element gets a generated id when it has none.
+    fn label_checkboxes(&mut self, order: &[usize]) {
+        let mut made = 0;
+        for &i in order {
+            let parent = self.nodes.get(i).map(|n| n.parent);
+            let is_box = self.elem(i).is_some_and(|e| e.name == "input");
+            let Some(p) = parent.filter(|&p| is_box && p != 0) else {
+                continue;
+            };
+            let Some(Kind::Element(owner)) = self.nodes.get_mut(p).map(|n| &mut n.kind) else {
+                continue;
+            };
+            let id = match owner.attrs.iter().find(|(k, _)| *k == "id") {
+                Some((_, id)) => id.clone(),
+                None => {
+                    made += 1;
+                    let id = format!("{}task-{made}", super::ids::GENERATED_ID_PREFIX);
+                    owner.attrs.insert(0, ("id", id.clone()));
+                    id
+                }
+            };
+            if let Some(Kind::Element(input)) = self.nodes.get_mut(i).map(|n| &mut n.kind) {
+                input.attrs.push(("aria-labelledby", id));
+            }
+        }
     }
 
     /// Every heading without an id gets its [`slug`], numbered `-1`, `-2`… past the first as
