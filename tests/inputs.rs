@@ -458,7 +458,10 @@ fn code_is_wrapped_and_highlighted_with_css_for_the_classes_used_only() {
     let doc = text(&epub, "EPUB/text/chapter-0001.xhtml");
     assert!(doc.contains("<span class=\"hl-k\">fn</span>"), "{doc}");
     assert!(
-        doc.contains("<input type=\"checkbox\" checked=\"\" disabled=\"\"/>"),
+        doc.contains(
+            "<li id=\"epubforge-task-1\"><input type=\"checkbox\" checked=\"\" disabled=\"\" \
+             aria-labelledby=\"epubforge-task-1\"/>"
+        ),
         "{doc}"
     );
     assert!(
