@@ -185,7 +185,7 @@ fn apply_ignores(project: &Project, report: &mut CheckReport) {
 }
 
 /// Checks a finished EPUB: our structural rules, then EPUBCheck when it is installed and
-/// `epubcheck` gives its time limit, unless our rules found the EPUB unsafe to read.
+/// `epubcheck` gives its time limit, unless our rules found the EPUB dangerous to read.
 pub fn check_epub(path: &Path, epubcheck: Option<Duration>) -> CheckReport {
     let mut report = CheckReport {
         target: path.to_path_buf(),

@@ -453,6 +453,15 @@ fn gutenberg_html(
     converted: &mut super::Converted,
     layout: &crate::project::Layout,
 ) -> Option<Node> {
+    gutenberg_title(converted);
+    let g = super::gutenberg::detach_html(&converted.body)?;
+    converted.body = g.text;
+    Some(gutenberg_page(g.licence, g.boilerplate, layout))
+}
+
+/// Makes the document's title the book's when it is the `<title>` Project Gutenberg gives its
+/// pages (`The Project Gutenberg eBook of Pride and Prejudice, by Jane Austen`).
+fn gutenberg_title(converted: &mut super::Converted) {
     if let Some(title) = converted
         .title
         .as_deref()
@@ -460,9 +469,6 @@ fn gutenberg_html(
     {
         converted.title = Some(title);
     }
-    let g = super::gutenberg::detach_html(&converted.body)?;
-    converted.body = g.text;
-    Some(gutenberg_page(g.licence, g.boilerplate, layout))
 }
 
 /// The page that holds a Project Gutenberg header and licence.
@@ -648,13 +654,7 @@ fn gutenberg_pieces(
     converted: &mut super::Converted,
     layout: &crate::project::Layout,
 ) -> Option<Node> {
-    if let Some(title) = converted
-        .title
-        .as_deref()
-        .and_then(super::gutenberg::book_title)
-    {
-        converted.title = Some(title);
-    }
+    gutenberg_title(converted);
     let last = converted.pieces.len().checked_sub(1)?;
     let (mut boilerplate, mut licence) = (String::new(), false);
     for i in [0, last].into_iter().take(if last == 0 { 1 } else { 2 }) {
