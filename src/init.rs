@@ -14,9 +14,10 @@
 //! (`convert::chapter::title_in`), else one from its file name. A text file in which the build
 //! finds several chapter headings gets `split = "auto"` (and no title); a lone Markdown or HTML
 //! file with several headings of one level gets `split = "h1"`, `"h2"`… at the highest such level. The language is guessed
-//! from all the text, the cover is the image in `covers/`, and a Project Gutenberg header gives
-//! the title and author, else the name of a lone text file (`《书名》作者：某某.txt`, see
-//! [`names`]). The optional keys are written as comments so an author can see what
+//! from all the text, the cover is the image in `covers/`; title, authors and language come
+//! from what a file says of its book (`convert::about`: a Project Gutenberg header; a lone HTML
+//! file's `<title>`, `<meta name="author">` and `<html lang>`; a lone Markdown file's title
+//! block), else the name of a lone text file (`《书名》作者：某某.txt`, see [`names`]). The optional keys are written as comments so an author can see what
 //! exists; what init could not follow is written as comments too, and reported.
 
 mod mdbook;
@@ -25,6 +26,7 @@ mod render;
 
 use std::path::{Path, PathBuf};
 
+use crate::convert::about::About;
 use crate::convert::chapter::{
     chapter_headings, decode_file, split_level, title_from_file_name, title_in,
 };
@@ -206,20 +208,18 @@ pub fn init(dir: &Path, opts: &InitOptions) -> Result<InitReport, InitError> {
         .as_ref()
         .and_then(|b| b.language.clone())
         .filter(|l| !l.trim().is_empty())
+        .or(found.about.language)
         .unwrap_or_else(|| guess_language(&found.sample).to_string());
     let title = book
         .as_ref()
         .and_then(|b| b.title.clone())
-        .or(found.title)
+        .or(found.about.title)
         .or_else(|| named.as_ref().map(|n| n.0.clone()))
         .unwrap_or_else(|| folder_title(dir));
     let authors = match &book {
         Some(b) if !b.authors.is_empty() => b.authors.clone(),
-        _ => found
-            .author
-            .or_else(|| named.and_then(|n| n.1))
-            .into_iter()
-            .collect(),
+        _ if !found.about.authors.is_empty() => found.about.authors,
+        _ => named.and_then(|n| n.1).into_iter().collect(),
     };
     let cover = find_cover(dir);
     let text = render::metadata(&render::Book {
@@ -251,9 +251,9 @@ pub fn init(dir: &Path, opts: &InitOptions) -> Result<InitReport, InitError> {
 struct Found {
     /// Text to guess the language from.
     sample: String,
-    /// A Project Gutenberg header's `Title:` and `Author:`.
-    title: Option<String>,
-    author: Option<String>,
+    /// What the first file that says anything says about the book (a Project Gutenberg
+    /// header; a lone file's own title and metadata).
+    about: About,
 }
 
 /// The chapters of `SUMMARY.md` whose files exist, paths made relative to `dir`; drafts,
@@ -346,17 +346,8 @@ fn examine(
     let path = dir.join(&p.file);
     let (text, encoding) = read_whole(&path, &p.file, notes);
     let kind = SourceKind::of(&path);
-    if kind == SourceKind::Text
-        && found.title.is_none()
-        && let Some(g) = crate::convert::gutenberg::detach(&text)
-    {
-        let (title, author) = crate::convert::gutenberg::about(&g.boilerplate);
-        found.title = title;
-        found.author = author;
-    } else if kind == SourceKind::Html && found.title.is_none() {
-        let (title, author) = crate::convert::gutenberg::about_html(&text);
-        found.title = title;
-        found.author = author;
+    if found.about.is_empty() {
+        found.about = crate::convert::about::about(&path, &text, lone);
     }
     if found.sample.len() < LANGUAGE_SAMPLE_BYTES {
         let room = LANGUAGE_SAMPLE_BYTES - found.sample.len();
@@ -614,6 +605,60 @@ mod tests {
         std::fs::write(dir.path().join("外传-林某.txt"), body).unwrap();
         let report = init(dir.path(), &InitOptions::default()).unwrap();
         assert!(report.authors.is_empty(), "{:?}", report.authors);
+    }
+
+    #[test]
+    fn a_lone_html_or_markdown_book_is_named_by_what_it_says_not_by_its_folder() {
+        let html = "<html lang=\"fr\"><head><title>Le Grand Livre</title>\
+                    <meta name=\"author\" content=\"Anne Autrice\"></head><body>\
+                    <h1>Un</h1><p>Il était une fois.</p><h1>Deux</h1><p>Fin.</p></body></html>";
+        let yaml = "---\ntitle: The Long Road\nauthor: [Ann One, Bob Two]\nlang: en-GB\n---\n\n\
+                    # One\n\nText.\n\n# Two\n\nMore.\n";
+        let pandoc = "% The Long Road\n% Ann One; Bob Two\n\n# One\n\nText.\n";
+        for (file, text, title, authors, language) in [
+            (
+                "book.html",
+                html,
+                "Le Grand Livre",
+                &["Anne Autrice"][..],
+                "fr",
+            ),
+            (
+                "book.md",
+                yaml,
+                "The Long Road",
+                &["Ann One", "Bob Two"][..],
+                "en-GB",
+            ),
+            (
+                "book.md",
+                pandoc,
+                "The Long Road",
+                &["Ann One", "Bob Two"][..],
+                "en",
+            ),
+        ] {
+            let dir = tempfile::tempdir().unwrap();
+            let d = dir.path().join("some-folder");
+            std::fs::create_dir(&d).unwrap();
+            std::fs::write(d.join(file), text).unwrap();
+            let report = init(&d, &InitOptions::default()).unwrap();
+            assert_eq!(report.title, title, "{text}");
+            assert_eq!(report.authors, authors, "{text}");
+            assert_eq!(report.language, language, "{text}");
+            let project = crate::project::Project::load(&d).unwrap();
+            assert_eq!(project.book.title, title);
+            assert_eq!(project.book.language, language);
+        }
+        // One file of several: its <title> names its chapter, not the book.
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path().join("some-folder");
+        std::fs::create_dir(&d).unwrap();
+        std::fs::write(d.join("1.html"), html).unwrap();
+        std::fs::write(d.join("2.html"), html).unwrap();
+        let report = init(&d, &InitOptions::default()).unwrap();
+        assert_eq!(report.title, "some-folder");
+        assert!(report.authors.is_empty());
     }
 
     #[test]

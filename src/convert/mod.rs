@@ -5,6 +5,7 @@
 //! joining, scene breaks), Markdown and HTML (the `markup` module). A plain-text file may also
 //! be split into volumes and chapters at its headings ([`split_text`], driven by `split`).
 
+pub(crate) mod about;
 pub mod book;
 pub mod chapter;
 mod emphasis;
@@ -185,8 +186,9 @@ fn paragraphs_to_xhtml(text: &str, pictures: Pictures<'_>) -> Converted {
     }
 }
 
-/// Converts Markdown; images go through `images`, the body's text through `fix`; cut into
-/// pieces at its headings when `split` says where.
+/// Converts Markdown (without its title block, whose title is the chapter's when no heading
+/// opens it: see [`about::take_title_block`]); images go through `images`, the body's text
+/// through `fix`; cut into pieces at its headings when `split` says where.
 pub fn convert_markdown<'a>(
     text: &str,
     images: &mut dyn ImageResolver,
@@ -194,7 +196,13 @@ pub fn convert_markdown<'a>(
     fix: Option<&'a mut markup::TextFixer<'a>>,
     split: Option<markup::SplitAt<'_>>,
 ) -> Result<Converted, MarkupError> {
-    markup::markdown_to_xhtml_with(text, images, opts, fix, split).map(from_fragment)
+    let (text, block) = about::take_title_block(text);
+    let mut converted =
+        markup::markdown_to_xhtml_with(&text, images, opts, fix, split).map(from_fragment)?;
+    if converted.title.is_none() {
+        converted.title = block.and_then(|b| b.title);
+    }
+    Ok(converted)
 }
 
 /// Converts HTML; images go through `images`, the body's text through `fix`; cut into pieces

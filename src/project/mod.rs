@@ -18,7 +18,7 @@ pub(crate) mod toml_error;
 
 pub(crate) use boundary::{Boundary, Found};
 pub(crate) use modified::{SOURCE_DATE_EPOCH, modified_date, source_date_epoch};
-pub(crate) use raw::{COVER_EXTENSIONS, has_extension};
+pub(crate) use raw::{COVER_EXTENSIONS, has_extension, is_language_tag};
 pub(crate) use text::CLEANUP_FILE;
 
 use std::path::{Path, PathBuf};

@@ -632,7 +632,7 @@ fn series_index(v: &Spanned<toml::Value>, ctx: &Ctx) -> Result<String> {
 
 /// A syntactic check of a BCP 47 tag: letters for the language, then subtags of 1-8 letters or
 /// digits.
-fn is_language_tag(tag: &str) -> bool {
+pub(crate) fn is_language_tag(tag: &str) -> bool {
     let mut parts = tag.split('-');
     let Some(first) = parts.next() else {
         return false;

@@ -76,15 +76,75 @@ pub fn html_to_xhtml_fixed<'a>(
     }
 }
 
+/// What an HTML document says about itself: the `<title>`, its first `<h1>`, the authors of
+/// its `<meta name="author">` / `<meta name="dc.creator">` and the language of `<html lang>`
+/// (or `xml:lang`). What `init` reads from a book that is one HTML file.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DocumentAbout {
+    /// The head's `<title>`, its spaces collapsed.
+    pub title: Option<String>,
+    /// The text of the body's first `<h1>`.
+    pub h1: Option<String>,
+    /// The authors named by `meta` elements, in order, each once.
+    pub authors: Vec<String>,
+    /// The root element's `lang` or `xml:lang`, as written.
+    pub language: Option<String>,
+}
+
+/// Reads [`DocumentAbout`] from an HTML document, parsed as the converter parses it.
+pub fn document_about(src: &str) -> DocumentAbout {
+    let parsed = parse_document(src, MAX_DEPTH as u32);
+    let html = parsed.html.root_element();
+    let attr = |el: ElementRef<'_>, name: &str| {
+        el.value()
+            .attrs()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| one_line(v))
+            .filter(|v| !v.is_empty())
+    };
+    let mut about = DocumentAbout {
+        language: attr(html, "lang").or_else(|| attr(html, "xml:lang")),
+        ..DocumentAbout::default()
+    };
+    // An SVG or MathML element of the same name is not the document's.
+    let elements = html.descendants().filter_map(ElementRef::wrap);
+    for el in elements.filter(|e| e.value().name.ns == html5ever::ns!(html)) {
+        match el.value().name() {
+            "title" if about.title.is_none() => {
+                about.title =
+                    Some(one_line(&el.text().collect::<String>())).filter(|t| !t.is_empty());
+            }
+            "h1" if about.h1.is_none() => {
+                about.h1 = Some(one_line(&el.text().collect::<String>())).filter(|t| !t.is_empty());
+            }
+            "meta" => {
+                let named = attr(el, "name").map(|n| n.to_ascii_lowercase());
+                if matches!(named.as_deref(), Some("author" | "dc.creator"))
+                    && let Some(who) = attr(el, "content")
+                    && !about.authors.contains(&who)
+                {
+                    about.authors.push(who);
+                }
+            }
+            _ => {}
+        }
+    }
+    about
+}
+
+/// Text on one line: runs of white space made one space, characters XML does not allow left out.
+fn one_line(text: &str) -> String {
+    let t = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    t.chars().filter(|&c| super::is_xml_char(c)).collect()
+}
+
 /// Returns the `<title>` text and warns about head content that will not reach the book.
 fn read_head(head: ElementRef<'_>, warnings: &mut Warnings) -> Option<String> {
     let mut title = None;
     for el in head.descendants().filter_map(ElementRef::wrap) {
         match el.value().name() {
             "title" if title.is_none() => {
-                let t = el.text().collect::<String>();
-                let t = t.split_whitespace().collect::<Vec<_>>().join(" ");
-                let t: String = t.chars().filter(|&c| super::is_xml_char(c)).collect();
+                let t = one_line(&el.text().collect::<String>());
                 if !t.is_empty() {
                     title = Some(t);
                 }

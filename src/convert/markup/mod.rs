@@ -20,6 +20,7 @@ mod sanitize;
 
 use std::collections::HashMap;
 
+pub use html::document_about;
 #[cfg(test)]
 pub use html::html_to_xhtml;
 pub use html::html_to_xhtml_fixed;
