@@ -1,8 +1,9 @@
 //! `check --target kobo|kindle|apple|google`: the stores' published limits
 //! ([`crate::target::limits`]) applied to the EPUB that store gets. For a project that is the
 //! EPUB `build --target` makes (the plain one for Google Play), built into a temporary folder
-//! with the build's own code and reported under the name the build would give it; an `.epub`
-//! is reviewed as it is.
+//! with the build's own code and reported under the name the build would give it; the book is
+//! built once for all the stores asked, as `build --target kobo,kindle` builds it (each chapter
+//! converted once). An `.epub` is reviewed as it is.
 
 use std::path::{Path, PathBuf};
 
@@ -10,6 +11,7 @@ use crate::build::{BuildOptions, build};
 use crate::check::CheckReport;
 use crate::diagnostic::{Code, Diagnostic};
 use crate::project::{LoadOptions, Project};
+use crate::target::Target;
 use crate::target::limits::{self, Store};
 
 /// Adds to `report` what the limits of each of `stores` find in the EPUB at `epub`.
@@ -44,43 +46,60 @@ pub fn check_project_stores(
             return;
         }
     };
-    let shown = project.default_output();
+    let built = match build_for(&project, opts, stores, dir.path()) {
+        Ok(built) => built,
+        Err(e) => {
+            report.findings.push(e.diagnostic());
+            return;
+        }
+    };
+    let books = book_outputs(&project);
     for &store in stores {
-        let built = match build_for(&project, opts, store, dir.path(), &shown) {
-            Ok(built) => built,
-            Err(e) => {
-                report.findings.push(e.diagnostic());
-                continue;
-            }
-        };
-        for file in built {
-            let name = shown.with_file_name(file.file_name().unwrap_or_default());
-            review_file(store, &file, &name, report);
+        let target = store.target();
+        let files = built.iter().filter(|(t, _)| *t == target).map(|(_, f)| f);
+        for (file, book) in files.zip(&books) {
+            let shown = match target {
+                Target::Epub => book.clone(),
+                t => t.output_beside(book),
+            };
+            review_file(store, file, &shown, report);
         }
     }
 }
 
-/// Builds the project's EPUB(s) for `store` into `dir`, named as `build --target` names
-/// them beside `shown` (the plain EPUB's path); returns their paths.
+/// Builds the project once for the targets of every one of `stores` (the book read and
+/// converted once, as `build --target a,b` does) into `dir`; returns each EPUB's target and
+/// path, in order (volume by volume when it is split into volumes).
 fn build_for(
     project: &Project,
     opts: &LoadOptions,
-    store: Store,
+    stores: &[Store],
     dir: &Path,
-    shown: &Path,
-) -> crate::Result<Vec<PathBuf>> {
-    let named = store.target().output_beside(shown);
-    let output = dir.join(named.file_name().unwrap_or_default());
+) -> crate::Result<Vec<(Target, PathBuf)>> {
+    let asked: Vec<Target> = stores.iter().map(|s| s.target()).collect();
     let options = BuildOptions {
-        output: Some(output),
-        targets: vec![store.target()],
+        output: Some(dir.join("book.epub")),
+        targets: crate::target::chosen(&asked, &[]),
         load: *opts,
         ..BuildOptions::default()
     };
     let report = build(project, &options)?;
-    let mut files = vec![report.output];
-    files.extend(report.also.into_iter().map(|r| r.output));
-    Ok(files)
+    let also = report.also.iter().map(|r| (r.target, r.output.clone()));
+    Ok(std::iter::once((report.target, report.output.clone()))
+        .chain(also)
+        .collect())
+}
+
+/// Where `build` puts the plain EPUB of the book, or of each of its volumes in order: the
+/// names findings are reported under (a store's EPUB beside it, as `build --target` names it).
+fn book_outputs(project: &Project) -> Vec<PathBuf> {
+    let volumes = project
+        .volumes
+        .and_then(|how| crate::target::volumes::split(project, how));
+    match volumes {
+        Some(volumes) => volumes.iter().map(Project::default_output).collect(),
+        None => vec![project.default_output()],
+    }
 }
 
 /// The limits of `store` on the EPUB at `file`, reported as `shown`.

@@ -664,3 +664,59 @@ fn the_kindle_toc_is_two_levels_deep_with_sections_of_chapters_in_parts() {
         "the deepest heading is still listed: {ncx}"
     );
 }
+
+#[test]
+fn check_target_of_four_stores_reports_what_each_store_reports_alone() {
+    let pictures = picture_book("ka", &[("small.png", 600, 600), ("big.png", 2400, 2400)]);
+    // Three volumes in a language Amazon does not list: a finding for each Kindle EPUB.
+    let novel = three_part_novel("\"parts\"");
+    let metadata = std::fs::read_to_string(novel.path("metadata.toml")).unwrap();
+    novel.write("metadata.toml", metadata.replace("\"zh-CN\"", "\"ka\""));
+    for f in [&pictures, &novel] {
+        let dir = f.dir.path().as_os_str();
+        let run = |stores: &str| {
+            let args = ["--target", stores, "-v", "--no-epubcheck"].map(std::ffi::OsStr::new);
+            check(&[dir, args[0], args[1], args[2], args[3]])
+        };
+        let all = run("kobo,kindle,apple,google");
+        let mut alone = Vec::new();
+        for store in ["kobo", "kindle", "apple", "google"] {
+            let r = run(store);
+            assert_eq!(r.code, all.code, "{store}: {}", r.stderr);
+            alone.extend(store_findings(&r.stderr));
+        }
+        assert!(!alone.is_empty(), "{}", all.stderr);
+        assert_eq!(store_findings(&all.stderr), alone, "{}", all.stderr);
+        // Each finding names an EPUB that `build` writes (a volume's is named after it).
+        let mut cmd = common::epubforge();
+        cmd.args(["build", "--target", "kobo,kindle,apple,epub"]).arg(dir);
+        let built = common::run(&mut cmd);
+        assert!(built.ok, "{}", built.stderr);
+        for finding in &alone {
+            let at = finding.split("--> ").nth(1).unwrap();
+            let epub = &at[..at.find(".epub").unwrap() + 5];
+            assert!(f.path(epub).is_file(), "{epub}: {}", built.stderr);
+        }
+    }
+}
+
+/// The lines (with their detail lines) of a check's output about the stores' limits.
+fn store_findings(stderr: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut inside = false;
+    for line in stderr.lines() {
+        if line.starts_with("warning[") || line.starts_with("error[") {
+            inside = ["apple-", "google-", "kobo-", "kindle-", "store-limit"]
+                .iter()
+                .any(|c| line.contains(c));
+            if inside {
+                out.push(line.to_string());
+            }
+        } else if inside && line.starts_with(' ') {
+            out.last_mut().unwrap().push_str(line);
+        } else {
+            inside = false;
+        }
+    }
+    out
+}
