@@ -685,3 +685,91 @@ fn init_splits_at_the_headings_that_divide_the_book_not_at_a_title_pages_lines()
     let meta = init(&f);
     assert!(meta.contains("split = \"h3\""), "{meta}");
 }
+
+/// A Project Gutenberg HTML edition in the shape of News from Nowhere's (3261-h.htm): the
+/// header opens with an `h2` (a link to the start of the text) over a `<pre>` holding the
+/// START marker, a transcriber's credit follows it; the END marker sits in the last chapter
+/// and the licence after it has headings of its own.
+fn gutenberg_html_with_header_heading() -> String {
+    let mut html = String::from(
+        "<!DOCTYPE html>\n<html><head><title>The Project Gutenberg eBook of A Small Novel, by \
+         Ann Author</title></head><body>\n<h2><a href=\"#startoftext\">A Small Novel, by Ann \
+         Author</a></h2>\n<pre>\nThe Project Gutenberg eBook, A Small Novel, by Ann Author\n\n\
+         Title: A Small Novel\n\nAuthor: Ann Author\n\n\
+         ***START OF THE PROJECT GUTENBERG EBOOK A SMALL NOVEL***\n</pre>\n\
+         <p><a name=\"startoftext\"></a></p>\n<p>Transcribed from the 1908 edition by A \
+         Volunteer.</p>\n<h1>A SMALL NOVEL</h1>\n<p>by Ann Author</p>\n",
+    );
+    for n in ["I", "II", "III"] {
+        html.push_str(&format!(
+            "<h2>CHAPTER {n}</h2>\n<p>It is a truth universally acknowledged, {n}.</p>\n"
+        ));
+    }
+    html.push_str(
+        "<p>***END OF THE PROJECT GUTENBERG EBOOK A SMALL NOVEL***</p>\n<pre>\nUpdated editions \
+         will replace the previous one.\n</pre>\n<h2>Section 1. General Terms of Use</h2>\n\
+         <p>By reading or using any part of this work you agree.</p>\n\
+         <h3>1.A.</h3>\n<p>More of the licence.</p>\n</body></html>\n",
+    );
+    html
+}
+
+#[test]
+fn a_gutenberg_html_header_and_licence_are_found_in_the_whole_file_at_every_split_level() {
+    let html = gutenberg_html_with_header_heading();
+    let chapters_at = |level: &str| -> Vec<&str> {
+        match level {
+            "h1" => vec!["A SMALL NOVEL"],
+            _ => vec!["A SMALL NOVEL", "CHAPTER I", "CHAPTER II", "CHAPTER III"],
+        }
+    };
+    for level in ["h1", "h2", "h3"] {
+        let f = Fixture::empty();
+        f.write("3261-h.htm", &html);
+        f.write(
+            "metadata.toml",
+            format!(
+                "[book]\ntitle = \"A Small Novel\"\nauthors = [\"Ann Author\"]\nlanguage = \"en\"\n\
+                 [[chapters]]\nfile = \"3261-h.htm\"\nsplit = \"{level}\"\n"
+            ),
+        );
+        let b = f.build(&[]);
+        assert!(b.ok, "{level}: {}", b.stderr);
+        let epub = f.path("out.epub");
+        assert_valid(&epub);
+        let docs = chapters(&epub);
+        let titles: Vec<String> = docs.iter().map(|d| heading(d)).collect();
+        let mut expected = chapters_at(level);
+        expected.push("The Project Gutenberg License");
+        assert_eq!(titles, expected, "{level}");
+        let (licence, book) = docs.split_last().unwrap();
+        for d in book {
+            let text = without_tags(d);
+            for boilerplate in [
+                "Gutenberg",
+                "Transcribed",
+                "General Terms",
+                "1.A.",
+                "Updated",
+            ] {
+                assert!(!text.contains(boilerplate), "{level}: {boilerplate} in {d}");
+            }
+        }
+        let licence = without_tags(licence);
+        for kept in [
+            "A Small Novel, by Ann Author",
+            "***START OF THE PROJECT GUTENBERG",
+            "Transcribed from the 1908 edition",
+            "***END OF THE PROJECT GUTENBERG",
+            "Section 1. General Terms of Use",
+            "1.A.",
+            "More of the licence.",
+        ] {
+            assert!(licence.contains(kept), "{level}: {kept} in {licence}");
+        }
+        assert!(
+            licence.find("START OF").unwrap() < licence.find("END OF").unwrap(),
+            "{licence}"
+        );
+    }
+}

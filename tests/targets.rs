@@ -689,7 +689,8 @@ fn check_target_of_four_stores_reports_what_each_store_reports_alone() {
         assert_eq!(store_findings(&all.stderr), alone, "{}", all.stderr);
         // Each finding names an EPUB that `build` writes (a volume's is named after it).
         let mut cmd = common::epubforge();
-        cmd.args(["build", "--target", "kobo,kindle,apple,epub"]).arg(dir);
+        cmd.args(["build", "--target", "kobo,kindle,apple,epub"])
+            .arg(dir);
         let built = common::run(&mut cmd);
         assert!(built.ok, "{}", built.stderr);
         for finding in &alone {

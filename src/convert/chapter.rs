@@ -647,27 +647,17 @@ fn front_piece_title(
     project.text.title(&t, Some(file), tally)
 }
 
-/// The Project Gutenberg header (in the first piece) and licence (in the last) of an HTML
-/// file cut at its headings, taken out for a page of their own; the document's title, when
-/// it is the `<title>` PG gives its pages, made the book's title.
+/// The Project Gutenberg header and licence of an HTML file cut at its headings, found in the
+/// whole file ([`super::gutenberg::detach_pieces`]), taken out for a page of their own; the
+/// document's title, when it is the `<title>` PG gives its pages, made the book's title.
 fn gutenberg_pieces(
     converted: &mut super::Converted,
     layout: &crate::project::Layout,
 ) -> Option<Node> {
     gutenberg_title(converted);
-    let last = converted.pieces.len().checked_sub(1)?;
-    let (mut boilerplate, mut licence) = (String::new(), false);
-    for i in [0, last].into_iter().take(if last == 0 { 1 } else { 2 }) {
-        let Some(piece) = converted.pieces.get_mut(i) else {
-            continue;
-        };
-        if let Some(g) = super::gutenberg::detach_html(&piece.body) {
-            piece.body = g.text;
-            boilerplate.push_str(&g.boilerplate);
-            licence |= g.licence;
-        }
-    }
-    (!boilerplate.is_empty()).then(|| gutenberg_page(licence, boilerplate, layout))
+    let (boilerplate, licence) =
+        super::gutenberg::detach_pieces(&mut converted.pieces, &mut converted.homes)?;
+    Some(gutenberg_page(licence, boilerplate, layout))
 }
 
 /// Runs `convert` on a plain-text chapter with its picture lines resolved as Markdown images

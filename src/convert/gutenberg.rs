@@ -7,7 +7,10 @@
 //! `*** END OF … ***` and the licence, some 350 lines. They are not the book: [`detach`] takes
 //! them out (as blank lines, so line numbers in messages stay the file's) for a page of their
 //! own at the end, where the licence is still "included with this eBook" as it asks, instead
-//! of a "Foreword" and a tail glued to the last chapter.
+//! of a "Foreword" and a tail glued to the last chapter. HTML editions are read the same way,
+//! block by block ([`detach_html`]); an HTML file cut at its headings is searched whole
+//! ([`detach_pieces`]), because a header holding a heading, or a licence with headings of its
+//! own, runs over several pieces.
 //!
 //! Illustrated editions mark each picture of the printed book with `[Illustration]` or an
 //! `[Illustration: caption]` block that may run over several lines and blank lines and nest
@@ -20,6 +23,9 @@
 //! nothing in a text vanishes on the way.
 
 use std::borrow::Cow;
+use std::collections::HashMap;
+
+use super::markup::SplitPiece;
 
 /// A text with its Gutenberg header and licence taken out.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -30,6 +36,8 @@ pub struct Detached {
     pub boilerplate: String,
     /// Whether the licence (the END marker and after) was found.
     pub licence: bool,
+    /// Where the licence starts in `boilerplate` (its length when there is none).
+    pub licence_at: usize,
 }
 
 /// Normalised marker text of a line such as `*** START OF THE PROJECT GUTENBERG EBOOK X ***`:
@@ -63,6 +71,7 @@ fn credit(line: &str) -> bool {
         "e-text prepared by",
         "etext prepared by",
         "transcribed by",
+        "transcribed from",
     ]
     .iter()
     .any(|p| lower.starts_with(p))
@@ -86,6 +95,7 @@ pub fn detach(text: &str) -> Option<Detached> {
     let footer_start = footer.unwrap_or(lines.len()).max(header_end);
     let mut kept = String::with_capacity(text.len());
     let mut boilerplate = String::new();
+    let mut licence_at = None;
     for (i, line) in lines.iter().enumerate() {
         if i > 0 {
             kept.push('\n');
@@ -93,6 +103,9 @@ pub fn detach(text: &str) -> Option<Detached> {
         if i < header_end || i >= footer_start {
             if i == footer_start && !boilerplate.is_empty() {
                 boilerplate.push('\n');
+            }
+            if i == footer_start {
+                licence_at = Some(boilerplate.len());
             }
             boilerplate.push_str(line);
             boilerplate.push('\n');
@@ -102,6 +115,7 @@ pub fn detach(text: &str) -> Option<Detached> {
     }
     Some(Detached {
         text: kept,
+        licence_at: licence_at.unwrap_or(boilerplate.len()),
         boilerplate,
         licence: footer.is_some(),
     })
@@ -114,12 +128,7 @@ pub fn detach(text: &str) -> Option<Detached> {
 /// wrapper. None when the body has no marker.
 pub fn detach_html(body: &str) -> Option<Detached> {
     let wrapped = format!("{OPEN}{body}{CLOSE}");
-    let opts = roxmltree::ParsingOptions {
-        allow_dtd: false,
-        nodes_limit: u32::MAX,
-        ..Default::default()
-    };
-    let doc = roxmltree::Document::parse_with_options(&wrapped, opts).ok()?;
+    let doc = roxmltree::Document::parse_with_options(&wrapped, parse_options()).ok()?;
     let mut parent = doc.root_element();
     // Up to a few wrappers deep, while one child holds everything.
     for _ in 0..8 {
@@ -140,6 +149,147 @@ pub fn detach_html(body: &str) -> Option<Detached> {
         }
     }
     None
+}
+
+/// The Project Gutenberg header and licence of an HTML file cut into pieces at its headings,
+/// found in the whole file, whatever the level it was cut at: the pieces before the one
+/// holding the START marker are header, and so is the heading of that one (the marker comes
+/// after it); the pieces after the one holding the END marker are licence. They leave
+/// `pieces` (so does the START piece when nothing but the header was in it), and `homes` (which piece holds each id)
+/// follows: an id that left is on the page of the header and licence, which comes right
+/// after the pieces. Returns that page's body and whether the licence was found; None when
+/// no piece holds a marker.
+pub fn detach_pieces(
+    pieces: &mut Vec<SplitPiece>,
+    homes: &mut HashMap<String, usize>,
+) -> Option<(String, bool)> {
+    let marks: Vec<(bool, bool)> = pieces.iter().map(|p| markers_in(&p.body)).collect();
+    let start = marks.iter().position(|m| m.0);
+    let end = marks
+        .iter()
+        .rposition(|m| m.1)
+        .filter(|&e| start.is_none_or(|s| e >= s));
+    if start.is_none() && end.is_none() {
+        return None;
+    }
+    let (first, last) = (start.unwrap_or(0), end.unwrap_or(pieces.len() - 1));
+    let (mut header, mut licence_text, mut licence) = (String::new(), String::new(), false);
+    let mut kept = vec![true; pieces.len()];
+    for (i, piece) in pieces.iter_mut().enumerate() {
+        let whole = (start.is_some() && i < first) || (end.is_some() && i > last);
+        let marked = Some(i) == start || Some(i) == end;
+        if !whole && !marked {
+            continue;
+        }
+        let out = if end.is_some_and(|e| i > e) {
+            &mut licence_text
+        } else {
+            &mut header
+        };
+        if whole {
+            out.push_str(&heading_of(piece));
+            out.push_str(&piece.body);
+            kept[i] = false;
+            continue;
+        }
+        let Some(d) = detach_html(&piece.body) else {
+            continue;
+        };
+        if Some(i) == start {
+            // Its heading came before the marker: header too.
+            header.push_str(&heading_of(piece));
+            piece.title = None;
+            piece.level = None;
+        }
+        let (head, tail) = d.boilerplate.split_at(d.licence_at);
+        header.push_str(head);
+        licence_text.insert_str(0, tail);
+        licence |= d.licence;
+        piece.body = d.text;
+        // A heading with nothing under it (`THE END` over the licence) stays.
+        if piece.title.is_none() && !has_text(&piece.body) {
+            header.push_str(&piece.body);
+            kept[i] = false;
+        }
+    }
+    licence |= end.is_some_and(|e| e + 1 < pieces.len());
+    renumber(pieces, homes, &kept);
+    Some((format!("{header}\n{licence_text}"), licence))
+}
+
+/// Drops the pieces not `kept`, and moves each id's home with its piece; an id of a piece
+/// dropped goes to the page after the pieces.
+fn renumber(pieces: &mut Vec<SplitPiece>, homes: &mut HashMap<String, usize>, kept: &[bool]) {
+    let mut new_index = Vec::with_capacity(kept.len());
+    let mut n = 0;
+    for &k in kept {
+        new_index.push(k.then_some(n));
+        n += usize::from(k);
+    }
+    for home in homes.values_mut() {
+        *home = new_index.get(*home).copied().flatten().unwrap_or(n);
+    }
+    let mut keep = kept.iter();
+    pieces.retain(|_| keep.next().copied().unwrap_or(true));
+}
+
+/// A piece's heading as it stands on the page of the header and licence.
+fn heading_of(piece: &SplitPiece) -> String {
+    match &piece.title {
+        Some(t) => format!("<h2>{}</h2>\n", crate::xml::escape_text(t)),
+        None => String::new(),
+    }
+}
+
+/// Whether an XHTML body holds the START and the END marker.
+fn markers_in(body: &str) -> (bool, bool) {
+    let wrapped = format!("{OPEN}{body}{CLOSE}");
+    let Ok(doc) = roxmltree::Document::parse_with_options(&wrapped, parse_options()) else {
+        return (false, false);
+    };
+    let root = doc.root_element();
+    (
+        holds(&root, |l| marker(l) == Some("START")),
+        holds(&root, |l| marker(l) == Some("END")),
+    )
+}
+
+/// Whether an XHTML body has any text or picture in it.
+fn has_text(body: &str) -> bool {
+    let wrapped = format!("{OPEN}{body}{CLOSE}");
+    let Ok(doc) = roxmltree::Document::parse_with_options(&wrapped, parse_options()) else {
+        return true;
+    };
+    shows_anything(&doc.root())
+}
+
+/// Whether a node holds text or a picture (not only white space and empty elements).
+fn shows_anything(node: &roxmltree::Node<'_, '_>) -> bool {
+    node.descendants().any(|n| {
+        (n.is_text() && n.text().is_some_and(|t| !t.trim().is_empty()))
+            || matches!(
+                n.tag_name().name(),
+                "img" | "svg" | "math" | "video" | "audio"
+            )
+    })
+}
+
+/// Whether a node's text opens with a credit ([`credit`]).
+fn opens_with_credit(node: &roxmltree::Node<'_, '_>) -> bool {
+    node.descendants()
+        .filter(|n| n.is_text())
+        .filter_map(|n| n.text())
+        .find(|t| !t.trim().is_empty())
+        .is_some_and(|t| credit(t.trim_start()))
+}
+
+/// How XHTML bodies are parsed here: no DTD, no cap on their size.
+fn parse_options<'a>() -> roxmltree::ParsingOptions<'a> {
+    roxmltree::ParsingOptions {
+        allow_dtd: false,
+        nodes_limit: u32::MAX,
+        ..Default::default()
+    }
 }
 
 /// The wrapper [`detach_html`] parses a body in: the namespaces the packager declares.
@@ -164,10 +314,17 @@ fn cut(
     start: Option<usize>,
     end: Option<usize>,
 ) -> Detached {
-    let blank = |i: usize| children[i].text().is_some_and(|t| t.trim().is_empty());
-    let mut first_kept = start.map_or(0, |s| s + 1);
-    while start.is_some() && first_kept < children.len() && blank(first_kept) {
-        first_kept += 1;
+    // After the START marker: empty blocks (an anchor), then a credit paragraph, as in text.
+    let blank = |i: usize| !shows_anything(&children[i]);
+    let skip_blank = |mut i: usize| {
+        while i < children.len() && blank(i) {
+            i += 1;
+        }
+        i
+    };
+    let mut first_kept = start.map_or(0, |s| skip_blank(s + 1));
+    if start.is_some() && first_kept < children.len() && opens_with_credit(&children[first_kept]) {
+        first_kept = skip_blank(first_kept + 1);
     }
     let mut end = end.unwrap_or(children.len()).max(first_kept);
     if let Some(note) = (first_kept..end)
@@ -204,11 +361,13 @@ fn cut(
         &wrapped[kept_start..kept_end],
         &wrapped[outer_end..wrapped.len() - CLOSE.len()]
     );
-    let boilerplate = format!("{}\n{}", span(0, first_kept), span(end, children.len()));
+    let header = span(0, first_kept);
+    let boilerplate = format!("{header}\n{}", span(end, children.len()));
     Detached {
         text,
         boilerplate,
         licence: end < children.len(),
+        licence_at: header.len() + 1,
     }
 }
 
@@ -513,6 +672,53 @@ mod tests {
                 .as_deref(),
             Some("Pride and prejudice")
         );
+    }
+
+    #[test]
+    fn a_split_files_header_and_licence_leave_its_pieces_and_ids_follow() {
+        let piece = |title: Option<&str>, level, body: &str| SplitPiece {
+            title: title.map(str::to_string),
+            level,
+            body: body.to_string(),
+        };
+        let mut pieces = vec![
+            piece(None, None, "<p>The Project Gutenberg eBook of X</p>"),
+            piece(
+                Some("X, by Y"),
+                Some(2),
+                "<pre>*** START OF THE PROJECT GUTENBERG EBOOK X ***</pre><p id=\"s\"/>",
+            ),
+            piece(Some("One"), Some(2), "<p id=\"a\">Text.</p>"),
+            piece(
+                Some("Two"),
+                Some(2),
+                "<p id=\"b\">More.</p><p>*** END OF THE PROJECT GUTENBERG EBOOK X ***</p>",
+            ),
+            piece(Some("Section 1."), Some(2), "<p id=\"l\">Terms.</p>"),
+        ];
+        let mut homes: HashMap<String, usize> = [("s", 1), ("a", 2), ("b", 3), ("l", 4)]
+            .map(|(k, v)| (k.to_string(), v))
+            .into();
+        let (page, licence) = detach_pieces(&mut pieces, &mut homes).unwrap();
+        assert!(licence);
+        let titles: Vec<_> = pieces.iter().map(|p| p.title.as_deref()).collect();
+        assert_eq!(titles, [Some("One"), Some("Two")]);
+        assert_eq!(pieces[1].body, "<p id=\"b\">More.</p>");
+        let order = [
+            "eBook of X",
+            "<h2>X, by Y</h2>",
+            "START OF",
+            "END OF",
+            "Section 1.",
+            "Terms.",
+        ];
+        let at: Vec<usize> = order.iter().map(|w| page.find(w).expect(w)).collect();
+        assert!(at.windows(2).all(|w| w[0] < w[1]), "{page}");
+        // Ids of the pieces that left are on the page after the two chapters.
+        let home = |id: &str| homes[id];
+        assert_eq!([home("s"), home("a"), home("b"), home("l")], [2, 0, 1, 2]);
+        let mut none = vec![piece(None, None, "<p>No markers.</p>")];
+        assert_eq!(detach_pieces(&mut none, &mut HashMap::new()), None);
     }
 
     #[test]
