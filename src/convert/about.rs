@@ -5,8 +5,8 @@
 //! from `metadata.toml`). The one place that decides what a file says about its book:
 //! - a Project Gutenberg header (`Title:`, `Author:`) in text or HTML, in any file
 //!   ([`super::gutenberg`]);
-//! - a book that is one HTML file: its `<title>` (PG's `The Project Gutenberg eBook of …`
-//!   prefix taken off), else its first `<h1>`; its `<meta name="author">` and
+//! - a book that is one HTML file: its `<title>` (PG's `The Project Gutenberg eBook of …, by
+//!   …` read as title and author), else its first `<h1>`; its `<meta name="author">` and
 //!   `<meta name="dc.creator">`; its `<html lang>` or `xml:lang`;
 //! - a book that is one Markdown file: a YAML title block (`---`, `title:`, `author:`, `lang:`,
 //!   `---`) or pandoc's `%` lines (title, then authors separated by `;`), as pandoc reads them.
@@ -81,13 +81,19 @@ fn header((title, author): (Option<String>, Option<String>)) -> About {
 /// What an HTML document's head (and first `<h1>`) says.
 fn html_document(text: &str) -> About {
     let doc = super::markup::document_about(text);
+    // PG's `<title>` names the author too (`… of Pride and Prejudice, by Jane Austen`).
+    let pg_author = doc.title.as_deref().and_then(super::gutenberg::book_author);
     let title = doc
         .title
         .map(|t| super::gutenberg::book_title(&t).unwrap_or(t))
         .or(doc.h1);
+    let authors = match doc.authors.is_empty() {
+        true => pg_author.into_iter().collect(),
+        false => doc.authors,
+    };
     About {
         title,
-        authors: doc.authors,
+        authors,
         language: doc.language.filter(|l| crate::project::is_language_tag(l)),
     }
 }
@@ -278,6 +284,11 @@ mod tests {
         let no_header = html.replace("Title: Katrine: A Novel", "");
         let about = super::about(Path::new("k.html"), &no_header, true);
         assert_eq!(about.title.as_deref(), Some("Katrine"));
+        // A copy without the header or a meta author: the PG <title> names the author.
+        let bare = "<html><head><title>The Project Gutenberg eBook of Pride and prejudice, by                     Jane Austen.</title></head><body><p>It is a truth.</p></body></html>";
+        let about = super::about(Path::new("p.html"), bare, true);
+        assert_eq!(about.title.as_deref(), Some("Pride and prejudice"));
+        assert_eq!(about.authors, ["Jane Austen"]);
     }
 
     #[test]

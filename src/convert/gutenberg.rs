@@ -383,6 +383,15 @@ pub fn book_title(title: &str) -> Option<String> {
     (!rest.is_empty()).then(|| rest.to_string())
 }
 
+/// `Jane Austen` from `The Project Gutenberg eBook of Pride and Prejudice, by Jane Austen`
+/// (the `<title>` of PG's HTML, also in copies without the header); None for any other title.
+pub fn book_author(title: &str) -> Option<String> {
+    book_title(title)?;
+    let (_, author) = title.rsplit_once(", by ")?;
+    let author = author.trim().trim_end_matches('.').trim_end();
+    (!author.is_empty()).then(|| author.to_string())
+}
+
 /// The book's title and author as a Gutenberg header gives them (`Title: …`, `Author: …`).
 pub fn about(boilerplate: &str) -> (Option<String>, Option<String>) {
     let field = |name: &str| {
@@ -667,6 +676,12 @@ mod tests {
             Some("Pride and Prejudice")
         );
         assert_eq!(book_title("Pride and Prejudice"), None);
+        assert_eq!(
+            book_author("The Project Gutenberg eBook of Pride and prejudice, by Jane Austen.")
+                .as_deref(),
+            Some("Jane Austen")
+        );
+        assert_eq!(book_author("Pride and Prejudice, by Jane Austen"), None);
         assert_eq!(
             book_title("The Project Gutenberg eBook of Pride and prejudice, by Jane Austen.")
                 .as_deref(),
