@@ -155,7 +155,8 @@ pub fn detach_html(body: &str) -> Option<Detached> {
 /// found in the whole file, whatever the level it was cut at: the pieces before the one
 /// holding the START marker are header, and so is the heading of that one (the marker comes
 /// after it); the pieces after the one holding the END marker are licence. They leave
-/// `pieces` (so does the START piece when nothing but the header was in it), and `homes` (which piece holds each id)
+/// `pieces` (so do the START piece when nothing but the header was in it, and a credit
+/// heading with nothing under it right after), and `homes` (which piece holds each id)
 /// follows: an id that left is on the page of the header and licence, which comes right
 /// after the pieces. Returns that page's body and whether the licence was found; None when
 /// no piece holds a marker.
@@ -173,10 +174,20 @@ pub fn detach_pieces(
         return None;
     }
     let (first, last) = (start.unwrap_or(0), end.unwrap_or(pieces.len() - 1));
+    // A credit under a heading of its own right after the START piece (`<h3>E-text prepared
+    // by …</h3>` over empty paragraphs) is header too, as the credit paragraph is.
+    let credit_piece = start.map(|s| s + 1).filter(|&c| {
+        Some(c) != end
+            && pieces
+                .get(c)
+                .is_some_and(|p| p.title.as_deref().is_some_and(credit) && !has_text(&p.body))
+    });
     let (mut header, mut licence_text, mut licence) = (String::new(), String::new(), false);
     let mut kept = vec![true; pieces.len()];
     for (i, piece) in pieces.iter_mut().enumerate() {
-        let whole = (start.is_some() && i < first) || (end.is_some() && i > last);
+        let whole = (start.is_some() && i < first)
+            || (end.is_some() && i > last)
+            || Some(i) == credit_piece;
         let marked = Some(i) == start || Some(i) == end;
         if !whole && !marked {
             continue;
@@ -712,6 +723,11 @@ mod tests {
                 Some(2),
                 "<pre>*** START OF THE PROJECT GUTENBERG EBOOK X ***</pre><p id=\"s\"/>",
             ),
+            piece(
+                Some("E-text prepared by A Volunteer"),
+                Some(3),
+                "<p>\u{a0}</p><hr/>",
+            ),
             piece(Some("One"), Some(2), "<p id=\"a\">Text.</p>"),
             piece(
                 Some("Two"),
@@ -720,7 +736,7 @@ mod tests {
             ),
             piece(Some("Section 1."), Some(2), "<p id=\"l\">Terms.</p>"),
         ];
-        let mut homes: HashMap<String, usize> = [("s", 1), ("a", 2), ("b", 3), ("l", 4)]
+        let mut homes: HashMap<String, usize> = [("s", 1), ("a", 3), ("b", 4), ("l", 5)]
             .map(|(k, v)| (k.to_string(), v))
             .into();
         let (page, licence) = detach_pieces(&mut pieces, &mut homes).unwrap();
@@ -732,6 +748,7 @@ mod tests {
             "eBook of X",
             "<h2>X, by Y</h2>",
             "START OF",
+            "E-text prepared",
             "END OF",
             "Section 1.",
             "Terms.",
