@@ -376,7 +376,7 @@ mod tests {
         );
         assert_eq!(
             f.body,
-            "Fallback <b>text</b><p id=\"epubforge-task-1\">remote<input type=\"checkbox\" checked=\"\" disabled=\"\" aria-labelledby=\"epubforge-task-1\"/> done</p>"
+            "Fallback <b>text</b><p>remote<input type=\"checkbox\" checked=\"\" disabled=\"\" aria-labelledby=\"epubforge-task-1\"/><span id=\"epubforge-task-1\"> done</span></p>"
         );
         let removed: Vec<(&str, usize)> = f.removed.iter().map(|(w, n)| (w.as_str(), *n)).collect();
         assert_eq!(
