@@ -1886,6 +1886,7 @@ impl Tree {
                 }
             }
         }
+        self.type_notes(&order);
         self.label_checkboxes(&order);
         // Links to the heading taken out as the title go to the chapter's own heading.
         let title_id = format!("{}chapter-title", super::ids::GENERATED_ID_PREFIX);
@@ -1927,6 +1928,55 @@ impl Tree {
             }
         }
         (links, ids.into_map())
+    }
+
+    /// Notes marked only by what holds them, typed as the notes they are so that readers open
+    /// them as pop-ups and the book numbers them: an item with an id of a list in a
+    /// `footnotes`/`endnotes` container (Standard Ebooks' `<section epub:type="endnotes"><ol>
+    /// <li id="note-1">`, pandoc's `<section role="doc-endnotes">`) becomes a `footnote` or
+    /// `endnote`, and a link whose role is `doc-noteref` (pandoc's) a `noteref`.
+    fn type_notes(&mut self, order: &[usize]) {
+        for &i in order {
+            let Some(e) = self.elem(i) else {
+                continue;
+            };
+            let attr = |key: &str| e.attrs.iter().find(|(k, _)| *k == key).map(|(_, v)| v);
+            if attr("epub:type").is_some() {
+                continue;
+            }
+            let kind = match e.name {
+                "a" if attr("role").is_some_and(|r| r == "doc-noteref") => Some("noteref"),
+                "li" if attr("id").is_some() => self.notes_list(i),
+                _ => None,
+            };
+            if let (Some(kind), Some(Kind::Element(e))) =
+                (kind, self.nodes.get_mut(i).map(|n| &mut n.kind))
+            {
+                e.attrs.push(("epub:type", kind.to_string()));
+                e.attrs.sort_by_key(|(n, _)| attr_rank(n));
+            }
+        }
+    }
+
+    /// `footnote` or `endnote` when list item `li` is an item (not one nested in another) of
+    /// a list that is, or is in, a `footnotes` or `endnotes` container (up to the nearest
+    /// section).
+    fn notes_list(&self, li: usize) -> Option<&'static str> {
+        let mut node = self.nodes.get(li)?.parent;
+        while node != 0 {
+            let e = self.elem(node)?;
+            let attr = |key: &str| e.attrs.iter().find(|(k, _)| *k == key).map(|(_, v)| v);
+            match (
+                attr("epub:type").map(String::as_str),
+                attr("role").map(String::as_str),
+            ) {
+                (Some("footnotes"), _) => return Some("footnote"),
+                (Some("endnotes"), _) | (_, Some("doc-endnotes")) => return Some("endnote"),
+                _ if matches!(e.name, "li" | "section" | "aside" | "body") => return None,
+                _ => node = self.nodes.get(node)?.parent,
+            }
+        }
+        None
     }
 
     /// A task list's checkbox is labelled, through `aria-labelledby`, by its item's own text:
