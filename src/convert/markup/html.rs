@@ -400,6 +400,21 @@ mod tests {
     }
 
     #[test]
+    fn project_gutenbergs_notes_are_typed_by_their_classes() {
+        let f = convert(
+            "<p>Text<a id=\"FNanchor_1\" href=\"#Footnote_1\" class=\"fnanchor\">[1]</a>.</p>\
+             <div class=\"footnote\"><p><a id=\"Footnote_1\" href=\"#FNanchor_1\" class=\"label\">[1]</a> \
+             The note.</p></div><div class=\"footnote\"><p>No reference here.</p></div>",
+        );
+        assert_eq!(
+            f.body,
+            "<p>Text<a epub:type=\"noteref\" id=\"FNanchor_1\" href=\"#Footnote_1\" class=\"fnanchor\">[1]</a>.</p>\
+             <aside epub:type=\"footnote\" id=\"Footnote_1\" class=\"footnote\"><p><a href=\"#FNanchor_1\" class=\"label\">[1]</a> \
+             The note.</p></aside><div class=\"footnote\"><p>No reference here.</p></div>"
+        );
+    }
+
+    #[test]
     fn what_cannot_be_kept_is_counted_and_fallback_content_stays() {
         let f = convert(
             "<object data=\"movie.swf\">Fallback <b>text</b></object><video src=\"a.mp4\"></video>\

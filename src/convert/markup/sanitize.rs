@@ -1934,8 +1934,10 @@ impl Tree {
     /// them as pop-ups and the book numbers them: an item with an id of a list in a
     /// `footnotes`/`endnotes` container (Standard Ebooks' `<section epub:type="endnotes"><ol>
     /// <li id="note-1">`, pandoc's `<section role="doc-endnotes">`) becomes a `footnote` or
-    /// `endnote`, and a link whose role is `doc-noteref` (pandoc's) a `noteref`.
+    /// `endnote`, and a link whose role is `doc-noteref` (pandoc's) a `noteref`; Project
+    /// Gutenberg's by their classes ([`Self::type_gutenberg_notes`]).
     fn type_notes(&mut self, order: &[usize]) {
+        self.type_gutenberg_notes(order);
         for &i in order {
             let Some(e) = self.elem(i) else {
                 continue;
@@ -1956,6 +1958,72 @@ impl Tree {
                 e.attrs.sort_by_key(|(n, _)| attr_rank(n));
             }
         }
+    }
+
+    /// Project Gutenberg's notes, marked by class only: a link of class `fnanchor` is a
+    /// `noteref`, and a `div` of class `footnote` holding the one element such a link points
+    /// at (`<div class="footnote"><p><a id="Footnote_1" href="#FNanchor_1" class="label">[1]
+    /// </a> …`) becomes an `aside` typed `footnote` that takes over that element's id.
+    fn type_gutenberg_notes(&mut self, order: &[usize]) {
+        let has_class = |e: &Elem, class: &str| {
+            e.attrs
+                .iter()
+                .any(|(k, v)| *k == "class" && v.split_whitespace().any(|c| c == class))
+        };
+        let untyped = |e: &Elem| !e.attrs.iter().any(|(k, _)| *k == "epub:type");
+        let mut targets = HashSet::new();
+        for &i in order {
+            let Some(Kind::Element(e)) = self.nodes.get_mut(i).map(|n| &mut n.kind) else {
+                continue;
+            };
+            if e.name != "a" || !has_class(e, "fnanchor") || !untyped(e) {
+                continue;
+            }
+            let href = e.attrs.iter().find(|(k, _)| *k == "href");
+            if let Some((_, frag)) = href.and_then(|(_, h)| h.split_once('#')) {
+                targets.insert(frag.to_string());
+                e.attrs.push(("epub:type", "noteref".to_string()));
+                e.attrs.sort_by_key(|(n, _)| attr_rank(n));
+            }
+        }
+        for &i in order {
+            let is_note = self
+                .elem(i)
+                .is_some_and(|e| e.name == "div" && has_class(e, "footnote") && untyped(e));
+            if is_note && let Some(id) = self.take_only_id(i, &targets) {
+                self.rename(i, "aside");
+                if let Some(Kind::Element(e)) = self.nodes.get_mut(i).map(|n| &mut n.kind) {
+                    e.attrs.retain(|(k, _)| *k != "id");
+                    e.attrs.push(("id", id));
+                    e.attrs.push(("epub:type", "footnote".to_string()));
+                    e.attrs.sort_by_key(|(n, _)| attr_rank(n));
+                }
+            }
+        }
+    }
+
+    /// The id under `node` (itself included) that is one of `targets`, taken off the element
+    /// that has it; None (and nothing taken) unless there is exactly one.
+    fn take_only_id(&mut self, node: usize, targets: &HashSet<String>) -> Option<String> {
+        let found: Vec<usize> = self
+            .subtree(node)
+            .into_iter()
+            .filter(|&i| {
+                self.elem(i).is_some_and(|e| {
+                    e.attrs
+                        .iter()
+                        .any(|(k, v)| *k == "id" && targets.contains(v))
+                })
+            })
+            .collect();
+        let [only] = found[..] else {
+            return None;
+        };
+        let Some(Kind::Element(e)) = self.nodes.get_mut(only).map(|n| &mut n.kind) else {
+            return None;
+        };
+        let at = e.attrs.iter().position(|(k, _)| *k == "id")?;
+        Some(e.attrs.remove(at).1)
     }
 
     /// `footnote` or `endnote` when list item `li` is an item (not one nested in another) of
