@@ -503,9 +503,12 @@ fn notes_in_the_pieces_of_a_file_split_at_h2_are_numbered_across_pieces_and_warn
          <p>One<a epub:type=\"noteref\" href=\"#fn1\">1</a>.</p>\n\
          <aside epub:type=\"footnote\" id=\"fn1\"><p>A note in its own chapter.</p></aside>\n\
          <h2>Chapter II</h2>\n<p>Two<a epub:type=\"noteref\" href=\"#fn2\">2</a> and\
-         <a epub:type=\"noteref\" href=\"#fn3\">3</a>.</p>\n<h2>Footnotes</h2>\n\
+         <a epub:type=\"noteref\" href=\"#fn3\">3</a>, Gutenberg's\
+         <a id=\"FNanchor_4\" href=\"#Footnote_4\" class=\"fnanchor\">[4]</a>.</p>\n<h2>Footnotes</h2>\n\
          <ol epub:type=\"footnotes\">\n<li epub:type=\"footnote\" id=\"fn2\">A note in the notes \
-         chapter.</li>\n<li epub:type=\"footnote\" id=\"fn3\">Ibid.</li>\n</ol>\n</body></html>\n",
+         chapter.</li>\n<li epub:type=\"footnote\" id=\"fn3\">Ibid.</li>\n</ol>\n\
+         <div class=\"footnote\"><p><a id=\"Footnote_4\"></a><a href=\"#FNanchor_4\">\
+         <span class=\"label\">[4]</span></a> Id.</p></div>\n</body></html>\n",
     );
     let r = build(&f, &["--target", "epub,kobo,kindle"]);
     for out in &outputs(&f)[..3] {
@@ -540,15 +543,25 @@ fn notes_in_the_pieces_of_a_file_split_at_h2_are_numbered_across_pieces_and_warn
         two.contains("<a id=\"fn2-ref\" epub:type=\"noteref\""),
         "{two}"
     );
-    // The short note, numbered ("3 Ibid.", 7 characters), is warned about where written.
-    assert_eq!(
-        r.stderr.matches("Kobo shows a note").count(),
-        1,
-        "{}",
-        r.stderr
+    // Project Gutenberg's note, typed by its classes; it opens with its own link back.
+    assert!(
+        two.contains("<a epub:type=\"noteref\" id=\"FNanchor_4\" href=\"chapter-"),
+        "{two}"
     );
-    assert!(r.stderr.contains("novel.html:10"), "{}", r.stderr);
-    assert!(r.stderr.contains("\"3 Ibid.\""), "{}", r.stderr);
+    assert!(
+        notes.contains("<aside epub:type=\"footnote\" id=\"Footnote_4\" class=\"footnote\"><p><a></a><a href=\"chapter-"),
+        "{notes}"
+    );
+    // The short notes, numbered ("3 Ibid.", "[4] Id.", 7 characters), are warned about
+    // where written, by the build and by `check`.
+    let check = common::run(common::epubforge().arg("check").arg(f.dir.path()));
+    for out in [&r.stderr, &format!("{}{}", check.stdout, check.stderr)] {
+        assert_eq!(out.matches("Kobo shows a note").count(), 2, "{out}");
+        assert!(out.contains("novel.html:10"), "{out}");
+        assert!(out.contains("\"3 Ibid.\""), "{out}");
+        assert!(out.contains("novel.html:12"), "{out}");
+        assert!(out.contains("\"[4] Id.\""), "{out}");
+    }
 }
 
 #[test]
