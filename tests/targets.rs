@@ -549,7 +549,7 @@ fn notes_in_the_pieces_of_a_file_split_at_h2_are_numbered_across_pieces_and_warn
         "{two}"
     );
     assert!(
-        notes.contains("<aside epub:type=\"footnote\" id=\"Footnote_4\" class=\"footnote\"><p><a></a><a href=\"chapter-"),
+        notes.contains("<aside epub:type=\"footnote\" id=\"Footnote_4\" class=\"footnote\"><p><a href=\"chapter-"),
         "{notes}"
     );
     // The short notes, numbered ("3 Ibid.", "[4] Id.", 7 characters), are warned about

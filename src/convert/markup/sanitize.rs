@@ -2003,7 +2003,8 @@ impl Tree {
     }
 
     /// The id under `node` (itself included) that is one of `targets`, taken off the element
-    /// that has it; None (and nothing taken) unless there is exactly one.
+    /// that has it (an empty link left with nothing is removed); None (and nothing taken)
+    /// unless there is exactly one.
     fn take_only_id(&mut self, node: usize, targets: &HashSet<String>) -> Option<String> {
         let found: Vec<usize> = self
             .subtree(node)
@@ -2023,7 +2024,13 @@ impl Tree {
             return None;
         };
         let at = e.attrs.iter().position(|(k, _)| *k == "id")?;
-        Some(e.attrs.remove(at).1)
+        let id = e.attrs.remove(at).1;
+        // Gutenberg's `<a id="Footnote_1"></a>` is then nothing at all.
+        let empty = e.name == "a" && e.attrs.is_empty();
+        if empty && self.children(only).iter().all(|&c| self.is_blank_text(c)) {
+            self.remove(only);
+        }
+        Some(id)
     }
 
     /// `footnote` or `endnote` when list item `li` is an item (not one nested in another) of
