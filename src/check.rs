@@ -23,6 +23,7 @@ use serde::Serialize;
 
 use crate::convert::chapter::{ConvertedChapter, convert_decoded, read_chapter, relative_path};
 use crate::convert::links::LinkMap;
+use crate::convert::notes::NoteSource;
 use crate::convert::split::{self, SplitMode};
 use crate::convert::{SourceKind, text};
 use crate::diagnostic::{Code, Diagnostic, MessageId, Severity};
@@ -574,7 +575,8 @@ fn shorten(s: &str, max: usize) -> String {
 }
 
 /// Links between chapters that the build could not make (to a file that is not a chapter, or
-/// to an id its target does not have), found as the build finds them.
+/// to an id its target does not have), and notes too short for Kobo's pop-ups once numbered,
+/// found as the build finds them.
 fn check_links(project: &Project, converted: Vec<ConvertedChapter>, report: &mut CheckReport) {
     let mut map = LinkMap::default();
     let mut contents = Vec::new();
@@ -590,6 +592,16 @@ fn check_links(project: &Project, converted: Vec<ConvertedChapter>, report: &mut
     let mut warnings = Vec::new();
     map.rewrite(&mut contents, &project.layout, &mut warnings);
     report.findings.extend(warnings);
+    let notes: Vec<NoteSource> = converted
+        .iter()
+        .map(|c| NoteSource {
+            path: &c.report.path,
+            chapters: crate::package::count_chapters(&c.nodes),
+            short: &c.short_notes,
+        })
+        .collect();
+    let short = crate::convert::notes::finish(&mut contents, &project.layout, &notes);
+    report.findings.extend(short.into_iter().map(|(_, w)| w));
 }
 
 /// Lines the build will join because they look broken mid-sentence, and gaps in the numbers

@@ -459,8 +459,8 @@ fn code_is_wrapped_and_highlighted_with_css_for_the_classes_used_only() {
     assert!(doc.contains("<span class=\"hl-k\">fn</span>"), "{doc}");
     assert!(
         doc.contains(
-            "<li id=\"epubforge-task-1\"><input type=\"checkbox\" checked=\"\" disabled=\"\" \
-             aria-labelledby=\"epubforge-task-1\"/>"
+            "<li><input type=\"checkbox\" checked=\"\" disabled=\"\" \
+             aria-labelledby=\"epubforge-task-1\"/><span id=\"epubforge-task-1\"> done</span>"
         ),
         "{doc}"
     );

@@ -478,6 +478,153 @@ fn notes_keep_kobos_endnote_semantics_and_short_ones_are_warned_about_where_writ
     );
 }
 
+/// The chapter documents of `epub` holding `needle`, by name.
+fn documents_with(epub: &Path, needle: &str) -> Vec<String> {
+    entries(epub)
+        .into_iter()
+        .filter(|(name, data)| {
+            name.starts_with("EPUB/text/chapter-") && String::from_utf8_lossy(data).contains(needle)
+        })
+        .map(|(name, _)| name)
+        .collect()
+}
+
+#[test]
+fn notes_in_the_pieces_of_a_file_split_at_h2_are_numbered_across_pieces_and_warned_about() {
+    let f = Fixture::empty();
+    f.write(
+        "metadata.toml",
+        "[book]\ntitle = \"Split notes\"\nauthors = [\"A\"]\nlanguage = \"en\"\n\
+         [[chapters]]\nfile = \"novel.html\"\nsplit = \"h2\"\n",
+    );
+    f.write(
+        "novel.html",
+        "<html><head><title>Split notes</title></head><body>\n<h2>Chapter I</h2>\n\
+         <p>One<a epub:type=\"noteref\" href=\"#fn1\">1</a>.</p>\n\
+         <aside epub:type=\"footnote\" id=\"fn1\"><p>A note in its own chapter.</p></aside>\n\
+         <h2>Chapter II</h2>\n<p>Two<a epub:type=\"noteref\" href=\"#fn2\">2</a> and\
+         <a epub:type=\"noteref\" href=\"#fn3\">3</a>, Gutenberg's\
+         <a id=\"FNanchor_4\" href=\"#Footnote_4\" class=\"fnanchor\">[4]</a>.</p>\n<h2>Footnotes</h2>\n\
+         <ol epub:type=\"footnotes\">\n<li epub:type=\"footnote\" id=\"fn2\">A note in the notes \
+         chapter.</li>\n<li epub:type=\"footnote\" id=\"fn3\">Ibid.</li>\n</ol>\n\
+         <div class=\"footnote\"><p><a id=\"Footnote_4\"></a><a href=\"#FNanchor_4\">\
+         <span class=\"label\">[4]</span></a> Id.</p></div>\n</body></html>\n",
+    );
+    let r = build(&f, &["--target", "epub,kobo,kindle"]);
+    for out in &outputs(&f)[..3] {
+        common::assert_valid(out);
+    }
+    let epub = f.path("out.epub");
+    let [one] = &documents_with(&epub, "Chapter I<")[..] else {
+        panic!("no single chapter I");
+    };
+    let [two] = &documents_with(&epub, "Chapter II<")[..] else {
+        panic!("no single chapter II");
+    };
+    let one = text(&epub, one);
+    let notes_doc = documents_with(&epub, "epub:type=\"footnotes\"");
+    let [notes_doc] = &notes_doc[..] else {
+        panic!("no single notes chapter: {notes_doc:?}");
+    };
+    let notes = text(&epub, notes_doc);
+    // A note in the reference's own piece links back in the document.
+    assert!(
+        one.contains("<p><a href=\"#fn1-ref\" role=\"doc-backlink\">1</a> A note in its own"),
+        "{one}"
+    );
+    // A note in another piece links back to the reference's document.
+    let two_file = two.trim_start_matches("EPUB/text/");
+    for (n, what) in [(2, "A note in the notes"), (3, "Ibid.")] {
+        let back = format!("<a href=\"{two_file}#fn{n}-ref\" role=\"doc-backlink\">{n}</a> {what}");
+        assert!(notes.contains(&back), "{back}\n{notes}");
+    }
+    let two = text(&epub, two);
+    assert!(
+        two.contains("<a id=\"fn2-ref\" epub:type=\"noteref\""),
+        "{two}"
+    );
+    // Project Gutenberg's note, typed by its classes; it opens with its own link back.
+    assert!(
+        two.contains("<a epub:type=\"noteref\" id=\"FNanchor_4\" href=\"chapter-"),
+        "{two}"
+    );
+    assert!(
+        notes.contains("<aside epub:type=\"footnote\" id=\"Footnote_4\" class=\"footnote\"><p><a href=\"chapter-"),
+        "{notes}"
+    );
+    // The short notes, numbered ("3 Ibid.", "[4] Id.", 7 characters), are warned about
+    // where written, by the build and by `check`.
+    let check = common::run(common::epubforge().arg("check").arg(f.dir.path()));
+    for out in [&r.stderr, &format!("{}{}", check.stdout, check.stderr)] {
+        assert_eq!(out.matches("Kobo shows a note").count(), 2, "{out}");
+        assert!(out.contains("novel.html:10"), "{out}");
+        assert!(out.contains("\"3 Ibid.\""), "{out}");
+        assert!(out.contains("novel.html:12"), "{out}");
+        assert!(out.contains("\"[4] Id.\""), "{out}");
+    }
+}
+
+#[test]
+fn notes_in_a_notes_file_link_back_to_their_references_in_other_chapters() {
+    let f = Fixture::empty();
+    f.write(
+        "metadata.toml",
+        "[book]\ntitle = \"Endnotes\"\nauthors = [\"A\"]\nlanguage = \"en\"\n\
+         [[chapters]]\nfile = \"a.html\"\n[[chapters]]\nfile = \"b.html\"\n\
+         [[chapters]]\nfile = \"notes.html\"\n",
+    );
+    f.write(
+        "a.html",
+        "<h1>One</h1>\n<p>A claim<a epub:type=\"noteref\" href=\"notes.html#en1\">1</a>.</p>\n",
+    );
+    f.write(
+        "b.html",
+        "<h1>Two</h1>\n<p>Another<a epub:type=\"noteref\" id=\"r2\" \
+         href=\"notes.html#en2\">2</a>, and the first again\
+         <a epub:type=\"noteref\" href=\"notes.html#en1\">1</a>.</p>\n",
+    );
+    f.write(
+        "notes.html",
+        "<h1>Notes</h1>\n<section epub:type=\"endnotes\"><ol>\n\
+         <li epub:type=\"endnote\" id=\"en1\"><p>The source of the first claim.</p></li>\n\
+         <li epub:type=\"endnote\" id=\"en2\">Op. cit.</li>\n</ol></section>\n",
+    );
+    let r = build(&f, &["--target", "epub,kobo,kindle"]);
+    for out in &outputs(&f)[..3] {
+        common::assert_valid(out);
+    }
+    let epub = f.path("out.epub");
+    let one = text(&epub, "EPUB/text/chapter-0001.xhtml");
+    let two = text(&epub, "EPUB/text/chapter-0002.xhtml");
+    let notes = text(&epub, "EPUB/text/chapter-0003.xhtml");
+    assert!(
+        one.contains("<a id=\"en1-ref\" epub:type=\"noteref\" href=\"chapter-0003.xhtml#en1\">"),
+        "{one}"
+    );
+    // The first reference is the one the note links back to.
+    assert!(!two.contains("en1-ref"), "{two}");
+    assert!(
+        notes.contains(
+            "<p><a href=\"chapter-0001.xhtml#en1-ref\" role=\"doc-backlink\">1</a> The source"
+        ),
+        "{notes}"
+    );
+    assert!(
+        notes.contains("<a href=\"chapter-0002.xhtml#r2\" role=\"doc-backlink\">2</a> Op. cit."),
+        "{notes}"
+    );
+    assert!(notes.contains("epub:type=\"endnote\""), "{notes}");
+    // "2 Op. cit." has 10 characters once numbered: not short.
+    assert!(!r.stderr.contains("Kobo shows a note"), "{}", r.stderr);
+    // `check` numbers them as the build does, and finds nothing to say about them.
+    let c = common::run(common::epubforge().arg("check").arg(f.dir.path()));
+    assert!(
+        !c.stderr.contains("short-note") && !c.stdout.contains("short-note"),
+        "{}",
+        c.stdout
+    );
+}
+
 /// A project of one Markdown chapter showing `pictures` (name, width, height), the first of
 /// them its cover.
 fn picture_book(language: &str, pictures: &[(&str, u32, u32)]) -> Fixture {

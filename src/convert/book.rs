@@ -1,6 +1,7 @@
 //! The whole book converted: every chapter source through [`super::chapter`] (in parallel),
-//! assembled into the reading order with its parts, links between chapters rewritten, images
-//! gathered once, the cover read and the modified date chosen.
+//! assembled into the reading order with its parts, links between chapters rewritten, notes
+//! numbered across the book, images gathered once, the cover read and the modified date
+//! chosen.
 
 use std::path::Path;
 use std::time::SystemTime;
@@ -9,6 +10,7 @@ use rayon::prelude::*;
 
 use super::chapter::{ConvertedChapter, SourceReport, convert_chapter};
 use super::links::LinkMap;
+use super::notes::{NoteSource, ShortCandidates};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::error::{Error, Result};
 use crate::package::{Book, Image, Node, Part};
@@ -109,6 +111,7 @@ pub(crate) fn load_book_with(
     let mut chapters = 0;
     let mut images: Vec<Image> = Vec::new();
     let mut links = LinkMap::default();
+    let mut notes: Vec<(usize, ShortCandidates)> = Vec::new();
     let mut converted = converted.into_iter().zip(&sources);
     let mut take = |out: &mut Vec<Node>| {
         let (c, src) = converted
@@ -120,7 +123,9 @@ pub(crate) fn load_book_with(
             reads_other_files: c.reads_other_files,
         });
         first_chapter.push(chapters);
-        chapters += crate::package::count_chapters(&c.nodes);
+        let count = crate::package::count_chapters(&c.nodes);
+        chapters += count;
+        notes.push((count, c.short_notes));
         for image in c.images {
             if !images.iter().any(|i| i.name == image.name) {
                 images.push(image);
@@ -150,6 +155,16 @@ pub(crate) fn load_book_with(
         format.renumber(&mut contents);
     }
     links.rewrite(&mut contents, &project.layout, &mut warnings);
+    let notes: Vec<NoteSource> = (sources.iter().zip(&notes))
+        .map(|(src, (chapters, short))| NoteSource {
+            path: &src.path,
+            chapters: *chapters,
+            short,
+        })
+        .collect();
+    for (i, warning) in super::notes::finish(&mut contents, &project.layout, &notes) {
+        outcomes[i].warnings.push(warning);
+    }
 
     let cover = match &project.cover {
         Some(path) => Some(read_cover(path, &mut warnings)?),

@@ -9,6 +9,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use super::SourceKind;
+use super::notes::ShortCandidates;
 use super::split::SplitMode;
 use crate::diagnostic::{Code, Diagnostic};
 use crate::error::{Error, Result};
@@ -40,6 +41,9 @@ pub(crate) struct ConvertedChapter {
     /// written. Empty for any other.
     pub homes: HashMap<String, usize>,
     pub warnings: Vec<Diagnostic>,
+    /// Its notes that may be too short for Kobo's pop-ups, warned about once the book's notes
+    /// are numbered ([`super::notes::finish`]).
+    pub short_notes: ShortCandidates,
     pub report: SourceReport,
     /// Converting it read files besides the chapter (images, included files), which the build
     /// cache does not track.
@@ -139,7 +143,12 @@ pub(crate) fn convert_decoded(
         None => one_chapter(project, src, (kind, n), &fixed, back_matter, sinks, tally)?,
     };
     let includes = kind == SourceKind::Markdown && super::includes::reads_files(&fixed);
+    let short_notes = match kind {
+        SourceKind::Text => Vec::new(),
+        _ => short_note_sites(&nodes, &fixed, kind == SourceKind::Html, &markup.ids),
+    };
     Ok(ConvertedChapter {
+        short_notes,
         nodes,
         reads_other_files: includes || !images.is_empty(),
         images,
@@ -184,11 +193,6 @@ fn one_chapter(
         back_matter = back_matter.or_else(|| gutenberg_html(&mut converted, &project.layout));
     }
     warnings.extend(conversion_warnings(&src.path, &converted));
-    let html = kind == SourceKind::Html;
-    if html && let Some(numbered) = super::notes::number_notes(&converted.body) {
-        converted.body = numbered;
-    }
-    warnings.extend(short_note_warnings(&src.path, fixed, html, &converted));
     keep_replaced_heading(given.as_deref(), &mut converted);
     let title = match (given, converted.title.take()) {
         (Some(t), _) => t,
@@ -228,34 +232,41 @@ fn split_fits_kind(src: &ChapterSource, kind: SourceKind) -> Result<()> {
     }
 }
 
-/// A warning for each note of the chapter too short for Kobo's pop-ups, at the line of
-/// `source` where it was written: an HTML note by its id as written there, a Markdown
-/// footnote by its definition.
-fn short_note_warnings(
-    path: &Path,
+/// The notes of a Markdown or HTML source's chapters (`nodes`) too short for Kobo's pop-ups
+/// before the book's notes are numbered, each with the line of `source` where it was written:
+/// an HTML note by its id as written there (`ids`: as written -> as the body has it), a
+/// Markdown footnote by its definition.
+fn short_note_sites(
+    nodes: &[Node],
     source: &str,
     html: bool,
-    converted: &super::Converted,
-) -> Vec<Diagnostic> {
-    let short = super::notes::short_notes(&converted.body);
+    ids: &HashMap<String, String>,
+) -> ShortCandidates {
+    let short: Vec<super::notes::ShortNote> = nodes
+        .iter()
+        .filter_map(|n| match n {
+            Node::Chapter(c) => Some(super::notes::short_notes(&c.body)),
+            Node::Part(_) => None,
+        })
+        .flatten()
+        .collect();
     if short.is_empty() {
         return Vec::new();
     }
     // Markdown's notes get ids the source never wrote.
     let written: HashMap<&str, &str> = match html {
-        true => converted
-            .ids
+        true => ids
             .iter()
             .map(|(from, to)| (to.as_str(), from.as_str()))
             .collect(),
         false => HashMap::new(),
     };
     short
-        .iter()
+        .into_iter()
         .map(|note| {
             let source_id = written.get(note.id.as_str()).copied();
-            let line = super::notes::line_in(source, note, source_id);
-            super::notes::warning(note, path, line)
+            let line = super::notes::line_in(source, &note, source_id);
+            (note.id, line)
         })
         .collect()
 }

@@ -13,7 +13,7 @@ pub mod gutenberg;
 pub mod includes;
 pub(crate) mod links;
 pub mod markup;
-mod notes;
+pub(crate) mod notes;
 pub mod split;
 pub mod text;
 pub mod title_format;

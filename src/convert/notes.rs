@@ -1,11 +1,16 @@
-//! Notes that work everywhere, on a converted chapter body (Markdown footnotes and HTML notes
-//! alike). An HTML note gets its number as the link back to its reference, first in the note
-//! ([`number_notes`]), as the Markdown converter writes its own: Kindle's pop-ups want it, and
-//! readers without pop-ups show the note in line with a way back. Notes too short for Kobo's
-//! pop-ups are found ([`short_notes`]): Kobo's readers open a linked note in a pop-up only when
-//! it holds at least nine characters once its tags are stripped (Kobo's EPUB guidelines,
-//! "Footnotes/Endnotes"); a shorter one ("1. Ibid.") makes the reader jump to it instead. No
-//! I/O.
+//! Notes that work everywhere (Markdown footnotes and HTML notes alike), finished for the whole
+//! book once every chapter is converted ([`finish`]). A note gets its number as the link back
+//! to its reference, first in the note ([`number`]), as the Markdown converter writes its own:
+//! Kindle's pop-ups want it, and readers without pop-ups show the note in line with a way back.
+//! This is a book-level pass, after the link map has pointed links between chapter files at
+//! chapter documents, because a note's reference may be in another document: another piece of
+//! a file cut at its headings, or another chapter file (a separate `notes.html`, as calibre and
+//! pandoc books often have). Notes too short for Kobo's pop-ups are found ([`short_notes`]):
+//! Kobo's readers open a linked note in a pop-up only when it holds at least nine characters
+//! once its tags are stripped (Kobo's EPUB guidelines, "Footnotes/Endnotes"); a shorter one
+//! ("1. Ibid.") makes the reader jump to it instead. The conversion of a chapter keeps the
+//! lines of its short notes (it has the source), the book-level pass counts them numbered.
+//! No I/O.
 
 use crate::diagnostic::{Code, Diagnostic};
 
@@ -60,66 +65,202 @@ pub(crate) fn short_notes(body: &str) -> Vec<ShortNote> {
 
 const EPUB: &str = "http://www.idpf.org/2007/ops";
 
-/// The body with every note (`epub:type` `footnote` or `endnote`, referenced by a `noteref`
-/// link of the same document) opening with its reference's number as a link back to that
-/// reference, which gets an id when it has none; None when no note needs it. A note that
-/// already opens with a link is left as it is.
-pub(crate) fn number_notes(body: &str) -> Option<String> {
-    if !body.contains("epub:type=\"noteref\"") {
+/// A source's notes that were under [`KOBO_POP_UP_CHARS`] characters before the book's notes
+/// were numbered: each note's id in its chapter's body, and the line of the source where it was
+/// written. Numbering only lengthens a note, so no other note can be short once numbered.
+pub(crate) type ShortCandidates = Vec<(String, Option<usize>)>;
+
+/// The notes of one source of the book, for [`finish`].
+pub(crate) struct NoteSource<'a> {
+    /// The chapter file.
+    pub path: &'a std::path::Path,
+    /// How many chapters (in reading order, after the previous source's) it made.
+    pub chapters: usize,
+    /// Its notes that may be too short.
+    pub short: &'a ShortCandidates,
+}
+
+/// The book's notes finished, once every chapter is converted and the links between chapter
+/// files point at chapter documents: each note opens with its reference's number as a link
+/// back ([`number`]), wherever the reference is (the same file, another piece of a file cut
+/// at its headings, another chapter file such as a `notes.html`), and the notes still too
+/// short for Kobo's pop-ups are warned about, each as the `(source index, warning)` of the
+/// source that wrote it. A chapter whose body changed is measured again under `layout`.
+pub(crate) fn finish(
+    contents: &mut [crate::package::Node],
+    layout: &crate::project::Layout,
+    sources: &[NoteSource<'_>],
+) -> Vec<(usize, Diagnostic)> {
+    let mut chapters = crate::package::chapters_mut(contents);
+    let bodies: Vec<&str> = chapters.iter().map(|c| c.body.as_str()).collect();
+    let numbered = number(&bodies);
+    for (chapter, body) in chapters.iter_mut().zip(numbered) {
+        if let Some(body) = body {
+            chapter.body = body;
+            chapter.reflow(layout);
+        }
+    }
+    let mut warnings = Vec::new();
+    let mut first = 0;
+    for (i, source) in sources.iter().enumerate() {
+        let end = first + source.chapters;
+        if !source.short.is_empty() {
+            for chapter in chapters.get(first..end).unwrap_or_default() {
+                for note in short_notes(&chapter.body) {
+                    let site = source.short.iter().find(|(id, _)| *id == note.id);
+                    if let Some((_, line)) = site {
+                        warnings.push((i, warning(&note, source.path, *line)));
+                    }
+                }
+            }
+        }
+        first = end;
+    }
+    warnings
+}
+
+/// The book's chapter bodies (in reading order: body `i` is `chapter_file_name(i + 1)`) with
+/// every note (`epub:type` `footnote` or `endnote`, referenced by a `noteref` link to `#id` in
+/// its own body or to `chapter-NNNN.xhtml#id` in another) opening with its first reference's
+/// number as a link back to that reference, which gets an id when it has none; None for a
+/// body that needs no change. A note that already opens with a link is left as it is.
+pub(crate) fn number(bodies: &[&str]) -> Vec<Option<String>> {
+    use rayon::prelude::*;
+    let scans: Vec<Option<Scan>> = bodies.par_iter().map(|b| scan(b)).collect();
+    let mut edits: Vec<Vec<(usize, String)>> = vec![Vec::new(); bodies.len()];
+    let mut made: Vec<std::collections::HashSet<String>> = vec![Default::default(); bodies.len()];
+    let mut numbered = std::collections::HashSet::new();
+    for (k, scan) in scans.iter().enumerate() {
+        for r in scan.iter().flat_map(|s| &s.refs) {
+            let t = r.chapter.unwrap_or(k);
+            let note = scans.get(t).and_then(|s| s.as_ref()?.notes.get(&r.target));
+            let Some(&at) = note else {
+                continue;
+            };
+            if !numbered.insert((t, r.target.as_str())) {
+                continue;
+            }
+            let ref_id = match &r.id {
+                Some(id) => id.clone(),
+                None => {
+                    let taken = |id: &str| {
+                        made[k].contains(id) || scan.as_ref().is_some_and(|s| s.ids.contains(id))
+                    };
+                    let id = free_id(&taken, &format!("{}-ref", r.target));
+                    made[k].insert(id.clone());
+                    edits[k].push((r.at, format!(" id=\"{}\"", crate::xml::escape_attr(&id))));
+                    id
+                }
+            };
+            let file = match t == k {
+                true => String::new(),
+                false => crate::package::chapter_file_name(k + 1),
+            };
+            let link = format!(
+                "<a href=\"{file}#{}\" role=\"doc-backlink\">{}</a> ",
+                crate::xml::escape_attr(&ref_id),
+                crate::xml::escape_text(&r.number)
+            );
+            edits[t].push((at, link));
+        }
+    }
+    bodies
+        .iter()
+        .zip(edits)
+        .map(|(body, mut edits)| {
+            if edits.is_empty() {
+                return None;
+            }
+            edits.sort_by_key(|e| std::cmp::Reverse(e.0));
+            let mut out = body.to_string();
+            for (at, text) in edits {
+                out.insert_str(at, &text);
+            }
+            Some(out)
+        })
+        .collect()
+}
+
+/// What numbering the notes needs from one body.
+struct Scan {
+    /// Every id of the body.
+    ids: std::collections::HashSet<String>,
+    /// Its note references, in order.
+    refs: Vec<NoteRef>,
+    /// Its notes that do not open with a link yet -> where their number goes in the body.
+    notes: std::collections::HashMap<String, usize>,
+}
+
+/// A `noteref` link of a body.
+struct NoteRef {
+    /// Where an id goes in the body (right after `<a`).
+    at: usize,
+    /// Its id, when it has one.
+    id: Option<String>,
+    /// The book's chapter (0-based) holding its note; None for its own body.
+    chapter: Option<usize>,
+    /// The note's id.
+    target: String,
+    /// Its text: the note's number.
+    number: String,
+}
+
+const OPEN: &str =
+    "<body xmlns=\"http://www.w3.org/1999/xhtml\" xmlns:epub=\"http://www.idpf.org/2007/ops\">";
+
+/// One body's references and unnumbered notes; None when it has neither, or is not
+/// well-formed.
+fn scan(body: &str) -> Option<Scan> {
+    let has_notes =
+        body.contains("epub:type=\"footnote\"") || body.contains("epub:type=\"endnote\"");
+    if !has_notes && !body.contains("epub:type=\"noteref\"") {
         return None;
     }
-    let open =
-        "<body xmlns=\"http://www.w3.org/1999/xhtml\" xmlns:epub=\"http://www.idpf.org/2007/ops\">";
-    let xml = format!("{open}{body}</body>");
+    let xml = format!("{OPEN}{body}</body>");
     let doc = roxmltree::Document::parse(&xml).ok()?;
-    let ids: std::collections::HashSet<&str> = doc
-        .descendants()
-        .filter_map(|n| n.attribute("id"))
-        .collect();
-    let mut edits: Vec<(usize, String)> = Vec::new();
-    let mut numbered = std::collections::HashSet::new();
+    let is_note =
+        |n: &roxmltree::Node| matches!(n.attribute((EPUB, "type")), Some("footnote" | "endnote"));
     let is_ref =
         |n: &roxmltree::Node| n.has_tag_name("a") && n.attribute((EPUB, "type")) == Some("noteref");
-    for r in doc.descendants().filter(is_ref) {
-        let Some(target) = r.attribute("href").and_then(|h| h.strip_prefix('#')) else {
-            continue;
-        };
-        let note = doc.descendants().find(|n| {
-            n.attribute("id") == Some(target)
-                && matches!(n.attribute((EPUB, "type")), Some("footnote" | "endnote"))
-        });
-        let Some(note) = note.filter(|n| !opens_with_link(n)) else {
-            continue;
-        };
-        let number = words(r, &|_| true);
-        if number.is_empty() || !numbered.insert(target) {
-            continue;
-        }
-        let ref_id = match r.attribute("id") {
-            Some(id) => id.to_string(),
-            None => {
-                let id = free_id(&ids, &format!("{target}-ref"));
-                edits.push((r.range().start + 2, format!(" id=\"{id}\"")));
-                id
+    let mut out = Scan {
+        ids: doc
+            .descendants()
+            .filter_map(|n| Some(n.attribute("id")?.to_string()))
+            .collect(),
+        refs: Vec::new(),
+        notes: Default::default(),
+    };
+    for n in doc.descendants() {
+        if is_note(&n) && !opens_with_link(&n) {
+            if let Some(id) = n.attribute("id") {
+                let at = content_start(&xml, n) - OPEN.len();
+                out.notes.entry(id.to_string()).or_insert(at);
             }
-        };
-        let link = format!(
-            "<a href=\"#{}\" role=\"doc-backlink\">{}</a> ",
-            crate::xml::escape_attr(&ref_id),
-            crate::xml::escape_text(&number)
-        );
-        edits.push((content_start(&xml, note), link));
+        } else if is_ref(&n) {
+            let Some((file, target)) = n.attribute("href").and_then(|h| h.split_once('#')) else {
+                continue;
+            };
+            let chapter = match file {
+                "" => None,
+                f => match crate::package::chapter_number(f).and_then(|c| c.checked_sub(1)) {
+                    Some(c) => Some(c),
+                    None => continue,
+                },
+            };
+            let number = words(n, &|_| true);
+            if target.is_empty() || number.is_empty() {
+                continue;
+            }
+            out.refs.push(NoteRef {
+                at: n.range().start + 2 - OPEN.len(),
+                id: n.attribute("id").map(str::to_string),
+                chapter,
+                target: target.to_string(),
+                number,
+            });
+        }
     }
-    if edits.is_empty() {
-        return None;
-    }
-    edits.sort_by_key(|e| std::cmp::Reverse(e.0));
-    let mut out = xml;
-    for (at, text) in edits {
-        out.insert_str(at, &text);
-    }
-    let end = out.len() - "</body>".len();
-    Some(out[open.len()..end].to_string())
+    Some(out)
 }
 
 /// True when the first thing in `note` with text is a link (a number linking back already).
@@ -149,14 +290,14 @@ fn content_start(xml: &str, note: roxmltree::Node) -> usize {
     start + xml[start..].find('>').map_or(0, |i| i + 1)
 }
 
-/// `wanted`, or `wanted-2`, `wanted-3`… when an id of the body already has it.
-fn free_id(ids: &std::collections::HashSet<&str>, wanted: &str) -> String {
+/// `wanted`, or `wanted-2`, `wanted-3`… when an id is `taken` already.
+fn free_id(taken: &dyn Fn(&str) -> bool, wanted: &str) -> String {
     (1..)
         .map(|i| match i {
             1 => wanted.to_string(),
             _ => format!("{wanted}-{i}"),
         })
-        .find(|id| !ids.contains(id.as_str()))
+        .find(|id| !taken(id))
         .unwrap_or_default()
 }
 
@@ -225,7 +366,7 @@ mod tests {
                     <aside epub:type=\"footnote\" id=\"n1\">\n<p>First note.</p></aside>\
                     <ol><li epub:type=\"endnote\" id=\"n2\">Second.</li>\
                     <li epub:type=\"endnote\" id=\"n3\"><a href=\"#x\">3</a> Third.</li></ol>";
-        let out = number_notes(body).unwrap();
+        let out = number(&[body]).remove(0).unwrap();
         assert!(
             out.contains("<a id=\"n1-ref\" epub:type=\"noteref\" href=\"#n1\">[1]</a>"),
             "{out}"
@@ -243,8 +384,43 @@ mod tests {
             out.contains("id=\"n3\"><a href=\"#x\">3</a> Third."),
             "{out}"
         );
-        assert_eq!(number_notes(&out), None);
-        assert_eq!(number_notes("<p>no notes</p>"), None);
+        assert_eq!(number(&[&out]), [None]);
+        assert_eq!(number(&["<p>no notes</p>"]), [None]);
+    }
+
+    #[test]
+    fn a_note_in_another_chapter_links_back_to_its_reference_there() {
+        let bodies = [
+            "<p>A<a epub:type=\"noteref\" href=\"chapter-0003.xhtml#n1\">1</a>\
+             B<a epub:type=\"noteref\" href=\"chapter-0003.xhtml#n1\">1</a></p>",
+            "<p>C<a epub:type=\"noteref\" href=\"chapter-0003.xhtml#n2\">2</a>\
+             <a epub:type=\"noteref\" href=\"chapter-0009.xhtml#n2\">9</a></p>",
+            "<p id=\"n1-ref\">x</p><ol><li epub:type=\"endnote\" id=\"n1\">One.</li>\
+             <li epub:type=\"endnote\" id=\"n2\"><p>Two.</p></li></ol>",
+        ];
+        let out = number(&bodies);
+        let [Some(a), Some(b), Some(notes)] = &out[..] else {
+            panic!("{out:?}");
+        };
+        // The first reference gets the id, the second none.
+        assert_eq!(
+            a,
+            "<p>A<a id=\"n1-ref\" epub:type=\"noteref\" href=\"chapter-0003.xhtml#n1\">1</a>\
+             B<a epub:type=\"noteref\" href=\"chapter-0003.xhtml#n1\">1</a></p>"
+        );
+        assert!(b.contains("<a id=\"n2-ref\" epub:type"), "{b}");
+        assert!(
+            notes.contains(
+                "id=\"n1\"><a href=\"chapter-0001.xhtml#n1-ref\" role=\"doc-backlink\">1</a> One."
+            ),
+            "{notes}"
+        );
+        assert!(
+            notes.contains(
+                "<p><a href=\"chapter-0002.xhtml#n2-ref\" role=\"doc-backlink\">2</a> Two.</p>"
+            ),
+            "{notes}"
+        );
     }
 
     #[test]

@@ -436,6 +436,7 @@ impl Reuse {
             ids: Default::default(),
             homes: Default::default(),
             warnings: r.warnings.clone(),
+            short_notes: Vec::new(),
             report: report(r, &src.path)?,
             reads_other_files: false,
         })

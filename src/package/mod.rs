@@ -19,7 +19,7 @@ pub mod tcy;
 
 pub(crate) use locale::primary as primary_language;
 pub use locale::{chapter_title, front_title};
-pub(crate) use pieces::{Href, rewrite_hrefs};
+pub(crate) use pieces::{Href, chapter_number, rewrite_hrefs};
 pub use style::CODE_CLASSES;
 
 use std::collections::BTreeSet;

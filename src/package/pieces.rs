@@ -288,7 +288,7 @@ fn unescape_attr(v: &str) -> Cow<'_, str> {
 }
 
 /// `n` for `chapter-NNNN.xhtml`, the first document of a chapter.
-fn chapter_number(file: &str) -> Option<usize> {
+pub(crate) fn chapter_number(file: &str) -> Option<usize> {
     let digits = file.strip_prefix("chapter-")?.strip_suffix(".xhtml")?;
     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
         return None;

@@ -8,7 +8,8 @@
 //! [`stylesheet`] puts together the whole `book.css`: the theme (from `[style] theme` or the
 //! language), the generated pages, the simple `[style]` settings, vertical writing and
 //! tate-chu-yoko, and the `@font-face` rules of embedded fonts. User stylesheets are separate
-//! files linked after it, so they win.
+//! files linked after it, so they win. A note that is a list item shows no list number: it
+//! opens with its own, the link back to its reference (`convert::notes`).
 
 use std::fmt::Write;
 
@@ -16,6 +17,7 @@ use super::{Look, locale};
 use crate::project::Theme;
 
 const COMMON: &str = r#"@charset "UTF-8";
+@namespace epub "http://www.idpf.org/2007/ops";
 body { margin: 0 4%; padding: 0; }
 h1 { font-size: 1.4em; font-weight: bold; text-align: center; text-indent: 0; line-height: 1.4; margin: 2em 0 1.5em; page-break-after: avoid; break-after: avoid; }
 h2 { font-size: 1.2em; font-weight: bold; text-indent: 0; margin: 1.5em 0 1em; page-break-after: avoid; break-after: avoid; }
@@ -30,6 +32,8 @@ section.cover { margin: 0; padding: 0; height: 100%; }
 section.cover svg { display: block; margin: 0; padding: 0; }
 body.part h1.part-title { margin-top: 30%; font-size: 1.8em; }
 nav ol { list-style-type: none; }
+li[epub|type~="footnote"], li[epub|type~="endnote"] { list-style-type: none; }
+li[epub\:type~="footnote"], li[epub\:type~="endnote"] { list-style-type: none; }
 body.titlepage { text-align: center; text-indent: 0; }
 section.titlepage { margin-top: 25%; }
 section.titlepage h1.title { font-size: 2em; margin: 0 0 0.8em; }

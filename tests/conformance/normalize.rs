@@ -6,9 +6,10 @@
 //! - heading levels made relative (the chapter title is the book's `h1`, so a Markdown `#`
 //!   may become `h2`, and the book skips no level): on each side the highest level becomes
 //!   `h1` and none goes more than one below the heading before it, as the book does;
-//! - `id` on headings and the ids we generate (`epubforge-…`: a task-list item labelling its
+//! - `id` on headings and the ids we generate (`epubforge-…`: the text labelling a task-list
 //!   checkbox); `epub:type`, `role` and `aria-*` (footnote markup); highlighting spans
-//!   (`<span class="hl-…">`) are unwrapped;
+//!   (`<span class="hl-…">`) and the spans of a task's label (`<span id="epubforge-…">`) are
+//!   unwrapped;
 //! - an image's `src` (ours points at the book's copy) and an empty `alt`;
 //! - a link's target unless it is an absolute URL (a book cannot point at `/url` or `foo`),
 //!   and absolute ones compared percent-decoded; white space inside `class` values;
@@ -56,7 +57,9 @@ fn write_children(el: ElementRef<'_>, out: &mut Vec<String>, in_pre: bool) {
 fn write_element(e: ElementRef<'_>, out: &mut Vec<String>, in_pre: bool) {
     let v = e.value();
     let name = v.name();
-    if name == "span" && v.attr("class").is_some_and(|c| c.starts_with("hl-")) {
+    let ours = v.attr("class").is_some_and(|c| c.starts_with("hl-"))
+        || v.attr("id").is_some_and(|id| id.starts_with("epubforge-"));
+    if name == "span" && ours {
         write_children(e, out, in_pre);
         return;
     }

@@ -428,6 +428,53 @@ mod tests {
     }
 
     #[test]
+    fn notes_marked_by_their_list_or_role_are_typed_as_notes() {
+        // Standard Ebooks' endnotes, and pandoc's.
+        let f = convert(
+            "<p><a href=\"#note-1\" id=\"noteref-1\" epub:type=\"noteref\">1</a>\
+             <a href=\"#fn1\" id=\"fnref1\" role=\"doc-noteref\"><sup>2</sup></a></p>\
+             <section epub:type=\"endnotes\"><ol><li id=\"note-1\"><p>One.</p>\
+             <ol><li id=\"inner\">Not a note.</li></ol></li></ol></section>\
+             <section role=\"doc-endnotes\"><ol><li id=\"fn1\"><p>Two.</p></li></ol></section>\
+             <ol><li id=\"plain\">A list.</li></ol>",
+        );
+        assert!(
+            f.body.contains(
+                "<a epub:type=\"noteref\" role=\"doc-noteref\" id=\"fnref1\" href=\"#fn1\">"
+            ),
+            "{}",
+            f.body
+        );
+        assert!(
+            f.body.contains("<li epub:type=\"endnote\" id=\"note-1\">"),
+            "{}",
+            f.body
+        );
+        assert!(
+            f.body.contains("<li epub:type=\"endnote\" id=\"fn1\">"),
+            "{}",
+            f.body
+        );
+        assert!(f.body.contains("<li id=\"inner\">"), "{}", f.body);
+        assert!(f.body.contains("<li id=\"plain\">"), "{}", f.body);
+    }
+
+    #[test]
+    fn project_gutenbergs_notes_are_typed_by_their_classes() {
+        let f = convert(
+            "<p>Text<a id=\"FNanchor_1\" href=\"#Footnote_1\" class=\"fnanchor\">[1]</a>.</p>\
+             <div class=\"footnote\"><p><a id=\"Footnote_1\" href=\"#FNanchor_1\" class=\"label\">[1]</a> \
+             The note.</p></div><div class=\"footnote\"><p>No reference here.</p></div>",
+        );
+        assert_eq!(
+            f.body,
+            "<p>Text<a epub:type=\"noteref\" id=\"FNanchor_1\" href=\"#Footnote_1\" class=\"fnanchor\">[1]</a>.</p>\
+             <aside epub:type=\"footnote\" id=\"Footnote_1\" class=\"footnote\"><p><a href=\"#FNanchor_1\" class=\"label\">[1]</a> \
+             The note.</p></aside><div class=\"footnote\"><p>No reference here.</p></div>"
+        );
+    }
+
+    #[test]
     fn what_cannot_be_kept_is_counted_and_fallback_content_stays() {
         let f = convert(
             "<object data=\"movie.swf\">Fallback <b>text</b></object><video src=\"a.mp4\"></video>\
@@ -436,7 +483,7 @@ mod tests {
         );
         assert_eq!(
             f.body,
-            "Fallback <b>text</b><p id=\"epubforge-task-1\">remote<input type=\"checkbox\" checked=\"\" disabled=\"\" aria-labelledby=\"epubforge-task-1\"/> done</p>"
+            "Fallback <b>text</b><p>remote<input type=\"checkbox\" checked=\"\" disabled=\"\" aria-labelledby=\"epubforge-task-1\"/><span id=\"epubforge-task-1\"> done</span></p>"
         );
         let removed: Vec<(&str, usize)> = f.removed.iter().map(|(w, n)| (w.as_str(), *n)).collect();
         assert_eq!(

@@ -957,11 +957,24 @@ mod tests {
         let f = convert("- [ ] foo\n- [x] bar\n\n* [@] not a task\n");
         assert_eq!(
             f.body,
-            "<ul>\n<li id=\"epubforge-task-1\"><input type=\"checkbox\" disabled=\"\" aria-labelledby=\"epubforge-task-1\"/> foo</li>\n\
-             <li id=\"epubforge-task-2\"><input type=\"checkbox\" checked=\"\" disabled=\"\" aria-labelledby=\"epubforge-task-2\"/> bar</li>\n</ul>\n\
+            "<ul>\n<li><input type=\"checkbox\" disabled=\"\" aria-labelledby=\"epubforge-task-1\"/><span id=\"epubforge-task-1\"> foo</span></li>\n\
+             <li><input type=\"checkbox\" checked=\"\" disabled=\"\" aria-labelledby=\"epubforge-task-2\"/><span id=\"epubforge-task-2\"> bar</span></li>\n</ul>\n\
              <ul>\n<li>[@] not a task</li>\n</ul>\n"
         );
         assert!(f.removed.is_empty());
+    }
+
+    #[test]
+    fn a_task_is_labelled_by_its_own_text_not_its_nested_tasks() {
+        let f = convert("- [ ] parent *task*\n  - [x] child\n- [ ]\n");
+        assert_eq!(
+            f.body,
+            "<ul>\n<li><input type=\"checkbox\" disabled=\"\" aria-labelledby=\"epubforge-task-1\"/>\
+             <span id=\"epubforge-task-1\"> parent <em>task</em></span><ul>\n\
+             <li><input type=\"checkbox\" checked=\"\" disabled=\"\" aria-labelledby=\"epubforge-task-2\"/>\
+             <span id=\"epubforge-task-2\"> child</span></li>\n</ul>\n</li>\n\
+             <li id=\"epubforge-task-3\"><input type=\"checkbox\" disabled=\"\" aria-labelledby=\"epubforge-task-3\"/> </li>\n</ul>\n"
+        );
     }
 
     #[test]
