@@ -18,6 +18,7 @@
 //!
 //! Tables are built on first use, only for the configurations a process uses, and shared.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -193,22 +194,23 @@ fn source(name: &str) -> &'static str {
 /// the first step is an array indexed by the character (for the Basic Multilingual Plane),
 /// and a node is only a number whose flags say whether a key ends there and whether a longer
 /// one goes on: a lookup reads nothing else until it finds a key. Other edges are one hash
-/// map keyed by node and character.
+/// table keyed by node and character ([`Edges`]).
 #[derive(Debug)]
 struct Table {
     /// The node of each key's first character below U+10000; 0 for none.
     first: Box<[u32]>,
-    /// Every other edge: (parent node's index, character) to child node.
-    edges: FxHashMap<(u32, char), u32>,
-    /// A bit for each edge of `edges`, by [`edge_bit`]: most lookups in it miss, and a miss
-    /// here costs less than one in the map (this stays in a fast cache; the map does not).
-    edge_bits: Box<[u64]>,
-    /// A bit for each character below U+10000 that starts a key.
-    starts: Box<[u64]>,
+    /// Every other edge.
+    edges: Edges,
+    /// The characters below U+10000 that are keys of one character.
+    singles: Bits,
+    /// The first two characters of each longer key, by [`pair_bit`].
+    pairs: Box<[u64]>,
     /// The candidate of the key that ends at each node index ("" where none does).
     values: Vec<&'static str>,
     /// Whether every key is one character, none of them an ideographic description one.
     single_chars: bool,
+    /// Whether some key is one character.
+    some_single: bool,
 }
 
 /// A node's flag: a key ends there.
@@ -219,15 +221,86 @@ const INNER: u32 = 1 << 30;
 const INDEX: u32 = INNER - 1;
 /// The characters the first step's array covers.
 const FIRST: usize = 0x1_0000;
-/// How many bits [`Table::edge_bits`] has (a power of two): some ten for each edge of the
-/// largest table.
-const EDGE_BITS: usize = 1 << 20;
+/// How many bits a node's index may have in [`Edges`].
+const EDGE_NODE_BITS: u32 = 20;
 
-/// The bit of an edge in [`Table::edge_bits`].
+/// How many bits [`Table::pairs`] has (a power of two): more than ten for each of the pairs
+/// of the largest table (33,200 in the phrases of `s2t`), so few lookups are made in vain,
+/// and few enough to stay in the fastest cache.
+const PAIR_BITS: usize = 1 << 19;
+
+/// The bit of a key's first two characters in [`Table::pairs`].
+#[inline(always)]
+fn pair_bit(a: u32, b: u32) -> usize {
+    let h = (u64::from(a) << 21 | u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    (h >> (64 - PAIR_BITS.trailing_zeros())) as usize
+}
+
+/// The key of an edge: its parent node's index and its character.
 #[inline]
-fn edge_bit(node: u32, c: char) -> usize {
-    let h = (u64::from(node) << 21 | u64::from(c)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    (h >> (64 - EDGE_BITS.trailing_zeros())) as usize
+fn edge_key(node: u32, c: u32) -> u64 {
+    u64::from(node) << 21 | u64::from(c)
+}
+
+/// The edges of a trie below its first characters, as a hash table with open addressing in
+/// which each slot is one number: the edge's key, and its child's index and flags. The
+/// largest table (84,000 edges) takes a megabyte, which stays in the processor's cache,
+/// and a lookup reads one slot or a few neighbours.
+#[derive(Debug)]
+struct Edges {
+    slots: Box<[u64]>,
+    /// How far a key's hash is shifted to index `slots`.
+    shift: u32,
+}
+
+impl Edges {
+    /// The table of `edges` ([`edge_key`] to child node with flags; every index below
+    /// 2^[`EDGE_NODE_BITS`]).
+    fn of(edges: &FxHashMap<u64, u32>) -> Edges {
+        let len = (edges.len() * 3 / 2 + 1).next_power_of_two();
+        let mut table = Edges {
+            slots: vec![0; len].into_boxed_slice(),
+            shift: 64 - len.trailing_zeros(),
+        };
+        let limit = 1 << EDGE_NODE_BITS;
+        for (&key, &node) in edges {
+            assert!((node & INDEX) < limit && key < u64::from(limit) << 21);
+            let slot =
+                key << 22 | u64::from(node >> 30) << EDGE_NODE_BITS | u64::from(node & INDEX);
+            let mut i = table.home(key);
+            while table.slots[i] != 0 {
+                i = (i + 1) % len;
+            }
+            table.slots[i] = slot;
+        }
+        table
+    }
+
+    /// The slot where a lookup of `key` starts.
+    #[inline]
+    fn home(&self, key: u64) -> usize {
+        if self.shift == 64 {
+            return 0;
+        }
+        (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> self.shift) as usize
+    }
+
+    /// The child node, with its flags, of the edge `key`; 0 for none.
+    #[inline]
+    fn get(&self, key: u64) -> u32 {
+        let mut i = self.home(key);
+        loop {
+            let slot = self.slots[i];
+            if slot == 0 {
+                return 0;
+            }
+            if slot >> 22 == key {
+                let index = (slot & ((1 << EDGE_NODE_BITS) - 1)) as u32;
+                return (((slot >> EDGE_NODE_BITS) & 3) as u32 * INNER) | index;
+            }
+            i = (i + 1) & (self.slots.len() - 1);
+        }
+    }
 }
 
 /// Whether bit `i` of `bits` is set.
@@ -236,31 +309,69 @@ fn bit(bits: &[u64], i: usize) -> bool {
     bits[i / 64] & (1 << (i % 64)) != 0
 }
 
+/// A set of characters below U+10000, one bit each.
+#[derive(Debug, Clone)]
+struct Bits(Box<[u64]>);
+
+impl Bits {
+    fn new() -> Bits {
+        Bits(vec![0; FIRST / 64].into_boxed_slice())
+    }
+
+    fn insert(&mut self, c: usize) {
+        self.0[c / 64] |= 1 << (c % 64);
+    }
+
+    /// Whether `c` is in the set; every character from U+10000 is.
+    #[inline(always)]
+    fn has(&self, c: u32) -> bool {
+        c as usize >= FIRST || bit(&self.0, c as usize)
+    }
+
+    /// Adds every character of `other`.
+    fn add(&mut self, other: &Bits) {
+        for (a, b) in self.0.iter_mut().zip(other.0.iter()) {
+            *a |= b;
+        }
+    }
+}
+
+/// The character that starts at byte `at` of `b` (valid UTF-8), as a number, and its length.
+#[inline(always)]
+fn decode(b: &[u8], at: usize) -> (u32, usize) {
+    let x = u32::from(b[at]);
+    let next = |i: usize| u32::from(b[at + i] & 0x3F);
+    match x {
+        0..=0x7F => (x, 1),
+        0x80..=0xDF => ((x & 0x1F) << 6 | next(1), 2),
+        0xE0..=0xEF => ((x & 0x0F) << 12 | next(1) << 6 | next(2), 3),
+        _ => ((x & 0x07) << 18 | next(1) << 12 | next(2) << 6 | next(3), 4),
+    }
+}
+
 impl Table {
     /// The files' keys; on a key in several, the earliest file's candidate.
     fn of(files: &[&'static str]) -> Table {
         let mut table = Table {
             first: vec![0; FIRST].into_boxed_slice(),
-            edges: FxHashMap::default(),
-            edge_bits: vec![0; EDGE_BITS / 64].into_boxed_slice(),
-            starts: vec![0; FIRST / 64].into_boxed_slice(),
+            edges: Edges::of(&FxHashMap::default()),
+            singles: Bits::new(),
+            pairs: vec![0; PAIR_BITS / 64].into_boxed_slice(),
             values: vec![""],
             single_chars: true,
+            some_single: false,
         };
         let mut flags = vec![0];
+        let mut edges = FxHashMap::default();
         for file in files {
             for line in source(file).lines() {
                 let Some((key, values)) = line.split_once('\t') else {
                     continue;
                 };
                 if !key.is_empty() {
-                    let mut chars = key.chars();
-                    let one = chars
-                        .next()
-                        .filter(|&c| arity(c) == 0 && chars.next().is_none());
-                    table.single_chars &= one.is_some();
+                    table.note_start(key);
                     let value = values.split(' ').next().unwrap_or("");
-                    table.insert(key, value, &mut flags);
+                    table.insert(key, value, &mut edges, &mut flags);
                 }
             }
         }
@@ -269,26 +380,48 @@ impl Table {
         for n in table.first.iter_mut().filter(|n| **n != 0) {
             *n = flagged(*n);
         }
-        for (&(node, c), n) in table.edges.iter_mut() {
+        for n in edges.values_mut() {
             *n = flagged(*n);
-            let i = edge_bit(node, c);
-            table.edge_bits[i / 64] |= 1 << (i % 64);
         }
-        for (c, _) in table.first.iter().enumerate().filter(|(_, n)| **n != 0) {
-            table.starts[c / 64] |= 1 << (c % 64);
-        }
+        table.edges = Edges::of(&edges);
         table
     }
 
-    /// Adds `key` with its candidate `value`, unless it is already there (`flags`: each node
-    /// index's flags so far; references to nodes carry none until [`Table::of`] is done).
-    fn insert(&mut self, key: &str, value: &'static str, flags: &mut Vec<u32>) {
+    /// Notes how `key` starts: in [`Table::singles`] or [`Table::pairs`], and whether it is
+    /// one character that is not an ideographic description one.
+    fn note_start(&mut self, key: &str) {
+        let mut chars = key.chars().map(u32::from);
+        let (Some(first), second) = (chars.next(), chars.next()) else {
+            return;
+        };
+        match second {
+            None if (first as usize) < FIRST => self.singles.insert(first as usize),
+            None => {}
+            Some(second) => {
+                let i = pair_bit(first, second);
+                self.pairs[i / 64] |= 1 << (i % 64);
+            }
+        }
+        self.single_chars &= second.is_none() && !(0x2FF0..=0x2FFF).contains(&first);
+        self.some_single |= second.is_none();
+    }
+
+    /// Adds `key` with its candidate `value`, unless it is already there (`edges`: the edges
+    /// below the first characters so far; `flags`: each node index's flags so far;
+    /// references to nodes carry none until [`Table::of`] is done).
+    fn insert(
+        &mut self,
+        key: &str,
+        value: &'static str,
+        edges: &mut FxHashMap<u64, u32>,
+        flags: &mut Vec<u32>,
+    ) {
         let mut node = 0;
         for c in key.chars() {
             flags[node as usize] |= INNER;
             let known = match c as usize {
                 i if node == 0 && i < FIRST => self.first[i],
-                _ => self.edges.get(&(node, c)).copied().unwrap_or(0),
+                _ => edges.get(&edge_key(node, c.into())).copied().unwrap_or(0),
             };
             node = match known {
                 0 => {
@@ -301,7 +434,7 @@ impl Table {
                     match c as usize {
                         i if node == 0 && i < FIRST => self.first[i] = n,
                         _ => {
-                            self.edges.insert((node, c), n);
+                            edges.insert(edge_key(node, c.into()), n);
                         }
                     }
                     n
@@ -317,40 +450,30 @@ impl Table {
 
     /// The node under the node with index `node` by `c`, with its flags; 0 for none.
     #[inline]
-    fn child(&self, node: u32, c: char) -> u32 {
+    fn child(&self, node: u32, c: u32) -> u32 {
         if node == 0 && (c as usize) < FIRST {
             return self.first[c as usize];
         }
-        if !bit(&self.edge_bits, edge_bit(node, c)) {
-            return 0;
-        }
-        self.edges.get(&(node, c)).copied().unwrap_or(0)
+        self.edges.get(edge_key(node, c))
     }
 
-    /// Whether some key may start with `c` (every character from U+10000 may).
+    /// The longest key that `b[at..limit]` starts with: its length in bytes and its candidate.
     #[inline]
-    fn may_start(&self, c: char) -> bool {
-        (c as usize) >= FIRST || bit(&self.starts, c as usize)
-    }
-
-    /// The longest key that `text` starts with: its length in bytes and its candidate.
-    #[inline]
-    fn longest(&self, text: &str) -> Option<(usize, &'static str)> {
-        let mut chars = text.char_indices();
-        let (_, c) = chars.next()?;
+    fn longest(&self, b: &[u8], at: usize, limit: usize) -> Option<(usize, &'static str)> {
+        let (c, len) = decode(b, at);
         let mut node = self.child(0, c);
-        let mut end = c.len_utf8();
+        let mut end = at + len;
         let mut found = None;
         while node != 0 {
             if node & VALUED != 0 {
-                found = Some((end, self.values[(node & INDEX) as usize]));
+                found = Some((end - at, self.values[(node & INDEX) as usize]));
             }
-            if node & INNER == 0 {
+            if node & INNER == 0 || end >= limit {
                 break;
             }
-            let Some((i, c)) = chars.next() else { break };
+            let (c, len) = decode(b, end);
             node = self.child(node & INDEX, c);
-            end = i + c.len_utf8();
+            end += len;
         }
         found
     }
@@ -378,42 +501,215 @@ impl Matcher {
         }
     }
 
-    /// [`Matcher::longest`], after a look at whether any key starts with the first character.
-    #[inline]
-    fn lookup(&self, text: &str) -> Option<(usize, &'static str)> {
-        let c = text.chars().next()?;
-        if self.may_start(c) {
-            self.longest(text)
-        } else {
-            None
-        }
-    }
-
-    /// Whether some key may start with `c`.
-    fn may_start(&self, c: char) -> bool {
+    /// Every table of the matcher, in order.
+    fn tables<'a>(&'a self, out: &mut Vec<&'a Table>) {
         match self {
-            Matcher::Table(t) => t.may_start(c),
+            Matcher::Table(t) => out.push(t),
             Matcher::Union(members) | Matcher::First(members) => {
-                members.iter().any(|m| m.may_start(c))
+                members.iter().for_each(|m| m.tables(out));
             }
         }
     }
 
-    /// The longest match at the start of `text` (bytes, candidate), as the group decides.
-    fn longest(&self, text: &str) -> Option<(usize, &'static str)> {
+    /// Adds the keys of one character and the pairs that start longer keys, of every member.
+    fn add_starts(&self, singles: &mut Bits, pairs: &mut [u64]) {
         match self {
-            Matcher::Table(t) => t.longest(text),
-            Matcher::First(members) => members.iter().find_map(|m| m.longest(text)),
+            Matcher::Table(t) => {
+                singles.add(&t.singles);
+                pairs
+                    .iter_mut()
+                    .zip(t.pairs.iter())
+                    .for_each(|(a, b)| *a |= b);
+            }
+            Matcher::Union(members) | Matcher::First(members) => {
+                members.iter().for_each(|m| m.add_starts(singles, pairs));
+            }
+        }
+    }
+
+    /// The longest match at the start of `b[at..limit]` (bytes, candidate), as the group
+    /// decides.
+    fn longest(&self, b: &[u8], at: usize, limit: usize) -> Option<(usize, &'static str)> {
+        match self {
+            Matcher::Table(t) => t.longest(b, at, limit),
+            Matcher::First(members) => members.iter().find_map(|m| m.longest(b, at, limit)),
             Matcher::Union(members) => {
                 members
                     .iter()
-                    .filter_map(|m| m.longest(text))
+                    .filter_map(|m| m.longest(b, at, limit))
                     .fold(None, |best, m| match best {
                         Some((len, _)) if len >= m.0 => best,
                         _ => Some(m),
                     })
             }
         }
+    }
+}
+
+/// A matcher with the places where a step must look it up: where a key of one character
+/// starts, where the first two characters of a longer key may (by a filter of their pairs),
+/// and at ideographic description characters (a sequence no key starts is copied whole).
+/// Everything else is copied without a lookup: most characters start some phrase, but few
+/// pairs of them do. Where only a key of one character can match, its candidate is read from
+/// a small table without walking the dictionaries.
+#[derive(Debug, Clone)]
+struct Lookup {
+    matcher: Matcher,
+    /// The characters below U+10000 at which a step stops: keys of one character and
+    /// ideographic description characters.
+    stops: Bits,
+    /// The first two characters of every longer key, by [`pair_bit`].
+    pairs: Box<[u64]>,
+    /// The keys of one character below U+10000 with their candidates, as the group decides
+    /// (where no longer key matches, the first member that has the character).
+    singles: Singles,
+    /// When every key is one character: the first bytes (in UTF-8) of the characters in
+    /// `stops` and of every character from U+10000, for [`Lookup::passes`].
+    leads: Option<[bool; 256]>,
+}
+
+/// Characters with a candidate each, stored by rank: a character's candidate is at the
+/// number of characters in the set before it.
+#[derive(Debug, Clone)]
+struct Singles {
+    keys: Bits,
+    /// For each word of `keys`, how many bits the words before it hold.
+    ranks: Box<[u32]>,
+    values: Vec<&'static str>,
+}
+
+impl Singles {
+    /// The keys of one character of `matcher`'s tables, each with the first table's candidate.
+    fn of(matcher: &Matcher) -> Singles {
+        let mut tables = Vec::new();
+        matcher.tables(&mut tables);
+        let mut keys = Bits::new();
+        let mut values = Vec::new();
+        for c in 0..FIRST {
+            let value = tables.iter().find_map(|t| {
+                let node = t.first[c];
+                (node & VALUED != 0).then(|| t.values[(node & INDEX) as usize])
+            });
+            if let Some(value) = value {
+                keys.insert(c);
+                values.push(value);
+            }
+        }
+        let mut ranks = Vec::with_capacity(keys.0.len());
+        let mut count = 0;
+        for word in keys.0.iter() {
+            ranks.push(count);
+            count += word.count_ones();
+        }
+        Singles {
+            keys,
+            ranks: ranks.into_boxed_slice(),
+            values,
+        }
+    }
+
+    /// The candidate of `c`, if it is one of the keys.
+    #[inline(always)]
+    fn get(&self, c: u32) -> Option<&'static str> {
+        let c = c as usize;
+        let word = *self.keys.0.get(c / 64)?;
+        if word & (1 << (c % 64)) == 0 {
+            return None;
+        }
+        let before = (word & ((1 << (c % 64)) - 1)).count_ones();
+        Some(self.values[(self.ranks[c / 64] + before) as usize])
+    }
+}
+
+/// What a step does at a place: replace a key (its length in bytes and candidate), or copy
+/// what no key starts (its length).
+type Found = Result<(usize, &'static str), usize>;
+
+impl Lookup {
+    fn new(matcher: Matcher) -> Lookup {
+        let mut stops = Bits::new();
+        let mut pairs = vec![0; PAIR_BITS / 64].into_boxed_slice();
+        matcher.add_starts(&mut stops, &mut pairs);
+        (0x2FF0..=0x2FFF).for_each(|c| stops.insert(c));
+        let leads = pairs.iter().all(|&w| w == 0).then(|| {
+            let mut leads = [false; 256];
+            leads[0xF0..=0xF4].fill(true);
+            let chars = (0..FIRST as u32).filter(|&c| stops.has(c));
+            chars.filter_map(char::from_u32).for_each(|c| {
+                leads[usize::from(c.encode_utf8(&mut [0; 4]).as_bytes()[0])] = true;
+            });
+            leads
+        });
+        Lookup {
+            singles: Singles::of(&matcher),
+            matcher,
+            stops,
+            pairs,
+            leads,
+        }
+    }
+
+    /// Whether the lookup would leave `text` as it is, found by looking only at the
+    /// characters whose first byte is one of [`Lookup::leads`]' (a byte search, far faster
+    /// than walking every character); false when that cannot be told so.
+    fn passes(&self, text: &str) -> bool {
+        let Some(leads) = &self.leads else {
+            return false;
+        };
+        let b = text.as_bytes();
+        let mut at = 0;
+        while let Some(i) = b[at..].iter().position(|&x| leads[usize::from(x)]) {
+            let (c, len) = decode(b, at + i);
+            if self.stops.has(c) {
+                return false;
+            }
+            at += i + len;
+        }
+        true
+    }
+
+    /// The first place from `at`, before `limit`, where a key starts or an ideographic
+    /// description sequence is to be copied whole, with what to do there; None when there
+    /// is none (the rest is copied as it is).
+    #[inline]
+    fn next(&self, text: &str, mut at: usize, limit: usize) -> Option<(usize, Found)> {
+        let b = text.as_bytes();
+        if at >= limit {
+            return None;
+        }
+        let (mut c, mut len) = decode(b, at);
+        loop {
+            let next = at + len;
+            let (d, next_len) = if next < limit {
+                decode(b, next)
+            } else {
+                (0, 0)
+            };
+            let pair = next_len != 0 && bit(&self.pairs, pair_bit(c, d));
+            if pair || self.stops.has(c) {
+                let single = if pair { None } else { self.singles.get(c) };
+                return Some((
+                    at,
+                    single.map_or_else(|| self.at(text, at, limit), |v| Ok((len, v))),
+                ));
+            }
+            if next_len == 0 {
+                return None;
+            }
+            (at, c, len) = (next, d, next_len);
+        }
+    }
+
+    /// What `b[at..limit]` starts with: a key, else what to copy.
+    fn at(&self, text: &str, at: usize, limit: usize) -> Found {
+        let b = text.as_bytes();
+        self.matcher.longest(b, at, limit).ok_or_else(|| {
+            let (c, len) = decode(b, at);
+            match c {
+                0x2FF0..=0x2FFF => unmatched_len(&text[at..limit]),
+                _ => len,
+            }
+        })
     }
 }
 
@@ -444,12 +740,12 @@ fn shared_table(files: Vec<&'static str>) -> Arc<Table> {
 /// A configuration ready to convert.
 #[derive(Debug)]
 pub struct Converter {
-    normalise: Matcher,
-    segmentation: Option<Matcher>,
-    chain: Vec<Matcher>,
-    /// When the first step's first dictionary is the segmentation's, the rest of that step:
-    /// see [`Converter::known_first`].
-    known: Option<Matcher>,
+    normalise: Lookup,
+    segmentation: Option<Lookup>,
+    chain: Vec<Lookup>,
+    /// Whether the segmentation and the first step can be one pass: see
+    /// [`Converter::segmenting_first`].
+    segmenting: bool,
 }
 
 impl Converter {
@@ -470,33 +766,34 @@ impl Converter {
     fn of(spec: &Spec) -> Converter {
         let segmentation = spec.segmentation.as_ref().map(Matcher::of);
         let chain: Vec<Matcher> = spec.chain.iter().map(Matcher::of).collect();
-        let known = Converter::known_first(segmentation.as_ref(), chain.first());
+        let segmenting = Converter::segmenting_first(segmentation.as_ref(), chain.first());
         Converter {
-            normalise: Matcher::of(&NORMALISE),
-            segmentation,
-            chain,
-            known,
+            normalise: Lookup::new(Matcher::of(&NORMALISE)),
+            segmentation: segmentation.map(Lookup::new),
+            chain: chain.into_iter().map(Lookup::new).collect(),
+            segmenting,
         }
     }
 
-    /// The rest of the first step when its work is known from the segmentation: when the
-    /// step is a `First` group whose first dictionary is the segmentation's and whose others
-    /// only have keys of one character (no ideographic description character), that
-    /// dictionary matches a segment that is one of its keys as a whole, and never matches
-    /// inside a run of characters that none of its keys starts (the step walks such a run
-    /// character by character, as the segmentation did); so a matched segment becomes its
-    /// candidate, and a run needs only the rest of the group. (`s2tw`, `s2hk` and `s2twp`:
-    /// the phrases are looked up once instead of twice.)
-    fn known_first(segmentation: Option<&Matcher>, first: Option<&Matcher>) -> Option<Matcher> {
+    /// Whether the first step's work is known from the segmentation: when the step is a
+    /// `First` group whose first dictionary is the segmentation's and has no key of one
+    /// character, and whose others only have keys of one character (no ideographic
+    /// description character), that dictionary matches a segment that is one of its keys as
+    /// a whole, and never matches inside a run of characters that none of its keys starts
+    /// (the step walks such a run character by character, as the segmentation did). So one
+    /// pass of the step over the whole text both converts and segments it: a key longer than
+    /// one character is a segment of its own, and what lies between such keys a run.
+    /// (`s2tw`, `s2hk` and `s2twp`: the phrases are looked up once instead of twice.)
+    fn segmenting_first(segmentation: Option<&Matcher>, first: Option<&Matcher>) -> bool {
         let (Some(Matcher::Table(seg)), Some(Matcher::First(members))) = (segmentation, first)
         else {
-            return None;
+            return false;
         };
-        let (Matcher::Table(lead), rest) = members.split_first()? else {
-            return None;
+        let Some((Matcher::Table(lead), rest)) = members.split_first() else {
+            return false;
         };
         let single = |m: &Matcher| matches!(m, Matcher::Table(t) if t.single_chars);
-        (Arc::ptr_eq(seg, lead) && rest.iter().all(single)).then(|| Matcher::First(rest.to_vec()))
+        Arc::ptr_eq(seg, lead) && !lead.some_single && rest.iter().all(single)
     }
 
     /// Converts `text` as OpenCC 1.4.2 does.
@@ -513,30 +810,30 @@ impl Converter {
     /// step moves as it moves the marks, and no key is looked up across one (OpenCC converts
     /// each segment apart).
     pub fn convert_marking(&self, text: &str, marks: &mut [usize]) -> String {
-        let mut a = String::with_capacity(text.len());
-        step(&self.normalise, text, &mut a, &mut [], marks);
-        let mut b = String::with_capacity(a.len() + a.len() / 5);
+        let mut current = Cow::Borrowed(text);
+        if !self.normalise.passes(text) {
+            let mut out = String::with_capacity(text.len());
+            step(&self.normalise, text, &mut out, &mut [], marks);
+            current = Cow::Owned(out);
+        }
         let mut ends = Vec::new();
         let mut chain = self.chain.iter();
-        if let Some(seg) = &self.segmentation {
-            let segments = segments(seg, &a);
-            ends = segments.iter().map(|s| s.0).collect();
-            if let Some(rest) = &self.known {
-                chain.next();
-                let lookup = |segment: usize, text: &str| match segments[segment].1 {
-                    Some(value) => Some((text.len(), value)),
-                    None => rest.lookup(text),
-                };
-                step_with(&a, &mut b, &mut ends, marks, lookup);
-                std::mem::swap(&mut a, &mut b);
+        match &self.segmentation {
+            Some(_) if self.segmenting => {
+                let mut out = String::with_capacity(current.len() + current.len() / 5);
+                let first = chain.next().expect("a first step");
+                ends = segmenting_step(first, &current, &mut out, marks);
+                current = Cow::Owned(out);
             }
+            Some(seg) => ends = segments(seg, &current),
+            None => {}
         }
         for m in chain {
-            b.clear();
-            step(m, &a, &mut b, &mut ends, marks);
-            std::mem::swap(&mut a, &mut b);
+            let mut out = String::with_capacity(current.len() + current.len() / 5);
+            step(m, &current, &mut out, &mut ends, marks);
+            current = Cow::Owned(out);
         }
-        a
+        current.into_owned()
     }
 }
 
@@ -577,55 +874,111 @@ impl Moving<'_> {
     }
 }
 
-/// One conversion step over `text`, appended to `out`, by the dictionary `m`.
-fn step(m: &Matcher, text: &str, out: &mut String, ends: &mut [usize], marks: &mut [usize]) {
-    step_with(text, out, ends, marks, |_, rest| m.lookup(rest));
+/// One conversion step over `text`, appended to `out`, by `lookup`: at each position the
+/// longest match becomes its candidate; anything else is copied (an ideographic description
+/// sequence whole), a run of it at once. `ends` (the segments' ends, ascending, the last the
+/// text's end; or none) and `marks` (ascending) are offsets into `text` that become offsets
+/// into `out`.
+fn step(lookup: &Lookup, text: &str, out: &mut String, ends: &mut [usize], marks: &mut [usize]) {
+    let mut out = Output::new(text, out, marks);
+    let mut at = 0;
+    for segment in 0..ends.len().max(1) {
+        let limit = ends.get(segment).copied().unwrap_or(text.len());
+        while let Some((found, what)) = lookup.next(text, at, limit) {
+            at = found + out.found(found, what);
+        }
+        at = limit;
+        if let Some(end) = ends.get_mut(segment) {
+            *end = out.offset(at);
+        }
+    }
+    out.finish();
 }
 
-/// One conversion step over `text`, appended to `out`: at each position the match `lookup`
-/// finds (given the segment's index and the text from there to the segment's end) becomes its
-/// candidate; anything else is copied (an ideographic description sequence whole), a run of
-/// it at once. `ends` (the segments' ends, ascending, the last the text's end; or none) and
-/// `marks` (ascending) are offsets into `text` that become offsets into `out`.
-fn step_with(
+/// The segmentation and the first step in one pass, where [`Converter::segmenting_first`]
+/// says that they can be: `text` converted into `out`, `marks` moved, and the segments' ends
+/// in `out` returned.
+fn segmenting_step(
+    lookup: &Lookup,
     text: &str,
     out: &mut String,
-    ends: &mut [usize],
     marks: &mut [usize],
-    mut lookup: impl FnMut(usize, &str) -> Option<(usize, &'static str)>,
-) {
-    let mut marks = Moving {
-        offsets: marks,
-        next: 0,
-    };
-    // text[copied..at] is copied as it is, when the run ends.
-    let (mut at, mut copied, mut segment) = (0, 0, 0);
-    let mut limit = ends.first().copied().unwrap_or(text.len());
-    while at < text.len() {
-        while at >= limit {
-            ends[segment] = out.len() + at - copied;
-            segment += 1;
-            limit = ends.get(segment).copied().unwrap_or(text.len());
+) -> Vec<usize> {
+    let mut out = Output::new(text, out, marks);
+    let mut ends = Vec::new();
+    // The current run of characters that no phrase starts, from `run`.
+    let (mut at, mut run) = (0, 0);
+    while let Some((found, what)) = lookup.next(text, at, text.len()) {
+        let phrase = matches!(what, Ok((len, _)) if len > decode(text.as_bytes(), found).1);
+        if phrase && run < found {
+            ends.push(out.offset(found));
         }
-        let rest = &text[at..limit];
-        let Some((len, value)) = lookup(segment, rest) else {
-            at += unmatched_len(rest);
-            continue;
-        };
-        marks.copied(at, copied, out.len());
-        out.push_str(&text[copied..at]);
-        marks.replaced(at, &rest[..len], value, out.len());
-        out.push_str(value);
-        at += len;
-        copied = at;
+        at = found + out.found(found, what);
+        if phrase {
+            ends.push(out.offset(at));
+            run = at;
+        }
     }
-    marks.finish(text.len(), copied, out.len());
-    let mut ends = Moving {
-        offsets: &mut ends[segment..],
-        next: 0,
-    };
-    ends.finish(text.len(), copied, out.len());
-    out.push_str(&text[copied..]);
+    if run < text.len() {
+        ends.push(out.offset(text.len()));
+    }
+    out.finish();
+    ends
+}
+
+/// A step's output as it is written: what the input holds is copied a run at a time, and
+/// the marks move with it.
+struct Output<'a> {
+    text: &'a str,
+    out: &'a mut String,
+    marks: Moving<'a>,
+    /// text[copied..] is not written yet.
+    copied: usize,
+}
+
+impl<'a> Output<'a> {
+    fn new(text: &'a str, out: &'a mut String, marks: &'a mut [usize]) -> Output<'a> {
+        Output {
+            text,
+            out,
+            marks: Moving {
+                offsets: marks,
+                next: 0,
+            },
+            copied: 0,
+        }
+    }
+
+    /// Does what a lookup `found` at input offset `at`: writes the text up to it and the
+    /// candidate of a key, or leaves what is to be copied for later. The input's length
+    /// it covers.
+    #[inline]
+    fn found(&mut self, at: usize, what: Found) -> usize {
+        let (len, value) = match what {
+            Ok(key) => key,
+            Err(len) => return len,
+        };
+        let (text, out) = (self.text, &mut *self.out);
+        self.marks.copied(at, self.copied, out.len());
+        out.push_str(&text[self.copied..at]);
+        self.marks
+            .replaced(at, &text[at..at + len], value, out.len());
+        out.push_str(value);
+        self.copied = at + len;
+        len
+    }
+
+    /// Where input offset `at` (not inside a replaced key) falls in the output.
+    fn offset(&self, at: usize) -> usize {
+        self.out.len() + at - self.copied
+    }
+
+    /// Writes the rest of the input and moves the rest of the marks.
+    fn finish(mut self) {
+        let len = self.text.len();
+        self.marks.finish(len, self.copied, self.out.len());
+        self.out.push_str(&self.text[self.copied..]);
+    }
 }
 
 /// Where an offset `inside` the replaced `key` falls in its replacement `value`.
@@ -643,27 +996,28 @@ fn moved(key: &str, value: &str, inside: usize) -> usize {
         .map_or(value.len(), |(i, _)| i)
 }
 
-/// The segments of `text` by maximum forward matching, as their ends: each longest match with
-/// its candidate, and each run of characters no key starts.
-fn segments(m: &Matcher, text: &str) -> Vec<(usize, Option<&'static str>)> {
-    let mut out = Vec::new();
+/// The segments of `text` by maximum forward matching, as their ends: each longest match,
+/// and each run of characters no key starts.
+fn segments(lookup: &Lookup, text: &str) -> Vec<usize> {
+    let mut ends = Vec::new();
     let (mut run, mut at) = (0, 0);
-    while at < text.len() {
-        if let Some((len, value)) = m.lookup(&text[at..]) {
-            if run < at {
-                out.push((at, None));
+    while let Some((found, what)) = lookup.next(text, at, text.len()) {
+        match what {
+            Ok((len, _)) => {
+                if run < found {
+                    ends.push(found);
+                }
+                at = found + len;
+                ends.push(at);
+                run = at;
             }
-            at += len;
-            out.push((at, Some(value)));
-            run = at;
-        } else {
-            at += unmatched_len(&text[at..]);
+            Err(len) => at = found + len,
         }
     }
-    if run < at {
-        out.push((at, None));
+    if run < text.len() {
+        ends.push(text.len());
     }
-    out
+    ends
 }
 
 /// Bytes to copy at the start of `text` when no key matches there: a whole ideographic

@@ -52,22 +52,22 @@ fn an_ideographic_description_sequence_is_copied_whole() {
 
 #[test]
 fn segments_are_longest_matches_and_runs_between_them() {
-    let m = Matcher::of(&ST_PHRASES);
+    let m = Lookup::new(Matcher::of(&ST_PHRASES));
     let got = segments(&m, "ab干净cd");
-    assert_eq!(got, [(2, None), (8, Some("乾淨")), (10, None)]);
+    assert_eq!(got, [2, 8, 10]);
 }
 
 #[test]
-fn a_first_step_known_from_the_segmentation_gives_what_the_whole_lookup_gives() {
-    // The phrases' step is skipped where the segmentation decided it (s2tw, s2hk, s2twp);
-    // the same configurations without that shortcut must give the same text and marks.
+fn one_pass_for_segmentation_and_first_step_gives_what_two_give() {
+    // s2tw, s2hk and s2twp segment and make their first step in one pass; the same
+    // configurations in two passes must give the same text and marks.
     let text = "燕颔虎须，声若巨雷。干净的⿰钅只与干戈，⿰钅\n后来头发干了。\u{F900}理发";
     for name in ["s2tw", "s2hk", "s2twp"] {
         let spec = SPECS.iter().find(|s| s.name == name).unwrap();
         let fast = Converter::of(spec);
-        assert!(fast.known.is_some(), "{name}");
+        assert!(fast.segmenting, "{name}");
         let slow = Converter {
-            known: None,
+            segmenting: false,
             ..Converter::of(spec)
         };
         let mut marks: Vec<usize> = text.char_indices().map(|(i, _)| i).collect();
@@ -78,16 +78,99 @@ fn a_first_step_known_from_the_segmentation_gives_what_the_whole_lookup_gives() 
     }
     // Not where the first step's rest has longer keys, or is not the segmentation's group.
     let tw2s = SPECS.iter().find(|s| s.name == "tw2s").unwrap();
-    assert!(Converter::of(tw2s).known.is_none());
+    assert!(!Converter::of(tw2s).segmenting);
+}
+
+/// OpenCC's algorithm as plainly as it can be written: every position looked up in full, each
+/// segment converted apart.
+fn plainly(spec: &Spec, text: &str) -> String {
+    fn step(m: &Matcher, text: &str) -> String {
+        let (mut out, mut at) = (String::new(), 0);
+        while at < text.len() {
+            let len = match m.longest(text.as_bytes(), at, text.len()) {
+                Some((len, value)) => {
+                    out.push_str(value);
+                    len
+                }
+                None => {
+                    let len = unmatched_len(&text[at..]);
+                    out.push_str(&text[at..at + len]);
+                    len
+                }
+            };
+            at += len;
+        }
+        out
+    }
+    let text = step(&Matcher::of(&NORMALISE), text);
+    let mut cuts = vec![0];
+    if let Some(dict) = &spec.segmentation {
+        let m = Matcher::of(dict);
+        let mut at = 0;
+        while at < text.len() {
+            match m.longest(text.as_bytes(), at, text.len()) {
+                Some((len, _)) => {
+                    cuts.extend([at, at + len]);
+                    at += len;
+                }
+                None => at += unmatched_len(&text[at..]),
+            }
+        }
+    }
+    cuts.push(text.len());
+    cuts.dedup();
+    let chain: Vec<Matcher> = spec.chain.iter().map(Matcher::of).collect();
+    let segment = |w: &[usize]| {
+        chain
+            .iter()
+            .fold(text[w[0]..w[1]].to_string(), |t, m| step(m, &t))
+    };
+    cuts.windows(2).map(segment).collect()
+}
+
+#[test]
+fn the_filters_skip_only_what_no_key_starts() {
+    // Every 7th key of every dictionary, with its candidate, between characters no key
+    // starts, beside ideographic description sequences, compatibility ideographs and
+    // characters beyond U+FFFF: what every configuration makes of it must be what the plain
+    // algorithm makes, key by key.
+    let mut text = String::new();
+    for (i, file) in SPECS
+        .iter()
+        .flat_map(|s| s.chain)
+        .flat_map(files)
+        .enumerate()
+    {
+        for line in source(file).lines().skip(i % 7).step_by(7) {
+            let (key, value) = line.split_once('\t').unwrap();
+            text.push_str(key);
+            text.push_str(["", "a", "，", "⿰钅只", "\u{F900}", "𠀀"][text.len() % 6]);
+            text.push_str(value.split(' ').next().unwrap());
+        }
+    }
+    text.push_str("⿰钅");
+    for spec in &SPECS {
+        let got = Converter::of(spec).convert(&text);
+        assert!(got == plainly(spec, &text), "{}", spec.name);
+    }
+}
+
+/// The files of a dictionary.
+fn files(dict: &Dict) -> Vec<&'static str> {
+    match dict {
+        File(name) => vec![name],
+        Union(members) | First(members) => members.iter().flat_map(files).collect(),
+    }
 }
 
 #[test]
 fn a_first_group_stops_at_the_first_member_with_a_match_a_union_takes_the_longest() {
     let first = Matcher::of(&S2T);
     // STPhrases has no key at 干 followed by x, so STCharacters answers for 干 alone.
-    assert_eq!(first.longest("干x").map(|(n, _)| n), Some("干".len()));
+    let longest = |m: &Matcher, text: &str| m.longest(text.as_bytes(), 0, text.len());
+    assert_eq!(longest(&first, "干x").map(|(n, _)| n), Some("干".len()));
     let union = Matcher::of(&ST_PHRASES);
-    assert_eq!(union.longest("干净x").map(|(n, _)| n), Some("干净".len()));
+    assert_eq!(longest(&union, "干净x").map(|(n, _)| n), Some("干净".len()));
 }
 
 /// For each configuration, text where the `ferrous-opencc` crate we used before differed from
