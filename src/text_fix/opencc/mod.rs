@@ -670,9 +670,16 @@ impl Lookup {
 
     /// The first place from `at`, before `limit`, where a key starts or an ideographic
     /// description sequence is to be copied whole, with what to do there; None when there
-    /// is none (the rest is copied as it is).
+    /// is none (the rest is copied as it is). With `out`, a key of one character is
+    /// replaced there and then, and the walk goes on.
     #[inline]
-    fn next(&self, text: &str, mut at: usize, limit: usize) -> Option<(usize, Found)> {
+    fn next(
+        &self,
+        text: &str,
+        mut at: usize,
+        limit: usize,
+        mut out: Option<&mut Output>,
+    ) -> Option<(usize, Found)> {
         let b = text.as_bytes();
         if at >= limit {
             return None;
@@ -688,10 +695,11 @@ impl Lookup {
             let pair = next_len != 0 && bit(&self.pairs, pair_bit(c, d));
             if pair || self.stops.has(c) {
                 let single = if pair { None } else { self.singles.get(c) };
-                return Some((
-                    at,
-                    single.map_or_else(|| self.at(text, at, limit), |v| Ok((len, v))),
-                ));
+                match (single, out.as_deref_mut()) {
+                    (Some(value), Some(out)) => out.replace(at, len, value),
+                    (Some(value), None) => return Some((at, Ok((len, value)))),
+                    (None, _) => return Some((at, self.at(text, at, limit))),
+                }
             }
             if next_len == 0 {
                 return None;
@@ -884,7 +892,7 @@ fn step(lookup: &Lookup, text: &str, out: &mut String, ends: &mut [usize], marks
     let mut at = 0;
     for segment in 0..ends.len().max(1) {
         let limit = ends.get(segment).copied().unwrap_or(text.len());
-        while let Some((found, what)) = lookup.next(text, at, limit) {
+        while let Some((found, what)) = lookup.next(text, at, limit, Some(&mut out)) {
             at = found + out.found(found, what);
         }
         at = limit;
@@ -908,7 +916,7 @@ fn segmenting_step(
     let mut ends = Vec::new();
     // The current run of characters that no phrase starts, from `run`.
     let (mut at, mut run) = (0, 0);
-    while let Some((found, what)) = lookup.next(text, at, text.len()) {
+    while let Some((found, what)) = lookup.next(text, at, text.len(), Some(&mut out)) {
         let phrase = matches!(what, Ok((len, _)) if len > decode(text.as_bytes(), found).1);
         if phrase && run < found {
             ends.push(out.offset(found));
@@ -954,10 +962,18 @@ impl<'a> Output<'a> {
     /// it covers.
     #[inline]
     fn found(&mut self, at: usize, what: Found) -> usize {
-        let (len, value) = match what {
-            Ok(key) => key,
-            Err(len) => return len,
-        };
+        match what {
+            Ok((len, value)) => {
+                self.replace(at, len, value);
+                len
+            }
+            Err(len) => len,
+        }
+    }
+
+    /// Writes the text up to input offset `at`, then `value` for the `len` bytes there.
+    #[inline]
+    fn replace(&mut self, at: usize, len: usize, value: &str) {
         let (text, out) = (self.text, &mut *self.out);
         self.marks.copied(at, self.copied, out.len());
         out.push_str(&text[self.copied..at]);
@@ -965,7 +981,6 @@ impl<'a> Output<'a> {
             .replaced(at, &text[at..at + len], value, out.len());
         out.push_str(value);
         self.copied = at + len;
-        len
     }
 
     /// Where input offset `at` (not inside a replaced key) falls in the output.
@@ -1001,7 +1016,7 @@ fn moved(key: &str, value: &str, inside: usize) -> usize {
 fn segments(lookup: &Lookup, text: &str) -> Vec<usize> {
     let mut ends = Vec::new();
     let (mut run, mut at) = (0, 0);
-    while let Some((found, what)) = lookup.next(text, at, text.len()) {
+    while let Some((found, what)) = lookup.next(text, at, text.len(), None) {
         match what {
             Ok((len, _)) => {
                 if run < found {
