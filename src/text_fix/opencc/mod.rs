@@ -203,8 +203,8 @@ struct Table {
     edges: Edges,
     /// The characters below U+10000 that are keys of one character.
     singles: Bits,
-    /// The first two characters of each longer key, by [`pair_bit`].
-    pairs: Box<[u64]>,
+    /// The first two characters of each longer key.
+    pairs: Vec<(u32, u32)>,
     /// The candidate of the key that ends at each node index ("" where none does).
     values: Vec<&'static str>,
     /// Whether every key is one character, none of them an ideographic description one.
@@ -224,16 +224,42 @@ const FIRST: usize = 0x1_0000;
 /// How many bits a node's index may have in [`Edges`].
 const EDGE_NODE_BITS: u32 = 20;
 
-/// How many bits [`Table::pairs`] has (a power of two): more than ten for each of the pairs
-/// of the largest table (33,200 in the phrases of `s2t`), so few lookups are made in vain,
-/// and few enough to stay in the fastest cache.
-const PAIR_BITS: usize = 1 << 19;
+/// A filter of the pairs of characters that start a key: a bit for each pair, by a hash, in
+/// a set of some sixteen bits per pair (a power of two, at least 64): few lookups are made
+/// in vain, and a small dictionary's filter is a few words that stay in the fastest cache
+/// (33,200 pairs in the phrases of `s2t` take 64 KiB).
+#[derive(Debug, Clone)]
+struct Pairs {
+    bits: Box<[u64]>,
+    /// How far a pair's hash is shifted to index `bits`.
+    shift: u32,
+}
 
-/// The bit of a key's first two characters in [`Table::pairs`].
-#[inline(always)]
-fn pair_bit(a: u32, b: u32) -> usize {
-    let h = (u64::from(a) << 21 | u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    (h >> (64 - PAIR_BITS.trailing_zeros())) as usize
+impl Pairs {
+    fn of(pairs: &[(u32, u32)]) -> Pairs {
+        let len = (pairs.len() * 16).next_power_of_two().max(64);
+        let mut filter = Pairs {
+            bits: vec![0; len / 64].into_boxed_slice(),
+            shift: 64 - len.trailing_zeros(),
+        };
+        for &(a, b) in pairs {
+            let i = filter.bit(a, b);
+            filter.bits[i / 64] |= 1 << (i % 64);
+        }
+        filter
+    }
+
+    #[inline(always)]
+    fn bit(&self, a: u32, b: u32) -> usize {
+        let h = (u64::from(a) << 21 | u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        (h >> self.shift) as usize
+    }
+
+    /// Whether a key may start with `a` and `b`.
+    #[inline(always)]
+    fn may(&self, a: u32, b: u32) -> bool {
+        bit(&self.bits, self.bit(a, b))
+    }
 }
 
 /// The key of an edge: its parent node's index and its character.
@@ -356,7 +382,7 @@ impl Table {
             first: vec![0; FIRST].into_boxed_slice(),
             edges: Edges::of(&FxHashMap::default()),
             singles: Bits::new(),
-            pairs: vec![0; PAIR_BITS / 64].into_boxed_slice(),
+            pairs: Vec::new(),
             values: vec![""],
             single_chars: true,
             some_single: false,
@@ -397,10 +423,7 @@ impl Table {
         match second {
             None if (first as usize) < FIRST => self.singles.insert(first as usize),
             None => {}
-            Some(second) => {
-                let i = pair_bit(first, second);
-                self.pairs[i / 64] |= 1 << (i % 64);
-            }
+            Some(second) => self.pairs.push((first, second)),
         }
         self.single_chars &= second.is_none() && !(0x2FF0..=0x2FFF).contains(&first);
         self.some_single |= second.is_none();
@@ -512,14 +535,11 @@ impl Matcher {
     }
 
     /// Adds the keys of one character and the pairs that start longer keys, of every member.
-    fn add_starts(&self, singles: &mut Bits, pairs: &mut [u64]) {
+    fn add_starts(&self, singles: &mut Bits, pairs: &mut Vec<(u32, u32)>) {
         match self {
             Matcher::Table(t) => {
                 singles.add(&t.singles);
-                pairs
-                    .iter_mut()
-                    .zip(t.pairs.iter())
-                    .for_each(|(a, b)| *a |= b);
+                pairs.extend_from_slice(&t.pairs);
             }
             Matcher::Union(members) | Matcher::First(members) => {
                 members.iter().for_each(|m| m.add_starts(singles, pairs));
@@ -558,8 +578,8 @@ struct Lookup {
     /// The characters below U+10000 at which a step stops: keys of one character and
     /// ideographic description characters.
     stops: Bits,
-    /// The first two characters of every longer key, by [`pair_bit`].
-    pairs: Box<[u64]>,
+    /// The first two characters of every longer key.
+    pairs: Pairs,
     /// The keys of one character below U+10000 with their candidates, as the group decides
     /// (where no longer key matches, the first member that has the character).
     singles: Singles,
@@ -628,10 +648,12 @@ type Found = Result<(usize, &'static str), usize>;
 impl Lookup {
     fn new(matcher: Matcher) -> Lookup {
         let mut stops = Bits::new();
-        let mut pairs = vec![0; PAIR_BITS / 64].into_boxed_slice();
+        let mut pairs = Vec::new();
         matcher.add_starts(&mut stops, &mut pairs);
+        pairs.sort_unstable();
+        pairs.dedup();
         (0x2FF0..=0x2FFF).for_each(|c| stops.insert(c));
-        let leads = pairs.iter().all(|&w| w == 0).then(|| {
+        let leads = pairs.is_empty().then(|| {
             let mut leads = [false; 256];
             leads[0xF0..=0xF4].fill(true);
             let chars = (0..FIRST as u32).filter(|&c| stops.has(c));
@@ -644,7 +666,7 @@ impl Lookup {
             singles: Singles::of(&matcher),
             matcher,
             stops,
-            pairs,
+            pairs: Pairs::of(&pairs),
             leads,
         }
     }
@@ -692,7 +714,7 @@ impl Lookup {
             } else {
                 (0, 0)
             };
-            let pair = next_len != 0 && bit(&self.pairs, pair_bit(c, d));
+            let pair = next_len != 0 && self.pairs.may(c, d);
             if pair || self.stops.has(c) {
                 let single = if pair { None } else { self.singles.get(c) };
                 match (single, out.as_deref_mut()) {
