@@ -45,11 +45,37 @@ pub(crate) struct Parsed {
     pub lines: HashMap<NodeId, u64>,
 }
 
-/// Parses a whole HTML document, as [`Html::parse_document`] does.
+/// Parses a whole HTML document, as [`Html::parse_document`] does; except that in a document
+/// written as XHTML (see [`written_as_xhtml`]) an element written `<a id="x"/>` is empty, as
+/// its author meant, where HTML's rules keep it open: `<a name="x"/>`, the anchor of many
+/// Project Gutenberg books, then wrapped the rest of its paragraph, and was copied, id and
+/// all, around the text after it.
 pub(crate) fn parse_document(src: &str, note_depth: u32) -> Parsed {
     let sink = DepthSink::new(HtmlTreeSink::new(Html::new_document()), note_depth);
     let builder = TreeBuilder::new(sink, TreeBuilderOpts::default());
-    run(builder, TokenizerOpts::default(), src)
+    run(
+        builder,
+        TokenizerOpts::default(),
+        src,
+        written_as_xhtml(src),
+    )
+}
+
+/// Whether a document is written as XHTML: an XML declaration, an XHTML doctype or the XHTML
+/// namespace on its `<html>`, before its `<body>` (or in its first 4 KiB).
+fn written_as_xhtml(src: &str) -> bool {
+    let end = (0..=src.len().min(4096))
+        .rev()
+        .find(|&i| src.is_char_boundary(i));
+    let head = &src[..end.unwrap_or(0)];
+    let head = &head[..head.find("<body").unwrap_or(head.len())];
+    let lower = head.to_ascii_lowercase();
+    lower
+        .trim_start_matches('\u{feff}')
+        .trim_start()
+        .starts_with("<?xml")
+        || lower.contains("dtd xhtml")
+        || lower.contains("xmlns=\"http://www.w3.org/1999/xhtml\"")
 }
 
 /// Parses an HTML fragment in the context of a `<body>`, as [`Html::parse_fragment`] does.
@@ -65,14 +91,20 @@ pub(crate) fn parse_fragment(src: &str, note_depth: u32) -> Parsed {
         initial_state: Some(builder.tokenizer_state_for_context_elem(false)),
         ..TokenizerOpts::default()
     };
-    run(builder, opts, src)
+    run(builder, opts, src, false)
 }
 
-fn run(builder: TreeBuilder<NodeId, DepthSink>, opts: TokenizerOpts, src: &str) -> Parsed {
+fn run(
+    builder: TreeBuilder<NodeId, DepthSink>,
+    opts: TokenizerOpts,
+    src: &str,
+    xhtml: bool,
+) -> Parsed {
     let guard = Guard {
         builder,
         swallow: RefCell::new(HashMap::new()),
         cut: Cell::new(None),
+        xhtml,
     };
     let tokenizer = Tokenizer::new(guard, opts);
     let input = BufferQueue::default();
@@ -118,12 +150,15 @@ fn is_void(name: &LocalName) -> bool {
     )
 }
 
-/// Between the tokenizer and the tree builder: closes elements that open too deep.
+/// Between the tokenizer and the tree builder: closes elements that open too deep, and in a
+/// document written as XHTML those written self-closed.
 struct Guard {
     builder: TreeBuilder<NodeId, DepthSink>,
     /// End tags still to drop, by name: one for each element closed early.
     swallow: RefCell<HashMap<LocalName, usize>>,
     cut: Cell<Option<(u64, usize)>>,
+    /// Whether `<x/>` closes `x`.
+    xhtml: bool,
 }
 
 impl Guard {
@@ -158,6 +193,46 @@ impl Guard {
     fn self_closed(&self) -> bool {
         self.builder.sink.last_self_closing.get()
     }
+
+    /// After a start tag named `name` written self-closed in a document written as XHTML:
+    /// closes the HTML element it made (not one whose content is raw text, which the
+    /// tokenizer is already reading as such). Whether it did.
+    fn close_self_closed(&self, name: &LocalName, line: u64) -> bool {
+        let raw = matches!(
+            &**name,
+            "script"
+                | "style"
+                | "textarea"
+                | "title"
+                | "xmp"
+                | "iframe"
+                | "noembed"
+                | "noframes"
+                | "noscript"
+                | "plaintext"
+        );
+        if !self.xhtml || !self.self_closed() || is_void(name) || raw {
+            return false;
+        }
+        let sink = &self.builder.sink;
+        let Some((node, _)) = sink.last.get() else {
+            return false;
+        };
+        let made = sink.inner.elem_name(&node);
+        if made.ns != ns!(html) || !made.local.eq_ignore_ascii_case(name) {
+            return false;
+        }
+        drop(made);
+        let end = Tag {
+            kind: EndTag,
+            name: name.clone(),
+            self_closing: false,
+            attrs: Vec::new(),
+            had_duplicate_attributes: false,
+        };
+        let _ = self.builder.process_token(TagToken(end), line);
+        true
+    }
 }
 
 impl TokenSink for Guard {
@@ -181,7 +256,9 @@ impl TokenSink for Guard {
         };
         self.builder.sink.last.set(None);
         let result = self.builder.process_token(token, line);
-        if let (Some(name), TokenSinkResult::Continue) = (start, &result) {
+        if let (Some(name), TokenSinkResult::Continue) = (start, &result)
+            && !self.close_self_closed(&name, line)
+        {
             self.bound(&name, line);
         }
         result
@@ -404,6 +481,32 @@ mod tests {
         assert_eq!(ours.cut, None);
         let ours = parse_fragment(src, 120);
         assert_eq!(ours.html.html(), Html::parse_fragment(src).html());
+    }
+
+    #[test]
+    fn in_a_document_written_as_xhtml_a_self_closed_element_is_empty() {
+        let body = "<body><h3><a id=\"x\" /><a id=\"y\" />Title</h3><p>after</p>\
+                    <div class=\"c\"/><p>last</p><script src=\"s.js\"/></body></html>";
+        let xhtml = format!(
+            "<?xml version=\"1.0\"?>\n<!DOCTYPE html PUBLIC \"-//W3C//DTD XHTML 1.0 Strict//EN\" \
+             \"http://www.w3.org/TR/xhtml1/DTD/xhtml1-strict.dtd\">\n\
+             <html xmlns=\"http://www.w3.org/1999/xhtml\"><head><title>t</title></head>{body}"
+        );
+        let out = parse_document(&xhtml, 120).html.html();
+        assert!(
+            out.contains(r#"<h3><a id="x"></a><a id="y"></a>Title</h3><p>after</p>"#),
+            "{out}"
+        );
+        assert!(out.contains(r#"<div class="c"></div><p>last</p>"#), "{out}");
+        assert_eq!(out.matches("id=\"y\"").count(), 1, "{out}");
+        // As HTML, the same markup keeps HTML's rules.
+        let html = format!("<!DOCTYPE html><html><head><title>t</title></head>{body}");
+        let ours = parse_document(&html, 120);
+        assert_eq!(ours.html.html(), Html::parse_document(&html).html());
+        assert!(written_as_xhtml("\u{feff}<?xml version='1.0'?><html>"));
+        assert!(!written_as_xhtml(
+            "<!DOCTYPE html><html><body>DTD XHTML</body>"
+        ));
     }
 
     #[test]
