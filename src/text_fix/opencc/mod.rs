@@ -201,8 +201,6 @@ struct Table {
     first: Box<[u32]>,
     /// Every other edge.
     edges: Edges,
-    /// The characters below U+10000 that are keys of one character.
-    singles: Bits,
     /// The first two characters of each longer key.
     pairs: Vec<(u32, u32)>,
     /// The candidate of the key that ends at each node index ("" where none does).
@@ -224,41 +222,47 @@ const FIRST: usize = 0x1_0000;
 /// How many bits a node's index may have in [`Edges`].
 const EDGE_NODE_BITS: u32 = 20;
 
-/// A filter of the pairs of characters that start a key: a bit for each pair, by a hash, in
-/// a set of some sixteen bits per pair (a power of two, at least 64): few lookups are made
-/// in vain, and a small dictionary's filter is a few words that stay in the fastest cache
-/// (33,200 pairs in the phrases of `s2t` take 64 KiB).
+/// A filter of the pairs of characters that start a key: two bits for each pair, by a hash,
+/// in one word of a set of some sixteen bits per pair (a power of two, at least 64): one
+/// word is read per test and few lookups are made in vain (under 2% of the pairs that start
+/// no key pass), and a small dictionary's filter is a few words that stay in the fastest
+/// cache (33,200 pairs in the phrases of `s2t` take 64 KiB).
 #[derive(Debug, Clone)]
 struct Pairs {
-    bits: Box<[u64]>,
-    /// How far a pair's hash is shifted to index `bits`.
+    words: Box<[u64]>,
+    /// How far a pair's hash is shifted to index `words`.
     shift: u32,
 }
 
 impl Pairs {
     fn of(pairs: &[(u32, u32)]) -> Pairs {
-        let len = (pairs.len() * 16).next_power_of_two().max(64);
+        let len = (pairs.len() * 16).next_power_of_two().max(64) / 64;
         let mut filter = Pairs {
-            bits: vec![0; len / 64].into_boxed_slice(),
+            words: vec![0; len].into_boxed_slice(),
             shift: 64 - len.trailing_zeros(),
         };
         for &(a, b) in pairs {
-            let i = filter.bit(a, b);
-            filter.bits[i / 64] |= 1 << (i % 64);
+            let (word, mask) = filter.bits(a, b);
+            filter.words[word] |= mask;
         }
         filter
     }
 
+    /// The word of the pair `a`, `b` and its two bits in it.
     #[inline(always)]
-    fn bit(&self, a: u32, b: u32) -> usize {
+    fn bits(&self, a: u32, b: u32) -> (usize, u64) {
         let h = (u64::from(a) << 21 | u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        (h >> self.shift) as usize
+        // The top bits choose the word (none when there is one), middle ones the two bits
+        // (a product's low bits depend on the pair's low bits only).
+        let word = h.checked_shr(self.shift).unwrap_or(0) as usize;
+        (word, 1 << ((h >> 20) & 63) | 1 << ((h >> 26) & 63))
     }
 
     /// Whether a key may start with `a` and `b`.
     #[inline(always)]
     fn may(&self, a: u32, b: u32) -> bool {
-        bit(&self.bits, self.bit(a, b))
+        let (word, mask) = self.bits(a, b);
+        self.words[word] & mask == mask
     }
 }
 
@@ -329,39 +333,6 @@ impl Edges {
     }
 }
 
-/// Whether bit `i` of `bits` is set.
-#[inline]
-fn bit(bits: &[u64], i: usize) -> bool {
-    bits[i / 64] & (1 << (i % 64)) != 0
-}
-
-/// A set of characters below U+10000, one bit each.
-#[derive(Debug, Clone)]
-struct Bits(Box<[u64]>);
-
-impl Bits {
-    fn new() -> Bits {
-        Bits(vec![0; FIRST / 64].into_boxed_slice())
-    }
-
-    fn insert(&mut self, c: usize) {
-        self.0[c / 64] |= 1 << (c % 64);
-    }
-
-    /// Whether `c` is in the set; every character from U+10000 is.
-    #[inline(always)]
-    fn has(&self, c: u32) -> bool {
-        c as usize >= FIRST || bit(&self.0, c as usize)
-    }
-
-    /// Adds every character of `other`.
-    fn add(&mut self, other: &Bits) {
-        for (a, b) in self.0.iter_mut().zip(other.0.iter()) {
-            *a |= b;
-        }
-    }
-}
-
 /// The character that starts at byte `at` of `b` (valid UTF-8), as a number, and its length.
 #[inline(always)]
 fn decode(b: &[u8], at: usize) -> (u32, usize) {
@@ -381,7 +352,6 @@ impl Table {
         let mut table = Table {
             first: vec![0; FIRST].into_boxed_slice(),
             edges: Edges::of(&FxHashMap::default()),
-            singles: Bits::new(),
             pairs: Vec::new(),
             values: vec![""],
             single_chars: true,
@@ -421,7 +391,6 @@ impl Table {
             return;
         };
         match second {
-            None if (first as usize) < FIRST => self.singles.insert(first as usize),
             None => {}
             Some(second) => self.pairs.push((first, second)),
         }
@@ -534,15 +503,12 @@ impl Matcher {
         }
     }
 
-    /// Adds the keys of one character and the pairs that start longer keys, of every member.
-    fn add_starts(&self, singles: &mut Bits, pairs: &mut Vec<(u32, u32)>) {
+    /// Adds the pairs that start longer keys, of every member.
+    fn add_pairs(&self, pairs: &mut Vec<(u32, u32)>) {
         match self {
-            Matcher::Table(t) => {
-                singles.add(&t.singles);
-                pairs.extend_from_slice(&t.pairs);
-            }
+            Matcher::Table(t) => pairs.extend_from_slice(&t.pairs),
             Matcher::Union(members) | Matcher::First(members) => {
-                members.iter().for_each(|m| m.add_starts(singles, pairs));
+                members.iter().for_each(|m| m.add_pairs(pairs));
             }
         }
     }
@@ -566,78 +532,80 @@ impl Matcher {
     }
 }
 
-/// A matcher with the places where a step must look it up: where a key of one character
-/// starts, where the first two characters of a longer key may (by a filter of their pairs),
-/// and at ideographic description characters (a sequence no key starts is copied whole).
-/// Everything else is copied without a lookup: most characters start some phrase, but few
-/// pairs of them do. Where only a key of one character can match, its candidate is read from
-/// a small table without walking the dictionaries.
+/// A matcher with the places where a step must look it up: where the first two characters
+/// of a longer key may start (by a filter of their pairs), at keys of one character whose
+/// candidate is not one character, and at ideographic description characters (a sequence no
+/// key starts is copied whole). Everything else is copied without a lookup: most characters
+/// start some phrase, but few pairs of them do. Where only a key of one character can
+/// match, its candidate is read from a table of characters without walking the dictionaries.
 #[derive(Debug, Clone)]
 struct Lookup {
     matcher: Matcher,
-    /// The characters below U+10000 at which a step stops: keys of one character and
-    /// ideographic description characters.
-    stops: Bits,
+    /// What to do at each character below U+10000.
+    chars: Chars,
     /// The first two characters of every longer key.
     pairs: Pairs,
-    /// The keys of one character below U+10000 with their candidates, as the group decides
-    /// (where no longer key matches, the first member that has the character).
-    singles: Singles,
-    /// When every key is one character: the first bytes (in UTF-8) of the characters in
-    /// `stops` and of every character from U+10000, for [`Lookup::passes`].
+    /// When every key is one character: the first bytes (in UTF-8) of the characters that
+    /// are keys or ideographic description characters and of every character from U+10000,
+    /// for [`Lookup::passes`].
     leads: Option<[bool; 256]>,
 }
 
-/// Characters with a candidate each, stored by rank: a character's candidate is at the
-/// number of characters in the set before it.
-#[derive(Debug, Clone)]
-struct Singles {
-    keys: Bits,
-    /// For each word of `keys`, how many bits the words before it hold.
-    ranks: Box<[u32]>,
-    values: Vec<&'static str>,
-}
+/// A character's flag in [`Chars`]: a longer key starts with it.
+const LEAD: u32 = 1 << 31;
+/// A character's flag in [`Chars`]: the dictionaries must be looked up there (an
+/// ideographic description character, a key of one character whose candidate is not one
+/// character, any character from U+10000).
+const LOOK: u32 = 1 << 30;
+/// A character's flag in [`Chars`]: it is a key of one character, and its candidate (one
+/// character, as the group decides where no longer key matches: the first member that has
+/// it) is in the low 21 bits.
+const SINGLE: u32 = 1 << 29;
+/// The candidate's bits in [`Chars`].
+const CANDIDATE: u32 = (1 << 21) - 1;
 
-impl Singles {
-    /// The keys of one character of `matcher`'s tables, each with the first table's candidate.
-    fn of(matcher: &Matcher) -> Singles {
+/// What a step does at each character below U+10000: its flags ([`LEAD`], [`LOOK`],
+/// [`SINGLE`]) and a candidate, one number each, so that a step reads one number for most
+/// characters.
+#[derive(Debug, Clone)]
+struct Chars(Box<[u32]>);
+
+impl Chars {
+    /// The characters of `matcher`, whose longer keys start with `pairs`.
+    fn of(matcher: &Matcher, pairs: &[(u32, u32)]) -> Chars {
         let mut tables = Vec::new();
         matcher.tables(&mut tables);
-        let mut keys = Bits::new();
-        let mut values = Vec::new();
-        for c in 0..FIRST {
+        let mut chars = vec![0; FIRST];
+        for (c, flags) in chars.iter_mut().enumerate() {
             let value = tables.iter().find_map(|t| {
                 let node = t.first[c];
                 (node & VALUED != 0).then(|| t.values[(node & INDEX) as usize])
             });
-            if let Some(value) = value {
-                keys.insert(c);
-                values.push(value);
+            let mut value = value.map(str::chars);
+            *flags = match value.as_mut().map(|v| (v.next(), v.next())) {
+                Some((Some(one), None)) => SINGLE | u32::from(one),
+                Some(_) => LOOK,
+                None => 0,
+            };
+        }
+        (0x2FF0..=0x2FFF).for_each(|c| chars[c] |= LOOK);
+        for &(a, _) in pairs {
+            if let Some(flags) = chars.get_mut(a as usize) {
+                *flags |= LEAD;
             }
         }
-        let mut ranks = Vec::with_capacity(keys.0.len());
-        let mut count = 0;
-        for word in keys.0.iter() {
-            ranks.push(count);
-            count += word.count_ones();
-        }
-        Singles {
-            keys,
-            ranks: ranks.into_boxed_slice(),
-            values,
-        }
+        Chars(chars.into_boxed_slice())
     }
 
-    /// The candidate of `c`, if it is one of the keys.
+    /// The flags and candidate of `c`.
     #[inline(always)]
-    fn get(&self, c: u32) -> Option<&'static str> {
-        let c = c as usize;
-        let word = *self.keys.0.get(c / 64)?;
-        if word & (1 << (c % 64)) == 0 {
-            return None;
-        }
-        let before = (word & ((1 << (c % 64)) - 1)).count_ones();
-        Some(self.values[(self.ranks[c / 64] + before) as usize])
+    fn get(&self, c: u32) -> u32 {
+        self.0.get(c as usize).copied().unwrap_or(LOOK)
+    }
+
+    /// Whether a step does something at `c` whatever follows it.
+    fn stops(&self, c: u32) -> bool {
+        self.get(c) & (LOOK | SINGLE) != 0
     }
 }
 
@@ -647,25 +615,23 @@ type Found = Result<(usize, &'static str), usize>;
 
 impl Lookup {
     fn new(matcher: Matcher) -> Lookup {
-        let mut stops = Bits::new();
         let mut pairs = Vec::new();
-        matcher.add_starts(&mut stops, &mut pairs);
+        matcher.add_pairs(&mut pairs);
         pairs.sort_unstable();
         pairs.dedup();
-        (0x2FF0..=0x2FFF).for_each(|c| stops.insert(c));
+        let chars = Chars::of(&matcher, &pairs);
         let leads = pairs.is_empty().then(|| {
             let mut leads = [false; 256];
             leads[0xF0..=0xF4].fill(true);
-            let chars = (0..FIRST as u32).filter(|&c| stops.has(c));
-            chars.filter_map(char::from_u32).for_each(|c| {
+            let stops = (0..FIRST as u32).filter(|&c| chars.stops(c));
+            stops.filter_map(char::from_u32).for_each(|c| {
                 leads[usize::from(c.encode_utf8(&mut [0; 4]).as_bytes()[0])] = true;
             });
             leads
         });
         Lookup {
-            singles: Singles::of(&matcher),
             matcher,
-            stops,
+            chars,
             pairs: Pairs::of(&pairs),
             leads,
         }
@@ -682,7 +648,7 @@ impl Lookup {
         let mut at = 0;
         while let Some(i) = b[at..].iter().position(|&x| leads[usize::from(x)]) {
             let (c, len) = decode(b, at + i);
-            if self.stops.has(c) {
+            if self.chars.stops(c) {
                 return false;
             }
             at += i + len;
@@ -703,31 +669,26 @@ impl Lookup {
         mut out: Option<&mut Output>,
     ) -> Option<(usize, Found)> {
         let b = text.as_bytes();
-        if at >= limit {
-            return None;
-        }
-        let (mut c, mut len) = decode(b, at);
-        loop {
-            let next = at + len;
-            let (d, next_len) = if next < limit {
-                decode(b, next)
-            } else {
-                (0, 0)
-            };
-            let pair = next_len != 0 && self.pairs.may(c, d);
-            if pair || self.stops.has(c) {
-                let single = if pair { None } else { self.singles.get(c) };
-                match (single, out.as_deref_mut()) {
-                    (Some(value), Some(out)) => out.replace(at, len, value),
-                    (Some(value), None) => return Some((at, Ok((len, value)))),
-                    (None, _) => return Some((at, self.at(text, at, limit))),
+        while at < limit {
+            let (c, len) = decode(b, at);
+            let flags = self.chars.get(c);
+            if flags != 0 {
+                let next = at + len;
+                let pair =
+                    flags & LEAD != 0 && next < limit && self.pairs.may(c, decode(b, next).0);
+                match out.as_deref_mut() {
+                    Some(out) if !pair && flags & (LOOK | SINGLE) == SINGLE => {
+                        out.replace_char(at, len, flags & CANDIDATE);
+                    }
+                    _ if pair || flags & (LOOK | SINGLE) != 0 => {
+                        return Some((at, self.at(text, at, limit)));
+                    }
+                    _ => {}
                 }
             }
-            if next_len == 0 {
-                return None;
-            }
-            (at, c, len) = (next, d, next_len);
+            at += len;
         }
+        None
     }
 
     /// What `b[at..limit]` starts with: a key, else what to copy.
@@ -991,6 +952,19 @@ impl<'a> Output<'a> {
             }
             Err(len) => len,
         }
+    }
+
+    /// Writes the text up to input offset `at`, then the character `value` for the one
+    /// character (`len` bytes) there.
+    #[inline]
+    fn replace_char(&mut self, at: usize, len: usize, value: u32) {
+        let (text, out) = (self.text, &mut *self.out);
+        self.marks.copied(at, self.copied, out.len());
+        out.push_str(&text[self.copied..at]);
+        // A mark there (none falls inside a character) goes where the candidate starts.
+        self.marks.copied(at + len, at, out.len());
+        out.push(char::from_u32(value).unwrap_or(char::REPLACEMENT_CHARACTER));
+        self.copied = at + len;
     }
 
     /// Writes the text up to input offset `at`, then `value` for the `len` bytes there.
