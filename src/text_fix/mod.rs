@@ -34,6 +34,7 @@ use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use aho_corasick::{AhoCorasick, Input, MatchKind};
 use regex::RegexSet;
 
 pub use chinese::{Conversion, Quotes};
@@ -51,42 +52,78 @@ pub struct TextFix {
     typography: Typography,
 }
 
-/// Finds which rules of one scope can match a text, in one pass over it.
+/// Finds which rules can match a text: the rules that name strings they need by one search
+/// for all of those strings (a text that holds none of a rule's cannot match it), the others
+/// by one pass of their patterns together.
 #[derive(Debug, Clone, Default)]
 struct Prefilter {
-    /// The plain rules of the scope, together.
+    /// The patterns of the other rules, together.
     set: Option<RegexSet>,
     /// For each pattern of `set`, its rule's index.
     members: Vec<usize>,
-    /// Rules the set cannot hold (look-around): always tried.
+    /// Rules neither can tell about (look-around): always tried.
     others: Vec<usize>,
+    /// Every string of several bytes some rule needs, longest first.
+    needs: Option<AhoCorasick>,
+    /// For each string of `needs`, the rules that need it or a part of it (found where it
+    /// is found: a match hides the shorter ones inside it).
+    needed_by: Vec<Vec<usize>>,
+    /// The strings of one byte some rule needs, with the rule.
+    bytes: Vec<(u8, usize)>,
 }
 
 impl Prefilter {
     fn new(rules: &[Rule]) -> Prefilter {
-        let mut members = Vec::new();
-        let mut others = Vec::new();
+        let mut filter = Prefilter::default();
         let mut patterns = Vec::new();
+        let mut needed: Vec<(&str, usize)> = Vec::new();
         for (i, r) in rules.iter().enumerate() {
+            if !r.needs.is_empty() {
+                for &s in r.needs {
+                    match s.as_bytes() {
+                        &[b] => filter.bytes.push((b, i)),
+                        _ => needed.push((s, i)),
+                    }
+                }
+                continue;
+            }
             match r.plain() {
                 Some(re) => {
-                    members.push(i);
+                    filter.members.push(i);
                     patterns.push(re.as_str().to_string());
                 }
-                None => others.push(i),
+                None => filter.others.push(i),
             }
         }
         // Each pattern compiled alone; together they may pass the size limit, and then
         // every rule is simply tried.
-        let set = RegexSet::new(&patterns).ok();
-        if set.is_none() {
-            others.append(&mut members);
-            others.sort_unstable();
+        filter.set = RegexSet::new(&patterns).ok();
+        if filter.set.is_none() {
+            filter.others.append(&mut filter.members);
         }
-        Prefilter {
-            set,
-            members,
-            others,
+        filter.add_needs(needed);
+        filter.others.sort_unstable();
+        filter.others.dedup();
+        filter
+    }
+
+    /// Sets up the search for the strings of several bytes that rules need (string, rule).
+    fn add_needs(&mut self, mut needed: Vec<(&str, usize)>) {
+        // Longest first: where several start at one place, the first found is the longest.
+        needed.sort_by_key(|n| std::cmp::Reverse(n.0.len()));
+        self.needs = AhoCorasick::builder()
+            .match_kind(MatchKind::LeftmostFirst)
+            .build(needed.iter().map(|n| n.0))
+            .ok();
+        self.needed_by = needed
+            .iter()
+            .map(|&(s, _)| {
+                let parts = needed.iter().filter(|n| s.contains(n.0));
+                parts.map(|n| n.1).collect()
+            })
+            .collect();
+        if self.needs.is_none() {
+            self.others.extend(self.needed_by.drain(..).flatten());
         }
     }
 
@@ -96,12 +133,30 @@ impl Prefilter {
         if let Some(set) = &self.set {
             found.extend(set.matches(text).iter().map(|k| self.members[k]));
         }
+        if let Some(needs) = &self.needs {
+            // From the start of each match on: the longest match at each place where one
+            // starts (a search for them all at once, far faster than an overlapping one).
+            let mut at = 0;
+            while let Some(m) = needs.find(Input::new(text).range(at..)) {
+                found.extend_from_slice(&self.needed_by[m.pattern().as_usize()]);
+                at = m.start() + 1;
+            }
+        }
+        let bytes = self
+            .bytes
+            .iter()
+            .filter(|(b, _)| text.as_bytes().contains(b));
+        found.extend(bytes.map(|&(_, rule)| rule));
         found.sort_unstable();
+        found.dedup();
         found
     }
 
     fn is_empty(&self) -> bool {
-        self.members.is_empty() && self.others.is_empty()
+        self.members.is_empty()
+            && self.others.is_empty()
+            && self.needed_by.is_empty()
+            && self.bytes.is_empty()
     }
 }
 
@@ -239,11 +294,12 @@ impl TextFix {
         Some(
             rules
                 .iter()
-                .map(|&(what, pattern, replace, scope, max_chars)| {
+                .map(|&(what, pattern, replace, scope, max_chars, needs)| {
                     let origin = Origin::Preset { preset, what };
                     let mut rule = Rule::new(pattern, replace, scope, None, origin)
                         .expect("the built-in presets compile");
                     rule.max_chars = max_chars;
+                    rule.needs = needs;
                     rule
                 })
                 .collect(),

@@ -10,13 +10,15 @@
 use super::rules::Scope;
 
 /// One preset rule: what it removes (for the dry run), the pattern, the replacement, scope,
-/// the longest match (in characters) it removes.
+/// the longest match (in characters) it removes, and strings of which every match holds one
+/// (none: not known), so that a text without any of them is not searched with the pattern.
 pub(super) type PresetRule = (
     &'static str,
     &'static str,
     &'static str,
     Scope,
     Option<usize>,
+    &'static [&'static str],
 );
 
 /// The longest line a line rule removes: longer ones are paragraphs.
@@ -32,6 +34,7 @@ pub(super) const WEB_NOVEL: [PresetRule; 14] = [
         "",
         Scope::Text,
         Some(40),
+        &["www."],
     ),
     (
         "site notices: download adverts, the site's copyright notice, delete-after-24-hours",
@@ -39,6 +42,19 @@ pub(super) const WEB_NOVEL: [PresetRule; 14] = [
         "",
         Scope::Text,
         LINE,
+        &[
+            "版权",
+            "本站所有",
+            "网友提供",
+            "仅供",
+            "不得用作商业用途",
+            "购买正版",
+            "将立即删除",
+            "小时内删除",
+            "本书来自",
+            "用户上传",
+            "下载",
+        ],
     ),
     (
         "lines pointing at a site: a keyword and a web address",
@@ -46,6 +62,9 @@ pub(super) const WEB_NOVEL: [PresetRule; 14] = [
         "",
         Scope::Text,
         LINE,
+        &[
+            "://", "www.", ".co", ".net", ".org", ".cc", ".la", ".cn", ".info", ".me", ".tw",
+        ],
     ),
     (
         "a lone web address on its own line",
@@ -53,6 +72,7 @@ pub(super) const WEB_NOVEL: [PresetRule; 14] = [
         "",
         Scope::Text,
         Some(200),
+        &["://", "www."],
     ),
     (
         "reading-site prompts: remember the address, no pop-ups, latest chapters",
@@ -60,6 +80,18 @@ pub(super) const WEB_NOVEL: [PresetRule; 14] = [
         "",
         Scope::Text,
         LINE,
+        &[
+            "一秒记住",
+            "记住本站",
+            "记住本书首发",
+            "首发网址",
+            "最新网址",
+            "无弹窗",
+            "笔趣阁",
+            "顶点小说",
+            "百度搜索",
+            "本站域名",
+        ],
     ),
     (
         "page turns: 本章未完，请点击下一页继续阅读, (本章完)",
@@ -67,6 +99,7 @@ pub(super) const WEB_NOVEL: [PresetRule; 14] = [
         "",
         Scope::Text,
         Some(60),
+        &["本章未完", "本章完", "点击下一页继续阅读"],
     ),
     (
         "content markers: ------章节内容开始-------, 用户上传之内容结束",
@@ -74,6 +107,7 @@ pub(super) const WEB_NOVEL: [PresetRule; 14] = [
         "",
         Scope::Text,
         Some(60),
+        &["内容开始", "正文开始", "用户上传之内容"],
     ),
     (
         "update stamps: 更新时间:2007-11-16 7:55:51 本章字数:4804",
@@ -81,6 +115,7 @@ pub(super) const WEB_NOVEL: [PresetRule; 14] = [
         "",
         Scope::Text,
         Some(80),
+        &["时间", "本章字数"],
     ),
     (
         "two separator lines with nothing left between them (around a removed notice)",
@@ -88,6 +123,7 @@ pub(super) const WEB_NOVEL: [PresetRule; 14] = [
         "",
         Scope::Text,
         None,
+        &["-", "=", "_", "*"],
     ),
     (
         "mojibake: 锟斤拷 (a character lost on the way) becomes □",
@@ -95,6 +131,7 @@ pub(super) const WEB_NOVEL: [PresetRule; 14] = [
         "□",
         Scope::Both,
         None,
+        &["锟斤拷"],
     ),
     (
         "uninitialised memory shown as text: 烫烫烫, 屯屯屯",
@@ -102,6 +139,7 @@ pub(super) const WEB_NOVEL: [PresetRule; 14] = [
         "",
         Scope::Both,
         None,
+        &["烫烫烫", "屯屯屯"],
     ),
     (
         "U+FFFD and private-use characters (a character the download could not show) become □",
@@ -109,6 +147,7 @@ pub(super) const WEB_NOVEL: [PresetRule; 14] = [
         "□",
         Scope::Both,
         None,
+        &[],
     ),
     (
         "zero-width spaces and stray byte-order marks",
@@ -116,6 +155,7 @@ pub(super) const WEB_NOVEL: [PresetRule; 14] = [
         "",
         Scope::Both,
         None,
+        &[],
     ),
     (
         "a site prefix before a chapter heading: 正文 第一回 … becomes 第一回 …",
@@ -123,6 +163,7 @@ pub(super) const WEB_NOVEL: [PresetRule; 14] = [
         "$1",
         Scope::Titles,
         None,
+        &["正文"],
     ),
 ];
 

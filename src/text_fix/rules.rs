@@ -67,6 +67,9 @@ pub struct Rule {
     /// A match longer than this many characters is left alone (`max-length`): a line rule
     /// then never removes a paragraph that merely mentions its keyword.
     pub max_chars: Option<usize>,
+    /// Strings of which every match holds one (a built-in rule's, known by hand; empty when
+    /// not known): a text that holds none of them is not searched with the pattern.
+    pub needs: &'static [&'static str],
     /// Where it was written.
     pub origin: Origin,
 }
@@ -106,6 +109,7 @@ impl Rule {
             scope,
             files,
             max_chars: None,
+            needs: &[],
             origin,
         })
     }
@@ -139,7 +143,7 @@ impl Rule {
         edits
     }
 
-    fn all_edits(&self, text: &str) -> Vec<(Range<usize>, String)> {
+    pub(super) fn all_edits(&self, text: &str) -> Vec<(Range<usize>, String)> {
         let mut edits = Vec::new();
         let expand = self.replace.contains('$');
         match &self.pattern {

@@ -180,3 +180,82 @@ fn a_site_glued_to_a_paragraph_goes_and_the_paragraph_stays() {
         "    千古蓼埋玉地，落花啼鸟总关愁。\n"
     );
 }
+
+#[test]
+fn a_preset_rule_is_tried_on_every_text_it_matches() {
+    // Each alternative of each preset rule, and the download fixture's lines: wherever a
+    // rule matches, the strings it needs found it.
+    let lines = [
+        "甲。天涯在线书库《www.tianyabook.com》",
+        "版权声明：本站所有电子书均来自网络",
+        "本站所有小说均由网友提供，仅供学习交流",
+        "仅供读者预览，请在下载24小时内删除",
+        "不得用作商业用途",
+        "请购买正版支持作者",
+        "本书版权归作者所有",
+        "如果侵犯您的版权，我们将立即删除",
+        "本书来自某某，用户上传",
+        "TXT全集下载",
+        "电子书免费下载",
+        "请访问 http://example.org 阅读",
+        "请收藏本站：www.biquge.la",
+        "手机阅读 m.example.cn",
+        "小说网 example.info 更新最快",
+        "首发 foo-bar.tw",
+        "网址：ex.me",
+        "欢迎光临 a.cc",
+        "书城 x.co",
+        "最快更新 y.net",
+        "https://example.com/book/1.html",
+        "【www.example.com】",
+        "天才一秒记住本站地址",
+        "记住本站域名",
+        "请记住本书首发域名",
+        "最新网址：无弹窗",
+        "笔趣阁 顶点小说 百度搜索",
+        "本站域名变更",
+        "本章未完，请点击下一页继续阅读",
+        "（本章完）",
+        "点击下一页继续阅读",
+        "------章节内容开始-------",
+        "正文开始",
+        "用户上传之内容结束",
+        "更新时间:2007-11-16 7:55:51 本章字数:4804",
+        "发布时间：2020年1月",
+        "本章字数：3000",
+        "--------\n\n=-=-=-=-=-",
+        "________\n**********",
+        "锟斤拷锟斤拷",
+        "烫烫烫烫",
+        "屯屯屯",
+        "坏\u{FFFD}字\u{E001}",
+        "零\u{200B}宽\u{2060}字\u{FEFF}",
+        "正文 第一回 宴桃园",
+    ];
+    let fixture = std::fs::read(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/web-novel/青锋录.txt"),
+    )
+    .unwrap();
+    let (fixture, _, _) = encoding_rs::GB18030.decode(&fixture);
+    let rules = TextFix::preset("web-novel").unwrap();
+    let filter = Prefilter::new(&rules);
+    let mut tried = vec![0; rules.len()];
+    for text in lines.iter().copied().chain(fixture.lines()) {
+        let candidates = filter.candidates(text);
+        for (i, r) in rules.iter().enumerate() {
+            if !r.all_edits(text).is_empty() {
+                assert!(candidates.contains(&i), "rule {i} on {text:?}");
+                tried[i] += 1;
+            }
+        }
+    }
+    // Every rule matched some line; all but two of them (characters) name what they need.
+    assert!(tried.iter().all(|&n| n > 0), "{tried:?}");
+    assert_eq!(rules.iter().filter(|r| r.needs.is_empty()).count(), 2);
+    // A text with none of the strings is searched for none of those rules.
+    let plain = filter.candidates("滚滚长江东逝水，浪花淘尽英雄。");
+    assert!(
+        plain.iter().all(|&i| rules[i].needs.is_empty()),
+        "{plain:?}"
+    );
+}
