@@ -22,6 +22,7 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
+use aho_corasick::{AhoCorasick, MatchKind};
 use rustc_hash::FxHashMap;
 
 /// A dictionary as a configuration names it.
@@ -207,6 +208,8 @@ struct Table {
     values: Vec<&'static str>,
     /// Whether every key is one character, none of them an ideographic description one.
     single_chars: bool,
+    /// The keys of one character from U+10000.
+    far: Vec<u32>,
     /// Whether some key is one character.
     some_single: bool,
 }
@@ -355,6 +358,7 @@ impl Table {
             pairs: Vec::new(),
             values: vec![""],
             single_chars: true,
+            far: Vec::new(),
             some_single: false,
         };
         let mut flags = vec![0];
@@ -391,6 +395,7 @@ impl Table {
             return;
         };
         match second {
+            None if first as usize >= FIRST => self.far.push(first),
             None => {}
             Some(second) => self.pairs.push((first, second)),
         }
@@ -503,12 +508,16 @@ impl Matcher {
         }
     }
 
-    /// Adds the pairs that start longer keys, of every member.
-    fn add_pairs(&self, pairs: &mut Vec<(u32, u32)>) {
+    /// Adds the pairs that start longer keys and the keys of one character from U+10000,
+    /// of every member.
+    fn add_starts(&self, pairs: &mut Vec<(u32, u32)>, far: &mut Vec<u32>) {
         match self {
-            Matcher::Table(t) => pairs.extend_from_slice(&t.pairs),
+            Matcher::Table(t) => {
+                pairs.extend_from_slice(&t.pairs);
+                far.extend_from_slice(&t.far);
+            }
             Matcher::Union(members) | Matcher::First(members) => {
-                members.iter().for_each(|m| m.add_pairs(pairs));
+                members.iter().for_each(|m| m.add_starts(pairs, far));
             }
         }
     }
@@ -545,10 +554,45 @@ struct Lookup {
     chars: Chars,
     /// The first two characters of every longer key.
     pairs: Pairs,
-    /// When every key is one character: the first bytes (in UTF-8) of the characters that
-    /// are keys or ideographic description characters and of every character from U+10000,
-    /// for [`Lookup::passes`].
-    leads: Option<[bool; 256]>,
+    /// When every key is one character: a search for the characters that are keys or
+    /// ideographic description characters, for [`Lookup::passes`].
+    stops: Option<Stops>,
+}
+
+/// A search for the characters at which a step stops, by the first two bytes of each (in
+/// UTF-8): a few such pairs of bytes are found in a text far faster than its characters are
+/// walked (the search skips what cannot start one).
+#[derive(Debug, Clone)]
+struct Stops {
+    starts: AhoCorasick,
+    /// The keys of one character from U+10000 (any other character there is no stop).
+    far: Vec<u32>,
+}
+
+impl Stops {
+    /// The search for the characters below U+10000 at which `chars` stops and `far`; None
+    /// when they start with too many pairs of bytes for a fast search.
+    fn of(chars: &Chars, far: Vec<u32>) -> Option<Stops> {
+        let below = (0..FIRST as u32).filter(|&c| chars.stops(c));
+        let mut starts: Vec<Vec<u8>> = below
+            .chain(far.iter().copied())
+            .filter_map(char::from_u32)
+            .map(|c| {
+                let b = c.encode_utf8(&mut [0; 4]).as_bytes().to_vec();
+                b[..b.len().min(2)].to_vec()
+            })
+            .collect();
+        starts.sort_unstable();
+        starts.dedup();
+        if starts.len() > 64 {
+            return None;
+        }
+        let starts = AhoCorasick::builder()
+            .match_kind(MatchKind::LeftmostFirst)
+            .build(&starts)
+            .ok()?;
+        Some(Stops { starts, far })
+    }
 }
 
 /// A character's flag in [`Chars`]: a longer key starts with it.
@@ -615,45 +659,42 @@ type Found = Result<(usize, &'static str), usize>;
 
 impl Lookup {
     fn new(matcher: Matcher) -> Lookup {
-        let mut pairs = Vec::new();
-        matcher.add_pairs(&mut pairs);
+        let (mut pairs, mut far) = (Vec::new(), Vec::new());
+        matcher.add_starts(&mut pairs, &mut far);
         pairs.sort_unstable();
         pairs.dedup();
         let chars = Chars::of(&matcher, &pairs);
-        let leads = pairs.is_empty().then(|| {
-            let mut leads = [false; 256];
-            leads[0xF0..=0xF4].fill(true);
-            let stops = (0..FIRST as u32).filter(|&c| chars.stops(c));
-            stops.filter_map(char::from_u32).for_each(|c| {
-                leads[usize::from(c.encode_utf8(&mut [0; 4]).as_bytes()[0])] = true;
-            });
-            leads
-        });
+        let stops = if pairs.is_empty() {
+            Stops::of(&chars, far)
+        } else {
+            None
+        };
         Lookup {
             matcher,
             chars,
             pairs: Pairs::of(&pairs),
-            leads,
+            stops,
         }
     }
 
     /// Whether the lookup would leave `text` as it is, found by looking only at the
-    /// characters whose first byte is one of [`Lookup::leads`]' (a byte search, far faster
-    /// than walking every character); false when that cannot be told so.
+    /// characters that start like one at which it stops ([`Stops`]); false when that cannot
+    /// be told so.
     fn passes(&self, text: &str) -> bool {
-        let Some(leads) = &self.leads else {
+        let Some(stops) = &self.stops else {
             return false;
         };
         let b = text.as_bytes();
-        let mut at = 0;
-        while let Some(i) = b[at..].iter().position(|&x| leads[usize::from(x)]) {
-            let (c, len) = decode(b, at + i);
-            if self.chars.stops(c) {
-                return false;
-            }
-            at += i + len;
-        }
-        true
+        // A match starts a character (its first byte is no continuation byte).
+        stops.starts.find_iter(text).all(|m| {
+            let (c, _) = decode(b, m.start());
+            let stop = if (c as usize) < FIRST {
+                self.chars.stops(c)
+            } else {
+                stops.far.contains(&c)
+            };
+            !stop
+        })
     }
 
     /// The first place from `at`, before `limit`, where a key starts or an ideographic
