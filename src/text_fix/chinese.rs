@@ -91,15 +91,31 @@ impl Conversion {
         if text.is_ascii() {
             return Cow::Borrowed(text);
         }
+        // Every name in CONVERSIONS is one of the converter's.
+        let Some(converter) = Converter::named(self.name) else {
+            return Cow::Borrowed(text);
+        };
+        // Which lines a paragraph will hold matters only where a key could run across the
+        // break, and a picture line needs a bracket.
+        if !text.contains('[') && !may_join_lines(text, converter) {
+            return self.convert(text);
+        }
+        self.convert_joined(text, heading, converter)
+    }
+
+    /// [`Conversion::convert_file`] with the breaks that paragraphs close up taken out.
+    fn convert_joined<'t>(
+        self,
+        text: &'t str,
+        heading: &dyn Fn(&str) -> bool,
+        converter: &Converter,
+    ) -> Cow<'t, str> {
         let mut breaks = closed_breaks(text, heading);
         breaks.extend(picture_paths(text));
         breaks.sort_unstable();
         if breaks.is_empty() {
             return self.convert(text);
         }
-        let Some(converter) = Converter::named(self.name) else {
-            return Cow::Borrowed(text);
-        };
         let mut compact = String::with_capacity(text.len());
         let mut marks = Vec::with_capacity(breaks.len());
         let mut copied = 0;
@@ -124,6 +140,23 @@ impl Conversion {
             Cow::Owned(out)
         }
     }
+}
+
+/// Whether the conversion may treat some two adjacent lines of `text` differently joined
+/// than apart ([`Converter::may_join`] on the last character of one and the first of the
+/// next, as [`closed_breaks`] would close them up).
+fn may_join_lines(text: &str, converter: &Converter) -> bool {
+    let mut last: Option<char> = None;
+    for line in text.split('\n') {
+        let line = crate::convert::text::trim_line(line);
+        if let (Some(a), Some(b)) = (last, line.chars().next())
+            && converter.may_join(a, b)
+        {
+            return true;
+        }
+        last = line.chars().next_back();
+    }
+    false
 }
 
 /// The byte ranges of `text` (the end of one line's text to the start of the next's: white
@@ -281,6 +314,49 @@ mod tests {
         let out = s2tw.convert_file(blocks, &heading);
         assert!(out.starts_with("第一回 燕頷虎\n須知"), "{out}");
         assert!(out.contains("燕頷\n虎鬚"), "{out}");
+    }
+
+    #[test]
+    fn lines_that_no_key_runs_across_convert_as_they_would_joined() {
+        // Keys of every dictionary, with line breaks at random places (many inside a key)
+        // and between them: where no break is looked at, the result is what closing up the
+        // breaks gives.
+        let data = include_str!("opencc/data/STPhrases.txt").lines();
+        let keys: Vec<&str> = data.filter_map(|l| l.split('\t').next()).collect();
+        let mut seed = 7u64;
+        let mut random = |n: usize| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) as usize % n
+        };
+        let no_heading = |_: &str| false;
+        let mut fast = 0;
+        for _ in 0..300 {
+            let mut text = String::new();
+            for _ in 0..8 {
+                let key = keys[random(keys.len())];
+                let cut = key
+                    .char_indices()
+                    .nth(random(3))
+                    .map_or(key.len(), |(i, _)| i);
+                text.push_str(&key[..cut]);
+                text.push_str(["\n", "", "。\n", "\n　　"][random(4)]);
+                text.push_str(&key[cut..]);
+            }
+            for name in ["s2tw", "s2hk", "t2s"] {
+                let c = Conversion::named(name).unwrap();
+                let converter = Converter::named(name).unwrap();
+                assert_eq!(
+                    c.convert_file(&text, &no_heading),
+                    c.convert_joined(&text, &no_heading, converter),
+                    "{name} {text:?}"
+                );
+                fast += usize::from(!may_join_lines(&text, converter));
+            }
+        }
+        // Both ways were taken.
+        assert!(fast > 10 && fast < 800, "{fast}");
     }
 
     #[test]

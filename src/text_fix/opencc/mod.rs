@@ -757,6 +757,35 @@ fn only_files(dict: &Dict, files: &mut Vec<&'static str>) -> bool {
     }
 }
 
+/// Every file of `dict`, in order.
+fn all_files(dict: &Dict, files: &mut Vec<&'static str>) {
+    match dict {
+        File(name) => files.push(name),
+        Union(members) | First(members) => members.iter().for_each(|m| all_files(m, files)),
+    }
+}
+
+/// A filter of every two characters that follow each other in a key of `files`; None when
+/// some key holds white space (or what a line is trimmed of) or an ideographic description
+/// character.
+fn inner_pairs(files: &[&'static str]) -> Option<Pairs> {
+    let mut pairs = Vec::new();
+    for file in files {
+        for line in source(file).lines() {
+            let key = line.split_once('\t').map_or("", |(k, _)| k);
+            let odd = |c: char| c.is_whitespace() || matches!(c, '\u{FEFF}' | '\u{200B}');
+            if key.chars().any(|c| odd(c) || arity(c) > 0) {
+                return None;
+            }
+            let chars: Vec<u32> = key.chars().map(u32::from).collect();
+            pairs.extend(chars.windows(2).map(|w| (w[0], w[1])));
+        }
+    }
+    pairs.sort_unstable();
+    pairs.dedup();
+    Some(Pairs::of(&pairs))
+}
+
 /// The table of `files`, built once per process (several configurations share tables).
 fn shared_table(files: Vec<&'static str>) -> Arc<Table> {
     static TABLES: OnceLock<Mutex<HashMap<Vec<&'static str>, Arc<Table>>>> = OnceLock::new();
@@ -778,6 +807,9 @@ pub struct Converter {
     /// Whether the segmentation and the first step can be one pass: see
     /// [`Converter::segmenting_first`].
     segmenting: bool,
+    /// Every two characters that follow each other in a key of the segmentation or a step;
+    /// None when some key holds white space or an ideographic description character.
+    inner: Option<Pairs>,
 }
 
 impl Converter {
@@ -799,11 +831,28 @@ impl Converter {
         let segmentation = spec.segmentation.as_ref().map(Matcher::of);
         let chain: Vec<Matcher> = spec.chain.iter().map(Matcher::of).collect();
         let segmenting = Converter::segmenting_first(segmentation.as_ref(), chain.first());
+        let mut files = Vec::new();
+        spec.segmentation
+            .iter()
+            .for_each(|d| all_files(d, &mut files));
+        spec.chain.iter().for_each(|d| all_files(d, &mut files));
         Converter {
             normalise: Lookup::new(Matcher::of(&NORMALISE)),
             segmentation: segmentation.map(Lookup::new),
             chain: chain.into_iter().map(Lookup::new).collect(),
             segmenting,
+            inner: inner_pairs(&files),
+        }
+    }
+
+    /// Whether a key may hold `a` followed by `b`, or conversion may otherwise treat the two
+    /// side by side differently from the two with a line break between them (false: it
+    /// converts `a` and `b` apart whether a break, or white space, parts them or not).
+    pub fn may_join(&self, a: char, b: char) -> bool {
+        let ids = |c: char| arity(c) > 0;
+        match &self.inner {
+            Some(inner) => ids(a) || ids(b) || inner.may(a.into(), b.into()),
+            None => true,
         }
     }
 
