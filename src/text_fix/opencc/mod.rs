@@ -210,6 +210,9 @@ struct Table {
     single_chars: bool,
     /// The keys of one character from U+10000.
     far: Vec<u32>,
+    /// Every two characters that follow each other in a key; None when some key holds
+    /// white space (or what a line is trimmed of) or an ideographic description character.
+    inner: Option<Pairs>,
     /// Whether some key is one character.
     some_single: bool,
 }
@@ -359,10 +362,12 @@ impl Table {
             values: vec![""],
             single_chars: true,
             far: Vec::new(),
+            inner: None,
             some_single: false,
         };
         let mut flags = vec![0];
         let mut edges = FxHashMap::default();
+        let mut inner = Some(Vec::new());
         for file in files {
             for line in source(file).lines() {
                 let Some((key, values)) = line.split_once('\t') else {
@@ -370,11 +375,13 @@ impl Table {
                 };
                 if !key.is_empty() {
                     table.note_start(key);
+                    note_inner(key, &mut inner);
                     let value = values.split(' ').next().unwrap_or("");
                     table.insert(key, value, &mut edges, &mut flags);
                 }
             }
         }
+        table.inner = inner.map(|pairs| Pairs::of(&pairs));
         // Each node's flags into every reference to it.
         let flagged = |n: u32| n | flags[n as usize];
         for n in table.first.iter_mut().filter(|n| **n != 0) {
@@ -499,7 +506,7 @@ impl Matcher {
     }
 
     /// Every table of the matcher, in order.
-    fn tables<'a>(&'a self, out: &mut Vec<&'a Table>) {
+    fn tables<'a>(&'a self, out: &mut Vec<&'a Arc<Table>>) {
         match self {
             Matcher::Table(t) => out.push(t),
             Matcher::Union(members) | Matcher::First(members) => {
@@ -661,8 +668,6 @@ impl Lookup {
     fn new(matcher: Matcher) -> Lookup {
         let (mut pairs, mut far) = (Vec::new(), Vec::new());
         matcher.add_starts(&mut pairs, &mut far);
-        pairs.sort_unstable();
-        pairs.dedup();
         let chars = Chars::of(&matcher, &pairs);
         let stops = if pairs.is_empty() {
             Stops::of(&chars, far)
@@ -757,33 +762,22 @@ fn only_files(dict: &Dict, files: &mut Vec<&'static str>) -> bool {
     }
 }
 
-/// Every file of `dict`, in order.
-fn all_files(dict: &Dict, files: &mut Vec<&'static str>) {
-    match dict {
-        File(name) => files.push(name),
-        Union(members) | First(members) => members.iter().for_each(|m| all_files(m, files)),
+/// Adds the pairs of characters that follow each other in `key` to `inner`, or makes it None
+/// when the key holds white space (or what a line is trimmed of) or an ideographic
+/// description character.
+fn note_inner(key: &str, inner: &mut Option<Vec<(u32, u32)>>) {
+    let Some(pairs) = inner else { return };
+    let odd = |c: char| c.is_whitespace() || matches!(c, '\u{FEFF}' | '\u{200B}') || arity(c) > 0;
+    if key.chars().any(odd) {
+        *inner = None;
+        return;
     }
-}
-
-/// A filter of every two characters that follow each other in a key of `files`; None when
-/// some key holds white space (or what a line is trimmed of) or an ideographic description
-/// character.
-fn inner_pairs(files: &[&'static str]) -> Option<Pairs> {
-    let mut pairs = Vec::new();
-    for file in files {
-        for line in source(file).lines() {
-            let key = line.split_once('\t').map_or("", |(k, _)| k);
-            let odd = |c: char| c.is_whitespace() || matches!(c, '\u{FEFF}' | '\u{200B}');
-            if key.chars().any(|c| odd(c) || arity(c) > 0) {
-                return None;
-            }
-            let chars: Vec<u32> = key.chars().map(u32::from).collect();
-            pairs.extend(chars.windows(2).map(|w| (w[0], w[1])));
-        }
+    let mut chars = key.chars().map(u32::from);
+    let mut prev = chars.next();
+    for c in chars {
+        pairs.extend(prev.map(|p| (p, c)));
+        prev = Some(c);
     }
-    pairs.sort_unstable();
-    pairs.dedup();
-    Some(Pairs::of(&pairs))
 }
 
 /// The table of `files`, built once per process (several configurations share tables).
@@ -802,14 +796,20 @@ fn shared_table(files: Vec<&'static str>) -> Arc<Table> {
 #[derive(Debug)]
 pub struct Converter {
     normalise: Lookup,
-    segmentation: Option<Lookup>,
+    segmentation: Segmentation,
     chain: Vec<Lookup>,
-    /// Whether the segmentation and the first step can be one pass: see
-    /// [`Converter::segmenting_first`].
-    segmenting: bool,
-    /// Every two characters that follow each other in a key of the segmentation or a step;
-    /// None when some key holds white space or an ideographic description character.
-    inner: Option<Pairs>,
+    /// The tables of the segmentation and the steps.
+    tables: Vec<Arc<Table>>,
+}
+
+/// How a configuration segments the text.
+#[derive(Debug)]
+enum Segmentation {
+    None,
+    /// By its own pass.
+    Apart(Lookup),
+    /// In the first step's pass: see [`Converter::segmenting_first`].
+    WithFirstStep,
 }
 
 impl Converter {
@@ -830,18 +830,24 @@ impl Converter {
     fn of(spec: &Spec) -> Converter {
         let segmentation = spec.segmentation.as_ref().map(Matcher::of);
         let chain: Vec<Matcher> = spec.chain.iter().map(Matcher::of).collect();
-        let segmenting = Converter::segmenting_first(segmentation.as_ref(), chain.first());
-        let mut files = Vec::new();
-        spec.segmentation
+        let mut tables = Vec::new();
+        segmentation
             .iter()
-            .for_each(|d| all_files(d, &mut files));
-        spec.chain.iter().for_each(|d| all_files(d, &mut files));
+            .chain(&chain)
+            .for_each(|m| m.tables(&mut tables));
+        let tables = tables.into_iter().cloned().collect();
+        let segmentation = match segmentation {
+            Some(s) if Converter::segmenting_first(Some(&s), chain.first()) => {
+                Segmentation::WithFirstStep
+            }
+            Some(s) => Segmentation::Apart(Lookup::new(s)),
+            None => Segmentation::None,
+        };
         Converter {
             normalise: Lookup::new(Matcher::of(&NORMALISE)),
-            segmentation: segmentation.map(Lookup::new),
+            segmentation,
             chain: chain.into_iter().map(Lookup::new).collect(),
-            segmenting,
-            inner: inner_pairs(&files),
+            tables,
         }
     }
 
@@ -850,10 +856,12 @@ impl Converter {
     /// converts `a` and `b` apart whether a break, or white space, parts them or not).
     pub fn may_join(&self, a: char, b: char) -> bool {
         let ids = |c: char| arity(c) > 0;
-        match &self.inner {
-            Some(inner) => ids(a) || ids(b) || inner.may(a.into(), b.into()),
-            None => true,
-        }
+        ids(a)
+            || ids(b)
+            || self.tables.iter().any(|t| match &t.inner {
+                Some(inner) => inner.may(a.into(), b.into()),
+                None => true,
+            })
     }
 
     /// Whether the first step's work is known from the segmentation: when the step is a
@@ -900,14 +908,14 @@ impl Converter {
         let mut ends = Vec::new();
         let mut chain = self.chain.iter();
         match &self.segmentation {
-            Some(_) if self.segmenting => {
+            Segmentation::WithFirstStep => {
                 let mut out = String::with_capacity(current.len() + current.len() / 5);
                 let first = chain.next().expect("a first step");
                 ends = segmenting_step(first, &current, &mut out, marks);
                 current = Cow::Owned(out);
             }
-            Some(seg) => ends = segments(seg, &current),
-            None => {}
+            Segmentation::Apart(seg) => ends = segments(seg, &current),
+            Segmentation::None => {}
         }
         for m in chain {
             let mut out = String::with_capacity(current.len() + current.len() / 5);

@@ -65,9 +65,13 @@ fn one_pass_for_segmentation_and_first_step_gives_what_two_give() {
     for name in ["s2tw", "s2hk", "s2twp"] {
         let spec = SPECS.iter().find(|s| s.name == name).unwrap();
         let fast = Converter::of(spec);
-        assert!(fast.segmenting, "{name}");
+        assert!(
+            matches!(fast.segmentation, Segmentation::WithFirstStep),
+            "{name}"
+        );
+        let segmentation = spec.segmentation.as_ref().map(Matcher::of).unwrap();
         let slow = Converter {
-            segmenting: false,
+            segmentation: Segmentation::Apart(Lookup::new(segmentation)),
             ..Converter::of(spec)
         };
         let mut marks: Vec<usize> = text.char_indices().map(|(i, _)| i).collect();
@@ -78,7 +82,8 @@ fn one_pass_for_segmentation_and_first_step_gives_what_two_give() {
     }
     // Not where the first step's rest has longer keys, or is not the segmentation's group.
     let tw2s = SPECS.iter().find(|s| s.name == "tw2s").unwrap();
-    assert!(!Converter::of(tw2s).segmenting);
+    let apart = Converter::of(tw2s).segmentation;
+    assert!(matches!(apart, Segmentation::Apart(_)));
 }
 
 /// OpenCC's algorithm as plainly as it can be written: every position looked up in full, each
