@@ -68,8 +68,8 @@ struct Prefilter {
     /// For each string of `needs`, the rules that need it or a part of it (found where it
     /// is found: a match hides the shorter ones inside it).
     needed_by: Vec<Vec<usize>>,
-    /// The strings of one byte some rule needs, with the rule.
-    bytes: Vec<(u8, usize)>,
+    /// For each rule that needs some strings of one byte, those bytes.
+    bytes: Vec<(Vec<u8>, usize)>,
 }
 
 impl Prefilter {
@@ -79,12 +79,12 @@ impl Prefilter {
         let mut needed: Vec<(&str, usize)> = Vec::new();
         for (i, r) in rules.iter().enumerate() {
             if !r.needs.is_empty() {
-                for &s in r.needs {
-                    match s.as_bytes() {
-                        &[b] => filter.bytes.push((b, i)),
-                        _ => needed.push((s, i)),
-                    }
+                let (bytes, longer): (Vec<&str>, Vec<&str>) =
+                    r.needs.iter().partition(|s| s.len() == 1);
+                if !bytes.is_empty() {
+                    filter.bytes.push((bytes.concat().into_bytes(), i));
                 }
+                needed.extend(longer.into_iter().map(|s| (s, i)));
                 continue;
             }
             match r.plain() {
@@ -142,10 +142,16 @@ impl Prefilter {
                 at = m.start() + 1;
             }
         }
-        let bytes = self
-            .bytes
-            .iter()
-            .filter(|(b, _)| text.as_bytes().contains(b));
+        let has = |bytes: &[u8]| {
+            let t = text.as_bytes();
+            bytes.chunks(3).any(|c| match *c {
+                [a] => memchr::memchr(a, t).is_some(),
+                [a, b] => memchr::memchr2(a, b, t).is_some(),
+                [a, b, c, ..] => memchr::memchr3(a, b, c, t).is_some(),
+                [] => false,
+            })
+        };
+        let bytes = self.bytes.iter().filter(|(b, _)| has(b));
         found.extend(bytes.map(|&(_, rule)| rule));
         found.sort_unstable();
         found.dedup();
