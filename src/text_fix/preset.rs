@@ -34,7 +34,7 @@ pub(super) const WEB_NOVEL: [PresetRule; 14] = [
         "",
         Scope::Text,
         Some(40),
-        &["www."],
+        &["."],
     ),
     (
         "site notices: download adverts, the site's copyright notice, delete-after-24-hours",
@@ -62,9 +62,7 @@ pub(super) const WEB_NOVEL: [PresetRule; 14] = [
         "",
         Scope::Text,
         LINE,
-        &[
-            "://", "www.", ".co", ".net", ".org", ".cc", ".la", ".cn", ".info", ".me", ".tw",
-        ],
+        &[".", ":"],
     ),
     (
         "a lone web address on its own line",
@@ -72,7 +70,7 @@ pub(super) const WEB_NOVEL: [PresetRule; 14] = [
         "",
         Scope::Text,
         Some(200),
-        &["://", "www."],
+        &[".", ":"],
     ),
     (
         "reading-site prompts: remember the address, no pop-ups, latest chapters",
