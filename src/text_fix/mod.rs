@@ -68,8 +68,9 @@ struct Prefilter {
     /// For each string of `needs`, the rules that need it or a part of it (found where it
     /// is found: a match hides the shorter ones inside it).
     needed_by: Vec<Vec<usize>>,
-    /// For each rule that needs some strings of one byte, those bytes.
-    bytes: Vec<(Vec<u8>, usize)>,
+    /// Strings of one byte some rules need: each set of them with the rules that need one
+    /// of the set.
+    bytes: Vec<(Vec<u8>, Vec<usize>)>,
 }
 
 impl Prefilter {
@@ -82,7 +83,7 @@ impl Prefilter {
                 let (bytes, longer): (Vec<&str>, Vec<&str>) =
                     r.needs.iter().partition(|s| s.len() == 1);
                 if !bytes.is_empty() {
-                    filter.bytes.push((bytes.concat().into_bytes(), i));
+                    filter.add_bytes(bytes.concat().into_bytes(), i);
                 }
                 needed.extend(longer.into_iter().map(|s| (s, i)));
                 continue;
@@ -105,6 +106,17 @@ impl Prefilter {
         filter.others.sort_unstable();
         filter.others.dedup();
         filter
+    }
+
+    /// Notes that rule `rule` needs one of `bytes` (one search serves the rules that need the
+    /// same bytes).
+    fn add_bytes(&mut self, mut bytes: Vec<u8>, rule: usize) {
+        bytes.sort_unstable();
+        bytes.dedup();
+        match self.bytes.iter_mut().find(|(b, _)| *b == bytes) {
+            Some((_, rules)) => rules.push(rule),
+            None => self.bytes.push((bytes, vec![rule])),
+        }
     }
 
     /// Sets up the search for the strings of several bytes that rules need (string, rule).
@@ -152,7 +164,7 @@ impl Prefilter {
             })
         };
         let bytes = self.bytes.iter().filter(|(b, _)| has(b));
-        found.extend(bytes.map(|&(_, rule)| rule));
+        found.extend(bytes.flat_map(|(_, rules)| rules));
         found.sort_unstable();
         found.dedup();
         found

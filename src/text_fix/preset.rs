@@ -34,7 +34,8 @@ pub(super) const WEB_NOVEL: [PresetRule; 14] = [
         "",
         Scope::Text,
         Some(40),
-        &["."],
+        // A web address: an ASCII dot or colon, as the two rules after this one.
+        &[".", ":"],
     ),
     (
         "site notices: download adverts, the site's copyright notice, delete-after-24-hours",

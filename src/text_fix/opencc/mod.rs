@@ -210,9 +210,11 @@ struct Table {
     single_chars: bool,
     /// The keys of one character from U+10000.
     far: Vec<u32>,
-    /// Every two characters that follow each other in a key; None when some key holds
-    /// white space (or what a line is trimmed of) or an ideographic description character.
+    /// Every two characters that follow each other in a key; None when no key has two.
     inner: Option<Pairs>,
+    /// Whether some key holds white space (or what a line is trimmed of) or an ideographic
+    /// description character.
+    odd: bool,
     /// Whether some key is one character.
     some_single: bool,
 }
@@ -228,10 +230,10 @@ const FIRST: usize = 0x1_0000;
 /// How many bits a node's index may have in [`Edges`].
 const EDGE_NODE_BITS: u32 = 20;
 
-/// A filter of the pairs of characters that start a key: two bits for each pair, by a hash,
-/// in one word of a set of some sixteen bits per pair (a power of two, at least 64): one
-/// word is read per test and few lookups are made in vain (under 2% of the pairs that start
-/// no key pass), and a small dictionary's filter is a few words that stay in the fastest
+/// A filter of the pairs of characters that start a key: three bits for each pair, by a
+/// hash, in one word of a set of some sixteen bits per pair (a power of two, at least 64):
+/// one word is read per test and few lookups are made in vain (about 1% of the pairs that
+/// start no key pass), and a small dictionary's filter is a few words that stay in the fastest
 /// cache (33,200 pairs in the phrases of `s2t` take 64 KiB).
 #[derive(Debug, Clone)]
 struct Pairs {
@@ -254,14 +256,17 @@ impl Pairs {
         filter
     }
 
-    /// The word of the pair `a`, `b` and its two bits in it.
+    /// The word of the pair `a`, `b` and its three bits in it.
     #[inline(always)]
     fn bits(&self, a: u32, b: u32) -> (usize, u64) {
         let h = (u64::from(a) << 21 | u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        // The top bits choose the word (none when there is one), middle ones the two bits
+        // The top bits choose the word (none when there is one), middle ones the three bits
         // (a product's low bits depend on the pair's low bits only).
         let word = h.checked_shr(self.shift).unwrap_or(0) as usize;
-        (word, 1 << ((h >> 20) & 63) | 1 << ((h >> 26) & 63))
+        (
+            word,
+            1 << ((h >> 20) & 63) | 1 << ((h >> 26) & 63) | 1 << ((h >> 32) & 63),
+        )
     }
 
     /// Whether a key may start with `a` and `b`.
@@ -363,6 +368,7 @@ impl Table {
             single_chars: true,
             far: Vec::new(),
             inner: None,
+            odd: false,
             some_single: false,
         };
         let mut flags = vec![0];
@@ -381,7 +387,8 @@ impl Table {
                 }
             }
         }
-        table.inner = inner.map(|pairs| Pairs::of(&pairs));
+        table.odd = inner.is_none();
+        table.inner = inner.filter(|p| !p.is_empty()).map(|p| Pairs::of(&p));
         // Each node's flags into every reference to it.
         let flagged = |n: u32| n | flags[n as usize];
         for n in table.first.iter_mut().filter(|n| **n != 0) {
@@ -798,8 +805,10 @@ pub struct Converter {
     normalise: Lookup,
     segmentation: Segmentation,
     chain: Vec<Lookup>,
-    /// The tables of the segmentation and the steps.
-    tables: Vec<Arc<Table>>,
+    /// The filters of the pairs of characters that follow each other in the keys of the
+    /// segmentation and the steps; None when some key holds white space or an ideographic
+    /// description character.
+    follows: Option<Vec<Pairs>>,
 }
 
 /// How a configuration segments the text.
@@ -835,7 +844,8 @@ impl Converter {
             .iter()
             .chain(&chain)
             .for_each(|m| m.tables(&mut tables));
-        let tables = tables.into_iter().cloned().collect();
+        let follows = (!tables.iter().any(|t| t.odd))
+            .then(|| tables.iter().filter_map(|t| t.inner.clone()).collect());
         let segmentation = match segmentation {
             Some(s) if Converter::segmenting_first(Some(&s), chain.first()) => {
                 Segmentation::WithFirstStep
@@ -847,7 +857,7 @@ impl Converter {
             normalise: Lookup::new(Matcher::of(&NORMALISE)),
             segmentation,
             chain: chain.into_iter().map(Lookup::new).collect(),
-            tables,
+            follows,
         }
     }
 
@@ -856,12 +866,10 @@ impl Converter {
     /// converts `a` and `b` apart whether a break, or white space, parts them or not).
     pub fn may_join(&self, a: char, b: char) -> bool {
         let ids = |c: char| arity(c) > 0;
-        ids(a)
-            || ids(b)
-            || self.tables.iter().any(|t| match &t.inner {
-                Some(inner) => inner.may(a.into(), b.into()),
-                None => true,
-            })
+        let Some(follows) = &self.follows else {
+            return true;
+        };
+        ids(a) || ids(b) || follows.iter().any(|f| f.may(a.into(), b.into()))
     }
 
     /// Whether the first step's work is known from the segmentation: when the step is a
