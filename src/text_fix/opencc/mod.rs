@@ -641,6 +641,8 @@ impl Chars {
             });
             let mut value = value.map(str::chars);
             *flags = match value.as_mut().map(|v| (v.next(), v.next())) {
+                // A character that stays itself (了) needs nothing done.
+                Some((Some(one), None)) if u32::from(one) == c as u32 => 0,
                 Some((Some(one), None)) => SINGLE | u32::from(one),
                 Some(_) => LOOK,
                 None => 0,
