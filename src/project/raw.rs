@@ -255,17 +255,39 @@ pub(super) fn validate<T: Send>(
     let output = raw.output.path.map(|p| root.join(p.into_inner()));
     // The layout and the text settings come first: a converted book's title names its EPUB.
     let layout = super::layout::validate_layout(raw.layout, &ctx)?;
+    let converts = convert.is_some();
     let raw_text = (raw.cleanup, raw.text, convert);
-    let (text_fix, cleanup_file) = text_fix(raw_text, &ctx, &mut book.0, &layout)?;
+    let mut chapters = Some((raw.chapters, raw.parts, raw.suffix_chapters));
+    let list = |chapters: Option<RawContents>, skip: &Skip| {
+        let (chapters, parts, suffix) = chapters.expect("the chapters are listed once");
+        contents(chapters, parts, suffix, &ctx, skip)
+    };
+    // A conversion builds its tables (some milliseconds) before it converts the title that
+    // names the EPUB: the chapters are listed meanwhile. What globs skip does not depend on
+    // the title: they skip the default output's folder whole.
+    let early_skip = converts.then(|| {
+        let output = super::default_output(root, &book.0.title, output.as_deref());
+        Skip::of(root, path, &output, ctx.boundary.check(&output).is_ok())
+    });
+    let (fixed, early) = rayon::join(
+        || text_fix(raw_text, &ctx, &mut book.0, &layout),
+        || early_skip.as_ref().map(|skip| list(chapters.take(), skip)),
+    );
+    let (text_fix, cleanup_file) = fixed?;
     let ignore = super::ignore::validate(raw.check, ctx.text, ctx.path)?;
     let default_output = super::default_output(root, &book.0.title, output.as_deref());
     // The build cache beside an output that leads outside is not read: the build refuses it.
     let inside = ctx.boundary.check(&default_output).is_ok();
-    let skip = Skip::of(root, path, &default_output, inside);
-    let (contents, beside) = rayon::join(
-        || contents(raw.chapters, raw.parts, raw.suffix_chapters, &ctx, &skip),
-        || inside.then(|| alongside(&default_output)),
-    );
+    let (contents, beside) = match early {
+        Some(listed) => (listed, inside.then(|| alongside(&default_output))),
+        None => {
+            let skip = Skip::of(root, path, &default_output, inside);
+            rayon::join(
+                || list(chapters.take(), &skip),
+                || inside.then(|| alongside(&default_output)),
+            )
+        }
+    };
     let contents = contents?;
 
     let style = super::layout::validate_style(raw.style, &ctx)?;
@@ -324,6 +346,13 @@ impl Skip {
         }
     }
 }
+
+/// The chapters, parts and chapters after the parts, as written.
+type RawContents = (
+    Vec<Spanned<Chapter>>,
+    Vec<Spanned<Part>>,
+    Vec<Spanned<Chapter>>,
+);
 
 /// The text-fix stage from `[[cleanup]]`, `[text]` and `[book] convert` (`raw`), with the
 /// shared `cleanup.toml` when there is one; converts `book`'s metadata when the book is.
