@@ -255,40 +255,23 @@ pub(super) fn validate<T: Send>(
     let output = raw.output.path.map(|p| root.join(p.into_inner()));
     // The layout and the text settings come first: a converted book's title names its EPUB.
     let layout = super::layout::validate_layout(raw.layout, &ctx)?;
-    let converts = convert.is_some();
     let raw_text = (raw.cleanup, raw.text, convert);
-    let mut chapters = Some((raw.chapters, raw.parts, raw.suffix_chapters));
-    let list = |chapters: Option<RawContents>, skip: &Skip| {
-        let (chapters, parts, suffix) = chapters.expect("the chapters are listed once");
-        contents(chapters, parts, suffix, &ctx, skip)
-    };
-    // A conversion builds its tables (some milliseconds) before it converts the title that
-    // names the EPUB: the chapters are listed meanwhile. What globs skip does not depend on
-    // the title: they skip the default output's folder whole.
-    let early_skip = converts.then(|| {
-        let output = super::default_output(root, &book.0.title, output.as_deref());
-        Skip::of(root, path, &output, ctx.boundary.check(&output).is_ok())
-    });
-    let (fixed, early) = rayon::join(
-        || text_fix(raw_text, &ctx, &mut book.0, &layout),
-        || early_skip.as_ref().map(|skip| list(chapters.take(), skip)),
-    );
-    let (text_fix, cleanup_file) = fixed?;
+    let chapters = (raw.chapters, raw.parts, raw.suffix_chapters);
+    let TextAndContents {
+        text_fix,
+        cleanup_file,
+        contents,
+        beside,
+    } = text_and_contents(
+        raw_text,
+        chapters,
+        &ctx,
+        &mut book.0,
+        &layout,
+        output.as_deref(),
+        alongside,
+    )?;
     let ignore = super::ignore::validate(raw.check, ctx.text, ctx.path)?;
-    let default_output = super::default_output(root, &book.0.title, output.as_deref());
-    // The build cache beside an output that leads outside is not read: the build refuses it.
-    let inside = ctx.boundary.check(&default_output).is_ok();
-    let (contents, beside) = match early {
-        Some(listed) => (listed, inside.then(|| alongside(&default_output))),
-        None => {
-            let skip = Skip::of(root, path, &default_output, inside);
-            rayon::join(
-                || list(chapters.take(), &skip),
-                || inside.then(|| alongside(&default_output)),
-            )
-        }
-    };
-    let contents = contents?;
 
     let style = super::layout::validate_style(raw.style, &ctx)?;
     let epub_version = super::layout::validate_version(raw.output.epub_version, &ctx)?;
@@ -347,6 +330,67 @@ impl Skip {
     }
 }
 
+/// The text-fix stage and the chapters, with what `alongside` makes of the default output
+/// when that lies inside the project. A conversion builds its tables (some milliseconds)
+/// before it converts the title that names the EPUB: the chapters are listed meanwhile (what
+/// globs skip does not depend on the title: they skip the default output's folder whole).
+fn text_and_contents<T: Send>(
+    raw_text: RawTextFix,
+    chapters: RawContents,
+    ctx: &Ctx,
+    book: &mut BookInfo,
+    layout: &super::Layout,
+    output: Option<&Path>,
+    alongside: impl FnOnce(&Path) -> T + Send,
+) -> Result<TextAndContents<T>> {
+    let mut chapters = Some(chapters);
+    let list = |chapters: Option<RawContents>, skip: &Skip| {
+        let (chapters, parts, suffix) = chapters.expect("the chapters are listed once");
+        contents(chapters, parts, suffix, ctx, skip)
+    };
+    let early_skip = raw_text.2.is_some().then(|| {
+        let output = super::default_output(ctx.root, &book.title, output);
+        Skip::of(
+            ctx.root,
+            ctx.path,
+            &output,
+            ctx.boundary.check(&output).is_ok(),
+        )
+    });
+    let (fixed, early) = rayon::join(
+        || text_fix(raw_text, ctx, book, layout),
+        || early_skip.as_ref().map(|skip| list(chapters.take(), skip)),
+    );
+    let (text_fix, cleanup_file) = fixed?;
+    let default_output = super::default_output(ctx.root, &book.title, output);
+    // The build cache beside an output that leads outside is not read: the build refuses it.
+    let inside = ctx.boundary.check(&default_output).is_ok();
+    let (contents, beside) = match early {
+        Some(listed) => (listed, inside.then(|| alongside(&default_output))),
+        None => {
+            let skip = Skip::of(ctx.root, ctx.path, &default_output, inside);
+            rayon::join(
+                || list(chapters.take(), &skip),
+                || inside.then(|| alongside(&default_output)),
+            )
+        }
+    };
+    Ok(TextAndContents {
+        text_fix,
+        cleanup_file,
+        contents: contents?,
+        beside,
+    })
+}
+
+/// What [`text_and_contents`] makes.
+struct TextAndContents<T> {
+    text_fix: crate::text_fix::TextFix,
+    cleanup_file: Option<PathBuf>,
+    contents: Vec<ContentEntry>,
+    beside: Option<T>,
+}
+
 /// The chapters, parts and chapters after the parts, as written.
 type RawContents = (
     Vec<Spanned<Chapter>>,
@@ -354,14 +398,17 @@ type RawContents = (
     Vec<Spanned<Chapter>>,
 );
 
+/// `[[cleanup]]`, `[text]` and `[book] convert`, as written.
+type RawTextFix = (
+    Vec<Spanned<super::text::RawRule>>,
+    super::text::RawText,
+    Option<Spanned<String>>,
+);
+
 /// The text-fix stage from `[[cleanup]]`, `[text]` and `[book] convert` (`raw`), with the
 /// shared `cleanup.toml` when there is one; converts `book`'s metadata when the book is.
 fn text_fix(
-    raw: (
-        Vec<Spanned<super::text::RawRule>>,
-        super::text::RawText,
-        Option<Spanned<String>>,
-    ),
+    raw: RawTextFix,
     ctx: &Ctx,
     book: &mut BookInfo,
     layout: &super::Layout,
