@@ -177,6 +177,18 @@ impl Guard {
             return;
         }
         drop(made);
+        self.close(name, line);
+        *self.swallow.borrow_mut().entry(name.clone()).or_default() += 1;
+        let (first, count) = self.cut.get().unwrap_or((line, 0));
+        self.cut.set(Some((first, count + 1)));
+    }
+
+    fn self_closed(&self) -> bool {
+        self.builder.sink.last_self_closing.get()
+    }
+
+    /// Hands the tree builder the end tag of `name`, as if written at `line`.
+    fn close(&self, name: &LocalName, line: u64) {
         let end = Tag {
             kind: EndTag,
             name: name.clone(),
@@ -185,13 +197,6 @@ impl Guard {
             had_duplicate_attributes: false,
         };
         let _ = self.builder.process_token(TagToken(end), line);
-        *self.swallow.borrow_mut().entry(name.clone()).or_default() += 1;
-        let (first, count) = self.cut.get().unwrap_or((line, 0));
-        self.cut.set(Some((first, count + 1)));
-    }
-
-    fn self_closed(&self) -> bool {
-        self.builder.sink.last_self_closing.get()
     }
 
     /// After a start tag named `name` written self-closed in a document written as XHTML:
@@ -223,14 +228,7 @@ impl Guard {
             return false;
         }
         drop(made);
-        let end = Tag {
-            kind: EndTag,
-            name: name.clone(),
-            self_closing: false,
-            attrs: Vec::new(),
-            had_duplicate_attributes: false,
-        };
-        let _ = self.builder.process_token(TagToken(end), line);
+        self.close(name, line);
         true
     }
 }
