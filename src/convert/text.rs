@@ -91,7 +91,12 @@ const SCENE_BREAK: &[char] = &[
 
 /// Trims white space, including the ideographic space used as indent and stray BOMs.
 pub fn trim_line(line: &str) -> &str {
-    line.trim_matches(|c: char| c.is_whitespace() || c == '\u{FEFF}' || c == '\u{200B}')
+    line.trim_matches(is_line_space)
+}
+
+/// What [`trim_line`] trims: white space (U+3000 and NBSP too), a BOM, a zero-width space.
+pub fn is_line_space(c: char) -> bool {
+    c.is_whitespace() || c == '\u{FEFF}' || c == '\u{200B}'
 }
 
 /// True for a line made only of scene-break characters (and spaces).

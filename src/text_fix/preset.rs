@@ -34,7 +34,7 @@ pub(super) const WEB_NOVEL: [PresetRule; 14] = [
         "",
         Scope::Text,
         Some(40),
-        // A web address: an ASCII dot or colon, as the two rules after this one.
+        // A web address: an ASCII dot or colon, as for the two address rules below.
         &[".", ":"],
     ),
     (

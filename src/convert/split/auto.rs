@@ -73,10 +73,9 @@ pub(super) struct Found {
     pub other: Option<u64>,
 }
 
-/// White space inside or around a heading, including U+3000 and NBSP.
-pub(super) fn is_space(c: char) -> bool {
-    c.is_whitespace() || c == '\u{FEFF}' || c == '\u{200B}'
-}
+/// White space inside or around a heading, including U+3000 and NBSP: what a line is
+/// trimmed of.
+pub(super) use crate::convert::text::is_line_space as is_space;
 
 /// Characters allowed between a heading's number and its title.
 fn is_separator(c: char) -> bool {
@@ -88,9 +87,7 @@ fn is_separator(c: char) -> bool {
 }
 
 /// Trims white space (including U+3000, NBSP, BOM and zero-width space) from both ends.
-pub(super) fn trim_line(line: &str) -> &str {
-    line.trim_matches(is_space)
-}
+pub(super) use crate::convert::text::trim_line;
 
 /// The trimmed text with every inner run of white space replaced by one ASCII space.
 pub(crate) fn collapse_spaces(text: &str) -> String {

@@ -234,7 +234,7 @@ const EDGE_NODE_BITS: u32 = 20;
 /// hash, in one word of a set of some sixteen bits per pair (a power of two, at least 64):
 /// one word is read per test and few lookups are made in vain (about 1% of the pairs that
 /// start no key pass), and a small dictionary's filter is a few words that stay in the fastest
-/// cache (33,200 pairs in the phrases of `s2t` take 64 KiB).
+/// cache (the 49,800 keys of the phrases of `s2t` take 128 KiB).
 #[derive(Debug, Clone)]
 struct Pairs {
     words: Box<[u64]>,
@@ -776,7 +776,7 @@ fn only_files(dict: &Dict, files: &mut Vec<&'static str>) -> bool {
 /// description character.
 fn note_inner(key: &str, inner: &mut Option<Vec<(u32, u32)>>) {
     let Some(pairs) = inner else { return };
-    let odd = |c: char| c.is_whitespace() || matches!(c, '\u{FEFF}' | '\u{200B}') || arity(c) > 0;
+    let odd = |c: char| crate::convert::text::is_line_space(c) || arity(c) > 0;
     if key.chars().any(odd) {
         *inner = None;
         return;
