@@ -25,6 +25,8 @@ use std::sync::{Arc, Mutex, OnceLock};
 use aho_corasick::{AhoCorasick, MatchKind};
 use rustc_hash::FxHashMap;
 
+mod fused;
+
 /// A dictionary as a configuration names it.
 #[derive(Debug)]
 enum Dict {
@@ -196,7 +198,7 @@ fn source(name: &str) -> &'static str {
 /// and a node is only a number whose flags say whether a key ends there and whether a longer
 /// one goes on: a lookup reads nothing else until it finds a key. Other edges are one hash
 /// table keyed by node and character ([`Edges`]).
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 struct Table {
     /// The node of each key's first character below U+10000; 0 for none.
     first: Box<[u32]>,
@@ -287,7 +289,7 @@ fn edge_key(node: u32, c: u32) -> u64 {
 /// which each slot is one number: the edge's key, and its child's index and flags. The
 /// largest table (84,000 edges) takes a megabyte, which stays in the processor's cache,
 /// and a lookup reads one slot or a few neighbours.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 struct Edges {
     slots: Box<[u64]>,
     /// How far a key's hash is shifted to index `slots`.
@@ -360,6 +362,15 @@ fn decode(b: &[u8], at: usize) -> (u32, usize) {
 impl Table {
     /// The files' keys; on a key in several, the earliest file's candidate.
     fn of(files: &[&'static str]) -> Table {
+        let lines = files.iter().flat_map(|file| source(file).lines());
+        Table::from_entries(lines.filter_map(|line| {
+            let (key, values) = line.split_once('\t')?;
+            Some((key, values.split(' ').next().unwrap_or("")))
+        }))
+    }
+
+    /// The keys and candidates of `entries`; on a key given twice, the first candidate.
+    fn from_entries<'k>(entries: impl Iterator<Item = (&'k str, &'static str)>) -> Table {
         let mut table = Table {
             first: vec![0; FIRST].into_boxed_slice(),
             edges: Edges::of(&FxHashMap::default()),
@@ -374,18 +385,10 @@ impl Table {
         let mut flags = vec![0];
         let mut edges = FxHashMap::default();
         let mut inner = Some(Vec::new());
-        for file in files {
-            for line in source(file).lines() {
-                let Some((key, values)) = line.split_once('\t') else {
-                    continue;
-                };
-                if !key.is_empty() {
-                    table.note_start(key);
-                    note_inner(key, &mut inner);
-                    let value = values.split(' ').next().unwrap_or("");
-                    table.insert(key, value, &mut edges, &mut flags);
-                }
-            }
+        for (key, value) in entries.filter(|(key, _)| !key.is_empty()) {
+            table.note_start(key);
+            note_inner(key, &mut inner);
+            table.insert(key, value, &mut edges, &mut flags);
         }
         table.odd = inner.is_none();
         table.inner = inner.filter(|p| !p.is_empty()).map(|p| Pairs::of(&p));
@@ -759,6 +762,14 @@ impl Lookup {
     }
 }
 
+/// The files of a dictionary, in order.
+fn files(dict: &Dict) -> Vec<&'static str> {
+    match dict {
+        File(name) => vec![name],
+        Union(members) | First(members) => members.iter().flat_map(files).collect(),
+    }
+}
+
 /// Whether `dict` is a file or a union of files only (collected into `files`, in order).
 fn only_files(dict: &Dict, files: &mut Vec<&'static str>) -> bool {
     match dict {
@@ -811,6 +822,8 @@ pub struct Converter {
     /// segmentation and the steps; None when some key holds white space or an ideographic
     /// description character.
     follows: Option<Vec<Pairs>>,
+    /// The two steps in one pass, where they can be (with [`Segmentation::WithFirstStep`]).
+    fused: Option<fused::Fused>,
 }
 
 /// How a configuration segments the text.
@@ -855,11 +868,19 @@ impl Converter {
             Some(s) => Segmentation::Apart(Lookup::new(s)),
             None => Segmentation::None,
         };
+        let chain: Vec<Lookup> = chain.into_iter().map(Lookup::new).collect();
+        let fused = match (&segmentation, &chain[..], spec.chain) {
+            (Segmentation::WithFirstStep, [first, second], [_, dict]) => {
+                fused::Fused::of(first, second, dict)
+            }
+            _ => None,
+        };
         Converter {
             normalise: Lookup::new(Matcher::of(&NORMALISE)),
             segmentation,
-            chain: chain.into_iter().map(Lookup::new).collect(),
+            chain,
             follows,
+            fused,
         }
     }
 
@@ -919,6 +940,10 @@ impl Converter {
         let mut chain = self.chain.iter();
         match &self.segmentation {
             Segmentation::WithFirstStep => {
+                let one_pass = self.fused.as_ref().and_then(|f| f.convert(&current, marks));
+                if let Some(out) = one_pass {
+                    return out;
+                }
                 let mut out = String::with_capacity(current.len() + current.len() / 5);
                 let first = chain.next().expect("a first step");
                 ends = segmenting_step(first, &current, &mut out, marks);

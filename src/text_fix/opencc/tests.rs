@@ -86,6 +86,39 @@ fn one_pass_for_segmentation_and_first_step_gives_what_two_give() {
     assert!(matches!(apart, Segmentation::Apart(_)));
 }
 
+#[test]
+fn the_second_step_fused_into_the_first_gives_what_two_passes_give() {
+    // s2tw composes TWVariants into s2t's candidates and walks the text once; where a name
+    // that TWVariantsPhrases keeps whole may start (林國樑, whose 樑 alone would become 梁),
+    // the text goes through two passes instead.
+    let spec = SPECS.iter().find(|s| s.name == "s2tw").unwrap();
+    let fast = Converter::of(spec);
+    let fused = fast.fused.as_ref().expect("s2tw is fused");
+    assert!(fused.convert("他着急了，为什么在里面", &mut []).is_some());
+    assert!(fused.convert("他叫林國樑。", &mut []).is_none());
+    assert_eq!(fast.convert("他叫林國樑，林国梁。"), "他叫林國樑，林國樑。");
+    let slow = Converter {
+        fused: None,
+        ..Converter::of(spec)
+    };
+    let texts = [
+        "他着急了，为什么在里面？燕颔虎须，⿰钅只与干净的衣裳。\u{F900}𫃗",
+        "他叫林國樑，是張棟樑的朋友。张栋梁在纯喫茶喝茶：牛驥同皁，黄东梁。為爲着",
+    ];
+    for text in texts {
+        let mut marks: Vec<usize> = text.char_indices().map(|(i, _)| i).collect();
+        let mut slow_marks = marks.clone();
+        let got = fast.convert_marking(text, &mut marks);
+        assert_eq!(got, slow.convert_marking(text, &mut slow_marks), "{text}");
+        assert_eq!(marks, slow_marks, "{text}");
+    }
+    // s2hk's second step has too many longer keys to watch for; s2twp's change lengths.
+    for name in ["s2hk", "s2twp", "s2t"] {
+        let spec = SPECS.iter().find(|s| s.name == name).unwrap();
+        assert!(Converter::of(spec).fused.is_none(), "{name}");
+    }
+}
+
 /// OpenCC's algorithm as plainly as it can be written: every position looked up in full, each
 /// segment converted apart.
 fn plainly(spec: &Spec, text: &str) -> String {
@@ -157,14 +190,6 @@ fn the_filters_skip_only_what_no_key_starts() {
     for spec in &SPECS {
         let got = Converter::of(spec).convert(&text);
         assert!(got == plainly(spec, &text), "{}", spec.name);
-    }
-}
-
-/// The files of a dictionary.
-fn files(dict: &Dict) -> Vec<&'static str> {
-    match dict {
-        File(name) => vec![name],
-        Union(members) | First(members) => members.iter().flat_map(files).collect(),
     }
 }
 
