@@ -76,14 +76,57 @@ pub(super) struct Input<'a> {
 }
 
 /// Validates the text settings into the stage, and converts `book`'s metadata (and sets its
-/// language) when the book is converted.
+/// language) when the book is converted. The rules compile while the conversion builds its
+/// tables for the metadata: each takes milliseconds, and the build waits for both.
 pub(super) fn validate(input: Input<'_>, book: &mut BookInfo, layout: &Layout) -> Result<TextFix> {
     let meta = Source {
         text: input.text,
         path: input.path,
     };
+    let conversion = conversion(input.convert.as_ref(), &meta)?;
+    let language = conversion.map_or(&book.language[..], |c| c.language());
+    let typography = typography(language, input.settings.typography);
+    let quotes = quotes(input.settings.quotes.as_ref(), typography, layout, &meta)?;
+    let preset = input.settings.cleanup_preset.as_ref();
+    let shared = input.cleanup_file.as_deref();
+    let ((), rules) = rayon::join(
+        || conversion.iter().for_each(|c| c.metadata(book)),
+        || rules(preset, shared, input.rules, &meta),
+    );
+    Ok(TextFix::new(Settings {
+        rules: rules?,
+        conversion,
+        quotes,
+        typography,
+    }))
+}
+
+/// `[book] convert`, when there is one.
+fn conversion(raw: Option<&Spanned<String>>, meta: &Source<'_>) -> Result<Option<Conversion>> {
+    let Some(c) = raw else { return Ok(None) };
+    let conversion = Conversion::named(c.get_ref()).ok_or_else(|| {
+        meta.error_at(
+            c.span().start,
+            format!(
+                "`[book] convert` = \"{}\" is not an OpenCC configuration; use one of: {}",
+                c.get_ref().trim(),
+                Conversion::names().join(", ")
+            ),
+        )
+    })?;
+    Ok(Some(conversion))
+}
+
+/// The cleanup rules, compiled in the order they run: the preset's, the shared file's, then
+/// the book's own.
+fn rules(
+    preset: Option<&Spanned<String>>,
+    shared: Option<&Path>,
+    own: Vec<Spanned<RawRule>>,
+    meta: &Source<'_>,
+) -> Result<Vec<Rule>> {
     let mut rules = Vec::new();
-    if let Some(p) = &input.settings.cleanup_preset {
+    if let Some(p) = preset {
         let name = p.get_ref().trim();
         let preset = TextFix::preset(name).ok_or_else(|| {
             meta.error_at(
@@ -96,41 +139,13 @@ pub(super) fn validate(input: Input<'_>, book: &mut BookInfo, layout: &Layout) -
         })?;
         rules.extend(preset);
     }
-    if let Some(path) = &input.cleanup_file {
+    if let Some(path) = shared {
         rules.extend(shared_rules(path)?);
     }
-    for r in input.rules {
-        rules.push(rule(r, &meta)?);
+    for r in own {
+        rules.push(rule(r, meta)?);
     }
-    let conversion = match &input.convert {
-        None => None,
-        Some(c) => Some(Conversion::named(c.get_ref()).ok_or_else(|| {
-            meta.error_at(
-                c.span().start,
-                format!(
-                    "`[book] convert` = \"{}\" is not an OpenCC configuration; use one of: {}",
-                    c.get_ref().trim(),
-                    Conversion::names().join(", ")
-                ),
-            )
-        })?),
-    };
-    let settings = Settings {
-        rules,
-        conversion,
-        quotes: None,
-        typography: Typography::Off,
-    };
-    let mut fix = TextFix::new(settings.clone());
-    fix.metadata(book);
-    let typography = typography(&book.language, input.settings.typography);
-    let quotes = quotes(input.settings.quotes.as_ref(), typography, layout, &meta)?;
-    fix = TextFix::new(Settings {
-        quotes,
-        typography,
-        ..settings
-    });
-    Ok(fix)
+    Ok(rules)
 }
 
 /// CJK typography for Chinese and Japanese unless turned off; Latin only when asked for.

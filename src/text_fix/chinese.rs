@@ -61,6 +61,28 @@ impl Conversion {
         self.language
     }
 
+    /// Converts the book's metadata (title, subtitle, authors, contributors, description,
+    /// subjects, series) and sets its language to the conversion's.
+    pub fn metadata(self, info: &mut crate::project::BookInfo) {
+        let convert = |s: &mut String| {
+            if let Cow::Owned(o) = self.convert(s) {
+                *s = o;
+            }
+        };
+        convert(&mut info.title);
+        info.subtitle.iter_mut().for_each(convert);
+        for p in info.authors.iter_mut().chain(info.contributors.iter_mut()) {
+            convert(&mut p.name);
+            p.file_as.iter_mut().for_each(convert);
+        }
+        info.description.iter_mut().for_each(convert);
+        info.subjects.iter_mut().for_each(convert);
+        if let Some(s) = info.series.as_mut() {
+            convert(&mut s.name);
+        }
+        info.language = self.language().to_string();
+    }
+
     /// Converts `text`; borrowed when it has nothing to convert.
     pub fn convert(self, text: &str) -> Cow<'_, str> {
         if text.is_ascii() {

@@ -329,29 +329,6 @@ impl TextFix {
         &preset::NAMES
     }
 
-    /// Converts the book's metadata (title, subtitle, authors, contributors, description,
-    /// subjects, series) and sets its language to the conversion's.
-    pub fn metadata(&self, info: &mut crate::project::BookInfo) {
-        let Some(c) = self.conversion else { return };
-        let convert = |s: &mut String| {
-            if let Cow::Owned(o) = c.convert(s) {
-                *s = o;
-            }
-        };
-        convert(&mut info.title);
-        info.subtitle.iter_mut().for_each(convert);
-        for p in info.authors.iter_mut().chain(info.contributors.iter_mut()) {
-            convert(&mut p.name);
-            p.file_as.iter_mut().for_each(convert);
-        }
-        info.description.iter_mut().for_each(convert);
-        info.subjects.iter_mut().for_each(convert);
-        if let Some(s) = info.series.as_mut() {
-            convert(&mut s.name);
-        }
-        info.language = c.language().to_string();
-    }
-
     /// A title (of a chapter, part or volume, from `file` when it comes from one): the title
     /// rules, conversion and typography.
     pub fn title(

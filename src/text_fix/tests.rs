@@ -145,7 +145,7 @@ fn metadata_is_converted_and_the_language_follows() {
     )
     .unwrap();
     let mut info = project.book.clone();
-    f.metadata(&mut info);
+    f.conversion().unwrap().metadata(&mut info);
     assert_eq!(info.title, "開放");
     assert_eq!(info.authors[0].name, "羅貫中");
     assert_eq!(info.description.as_deref(), Some("簡介"));
