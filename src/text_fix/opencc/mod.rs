@@ -727,13 +727,22 @@ impl Lookup {
         mut out: Option<&mut Output>,
     ) -> Option<(usize, Found)> {
         let b = text.as_bytes();
-        while at < limit {
-            let (c, len) = decode(b, at);
+        if at >= limit {
+            return None;
+        }
+        let (mut c, mut len) = decode(b, at);
+        loop {
+            // Each character is decoded once: as the one after `c` for the pair filter, then
+            // as the next to walk.
+            let next = at + len;
+            let (after, after_len) = if next < limit {
+                decode(b, next)
+            } else {
+                (0, 0)
+            };
             let flags = self.chars.get(c);
             if flags != 0 {
-                let next = at + len;
-                let pair =
-                    flags & LEAD != 0 && next < limit && self.pairs.may(c, decode(b, next).0);
+                let pair = flags & LEAD != 0 && after_len != 0 && self.pairs.may(c, after);
                 match out.as_deref_mut() {
                     Some(out) if !pair && flags & (LOOK | SINGLE) == SINGLE => {
                         out.replace_char(at, len, flags & CANDIDATE);
@@ -744,9 +753,11 @@ impl Lookup {
                     _ => {}
                 }
             }
-            at += len;
+            if after_len == 0 {
+                return None;
+            }
+            (at, c, len) = (next, after, after_len);
         }
-        None
     }
 
     /// What `b[at..limit]` starts with: a key, else what to copy.
