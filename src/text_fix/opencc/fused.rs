@@ -18,7 +18,7 @@ use rustc_hash::FxHashMap;
 
 use super::{
     CANDIDATE, Chars, Dict, FIRST, LEAD, LOOK, Lookup, Matcher, Output, Pairs, SINGLE, Table,
-    arity, decode, files, source, step,
+    arity, decode, entries, files, source, step,
 };
 
 /// A character's flag in the fused [`Chars`]: its first candidate starts a longer key of the
@@ -64,7 +64,11 @@ impl Fused {
                 made.push(char_string(to));
             }
         }
-        for far in singles.iter().flat_map(far_keys) {
+        let mut far: Vec<char> = singles.iter().flat_map(far_keys).collect();
+        far.sort_unstable();
+        far.dedup();
+        // After every key below U+10000: the keys stay in order.
+        for far in far {
             keys.push(far.to_string());
             made.push(far_value(first, second, &far.to_string())?);
         }
@@ -73,7 +77,8 @@ impl Fused {
         let made = leak_all(&made);
         let (singles_made, phrases_made) = made.split_at(keys.len());
         let keys = keys.iter().map(String::as_str);
-        let singles = Table::from_entries(keys.zip(singles_made.iter().copied()));
+        let entries = keys.zip(singles_made.iter().copied());
+        let singles = Table::from_sorted(entries, singles_made.len());
         let matcher = Matcher::First(vec![
             Matcher::Table(phrases.clone()),
             Matcher::Table(Arc::new(singles)),
@@ -249,16 +254,13 @@ const MOST_WATCHED: usize = 32;
 /// could match), and few keys are longer than one character.
 fn composable(dict: &Dict) -> bool {
     let mut longer = 0;
-    let lines = files(dict).into_iter().flat_map(|f| source(f).lines());
     let plain = |c: char| (c as usize) < FIRST && arity(c) == 0;
-    let keeps = lines
-        .filter_map(|line| line.split_once('\t'))
-        .all(|(key, values)| {
-            let value = values.split(' ').next().unwrap_or("");
-            let len = key.chars().count();
-            longer += usize::from(len > 1);
-            len == value.chars().count() && key.chars().all(plain)
-        });
+    let mut entries = files(dict).into_iter().flat_map(|f| entries(source(f)));
+    let keeps = entries.all(|(key, value)| {
+        let len = key.chars().count();
+        longer += usize::from(len > 1);
+        len == value.chars().count() && key.chars().all(plain)
+    });
     keeps && longer <= MOST_WATCHED
 }
 

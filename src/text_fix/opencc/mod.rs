@@ -23,7 +23,6 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use aho_corasick::{AhoCorasick, MatchKind};
-use rustc_hash::FxHashMap;
 
 mod fused;
 
@@ -157,12 +156,12 @@ const SPECS: [Spec; 14] = [
     },
 ];
 
-/// The text of an embedded dictionary file.
+/// The text of an embedded dictionary file, its lines sorted by key (by `build.rs`).
 fn source(name: &str) -> &'static str {
     macro_rules! files {
         ($($file:literal),* $(,)?) => {
             match name {
-                $($file => include_str!(concat!("data/", $file, ".txt")),)*
+                $($file => include_str!(concat!(env!("OUT_DIR"), "/opencc/", $file, ".txt")),)*
                 _ => unreachable!("no OpenCC dictionary {name}"),
             }
         };
@@ -189,6 +188,42 @@ fn source(name: &str) -> &'static str {
         "TWVariantsRev",
         "TWVariantsRevPhrases",
     )
+}
+
+/// The entries of a dictionary file: each line's key and first candidate (a line is the key,
+/// a tab, and candidates parted by spaces; a line without a tab is skipped).
+fn entries(text: &'static str) -> impl Iterator<Item = (&'static str, &'static str)> {
+    let mut rest = text;
+    std::iter::from_fn(move || {
+        while !rest.is_empty() {
+            let b = rest.as_bytes();
+            let end = memchr::memchr(b'\n', b).unwrap_or(b.len());
+            let (line, bytes) = (&rest[..end], &b[..end]);
+            rest = rest.get(end + 1..).unwrap_or("");
+            let Some(tab) = bytes.iter().position(|&c| c == b'\t') else {
+                continue;
+            };
+            let candidates = &bytes[tab + 1..];
+            let stop = candidates.iter().position(|&c| c == b' ' || c == b'\r');
+            let stop = stop.map_or(end, |i| tab + 1 + i);
+            return Some((&line[..tab], &line[tab + 1..stop]));
+        }
+        None
+    })
+}
+
+/// The entries of `files` (each sorted by key) in the order of their keys; of a key in
+/// several, the earliest file's first.
+fn merged(files: &[&'static str]) -> impl Iterator<Item = (&'static str, &'static str)> {
+    let mut files: Vec<_> = files
+        .iter()
+        .map(|f| entries(source(f)).peekable())
+        .collect();
+    std::iter::from_fn(move || {
+        let heads = files.iter_mut().enumerate();
+        let (_, first) = heads.filter_map(|(i, f)| Some((f.peek()?.0, i))).min()?;
+        files[first].next()
+    })
 }
 
 /// Keys of one or more files as a trie of characters, for longest-prefix lookups: a lookup
@@ -297,16 +332,16 @@ struct Edges {
 }
 
 impl Edges {
-    /// The table of `edges` ([`edge_key`] to child node with flags; every index below
-    /// 2^[`EDGE_NODE_BITS`]).
-    fn of(edges: &FxHashMap<u64, u32>) -> Edges {
+    /// The table of `edges` ([`edge_key`] and child node with flags, each key once; every
+    /// index below 2^[`EDGE_NODE_BITS`]).
+    fn of(edges: &[(u64, u32)]) -> Edges {
         let len = (edges.len() * 3 / 2 + 1).next_power_of_two();
         let mut table = Edges {
             slots: vec![0; len].into_boxed_slice(),
             shift: 64 - len.trailing_zeros(),
         };
         let limit = 1 << EDGE_NODE_BITS;
-        for (&key, &node) in edges {
+        for &(key, node) in edges {
             assert!((node & INDEX) < limit && key < u64::from(limit) << 21);
             let slot =
                 key << 22 | u64::from(node >> 30) << EDGE_NODE_BITS | u64::from(node & INDEX);
@@ -362,33 +397,55 @@ fn decode(b: &[u8], at: usize) -> (u32, usize) {
 impl Table {
     /// The files' keys; on a key in several, the earliest file's candidate.
     fn of(files: &[&'static str]) -> Table {
-        let lines = files.iter().flat_map(|file| source(file).lines());
-        Table::from_entries(lines.filter_map(|line| {
-            let (key, values) = line.split_once('\t')?;
-            Some((key, values.split(' ').next().unwrap_or("")))
-        }))
+        // At most one node for every six bytes of a file (a key and its candidate are
+        // three bytes a character, and a tab and a line end between them).
+        let nodes = files.iter().map(|f| source(f).len() / 6).sum();
+        Table::from_sorted(merged(files), nodes)
     }
 
-    /// The keys and candidates of `entries`; on a key given twice, the first candidate.
-    fn from_entries<'k>(entries: impl Iterator<Item = (&'k str, &'static str)>) -> Table {
+    /// The keys and candidates of `entries`, in the order of their keys (on a key given
+    /// twice, the first candidate); about `nodes` characters of keys in all. Each key shares
+    /// the nodes of its first characters with the key before it, so the trie is built
+    /// without looking an edge up.
+    fn from_sorted<'k>(
+        entries: impl Iterator<Item = (&'k str, &'static str)>,
+        nodes: usize,
+    ) -> Table {
         let mut table = Table {
             first: vec![0; FIRST].into_boxed_slice(),
-            edges: Edges::of(&FxHashMap::default()),
+            edges: Edges::of(&[]),
             pairs: Vec::new(),
-            values: vec![""],
+            values: Vec::with_capacity(nodes),
             single_chars: true,
             far: Vec::new(),
             inner: None,
             odd: false,
             some_single: false,
         };
-        let mut flags = vec![0];
-        let mut edges = FxHashMap::default();
-        let mut inner = Some(Vec::new());
+        table.values.push("");
+        let mut flags = Vec::with_capacity(nodes);
+        flags.push(0);
+        let mut edges = Vec::with_capacity(nodes);
+        let mut inner = Some(Vec::with_capacity(nodes));
+        // The previous key's nodes, with the length in bytes of the prefix each ends.
+        let mut path = vec![(0, 0)];
+        let mut previous = "";
         for (key, value) in entries.filter(|(key, _)| !key.is_empty()) {
+            debug_assert!(previous <= key, "dictionary keys come sorted");
             table.note_start(key);
             note_inner(key, &mut inner);
-            table.insert(key, value, &mut edges, &mut flags);
+            let shared = key
+                .bytes()
+                .zip(previous.bytes())
+                .take_while(|(a, b)| a == b);
+            let shared = shared.count();
+            path.retain(|&(len, _)| len <= shared);
+            let node = table.add(key, &mut path, &mut edges, &mut flags);
+            if flags[node as usize] & VALUED == 0 {
+                flags[node as usize] |= VALUED;
+                table.values[node as usize] = value;
+            }
+            previous = key;
         }
         table.odd = inner.is_none();
         table.inner = inner.filter(|p| !p.is_empty()).map(|p| Pairs::of(&p));
@@ -397,11 +454,43 @@ impl Table {
         for n in table.first.iter_mut().filter(|n| **n != 0) {
             *n = flagged(*n);
         }
-        for n in edges.values_mut() {
+        for (_, n) in &mut edges {
             *n = flagged(*n);
         }
         table.edges = Edges::of(&edges);
         table
+    }
+
+    /// Adds the nodes of `key` after those on `path` (the nodes, with the length of the
+    /// prefix each ends, that it shares with the key before it), which it extends; the
+    /// key's node. `edges`: the edges below the first characters so far; `flags`: each
+    /// node's flags so far (references to nodes carry none until [`Table::from_sorted`]
+    /// is done).
+    fn add(
+        &mut self,
+        key: &str,
+        path: &mut Vec<(usize, u32)>,
+        edges: &mut Vec<(u64, u32)>,
+        flags: &mut Vec<u32>,
+    ) -> u32 {
+        let (mut len, mut node) = path.last().copied().unwrap_or((0, 0));
+        for c in key[len..].chars() {
+            flags[node as usize] |= INNER;
+            let n = u32::try_from(self.values.len())
+                .ok()
+                .filter(|&n| n <= INDEX)
+                .expect("fewer than 2^30 dictionary nodes");
+            self.values.push("");
+            flags.push(0);
+            match c as usize {
+                i if node == 0 && i < FIRST => self.first[i] = n,
+                _ => edges.push((edge_key(node, c.into()), n)),
+            }
+            len += c.len_utf8();
+            node = n;
+            path.push((len, n));
+        }
+        node
     }
 
     /// Notes how `key` starts: in [`Table::singles`] or [`Table::pairs`], and whether it is
@@ -418,48 +507,6 @@ impl Table {
         }
         self.single_chars &= second.is_none() && !(0x2FF0..=0x2FFF).contains(&first);
         self.some_single |= second.is_none();
-    }
-
-    /// Adds `key` with its candidate `value`, unless it is already there (`edges`: the edges
-    /// below the first characters so far; `flags`: each node index's flags so far;
-    /// references to nodes carry none until [`Table::of`] is done).
-    fn insert(
-        &mut self,
-        key: &str,
-        value: &'static str,
-        edges: &mut FxHashMap<u64, u32>,
-        flags: &mut Vec<u32>,
-    ) {
-        let mut node = 0;
-        for c in key.chars() {
-            flags[node as usize] |= INNER;
-            let known = match c as usize {
-                i if node == 0 && i < FIRST => self.first[i],
-                _ => edges.get(&edge_key(node, c.into())).copied().unwrap_or(0),
-            };
-            node = match known {
-                0 => {
-                    let n = u32::try_from(self.values.len())
-                        .ok()
-                        .filter(|&n| n <= INDEX)
-                        .expect("fewer than 2^30 dictionary nodes");
-                    self.values.push("");
-                    flags.push(0);
-                    match c as usize {
-                        i if node == 0 && i < FIRST => self.first[i] = n,
-                        _ => {
-                            edges.insert(edge_key(node, c.into()), n);
-                        }
-                    }
-                    n
-                }
-                n => n & INDEX,
-            };
-        }
-        if flags[node as usize] & VALUED == 0 {
-            flags[node as usize] |= VALUED;
-            self.values[node as usize] = value;
-        }
     }
 
     /// The node under the node with index `node` by `c`, with its flags; 0 for none.

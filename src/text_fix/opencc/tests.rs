@@ -194,6 +194,30 @@ fn the_filters_skip_only_what_no_key_starts() {
 }
 
 #[test]
+fn every_key_is_found_whole_with_the_earliest_files_candidate() {
+    // The tables are built from the keys in order (build.rs sorts each file), sharing the
+    // nodes of each key with the one before it: every key must lead to its own candidate.
+    let groups: [&[&str]; 3] = [
+        &["STPhrases", "STPhrases_GeneratedFromRegionalPhrases"],
+        &["TSPhrases", "TSCharacters"],
+        &["TWPhrases", "TWVariantsPhrases", "TWVariants"],
+    ];
+    for files in groups {
+        let table = Table::of(files);
+        let mut want = HashMap::new();
+        for file in files {
+            for (key, value) in entries(source(file)) {
+                want.entry(key).or_insert(value);
+            }
+        }
+        for (key, value) in want {
+            let found = table.longest(key.as_bytes(), 0, key.len());
+            assert_eq!(found, Some((key.len(), value)), "{key} in {files:?}");
+        }
+    }
+}
+
+#[test]
 fn a_first_group_stops_at_the_first_member_with_a_match_a_union_takes_the_longest() {
     let first = Matcher::of(&S2T);
     // STPhrases has no key at 干 followed by x, so STCharacters answers for 干 alone.
