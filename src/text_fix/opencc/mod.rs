@@ -493,7 +493,7 @@ impl Table {
         node
     }
 
-    /// Notes how `key` starts: in [`Table::singles`] or [`Table::pairs`], and whether it is
+    /// Notes how `key` starts: in [`Table::far`] or [`Table::pairs`], and whether it is
     /// one character that is not an ideographic description one.
     fn note_start(&mut self, key: &str) {
         let mut chars = key.chars().map(u32::from);
