@@ -524,10 +524,11 @@ impl Table {
         let (c, len) = decode(b, at);
         let mut node = self.child(0, c);
         let mut end = at + len;
+        // The longest key's length and node so far: its candidate is read once, at the end.
         let mut found = None;
         while node != 0 {
             if node & VALUED != 0 {
-                found = Some((end - at, self.values[(node & INDEX) as usize]));
+                found = Some((end - at, node & INDEX));
             }
             if node & INNER == 0 || end >= limit {
                 break;
@@ -536,7 +537,7 @@ impl Table {
             node = self.child(node & INDEX, c);
             end += len;
         }
-        found
+        found.map(|(len, node)| (len, self.values[node as usize]))
     }
 }
 
