@@ -1,6 +1,6 @@
-//! Two steps in one pass: where a configuration segments in its first step (`s2tw`, `s2hk`),
-//! its second step is composed into the first one's candidates, so that the text is walked
-//! once instead of twice.
+//! Two steps in one pass: where a configuration segments in its first step and its second
+//! step has few keys longer than one character (`s2tw`), the second step is composed into the
+//! first one's candidates, so that the text is walked once instead of twice.
 //!
 //! The second step converts each segment apart. A segment that is a phrase of the first step
 //! becomes the phrase's candidate with the second step applied to it, worked out when the
