@@ -69,8 +69,9 @@ impl Fused {
         far.dedup();
         // After every key below U+10000: the keys stay in order.
         for far in far {
-            keys.push(far.to_string());
-            made.push(far_value(first, second, &far.to_string())?);
+            let key = far.to_string();
+            made.push(far_value(first, second, &key)?);
+            keys.push(key);
         }
         let touched = touched_values(phrases, second);
         made.extend(touched.iter().map(|&v| convert_segment(second, v)));

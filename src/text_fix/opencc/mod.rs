@@ -552,14 +552,12 @@ enum Matcher {
 impl Matcher {
     /// The matcher of `dict`: a union of files is one table.
     fn of(dict: &Dict) -> Matcher {
-        let mut files = Vec::new();
-        if only_files(dict, &mut files) {
-            return Matcher::Table(shared_table(files));
-        }
         match dict {
-            File(name) => Matcher::Table(shared_table(vec![name])),
-            Union(members) => Matcher::Union(members.iter().map(Matcher::of).collect()),
             First(members) => Matcher::First(members.iter().map(Matcher::of).collect()),
+            Union(members) if !files_only(dict) => {
+                Matcher::Union(members.iter().map(Matcher::of).collect())
+            }
+            _ => Matcher::Table(shared_table(files(dict))),
         }
     }
 
@@ -829,14 +827,11 @@ fn files(dict: &Dict) -> Vec<&'static str> {
     }
 }
 
-/// Whether `dict` is a file or a union of files only (collected into `files`, in order).
-fn only_files(dict: &Dict, files: &mut Vec<&'static str>) -> bool {
+/// Whether `dict` is a file or a union of files only.
+fn files_only(dict: &Dict) -> bool {
     match dict {
-        File(name) => {
-            files.push(name);
-            true
-        }
-        Union(members) => members.iter().all(|m| only_files(m, files)),
+        File(_) => true,
+        Union(members) => members.iter().all(files_only),
         First(_) => false,
     }
 }
