@@ -87,6 +87,7 @@ impl Fused {
         let place = |v: &str| (v.as_ptr() as usize, v.len());
         Some(Fused {
             lookup: Lookup {
+                dense: chars.dense(),
                 matcher,
                 chars,
                 pairs: first.pairs.clone(),

@@ -620,6 +620,10 @@ struct Lookup {
     /// When every key is one character: a search for the characters that are keys or
     /// ideographic description characters, for [`Lookup::passes`].
     stops: Option<Stops>,
+    /// Whether the step changes or looks further at most characters of the script it is
+    /// for ([`Chars::dense`]): it then writes every character as it walks, instead of
+    /// copying runs of those it leaves.
+    dense: bool,
 }
 
 /// A search for the characters at which a step stops, by the first two bytes of each (in
@@ -668,6 +672,8 @@ const LOOK: u32 = 1 << 30;
 /// character, as the group decides where no longer key matches: the first member that has
 /// it) is in the low 21 bits.
 const SINGLE: u32 = 1 << 29;
+/// How many characters with flags make [`Chars::dense`].
+const DENSE: usize = 2000;
 /// The candidate's bits in [`Chars`].
 const CANDIDATE: u32 = (1 << 21) - 1;
 
@@ -712,6 +718,16 @@ impl Chars {
         self.0.get(c as usize).copied().unwrap_or(LOOK)
     }
 
+    /// Whether so many characters have flags that a text in the script the step is for
+    /// holds few runs of characters without (the first steps of `s2t` and `t2s`, some 4,000
+    /// characters each; a step of variants or phrases has a few hundred). Where they are
+    /// many, a walk that writes each character as it goes beats one that copies runs:
+    /// whether a character has flags is as good as random, and a wrong guess stalls the
+    /// processor longer than a character takes to write.
+    fn dense(&self) -> bool {
+        self.0.iter().filter(|&&flags| flags != 0).count() >= DENSE
+    }
+
     /// Whether a step does something at `c` whatever follows it.
     fn stops(&self, c: u32) -> bool {
         self.get(c) & (LOOK | SINGLE) != 0
@@ -733,6 +749,7 @@ impl Lookup {
             None
         };
         Lookup {
+            dense: chars.dense(),
             matcher,
             chars,
             pairs: Pairs::of(&pairs),
@@ -768,6 +785,64 @@ impl Lookup {
     fn next(
         &self,
         text: &str,
+        at: usize,
+        limit: usize,
+        out: Option<&mut Output>,
+    ) -> Option<(usize, Found)> {
+        match out {
+            Some(out) if self.dense => self.next_writing(text, at, limit, out),
+            out => self.next_copying(text, at, limit, out),
+        }
+    }
+
+    /// [`Lookup::next`] for a dense step ([`Chars::dense`]), writing each character it
+    /// passes to `out`.
+    #[inline]
+    fn next_writing(
+        &self,
+        text: &str,
+        mut at: usize,
+        limit: usize,
+        out: &mut Output,
+    ) -> Option<(usize, Found)> {
+        let b = text.as_bytes();
+        if at >= limit {
+            return None;
+        }
+        out.catch_up(at);
+        let (mut c, mut len) = decode(b, at);
+        loop {
+            let next = at + len;
+            let (after, after_len) = if next < limit {
+                decode(b, next)
+            } else {
+                (0, 0)
+            };
+            let flags = self.chars.get(c);
+            // No branch on the flags but where the walk stops (rare): whether a character
+            // has some is as good as random.
+            let pair = (flags & LEAD != 0) & (after_len != 0) & self.pairs.may(c, after);
+            if pair || flags & LOOK != 0 {
+                return Some((at, self.at(text, at, limit)));
+            }
+            let value = if flags & SINGLE != 0 {
+                flags & CANDIDATE
+            } else {
+                c
+            };
+            out.put_char(at, len, value);
+            if after_len == 0 {
+                return None;
+            }
+            (at, c, len) = (next, after, after_len);
+        }
+    }
+
+    /// [`Lookup::next`] copying runs of characters without flags.
+    #[inline]
+    fn next_copying(
+        &self,
+        text: &str,
         mut at: usize,
         limit: usize,
         mut out: Option<&mut Output>,
@@ -788,15 +863,18 @@ impl Lookup {
             };
             let flags = self.chars.get(c);
             if flags != 0 {
-                let pair = flags & LEAD != 0 && after_len != 0 && self.pairs.may(c, after);
+                let pair = (flags & LEAD != 0) & (after_len != 0) & self.pairs.may(c, after);
                 match out.as_deref_mut() {
-                    Some(out) if !pair && flags & (LOOK | SINGLE) == SINGLE => {
-                        out.replace_char(at, len, flags & CANDIDATE);
+                    Some(out) if !pair && flags & LOOK == 0 => {
+                        let value = if flags & SINGLE != 0 {
+                            flags & CANDIDATE
+                        } else {
+                            c
+                        };
+                        out.replace_char(at, len, value);
                     }
-                    _ if pair || flags & (LOOK | SINGLE) != 0 => {
-                        return Some((at, self.at(text, at, limit)));
-                    }
-                    _ => {}
+                    None if !pair && flags & (LOOK | SINGLE) == 0 => {}
+                    _ => return Some((at, self.at(text, at, limit))),
                 }
             }
             if after_len == 0 {
@@ -1149,6 +1227,26 @@ impl<'a> Output<'a> {
         self.marks.copied(at, self.copied, out.len());
         out.push_str(&text[self.copied..at]);
         // A mark there (none falls inside a character) goes where the candidate starts.
+        self.marks.copied(at + len, at, out.len());
+        out.push(char::from_u32(value).unwrap_or(char::REPLACEMENT_CHARACTER));
+        self.copied = at + len;
+    }
+
+    /// Writes the text up to input offset `at`.
+    #[inline]
+    fn catch_up(&mut self, at: usize) {
+        if self.copied < at {
+            self.marks.copied(at, self.copied, self.out.len());
+            self.out.push_str(&self.text[self.copied..at]);
+            self.copied = at;
+        }
+    }
+
+    /// Writes the character `value` for the one character (`len` bytes) at input offset
+    /// `at`, the first not written yet.
+    #[inline(always)]
+    fn put_char(&mut self, at: usize, len: usize, value: u32) {
+        let out = &mut *self.out;
         self.marks.copied(at + len, at, out.len());
         out.push(char::from_u32(value).unwrap_or(char::REPLACEMENT_CHARACTER));
         self.copied = at + len;

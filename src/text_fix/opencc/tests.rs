@@ -289,3 +289,32 @@ fn marks_follow_the_text_through_the_conversion() {
         [out.find('鬚').unwrap(), out.find('聲').unwrap(), out.len()]
     );
 }
+
+#[test]
+fn a_walk_that_writes_every_character_gives_what_one_that_copies_runs_gives() {
+    // Phrases, single characters (䑽 and 鰊 become characters from U+10000, longer in
+    // UTF-8), unchanged ones, a description sequence, a character from U+10000, ASCII and a
+    // line break; marks at every character.
+    let texts = [
+        (
+            S2T,
+            "䑽燕颔虎须，声若巨雷。干净的⿰钅只与干戈，abc\n后来头发干了。𫃗理发",
+        ),
+        (T2S, "鰊乾淨的頭髮，後來⿰釒只與干戈。臺灣\n𫃗"),
+    ];
+    for (dict, text) in texts {
+        let mut lookup = Lookup::new(Matcher::of(&dict));
+        assert!(lookup.dense);
+        let walk = |lookup: &Lookup| {
+            let mut marks: Vec<usize> = text.char_indices().map(|(i, _)| i).collect();
+            let mut out = String::new();
+            step(lookup, text, &mut out, &mut [], &mut marks);
+            (out, marks)
+        };
+        let dense = walk(&lookup);
+        assert_ne!(dense.0, text);
+        lookup.dense = false;
+        assert_eq!(dense, walk(&lookup), "{text}");
+    }
+    assert!(!Lookup::new(Matcher::of(&TW)).dense);
+}
