@@ -99,13 +99,16 @@ fn next_cjk_mark(bytes: &[u8], dots: bool) -> Option<usize> {
     let lead_mask = if dots { ONES * 0xFE } else { u64::MAX };
     let mut chunks = bytes.chunks_exact(8);
     let mut at = 0;
+    // A byte is zero in `y` when `x & mask` is `value` (the other bytes may flag it too,
+    // through a borrow, only after a zero one: the first flagged byte is still looked at).
+    let zero = |y: u64| y.wrapping_sub(ONES) & !y & HIGH;
     for chunk in chunks.by_ref() {
         let x = u64::from_le_bytes(chunk.try_into().unwrap_or_default());
-        // Some byte below 0x40 (every ASCII mark is), or some lead byte.
-        let below = x.wrapping_sub(ONES * 0x40) & !x & HIGH;
-        let lead = (x & lead_mask) ^ (ONES * 0xE2);
-        let lead = lead.wrapping_sub(ONES) & !lead & HIGH;
-        if below | lead != 0
+        // Some byte from 0x20 to 0x3F (every ASCII mark is; not a line break), or some lead
+        // byte.
+        let ascii = zero((x & (ONES * 0xE0)) ^ (ONES * 0x20));
+        let lead = zero((x & lead_mask) ^ (ONES * 0xE2));
+        if ascii | lead != 0
             && let Some(i) = (at..at + 8).find(|&i| is_cjk_mark_at(bytes, i))
         {
             return Some(i);
@@ -398,10 +401,12 @@ mod tests {
     #[test]
     fn the_next_candidate_is_the_first_mark_wherever_it_falls_in_a_chunk() {
         let cjk = Typography::Cjk { japanese: false };
-        for mark in [".", ",", " ", "(", "…", "—", "。。。"] {
+        let ascii = [".", ",", "!", "?", ":", ";", "(", ")", " ", "-"];
+        for mark in ascii.into_iter().chain(["…", "—", "。。。"]) {
             for pad in 0..20 {
-                // Ideographs (3 bytes), 。 (a lone lead byte 0xE3), “ (lead byte 0xE2), digits.
-                let text = format!("{}“。7{mark}好", "中".repeat(pad));
+                // Ideographs (3 bytes), 。 (a lone lead byte 0xE3), “ (lead byte 0xE2), digits,
+                // a line break.
+                let text = format!("{}“。7\n{mark}好", "中".repeat(pad));
                 let naive = (0..text.len()).find(|&i| is_cjk_mark_at(text.as_bytes(), i));
                 let found = Candidates::new(cjk, &text).next_from(0);
                 assert_eq!(found, naive, "{text}");

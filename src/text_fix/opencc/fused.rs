@@ -17,8 +17,8 @@ use std::sync::Arc;
 use rustc_hash::FxHashMap;
 
 use super::{
-    CANDIDATE, Chars, Dict, FIRST, LEAD, LOOK, Lookup, Matcher, Output, Pairs, SINGLE, Table,
-    arity, decode, entries, files, source, step,
+    CANDIDATE, Chars, Dict, FIRST, Found, LEAD, LOOK, Lookup, Matcher, Output, Pairs, SINGLE,
+    Table, arity, decode, entries, files, source, step,
 };
 
 /// A character's flag in the fused [`Chars`]: its first candidate starts a longer key of the
@@ -88,6 +88,7 @@ impl Fused {
         Some(Fused {
             lookup: Lookup {
                 dense: chars.dense(),
+                phrases: super::phrases_then_chars(&matcher),
                 matcher,
                 chars,
                 pairs: first.pairs.clone(),
@@ -124,7 +125,10 @@ impl Fused {
             if self.breaks(text, found) {
                 return false;
             }
-            let what = what.map(|(len, value)| (len, self.composed(value)));
+            let what = match what {
+                Found::Key(len, value) => Found::Key(len, self.composed(value)),
+                other => other,
+            };
             at = found + out.found(found, what);
         }
         out.finish();

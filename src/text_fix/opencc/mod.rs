@@ -620,6 +620,10 @@ struct Lookup {
     /// When every key is one character: a search for the characters that are keys or
     /// ideographic description characters, for [`Lookup::passes`].
     stops: Option<Stops>,
+    /// Where the matcher is a table of phrases (no key of one character) and then tables of
+    /// single characters ([`phrases_then_chars`]): the phrases, so that where none starts,
+    /// a lookup reads the candidate from [`Chars`] instead of the tables of characters.
+    phrases: Option<Arc<Table>>,
     /// Whether the step changes or looks further at most characters of the script it is
     /// for ([`Chars::dense`]): it then writes every character as it walks, instead of
     /// copying runs of those it leaves.
@@ -734,9 +738,18 @@ impl Chars {
     }
 }
 
-/// What a step does at a place: replace a key (its length in bytes and candidate), or copy
-/// what no key starts (its length).
-type Found = Result<(usize, &'static str), usize>;
+/// What a step does at a place.
+#[derive(Debug, Clone, Copy)]
+enum Found {
+    /// Replace a key (its length in bytes) with its candidate.
+    Key(usize, &'static str),
+    /// Replace one character (its length in bytes) with another: a key of one character
+    /// whose candidate the table of characters holds.
+    Char(usize, u32),
+    /// Copy what no key starts (its length in bytes). Where a lookup answers from its table
+    /// of characters, also a key of one character that stays itself.
+    Copy(usize),
+}
 
 impl Lookup {
     fn new(matcher: Matcher) -> Lookup {
@@ -750,6 +763,7 @@ impl Lookup {
         };
         Lookup {
             dense: chars.dense(),
+            phrases: phrases_then_chars(&matcher),
             matcher,
             chars,
             pairs: Pairs::of(&pairs),
@@ -887,14 +901,45 @@ impl Lookup {
     /// What `b[at..limit]` starts with: a key, else what to copy.
     fn at(&self, text: &str, at: usize, limit: usize) -> Found {
         let b = text.as_bytes();
-        self.matcher.longest(b, at, limit).ok_or_else(|| {
-            let (c, len) = decode(b, at);
-            match c {
-                0x2FF0..=0x2FFF => unmatched_len(&text[at..limit]),
-                _ => len,
+        if let Some(phrases) = &self.phrases {
+            if let Some((len, value)) = phrases.longest(b, at, limit) {
+                return Found::Key(len, value);
             }
-        })
+            let (c, len) = decode(b, at);
+            let flags = self.chars.get(c);
+            if flags & LOOK == 0 {
+                return match flags & SINGLE {
+                    0 => Found::Copy(len),
+                    _ => Found::Char(len, flags & CANDIDATE),
+                };
+            }
+        }
+        match self.matcher.longest(b, at, limit) {
+            Some((len, value)) => Found::Key(len, value),
+            None => {
+                let (c, len) = decode(b, at);
+                match c {
+                    0x2FF0..=0x2FFF => Found::Copy(unmatched_len(&text[at..limit])),
+                    _ => Found::Copy(len),
+                }
+            }
+        }
     }
+}
+
+/// The table of phrases of `matcher` when it is a `First` group of a table without keys of
+/// one character and then tables of only such keys (the first step of `s2t`, `s2tw`...):
+/// where no phrase starts, what the group makes of a character is what [`Chars`] holds for
+/// it, unless it has [`LOOK`].
+fn phrases_then_chars(matcher: &Matcher) -> Option<Arc<Table>> {
+    let Matcher::First(members) = matcher else {
+        return None;
+    };
+    let (Matcher::Table(phrases), rest) = members.split_first()? else {
+        return None;
+    };
+    let single = |m: &Matcher| matches!(m, Matcher::Table(t) if t.single_chars);
+    (!phrases.some_single && rest.iter().all(single)).then(|| phrases.clone())
 }
 
 /// The files of a dictionary, in order.
@@ -991,6 +1036,13 @@ impl Converter {
             .iter()
             .chain(&chain)
             .for_each(|m| m.tables(&mut tables));
+        // The segmentation's phrases are the first step's too: one filter each.
+        let mut seen: Vec<&Arc<Table>> = Vec::new();
+        tables.retain(|&t| {
+            let new = !seen.iter().any(|s| Arc::ptr_eq(s, t));
+            seen.push(t);
+            new
+        });
         let follows = (!tables.iter().any(|t| t.odd))
             .then(|| tables.iter().filter_map(|t| t.inner.clone()).collect());
         let segmentation = match segmentation {
@@ -1037,15 +1089,10 @@ impl Converter {
     /// one character is a segment of its own, and what lies between such keys a run.
     /// (`s2tw`, `s2hk` and `s2twp`: the phrases are looked up once instead of twice.)
     fn segmenting_first(segmentation: Option<&Matcher>, first: Option<&Matcher>) -> bool {
-        let (Some(Matcher::Table(seg)), Some(Matcher::First(members))) = (segmentation, first)
-        else {
+        let (Some(Matcher::Table(seg)), Some(first)) = (segmentation, first) else {
             return false;
         };
-        let Some((Matcher::Table(lead), rest)) = members.split_first() else {
-            return false;
-        };
-        let single = |m: &Matcher| matches!(m, Matcher::Table(t) if t.single_chars);
-        Arc::ptr_eq(seg, lead) && !lead.some_single && rest.iter().all(single)
+        phrases_then_chars(first).is_some_and(|lead| Arc::ptr_eq(seg, &lead))
     }
 
     /// Converts `text` as OpenCC 1.4.2 does.
@@ -1165,7 +1212,7 @@ fn segmenting_step(
     // The current run of characters that no phrase starts, from `run`.
     let (mut at, mut run) = (0, 0);
     while let Some((found, what)) = lookup.next(text, at, text.len(), Some(&mut out)) {
-        let phrase = matches!(what, Ok((len, _)) if len > decode(text.as_bytes(), found).1);
+        let phrase = matches!(what, Found::Key(len, _) if len > decode(text.as_bytes(), found).1);
         if phrase && run < found {
             ends.push(out.offset(found));
         }
@@ -1211,11 +1258,15 @@ impl<'a> Output<'a> {
     #[inline]
     fn found(&mut self, at: usize, what: Found) -> usize {
         match what {
-            Ok((len, value)) => {
+            Found::Key(len, value) => {
                 self.replace(at, len, value);
                 len
             }
-            Err(len) => len,
+            Found::Char(len, value) => {
+                self.replace_char(at, len, value);
+                len
+            }
+            Found::Copy(len) => len,
         }
     }
 
@@ -1299,7 +1350,7 @@ fn segments(lookup: &Lookup, text: &str) -> Vec<usize> {
     let (mut run, mut at) = (0, 0);
     while let Some((found, what)) = lookup.next(text, at, text.len(), None) {
         match what {
-            Ok((len, _)) => {
+            Found::Key(len, _) | Found::Char(len, _) => {
                 if run < found {
                     ends.push(found);
                 }
@@ -1307,7 +1358,7 @@ fn segments(lookup: &Lookup, text: &str) -> Vec<usize> {
                 ends.push(at);
                 run = at;
             }
-            Err(len) => at = found + len,
+            Found::Copy(len) => at = found + len,
         }
     }
     if run < text.len() {
