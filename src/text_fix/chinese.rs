@@ -119,7 +119,8 @@ impl Conversion {
         };
         // Which lines a paragraph will hold matters only where a key could run across the
         // break, and a picture line needs a bracket.
-        if !text.contains('[') && !may_join_lines(text, converter) {
+        // The memchr crate's searches: the standard library's look at a word at a time.
+        if memchr::memchr(b'[', text.as_bytes()).is_none() && !may_join_lines(text, converter) {
             return self.convert(text);
         }
         self.convert_joined(text, heading, converter)
@@ -169,8 +170,11 @@ impl Conversion {
 /// next, as [`closed_breaks`] would close them up).
 fn may_join_lines(text: &str, converter: &Converter) -> bool {
     let mut last: Option<char> = None;
-    for line in text.split('\n') {
-        let line = crate::convert::text::trim_line(line);
+    let mut start = 0;
+    let ends = memchr::memchr_iter(b'\n', text.as_bytes()).chain([text.len()]);
+    for end in ends {
+        let line = crate::convert::text::trim_line(&text[start..end]);
+        start = end + 1;
         if let (Some(a), Some(b)) = (last, line.chars().next())
             && converter.may_join(a, b)
         {
