@@ -824,8 +824,12 @@ impl Lookup {
             return None;
         }
         out.catch_up(at);
+        // The output in a local (its length stays in a register), and the next mark's
+        // offset: a mark is moved when the walk reaches it.
+        let mut buf = std::mem::take(&mut *out.out);
+        let mut mark = out.marks.peek();
         let (mut c, mut len) = decode(b, at);
-        loop {
+        let found = loop {
             let next = at + len;
             let (after, after_len) = if next < limit {
                 decode(b, next)
@@ -837,18 +841,33 @@ impl Lookup {
             // has some is as good as random.
             let pair = (flags & LEAD != 0) & (after_len != 0) & self.pairs.may(c, after);
             if pair || flags & LOOK != 0 {
-                return Some((at, self.at(text, at, limit)));
+                break Some(at);
             }
             let value = if flags & SINGLE != 0 {
                 flags & CANDIDATE
             } else {
                 c
             };
-            out.put_char(at, len, value);
+            if mark < next {
+                out.marks.copied(next, at, buf.len());
+                mark = out.marks.peek();
+            }
+            buf.push(char::from_u32(value).unwrap_or(char::REPLACEMENT_CHARACTER));
             if after_len == 0 {
-                return None;
+                break None;
             }
             (at, c, len) = (next, after, after_len);
+        };
+        *out.out = buf;
+        match found {
+            Some(at) => {
+                out.copied = at;
+                Some((at, self.at(text, at, limit)))
+            }
+            None => {
+                out.copied = limit;
+                None
+            }
         }
     }
 
@@ -1149,6 +1168,12 @@ struct Moving<'a> {
 }
 
 impl Moving<'_> {
+    /// The first offset not moved yet; `usize::MAX` when none is left.
+    #[inline]
+    fn peek(&self) -> usize {
+        self.offsets.get(self.next).copied().unwrap_or(usize::MAX)
+    }
+
     /// Moves the offsets before `at`, which fall in text copied unchanged from input offset
     /// `copied` to output offset `out`.
     fn copied(&mut self, at: usize, copied: usize, out: usize) {
@@ -1291,16 +1316,6 @@ impl<'a> Output<'a> {
             self.out.push_str(&self.text[self.copied..at]);
             self.copied = at;
         }
-    }
-
-    /// Writes the character `value` for the one character (`len` bytes) at input offset
-    /// `at`, the first not written yet.
-    #[inline(always)]
-    fn put_char(&mut self, at: usize, len: usize, value: u32) {
-        let out = &mut *self.out;
-        self.marks.copied(at + len, at, out.len());
-        out.push(char::from_u32(value).unwrap_or(char::REPLACEMENT_CHARACTER));
-        self.copied = at + len;
     }
 
     /// Writes the text up to input offset `at`, then `value` for the `len` bytes there.
