@@ -347,7 +347,7 @@ impl Edges {
                 key << 22 | u64::from(node >> 30) << EDGE_NODE_BITS | u64::from(node & INDEX);
             let mut i = table.home(key);
             while table.slots[i] != 0 {
-                i = (i + 1) % len;
+                i = (i + 1) & (len - 1);
             }
             table.slots[i] = slot;
         }
