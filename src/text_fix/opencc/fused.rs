@@ -18,7 +18,7 @@ use rustc_hash::FxHashMap;
 
 use super::{
     CANDIDATE, Chars, Dict, FIRST, Found, LEAD, LOOK, Lookup, Matcher, Output, Pairs, SINGLE,
-    Table, arity, decode, entries, files, source, step,
+    Table, arity, decode, entries, files, output, source, step,
 };
 
 /// A character's flag in the fused [`Chars`]: its first candidate starts a longer key of the
@@ -160,16 +160,6 @@ impl Fused {
                 output(self.first.get(c), c),
                 output(self.first.get(next), next),
             )
-    }
-}
-
-/// The character the first step makes of `c` when no phrase starts there (`flags`: its
-/// flags in the first step's table).
-fn output(flags: u32, c: u32) -> u32 {
-    if flags & SINGLE != 0 {
-        flags & CANDIDATE
-    } else {
-        c
     }
 }
 

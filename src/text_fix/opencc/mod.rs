@@ -381,6 +381,12 @@ impl Edges {
     }
 }
 
+/// [`decode`] before `limit`; (0, 0) from there on.
+#[inline(always)]
+fn decode_before(b: &[u8], at: usize, limit: usize) -> (u32, usize) {
+    if at < limit { decode(b, at) } else { (0, 0) }
+}
+
 /// The character that starts at byte `at` of `b` (valid UTF-8), as a number, and its length.
 #[inline(always)]
 fn decode(b: &[u8], at: usize) -> (u32, usize) {
@@ -738,6 +744,17 @@ impl Chars {
     }
 }
 
+/// The character a step makes of `c` where no longer key starts (`flags`: its flags in the
+/// step's [`Chars`], without [`LOOK`]).
+#[inline(always)]
+fn output(flags: u32, c: u32) -> u32 {
+    if flags & SINGLE != 0 {
+        flags & CANDIDATE
+    } else {
+        c
+    }
+}
+
 /// What a step does at a place.
 #[derive(Debug, Clone, Copy)]
 enum Found {
@@ -831,23 +848,14 @@ impl Lookup {
         let (mut c, mut len) = decode(b, at);
         let found = loop {
             let next = at + len;
-            let (after, after_len) = if next < limit {
-                decode(b, next)
-            } else {
-                (0, 0)
-            };
+            let (after, after_len) = decode_before(b, next, limit);
             let flags = self.chars.get(c);
             // No branch on the flags but where the walk stops (rare): whether a character
             // has some is as good as random.
-            let pair = (flags & LEAD != 0) & (after_len != 0) & self.pairs.may(c, after);
-            if pair || flags & LOOK != 0 {
+            if self.starts_pair(flags, c, after) || flags & LOOK != 0 {
                 break Some(at);
             }
-            let value = if flags & SINGLE != 0 {
-                flags & CANDIDATE
-            } else {
-                c
-            };
+            let value = output(flags, c);
             if mark < next {
                 out.marks.copied(next, at, buf.len());
                 mark = out.marks.peek();
@@ -889,22 +897,13 @@ impl Lookup {
             // Each character is decoded once: as the one after `c` for the pair filter, then
             // as the next to walk.
             let next = at + len;
-            let (after, after_len) = if next < limit {
-                decode(b, next)
-            } else {
-                (0, 0)
-            };
+            let (after, after_len) = decode_before(b, next, limit);
             let flags = self.chars.get(c);
             if flags != 0 {
-                let pair = (flags & LEAD != 0) & (after_len != 0) & self.pairs.may(c, after);
+                let pair = self.starts_pair(flags, c, after);
                 match out.as_deref_mut() {
                     Some(out) if !pair && flags & LOOK == 0 => {
-                        let value = if flags & SINGLE != 0 {
-                            flags & CANDIDATE
-                        } else {
-                            c
-                        };
-                        out.replace_char(at, len, value);
+                        out.replace_char(at, len, output(flags, c));
                     }
                     None if !pair && flags & (LOOK | SINGLE) == 0 => {}
                     _ => return Some((at, self.at(text, at, limit))),
@@ -915,6 +914,14 @@ impl Lookup {
             }
             (at, c, len) = (next, after, after_len);
         }
+    }
+
+    /// Whether a longer key may start with `c` (whose flags are `flags`) and `after` (0 at
+    /// the end: no key holds U+0000), by the filter of pairs; no branch, the answer is as
+    /// good as random.
+    #[inline(always)]
+    fn starts_pair(&self, flags: u32, c: u32, after: u32) -> bool {
+        (flags & LEAD != 0) & (after != 0) & self.pairs.may(c, after)
     }
 
     /// What `b[at..limit]` starts with: a key, else what to copy.
