@@ -119,7 +119,7 @@ impl Fused {
     /// The one pass; false where it stops at a character whose first candidate and the next
     /// character's may start a longer key of the second step.
     fn walk(&self, text: &str, out: &mut String, marks: &mut [usize]) -> bool {
-        let mut out = Output::new(text, out, marks);
+        let mut out = Output::new(&self.lookup, text, out, marks);
         let mut at = 0;
         while let Some((found, what)) = self.lookup.next(text, at, text.len(), Some(&mut out)) {
             if self.breaks(text, found) {

@@ -684,6 +684,8 @@ const LOOK: u32 = 1 << 30;
 const SINGLE: u32 = 1 << 29;
 /// How many characters with flags make [`Chars::dense`].
 const DENSE: usize = 2000;
+/// How many characters (not ASCII) of a text [`Lookup::writes_all`] looks at.
+const SAMPLE: usize = 64;
 /// The candidate's bits in [`Chars`].
 const CANDIDATE: u32 = (1 << 21) - 1;
 
@@ -821,12 +823,30 @@ impl Lookup {
         out: Option<&mut Output>,
     ) -> Option<(usize, Found)> {
         match out {
-            Some(out) if self.dense => self.next_writing(text, at, limit, out),
+            Some(out) if out.writes_all => self.next_writing(text, at, limit, out),
             out => self.next_copying(text, at, limit, out),
         }
     }
 
-    /// [`Lookup::next`] for a dense step ([`Chars::dense`]), writing each character it
+    /// Whether a walk over `text` is to write every character it passes
+    /// ([`Lookup::next_writing`]): when the step is dense ([`Chars::dense`]) and the text is
+    /// in the script it is for, which a sample of its first characters tells (at least one
+    /// in four has flags; `t2s` over a simplified text has few, and copies runs faster).
+    fn writes_all(&self, text: &str) -> bool {
+        if !self.dense {
+            return false;
+        }
+        let sample = text.chars().filter(|c| !c.is_ascii()).take(SAMPLE);
+        let (seen, flagged) = sample.fold((0, 0), |(seen, flagged), c| {
+            (
+                seen + 1,
+                flagged + usize::from(self.chars.get(c.into()) != 0),
+            )
+        });
+        flagged * 4 >= seen
+    }
+
+    /// [`Lookup::next`] for a text that [`Lookup::writes_all`], writing each character it
     /// passes to `out`.
     #[inline]
     fn next_writing(
@@ -1215,7 +1235,7 @@ impl Moving<'_> {
 /// text's end; or none) and `marks` (ascending) are offsets into `text` that become offsets
 /// into `out`.
 fn step(lookup: &Lookup, text: &str, out: &mut String, ends: &mut [usize], marks: &mut [usize]) {
-    let mut out = Output::new(text, out, marks);
+    let mut out = Output::new(lookup, text, out, marks);
     let mut at = 0;
     for segment in 0..ends.len().max(1) {
         let limit = ends.get(segment).copied().unwrap_or(text.len());
@@ -1239,7 +1259,7 @@ fn segmenting_step(
     out: &mut String,
     marks: &mut [usize],
 ) -> Vec<usize> {
-    let mut out = Output::new(text, out, marks);
+    let mut out = Output::new(lookup, text, out, marks);
     let mut ends = Vec::new();
     // The current run of characters that no phrase starts, from `run`.
     let (mut at, mut run) = (0, 0);
@@ -1269,10 +1289,18 @@ struct Output<'a> {
     marks: Moving<'a>,
     /// text[copied..] is not written yet.
     copied: usize,
+    /// Whether the walk writes every character ([`Lookup::writes_all`]).
+    writes_all: bool,
 }
 
 impl<'a> Output<'a> {
-    fn new(text: &'a str, out: &'a mut String, marks: &'a mut [usize]) -> Output<'a> {
+    /// The output of `lookup` over `text`, written to `out`, with `marks` to move.
+    fn new(
+        lookup: &Lookup,
+        text: &'a str,
+        out: &'a mut String,
+        marks: &'a mut [usize],
+    ) -> Output<'a> {
         Output {
             text,
             out,
@@ -1281,6 +1309,7 @@ impl<'a> Output<'a> {
                 next: 0,
             },
             copied: 0,
+            writes_all: lookup.writes_all(text),
         }
     }
 

@@ -302,9 +302,9 @@ fn a_walk_that_writes_every_character_gives_what_one_that_copies_runs_gives() {
         ),
         (T2S, "鰊乾淨的頭髮，後來⿰釒只與干戈。臺灣\n𫃗"),
     ];
-    for (dict, text) in texts {
-        let mut lookup = Lookup::new(Matcher::of(&dict));
-        assert!(lookup.dense);
+    for &(ref dict, text) in &texts {
+        let mut lookup = Lookup::new(Matcher::of(dict));
+        assert!(lookup.writes_all(text));
         let walk = |lookup: &Lookup| {
             let mut marks: Vec<usize> = text.char_indices().map(|(i, _)| i).collect();
             let mut out = String::new();
@@ -317,4 +317,9 @@ fn a_walk_that_writes_every_character_gives_what_one_that_copies_runs_gives() {
         assert_eq!(dense, walk(&lookup), "{text}");
     }
     assert!(!Lookup::new(Matcher::of(&TW)).dense);
+    // A text in the other script is walked copying runs: t2s over simplified text leaves
+    // most characters as they are.
+    let t2s = Lookup::new(Matcher::of(&T2S));
+    assert!(t2s.writes_all(texts[1].1));
+    assert!(!t2s.writes_all("这个人说的话我们都不知道，他们也没有去过那里。"));
 }
