@@ -85,19 +85,28 @@ impl Conversion {
 
     /// Converts `text`; borrowed when it has nothing to convert.
     pub fn convert(self, text: &str) -> Cow<'_, str> {
+        match self.converter_for(text) {
+            Some(converter) => unless_same(text, converter.convert(text)),
+            None => Cow::Borrowed(text),
+        }
+    }
+
+    /// The converter, unless `text` is ASCII (it has nothing to convert).
+    fn converter_for(self, text: &str) -> Option<&'static Converter> {
         if text.is_ascii() {
-            return Cow::Borrowed(text);
+            return None;
         }
         // Every name in CONVERSIONS is one of the converter's.
-        let Some(converter) = Converter::named(self.name) else {
-            return Cow::Borrowed(text);
-        };
-        let converted = converter.convert(text);
-        if converted == text {
-            Cow::Borrowed(text)
-        } else {
-            Cow::Owned(converted)
-        }
+        Converter::named(self.name)
+    }
+}
+
+/// `converted`, the conversion of `text`; `text` borrowed when they are the same.
+fn unless_same(text: &str, converted: String) -> Cow<'_, str> {
+    if converted == text {
+        Cow::Borrowed(text)
+    } else {
+        Cow::Owned(converted)
     }
 }
 
@@ -110,59 +119,50 @@ impl Conversion {
     /// kept as it is in the same way: it names a file. `heading` says whether a line is a
     /// heading.
     pub fn convert_file<'t>(self, text: &'t str, heading: &dyn Fn(&str) -> bool) -> Cow<'t, str> {
-        if text.is_ascii() {
-            return Cow::Borrowed(text);
-        }
-        // Every name in CONVERSIONS is one of the converter's.
-        let Some(converter) = Converter::named(self.name) else {
+        let Some(converter) = self.converter_for(text) else {
             return Cow::Borrowed(text);
         };
         // Which lines a paragraph will hold matters only where a key could run across the
         // break, and a picture line needs a bracket.
         // The memchr crate's searches: the standard library's look at a word at a time.
         if memchr::memchr(b'[', text.as_bytes()).is_none() && !may_join_lines(text, converter) {
-            return self.convert(text);
+            return unless_same(text, converter.convert(text));
         }
-        self.convert_joined(text, heading, converter)
+        convert_joined(text, heading, converter)
     }
+}
 
-    /// [`Conversion::convert_file`] with the breaks that paragraphs close up taken out.
-    fn convert_joined<'t>(
-        self,
-        text: &'t str,
-        heading: &dyn Fn(&str) -> bool,
-        converter: &Converter,
-    ) -> Cow<'t, str> {
-        let mut breaks = closed_breaks(text, heading);
-        breaks.extend(picture_paths(text));
-        breaks.sort_unstable();
-        if breaks.is_empty() {
-            return self.convert(text);
-        }
-        let mut compact = String::with_capacity(text.len());
-        let mut marks = Vec::with_capacity(breaks.len());
-        let mut copied = 0;
-        for &(from, to) in &breaks {
-            compact.push_str(&text[copied..from]);
-            marks.push(compact.len());
-            copied = to;
-        }
-        compact.push_str(&text[copied..]);
-        let converted = converter.convert_marking(&compact, &mut marks);
-        let mut out = String::with_capacity(text.len() + converted.len() - compact.len());
-        let mut at = 0;
-        for (&mark, &(from, to)) in marks.iter().zip(&breaks) {
-            out.push_str(&converted[at..mark]);
-            out.push_str(&text[from..to]);
-            at = mark;
-        }
-        out.push_str(&converted[at..]);
-        if out == text {
-            Cow::Borrowed(text)
-        } else {
-            Cow::Owned(out)
-        }
+/// [`Conversion::convert_file`] with the breaks that paragraphs close up taken out.
+fn convert_joined<'t>(
+    text: &'t str,
+    heading: &dyn Fn(&str) -> bool,
+    converter: &Converter,
+) -> Cow<'t, str> {
+    let mut breaks = closed_breaks(text, heading);
+    breaks.extend(picture_paths(text));
+    breaks.sort_unstable();
+    if breaks.is_empty() {
+        return unless_same(text, converter.convert(text));
     }
+    let mut compact = String::with_capacity(text.len());
+    let mut marks = Vec::with_capacity(breaks.len());
+    let mut copied = 0;
+    for &(from, to) in &breaks {
+        compact.push_str(&text[copied..from]);
+        marks.push(compact.len());
+        copied = to;
+    }
+    compact.push_str(&text[copied..]);
+    let converted = converter.convert_marking(&compact, &mut marks);
+    let mut out = String::with_capacity(text.len() + converted.len() - compact.len());
+    let mut at = 0;
+    for (&mark, &(from, to)) in marks.iter().zip(&breaks) {
+        out.push_str(&converted[at..mark]);
+        out.push_str(&text[from..to]);
+        at = mark;
+    }
+    out.push_str(&converted[at..]);
+    unless_same(text, out)
 }
 
 /// Whether the conversion may treat some two adjacent lines of `text` differently joined
@@ -375,7 +375,7 @@ mod tests {
                 let converter = Converter::named(name).unwrap();
                 assert_eq!(
                     c.convert_file(&text, &no_heading),
-                    c.convert_joined(&text, &no_heading, converter),
+                    convert_joined(&text, &no_heading, converter),
                     "{name} {text:?}"
                 );
                 fast += usize::from(!may_join_lines(&text, converter));
