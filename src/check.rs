@@ -141,9 +141,10 @@ pub fn check_project(location: &Path, opts: &LoadOptions) -> CheckReport {
     let mut tally = Tally::default();
     let mut converted = Vec::new();
     let mut linter = (Linter::default(), Duration::ZERO);
+    let includes = crate::convert::includes::Budget::default();
     for (i, chapter) in project.chapters().enumerate() {
         let sinks = (&mut tally, &mut linter, &mut report, &mut converted);
-        if let Some(s) = check_chapter(&project, chapter, i + 1, sinks) {
+        if let Some(s) = check_chapter(&project, (chapter, &includes), i + 1, sinks) {
             sketches.push((chapter.path.clone(), s));
         }
     }
@@ -452,7 +453,7 @@ type Sinks<'a> = (
 /// text; returns its similarity sketch.
 fn check_chapter(
     project: &Project,
-    src: &ChapterSource,
+    (src, includes): (&ChapterSource, &crate::convert::includes::Budget),
     n: usize,
     (tally, linter, report, converted): Sinks<'_>,
 ) -> Option<Sketch> {
@@ -463,7 +464,7 @@ fn check_chapter(
             return None;
         }
     };
-    match convert_decoded(project, src, n, &decoded, Some(tally)) {
+    match convert_decoded(project, src, n, &decoded, (includes, Some(tally))) {
         Ok(mut c) => {
             report.findings.append(&mut c.warnings);
             converted.push(c);

@@ -196,6 +196,9 @@ pub enum Code {
     /// table of contents deeper than two levels, an empty `alt`, a CSS custom property, an id
     /// on `body`).
     KindleConstruct,
+    /// An input asked for more work than its budget allows (inclusions across the book, a
+    /// cleanup rule's output or steps on one text): the build stops, naming the budget.
+    Budget,
 }
 
 impl Serialize for Code {
@@ -358,6 +361,7 @@ impl Code {
             Code::KindleLanguage => "kindle-language",
             Code::KindleSpineOrder => "kindle-spine-order",
             Code::KindleConstruct => "kindle-construct",
+            Code::Budget => "budget",
         }
     }
 }

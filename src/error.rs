@@ -125,6 +125,20 @@ pub enum Error {
         hint: Option<String>,
     },
 
+    /// An input asked for more work than its budget allows: inclusions past the book's
+    /// budget, a cleanup rule whose output or steps pass theirs on one text.
+    #[error("{}{}: {message}{}", path.display(), at_line(*line, None), hint_line(hint))]
+    Budget {
+        /// The file holding the directive, or the chapter the rule ran on.
+        path: PathBuf,
+        /// The directive's line, or the first line of the text the rule ran on, where known.
+        line: Option<usize>,
+        /// What ran out, naming the directive or rule and the budget.
+        message: String,
+        /// What to do about it.
+        hint: Option<String>,
+    },
+
     /// `build --strict`: a chapter lost content on the way (elements removed with their
     /// content, [`Code::RemovedContent`]).
     #[error("{}: {message}{}\n  hint: {STRICT_HINT}", path.display(), more_line(*more))]
@@ -206,6 +220,7 @@ impl Error {
             Error::Font { .. } => Code::Font,
             Error::Environment { .. } => Code::Environment,
             Error::ContentRemoved { .. } => Code::RemovedContent,
+            Error::Budget { .. } => Code::Budget,
         }
     }
 
@@ -226,6 +241,7 @@ impl Error {
                 path, line, column, ..
             } => (Some(path), *line, *column),
             Error::Font { metadata, line, .. } => (Some(metadata), Some(*line), None),
+            Error::Budget { path, line, .. } => (Some(path), *line, None),
             Error::Environment { .. } => (None, None, None),
         }
     }
@@ -237,7 +253,8 @@ impl Error {
             Error::MetadataSyntax { message, hint, .. }
             | Error::Metadata { message, hint, .. }
             | Error::Decode { message, hint, .. }
-            | Error::Convert { message, hint, .. } => (message.clone(), hint.as_deref()),
+            | Error::Convert { message, hint, .. }
+            | Error::Budget { message, hint, .. } => (message.clone(), hint.as_deref()),
             Error::MissingChapter { path, .. } => (
                 format!("chapter file {} not found", path.display()),
                 Some(MISSING_CHAPTER_HINT),

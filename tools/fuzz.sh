@@ -2,8 +2,11 @@
 # tools/fuzz.sh — run epubforge's fuzz targets (src/tests/fuzz.rs) for a bounded time.
 #
 # Stable Rust has no cargo-fuzz, so the targets are proptest property tests: metadata parsing,
-# source::decode + the text converter, the Markdown and HTML converters, and inspect/verify on
-# randomly damaged EPUBs. `cargo test` runs 128 cases each; this script runs many more.
+# source::decode + the text converter, the Markdown and HTML converters, inspect/verify on
+# randomly damaged EPUBs, and the budgets of issue 27: includes that include each other, chains
+# of cleanup rules that grow the text or backtrack, and heading detection, each asserting that
+# its output stays within the bound its budget sets (work counted in steps, not time).
+# `cargo test` runs 128 cases each; this script runs many more.
 #
 # Usage: tools/fuzz.sh [SECONDS] [CASES]
 #   SECONDS  wall-clock budget (default 300); rounds of CASES cases run until it is spent

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # tools/stress.sh — bounded-resource checks for epubforge (not part of `cargo test`).
 #
-# Generates two extreme books in a temporary folder and builds each with the release binary,
-# printing exit status, wall time, peak resident memory (RSS) and the EPUB size:
+# Generates extreme books in a temporary folder and builds each with the release binary,
+# printing exit status, wall time, peak resident memory (RSS) and the EPUB size (the sections
+# after the first two: media, markup, paths and budgets, each under its own heading):
 #   1. one-line: a single 200 MB chapter that is one line with no newline;
 #   2. many:     100 000 tiny chapters listed by one glob.
 # Each must either build or fail with a clear error (no panic, no crash). Peak memory comes from
@@ -248,10 +249,10 @@ measure_run check-zip-bomb-with-epubcheck "$bin" check "$tmp/bomb.epub"
 # under 2 s and 200 MB, with a book or a clear error, and says OK or OVER. The symlink-loop glob
 # walked exponentially, the FIFO metadata.toml and the /dev/zero image hung or ate memory,
 # 3000 [[chapters]] tables took 0.4 s to load, and -j 100000 started that many threads.
-paths_run() { # name command...
-  local name=$1; shift
-  echo "== paths: $name"
-  python3 - "$tmp/paths-$name.log" "$@" <<'PY'
+guarded_run() { # section name command...
+  local section=$1 name=$2; shift 2
+  echo "== $section: $name"
+  python3 - "$tmp/$section-$name.log" "$@" <<'PY'
 import resource, subprocess, sys, time
 log, cmd = sys.argv[1], sys.argv[2:]
 start = time.time()
@@ -269,6 +270,7 @@ for line in lines[-2:]:
     print(f"     {line[:160]}")
 PY
 }
+paths_run() { guarded_run paths "$@"; }
 
 paths_book() { # dir metadata-after-[book]
   mkdir -p "$1/ch"
@@ -308,3 +310,59 @@ paths_run dev-zero-image "$bin" build "$tmp/paths-zero"
 # e. -j 100000 for one book.
 paths_book "$tmp/paths-jobs" $'[[chapters]]\nfile = "ch/1.txt"\n'
 paths_run jobs-100000 "$bin" build "$tmp/paths-jobs" -j 100000
+
+# ---- budgets (issue 27): work that was not bounded ----------------------------------------
+# Projects of a few kilobytes that ran for minutes or aborted out of memory. Each must end in
+# under 2 s and 200 MB: the first two and the last two stop at a budget with a clear error
+# naming the file, the directive or rule, and the budget; the middle two build.
+budget_book() { # dir chapter-file (the one chapter)
+  mkdir -p "$1"
+  printf '[book]\ntitle = "Budgets"\nauthors = ["Stress"]\nlanguage = "en"\n[[chapters]]\nfile = "%s"\n' "$2" >"$1/metadata.toml"
+}
+budget_run() { guarded_run budgets "$@"; }
+
+# a. A file that includes itself six times per level (6^10 copies ten levels down).
+budget_book "$tmp/budget-self" ch.md
+printf '# Loop\n\n{{#include loop.md}}\n' >"$tmp/budget-self/ch.md"
+for _ in 1 2 3 4 5 6; do echo 'x {{#include loop.md}}'; done >"$tmp/budget-self/loop.md"
+budget_run include-self-six-times "$bin" build "$tmp/budget-self"
+
+# b. An include after a 50 KB prefix on its line, of 50 000 lines (2.5 GB once repeated).
+budget_book "$tmp/budget-prefix" ch.md
+python3 - "$tmp/budget-prefix" <<'PY'
+import os, sys
+d = sys.argv[1]
+open(os.path.join(d, "lines.md"), "w").write("\n" * 50000 + "end\n")
+open(os.path.join(d, "ch.md"), "w").write("# Prefix\n\n" + "p" * 50000 + "{{#include lines.md}}\n")
+PY
+budget_run include-after-long-prefix "$bin" build "$tmp/budget-prefix"
+
+# c. 900 KB of `{{ ` and one `}}` (quadratic directive scan).
+budget_book "$tmp/budget-braces" ch.md
+python3 -c 'import sys; open(sys.argv[1], "w").write("# Braces\n\n" + "{{ " * 300000 + "}}\n")' "$tmp/budget-braces/ch.md"
+budget_run directive-scan-900kb "$bin" build "$tmp/budget-braces"
+
+# d. 20 000 identical headings (quadratic id numbering).
+budget_book "$tmp/budget-headings" ch.md
+python3 -c 'import sys; open(sys.argv[1], "w").write("# Same\n\n" + "## Same\n\nText.\n\n" * 20000)' "$tmp/budget-headings/ch.md"
+budget_run identical-headings-20000 "$bin" build "$tmp/budget-headings"
+
+# e. 40 chained cleanup rules replacing a character by itself twice (2^40 growth).
+budget_book "$tmp/budget-growth" ch.txt
+python3 - "$tmp/budget-growth" <<'PY'
+import os, sys
+d = sys.argv[1]
+open(os.path.join(d, "ch.txt"), "w").write("甲" * 1000)
+open(os.path.join(d, "cleanup.toml"), "w").write("[[cleanup]]\npattern = '甲'\nreplace = '$0$0'\n\n" * 40)
+PY
+budget_run chained-growing-rules "$bin" build "$tmp/budget-growth"
+
+# f. A look-around rule that backtracks tens of thousands of steps at each of 8000 matches.
+budget_book "$tmp/budget-backtrack" ch.txt
+python3 - "$tmp/budget-backtrack" <<'PY'
+import os, sys
+d = sys.argv[1]
+open(os.path.join(d, "ch.txt"), "w").write("aaaaaaaaaaaaaaaaaaaaaab" * 8000 + "\n")
+open(os.path.join(d, "cleanup.toml"), "w").write("[[cleanup]]\npattern = '(?:(?:(?=a)(?:a|aa))+x|a+)(?=b)'\nreplace = 'c'\n")
+PY
+budget_run backtracking-look-around-rule "$bin" build "$tmp/budget-backtrack"

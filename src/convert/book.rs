@@ -9,6 +9,7 @@ use std::time::SystemTime;
 use rayon::prelude::*;
 
 use super::chapter::{ConvertedChapter, SourceReport, convert_chapter};
+use super::includes::Budget;
 use super::links::LinkMap;
 use super::notes::{NoteSource, ShortCandidates};
 use crate::diagnostic::{Code, Diagnostic};
@@ -53,10 +54,11 @@ impl Loaded {
     /// the documents it had for them.
     pub(crate) fn convert_again(&mut self, project: &Project, again: &[usize]) -> Result<()> {
         let sources: Vec<&ChapterSource> = project.chapters().collect();
+        let includes = Budget::default();
         let converted: Vec<(usize, ConvertedChapter)> = again
             .par_iter()
             .filter_map(|&i| Some((i, *sources.get(i)?)))
-            .map(|(i, src)| Ok((i, convert_chapter(project, src, i + 1)?)))
+            .map(|(i, src)| Ok((i, convert_chapter(project, src, i + 1, &includes)?)))
             .collect::<Result<_>>()?;
         let mut chapters = crate::package::chapters_mut(&mut self.book.contents);
         for (i, c) in converted {
@@ -96,12 +98,14 @@ pub(crate) fn load_book_with(
     reuse: &Reuse<'_>,
 ) -> Result<Loaded> {
     let sources: Vec<&ChapterSource> = project.chapters().collect();
+    // One budget for the whole book's inclusions, whichever thread converts a chapter.
+    let includes = Budget::default();
     let converted: Vec<ConvertedChapter> = sources
         .par_iter()
         .enumerate()
         .map(|(i, src)| match reuse(i, src) {
             Some(c) => Ok(c),
-            None => convert_chapter(project, src, i + 1),
+            None => convert_chapter(project, src, i + 1, &includes),
         })
         .collect::<Result<_>>()?;
 
@@ -144,7 +148,7 @@ pub(crate) fn load_book_with(
                     take(&mut children);
                 }
                 contents.push(Node::Part(Part {
-                    title: project.text.title(title, None, None),
+                    title: project.text.title(title, None, None)?,
                     intro: String::new(),
                     children,
                 }));

@@ -9,6 +9,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use super::SourceKind;
+use super::includes::Budget;
 use super::notes::ShortCandidates;
 use super::split::SplitMode;
 use crate::diagnostic::{Code, Diagnostic};
@@ -50,14 +51,16 @@ pub(crate) struct ConvertedChapter {
     pub reads_other_files: bool,
 }
 
-/// Reads, decodes and converts chapter source `src`, the `n`th (1-based) of the book.
+/// Reads, decodes and converts chapter source `src`, the `n`th (1-based) of the book, its
+/// inclusions paid for from the book's `budget`.
 pub(crate) fn convert_chapter(
     project: &Project,
     src: &ChapterSource,
     n: usize,
+    budget: &Budget,
 ) -> Result<ConvertedChapter> {
     let decoded = read_chapter(src)?;
-    convert_decoded(project, src, n, &decoded, None)
+    convert_decoded(project, src, n, &decoded, (budget, None))
 }
 
 /// Reads and decodes a chapter file; a decoding error points at the first bad byte.
@@ -100,13 +103,14 @@ fn decode_error(path: &Path, bytes: &[u8], e: &source::DecodeError) -> Error {
 }
 
 /// Converts a decoded chapter file: the text-fix stage first (recording what its cleanup
-/// rules did in `tally`, for `check`), then the converter of its kind.
+/// rules did in `tally`, for `check`), then a Markdown file's inclusions (paid for from the
+/// book's `budget`), then the converter of its kind.
 pub(crate) fn convert_decoded(
     project: &Project,
     src: &ChapterSource,
     n: usize,
     decoded: &Decoded,
-    mut tally: Option<&mut Tally>,
+    (budget, mut tally): (&Budget, Option<&mut Tally>),
 ) -> Result<ConvertedChapter> {
     let kind = SourceKind::of(&src.path);
     let mut warnings = decode_warnings(&src.path, decoded, kind);
@@ -123,15 +127,25 @@ pub(crate) fn convert_decoded(
     split_fits_kind(src, kind)?;
     let (text, back_matter) = gutenberg_text(&decoded.text, kind, &project.layout);
     let fixed = match kind {
-        SourceKind::Text => fix_text_file(project, src, file, &text, tally.as_deref_mut()),
+        SourceKind::Text => fix_text_file(project, src, file, &text, tally.as_deref_mut())?,
         _ => Cow::Borrowed(&*text),
+    };
+    let resolved = match kind {
+        SourceKind::Markdown => Cow::Owned(resolve_includes(
+            project,
+            &src.path,
+            &fixed,
+            budget,
+            &mut warnings,
+        )?),
+        _ => Cow::Borrowed(&*fixed),
     };
     let mut images = Vec::new();
     let sinks = (&mut images, &mut warnings);
     let (nodes, markup) = match &src.split {
         Some(SplitMode::Headings(level)) => {
             let (mut nodes, markup, more) =
-                split_markup(project, src, (kind, *level), &fixed, sinks, tally)?;
+                split_markup(project, src, (kind, *level), &resolved, sinks, tally)?;
             nodes.extend(back_matter.or(more));
             (nodes, markup)
         }
@@ -140,7 +154,15 @@ pub(crate) fn convert_decoded(
             nodes.extend(back_matter);
             (nodes, super::Converted::default())
         }
-        None => one_chapter(project, src, (kind, n), &fixed, back_matter, sinks, tally)?,
+        None => one_chapter(
+            project,
+            src,
+            (kind, n),
+            &resolved,
+            back_matter,
+            sinks,
+            tally,
+        )?,
     };
     let includes = kind == SourceKind::Markdown && super::includes::reads_files(&fixed);
     let short_notes = match kind {
@@ -180,7 +202,8 @@ fn one_chapter(
     let given = src
         .title
         .as_deref()
-        .map(|t| project.text.title(t, Some(file), tally.as_deref_mut()));
+        .map(|t| project.text.title(t, Some(file), tally.as_deref_mut()))
+        .transpose()?;
     let sinks = (&mut *images, &mut *warnings);
     let mut converted = if kind == SourceKind::Text {
         with_pictures(project, src, sinks, |p| {
@@ -198,7 +221,7 @@ fn one_chapter(
         (Some(t), _) => t,
         // Fixed with the text of its file.
         (None, Some(t)) if kind == SourceKind::Text => t,
-        (None, found) => fallback_title(project, src, n, found, file, tally),
+        (None, found) => fallback_title(project, src, n, found, file, tally)?,
     };
     let body = std::mem::take(&mut converted.body);
     let chapter = Chapter::new(title, body, &project.layout).at_level(src.level);
@@ -401,7 +424,7 @@ fn fallback_title(
     found: Option<String>,
     file: FileRef<'_>,
     tally: Option<&mut Tally>,
-) -> String {
+) -> Result<String> {
     let t = found
         .or_else(|| title_from_file_name(&src.path))
         .unwrap_or_else(|| package::chapter_title(&project.book.language, n));
@@ -416,7 +439,7 @@ fn fix_text_file<'a>(
     file: FileRef<'_>,
     text: &'a str,
     tally: Option<&mut Tally>,
-) -> std::borrow::Cow<'a, str> {
+) -> Result<std::borrow::Cow<'a, str>> {
     let mode = src.split.as_ref().unwrap_or(&SplitMode::Auto);
     let heading = |line: &str| super::split::is_heading(line, mode);
     project
@@ -625,14 +648,14 @@ fn split_markup(
     let mut nodes = Vec::with_capacity(converted.pieces.len());
     for piece in std::mem::take(&mut converted.pieces) {
         let title = match piece.title {
-            Some(t) => project.text.title(&t, Some(file), tally.as_deref_mut()),
+            Some(t) => project.text.title(&t, Some(file), tally.as_deref_mut())?,
             None => front_piece_title(
                 project,
                 src,
                 converted.title.clone(),
                 file,
                 tally.as_deref_mut(),
-            ),
+            )?,
         };
         let nested = piece.level.map_or(0, |l| l - top);
         let chapter = Chapter::new(title, piece.body, &project.layout).at_level(src.level + nested);
@@ -648,7 +671,7 @@ fn front_piece_title(
     found: Option<String>,
     file: FileRef<'_>,
     tally: Option<&mut Tally>,
-) -> String {
+) -> Result<String> {
     let t = src
         .title
         .clone()
@@ -731,26 +754,41 @@ fn convert_markup(
     split: Option<super::markup::SplitAt<'_>>,
 ) -> Result<super::Converted> {
     let (images, warnings) = sinks;
-    let text = if kind == SourceKind::Markdown {
-        Cow::Owned(resolve_includes(project, &src.path, text, warnings))
-    } else {
-        Cow::Borrowed(text)
-    };
     let mut resolver = |s: &str| resolve_image(project, &src.path, s, images, warnings);
     let relative = relative_path(project, &src.path);
     let file = FileRef {
         path: &src.path,
         relative: &relative,
     };
-    let mut fixer = |t: &str| project.text.text_node(t, file, tally.as_deref_mut());
+    // The converter takes text back or nothing: a rule past its budget is kept here, and
+    // no rule runs after it.
+    let (mut overrun, mut clock) = (None, crate::text_fix::Clock::default());
+    let mut fixer = |t: &str| {
+        if overrun.is_some() {
+            return None;
+        }
+        match project
+            .text
+            .text_node(t, file, tally.as_deref_mut(), &mut clock)
+        {
+            Ok(fixed) => fixed,
+            Err(e) => {
+                overrun = Some(e);
+                None
+            }
+        }
+    };
     let result = if kind == SourceKind::Markdown {
         let opts = super::markup::MarkdownOptions {
             highlight: project.style.highlight,
         };
-        super::convert_markdown(&text, &mut resolver, opts, Some(&mut fixer), split)
+        super::convert_markdown(text, &mut resolver, opts, Some(&mut fixer), split)
     } else {
-        super::convert_html(&text, &mut resolver, Some(&mut fixer), split)
+        super::convert_html(text, &mut resolver, Some(&mut fixer), split)
     };
+    if let Some(e) = overrun {
+        return Err(e);
+    }
     result.map_err(|e| Error::Convert {
         path: src.path.clone(),
         message: e.to_string(),
@@ -774,23 +812,33 @@ pub(crate) fn relative_path(project: &Project, path: &Path) -> String {
 const MAX_INCLUDED_BYTES: u64 = 16 << 20;
 
 /// A Markdown chapter's text with its mdBook `{{#include}}` directives resolved; what could not
-/// be is warned about where it is written and left as it was.
+/// be is warned about where it is written and left as it was. Running out of the book's
+/// `budget` stops the build, naming the directive.
 fn resolve_includes(
     project: &Project,
     chapter: &Path,
     text: &str,
+    budget: &Budget,
     warnings: &mut Vec<Diagnostic>,
-) -> String {
+) -> Result<String> {
     let mut read = |dir: &Path, written: &str| include_file(project, dir, written);
-    let (text, problems) = super::includes::resolve(text, chapter, &mut read);
+    let (text, problems) =
+        super::includes::resolve(text, chapter, &mut read, budget).map_err(|w| Error::Budget {
+            path: w.path,
+            line: Some(w.line),
+            message: w.message,
+            hint: Some(INCLUDE_BUDGET_HINT.into()),
+        })?;
     warnings.extend(problems.into_iter().map(|w| {
         Diagnostic::warning(Code::Include, w.message)
             .at(&w.path)
             .line(Some(w.line))
             .hint("mdBook resolves an include's path from the folder of the file that includes it")
     }));
-    text
+    Ok(text)
 }
+
+const INCLUDE_BUDGET_HINT: &str = "a file that includes itself (or a file that includes it) several times grows exponentially; include each listing once";
 
 /// The file an include names, read (and decoded as chapters are) when the project's one
 /// containment check admits it, as an image is (`--allow-outside-paths` lets it out the same way).

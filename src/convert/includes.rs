@@ -17,15 +17,88 @@
 //! or unreadable, an anchor that is not there, and inclusion deeper than allowed are warnings
 //! naming the file and line of the directive; the directive's text is then left as it was, so
 //! nothing vanishes without a word.
+//!
+//! Depth alone does not bound the work: a file that includes itself six times makes 6^10
+//! copies ten levels down. So every inclusion is paid for from a [`Budget`] shared by the whole
+//! book (its chapters convert in parallel): a count of inclusions, and the bytes they read and
+//! write, prefixes repeated on every included line included. Running out is an error naming the
+//! directive, not a warning: which chapter reaches the end of a shared budget first depends on
+//! the threads, and a book whose content depended on that would not be reproducible.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// How deep inclusions may nest (a file including itself stops here).
 pub const MAX_DEPTH: usize = 10;
 
-/// The most text inclusions may add to one chapter: 10 files including each other twice over
-/// would otherwise make a thousand copies.
-const MAX_ADDED_BYTES: usize = 64 << 20;
+/// The most bytes inclusions may read and write across one book: mdBook's own books (the Rust
+/// book's listings) use a tenth of it.
+pub const MAX_BOOK_BYTES: usize = 32 << 20;
+
+/// The most inclusions one book may make (the Rust book makes about a thousand).
+pub const MAX_BOOK_INCLUSIONS: usize = 20_000;
+
+/// What inclusions may still do in one book: one per conversion of a book, shared by its
+/// chapters (hence atomic counters).
+#[derive(Debug)]
+pub struct Budget {
+    bytes: AtomicUsize,
+    inclusions: AtomicUsize,
+    max_bytes: usize,
+    max_inclusions: usize,
+}
+
+impl Default for Budget {
+    fn default() -> Budget {
+        Budget::new(MAX_BOOK_BYTES, MAX_BOOK_INCLUSIONS)
+    }
+}
+
+impl Budget {
+    /// A budget of `max_bytes` read and written and `max_inclusions` inclusions.
+    pub fn new(max_bytes: usize, max_inclusions: usize) -> Budget {
+        Budget {
+            bytes: AtomicUsize::new(0),
+            inclusions: AtomicUsize::new(0),
+            max_bytes,
+            max_inclusions,
+        }
+    }
+
+    /// Pays for `bytes` read or written; on refusal nothing is spent.
+    fn spend_bytes(&self, bytes: usize) -> Result<(), String> {
+        match spend(&self.bytes, bytes, self.max_bytes) {
+            true => Ok(()),
+            false => Err(format!(
+                "inclusions would read and write more than the book's budget of {} MB \
+                 (does a file include itself several times?); the build stops",
+                self.max_bytes >> 20
+            )),
+        }
+    }
+
+    /// Pays for one more inclusion.
+    fn spend_inclusion(&self) -> Result<(), String> {
+        match spend(&self.inclusions, 1, self.max_inclusions) {
+            true => Ok(()),
+            false => Err(format!(
+                "the book makes more than its budget of {} inclusions \
+                 (does a file include itself several times?); the build stops",
+                self.max_inclusions
+            )),
+        }
+    }
+}
+
+/// Adds `amount` to `counter` unless the sum would pass `max` (or overflow).
+fn spend(counter: &AtomicUsize, amount: usize, max: usize) -> bool {
+    counter
+        .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |used| {
+            used.checked_add(amount).filter(|&total| total <= max)
+        })
+        .is_ok()
+}
 
 /// Reads the file a directive names: given the folder of the file holding the directive and the
 /// path as written, the file's path and text, or why not.
@@ -42,18 +115,25 @@ pub struct IncludeWarning {
     pub message: String,
 }
 
-/// `text` (the content of the file `path`) with its directives replaced, and what could not be.
-pub fn resolve(text: &str, path: &Path, read: &mut Reader<'_>) -> (String, Vec<IncludeWarning>) {
+/// `text` (the content of the file `path`) with its directives replaced, and what could not be;
+/// Err (naming the directive) when the book's `budget` runs out.
+pub fn resolve(
+    text: &str,
+    path: &Path,
+    read: &mut Reader<'_>,
+    budget: &Budget,
+) -> Result<(String, Vec<IncludeWarning>), IncludeWarning> {
     if !text.contains("{{") {
-        return (text.to_string(), Vec::new());
+        return Ok((text.to_string(), Vec::new()));
     }
     let mut state = State {
         read,
+        budget,
+        files: HashMap::new(),
         warnings: Vec::new(),
-        added: 0,
     };
-    let out = state.expand(text, path, 0);
-    (out, state.warnings)
+    let out = state.expand(text, path, 0)?;
+    Ok((out, state.warnings))
 }
 
 /// Whether `text` has a directive that reads another file.
@@ -73,8 +153,21 @@ pub fn reads_files(text: &str) -> bool {
 
 struct State<'r, 'a> {
     read: &'r mut Reader<'a>,
+    budget: &'r Budget,
+    /// The files read so far, by folder and path as written: a file included a thousand times
+    /// is read once.
+    files: HashMap<(PathBuf, String), Result<(PathBuf, String), String>>,
     warnings: Vec<IncludeWarning>,
-    added: usize,
+}
+
+/// Why a directive was not replaced.
+enum Failure {
+    /// Warned about; the directive stays as written.
+    Warn(String),
+    /// The book's budget ran out: the resolution stops.
+    Budget(String),
+    /// The budget ran out in an included file, at the directive named.
+    Nested(IncludeWarning),
 }
 
 /// One directive found in a text.
@@ -89,9 +182,9 @@ struct Directive<'t> {
 }
 
 impl State<'_, '_> {
-    fn expand(&mut self, text: &str, path: &Path, depth: usize) -> String {
+    fn expand(&mut self, text: &str, path: &Path, depth: usize) -> Result<String, IncludeWarning> {
         let dir = path.parent().unwrap_or(Path::new(""));
-        let mut out = String::with_capacity(text.len());
+        let mut out = Output::with_capacity(text.len());
         let mut written = 0;
         let mut at = 0;
         // The line of `counted`, kept as the directives are met (counting from the top for
@@ -103,12 +196,12 @@ impl State<'_, '_> {
             counted = d.start;
             let Some(kind) = d.kind else {
                 // `\{{#include x}}`: shown as written, without the backslash.
-                out.push_str(&text[written..d.start]);
-                out.push_str(&text[d.start + 1..d.end]);
+                out.push(&text[written..d.start]);
+                out.push(&text[d.start + 1..d.end]);
                 written = d.end;
                 continue;
             };
-            let warn = |message: String| IncludeWarning {
+            let warning = |message: String| IncludeWarning {
                 path: path.to_path_buf(),
                 line,
                 message: format!("{}: {message}", &text[d.start..d.end]),
@@ -116,19 +209,20 @@ impl State<'_, '_> {
             let replacement = match self.render(kind, d.args, dir, depth) {
                 Ok(Some(content)) => content,
                 Ok(None) => continue,
-                Err(message) => {
-                    self.warnings.push(warn(message));
+                Err(Failure::Warn(message)) => {
+                    self.warnings.push(warning(message));
                     continue;
                 }
+                Err(Failure::Budget(message)) => return Err(warning(message)),
+                Err(Failure::Nested(inner)) => return Err(inner),
             };
-            out.push_str(&text[written..d.start]);
-            let prefix = out.rsplit('\n').next().unwrap_or("").to_string();
-            let lines: Vec<&str> = replacement.lines().collect();
-            out.push_str(&lines.join(&format!("\n{prefix}")));
+            out.push(&text[written..d.start]);
+            out.insert_lines(&replacement, self.budget)
+                .map_err(warning)?;
             written = d.end;
         }
-        out.push_str(&text[written..]);
-        out
+        out.push(&text[written..]);
+        Ok(out.text)
     }
 
     /// The text a directive stands for; None for a directive this module leaves alone.
@@ -138,7 +232,7 @@ impl State<'_, '_> {
         args: &str,
         dir: &Path,
         depth: usize,
-    ) -> Result<Option<String>, String> {
+    ) -> Result<Option<String>, Failure> {
         if kind == "title" {
             return Ok(Some(String::new()));
         }
@@ -149,29 +243,30 @@ impl State<'_, '_> {
             return Ok(None);
         }
         if depth >= MAX_DEPTH {
-            return Err(format!(
+            return Err(Failure::Warn(format!(
                 "included more than {MAX_DEPTH} deep (does a file include itself?); left as written"
-            ));
+            )));
         }
+        self.budget.spend_inclusion().map_err(Failure::Budget)?;
         let mut words = args.split_whitespace();
         let target = words.next().unwrap_or("");
         let (file, selection) = match target.split_once(':') {
             Some((file, rest)) if !matches!(kind, "playground" | "playpen") => (file, rest),
             _ => (target, ""),
         };
-        let (found, content) = (self.read)(dir, file)?;
+        let (found, content) = self.read(dir, file)?;
         let selection = Selection::parse(selection);
-        let taken = selection
-            .take(&content)
-            .ok_or_else(|| format!("{} has no anchor {:?}", found.display(), selection.anchor()))?;
-        let expanded = self.expand(&taken, &found, depth + 1);
-        self.added = self.added.saturating_add(expanded.len());
-        if self.added > MAX_ADDED_BYTES {
-            return Err(format!(
-                "inclusions add more than {} MB to this chapter; left as written",
-                MAX_ADDED_BYTES >> 20
-            ));
-        }
+        let taken = selection.take(content).ok_or_else(|| {
+            Failure::Warn(format!(
+                "{} has no anchor {:?}",
+                found.display(),
+                selection.anchor()
+            ))
+        })?;
+        let found = found.clone();
+        let expanded = self
+            .expand(&taken, &found, depth + 1)
+            .map_err(Failure::Nested)?;
         Ok(Some(match kind {
             "playground" | "playpen" => {
                 let props: Vec<&str> = words.collect();
@@ -185,23 +280,94 @@ impl State<'_, '_> {
             _ => expanded,
         }))
     }
+
+    /// The file `written` names from `dir`, read once per chapter and paid for then.
+    fn read(&mut self, dir: &Path, written: &str) -> Result<(&PathBuf, &str), Failure> {
+        let key = (dir.to_path_buf(), written.to_string());
+        if !self.files.contains_key(&key) {
+            let read = (self.read)(dir, written);
+            if let Ok((_, content)) = &read {
+                self.budget
+                    .spend_bytes(content.len())
+                    .map_err(Failure::Budget)?;
+            }
+            self.files.insert(key.clone(), read);
+        }
+        match &self.files[&key] {
+            Ok((found, content)) => Ok((found, content)),
+            Err(message) => Err(Failure::Warn(message.clone())),
+        }
+    }
+}
+
+/// The text a directive's file is written into, knowing where its last line starts (an
+/// inclusion repeats that line's text before each line it adds).
+struct Output {
+    text: String,
+    line_start: usize,
+}
+
+impl Output {
+    fn with_capacity(n: usize) -> Output {
+        Output {
+            text: String::with_capacity(n),
+            line_start: 0,
+        }
+    }
+
+    fn push(&mut self, s: &str) {
+        if let Some(i) = s.rfind('\n') {
+            self.line_start = self.text.len() + i + 1;
+        }
+        self.text.push_str(s);
+    }
+
+    /// Writes `replacement`'s lines, each after the first preceded by the text of the line it
+    /// is written into; the bytes this writes, prefixes and all, are paid for first.
+    fn insert_lines(&mut self, replacement: &str, budget: &Budget) -> Result<(), String> {
+        let prefix_len = self.text.len() - self.line_start;
+        let lines = replacement.lines();
+        let count = lines.clone().count();
+        let bytes = lines.clone().map(str::len).sum::<usize>();
+        let repeated = count.saturating_sub(1).saturating_mul(prefix_len + 1);
+        budget.spend_bytes(bytes.saturating_add(repeated))?;
+        let prefix = match count > 1 {
+            true => self.text[self.line_start..].to_string(),
+            false => String::new(),
+        };
+        for (i, l) in lines.enumerate() {
+            if i > 0 {
+                self.text.push('\n');
+                self.line_start = self.text.len();
+                self.text.push_str(&prefix);
+            }
+            self.text.push_str(l);
+        }
+        Ok(())
+    }
 }
 
 /// The next `{{#name args}}` (or escaped `\{{#…}}`) at or after byte `from`.
+///
+/// Linear in the text however its braces fall: a directive holds no brace or line end, so the
+/// search for its end stops at the first of them, and the next search starts before it (a
+/// search that went on to the next `}}` would read to the end of the text for every `{{`).
 fn next_directive(text: &str, from: usize) -> Option<Directive<'_>> {
+    let bytes = text.as_bytes();
     let mut search = from;
     loop {
         let open = search + text.get(search..)?.find("{{")?;
         search = open + 2;
-        let close = open + text[open..].find("}}")?;
+        let stop = search + memchr::memchr3(b'{', b'}', b'\n', &bytes[search..])?;
+        if !text[stop..].starts_with("}}") {
+            continue;
+        }
+        let close = stop;
         let inner = &text[open + 2..close];
-        let escaped = open > 0 && text.as_bytes()[open - 1] == b'\\';
+        let escaped = open > 0 && bytes[open - 1] == b'\\';
         let Some(rest) = inner.trim_start().strip_prefix('#') else {
             continue;
         };
-        if inner.contains('{') || inner.contains('}') || inner.contains('\n') {
-            continue;
-        }
         let name_end = rest
             .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
             .unwrap_or(rest.len());
@@ -319,7 +485,8 @@ mod tests {
                 .map(|t| (path.clone(), t.clone()))
                 .ok_or_else(|| format!("{} does not exist", path.display()))
         };
-        resolve(text, Path::new("src/ch.md"), &mut read)
+        resolve(text, Path::new("src/ch.md"), &mut read, &Budget::default())
+            .expect("within the budget")
     }
 
     fn normalise(p: &Path) -> PathBuf {
@@ -445,16 +612,69 @@ mod tests {
         assert_eq!(out, "```rust,editable\none\ntwo\n```");
     }
 
+    /// Resolves `text` against `files` with a budget of `bytes` and `inclusions`.
+    fn resolve_within(
+        text: &str,
+        files: &[(&str, &str)],
+        (bytes, inclusions): (usize, usize),
+    ) -> Result<(String, Vec<IncludeWarning>), IncludeWarning> {
+        let files: HashMap<PathBuf, String> = files
+            .iter()
+            .map(|(p, t)| (PathBuf::from(p), t.to_string()))
+            .collect();
+        let mut read = |dir: &Path, written: &str| {
+            let path = normalise(&dir.join(written));
+            let text = files.get(&path).cloned().unwrap_or_default();
+            Ok((path, text))
+        };
+        let budget = Budget::new(bytes, inclusions);
+        resolve(text, Path::new("src/ch.md"), &mut read, &budget)
+    }
+
     #[test]
-    fn doubling_includes_stop_at_the_size_cap() {
+    fn a_file_including_itself_six_times_runs_out_of_inclusions_not_memory() {
+        let six = "x {{#include self.md}}\n".repeat(6);
+        let files = [("src/self.md", six.as_str())];
+        let e = resolve_within("{{#include self.md}}", &files, (MAX_BOOK_BYTES, 500)).unwrap_err();
+        assert!(e.message.contains("budget of 500 inclusions"), "{e:?}");
+        assert!(e.message.starts_with("{{#include self.md}}"), "{e:?}");
+        assert_eq!(e.path, PathBuf::from("src/self.md"));
+        assert!((1..=6).contains(&e.line), "{e:?}");
+    }
+
+    #[test]
+    fn doubling_includes_stop_at_the_byte_budget() {
         let big = "x".repeat(1 << 20);
         let files = [
             ("src/big.md", big.as_str()),
             ("src/d0.md", "{{#include big.md}}{{#include big.md}}"),
         ];
         let text = "{{#include d0.md}}\n".repeat(40);
-        let (out, w) = resolve_with(&text, &files);
-        assert!(out.len() <= MAX_ADDED_BYTES + text.len(), "{}", out.len());
-        assert!(w.iter().any(|w| w.message.contains("MB")), "{w:?}");
+        let e = resolve_within(&text, &files, (8 << 20, 1000)).unwrap_err();
+        assert!(e.message.contains("budget of 8 MB"), "{e:?}");
+    }
+
+    #[test]
+    fn a_prefix_repeated_on_every_included_line_is_paid_for() {
+        let lines = "l\n".repeat(1000);
+        let files = [("src/lines.md", lines.as_str())];
+        let prefix = "p".repeat(10_000);
+        let text = format!("{prefix}{{{{#include lines.md}}}}");
+        // 1000 lines of one byte fit in 64 KB; with 10 KB before each they do not.
+        let e = resolve_within(&text, &files, (64 << 10, 1000)).unwrap_err();
+        assert!(e.message.contains("budget"), "{e:?}");
+        let (out, _) = resolve_within(&text, &files, (16 << 20, 1000)).unwrap();
+        assert_eq!(out.len(), 999 * (prefix.len() + 1) + 1000 + prefix.len());
+    }
+
+    #[test]
+    fn many_openings_and_one_close_are_scanned_once() {
+        // Quadratic scanning took minutes on this; linear, it is instant even unoptimised.
+        let text = format!("{}}}}}", "{{ ".repeat(300_000));
+        assert!(!reads_files(&text));
+        let (out, w) = resolve_with(&text, &[]);
+        assert_eq!(out, text);
+        assert!(w.is_empty());
+        assert!(reads_files(&format!("{{{{ {{{{ {{{{#include a.md}}}}")));
     }
 }

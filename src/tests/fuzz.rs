@@ -1,8 +1,9 @@
 //! Fuzz targets as property tests (stable Rust has no cargo-fuzz): metadata parsing, each
-//! converter, and inspect/verify on damaged EPUBs. Each runs `PROPTEST_CASES` cases (default
-//! 128) in `cargo test`; `tools/fuzz.sh` runs them with many more. The property is always "no
-//! panic", plus well-formed output where the stage promises it. Crashes found become named
-//! regression tests at the bottom.
+//! converter, inspect/verify on damaged EPUBs, and the budgets on work (includes, cleanup rules,
+//! heading detection). Each runs `PROPTEST_CASES` cases (default 128) in `cargo test`;
+//! `tools/fuzz.sh` runs them with many more. The property is always "no panic", plus
+//! well-formed output where the stage promises it and output within its budget's bound where
+//! there is one. Crashes found become named regression tests at the bottom.
 
 use std::io::Cursor;
 use std::path::Path;
@@ -152,8 +153,150 @@ fn apply(bytes: &mut Vec<u8>, m: &Mutation) {
     }
 }
 
+/// A piece of an included file: text, line ends, directives naming the three files (after a
+/// prefix or not, escaped, broken) and stray braces.
+fn include_token() -> impl Strategy<Value = String> {
+    prop_oneof![
+        "[a-z ]{0,8}",
+        Just("\n".to_string()),
+        r"\{\{#include [abc]\.md\}\}",
+        r"\{\{#include [abc]\.md:[0-9]{1,2}(:[0-9]{0,2})?\}\}",
+        r"\{\{#playground [abc]\.md\}\}",
+        Just("\\{{#include a.md}}".to_string()),
+        Just("{{#include missing.md}}".to_string()),
+        Just("{{ ".to_string()),
+        Just("}}".to_string()),
+        Just("{{#title T}}".to_string()),
+    ]
+}
+
+fn include_file() -> impl Strategy<Value = String> {
+    prop::collection::vec(include_token(), 0..12).prop_map(|v| v.concat())
+}
+
+/// A cleanup rule's pattern: linear ones, look-around and back-references (fancy-regex), and
+/// ones that match everywhere.
+fn rule_pattern() -> impl Strategy<Value = &'static str> {
+    prop::sample::select(vec![
+        "a",
+        "a+",
+        "b",
+        "(?s).+",
+        "^",
+        "$",
+        "\\n",
+        "(a|aa)+",
+        "(?<=a)b",
+        "(?=b)a*",
+        "(a)\\1",
+        "(?:(?=a)(?:a|aa))+x|a+",
+        "^.*$",
+        "(?<!a)b+",
+    ])
+}
+
+/// A replacement: nothing, text, the match once or many times, a group.
+fn rule_replacement() -> impl Strategy<Value = &'static str> {
+    prop::sample::select(vec![
+        "",
+        "x",
+        "$0",
+        "$0$0",
+        "$0$0$0$0$0$0$0$0",
+        "${1}",
+        "\n$0\n",
+    ])
+}
+
 proptest! {
     #![proptest_config(config())]
+
+    /// Includes of three files that include each other in every way: whatever they are, the
+    /// output is bounded by the text plus the byte budget, and the reads by the inclusions'
+    /// (steps counted, not time).
+    #[test]
+    fn fuzz_includes_stay_within_their_budget(
+        chapter in include_file(),
+        files in prop::collection::vec(include_file(), 3),
+        max_bytes in 0usize..20_000,
+        max_inclusions in 0usize..200,
+    ) {
+        use crate::convert::includes::{Budget, resolve};
+        use std::path::PathBuf;
+        let mut reads = 0usize;
+        let mut read = |_: &Path, written: &str| {
+            reads += 1;
+            let k = ["a.md", "b.md", "c.md"].iter().position(|n| *n == written);
+            k.map(|k| (PathBuf::from(written), files[k].clone()))
+                .ok_or_else(|| format!("{written} does not exist"))
+        };
+        let budget = Budget::new(max_bytes, max_inclusions);
+        match resolve(&chapter, Path::new("ch.md"), &mut read, &budget) {
+            Ok((out, _)) => prop_assert!(out.len() <= chapter.len() + max_bytes),
+            Err(e) => prop_assert!(e.message.contains("budget"), "{e:?}"),
+        }
+        // Each file is read once per chapter: three files and the missing one.
+        prop_assert!(reads <= 4.min(max_inclusions), "{reads} reads");
+    }
+
+    /// A chain of cleanup rules that grow the text, match everywhere or backtrack: the text
+    /// comes out at most its budget long, or the build stops naming a budget; the changes
+    /// made (the work, counted by the tally) are at most one per byte of each rule's input.
+    #[test]
+    fn fuzz_cleanup_rules_stay_within_their_budget(
+        rules in prop::collection::vec((rule_pattern(), rule_replacement()), 1..8),
+        text in "[ab\n]{0,300}",
+    ) {
+        use crate::text_fix::{FileRef, Origin, Rule, Scope, Settings, TextFix, Typography};
+        let origin = Origin::File { path: "cleanup.toml".into(), line: 1 };
+        let rules: Vec<Rule> = rules
+            .iter()
+            .map(|(p, r)| Rule::new(p, r, Scope::Text, None, origin.clone()).unwrap())
+            .collect();
+        let count = rules.len();
+        let fix = TextFix::new(Settings {
+            rules,
+            conversion: None,
+            quotes: None,
+            typography: Typography::Off,
+        });
+        let file = FileRef { path: Path::new("ch.txt"), relative: "ch.txt" };
+        let mut tally = crate::text_fix::Tally::default();
+        let max = crate::text_fix::rules::max_len(text.len());
+        match fix.text_file(&text, file, &|_| false, false, Some(&mut tally)) {
+            Ok(out) => prop_assert!(out.len() <= max, "{} > {max}", out.len()),
+            Err(e) => prop_assert!(e.to_string().contains("budget"), "{e}"),
+        }
+        let changes: usize = tally.hits.iter().map(|h| h.count).sum();
+        prop_assert!(changes <= count * (max + 1), "{changes} changes");
+        match fix.text_node(&text, file, None, &mut crate::text_fix::Clock::default()) {
+            Ok(out) => prop_assert!(out.map_or(0, |o| o.len()) <= max),
+            Err(e) => prop_assert!(e.to_string().contains("budget"), "{e}"),
+        }
+    }
+
+    /// Heading detection on lines made of heading words: every line is in at most one
+    /// section, as a heading or in a body, and no title is longer than its lines.
+    #[test]
+    fn fuzz_heading_detection_output_is_bounded_by_its_input(
+        lines in prop::collection::vec("(第[一二三十百0-9]{1,3}[章卷回]|卷[一二三]|序章|Chapter [0-9]{1,2})? ?[\u{4e00}-\u{4e10}a-z]{0,6}", 0..60),
+    ) {
+        use crate::convert::split::{SplitMode, split};
+        let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+        let bytes: usize = lines.iter().map(|l| l.len() + 1).sum();
+        let found = split(&lines, &SplitMode::Auto);
+        prop_assert!(found.sections.len() <= lines.len() + 1);
+        let titles: usize = found
+            .sections
+            .iter()
+            .filter_map(|s| s.heading.as_ref())
+            .map(|h| h.title.len())
+            .sum();
+        prop_assert!(titles <= bytes, "{titles} > {bytes}");
+        for s in &found.sections {
+            prop_assert!(s.body.start <= s.body.end && s.body.end <= lines.len());
+        }
+    }
 
     #[test]
     fn fuzz_metadata_parsing_never_panics(lines in prop::collection::vec(toml_line(), 0..24)) {

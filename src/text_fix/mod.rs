@@ -31,14 +31,17 @@ pub mod rules;
 pub mod typography;
 
 use std::borrow::Cow;
+use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use aho_corasick::{AhoCorasick, Input, MatchKind};
 use regex::RegexSet;
 
+use crate::error::{Error, Result};
+
 pub use chinese::{Conversion, Quotes};
-pub use rules::{Origin, Rule, Scope};
+pub use rules::{Clock, Origin, Rule, Scope};
 pub use typography::{Place, Typography};
 
 /// Everything the stage does to a book's text, compiled once per project.
@@ -330,15 +333,15 @@ impl TextFix {
     }
 
     /// A title (of a chapter, part or volume, from `file` when it comes from one): the title
-    /// rules, conversion and typography.
+    /// rules, conversion and typography; an error when a rule runs past its budget.
     pub fn title(
         &self,
         title: &str,
         file: Option<FileRef<'_>>,
         tally: Option<&mut Tally>,
-    ) -> String {
-        let cleaned = self.clean_title(title, file, None, tally);
-        self.finish(&cleaned, Place::Title).into_owned()
+    ) -> Result<String> {
+        let cleaned = self.clean_title(title, file, tally)?;
+        Ok(self.finish(&cleaned, Place::Title).into_owned())
     }
 
     /// The title rules on one title; unchanged when none applies.
@@ -346,15 +349,42 @@ impl TextFix {
         &self,
         title: &'a str,
         file: Option<FileRef<'_>>,
-        line: Option<usize>,
         tally: Option<&mut Tally>,
-    ) -> Cow<'a, str> {
+    ) -> Result<Cow<'a, str>> {
         if !self.rules.iter().any(|r| r.scope.covers(true)) {
-            return Cow::Borrowed(title);
+            return Ok(Cow::Borrowed(title));
         }
         let which = self.which(true, file);
-        apply_rules(&self.rules, &which, title, file, line.unwrap_or(0), tally)
-            .map_or(Cow::Borrowed(title), Cow::Owned)
+        let mut clock = Clock::default();
+        let cleaned = apply_rules(&self.rules, &which, title, (file, 0), tally, &mut clock)
+            .map_err(|e| self.overrun_error(e, file, 0))?;
+        Ok(cleaned.map_or(Cow::Borrowed(title), Cow::Owned))
+    }
+
+    /// The error for a rule that ran past its budget on a text of `file` starting at `line`
+    /// (0: not known).
+    fn overrun_error(&self, e: RuleOverrun, file: Option<FileRef<'_>>, line: usize) -> Error {
+        let rule = &self.rules[e.rule];
+        let (named, written_in) = match &rule.origin {
+            Origin::File { path, line } => (
+                format!(
+                    "the cleanup rule `{}` ({}:{line})",
+                    rule.source,
+                    path.display()
+                ),
+                Some(path),
+            ),
+            Origin::Preset { preset, what } => {
+                (format!("the {preset} preset's rule for {what}"), None)
+            }
+        };
+        let path = file.map(|f| f.path.to_path_buf());
+        Error::Budget {
+            line: (line > 0 && path.is_some()).then_some(line),
+            path: path.or(written_in.cloned()).unwrap_or_default(),
+            message: format!("{named} {}; the build stops", e.overrun),
+            hint: Some(RULE_BUDGET_HINT.into()),
+        }
     }
 
     /// The rules for titles (or text) that apply to `file`.
@@ -397,23 +427,26 @@ impl TextFix {
     }
 
     /// A text node of a Markdown or HTML chapter: text rules, conversion, typography; None
-    /// when nothing changes.
+    /// when nothing changes; an error when a rule runs past its budget (`clock`: the rules'
+    /// time on the chapter's text nodes so far).
     pub fn text_node(
         &self,
         text: &str,
         file: FileRef<'_>,
         tally: Option<&mut Tally>,
-    ) -> Option<String> {
+        clock: &mut Clock,
+    ) -> Result<Option<String>> {
         let which = self.which(false, Some(file));
-        let cleaned = apply_rules(&self.rules, &which, text, Some(file), 0, tally);
+        let cleaned = apply_rules(&self.rules, &which, text, (Some(file), 0), tally, clock)
+            .map_err(|e| self.overrun_error(e, Some(file), 0))?;
         let cleaned = cleaned.as_deref().unwrap_or(text);
-        match self.finish(cleaned, Place::Body) {
+        Ok(match self.finish(cleaned, Place::Body) {
             Cow::Owned(o) => Some(o),
             Cow::Borrowed(_) if cleaned.len() != text.len() || cleaned != text => {
                 Some(cleaned.to_string())
             }
             Cow::Borrowed(_) => None,
-        }
+        })
     }
 
     /// Whether the text rules that apply to `file` remove `line` (leave nothing of it): what
@@ -428,12 +461,15 @@ impl TextFix {
             file: Some(file.relative),
             known: None,
         };
-        apply_rules(&self.rules, &which, line, None, 0, None).is_some_and(|s| s.trim().is_empty())
+        // A rule past its budget removes nothing here; the build reports it.
+        let mut clock = Clock::default();
+        apply_rules(&self.rules, &which, line, (None, 0), None, &mut clock)
+            .is_ok_and(|s| s.is_some_and(|s| s.trim().is_empty()))
     }
 
     /// A plain-text chapter file's decoded text. `heading` says whether a line is a heading
     /// (by the file's `split` rules); `split` whether the file is split at its headings (else
-    /// only its first line can be a title).
+    /// only its first line can be a title). An error when a rule runs past its budget.
     pub fn text_file<'a>(
         &self,
         text: &'a str,
@@ -441,9 +477,20 @@ impl TextFix {
         heading: &dyn Fn(&str) -> bool,
         split: bool,
         tally: Option<&mut Tally>,
-    ) -> Cow<'a, str> {
-        let cleaned = self.clean_file(text, file, heading, split, tally);
+    ) -> Result<Cow<'a, str>> {
+        let cleaned = self
+            .clean_file(text, file, heading, split, tally)
+            .map_err(|(e, line)| self.overrun_error(e, Some(file), line))?;
         let cleaned: Cow<'a, str> = cleaned.map_or(Cow::Borrowed(text), Cow::Owned);
+        Ok(self.convert_file(cleaned, heading))
+    }
+
+    /// Conversion, quotation marks and typography on a plain-text file's cleaned text.
+    fn convert_file<'a>(
+        &self,
+        cleaned: Cow<'a, str>,
+        heading: &dyn Fn(&str) -> bool,
+    ) -> Cow<'a, str> {
         if self.conversion.is_none() && self.quotes.is_none() && self.typography == Typography::Off
         {
             return cleaned;
@@ -509,7 +556,8 @@ impl TextFix {
     }
 
     /// The cleanup rules on a plain-text file: title rules on its title lines, text rules on
-    /// the rest. None when nothing changes.
+    /// the rest. None when nothing changes; a rule past its budget, with the first line of the
+    /// text it ran on.
     fn clean_file(
         &self,
         text: &str,
@@ -517,7 +565,7 @@ impl TextFix {
         heading: &dyn Fn(&str) -> bool,
         split: bool,
         mut tally: Option<&mut Tally>,
-    ) -> Option<String> {
+    ) -> std::result::Result<Option<String>, (RuleOverrun, usize)> {
         let found = self.applicable(text, Some(file.relative));
         let text_rules = Which {
             known: Some(&found),
@@ -526,17 +574,37 @@ impl TextFix {
         let title_rules = self.which(true, Some(file));
         let may_title = found.iter().any(|&i| self.rules[i].scope.covers(true));
         if !may_title && !found.iter().any(|&i| self.rules[i].scope.covers(false)) {
-            return None;
+            return Ok(None);
         }
+        // One clock for the file: a look-around rule's time budget is for all its lines.
+        let clock = RefCell::new(Clock::default());
+        // A title rule past its budget makes no heading; it is reported where it runs on the
+        // line as a title, or as text.
         let is_title = |line: &str| {
             heading(line)
                 || (may_title
-                    && apply_rules(&self.rules, &title_rules, line, None, 0, None)
-                        .is_some_and(|t| heading(&t)))
+                    && apply_rules(
+                        &self.rules,
+                        &title_rules,
+                        line,
+                        (None, 0),
+                        None,
+                        &mut clock.borrow_mut(),
+                    )
+                    .is_ok_and(|t| t.is_some_and(|t| heading(&t))))
         };
         let titles = title_lines(text, split, &is_title);
+        let clock = &mut clock.borrow_mut();
         if titles.is_empty() {
-            return apply_rules(&self.rules, &text_rules, text, Some(file), 1, tally);
+            return apply_rules(
+                &self.rules,
+                &text_rules,
+                text,
+                (Some(file), 1),
+                tally,
+                clock,
+            )
+            .map_err(|e| (e, 1));
         }
         let lines: Vec<&str> = text.split('\n').collect();
         let mut pieces: Vec<Cow<'_, str>> = Vec::new();
@@ -549,10 +617,11 @@ impl TextFix {
                     &self.rules,
                     &text_rules,
                     &body,
-                    Some(file),
-                    start + 1,
+                    (Some(file), start + 1),
                     tally.as_deref_mut(),
-                );
+                    clock,
+                )
+                .map_err(|e| (e, start + 1))?;
                 changed |= fixed.is_some();
                 match fixed {
                     Some(f) if f.is_empty() && !body.is_empty() => {}
@@ -565,10 +634,11 @@ impl TextFix {
                     &self.rules,
                     &title_rules,
                     line,
-                    Some(file),
-                    t + 1,
+                    (Some(file), t + 1),
                     tally.as_deref_mut(),
-                );
+                    clock,
+                )
+                .map_err(|e| (e, t + 1))?;
                 changed |= fixed.is_some();
                 match fixed {
                     Some(f) if f.trim().is_empty() => {}
@@ -578,8 +648,17 @@ impl TextFix {
             }
             start = t + 1;
         }
-        changed.then(|| pieces.join("\n"))
+        Ok(changed.then(|| pieces.join("\n")))
     }
+}
+
+const RULE_BUDGET_HINT: &str = "a replacement that repeats the match ($0$0) grows the text at every rule that follows; a look-around pattern with nested repetition backtracks: simplify the rule, or limit it with `max-length` or `files`";
+
+/// A rule that ran past its budget on a text: its index among the rules, and which budget.
+#[derive(Debug, Clone, Copy)]
+struct RuleOverrun {
+    rule: usize,
+    overrun: rules::Overrun,
 }
 
 /// The 0-based indices of a plain-text file's title lines.
@@ -600,15 +679,18 @@ fn title_lines(text: &str, split: bool, is_title: &dyn Fn(&str) -> bool) -> Vec<
 }
 
 /// Runs the rules of one scope in order over `text` (whose first line is line `first_line` of
-/// `file`); None when nothing changes. With a tally, records each change.
+/// `file`); None when nothing changes. With a tally, records each change. The chain is paid
+/// for from one budget: every text it makes is at most [`rules::max_len`] of `text`; the time
+/// of look-around rules goes on `clock`.
 fn apply_rules(
     rules: &[Rule],
     which: &Which<'_>,
     text: &str,
-    file: Option<FileRef<'_>>,
-    first_line: usize,
+    (file, first_line): (Option<FileRef<'_>>, usize),
     mut tally: Option<&mut Tally>,
-) -> Option<String> {
+    clock: &mut Clock,
+) -> std::result::Result<Option<String>, RuleOverrun> {
+    let max_len = rules::max_len(text.len());
     let mut current: Option<String> = None;
     let mut origin: Option<Vec<usize>> = None;
     let mut candidates = which.initial(text);
@@ -616,7 +698,9 @@ fn apply_rules(
     while let Some(&i) = candidates.get(k) {
         k += 1;
         let now = current.as_deref().unwrap_or(text);
-        let edits = rules[i].edits(now);
+        let edits = rules[i]
+            .edits(now, max_len, clock.spent(i))
+            .map_err(|overrun| RuleOverrun { rule: i, overrun })?;
         if edits.is_empty() {
             continue;
         }
@@ -639,7 +723,7 @@ fn apply_rules(
         k = 0;
         current = Some(fixed);
     }
-    current
+    Ok(current)
 }
 
 /// The rules of one scope that apply to one file.
@@ -683,14 +767,21 @@ fn record_edits(
     located: bool,
 ) {
     for (range, replacement) in edits {
-        let before = &now[..range.start];
-        let line = before.matches('\n').count();
-        let column = before[before.rfind('\n').map_or(0, |k| k + 1)..]
-            .chars()
-            .count()
-            + 1;
-        let at = located
-            .then(|| lines.get(line).map(|&l| (l, column)))
+        // Only examples are placed: placing every change would read the text once for each.
+        let placed = tally
+            .hits
+            .get(rule)
+            .is_none_or(|h| h.examples.len() < EXAMPLES);
+        let at = (located && placed)
+            .then(|| {
+                let before = &now[..range.start];
+                let line = before.matches('\n').count();
+                let column = before[before.rfind('\n').map_or(0, |k| k + 1)..]
+                    .chars()
+                    .count()
+                    + 1;
+                lines.get(line).map(|&l| (l, column))
+            })
             .flatten();
         tally.record(rule, file, at, &now[range.clone()], replacement);
     }

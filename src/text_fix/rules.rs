@@ -8,9 +8,87 @@
 //! stretch of text at once, so a pattern may span lines (`\n`, `(?s)`); a line that a rule
 //! leaves blank is removed. Several rules are first tried together over the text (one
 //! [`regex::RegexSet`] pass): a chapter no rule matches costs one scan.
+//!
+//! A rule's work on one text is budgeted, because a rule is a program the book runs: the
+//! chain of rules may make a text at most [`GROWTH`] times as long as it was (plus
+//! [`GROWTH_SLACK`] bytes, for short titles), a look-around pattern may backtrack at most
+//! [`BACKTRACK_LIMIT`] steps in one search and run at most [`FANCY_TIME`] on one chapter,
+//! whatever the number of texts it is cut into (a pattern that backtracks a little less than
+//! the limit for every match would otherwise take minutes). Past a budget, [`Rule::edits`]
+//! gives an [`Overrun`] instead of edits.
 
 use std::ops::Range;
 use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+/// How many times as long as it was the rules may make a text (over the whole chain).
+pub const GROWTH: usize = 4;
+
+/// Bytes the rules may add to any text besides [`GROWTH`] (a title of three characters may
+/// become a longer one).
+pub const GROWTH_SLACK: usize = 1024;
+
+/// fancy-regex's limit on backtracking steps in one search.
+pub const BACKTRACK_LIMIT: usize = 100_000;
+
+/// How long a look-around rule may search one chapter (its text nodes or lines together).
+/// Linear patterns (the `regex` crate's) need no such budget; a look-around pattern's steps
+/// cannot be counted from outside fancy-regex, so its time is, between matches (each search
+/// is bounded by [`BACKTRACK_LIMIT`]).
+pub const FANCY_TIME: Duration = Duration::from_secs(1);
+
+/// The time each look-around rule has spent on one chapter, against [`FANCY_TIME`].
+#[derive(Debug, Default)]
+pub struct Clock {
+    spent: Vec<Duration>,
+}
+
+impl Clock {
+    /// Rule `rule`'s time so far.
+    pub(super) fn spent(&mut self, rule: usize) -> &mut Duration {
+        if self.spent.len() <= rule {
+            self.spent.resize(rule + 1, Duration::ZERO);
+        }
+        &mut self.spent[rule]
+    }
+}
+
+/// The most bytes the rules may make of a text of `len` bytes.
+pub fn max_len(len: usize) -> usize {
+    len.saturating_mul(GROWTH).saturating_add(GROWTH_SLACK)
+}
+
+/// Why a rule's edits on a text were refused: which budget it ran past.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Overrun {
+    /// The text would grow past this many bytes ([`max_len`] of the text the chain began with).
+    Growth(usize),
+    /// One search backtracked more than [`BACKTRACK_LIMIT`] steps.
+    Backtracking,
+    /// The searches over one chapter took more than [`FANCY_TIME`].
+    Time,
+}
+
+impl std::fmt::Display for Overrun {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Overrun::Growth(max) => write!(
+                f,
+                "would make the text longer than its budget of {max} bytes ({GROWTH} times its \
+                 length before the cleanup rules, plus {GROWTH_SLACK})"
+            ),
+            Overrun::Backtracking => write!(
+                f,
+                "backtracked more than its budget of {BACKTRACK_LIMIT} steps in one search"
+            ),
+            Overrun::Time => write!(
+                f,
+                "searched this chapter for longer than its budget of {} ms",
+                FANCY_TIME.as_millis()
+            ),
+        }
+    }
+}
 
 /// What text a rule applies to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -133,54 +211,127 @@ impl Rule {
     }
 
     /// The changes the rule makes to `text`: byte range and replacement, in order, each a
-    /// real change (a match replaced by itself is not one).
-    pub fn edits(&self, text: &str) -> Vec<(Range<usize>, String)> {
-        let mut edits = self.all_edits(text);
-        if let Some(max) = self.max_chars {
-            // Bytes first: a match of at most `max` bytes has at most `max` characters.
-            edits.retain(|(r, _)| r.len() <= max || text[r.clone()].chars().count() <= max);
-        }
-        edits
-    }
-
-    pub(super) fn all_edits(&self, text: &str) -> Vec<(Range<usize>, String)> {
-        let mut edits = Vec::new();
+    /// real change (a match replaced by itself is not one); an [`Overrun`] when they would make
+    /// the text longer than `max_len` bytes or the search runs past its budget (`spent`: the
+    /// rule's time so far on this chapter, which the search adds to).
+    pub fn edits(
+        &self,
+        text: &str,
+        max_len: usize,
+        spent: &mut Duration,
+    ) -> Result<Vec<(Range<usize>, String)>, Overrun> {
+        let mut edits = Edits::new(text, max_len, self.max_chars);
         let expand = self.replace.contains('$');
+        // What one replacement may hold: the template, and the match once per `$`.
+        let per_match = |m: usize| {
+            let refs = self.replace.matches('$').count();
+            self.replace.len().saturating_add(refs.saturating_mul(m))
+        };
         match &self.pattern {
             Pattern::Plain(re) if expand => {
                 for caps in re.captures_iter(text) {
                     let m = caps.get(0).expect("group 0 always matches");
+                    edits.check_bound(m.range(), per_match(m.len()))?;
                     let mut r = String::new();
                     caps.expand(&self.replace, &mut r);
-                    push_edit(&mut edits, text, m.range(), r);
+                    edits.push(m.range(), r)?;
                 }
             }
             Pattern::Plain(re) => {
                 for m in re.find_iter(text) {
-                    push_edit(&mut edits, text, m.range(), self.replace.clone());
+                    edits.push(m.range(), self.replace.clone())?;
                 }
             }
             Pattern::Fancy(re) => {
-                // An error is the backtracking cap: the rest of this text is left as it is.
-                for caps in re.captures_iter(text).map_while(Result::ok) {
+                if *spent > FANCY_TIME {
+                    return Err(Overrun::Time);
+                }
+                let (started, before) = (Instant::now(), *spent);
+                for caps in re.captures_iter(text) {
+                    // fancy-regex's runtime errors are its limits: backtracking steps, stack.
+                    let caps = caps.map_err(|_| Overrun::Backtracking)?;
+                    *spent = before + started.elapsed();
+                    if *spent > FANCY_TIME {
+                        return Err(Overrun::Time);
+                    }
                     let m = caps.get(0).expect("group 0 always matches");
                     let mut r = String::new();
                     if expand {
+                        edits.check_bound(m.range(), per_match(m.range().len()))?;
                         caps.expand(&self.replace, &mut r);
                     } else {
                         r.push_str(&self.replace);
                     }
-                    push_edit(&mut edits, text, m.range(), r);
+                    edits.push(m.range(), r)?;
                 }
+                *spent = before + started.elapsed();
             }
         }
-        edits
+        Ok(edits.edits)
+    }
+
+    /// [`Rule::edits`] without `max-length`, within the budget of a text as long as `text`.
+    #[cfg(test)]
+    pub(super) fn all_edits(&self, text: &str) -> Vec<(Range<usize>, String)> {
+        let rule = Rule {
+            max_chars: None,
+            ..self.clone()
+        };
+        rule.edits(text, max_len(text.len()), &mut Duration::default())
+            .unwrap_or_default()
     }
 }
 
-fn push_edit(edits: &mut Vec<(Range<usize>, String)>, text: &str, range: Range<usize>, r: String) {
-    if text.get(range.clone()) != Some(r.as_str()) {
-        edits.push((range, r));
+/// The edits of one rule on one text, as they are found, and the length they make it.
+struct Edits<'t> {
+    text: &'t str,
+    edits: Vec<(Range<usize>, String)>,
+    /// The text's length after the edits so far.
+    len: usize,
+    max_len: usize,
+    max_chars: Option<usize>,
+}
+
+impl<'t> Edits<'t> {
+    fn new(text: &'t str, max_len: usize, max_chars: Option<usize>) -> Edits<'t> {
+        Edits {
+            text,
+            edits: Vec::new(),
+            len: text.len(),
+            max_len,
+            max_chars,
+        }
+    }
+
+    /// Refuses, before it is written, a replacement of the match at `range` that may hold
+    /// `bound` bytes when that would pass twice the budget (written, it is measured exactly).
+    fn check_bound(&self, range: Range<usize>, bound: usize) -> Result<(), Overrun> {
+        let at_most = (self.len - range.len()).saturating_add(bound);
+        match at_most > self.max_len.saturating_mul(2) {
+            true => Err(Overrun::Growth(self.max_len)),
+            false => Ok(()),
+        }
+    }
+
+    /// Keeps a real change that `max-length` allows, within the budget.
+    fn push(&mut self, range: Range<usize>, r: String) -> Result<(), Overrun> {
+        let text = self.text;
+        if text.get(range.clone()) == Some(r.as_str()) {
+            return Ok(());
+        }
+        // Bytes first: a match of at most `max` bytes has at most `max` characters.
+        if let Some(max) = self.max_chars
+            && range.len() > max
+            && text[range.clone()].chars().count() > max
+        {
+            return Ok(());
+        }
+        self.len = self.len - range.len() + r.len();
+        if self.len > self.max_len {
+            return Err(Overrun::Growth(self.max_len));
+        }
+        self.edits.push((range, r));
+        Ok(())
     }
 }
 
@@ -223,7 +374,7 @@ fn compile(source: &str) -> Result<Pattern, PatternError> {
         });
     }
     fancy_regex::RegexBuilder::new(&full)
-        .backtrack_limit(100_000)
+        .backtrack_limit(BACKTRACK_LIMIT)
         .build()
         .map(|re| Pattern::Fancy(Box::new(re)))
         .map_err(|e| PatternError {
@@ -373,7 +524,12 @@ mod tests {
 
     fn run(pattern: &str, replace: &str, text: &str) -> String {
         let r = rule(pattern, replace);
-        apply_edits(text, &r.edits(text), None).0
+        apply_edits(text, &edits(&r, text), None).0
+    }
+
+    fn edits(r: &Rule, text: &str) -> Vec<(Range<usize>, String)> {
+        r.edits(text, max_len(text.len()), &mut Duration::default())
+            .unwrap()
     }
 
     #[test]
@@ -406,7 +562,7 @@ mod tests {
         assert!(r.plain().is_none());
         let text = "他走了。  “等等。”";
         assert_eq!(
-            apply_edits(text, &r.edits(text), None).0,
+            apply_edits(text, &edits(&r, text), None).0,
             "他走了。“等等。”"
         );
         assert!(rule("a+", "").plain().is_some());
@@ -421,8 +577,8 @@ mod tests {
     #[test]
     fn a_match_replaced_by_itself_is_no_edit() {
         let r = rule("甲", "甲");
-        assert!(r.edits("甲乙甲").is_empty());
-        assert!(rule("^", "").edits("甲\n\n乙").is_empty());
+        assert!(edits(&r, "甲乙甲").is_empty());
+        assert!(edits(&rule("^", ""), "甲\n\n乙").is_empty());
     }
 
     #[test]
@@ -441,7 +597,7 @@ mod tests {
     fn origins_follow_removed_lines() {
         let r = rule("^删$", "");
         let text = "一\n删\n三\n删\n五";
-        let (out, origin) = apply_edits(text, &r.edits(text), Some(&[1, 2, 3, 4, 5]));
+        let (out, origin) = apply_edits(text, &edits(&r, text), Some(&[1, 2, 3, 4, 5]));
         assert_eq!(out, "一\n三\n五");
         assert_eq!(origin.unwrap(), [1, 3, 5]);
     }
@@ -452,7 +608,7 @@ mod tests {
         r.max_chars = Some(6);
         let text = "看广告\n这一段很长的正文里提到了广告二字\n";
         assert_eq!(
-            apply_edits(text, &r.edits(text), None).0,
+            apply_edits(text, &edits(&r, text), None).0,
             "这一段很长的正文里提到了广告二字\n"
         );
     }

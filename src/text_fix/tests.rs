@@ -38,10 +38,14 @@ fn text_rules_skip_titles_and_title_rules_skip_text() {
         Typography::Off,
     );
     let text = "第一章 风起（求推荐）\n他说求月票（求推荐）\n第二章 云涌求月票\n";
-    let out = f.text_file(text, file(), &auto_heading, true, None);
+    let out = f
+        .text_file(text, file(), &auto_heading, true, None)
+        .unwrap();
     assert_eq!(out, "第一章 风起\n他说（求推荐）\n第二章 云涌求月票\n");
     // Not split: only the first line is a title.
-    let out = f.text_file(text, file(), &auto_heading, false, None);
+    let out = f
+        .text_file(text, file(), &auto_heading, false, None)
+        .unwrap();
     assert_eq!(out, "第一章 风起\n他说（求推荐）\n第二章 云涌\n");
 }
 
@@ -54,14 +58,20 @@ fn a_title_rule_can_make_a_heading_of_a_prefixed_line() {
         typography: Typography::Off,
     });
     let text = "    正文 第一回 宴桃园豪杰三结义 斩黄巾英雄首立功\n    更新时间:2007-11-16 7:55:51 本章字数:4804\n滚滚长江东逝水。\n";
-    let out = f.text_file(text, file(), &auto_heading, true, None);
+    let out = f
+        .text_file(text, file(), &auto_heading, true, None)
+        .unwrap();
     assert_eq!(
         out,
         "第一回 宴桃园豪杰三结义 斩黄巾英雄首立功\n滚滚长江东逝水。\n"
     );
     // A body line starting with 正文 is text: the title rule leaves it alone.
     let body = "甲。\n正文 第一次见面，他就笑了。\n";
-    assert_eq!(f.text_file(body, file(), &auto_heading, true, None), body);
+    assert_eq!(
+        f.text_file(body, file(), &auto_heading, true, None)
+            .unwrap(),
+        body
+    );
 }
 
 #[test]
@@ -69,11 +79,12 @@ fn typography_keeps_the_spaces_of_heading_lines() {
     let f = fix(Vec::new(), Typography::Cjk { japanese: false });
     let text = "第一回 宴桃园豪杰三结义 斩黄巾英雄首立功\n他 说,好...\n";
     assert_eq!(
-        f.text_file(text, file(), &auto_heading, true, None),
+        f.text_file(text, file(), &auto_heading, true, None)
+            .unwrap(),
         "第一回 宴桃园豪杰三结义 斩黄巾英雄首立功\n他说，好……\n"
     );
     assert_eq!(
-        f.title("第一回 宴桃园 斩黄巾,再说", None, None),
+        f.title("第一回 宴桃园 斩黄巾,再说", None, None).unwrap(),
         "第一回 宴桃园 斩黄巾，再说"
     );
 }
@@ -89,7 +100,9 @@ fn the_tally_names_files_and_source_lines_after_earlier_removals() {
     );
     let text = "广告\n甲\n广告\n坏字\n";
     let mut tally = Tally::default();
-    let out = f.text_file(text, file(), &auto_heading, false, Some(&mut tally));
+    let out = f
+        .text_file(text, file(), &auto_heading, false, Some(&mut tally))
+        .unwrap();
     assert_eq!(out, "甲\n好字\n");
     assert_eq!(tally.hits[0].count, 2);
     let lines: Vec<_> = tally.hits[0].examples.iter().map(|e| e.line).collect();
@@ -104,13 +117,21 @@ fn files_globs_limit_rules_to_their_chapters() {
     let mut r = rule("甲", "乙", Scope::Both);
     r.files = Some(glob::Pattern::new("vol2/*.txt").unwrap());
     let f = fix(vec![r], Typography::Off);
-    assert_eq!(f.text_file("甲", file(), &auto_heading, false, None), "甲");
+    assert_eq!(
+        f.text_file("甲", file(), &auto_heading, false, None)
+            .unwrap(),
+        "甲"
+    );
     let other = FileRef {
         path: Path::new("/book/vol2/1.txt"),
         relative: "vol2/1.txt",
     };
-    assert_eq!(f.text_file("甲", other, &auto_heading, false, None), "乙");
-    assert_eq!(f.title("甲", None, None), "甲");
+    assert_eq!(
+        f.text_file("甲", other, &auto_heading, false, None)
+            .unwrap(),
+        "乙"
+    );
+    assert_eq!(f.title("甲", None, None).unwrap(), "甲");
 }
 
 #[test]
@@ -122,10 +143,16 @@ fn text_nodes_get_rules_conversion_and_typography() {
         typography: Typography::Cjk { japanese: false },
     });
     assert_eq!(
-        f.text_node("广告他说:“开放...”", file(), None).as_deref(),
+        f.text_node("广告他说:“开放...”", file(), None, &mut Clock::default())
+            .unwrap()
+            .as_deref(),
         Some("他說:「開放……」")
     );
-    assert_eq!(f.text_node("plain", file(), None), None);
+    assert_eq!(
+        f.text_node("plain", file(), None, &mut Clock::default())
+            .unwrap(),
+        None
+    );
 }
 
 #[test]
@@ -159,10 +186,11 @@ fn the_stage_off_changes_nothing_and_borrows() {
     let f = TextFix::off();
     let text = "他说,好...\n正文 第一回\n";
     assert!(matches!(
-        f.text_file(text, file(), &auto_heading, true, None),
+        f.text_file(text, file(), &auto_heading, true, None)
+            .unwrap(),
         Cow::Borrowed(_)
     ));
-    assert_eq!(f.title("甲,乙", None, None), "甲,乙");
+    assert_eq!(f.title("甲,乙", None, None).unwrap(), "甲,乙");
 }
 
 #[test]
@@ -176,7 +204,8 @@ fn a_site_glued_to_a_paragraph_goes_and_the_paragraph_stays() {
     });
     let text = "天涯在线书库《www.tianyabook.com》\n    千古蓼埋玉地，落花啼鸟总关愁。天涯在线书库《www.tianyabook.com》\n";
     assert_eq!(
-        f.text_file(text, file(), &auto_heading, false, None),
+        f.text_file(text, file(), &auto_heading, false, None)
+            .unwrap(),
         "    千古蓼埋玉地，落花啼鸟总关愁。\n"
     );
 }
@@ -258,4 +287,44 @@ fn a_preset_rule_is_tried_on_every_text_it_matches() {
         plain.iter().all(|&i| rules[i].needs.is_empty()),
         "{plain:?}"
     );
+}
+
+#[test]
+fn chained_rules_may_make_a_text_at_most_four_times_as_long() {
+    let doubling = || rule("甲", "$0$0", Scope::Text);
+    let f = fix(vec![doubling(), doubling()], Typography::Off);
+    let text = "甲".repeat(1000);
+    let out = f
+        .text_file(&text, file(), &auto_heading, false, None)
+        .unwrap();
+    assert_eq!(out.len(), 4 * text.len());
+    let f = fix(vec![doubling(), doubling(), doubling()], Typography::Off);
+    let e = f
+        .text_file(&text, file(), &auto_heading, false, None)
+        .unwrap_err();
+    let message = e.to_string();
+    assert!(message.contains("rule `甲` (metadata.toml:1)"), "{message}");
+    assert!(message.contains("budget of 13024 bytes"), "{message}");
+    assert!(e.diagnostic().code == crate::diagnostic::Code::Budget);
+    // A single match repeated many times is refused before it is written.
+    let f = fix(
+        vec![rule("(?s).+", &"$0".repeat(100), Scope::Text)],
+        Typography::Off,
+    );
+    assert!(
+        f.text_node(&text, file(), None, &mut Clock::default())
+            .is_err()
+    );
+}
+
+#[test]
+fn a_pattern_past_fancy_regexs_backtracking_limit_is_an_error_not_a_silent_stop() {
+    let f = fix(
+        vec![rule("(?:(?=a)(?:a|aa))+x", "", Scope::Text)],
+        Typography::Off,
+    );
+    let e = f
+        .text_file(&"a".repeat(60), file(), &auto_heading, false, None)
+        .unwrap_err();
+    assert!(e.to_string().contains("backtracked more than"), "{e}");
 }

@@ -6,6 +6,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod budgets;
 mod markup;
 mod media;
 mod paths;

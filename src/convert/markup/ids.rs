@@ -30,6 +30,9 @@ pub(crate) struct Ids<'m> {
     used: HashSet<String>,
     /// Id as written -> id as it is now.
     map: HashMap<String, String>,
+    /// For an id taken, the first number to try after it: every `{id}-{n}` below is taken, so
+    /// 20,000 elements with one id are numbered in linear time, not quadratic.
+    next: HashMap<String, usize>,
 }
 
 /// What became of an id.
@@ -49,6 +52,7 @@ impl<'m> Ids<'m> {
             marker,
             used: HashSet::new(),
             map: HashMap::new(),
+            next: HashMap::new(),
         }
     }
 
@@ -63,11 +67,7 @@ impl<'m> Ids<'m> {
             None => author_id(raw),
         };
         if self.used.contains(&id) {
-            let base = id;
-            id = (2..)
-                .map(|n| format!("{base}-{n}"))
-                .find(|candidate| !self.used.contains(candidate))
-                .unwrap_or_default();
+            id = next_free(&id, 2, &self.used, &mut self.next);
         }
         self.used.insert(id.clone());
         self.map.insert(raw.to_string(), id.clone());
@@ -94,6 +94,23 @@ impl<'m> Ids<'m> {
     pub(crate) fn into_map(self) -> HashMap<String, String> {
         self.map
     }
+}
+
+/// The first `{base}-{n}` (n from `first`) not in `used`, starting where the last search for
+/// `base` ended (ids are only ever added to `used`, so the numbers skipped stay taken).
+pub(crate) fn next_free(
+    base: &str,
+    first: usize,
+    used: &HashSet<String>,
+    next: &mut HashMap<String, usize>,
+) -> String {
+    let from = next.get(base).copied().unwrap_or(first);
+    let (n, id) = (from..)
+        .map(|n| (n, format!("{base}-{n}")))
+        .find(|(_, candidate)| !used.contains(candidate))
+        .unwrap_or_default();
+    next.insert(base.to_string(), n + 1);
+    id
 }
 
 /// An author's id as an NCName (what EPUBCheck's schema wants for `xsd:ID`) that does not
@@ -160,6 +177,27 @@ mod tests {
         assert_eq!(ids.assign("plain"), Assigned::Same);
         assert_eq!(ids.target("a-b"), Some("a-b-2"));
         assert_eq!(ids.target("a b"), Some("a-b"));
+    }
+
+    #[test]
+    fn ids_that_collide_are_numbered_past_the_taken_ones_in_order() {
+        let mut ids = Ids::new(None);
+        assert_eq!(ids.assign("a-b-3"), Assigned::Same);
+        let got: Vec<Assigned> = ["a b", "a?b", "a!b", "a;b"]
+            .iter()
+            .map(|r| ids.assign(r))
+            .collect();
+        let want = ["a-b", "a-b-2", "a-b-4", "a-b-5"].map(|w| Assigned::Renamed(w.into()));
+        assert_eq!(got, want);
+        let mut used = HashSet::from(["a".to_string(), "a-2".into(), "a-4".into()]);
+        let mut next = HashMap::new();
+        let mut take = |used: &mut HashSet<String>| {
+            let id = next_free("a", 2, used, &mut next);
+            used.insert(id.clone());
+            id
+        };
+        let taken: Vec<String> = (0..3).map(|_| take(&mut used)).collect();
+        assert_eq!(taken, ["a-3", "a-5", "a-6"]);
     }
 
     #[test]

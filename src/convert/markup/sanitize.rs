@@ -2154,16 +2154,19 @@ impl Tree {
             .flatten()
             .chain(self.title_ids.iter().cloned())
             .collect();
+        // Where the numbering of each slug goes on: linear in the headings, however many
+        // have one text.
+        let mut next = HashMap::new();
         for &i in order {
             let Some(e) = self.elem(i) else { continue };
             if !is_heading(e.name) || e.attrs.iter().any(|(k, _)| *k == "id") {
                 continue;
             }
             let base = slug(&self.heading_text(i));
-            let id = std::iter::once(base.clone())
-                .chain((1..).map(|n| format!("{base}-{n}")))
-                .find(|id| !taken.contains(id))
-                .unwrap_or_default();
+            let id = match taken.contains(&base) {
+                false => base,
+                true => super::ids::next_free(&base, 1, &taken, &mut next),
+            };
             taken.insert(id.clone());
             if let Some(Kind::Element(e)) = self.nodes.get_mut(i).map(|n| &mut n.kind) {
                 e.attrs.insert(0, ("id", id));
