@@ -196,6 +196,10 @@ pub enum Code {
     /// table of contents deeper than two levels, an empty `alt`, a CSS custom property, an id
     /// on `body`).
     KindleConstruct,
+    /// A second numbering of heading-like lines interleaved with a text file's chapters (a
+    /// site's page markers, `第1节` among `第一回`) was kept as text: one finding per file,
+    /// counting them, at the first.
+    PageMarkers,
 }
 
 impl Serialize for Code {
@@ -358,6 +362,7 @@ impl Code {
             Code::KindleLanguage => "kindle-language",
             Code::KindleSpineOrder => "kindle-spine-order",
             Code::KindleConstruct => "kindle-construct",
+            Code::PageMarkers => "page-markers",
         }
     }
 }
