@@ -628,7 +628,9 @@ fn review_lines(path: &Path, text: &str, lines: &[&str], report: &mut CheckRepor
         let message = format!("{more} more lines seem broken mid-sentence");
         report.push(Diagnostic::warning(Code::BrokenLine, message).at(path));
     }
-    for w in split::split(lines, &SplitMode::Auto).warnings {
+    // Only numbering: a file that is not split keeps its page markers as text anyway.
+    let numbering = split::split(lines, &SplitMode::Auto).warnings.into_iter();
+    for w in numbering.filter(|w| w.kind == split::SplitWarningKind::Numbering) {
         report.push(
             Diagnostic::warning(Code::HeadingNumbering, w.message)
                 .at(path)

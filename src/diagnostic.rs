@@ -199,6 +199,10 @@ pub enum Code {
     /// An input asked for more work than its budget allows (inclusions across the book, a
     /// cleanup rule's output or steps on one text): the build stops, naming the budget.
     Budget,
+    /// A second numbering of heading-like lines interleaved with a text file's chapters (a
+    /// site's page markers, `第1节` among `第一回`) was kept as text: one finding per file,
+    /// counting them, at the first.
+    PageMarkers,
 }
 
 impl Serialize for Code {
@@ -362,6 +366,7 @@ impl Code {
             Code::KindleSpineOrder => "kindle-spine-order",
             Code::KindleConstruct => "kindle-construct",
             Code::Budget => "budget",
+            Code::PageMarkers => "page-markers",
         }
     }
 }

@@ -587,7 +587,7 @@ fn split_file(
     warnings.extend(
         split_warnings
             .into_iter()
-            .map(|w| warn(Code::HeadingNumbering, Some(w.line), w.message)),
+            .map(|w| warn(w.kind.code(), Some(w.line), w.message)),
     );
     let nodes = pieces_to_nodes(pieces, project, &mut |line, message| {
         warnings.push(warn(Code::EmptyChapter, line, message))

@@ -10,6 +10,7 @@ mod budgets;
 mod markup;
 mod media;
 mod paths;
+mod split;
 
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};

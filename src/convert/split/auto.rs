@@ -10,9 +10,13 @@
 //!   Chinese characters or 80 Latin ones).
 //! - **Numbered Chinese headings.** `第` + number + unit, spaces allowed around the number.
 //!   The number is Chinese (`十二`, `两千`, `一百零八`), financial (`壹贰`), Arabic or full-width
-//!   digits, and must parse. Chapter units: 章 回 节 節 話 话 集 幕. Volume units: 卷 部 册 冊 篇.
-//!   `卷` + number (`卷三`, `卷三 北伐`) is a volume too. Measure words such as 封 本 次 天 个 名
-//!   are not units, so `第一次见面` stays text.
+//!   digits, and must parse. Chapter units: 章 回 节 節 話 话 集 幕. Volume units: 卷 部 册 冊 篇
+//!   季. `卷` + number (`卷三`, `卷三 北伐`, `卷之三`) is a volume too. Measure words such as 封
+//!   本 次 天 个 名 are not units, so `第一次见面` stays text.
+//! - **Numerals with typos.** A dash typed for 一 next to a unit (`第十—回`, `第—百回`), a circle
+//!   or a letter O for 〇 (`第一○八回`), a Kangxi radical for its digit, a letter O or l in an
+//!   Arabic number (`第1O章`), and `廿` `卅` `卌` are read (see `numerals::leading_number`); the
+//!   heading is marked as read through a typo.
 //! - **Titles.** After the unit comes nothing, or a separator (white space, `：` `:` `、` `.` `．`
 //!   `-` `—` `·`) and a title. Only 章 回 卷 may have a title glued on without a separator
 //!   (`第一章风起`); the other units double as measure words (`第一节课`, `第一部手机`).
@@ -44,14 +48,18 @@
 //!   `，。；：` inside, at most [`MAX_BARE_TITLE_WIDTH`] columns). Numbered list items look the
 //!   same, so the split module takes these only from a file without other chapter headings and
 //!   only when they read as a book's chapters (see `super::bare_chapters`).
+//! - **Weak headings** ([`weak`]): a label before the heading (`警世通言第一卷`, `上卷 第一回`)
+//!   or a `第` left out (`二回　救贫女…`); the split module takes them when they recur in
+//!   sequence through the file.
 //! - **Not handled:** headings wrapped in brackets (`【第一章】`) or quotes (`“第一章”他说`)
-//!   stay text, as does anything starting with another character.
+//!   stay text, as does anything starting with another character; [`not_taken`] says which
+//!   such lines look like headings, for `check` to report.
 
-use super::HeadingKind;
 use super::numerals::{
-    Readings, chinese_readings, english_ones, english_tens, is_numeral_char, parse_english_number,
-    parse_english_ordinal, parse_roman,
+    Readings, english_ones, english_tens, is_numeral_char, is_numeral_like, leading_number,
+    parse_english_number, parse_english_ordinal, parse_roman,
 };
+use super::{HeadingKind, SkipReason};
 
 /// Longest heading line, in display columns (CJK characters count 2).
 pub(super) const MAX_HEADING_WIDTH: usize = 80;
@@ -71,6 +79,9 @@ pub(super) struct Found {
     /// The other reading of a number that has two (`一百一`: 110, or 101 in a classical
     /// novel's sequence); the split module picks the one the sequence continues with.
     pub other: Option<u64>,
+    /// The number was read through a typo: a dash for 一, a circle for 〇 (see
+    /// [`super::numerals::leading_number`]).
+    pub repaired: bool,
 }
 
 /// White space inside or around a heading, including U+3000 and NBSP: what a line is
@@ -124,8 +135,9 @@ fn short_enough(text: &str) -> bool {
 /// Longest title after a bare number (`1、风起`), in display columns.
 pub(super) const MAX_BARE_TITLE_WIDTH: usize = 40;
 
-/// A chapter heading made of a bare number and a title (`1、风起`, `001 风起`): the weak kind
-/// of heading, which the split module confirms on the whole file.
+/// A chapter heading made of a bare number and a title (`1、风起`, `001 风起`, `十一 聚气` as
+/// Jin Yong's novels head theirs): the weak kind of heading, which the split module confirms
+/// on the whole file.
 pub(super) fn bare_numbered(line: &str) -> Option<Found> {
     if let Some(n) = lone_number(line) {
         return Some(Found {
@@ -133,7 +145,12 @@ pub(super) fn bare_numbered(line: &str) -> Option<Found> {
             title: line.to_string(),
             number: Some(n),
             other: None,
+            repaired: false,
         });
+    }
+    let first = line.chars().next()?;
+    if is_numeral_char(first) && !first.is_ascii_digit() && !('０'..='９').contains(&first) {
+        return bare_chinese(line);
     }
     let digits = line
         .char_indices()
@@ -166,7 +183,253 @@ pub(super) fn bare_numbered(line: &str) -> Option<Found> {
         title: collapse_spaces(line),
         number: Some(n),
         other: None,
+        repaired: false,
     })
+}
+
+/// `十一 聚气`, `三、风起`: a Chinese number of at most [`MAX_BARE_CHINESE_CHARS`] characters,
+/// white space or `、`, and a short title that does not read like a sentence.
+fn bare_chinese(line: &str) -> Option<Found> {
+    let (readings, repaired, end) = leading_number(line)?;
+    let number = line.get(..end)?;
+    if repaired || number.chars().count() > MAX_BARE_CHINESE_CHARS {
+        return None;
+    }
+    let rest = line.get(end..)?;
+    let sep = rest.chars().next()?;
+    if sep != '、' && !is_space(sep) {
+        return None;
+    }
+    let title = rest[sep.len_utf8()..].trim_start_matches(is_space);
+    let sentence = title.contains(['，', '。', '；', '：', ',', ';', ':', '“', '”', '「', '」']);
+    let starts_ok = title
+        .chars()
+        .next()
+        .is_some_and(|c| !is_numeral_char(c) && !c.is_ascii_punctuation());
+    if sentence || !starts_ok || width(title) > MAX_BARE_TITLE_WIDTH {
+        return None;
+    }
+    Some(Found {
+        kind: HeadingKind::Chapter,
+        title: collapse_spaces(line),
+        number: Some(readings.0),
+        other: readings.1,
+        repaired: false,
+    })
+}
+
+/// Longest Chinese number heading a bare-numbered chapter (`一百二十三`).
+const MAX_BARE_CHINESE_CHARS: usize = 6;
+
+/// A heading that only the whole file can confirm, and how it is written (its shape): the
+/// split module takes the ones whose shape recurs in sequence (`super::structure`).
+pub(super) struct Weak {
+    /// The headings on the line, as [`detect`] gives them.
+    pub found: Vec<Found>,
+    /// How the heading is written: its label, or the unit of a heading without `第`.
+    pub shape: String,
+}
+
+/// Longest text before `第` that may be a label repeated before every heading
+/// (`警世通言第一卷`, `上卷 第一回`), in characters.
+const MAX_LABEL_CHARS: usize = 12;
+
+/// A heading written with a label before it (`警世通言第一卷　俞伯牙…`, `上卷 第一回 …`) or
+/// with its `第` left out (`二回　救贫女馈赠金瓜子`), as some downloads write every heading
+/// after the first. Prose can look the same once (`他翻到第三章`), so these are headings only
+/// when their shape recurs in sequence through the file.
+pub(super) fn weak(line: &str) -> Option<Weak> {
+    if !short_enough(line) {
+        return None;
+    }
+    missing_di(line).or_else(|| labelled(line))
+}
+
+/// `二回　救贫女馈赠金瓜子`: a 回 or 章 heading with its `第` left out, and a title after a
+/// separator (a bare `三回` is as likely text).
+fn missing_di(line: &str) -> Option<Weak> {
+    let first = line.chars().next()?;
+    if !is_numeral_char(first) || first.is_ascii_digit() || ('０'..='９').contains(&first) {
+        return None;
+    }
+    let (_, _, end) = leading_number(line)?;
+    let unit = line.get(end..)?.chars().next()?;
+    if !matches!(unit, '回' | '章') {
+        return None;
+    }
+    let (separated, title) = split_title(line.get(end + unit.len_utf8()..)?);
+    if !separated || title.is_empty() {
+        return None;
+    }
+    let mut found = numbered_chapter(&format!("第{line}"))?;
+    found.title = collapse_spaces(line);
+    Some(Weak {
+        found: vec![found],
+        shape: format!("{unit} without 第"),
+    })
+}
+
+/// `警世通言第一卷　俞伯牙摔琴謝知音`: a label of letters (a book's name, `上卷`) and a heading.
+fn labelled(line: &str) -> Option<Weak> {
+    let (at, _) = line
+        .char_indices()
+        .take(MAX_LABEL_CHARS + 1)
+        .skip(1)
+        .find(|&(_, c)| c == '第')?;
+    let label = line.get(..at)?.trim_end_matches(is_space);
+    if label.is_empty() || label.chars().any(|c| !c.is_alphanumeric() && !is_space(c)) {
+        return None;
+    }
+    let found = detect_heading(line.get(at..)?);
+    (!found.is_empty()).then(|| Weak {
+        found,
+        shape: format!("label {}", collapse_spaces(label)),
+    })
+}
+
+/// Characters that decorate a heading-like line: `===第一章===`, `【第一章】`, `[0001] 标题`,
+/// `★第一章★`.
+fn is_decoration(c: char) -> bool {
+    matches!(
+        c,
+        '=' | '*'
+            | '#'
+            | '~'
+            | '-'
+            | '—'
+            | '─'
+            | '－'
+            | '＝'
+            | '＊'
+            | '＃'
+            | '～'
+            | '【'
+            | '】'
+            | '['
+            | ']'
+            | '［'
+            | '］'
+            | '〖'
+            | '〗'
+            | '『'
+            | '』'
+            | '「'
+            | '」'
+            | '〔'
+            | '〕'
+            | '('
+            | ')'
+            | '（'
+            | '）'
+            | '<'
+            | '>'
+            | '〈'
+            | '〉'
+            | '★'
+            | '☆'
+            | '◆'
+            | '◇'
+            | '■'
+            | '□'
+            | '●'
+            | '◎'
+            | '※'
+    )
+}
+
+/// Why a line that looks like a heading is not one, when it does: a heading inside
+/// decoration (`===第一章===`, `【第一章】`, `[0001] 标题`), or `第` + number + unit whose
+/// number cannot be read (`第十x回`). None for text and for headings. Called only on lines
+/// [`detect`] did not take; cheap for prose, which starts with neither.
+pub(super) fn not_taken(line: &str) -> Option<SkipReason> {
+    let first = line.chars().next()?;
+    if !short_enough(line) {
+        return None;
+    }
+    if is_decoration(first) {
+        let inner = line.trim_matches(|c: char| is_decoration(c) || is_space(c));
+        let heading = !inner.is_empty() && !detect(inner).is_empty();
+        return (heading || bracketed_number(line)).then_some(SkipReason::Decorated);
+    }
+    (first == '第' && unreadable_number(line)).then_some(SkipReason::UnreadableNumber)
+}
+
+/// `[0001] 标题`, `【12】风起`: a number in brackets, then a title as a bare-numbered heading
+/// has one.
+fn bracketed_number(line: &str) -> bool {
+    let Some(inner) = line.strip_prefix(['[', '【', '［', '〖', '(', '（']) else {
+        return false;
+    };
+    let Some(close) = inner.find([']', '】', '］', '〗', ')', '）']) else {
+        return false;
+    };
+    let (number, rest) = inner.split_at(close);
+    let after = rest.chars().next().map_or(rest.len(), char::len_utf8);
+    let title = rest[after..].trim_start_matches(is_space);
+    !number.is_empty()
+        && number
+            .chars()
+            .all(|c| c.is_ascii_digit() || ('０'..='９').contains(&c))
+        && !title.is_empty()
+        && bare_numbered(&format!("{number} {title}")).is_some()
+}
+
+/// `第十x回 标题`: `第`, at most six characters with a numeral among them and no other
+/// Chinese character (`第三次回到家` is text), a unit and an acceptable title; the number
+/// does not read.
+fn unreadable_number(line: &str) -> bool {
+    let after = line['第'.len_utf8()..].trim_start_matches(is_space);
+    let Some((at, unit)) = after
+        .char_indices()
+        .take(7)
+        .find(|&(_, c)| is_chapter_unit(c) || is_volume_unit(c))
+    else {
+        return false;
+    };
+    let between = after[..at].trim_end_matches(is_space);
+    let han = |c: char| ('\u{3400}'..='\u{9FFF}').contains(&c) && !is_numeral_like(c);
+    let reads = leading_number(between).is_some_and(|(_, _, end)| end == between.len());
+    !between.is_empty()
+        && between.chars().any(is_numeral_like)
+        && !between.chars().any(han)
+        && !reads
+        && accept_rest(&after[at + unit.len_utf8()..], allows_glued_title(unit))
+}
+
+/// How a numbered chapter heading is written, to tell a site's page markers (`第1节`) from
+/// the chapters (`第一回`) they are mixed with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(super) struct Family {
+    /// The unit (`回`, `节`), `E` for an English heading, the separator of a bare number.
+    pub unit: char,
+    /// The number is in Arabic or full-width digits.
+    pub arabic: bool,
+}
+
+/// The family of a numbered heading's title, and whether the title says more than the
+/// number (`第一回 宴桃园` does, `第1节` does not).
+pub(super) fn family(title: &str) -> (Family, bool) {
+    if title.starts_with(|c: char| c.is_ascii_alphabetic()) {
+        let titled = title.split(is_space).filter(|w| !w.is_empty()).count() > 2;
+        let family = Family {
+            unit: 'E',
+            arabic: false,
+        };
+        return (family, titled);
+    }
+    let text = title.strip_prefix('第').unwrap_or(title);
+    let text = text.trim_start_matches(is_space);
+    let arabic = text.starts_with(|c: char| c.is_ascii_digit() || ('０'..='９').contains(&c));
+    let Some((_, _, end)) = leading_number(text) else {
+        let family = Family { unit: '?', arabic };
+        return (family, true);
+    };
+    let rest = text[end..].trim_start_matches(is_space);
+    let unit = rest.chars().next().unwrap_or(' ');
+    let titled = !split_title(&rest[unit.len_utf8().min(rest.len())..])
+        .1
+        .is_empty();
+    (Family { unit, arabic }, titled)
 }
 
 /// A line that is only a number, as some books head their chapters (`IV`, `IV.`, `12`): 1 to 4
@@ -361,19 +624,30 @@ fn title_reads_as_title(title: &str, glued: bool) -> bool {
     !(ends_sentence && (has_comma || width(title) > MAX_EXCLAIMED_TITLE_WIDTH))
 }
 
-/// `第` + number + unit at the start of `text`: the unit, the number (with its other reading,
-/// if it has one) and the text after the unit.
-fn di_number_unit(text: &str) -> Option<(char, Readings, &str)> {
+/// `第` + number + unit at the start of `text`.
+struct DiNumber<'a> {
+    unit: char,
+    /// The number, with its other reading if it has one.
+    number: Readings,
+    /// The number was read through a typo (`第十—回`).
+    repaired: bool,
+    /// The text after the unit.
+    rest: &'a str,
+}
+
+/// `第` + number + unit at the start of `text`, the number read through the typos of
+/// [`leading_number`].
+fn di_number_unit(text: &str) -> Option<DiNumber<'_>> {
     let rest = text.strip_prefix('第')?.trim_start_matches(is_space);
-    let end = rest
-        .char_indices()
-        .find(|&(_, c)| !is_numeral_char(c))
-        .map_or(rest.len(), |(i, _)| i);
-    let digits = rest.get(..end).filter(|d| !d.is_empty())?;
+    let (number, repaired, end) = leading_number(rest)?;
     let after = rest.get(end..)?.trim_start_matches(is_space);
     let unit = after.chars().next()?;
-    let number = chinese_readings(digits)?;
-    Some((unit, number, after.get(unit.len_utf8()..)?))
+    Some(DiNumber {
+        unit,
+        number,
+        repaired,
+        rest: after.get(unit.len_utf8()..)?,
+    })
 }
 
 fn is_chapter_unit(c: char) -> bool {
@@ -381,7 +655,7 @@ fn is_chapter_unit(c: char) -> bool {
 }
 
 fn is_volume_unit(c: char) -> bool {
-    matches!(c, '卷' | '部' | '册' | '冊' | '篇')
+    matches!(c, '卷' | '部' | '册' | '冊' | '篇' | '季')
 }
 
 /// Units that are never measure words, so a title may be glued on.
@@ -488,7 +762,7 @@ pub(super) fn title_without_number(line: &str) -> Option<&str> {
     if !short_enough(text) {
         return None;
     }
-    let rest = if let Some((unit, _, rest)) = di_number_unit(text) {
+    let rest = if let Some(DiNumber { unit, rest, .. }) = di_number_unit(text) {
         (is_chapter_unit(unit) && accept_rest(rest, allows_glued_title(unit))).then_some(rest)?
     } else if let Some((_, rest)) = english_numbered(text, "chapter") {
         english_rest_ok(rest).then_some(rest)?
@@ -501,11 +775,11 @@ pub(super) fn title_without_number(line: &str) -> Option<&str> {
 
 /// A numbered chapter heading: `第…章` or `Chapter …`.
 fn numbered_chapter(text: &str) -> Option<Found> {
-    let (number, other) = if let Some((unit, number, rest)) = di_number_unit(text) {
-        if !is_chapter_unit(unit) || !accept_rest(rest, allows_glued_title(unit)) {
+    let ((number, other), repaired) = if let Some(di) = di_number_unit(text) {
+        if !is_chapter_unit(di.unit) || !accept_rest(di.rest, allows_glued_title(di.unit)) {
             return None;
         }
-        number
+        (di.number, di.repaired)
     } else {
         let (number, rest) = ENGLISH_CHAPTER_KEYWORDS
             .iter()
@@ -513,13 +787,14 @@ fn numbered_chapter(text: &str) -> Option<Found> {
         if !english_rest_ok(rest) {
             return None;
         }
-        (number, None)
+        ((number, None), false)
     };
     Some(Found {
         kind: HeadingKind::Chapter,
         title: collapse_spaces(text),
         number: Some(number),
         other,
+        repaired,
     })
 }
 
@@ -552,34 +827,37 @@ fn ordinal_epilogue(text: &str) -> Option<Found> {
         title: collapse_spaces(text),
         number: None,
         other: None,
+        repaired: false,
     })
 }
 
 /// A volume heading, possibly followed by a chapter heading on the same line.
 fn volume_line(text: &str) -> Option<Vec<Found>> {
-    let (number, rest, glue_ok, english) = if let Some((unit, number, rest)) = di_number_unit(text)
-    {
-        if !is_volume_unit(unit) {
+    let (number, rest, glue_ok, english) = if let Some(di) = di_number_unit(text) {
+        if !is_volume_unit(di.unit) {
             return None;
         }
-        (number, rest, allows_glued_title(unit), false)
+        (
+            (di.number, di.repaired),
+            di.rest,
+            allows_glued_title(di.unit),
+            false,
+        )
     } else if let Some(after) = text.strip_prefix('卷') {
+        // `卷三`, and `卷之三` as older books write it.
         let after = after.trim_start_matches(is_space);
-        let end = after
-            .char_indices()
-            .find(|&(_, c)| !is_numeral_char(c))
-            .map_or(after.len(), |(i, _)| i);
-        let number = chinese_readings(after.get(..end)?)?;
-        (number, after.get(end..)?, false, false)
+        let after = after.strip_prefix('之').unwrap_or(after);
+        let (number, repaired, end) = leading_number(after)?;
+        ((number, repaired), after.get(end..)?, false, false)
     } else if let Some(found) = ordinal_epilogue(text) {
         return Some(vec![found]);
     } else {
         let (number, rest) = ENGLISH_VOLUME_KEYWORDS
             .iter()
             .find_map(|keyword| english_numbered(text, keyword))?;
-        ((number, None), rest, false, true)
+        (((number, None), false), rest, false, true)
     };
-    let (number, other) = number;
+    let ((number, other), repaired) = number;
 
     // Where the volume's own text ends and an embedded chapter heading begins, if any.
     let rest_start = text.len() - rest.len();
@@ -615,6 +893,7 @@ fn volume_line(text: &str) -> Option<Vec<Found>> {
         title: collapse_spaces(volume_text),
         number: Some(number),
         other,
+        repaired,
     }];
     found.extend(chapter.map(|(_, c)| c));
     Some(found)
@@ -677,6 +956,7 @@ fn unnumbered_chapter(text: &str) -> Option<Found> {
         title: collapse_spaces(text),
         number: None,
         other: None,
+        repaired: false,
     })
 }
 
@@ -699,6 +979,7 @@ mod tests {
             title: title.to_string(),
             number,
             other: None,
+            repaired: false,
         })
     }
 
@@ -708,6 +989,7 @@ mod tests {
             title: title.to_string(),
             number,
             other: None,
+            repaired: false,
         })
     }
 

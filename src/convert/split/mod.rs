@@ -16,9 +16,17 @@
 //! the text (headings with nothing under them, repeated later where the chapters start) is
 //! front matter, not chapters. A heading number with two readings (`第一百一回`: 110 as spoken,
 //! 101 in a classical novel) takes the one its sequence continues with.
+//!
+//! What a heading is, is decided by the whole file, not line by line (the `structure`
+//! submodule): a contents list at the top is front matter whatever its numerals; a site's page
+//! markers (`第1节` mixed with the `第一回` chapters) are text; a label before every heading
+//! (`警世通言第一卷`) or a `第` left out (`二回　…`) is read when it recurs in sequence; a book
+//! whose only headings are volumes or stories (`卷一`, `第一卷　俞伯牙…`) has them as
+//! chapters. What the split left out, and why, is in [`Split::skipped`] for `check`'s outline.
 
 mod auto;
 mod numerals;
+mod structure;
 
 use std::collections::HashMap;
 use std::ops::Range;
@@ -155,6 +163,9 @@ pub struct Heading {
     pub lines: usize,
     /// The heading's number (`第十二章` -> 12), `None` for unnumbered sections such as `序章`.
     pub number: Option<u64>,
+    /// The number was read through a typo (`第十—回`: a dash for 一; `第一○八回`: a circle for
+    /// 〇): `check` points at the line so that the author can fix the source.
+    pub repaired: bool,
 }
 
 /// A heading and the lines that follow it up to the next heading.
@@ -168,22 +179,86 @@ pub struct Section {
     pub body: Range<usize>,
 }
 
-/// A numbering problem found while splitting; splitting itself still succeeds.
+/// A problem found while splitting; splitting itself still succeeds.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SplitWarning {
-    /// 1-based line number of the heading that looks wrong.
+    /// 1-based line number of the heading that looks wrong (for page markers, the first).
     pub line: usize,
     /// What looks wrong, in words, ending with the line number.
     pub message: String,
+    /// What kind of problem, which decides the diagnostic code.
+    pub kind: SplitWarningKind,
 }
 
-/// The result of [`split`].
+/// The kinds of [`SplitWarning`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SplitWarningKind {
+    /// A heading number skips, repeats or goes back (`heading-numbering`).
+    Numbering,
+    /// Heading-like lines of a second numbering interleaved with the chapters (a site's page
+    /// markers) were kept as text (`page-markers`); one warning per file, counting them.
+    PageMarkers,
+}
+
+impl SplitWarningKind {
+    /// The diagnostic code the warning is reported under.
+    pub fn code(self) -> crate::diagnostic::Code {
+        match self {
+            SplitWarningKind::Numbering => crate::diagnostic::Code::HeadingNumbering,
+            SplitWarningKind::PageMarkers => crate::diagnostic::Code::PageMarkers,
+        }
+    }
+}
+
+/// A heading-like line that the split did not make a heading, and why: for `check`'s outline,
+/// which lists these beside the headings so that nothing is left out unseen. The line stays
+/// in the book as text (of the front matter, or of the chapter it falls in).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Skipped {
+    /// 1-based line number in the input.
+    pub line: usize,
+    /// The trimmed line, inner white space collapsed to one space.
+    pub text: String,
+    /// Why it is not a heading.
+    pub why: SkipReason,
+}
+
+/// Why a heading-like line is not a heading (see [`Skipped`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum SkipReason {
+    /// An entry of a contents list printed before the chapters: a run of headings with no
+    /// text under them, which the chapters repeat (by title or by number, whatever their
+    /// numerals: `第001回` listed, `第一回` in the text). Front matter.
+    ContentsList,
+    /// A site's page marker: a second family of headings (`第1节`, `第2节`…) interleaved with
+    /// the chapters (`第一回`…), numbered on its own or starting over, so not the book's
+    /// chapters. Counted in a [`SplitWarningKind::PageMarkers`] warning.
+    PageMarker,
+    /// A heading repeated a few short lines below itself (a site's page header between the
+    /// two): the second one starts the chapter.
+    Repeated,
+    /// A heading inside decoration (`===第一章===`, `【第一章】`, `[0001] 标题`): text, as
+    /// decorated lines are often emphasis inside a chapter; fix the source if it is a heading.
+    Decorated,
+    /// `第` + number + unit whose number cannot be read (`第十x回`), even through the typos
+    /// [`Heading::repaired`] reads.
+    UnreadableNumber,
+}
+
+/// The result of [`split`]: the outline of a file and what was left out of it.
+///
+/// The outline is `sections`: each heading carries its 1-based source line
+/// ([`Heading::line`]) and its body's line range ([`Section::body`], 0-based), from which a
+/// size follows. `skipped` lists the heading-like lines that are not in the outline, with
+/// their line and reason, in line order.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Split {
     /// Sections in book order.
     pub sections: Vec<Section>,
-    /// Numbering gaps, duplicates and backward steps, in line order.
+    /// Numbering gaps, duplicates and backward steps, in line order, then page markers.
     pub warnings: Vec<SplitWarning>,
+    /// Heading-like lines left out of the outline, in line order.
+    pub(crate) skipped: Vec<Skipped>,
 }
 
 /// Splits a book's lines into sections at its heading lines.
@@ -192,16 +267,49 @@ pub struct Split {
 /// not blank; otherwise they are dropped. Every other line is either a heading line or in
 /// exactly one section's body, in order. Lines need not be trimmed.
 pub fn split(lines: &[&str], mode: &SplitMode) -> Split {
-    let blocks = matches!(mode, SplitMode::Auto) && {
+    let auto = matches!(mode, SplitMode::Auto);
+    let blocks = auto && {
         let trimmed: Vec<&str> = lines.iter().map(|l| auto::trim_line(l)).collect();
         super::text::blank_line_separated(&trimmed)
     };
-    let mut found = find_headings(lines, mode, blocks);
-    drop_contents_lists(&mut found, lines);
-    drop_listed_volumes(&mut found, lines);
+    let Candidates {
+        mut found,
+        weak,
+        mut skipped,
+    } = find_headings(lines, mode, blocks);
+    let mut warnings = Vec::new();
+    if auto {
+        structure::accept_weak(&mut found, weak);
+    }
+    structure::drop_contents_lists(&mut found, lines, &mut skipped);
+    if auto {
+        structure::drop_numbered_contents(&mut found, lines, &mut skipped);
+    }
+    structure::drop_listed_volumes(&mut found, lines, &mut skipped);
+    if auto {
+        structure::drop_repeated(&mut found, lines, &mut skipped);
+        warnings.extend(structure::drop_page_markers(
+            &mut found,
+            lines,
+            &mut skipped,
+        ));
+        structure::volumes_as_chapters(&mut found);
+    }
     if blocks {
         add_subtitles(&mut found, lines);
     }
+    let (sections, mut numbering) = sections(found, lines);
+    numbering.append(&mut warnings);
+    skipped.sort_by_key(|s| s.line);
+    Split {
+        sections,
+        warnings: numbering,
+        skipped,
+    }
+}
+
+/// The sections the heading lines cut `lines` into, with the numbering warnings.
+fn sections(found: Vec<HeadingLine>, lines: &[&str]) -> (Vec<Section>, Vec<SplitWarning>) {
     let mut sections: Vec<Section> = Vec::new();
     let mut numbering = Numbering::default();
     let first_heading = found.first().map_or(lines.len(), |h| h.index);
@@ -237,6 +345,7 @@ pub fn split(lines: &[&str], mode: &SplitMode) -> Split {
                 title,
                 line: index + 1,
                 lines: body_start - index,
+                repaired: f.repaired,
             };
             numbering.check(&heading);
             sections.push(Section {
@@ -248,10 +357,17 @@ pub fn split(lines: &[&str], mode: &SplitMode) -> Split {
     if let Some(last) = sections.last_mut() {
         last.body.end = lines.len();
     }
-    Split {
-        sections,
-        warnings: numbering.warnings,
-    }
+    (sections, numbering.warnings)
+}
+
+/// What the line-by-line look finds, before the whole file decides.
+struct Candidates {
+    /// Heading lines, in order.
+    found: Vec<HeadingLine>,
+    /// Headings that need the whole file to confirm them, with their shape, in order.
+    weak: Vec<(HeadingLine, String)>,
+    /// Heading-like lines that are not headings, in order.
+    skipped: Vec<Skipped>,
 }
 
 /// A line holding one heading, or a volume and a chapter.
@@ -267,10 +383,12 @@ struct HeadingLine {
     span: usize,
 }
 
-/// The heading lines, in order.
-fn find_headings(lines: &[&str], mode: &SplitMode, blocks: bool) -> Vec<HeadingLine> {
+/// The heading lines, in order, and the weak and skipped ones (Auto mode only).
+fn find_headings(lines: &[&str], mode: &SplitMode, blocks: bool) -> Candidates {
     let mut out = Vec::new();
     let mut bare = Vec::new();
+    let mut weak = Vec::new();
+    let mut skipped = Vec::new();
     for (index, raw) in lines.iter().enumerate() {
         let line = auto::trim_line(raw);
         if line.is_empty() {
@@ -284,15 +402,8 @@ fn find_headings(lines: &[&str], mode: &SplitMode, blocks: bool) -> Vec<HeadingL
             SplitMode::Headings(_) => Vec::new(),
         };
         if found.is_empty() {
-            if matches!(mode, SplitMode::Auto)
-                && let Some(f) = auto::bare_numbered(line)
-            {
-                bare.push(HeadingLine {
-                    index,
-                    found: vec![f],
-                    wrapped: None,
-                    span: 1,
-                });
+            if matches!(mode, SplitMode::Auto) {
+                not_found(index, line, (&mut bare, &mut weak, &mut skipped));
             }
             continue;
         }
@@ -328,7 +439,41 @@ fn find_headings(lines: &[&str], mode: &SplitMode, blocks: bool) -> Vec<HeadingL
         out.extend(bare);
         out.sort_by_key(|h| h.index);
     }
-    out
+    Candidates {
+        found: out,
+        weak,
+        skipped,
+    }
+}
+
+/// Where a line that is not a heading by the line alone goes: a bare-numbered heading, a weak
+/// one, a heading-like line to report, or nowhere (text).
+fn not_found(
+    index: usize,
+    line: &str,
+    (bare, weak, skipped): (
+        &mut Vec<HeadingLine>,
+        &mut Vec<(HeadingLine, String)>,
+        &mut Vec<Skipped>,
+    ),
+) {
+    let one = |found| HeadingLine {
+        index,
+        found,
+        wrapped: None,
+        span: 1,
+    };
+    if let Some(f) = auto::bare_numbered(line) {
+        bare.push(one(vec![f]));
+    } else if let Some(w) = auto::weak(line) {
+        weak.push((one(w.found), w.shape));
+    } else if let Some(why) = auto::not_taken(line) {
+        skipped.push(Skipped {
+            line: index + 1,
+            text: auto::collapse_spaces(line),
+            why,
+        });
+    }
 }
 
 /// A title a paragraph below an English heading that has none (`CHAPTER I.`, a bare `IV`,
@@ -457,110 +602,6 @@ fn stands_alone(lines: &[&str], index: usize, line: &str) -> Option<Option<Strin
     Some((open && short).then(|| auto::collapse_spaces(next)))
 }
 
-/// A book's own table of contents, printed at its start (Project Gutenberg texts keep it:
-/// `CHAPTER 1. Loomings.` … on lines of their own), is a run of headings with nothing under
-/// them that starts over later with the same headings. Its lines are text, not headings: they
-/// stay in the section before (the front matter), and the chapters they list are found where
-/// they really start.
-///
-/// A run counts when it is at least [`CONTENTS_MIN`] heading lines long, every one but the last
-/// with nothing under it but blank lines and a wrapped title, and the heading lines right after
-/// it repeat its first [`CONTENTS_MIN`] titles.
-fn drop_contents_lists(found: &mut Vec<HeadingLine>, lines: &[&str]) {
-    if found.len() < 2 * CONTENTS_MIN {
-        return;
-    }
-    let titles: Vec<String> = found
-        .iter()
-        .map(|h| {
-            let first = h.found.first().map(|f| f.title.to_lowercase());
-            first.unwrap_or_default()
-        })
-        .collect();
-    // For each heading line, the first one at or after it with text under it. A list entry
-    // may wrap onto a second line (`CHAPTER 56. Of the Less Erroneous Pictures of Whales,
-    // and the True` / `Pictures of Whaling Scenes.`): one short line is not text.
-    let mut texted = vec![found.len(); found.len() + 1];
-    for k in (0..found.len()).rev() {
-        let end = found.get(k + 1).map_or(lines.len(), |next| next.index);
-        let mut under = lines[found[k].index + 1..end]
-            .iter()
-            .map(|l| auto::trim_line(l))
-            .filter(|l| !l.is_empty());
-        let bare = match (under.next(), under.next()) {
-            (None, _) => true,
-            (Some(wrapped), None) => wrapped.chars().count() <= auto::MAX_HEADING_WIDTH,
-            _ => false,
-        };
-        texted[k] = if bare { texted[k + 1] } else { k };
-    }
-    // Where each run of CONTENTS_MIN titles occurs, in order.
-    let mut at: HashMap<&[String], Vec<usize>> = HashMap::new();
-    for (k, window) in titles.windows(CONTENTS_MIN).enumerate() {
-        at.entry(window).or_default().push(k);
-    }
-    let mut drop = vec![false; found.len()];
-    let mut i = 0;
-    while i + CONTENTS_MIN <= found.len() {
-        // The run may end with one heading that has text under it.
-        let longest = texted[i] + 1;
-        let end = at
-            .get(&titles[i..i + CONTENTS_MIN])
-            .and_then(|starts| starts.iter().find(|&&j| j >= i + CONTENTS_MIN))
-            .filter(|&&j| j <= longest);
-        match end {
-            Some(&end) => {
-                drop[i..end].fill(true);
-                i = end;
-            }
-            None => i += 1,
-        }
-    }
-    let mut k = 0;
-    found.retain(|_| {
-        k += 1;
-        !drop[k - 1]
-    });
-}
-
-/// A table of contents that lists a book's volumes with their chapters under them as lines
-/// that are not headings (`EPOCH THE FIRST, 1703.` / `CHAPTER I. The Widow and her Child  1`)
-/// leaves volume headings with no chapter and no prose under them, which the same volumes
-/// repeat later. Such a volume heading is text of the front matter.
-fn drop_listed_volumes(found: &mut Vec<HeadingLine>, lines: &[&str]) {
-    let volume = |h: &HeadingLine| match h.found.as_slice() {
-        [f] if f.kind == HeadingKind::Volume => f.number.map(|n| {
-            let keyword = f.title.split(auto::is_space).next().unwrap_or_default();
-            (keyword.to_lowercase(), n)
-        }),
-        _ => None,
-    };
-    let keys: Vec<Option<(String, u64)>> = found.iter().map(volume).collect();
-    let listed: Vec<bool> = (0..found.len())
-        .map(|k| {
-            let Some(key) = &keys[k] else { return false };
-            let next = found.get(k + 1);
-            let end = next.map_or(lines.len(), |n| n.index);
-            let no_chapter = next.is_none_or(|_| keys[k + 1].is_some());
-            let no_prose = lines[found[k].index + 1..end]
-                .iter()
-                .all(|l| auto::trim_line(l).chars().count() <= auto::MAX_HEADING_WIDTH);
-            let again = keys[k + 1..]
-                .iter()
-                .any(|later| later.as_ref() == Some(key));
-            no_chapter && no_prose && again
-        })
-        .collect();
-    let mut k = 0;
-    found.retain(|_| {
-        k += 1;
-        !listed[k - 1]
-    });
-}
-
-/// Heading lines in a row with nothing under them that make a table of contents.
-const CONTENTS_MIN: usize = 3;
-
 /// A heading found by user patterns. The number comes from a capture group named `num` when
 /// the pattern has one, else from the built-in rules when they recognise the line, else from
 /// the first run of digits or Chinese numerals after `第`, else from the first run of digits.
@@ -576,6 +617,7 @@ fn pattern_heading(line: &str, chapter: &Regex, volume: Option<&Regex>) -> Vec<a
         title: auto::collapse_spaces(line),
         number,
         other: other.flatten(),
+        repaired: false,
     }]
 }
 
@@ -678,6 +720,7 @@ impl Numbering {
                                      (line {})",
                                     heading.line
                                 ),
+                                kind: SplitWarningKind::Numbering,
                             });
                             last = None;
                         }
@@ -721,7 +764,11 @@ impl Numbering {
         };
         seen.entry(n).or_insert(line);
         if let Some(message) = message {
-            warnings.push(SplitWarning { line, message });
+            warnings.push(SplitWarning {
+                line,
+                message,
+                kind: SplitWarningKind::Numbering,
+            });
         }
     }
 }

@@ -58,6 +58,127 @@ pub(super) fn is_numeral_char(c: char) -> bool {
         || decimal_digit(c).is_some()
 }
 
+/// A character typed by mistake for a numeral: a dash for 一 (`第十—回`, `第—百回`), a circle
+/// or a letter O for 〇 (`第一○八回`), a Kangxi radical for the digit it looks like (`第⼗回`,
+/// as PDF and OCR conversions leave them), a letter for a digit in an Arabic number
+/// (`第1O章`, `第l2章`).
+fn is_lookalike(c: char) -> bool {
+    is_dash(c) || as_chinese(c).is_some() || as_arabic(c).is_some()
+}
+
+/// The dashes and strokes that stand for 一 when typed inside a number.
+fn is_dash(c: char) -> bool {
+    matches!(
+        c,
+        '-' | '\u{2010}'
+            ..='\u{2015}'
+                | '\u{2500}'
+                | '\u{2501}'
+                | '\u{30FC}'
+                | '\u{31D0}'
+                | '\u{FE63}'
+                | '\u{FF0D}'
+                | '\u{FF70}'
+    )
+}
+
+/// The Chinese numeral a look-alike stands for inside a Chinese number (dashes are handled
+/// apart: see [`mend`]).
+fn as_chinese(c: char) -> Option<char> {
+    Some(match c {
+        '○' | '◯' | '〇' | 'O' | 'o' | 'Ｏ' | 'ｏ' | 'О' | 'о' | '0' | '０' => '〇',
+        '\u{2F00}' => '一',
+        '\u{2F06}' => '二',
+        '\u{2F0B}' => '八',
+        '\u{2F17}' => '十',
+        _ => return None,
+    })
+}
+
+/// The digit a letter stands for inside an Arabic number.
+fn as_arabic(c: char) -> Option<char> {
+    Some(match c {
+        'O' | 'o' | 'Ｏ' | 'ｏ' | 'О' | 'о' => '0',
+        'l' | 'I' | '|' | 'ｌ' | 'Ｉ' => '1',
+        _ => return None,
+    })
+}
+
+/// Whether `c` may be part of a heading number as written: a numeral, `廿` `卅` `卌`, or a
+/// look-alike typed for one.
+pub(super) fn is_numeral_like(c: char) -> bool {
+    is_numeral_char(c) || matches!(c, '廿' | '卅' | '卌') || is_lookalike(c)
+}
+
+/// The number a heading starts with (`十二回`, `1O章`, `十—回`): its readings, whether a typo
+/// was read for the numeral it stands for, and the byte length of the number. None when the
+/// leading run of numeral-like characters does not read as a number.
+pub(super) fn leading_number(text: &str) -> Option<(Readings, bool, usize)> {
+    let end = text
+        .char_indices()
+        .find(|&(_, c)| !is_numeral_like(c))
+        .map_or(text.len(), |(i, _)| i);
+    let run = text.get(..end).filter(|r| !r.is_empty())?;
+    if let Some(readings) = chinese_readings(run) {
+        return Some((readings, false, end));
+    }
+    let (mended, repaired) = mend(run)?;
+    chinese_readings(&mended).map(|readings| (readings, repaired, end))
+}
+
+/// A number with its look-alikes replaced by the numerals they stand for, and `廿` `卅` `卌`
+/// written out (二十, 三十, 四十); whether a look-alike was replaced. Which numeral a look-alike
+/// stands for depends on the number's other characters: Chinese (a dash is 一 next to a unit
+/// or alone, never between two digits, where it reads as a range) or Arabic.
+fn mend(run: &str) -> Option<(String, bool)> {
+    let chars: Vec<char> = run.chars().collect();
+    let is_unit = |c: &char| small_unit(*c).is_some() || big_unit(*c).is_some();
+    let chinese = chars.iter().any(|&c| {
+        chinese_digit(c).is_some()
+            || is_unit(&c)
+            || matches!(c, '廿' | '卅' | '卌')
+            || as_chinese(c).is_some_and(|m| m != '〇')
+    });
+    let arabic = !chinese && chars.iter().any(|&c| decimal_digit(c).is_some());
+    let mut out = String::with_capacity(run.len() + 6);
+    let mut repaired = false;
+    for (i, &c) in chars.iter().enumerate() {
+        let mended = match c {
+            '廿' => {
+                out.push_str("二十");
+                continue;
+            }
+            '卅' => {
+                out.push_str("三十");
+                continue;
+            }
+            '卌' => {
+                out.push_str("四十");
+                continue;
+            }
+            _ if is_numeral_char(c) && !(chinese && decimal_digit(c).is_some()) => {
+                out.push(c);
+                continue;
+            }
+            _ if is_dash(c) => {
+                let by_unit = i
+                    .checked_sub(1)
+                    .and_then(|p| chars.get(p))
+                    .is_some_and(is_unit)
+                    || chars.get(i + 1).is_some_and(is_unit);
+                let alone = chars.len() == 1 && c != '-';
+                (by_unit || alone).then_some('一')
+            }
+            _ if chinese => as_chinese(c),
+            _ if arabic => as_arabic(c),
+            _ => None,
+        }?;
+        out.push(mended);
+        repaired = true;
+    }
+    Some((out, repaired))
+}
+
 /// A number as spoken, and its other reading when it has one (see [`chinese_readings`]).
 pub(super) type Readings = (u64, Option<u64>);
 

@@ -944,3 +944,345 @@ fn letters_staves_and_ordinals_are_english_headings() {
     }
     assert!(auto::detect("Letter to the editor").is_empty());
 }
+
+/// A paragraph longer than a heading can be.
+const LONG: &str = "他说了一句很长的话，又说了一句，他说了一句很长的话，又说了一句，\
+     他说了一句很长的话，又说了一句，他说了一句很长的话，又说了一句。";
+
+/// `n` chapters or stories headed by `heading(k)`, each with three paragraphs of text (one
+/// longer than a heading can be), after a title and an author line; the headings' 1-based
+/// lines are returned with the text.
+fn book(n: usize, heading: impl Fn(usize) -> String) -> (String, Vec<usize>) {
+    let mut text = String::from("某书\n作者：某某\n\n");
+    let mut at = Vec::new();
+    for k in 1..=n {
+        at.push(text.lines().count() + 1);
+        text.push_str(&format!(
+            "{}\n　　第{k}段正文，{LONG}\n　　又一段正文，她笑了。\n　　最后一段。\n\n",
+            heading(k)
+        ));
+    }
+    (text, at)
+}
+
+fn chapter_lines(found: &Split) -> Vec<usize> {
+    headings(found)
+        .iter()
+        .filter(|h| h.0 == HeadingKind::Chapter)
+        .map(|h| h.2)
+        .collect()
+}
+
+/// Issue 26: a book of stories headed `第一卷　俞伯牙…` (警世通言) had volumes and no chapter,
+/// so `init` did not split it and the book was one chapter.
+#[test]
+fn a_book_of_volumes_only_has_one_chapter_per_volume() {
+    let forms: [fn(usize) -> String; 4] = [
+        |k| format!("第{}卷　俞伯牙摔琴谢知音", chinese(k)),
+        |k| format!("卷{}", chinese(k)),
+        |k| format!("卷之{}　進香客莽看金剛經　出獄僧巧完法會分", chinese(k)),
+        |k| format!("卷{}　灤陽消夏錄{}", chinese(k), chinese(k)),
+    ];
+    for form in forms {
+        let (text, at) = book(12, form);
+        let lines: Vec<&str> = text.lines().collect();
+        let found = split(&lines, &SplitMode::Auto);
+        assert_eq!(chapter_lines(&found), at, "{}", form(1));
+        assert!(found.warnings.is_empty(), "{:?}", found.warnings);
+        assert_covers_every_line_once(&lines, &found);
+    }
+}
+
+#[test]
+fn volumes_with_chapters_stay_volumes() {
+    let lines = [
+        "第一卷 潜龙",
+        "第一章 风起",
+        "正文。",
+        "第二卷 在渊",
+        "第二章 云涌",
+        "正文。",
+    ];
+    let kinds: Vec<HeadingKind> = headings(&split(&lines, &SplitMode::Auto))
+        .iter()
+        .map(|h| h.0)
+        .collect();
+    use HeadingKind::{Chapter, Volume};
+    assert_eq!(kinds, [Volume, Chapter, Volume, Chapter]);
+}
+
+/// Issue 26: a site's `第1节` page markers, flush left between and inside the real `第一回`
+/// chapters, made 73 false chapters, cut real ones in two and mixed the two numberings in 136
+/// warnings.
+#[test]
+fn page_markers_interleaved_with_the_chapters_are_text() {
+    let mut text = String::new();
+    let mut chapters = Vec::new();
+    let mut markers = Vec::new();
+    let mut marker = 0;
+    for k in 1..=20 {
+        chapters.push(text.lines().count() + 1);
+        text.push_str(&format!("第{}回　某某某某某　某某某某某\n", chinese(k)));
+        for part in 0..3 {
+            text.push_str(&format!("　　{}\n　　又一段正文。\n", LONG.repeat(2)));
+            // A marker every few pages: inside some chapters, between others.
+            if (k * 3 + part) % 4 == 0 {
+                marker += 1;
+                markers.push(text.lines().count() + 1);
+                text.push_str(&format!("第{marker}节\n"));
+            }
+        }
+    }
+    let lines: Vec<&str> = text.lines().collect();
+    let found = split(&lines, &SplitMode::Auto);
+    assert_eq!(chapter_lines(&found), chapters);
+    assert_covers_every_line_once(&lines, &found);
+    let skipped: Vec<usize> = found.skipped.iter().map(|s| s.line).collect();
+    assert_eq!(skipped, markers);
+    assert!(
+        found
+            .skipped
+            .iter()
+            .all(|s| s.why == SkipReason::PageMarker)
+    );
+    assert_eq!(found.warnings.len(), 1, "{:?}", found.warnings);
+    let w = &found.warnings[0];
+    assert_eq!(
+        (w.kind, w.line),
+        (SplitWarningKind::PageMarkers, markers[0])
+    );
+    assert!(
+        w.message
+            .contains(&format!("{} heading-like", markers.len())),
+        "{}",
+        w.message
+    );
+}
+
+#[test]
+fn sections_starting_over_in_each_chapter_are_text_too() {
+    let mut lines = Vec::new();
+    for k in 1..=6 {
+        lines.push(format!("第{}章 风起", chinese(k)));
+        for s in 1..=3 {
+            lines.push(format!("第{}节", chinese(s)));
+            lines.push(LONG.to_string());
+            lines.push(LONG.to_string());
+        }
+    }
+    let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+    let found = split(&lines, &SplitMode::Auto);
+    assert_eq!(chapter_lines(&found), [1, 11, 21, 31, 41, 51]);
+    assert_eq!(found.skipped.len(), 18);
+}
+
+#[test]
+fn one_numbering_written_in_two_scripts_keeps_every_heading() {
+    let (text, at) = book(10, |k| match k % 2 {
+        0 => format!("第{k}章 标题"),
+        _ => format!("第{}章 标题", chinese(k)),
+    });
+    let lines: Vec<&str> = text.lines().collect();
+    let found = split(&lines, &SplitMode::Auto);
+    assert_eq!(chapter_lines(&found), at);
+    assert!(found.skipped.is_empty() && found.warnings.is_empty());
+}
+
+/// Issue 26: a contents list whose numerals differ from the body's (`第001回` listed,
+/// `第一回` in the text; 紅樓夢's `第 一 回` with the couplet on two lines under each) made
+/// 100 empty chapters.
+#[test]
+fn a_contents_list_in_other_numerals_is_front_matter() {
+    let lists: [fn(usize) -> String; 4] = [
+        |k| format!("第{k:03}回 某某某某某"),
+        |k| {
+            format!(
+                "第 {} 回\n\n甄士隱夢幻識通靈\n賈雨村風塵懷閨秀\n",
+                chinese(k)
+            )
+        },
+        |k| format!("第{}回", full_width(k)),
+        |k| format!("  第{}回 某某某某某", chinese(k)),
+    ];
+    for list in lists {
+        let mut text = String::from("某书\n\n目录\n");
+        let listed: Vec<usize> = (1..=8)
+            .map(|k| {
+                let at = text.lines().count() + 1;
+                text.push_str(&format!("{}\n", list(k)));
+                at
+            })
+            .collect();
+        text.push_str(
+            "简介：一个故事。\n　　很长的一段介绍，说了很多很多的话，一直说到了这里为止。\n",
+        );
+        let offset = text.lines().count();
+        let (body, at) = book(8, |k| format!("第{}回　某某某某某", chinese(k)));
+        text.push_str(&body);
+        let lines: Vec<&str> = text.lines().collect();
+        let found = split(&lines, &SplitMode::Auto);
+        let want: Vec<usize> = at.iter().map(|l| l + offset).collect();
+        assert_eq!(chapter_lines(&found), want, "{}", list(1));
+        let skipped: Vec<usize> = found.skipped.iter().map(|s| s.line).collect();
+        assert_eq!(skipped, listed, "{}", list(1));
+        assert!(found.warnings.is_empty(), "{:?}", found.warnings);
+        assert_covers_every_line_once(&lines, &found);
+    }
+}
+
+#[test]
+fn short_chapters_that_the_book_does_not_start_over_after_stay_chapters() {
+    let mut lines = vec!["第一章", "", "第二章", "", "第三章", ""];
+    let (text, _) = book(3, |k| format!("第{}章 风起", chinese(k + 3)));
+    lines.extend(text.lines());
+    let found = split(&lines, &SplitMode::Auto);
+    assert_eq!(chapter_lines(&found).len(), 6);
+}
+
+/// Issue 26: a dash typed for 一 (`第十—回`) hid the heading, merging the chapter into the one
+/// before, and the numbering warning pointed at the next heading.
+#[test]
+fn numerals_with_typos_and_other_forms_are_read() {
+    let numbers = [
+        ("第九回", 9, false),
+        ("第十回", 10, false),
+        ("第十—回", 11, true),
+        ("第十二回", 12, false),
+        ("第十三回", 13, false),
+        ("第１４回", 14, false),
+        ("第十五回", 15, false),
+        ("第十六回", 16, false),
+        ("第十七回", 17, false),
+        ("第十八回", 18, false),
+        ("第十九回", 19, false),
+        ("第廿回", 20, false),
+        ("第廿一回", 21, false),
+    ];
+    let (text, at) = book(numbers.len(), |k| format!("{}　某某某某", numbers[k - 1].0));
+    let lines: Vec<&str> = text.lines().collect();
+    let found = split(&lines, &SplitMode::Auto);
+    assert_eq!(chapter_lines(&found), at);
+    let read: Vec<(Option<u64>, bool)> = found
+        .sections
+        .iter()
+        .filter_map(|s| s.heading.as_ref())
+        .map(|h| (h.number, h.repaired))
+        .collect();
+    let want: Vec<(Option<u64>, bool)> = numbers.iter().map(|n| (Some(n.1), n.2)).collect();
+    assert_eq!(read, want);
+    assert!(found.warnings.is_empty(), "{:?}", found.warnings);
+}
+
+#[test]
+fn dashes_circles_and_full_width_digits_read_as_numerals() {
+    for (line, n) in [
+        ("第—百回", 100),
+        ("第一○八回", 108),
+        ("第一0八回", 108),
+        ("第１２章", 12),
+        ("第1O章", 10),
+        ("第—回", 1),
+        ("第⼗回", 10),
+        ("第两百零一章", 201),
+        ("第〇章", 0),
+    ] {
+        let found = auto::detect(line);
+        assert_eq!(found.len(), 1, "{line}: {found:?}");
+        assert_eq!(found[0].number, Some(n), "{line}");
+    }
+    // A dash between two digits is a range, not 一.
+    for text in ["第一—二回", "第1-2章", "第-章"] {
+        assert!(auto::detect(text).is_empty(), "{text}");
+    }
+}
+
+/// A number that even the typos do not read leaves a heading-like line that is reported.
+#[test]
+fn heading_like_lines_not_taken_are_listed_with_their_reason() {
+    let lines = [
+        "第一章 风起",
+        "正文。",
+        "===第二章===",
+        "正文。",
+        "【第三章】",
+        "正文。",
+        "[0004] 夜雨",
+        "正文。",
+        "第五x章 归来",
+        "正文。",
+        "第三次回到家",
+        "“第一章”他说",
+        "(注：见前文。)",
+    ];
+    let found = split(&lines, &SplitMode::Auto);
+    assert_eq!(chapter_lines(&found), [1]);
+    let skipped: Vec<(usize, SkipReason)> = found.skipped.iter().map(|s| (s.line, s.why)).collect();
+    assert_eq!(
+        skipped,
+        [
+            (3, SkipReason::Decorated),
+            (5, SkipReason::Decorated),
+            (7, SkipReason::Decorated),
+            (9, SkipReason::UnreadableNumber),
+        ]
+    );
+    assert_eq!(found.skipped[0].text, "===第二章===");
+}
+
+/// 警世通言 heads its stories `警世通言第一卷　…`, txt80's 红楼梦 `上卷 第一回 …`, and
+/// 雍正王朝 writes `第` only in its first heading (`二回　救贫女…`).
+#[test]
+fn a_label_before_every_heading_or_a_missing_di_is_read_when_it_recurs() {
+    let forms: [fn(usize) -> String; 3] = [
+        |k| format!("    警世通言第{}卷　俞伯牙摔琴謝知音", chinese(k)),
+        |k| {
+            format!(
+                "　　上卷 第{}回  甄士隐梦幻识通灵　贾雨村风尘怀闺秀",
+                chinese(k)
+            )
+        },
+        |k| match k {
+            1 => "第一回　路漫漫风雪山神庙　夜沉沉凄凉赤子心".to_string(),
+            _ => format!("{}回　救贫女馈赠金瓜子　惩贪官造就新污吏", chinese(k)),
+        },
+    ];
+    for form in forms {
+        let (text, at) = book(6, form);
+        let lines: Vec<&str> = text.lines().collect();
+        let found = split(&lines, &SplitMode::Auto);
+        assert_eq!(chapter_lines(&found), at, "{}", form(2));
+        assert!(found.warnings.is_empty(), "{:?}", found.warnings);
+    }
+    let prose = [
+        "第一章 风起",
+        "他翻到第三章",
+        "正文。",
+        "第二章 云涌",
+        "他翻到第四章",
+        "三回　他又来了",
+        "正文。",
+    ];
+    assert_eq!(chapter_lines(&split(&prose, &SplitMode::Auto)), [1, 4]);
+}
+
+/// txt80's 红楼梦 repeats 第一一九回 under its site header; the first stays text.
+#[test]
+fn a_heading_repeated_below_a_site_header_counts_once() {
+    let (mut text, _) = book(3, |k| format!("下卷 第{}回　某某某某", chinese(k)));
+    text.push_str("下卷 第四回 某某某某\n更新时间:2007-1-12 23:59:21 本章字数:10408\n首页 | 原创书库\n第四回　某某某某\n　　正文。\n");
+    let lines: Vec<&str> = text.lines().collect();
+    let found = split(&lines, &SplitMode::Auto);
+    let last = lines.len() - 1;
+    assert_eq!(*chapter_lines(&found).last().unwrap(), last);
+    assert_eq!(found.skipped.len(), 1);
+    assert_eq!(found.skipped[0].why, SkipReason::Repeated);
+    assert!(found.warnings.is_empty(), "{:?}", found.warnings);
+}
+
+/// Jin Yong's novels head their chapters with a Chinese number alone (`一 青衫磊落险峰行`).
+#[test]
+fn bare_chinese_numbers_head_chapters_when_they_read_as_chapters() {
+    let (text, at) = book(5, |k| format!("{} 青衫磊落险峰行", chinese(k)));
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(chapter_lines(&split(&lines, &SplitMode::Auto)), at);
+}
