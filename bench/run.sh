@@ -40,6 +40,11 @@
 #   7. times a clean build of the novel for all four targets in one run (--target
 #      epub,kobo,kindle,apple) beside the plain EPUB alone, interleaved; prints the ratio
 #      (issue 17: at most 2.0).
+#   8. joins the novel's chapters into one text file, as a download is, and times the one-command
+#      build (`epubforge novel.txt`: init's detection, then the build) beside the clean build of
+#      the metadata.toml it saves (--save), interleaved; prints the ratio (issue 26: at most 1.1).
+#      The same for the folder of chapter files (`epubforge chapters/`) beside the novel's clean
+#      build.
 # SOURCE_DATE_EPOCH is fixed so that the byte-identity check is meaningful. Wall-clock figures
 # move a lot when other work shares the machine (every tool is timed in the same run, so the
 # ratios are fairer than the absolute times); run it on an idle machine for publishable numbers.
@@ -212,3 +217,25 @@ median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1
 T_ONE=$(median "${ONE[@]}"); T_FOUR=$(median "${FOUR[@]}")
 printf '%-44s %8.3f s\n' "one target (epub), clean (--no-cache)" "$T_ONE"
 printf '%-44s %8.3f s   %s of one target (target <= 2.0)\n' "four targets in one run, clean (--no-cache)" "$T_FOUR" "$(ratio "$T_FOUR" "$T_ONE")"
+
+# 8. One command (issue 26): the novel as one downloaded text file, built with nothing but its
+#    path, beside a clean build of the metadata.toml that the one-command build saves (the same
+#    book, through `build`); and the folder of chapter files without its metadata.toml.
+ONEFILE=$WORK/onefile
+mkdir -p "$ONEFILE"
+cat "$NOVEL"/chapters/*.txt > "$ONEFILE/novel.txt"
+"$BIN" "$ONEFILE/novel.txt" --save -q >/dev/null
+FOLDER=$WORK/folder
+cp -r "$NOVEL/chapters" "$FOLDER"
+DIRECT=(); SAVED=(); DIRECT_DIR=(); PROJECT=()
+for _ in $(seq "$RUNS"); do
+  read -r t _ < <($M 1 '' "$BIN" "$ONEFILE/novel.txt" -q); DIRECT+=("$t")
+  read -r t _ < <($M 1 '' "$BIN" build "$ONEFILE" -o "$WORK/saved.epub" --no-cache -q); SAVED+=("$t")
+  read -r t _ < <($M 1 '' "$BIN" "$FOLDER" -q); DIRECT_DIR+=("$t")
+  read -r t _ < <($M 1 '' "$BIN" build "$NOVEL" -o "$WORK/project.epub" --no-cache -q); PROJECT+=("$t")
+done
+T_DIRECT=$(median "${DIRECT[@]}"); T_SAVED=$(median "${SAVED[@]}")
+T_DIRECT_DIR=$(median "${DIRECT_DIR[@]}"); T_PROJECT=$(median "${PROJECT[@]}")
+printf '%-44s %8.3f s\n' "one file: build of its metadata (--no-cache)" "$T_SAVED"
+printf '%-44s %8.3f s   %s of it (target <= 1.1)\n' "one file: epubforge novel.txt" "$T_DIRECT" "$(ratio "$T_DIRECT" "$T_SAVED")"
+printf '%-44s %8.3f s   %s of the project build (%.3f s)\n' "folder: epubforge chapters/" "$T_DIRECT_DIR" "$(ratio "$T_DIRECT_DIR" "$T_PROJECT")" "$T_PROJECT"

@@ -5,12 +5,30 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand};
 
 /// Build valid EPUB 3 books from chapter files and a metadata.toml.
+///
+/// `epubforge 小说.txt` builds the book in one go: the encoding, title, author, language,
+/// chapters, volumes and a cover beside the file are found as `epubforge init` finds them, the
+/// EPUB is written beside the file (`小说.epub`), and `--save` keeps the settings in a
+/// metadata.toml to edit. The same for a `.md` or `.html` file, or a folder of chapter files
+/// without a metadata.toml (its EPUB goes inside it, named after it). Without a path, builds
+/// the project in the current folder. A subcommand's name always means the subcommand: for a
+/// file named `build`, write `./build`.
 #[derive(Debug, Parser)]
-#[command(name = "epubforge", version, about, long_about = None)]
+#[command(
+    name = "epubforge",
+    version,
+    about,
+    args_conflicts_with_subcommands = true
+)]
 pub struct Cli {
-    /// What to do; without a command, builds the project in the current folder.
+    /// What to do; without a command, builds the paths given (see `build`), else the project
+    /// in the current folder.
     #[command(subcommand)]
     pub command: Option<Command>,
+
+    /// `epubforge [PATHS]… [OPTIONS]`: the same as `epubforge build`.
+    #[command(flatten)]
+    pub build: BuildArgs,
 }
 
 /// The subcommands.
@@ -113,8 +131,22 @@ pub struct CompletionsArgs {
 /// Arguments of `epubforge build`.
 #[derive(Debug, Args, Default)]
 pub struct BuildArgs {
-    /// Project folders (holding metadata.toml) or metadata .toml files [default: .].
+    /// Project folders (holding metadata.toml) or metadata .toml files [default: .]; or a
+    /// chapter file (.txt, .md, .html), built in one go with what `init` detects (the EPUB
+    /// beside it); `epubforge FOLDER` (without `build`) builds a folder of chapter files
+    /// without metadata.toml that way too (the EPUB inside it).
+    #[arg(value_name = "PATH")]
     pub projects: Vec<PathBuf>,
+
+    /// Set for `epubforge PATH` without `build`: a folder without metadata.toml is built in one
+    /// go too (`build FOLDER` wants a project there, and points at `init`).
+    #[arg(skip)]
+    pub bare: bool,
+
+    /// With a chapter file or a folder without metadata.toml: also write the metadata.toml
+    /// that was built from (what `init` writes), to edit and build again with `build`.
+    #[arg(long)]
+    pub save: bool,
 
     /// Also build every project found under DIR (folders holding a metadata.toml; build/,
     /// target/ and hidden folders are skipped).

@@ -17,8 +17,15 @@
 //! from all the text, the cover is the image in `covers/`; title, authors and language come
 //! from what a file says of its book (`convert::about`: a Project Gutenberg header; a lone HTML
 //! file's `<title>`, `<meta name="author">` and `<html lang>`; a lone Markdown file's title
-//! block), else the name of a lone text file (`《书名》作者：某某.txt`, see [`names`]). The optional keys are written as comments so an author can see what
-//! exists; what init could not follow is written as comments too, and reported.
+//! block), else a lone text file's first lines (`《书名》`, `作者：某某`) or its name
+//! (`《书名》作者：某某.txt`, `书名[www.site.org].txt`; see [`names`]). A text with lines of site
+//! text that the `web-novel` cleanup preset removes gets that preset. The optional keys are
+//! written as comments so an author can see what exists; what init could not follow is written
+//! as comments too, and reported.
+//!
+//! The one-command build (`epubforge 小说.txt`) is this same reading ([`draft`]): the metadata
+//! `init` would write, kept in memory and loaded as the build loads any `metadata.toml`, so
+//! that there is one detector, and `--save` keeps exactly what was built.
 
 mod mdbook;
 mod names;
@@ -28,12 +35,13 @@ use std::path::{Path, PathBuf};
 
 use crate::convert::about::About;
 use crate::convert::chapter::{
-    chapter_headings, decode_file, split_level, title_from_file_name, title_in,
+    Headings, decode_file, headings, split_level, title_from_file_name, title_in,
 };
 use crate::convert::{FILE_KINDS, SourceKind};
 use crate::diagnostic::{Code, Diagnostic};
-use crate::project::{METADATA_FILE, OUTPUT_FOLDER, natural_cmp};
+use crate::project::{METADATA_FILE, OUTPUT_FOLDER, Project, natural_cmp};
 use crate::source::{Detection, EncodingErrors};
+use crate::text_fix::{FileRef, Settings, TextFix, Typography};
 
 /// How much text, over all chapters, the language is guessed from.
 const LANGUAGE_SAMPLE_BYTES: usize = 4 << 20;
@@ -116,6 +124,12 @@ pub enum InitError {
         /// The folder.
         dir: PathBuf,
     },
+    /// The one-command build was given a file that is not a chapter file.
+    #[error("{}: not a chapter file ({})", path.display(), kinds())]
+    NotChapterFile {
+        /// The file.
+        path: PathBuf,
+    },
     /// A file or folder could not be read or written.
     #[error("{}: {action}: {source}", path.display())]
     Io {
@@ -130,8 +144,15 @@ pub enum InitError {
 
 /// The kinds of file `init` looked for.
 fn looked_for() -> String {
-    let kinds = FILE_KINDS.map(|(ext, _)| format!(".{ext}")).join(" ");
-    format!("looked for {kinds}, in folders at any depth, and an mdBook SUMMARY.md")
+    format!(
+        "looked for {}, in folders at any depth, and an mdBook SUMMARY.md",
+        kinds()
+    )
+}
+
+/// The extensions of chapter files.
+fn kinds() -> String {
+    FILE_KINDS.map(|(ext, _)| format!(".{ext}")).join(" ")
 }
 
 const EXISTS_HINT: &str = "pass --force to replace it, or edit it by hand";
@@ -148,6 +169,12 @@ impl InitError {
             InitError::NoChapters { dir } => {
                 let message = format!("no chapter files here ({})", looked_for());
                 Diagnostic::error(Code::Init, message).at(dir)
+            }
+            InitError::NotChapterFile { path } => {
+                let message = format!("not a chapter file ({})", kinds());
+                Diagnostic::error(Code::Init, message)
+                    .at(path)
+                    .hint("give a text, Markdown or HTML file, or a folder of them")
             }
             InitError::Io {
                 path,
@@ -176,14 +203,97 @@ pub fn init(dir: &Path, opts: &InitOptions) -> Result<InitReport, InitError> {
             path: metadata_path,
         });
     }
-    let book = mdbook::find(dir);
+    let draft = detect(dir, None)?;
+    draft.write_metadata()?;
+    Ok(draft.report)
+}
+
+/// A book as `init` reads it, nothing written yet: the `metadata.toml` it would write, and
+/// where the one-command build (`epubforge FILE`) puts the EPUB. The one-command build makes
+/// its project from exactly this text ([`Draft::project`]), so that `--save` keeps what was
+/// built.
+#[derive(Debug, Clone)]
+pub struct Draft {
+    /// What was found; `metadata_path` is where the metadata goes when saved.
+    pub report: InitReport,
+    /// The text of the `metadata.toml`.
+    pub metadata: String,
+    /// Where the EPUB goes by default: `FILE-stem.epub` beside a file, `FOLDER/FOLDER.epub`
+    /// inside a folder (never outside the folder that holds the chapters).
+    pub output: PathBuf,
+    /// The volume headings the build will split the text files at.
+    pub volumes: usize,
+    /// The chapters: the headings the text files are split at, and one for each file not
+    /// split; None when a Markdown or HTML file is split at its headings (the build counts).
+    pub chapters: Option<usize>,
+    /// Lines of site text (names, addresses, download notices) found: the metadata turns the
+    /// `web-novel` cleanup preset on, which removes them.
+    pub site_lines: usize,
+}
+
+impl Draft {
+    /// The project the metadata describes, loaded as `build` loads a `metadata.toml`.
+    pub fn project(&self, opts: &crate::project::LoadOptions) -> crate::error::Result<Project> {
+        let meta = &self.report.metadata_path;
+        let root = meta.parent().unwrap_or(Path::new("."));
+        Project::from_str_with(&self.metadata, root, meta, opts)
+    }
+
+    /// Writes the metadata file (`--save`), unless one is there and `force` is off.
+    pub fn save(&self, force: bool) -> Result<PathBuf, InitError> {
+        let path = &self.report.metadata_path;
+        if path.exists() && !force {
+            return Err(InitError::Exists { path: path.clone() });
+        }
+        self.write_metadata()?;
+        Ok(path.clone())
+    }
+
+    fn write_metadata(&self) -> Result<(), InitError> {
+        let path = &self.report.metadata_path;
+        std::fs::write(path, &self.metadata).map_err(|source| InitError::Io {
+            path: path.clone(),
+            action: "cannot write",
+            source,
+        })
+    }
+}
+
+/// The book in `input` as `init` would read it: a chapter file (the book is that file alone,
+/// whatever else its folder holds) or a folder of chapter files.
+pub fn draft(input: &Path) -> Result<Draft, InitError> {
+    let meta = std::fs::metadata(input).map_err(|source| InitError::Io {
+        path: input.to_path_buf(),
+        action: "cannot read",
+        source,
+    })?;
+    if meta.is_dir() {
+        return detect(input, None);
+    }
+    let name = input.file_name().and_then(|n| n.to_str());
+    let Some(name) = name.filter(|_| SourceKind::known(input).is_some()) else {
+        return Err(InitError::NotChapterFile {
+            path: input.to_path_buf(),
+        });
+    };
+    let dir = match input.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    detect(dir, Some(name))
+}
+
+/// Reads the chapter files in `dir` (only `file` when given) and makes the metadata for them.
+fn detect(dir: &Path, file: Option<&str>) -> Result<Draft, InitError> {
+    let book = file.is_none().then(|| mdbook::find(dir)).flatten();
     let mut notes = book.as_ref().map(|b| b.notes.clone()).unwrap_or_default();
-    let planned = match &book {
-        Some(b) => match &b.summary {
+    let planned = match (&book, file) {
+        (_, Some(f)) => vec![Planned::top(f.to_string())],
+        (Some(b), None) => match &b.summary {
             Some(summary) => from_summary(dir, &b.src, summary, &mut notes),
             None => listed(dir, &b.src, true)?,
         },
-        None => listed(dir, Path::new(""), false)?,
+        (None, None) => listed(dir, Path::new(""), false)?,
     };
     if planned.is_empty() {
         return Err(InitError::NoChapters {
@@ -191,11 +301,11 @@ pub fn init(dir: &Path, opts: &InitOptions) -> Result<InitReport, InitError> {
         });
     }
     // One text file: its name may give the title and author (`《书名》作者：某某.txt`).
-    let named = match planned.as_slice() {
+    let stem = match planned.as_slice() {
         [one] if SourceKind::of(Path::new(&one.file)) == SourceKind::Text => Path::new(&one.file)
             .file_stem()
             .and_then(|s| s.to_str())
-            .and_then(names::title_and_author),
+            .map(str::to_string),
         _ => None,
     };
     let mut found = Found::default();
@@ -208,42 +318,86 @@ pub fn init(dir: &Path, opts: &InitOptions) -> Result<InitReport, InitError> {
         .as_ref()
         .and_then(|b| b.language.clone())
         .filter(|l| !l.trim().is_empty())
-        .or(found.about.language)
+        .or(found.about.language.take())
         .unwrap_or_else(|| guess_language(&found.sample).to_string());
-    let title = book
-        .as_ref()
-        .and_then(|b| b.title.clone())
-        .or(found.about.title)
-        .or_else(|| named.as_ref().map(|n| n.0.clone()))
-        .unwrap_or_else(|| folder_title(dir));
-    let authors = match &book {
-        Some(b) if !b.authors.is_empty() => b.authors.clone(),
-        _ if !found.about.authors.is_empty() => found.about.authors,
-        _ => named.and_then(|n| n.1).into_iter().collect(),
+    let fallback = match (file, &stem) {
+        (Some(_), Some(stem)) => names::book_name(stem),
+        _ => folder_title(dir),
     };
-    let cover = find_cover(dir);
-    let text = render::metadata(&render::Book {
+    let (title, authors) = title_and_authors(book.as_ref(), &mut found, stem.as_deref(), fallback);
+    // The preset is made for Chinese sites' downloads (an English Gutenberg text's licence
+    // names its site too, and stays).
+    if !language.starts_with("zh") {
+        found.site_lines = 0;
+    }
+    let cover = find_cover(dir, file);
+    let metadata = render::metadata(&render::Book {
         title: &title,
         authors: &authors,
         language: &language,
         cover: cover.as_deref(),
+        preset: (found.site_lines > 0).then_some((PRESET, found.site_lines)),
         chapters: &chapters,
         notes: &notes,
     });
-    std::fs::write(&metadata_path, text).map_err(|source| InitError::Io {
-        path: metadata_path.clone(),
-        action: "cannot write",
-        source,
-    })?;
-    Ok(InitReport {
-        metadata_path,
-        title,
-        authors,
-        chapters,
-        language,
-        cover,
-        notes,
+    Ok(Draft {
+        output: default_output(dir, file),
+        volumes: found.headings.volumes,
+        chapters: (!found.uncounted).then_some(found.headings.chapters),
+        site_lines: found.site_lines,
+        metadata,
+        report: InitReport {
+            metadata_path: dir.join(METADATA_FILE),
+            title,
+            authors,
+            chapters,
+            language,
+            cover,
+            notes,
+        },
     })
+}
+
+/// The book's title and authors, from the first source that gives them: an mdBook's
+/// `book.toml`; what the files say (a Project Gutenberg header, a lone file's own metadata, a
+/// lone text file's first lines); a lone text file's name; else `fallback` for the title.
+fn title_and_authors(
+    book: Option<&mdbook::MdBook>,
+    found: &mut Found,
+    stem: Option<&str>,
+    fallback: String,
+) -> (String, Vec<String>) {
+    let named = stem.and_then(names::title_and_author);
+    let title = book
+        .and_then(|b| b.title.clone())
+        .or(found.about.title.take())
+        .or(found.header.title.take())
+        .or_else(|| named.as_ref().map(|n| n.0.clone()))
+        .unwrap_or(fallback);
+    let authors = match book {
+        Some(b) if !b.authors.is_empty() => b.authors.clone(),
+        _ if !found.about.authors.is_empty() => std::mem::take(&mut found.about.authors),
+        _ => found
+            .header
+            .author
+            .take()
+            .or_else(|| named.and_then(|n| n.1))
+            .into_iter()
+            .collect(),
+    };
+    (title, authors)
+}
+
+/// Where the one-command build writes the EPUB: beside the file, named after it; for a folder,
+/// inside it, named after the folder.
+fn default_output(dir: &Path, file: Option<&str>) -> PathBuf {
+    let name = match file {
+        Some(f) => Path::new(f)
+            .file_stem()
+            .map_or_else(|| "book".into(), |s| s.to_string_lossy().into_owned()),
+        None => folder_title(dir),
+    };
+    dir.join(format!("{name}.epub"))
 }
 
 /// What reading the chapters told about the book.
@@ -254,6 +408,16 @@ struct Found {
     /// What the first file that says anything says about the book (a Project Gutenberg
     /// header; a lone file's own title and metadata).
     about: About,
+    /// What a lone text file's first lines say (`《书名》`, `作者：某某`).
+    header: names::Header,
+    /// The headings the split text files are cut at; a file not split is one chapter.
+    headings: Headings,
+    /// A Markdown or HTML file is split at its headings: `headings` does not count its pieces.
+    uncounted: bool,
+    /// Lines of the text files that the `web-novel` cleanup preset removes whole.
+    site_lines: usize,
+    /// That preset, compiled when the first text file is read.
+    preset: Option<TextFix>,
 }
 
 /// The chapters of `SUMMARY.md` whose files exist, paths made relative to `dir`; drafts,
@@ -324,12 +488,7 @@ fn listed(dir: &Path, sub: &Path, mdbook: bool) -> Result<Vec<Planned>, InitErro
             let name = f.rsplit('/').next().unwrap_or(f);
             !(mdbook && (name.eq_ignore_ascii_case("SUMMARY.md") || name == "404.md"))
         })
-        .map(|file| Planned {
-            file,
-            title: None,
-            level: 1,
-            placement: Placement::Chapters,
-        })
+        .map(Planned::top)
         .collect())
 }
 
@@ -357,14 +516,32 @@ fn examine(
             .unwrap_or(0);
         found.sample.push_str(&text[..end]);
     }
+    if kind == SourceKind::Text {
+        if lone {
+            found.header = names::from_first_lines(&text);
+        }
+        let preset = found.preset.get_or_insert_with(web_novel_preset);
+        found.site_lines += site_lines(&text, &path, &p.file, preset);
+    }
+    let counted = match kind {
+        SourceKind::Text if p.title.is_none() => headings(&text),
+        _ => Headings::default(),
+    };
     let split = match kind {
         _ if p.title.is_some() => None,
-        SourceKind::Text => {
-            (chapter_headings(&text) >= SPLIT_MIN_HEADINGS).then(|| "auto".to_string())
-        }
+        SourceKind::Text => (counted.chapters >= SPLIT_MIN_HEADINGS).then(|| "auto".to_string()),
         _ if lone => split_level(&path, &text).map(|l| format!("h{l}")),
         _ => None,
     };
+    match &split {
+        Some(_) if kind == SourceKind::Text => {
+            found.headings.volumes += counted.volumes;
+            found.headings.chapters += counted.chapters;
+        }
+        // A Markdown or HTML file cut at its headings: only the build counts the pieces.
+        Some(_) => found.uncounted = true,
+        None => found.headings.chapters += 1,
+    }
     let title = if split.is_some() {
         None
     } else {
@@ -381,6 +558,35 @@ fn examine(
         placement: p.placement,
     }
 }
+
+/// The preset a download with site lines gets.
+const PRESET: &str = "web-novel";
+
+/// The `web-novel` cleanup preset alone, as the build runs it.
+fn web_novel_preset() -> TextFix {
+    TextFix::new(Settings {
+        rules: TextFix::preset(PRESET).unwrap_or_default(),
+        conversion: None,
+        quotes: None,
+        typography: Typography::Off,
+    })
+}
+
+/// How many lines of `text` the preset removes whole: a site's name or address, a download
+/// notice. Longer lines are paragraphs, which no line rule removes, and are not looked at.
+fn site_lines(text: &str, path: &Path, rel: &str, preset: &TextFix) -> usize {
+    let file = FileRef {
+        path,
+        relative: rel,
+    };
+    text.lines()
+        .filter(|l| l.len() <= SITE_LINE_BYTES && !l.trim().is_empty())
+        .filter(|l| preset.removes_line(l, file))
+        .count()
+}
+
+/// The longest line [`site_lines`] looks at, in bytes (the preset's 120 characters, in UTF-8).
+const SITE_LINE_BYTES: usize = 120 * 4;
 
 /// A chapter file's text, decoded as the build decodes it (`convert::chapter::decode_file`),
 /// and the encoding to write when the build guesses it (the same guess, from the same bytes).
@@ -403,6 +609,18 @@ fn read_whole(path: &Path, rel: &str, notes: &mut Vec<String>) -> (String, Optio
                 .unwrap_or(&message);
             notes.push(format!("{rel}: {message}"));
             (replaced.map(|d| d.text).unwrap_or_default(), None)
+        }
+    }
+}
+
+impl Planned {
+    /// A chapter at the top level, titled by what its file says.
+    fn top(file: String) -> Planned {
+        Planned {
+            file,
+            title: None,
+            level: 1,
+            placement: Placement::Chapters,
         }
     }
 }
@@ -486,16 +704,18 @@ const SIMPLIFIED_ONLY: &str = "这们说时来国会为对发后还过经与东�
 /// Common characters written only in traditional Chinese.
 const TRADITIONAL_ONLY: &str = "這們說時來國會為對發後還過經與東馬軍長門見問間讓從書開關頭話樣現實學無電進車給語聽將戰陣氣師歲邊遠處條認識該裏麼個爺絲兩嚴喪臨樂買亂爭於虧雲亞產親億僅崙倉儀價眾優夥傘偉傳傷倫偽體餘傭俠侶僥偵側僑儈儕儂儔儼倆儷儉債傾傯僂僨償儻儐儲儺兒兌兗黨蘭興茲養獸囅內岡冊寫農塚馮衝決況凍淨淒涼淩減湊凜幾鳳鳧憑凱擊鑿芻劃劉則剛創刪別剗剄劊劌剴劑剮劍剝劇勸辦務勱動勵勁勞勢勳勩勻匭匱區醫華協單賣盧鹵臥衛卻巹廠廳曆厲壓厭厙廁廂厴廈廚廄廝縣參";
 
-/// The image in `covers/`: the only one, or the one named `cover.*` among several.
-fn find_cover(dir: &Path) -> Option<String> {
-    let entries = std::fs::read_dir(dir.join("covers")).ok()?;
-    let mut images: Vec<String> = entries
-        .filter_map(|e| e.ok())
-        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
-        .filter_map(|e| e.file_name().to_str().map(str::to_string))
-        .filter(|n| crate::project::has_extension(Path::new(n), &crate::project::COVER_EXTENSIONS))
-        .collect();
-    images.sort_by(|a, b| natural_cmp(a, b));
+/// The cover: for one file, an image beside it named like it (`小说.jpg`) or `cover.*`;
+/// else the image in `covers/`: the only one, or the one named `cover.*` among several.
+fn find_cover(dir: &Path, file: Option<&str>) -> Option<String> {
+    if let Some(stem) = file.and_then(|f| Path::new(f).file_stem())
+        && let Some(beside) = images_in(dir).into_iter().find(|n| {
+            let image = Path::new(n).file_stem();
+            image == Some(stem) || image.is_some_and(|s| s.eq_ignore_ascii_case("cover"))
+        })
+    {
+        return Some(beside);
+    }
+    let mut images = images_in(&dir.join("covers"));
     let chosen = if images.len() == 1 {
         images.pop()
     } else {
@@ -504,6 +724,21 @@ fn find_cover(dir: &Path) -> Option<String> {
             .find(|n| n.to_ascii_lowercase().starts_with("cover."))
     }?;
     Some(format!("covers/{chosen}"))
+}
+
+/// The names of the cover images in `dir`, in natural order.
+fn images_in(dir: &Path) -> Vec<String> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut images: Vec<String> = entries
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+        .filter_map(|e| e.file_name().to_str().map(str::to_string))
+        .filter(|n| crate::project::has_extension(Path::new(n), &crate::project::COVER_EXTENSIONS))
+        .collect();
+    images.sort_by(|a, b| natural_cmp(a, b));
+    images
 }
 
 /// The folder's own name as the book title.
@@ -605,6 +840,57 @@ mod tests {
         std::fs::write(dir.path().join("外传-林某.txt"), body).unwrap();
         let report = init(dir.path(), &InitOptions::default()).unwrap();
         assert!(report.authors.is_empty(), "{:?}", report.authors);
+    }
+
+    #[test]
+    fn a_draft_of_one_file_reads_only_it_and_names_the_book_from_its_first_lines() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        let text = "《青锋录》\n作者：（明）林某\n更多好书请访问www.qisuu.com\n\
+                    第一章 开端\n正文。\n第二章 中途\n正文。\n第一卷 下\n第三章 结尾\n正文。\n";
+        let file = d.join("010 - 别的名字[www.site.org].txt");
+        std::fs::write(&file, encoding_rs::GBK.encode(text).0).unwrap();
+        std::fs::write(d.join("other.txt"), "另一本书。\n").unwrap();
+        std::fs::write(d.join("010 - 别的名字[www.site.org].jpg"), b"not read").unwrap();
+        let draft = draft(&file).unwrap();
+        let r = &draft.report;
+        assert_eq!(
+            (r.title.as_str(), r.authors.as_slice()),
+            ("青锋录", &["林某".to_string()][..])
+        );
+        assert_eq!(r.chapters.len(), 1, "only the file given: {:?}", r.chapters);
+        assert_eq!(r.cover.as_deref(), Some("010 - 别的名字[www.site.org].jpg"));
+        assert_eq!((draft.volumes, draft.chapters), (1, Some(3)));
+        assert_eq!(draft.site_lines, 1);
+        assert_eq!(draft.output, d.join("010 - 别的名字[www.site.org].epub"));
+        assert!(!d.join(METADATA_FILE).exists(), "a draft writes nothing");
+        let project = draft.project(&Default::default()).unwrap();
+        assert_eq!(project.book.title, "青锋录");
+        assert_eq!(project.chapters().count(), 1);
+        assert_eq!(
+            project.text.rules().len(),
+            TextFix::preset(PRESET).unwrap().len()
+        );
+        // Saved, it is the text built from; a second save does not overwrite it.
+        draft.save(false).unwrap();
+        let saved = std::fs::read_to_string(d.join(METADATA_FILE)).unwrap();
+        assert_eq!(saved, draft.metadata);
+        assert!(matches!(draft.save(false), Err(InitError::Exists { .. })));
+        // Without header lines, the name without its tags and number.
+        std::fs::write(&file, "第一章 开端\n正文。\n第二章 结尾\n正文。\n").unwrap();
+        assert_eq!(super::draft(&file).unwrap().report.title, "别的名字");
+    }
+
+    #[test]
+    fn a_draft_of_what_is_not_a_chapter_file_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let pdf = dir.path().join("book.pdf");
+        std::fs::write(&pdf, "%PDF").unwrap();
+        assert!(matches!(draft(&pdf), Err(InitError::NotChapterFile { .. })));
+        assert!(matches!(
+            draft(&dir.path().join("missing.txt")),
+            Err(InitError::Io { .. })
+        ));
     }
 
     #[test]
@@ -724,6 +1010,7 @@ mod tests {
             authors: &[],
             language: "en",
             cover: None,
+            preset: Some(("web-novel", 3)),
             chapters: &[c],
             notes: &["a note\nover two lines".to_string()],
         });
@@ -731,5 +1018,6 @@ mod tests {
         assert_eq!(v["book"]["title"].as_str(), Some("T \"x\""));
         assert_eq!(v["chapters"][0]["title"].as_str(), Some("He said \"hi\"\\"));
         assert!(text.contains("#   a note over two lines"), "{text}");
+        assert_eq!(v["text"]["cleanup-preset"].as_str(), Some("web-novel"));
     }
 }

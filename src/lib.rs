@@ -70,7 +70,7 @@ pub use check::{CheckReport, REVIEW_CODES, check_epub, check_project};
 pub use convert::split::SplitMode;
 pub use diagnostic::{Code, Diagnostic, MessageId, Severity};
 pub use error::{Error, Result};
-pub use init::{ChapterGuess, InitError, InitOptions, InitReport, Placement, init};
+pub use init::{ChapterGuess, Draft, InitError, InitOptions, InitReport, Placement, draft, init};
 pub use interrupt::install as install_interrupt_handler;
 pub use project::{
     BookInfo, ChapterSource, ContentEntry, EpubVersion, FileStamp, FontSource, Layout, LoadOptions,

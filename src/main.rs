@@ -8,7 +8,7 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
-use cli::{BuildArgs, Cli, Command};
+use cli::{Cli, Command};
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -16,12 +16,11 @@ fn main() -> ExitCode {
     if let Err(e) = epubforge::install_interrupt_handler() {
         eprintln!("warning: cannot install the interrupt handler: {e}");
     }
-    let command = cli.command.unwrap_or_else(|| {
-        Command::Build(BuildArgs {
-            projects: vec![".".into()],
-            ..BuildArgs::default()
-        })
-    });
+    // `epubforge [PATHS] [OPTIONS]` is `epubforge build [PATHS] [OPTIONS]`.
+    let command = cli.command.unwrap_or(Command::Build(cli::BuildArgs {
+        bare: true,
+        ..cli.build
+    }));
     match command {
         Command::Build(args) => cmd::build::run(args),
         Command::Watch(args) => cmd::watch::run(args),

@@ -492,3 +492,185 @@ fn code_is_wrapped_and_highlighted_with_css_for_the_classes_used_only() {
         "{css}"
     );
 }
+
+/// A download as sites ship it: header lines naming the book and its author, a blurb, then
+/// three chapters.
+fn download(title: &str, author: &str, chapters: [&str; 3]) -> String {
+    let mut text =
+        format!("《{title}》\n作者：{author}\n内容简介：\n一段简介，说的是一个人的故事。\n\n");
+    for (i, heading) in chapters.iter().enumerate() {
+        text.push_str(&format!(
+            "{heading}\n　　这是第{}章的正文，写得很长很长，一直写到这一行的末尾才停下来。\n",
+            i + 1
+        ));
+    }
+    text
+}
+
+/// [`download`]'s text in traditional characters (Big5 holds no simplified ones).
+fn traditional(text: &str) -> String {
+    const PAIRS: [(char, char); 8] = [
+        ('内', '內'),
+        ('简', '簡'),
+        ('说', '說'),
+        ('个', '個'),
+        ('这', '這'),
+        ('写', '寫'),
+        ('长', '長'),
+        ('来', '來'),
+    ];
+    text.chars()
+        .map(|c| PAIRS.iter().find(|p| p.0 == c).map_or(c, |p| p.1))
+        .collect()
+}
+
+/// The chapter titles of an EPUB's table of contents, at any depth.
+fn toc_titles(epub: &std::path::Path) -> Vec<String> {
+    fn walk(entries: &[epubforge::inspect::TocEntry], out: &mut Vec<String>) {
+        for e in entries {
+            out.push(e.title.clone());
+            walk(&e.children, out);
+        }
+    }
+    let mut out = Vec::new();
+    walk(&epubforge::inspect::open(epub).unwrap().toc, &mut out);
+    out
+}
+
+#[test]
+fn one_command_builds_a_gbk_big5_or_utf8_download_into_an_epub_beside_it() {
+    let simplified = ["第一章 开端", "第二章 中途", "第三章 结尾"];
+    let big5 = ["第一章 開端", "第二章 中途", "第三章 結尾"];
+    for (encoding, title, author, chapters) in [
+        (encoding_rs::GBK, "青锋录", "林某", simplified),
+        (encoding_rs::BIG5, "青鋒錄", "林某", big5),
+        (encoding_rs::UTF_8, "青锋录", "林某", simplified),
+    ] {
+        let f = Fixture::empty();
+        let mut text = download(title, author, chapters);
+        if encoding == encoding_rs::BIG5 {
+            text = traditional(&text);
+        }
+        let (bytes, _, unmappable) = encoding.encode(&text);
+        assert!(!unmappable, "{text}");
+        f.write("小说.txt", bytes.as_ref());
+        let r = common::run(
+            common::epubforge()
+                .arg("小说.txt")
+                .current_dir(f.dir.path()),
+        );
+        assert!(r.ok, "{}: {}", encoding.name(), r.stderr);
+        let epub = f.path("小说.epub");
+        assert_eq!(r.stdout.trim(), epub.display().to_string());
+        // The summary names what was detected.
+        let found = r.stderr.lines().find(|l| l.starts_with("found")).unwrap();
+        for said in [encoding.name(), title, author, "3 chapters"] {
+            assert!(found.contains(said), "{said} not in {found}");
+        }
+        assert!(r.stderr.contains("--save"), "{}", r.stderr);
+        assert!(
+            !f.path("metadata.toml").exists(),
+            "nothing but the EPUB is written"
+        );
+
+        let book = epubforge::inspect::open(&epub).unwrap();
+        assert_eq!(book.metadata.titles, [title]);
+        let authors: Vec<&str> = book
+            .metadata
+            .creators
+            .iter()
+            .map(|c| c.name.as_str())
+            .collect();
+        assert_eq!(authors, [author]);
+        let toc = toc_titles(&epub);
+        assert_eq!(toc[toc.len() - 3..], chapters, "{toc:?}");
+        assert_valid(&epub);
+    }
+}
+
+#[test]
+fn build_of_a_text_file_builds_it_and_save_keeps_what_was_built() {
+    let f = Fixture::empty();
+    let text = download(
+        "青锋录",
+        "林某",
+        ["第一章 开端", "第二章 中途", "第三章 结尾"],
+    );
+    f.write(
+        "books/青锋录[www.qisuu.org].txt",
+        encoding_rs::GBK.encode(&text).0.as_ref(),
+    );
+    f.write("books/other.txt", "不是这本书的文件。\n");
+    let r = common::run(
+        common::epubforge()
+            .args(["build", "books/青锋录[www.qisuu.org].txt", "--save"])
+            .current_dir(f.dir.path()),
+    );
+    assert!(r.ok, "{}", r.stderr);
+    let epub = f.path("books/青锋录[www.qisuu.org].epub");
+    assert!(epub.is_file(), "{}", r.stderr);
+    // The settings kept are the ones the book was built with: the project builds the same.
+    let meta = std::fs::read_to_string(f.path("books/metadata.toml")).unwrap();
+    assert!(meta.contains("encoding = \"gbk\""), "{meta}");
+    assert!(!meta.contains("other.txt"), "only the file given: {meta}");
+    let r = f.build(&[]);
+    assert!(!r.ok, "the fixture root holds no project");
+    let r = common::run(
+        common::epubforge()
+            .arg("build")
+            .arg(f.path("books"))
+            .arg("-o")
+            .arg(f.path("again.epub")),
+    );
+    assert!(r.ok, "{}", r.stderr);
+    let first = epubforge::inspect::open(&epub).unwrap();
+    let again = epubforge::inspect::open(&f.path("again.epub")).unwrap();
+    assert_eq!(first.metadata.titles, again.metadata.titles);
+    assert_eq!(toc_titles(&epub), toc_titles(&f.path("again.epub")));
+    // --save never overwrites.
+    let r = common::run(
+        common::epubforge()
+            .args(["books/青锋录[www.qisuu.org].txt", "--save"])
+            .current_dir(f.dir.path()),
+    );
+    assert!(!r.ok);
+    assert!(r.stderr.contains("already exists"), "{}", r.stderr);
+}
+
+#[test]
+fn one_command_takes_a_folder_of_chapters_and_the_build_options() {
+    let f = Fixture::empty();
+    f.write("青锋录/001.txt", "第一章 开端\n他们说了很多话。\n");
+    f.write("青锋录/002.txt", "第二章 结尾\n他们说完了。\n");
+    let r = common::run(common::epubforge().arg(f.path("青锋录")));
+    assert!(r.ok, "{}", r.stderr);
+    let epub = f.path("青锋录/青锋录.epub");
+    assert!(
+        epub.is_file(),
+        "the EPUB goes inside the folder: {}",
+        r.stderr
+    );
+    assert!(r.stderr.contains("2 chapters"), "{}", r.stderr);
+    assert_valid(&epub);
+
+    // -o and --target apply as to any build.
+    let out = f.path("elsewhere/book.epub");
+    let r = common::run(
+        common::epubforge()
+            .arg(f.path("青锋录/001.txt"))
+            .arg("-o")
+            .arg(&out)
+            .args(["--target", "kobo"]),
+    );
+    assert!(r.ok, "{}", r.stderr);
+    assert!(
+        f.path("elsewhere/book.kepub.epub").is_file(),
+        "{}",
+        r.stdout
+    );
+    // Not a chapter file: said so, nothing built.
+    f.write("notes.pdf", "%PDF");
+    let r = common::run(common::epubforge().arg(f.path("notes.pdf")));
+    assert!(!r.ok);
+    assert!(r.stderr.contains("not a chapter file"), "{}", r.stderr);
+}

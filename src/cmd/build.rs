@@ -13,7 +13,12 @@ use crate::cli::{BuildArgs, TargetArg};
 
 /// Runs `epubforge build`.
 pub fn run(args: BuildArgs) -> ExitCode {
-    let mut projects = args.projects.clone();
+    // A chapter file, or a folder without metadata.toml, is built in one go (`cmd::draft`).
+    let (drafts, mut projects): (Vec<PathBuf>, Vec<PathBuf>) = args
+        .projects
+        .iter()
+        .cloned()
+        .partition(|p| super::draft::is_draft(p, args.bare));
     if let Some(dir) = &args.all {
         let found = epubforge::find_projects(dir);
         if found.is_empty() {
@@ -24,21 +29,55 @@ pub fn run(args: BuildArgs) -> ExitCode {
             return ExitCode::FAILURE;
         }
         projects.extend(found);
-    } else if projects.is_empty() {
+    } else if projects.is_empty() && drafts.is_empty() {
         projects.push(PathBuf::from("."));
     }
-    if args.output.is_some() && projects.len() > 1 {
+    if args.output.is_some() && projects.len() + drafts.len() > 1 {
         eprintln!("error: -o/--output can only be used when building a single project");
         return ExitCode::from(2);
+    }
+    if args.save && drafts.is_empty() && !args.quiet {
+        eprintln!("note: --save only applies to a chapter file or a folder without metadata.toml");
     }
     let opts = match options(&args) {
         Ok(opts) => opts,
         Err(code) => return code,
     };
     if to_stdout(&args) {
-        return build_to_stdout(&projects[0], opts, &args);
+        return match drafts.first() {
+            Some(draft) => build_to_stdout(opts, &args, |o| super::draft::build(draft, o, &args)),
+            None => build_to_stdout(opts, &args, |o| Some(epubforge::build_one(&projects[0], o))),
+        };
     }
-    note_jobs(&args, projects.len());
+    let (drafted, unread) = super::draft::build_all(&drafts, &opts, &args);
+    let drafts_failed = unread + drafted.iter().filter(|o| o.result.is_err()).count();
+    if projects.is_empty() {
+        let mut failed = drafts_failed;
+        if args.targets.contains(&TargetArg::Azw3) {
+            failed += super::azw3::convert_all(&drafted, args.quiet);
+        }
+        return exit_code(failed);
+    }
+    build_projects(&projects, &opts, &args, drafts_failed)
+}
+
+/// Success when nothing failed.
+fn exit_code(failed: usize) -> ExitCode {
+    match failed {
+        0 => ExitCode::SUCCESS,
+        _ => ExitCode::FAILURE,
+    }
+}
+
+/// Builds the projects (in parallel for several) with a progress bar and, for a batch, a
+/// summary; `failed` books of the run failed before.
+fn build_projects(
+    projects: &[PathBuf],
+    opts: &BuildOptions,
+    args: &BuildArgs,
+    failed_before: usize,
+) -> ExitCode {
+    note_jobs(args, projects.len());
     let many = projects.len() > 1;
     let bar = progress_bar(projects.len(), many, args.quiet);
     let print = |line: String| {
@@ -50,10 +89,10 @@ pub fn run(args: BuildArgs) -> ExitCode {
     };
     let start = Instant::now();
     let done = |o: &Outcome| {
-        report(o, &args, &print);
+        report(o, args, &print);
         bar.inc(1);
     };
-    let outcomes = epubforge::build_all(&projects, &opts, args.jobs.unwrap_or(0), &done);
+    let outcomes = epubforge::build_all(projects, opts, args.jobs.unwrap_or(0), &done);
     bar.finish_and_clear();
 
     let mut failed = outcomes.iter().filter(|o| o.result.is_err()).count();
@@ -78,11 +117,7 @@ pub fn run(args: BuildArgs) -> ExitCode {
             seconds(start.elapsed())
         );
     }
-    if failed > 0 {
-        ExitCode::FAILURE
-    } else {
-        ExitCode::SUCCESS
-    }
+    exit_code(failed + failed_before)
 }
 
 /// The build options the arguments and the environment ask for; a bad environment is exit
@@ -139,9 +174,13 @@ fn to_stdout(args: &BuildArgs) -> bool {
     args.output.as_deref() == Some(Path::new("-"))
 }
 
-/// `-o -`: builds into a temporary folder of its own, without a cache, and copies the EPUB to
-/// standard output; the status goes to stderr as usual.
-fn build_to_stdout(project: &Path, opts: BuildOptions, args: &BuildArgs) -> ExitCode {
+/// `-o -`: `build` builds into a temporary folder of its own, without a cache, and the EPUB is
+/// copied to standard output; the status goes to stderr as usual.
+fn build_to_stdout(
+    opts: BuildOptions,
+    args: &BuildArgs,
+    build: impl FnOnce(&BuildOptions) -> Option<Outcome>,
+) -> ExitCode {
     let tmp = match tempfile::Builder::new().prefix("epubforge-").tempdir() {
         Ok(tmp) => tmp,
         Err(e) => {
@@ -154,7 +193,9 @@ fn build_to_stdout(project: &Path, opts: BuildOptions, args: &BuildArgs) -> Exit
         cache: false,
         ..opts
     };
-    let outcome = epubforge::build_one(project, &opts);
+    let Some(outcome) = build(&opts) else {
+        return ExitCode::FAILURE;
+    };
     report(&outcome, args, &|line| eprintln!("{line}"));
     let Ok(built) = &outcome.result else {
         return ExitCode::FAILURE;

@@ -5,6 +5,7 @@ pub mod azw3;
 pub mod build;
 pub mod check;
 pub mod completions;
+pub mod draft;
 pub mod init;
 pub mod inspect;
 pub mod man;

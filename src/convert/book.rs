@@ -217,7 +217,11 @@ fn modified_time(project: &Project, source_date_epoch: Option<i64>) -> Result<St
         Some(s) => s,
         None => {
             // Chapters found by a glob come with the stamp of the folder listing.
-            let inputs = std::iter::once((&project.metadata_path, None))
+            // A project made in memory (the one-command build) has no metadata file.
+            let metadata = Some(&project.metadata_path).filter(|m| m.exists());
+            let inputs = metadata
+                .map(|m| (m, None))
+                .into_iter()
                 .chain(project.chapters().map(|c| (&c.path, c.stamp)))
                 .chain(project.cover.iter().map(|p| (p, None)))
                 .chain(project.style.css.iter().map(|p| (p, None)))

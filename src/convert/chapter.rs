@@ -447,17 +447,30 @@ fn fix_text_file<'a>(
         .text_file(text, file, &heading, src.split.is_some(), tally)
 }
 
-/// How many chapter headings `split = "auto"` finds in a text file, read as the build reads
-/// it (without its Project Gutenberg header and licence): `init` splits a file with several.
-pub(crate) fn chapter_headings(text: &str) -> usize {
+/// How many volume and chapter headings `split = "auto"` finds in a text file, read as the
+/// build reads it (without its Project Gutenberg header and licence): `init` splits a file with
+/// several chapters, and the one-command build says how many it found.
+pub(crate) fn headings(text: &str) -> Headings {
     let (text, _) = gutenberg_text(text, SourceKind::Text, &crate::project::Layout::default());
     let lines: Vec<&str> = text.split('\n').collect();
-    super::split::split(&lines, &super::split::SplitMode::Auto)
-        .sections
-        .iter()
-        .filter_map(|s| s.heading.as_ref())
-        .filter(|h| h.kind == super::split::HeadingKind::Chapter)
-        .count()
+    let mut counts = Headings::default();
+    let split = super::split::split(&lines, &super::split::SplitMode::Auto);
+    for h in split.sections.iter().filter_map(|s| s.heading.as_ref()) {
+        match h.kind {
+            super::split::HeadingKind::Volume => counts.volumes += 1,
+            super::split::HeadingKind::Chapter => counts.chapters += 1,
+        }
+    }
+    counts
+}
+
+/// The headings [`headings`] counted.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Headings {
+    /// Volume headings (`第一卷`).
+    pub volumes: usize,
+    /// Chapter headings (`第一章`, `序章`).
+    pub chapters: usize,
 }
 
 /// A text chapter with Project Gutenberg's conventions read: its header and licence as a page

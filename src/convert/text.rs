@@ -10,10 +10,16 @@
 //! - never when either is a scene break, or B opens with a quote, bracket or dash;
 //! - always when A ends with a comma or enumeration comma (`，` `、` `,`);
 //! - never when A ends with closing punctuation (`。！？…”」』）` and the like, or a colon);
-//! - otherwise (A ends with a letter, digit or ideograph): join unless A is a short line without
-//!   any punctuation, which is a standalone line such as a scene title (`金军大营`), or a
-//!   chapter heading. "Short" is at most 12 characters, or at most 20 and under a third of the
-//!   file's median line length. For Latin text B must also start with a lower-case letter.
+//! - never when B opens with a header label (`作者：`, `内容简介：`);
+//! - otherwise (A ends with a letter, digit or ideograph): join unless A is a short line, which
+//!   is a standalone line such as a scene title (`金军大营`), a download's header line
+//!   (`作者：某某`, `《书名》`), a contents line, or a chapter heading. "Short" is at most 12
+//!   characters, or at most 20 and under a third of the file's median line length. For Latin
+//!   text B must also start with a lower-case letter.
+//!
+//! In a file that marks paragraphs by indenting their first line, a flush line continues the
+//! line before it, unless that line is short (and does not end with a comma) or the flush
+//! line opens with a header label.
 
 /// A block of chapter text.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -163,7 +169,10 @@ impl<'a> Lines<'a> {
     fn continues(&self, prev: &str, i: usize, typical: usize) -> bool {
         let line = self.text[i];
         if self.indent_marks && !self.indented[i] {
-            return true;
+            // Unless the line before is well short of the wrap width (a header or contents
+            // line, not a wrapped one), or the flush line is a header line.
+            let short = prev.chars().count() * 2 < typical;
+            return prev.ends_with(CONTINUING) || !(short || starts_with_label(line));
         }
         continues(prev, line, typical)
     }
@@ -392,6 +401,44 @@ fn median_len(lines: &[&str]) -> usize {
     *lens.select_nth_unstable(mid).1
 }
 
+/// A short line: at most 12 characters, or at most 20 and under a third of the file's typical
+/// (median) line. A hard-broken line runs to the wrap width, so a short line ends its
+/// paragraph (unless it ends with a comma): a header line (`作者：某某`), a contents line, a
+/// scene title.
+fn is_short(line: &str, typical: usize) -> bool {
+    let len = line.chars().count();
+    len <= 12 || (len <= 20 && len * 3 < typical)
+}
+
+/// Labels of a download's header lines (`作者：某某`, `内容简介：`).
+const HEADER_LABELS: [&str; 16] = [
+    "作者",
+    "书名",
+    "書名",
+    "内容简介",
+    "內容簡介",
+    "简介",
+    "簡介",
+    "内容提要",
+    "文案",
+    "类别",
+    "类型",
+    "字数",
+    "状态",
+    "标签",
+    "主角",
+    "译者",
+];
+
+/// A line that opens with a header label and a colon (`作者：某某`): never part of the
+/// paragraph before it.
+fn starts_with_label(line: &str) -> bool {
+    HEADER_LABELS.iter().any(|label| {
+        line.strip_prefix(label)
+            .is_some_and(|rest| rest.trim_start().starts_with(['：', ':']))
+    })
+}
+
 /// Does line `a` continue into the next line `b`?
 fn continues(a: &str, b: &str, typical: usize) -> bool {
     let (Some(last), Some(first)) = (a.chars().next_back(), b.chars().next()) else {
@@ -403,15 +450,10 @@ fn continues(a: &str, b: &str, typical: usize) -> bool {
     if CONTINUING.contains(&last) {
         return true;
     }
-    if CLOSING.contains(&last) || !(last.is_alphanumeric()) {
+    if CLOSING.contains(&last) || !(last.is_alphanumeric()) || starts_with_label(b) {
         return false;
     }
-    let has_punctuation = a
-        .chars()
-        .any(|c| CONTINUING.contains(&c) || CLOSING.contains(&c));
-    let len = a.chars().count();
-    let short = len <= 12 || (len <= 20 && len * 3 < typical);
-    if short && !has_punctuation {
+    if is_short(a, typical) {
         return false;
     }
     if is_heading(a) {
@@ -500,6 +542,38 @@ mod tests {
         let p = paragraphs(&text);
         assert_eq!(p.len(), 3);
         assert!(p[1].contains("十四万余人，加上几万厢军"));
+    }
+
+    #[test]
+    fn header_lines_of_a_download_are_never_joined_to_the_prose_after_them() {
+        let prose = "话说天下大势，分久必合，合久必分。周末七国分争，并入于秦。及秦灭之后，楚、汉分争，又并入于汉。";
+        let header = "《三国演义》\n作者：罗贯中\n内容简介：\n";
+        let text = format!("{header}{prose}\n{LONG}\n");
+        assert_eq!(
+            paragraphs(&text)[..4],
+            ["《三国演义》", "作者：罗贯中", "内容简介：", prose]
+        );
+        // A header line with punctuation inside, and a contents line, ending with an ideograph.
+        let text = format!("作者：（明）罗贯中\n{prose}\n目录 第一回至第十回\n{prose}\n{LONG}\n");
+        assert_eq!(paragraphs(&text).len(), 5, "{:?}", paragraphs(&text));
+        // A long line ending mid-sentence does not take a header label line after it.
+        let broken = prose.trim_end_matches('。');
+        let text = format!("{broken}\n作者：罗贯中\n{LONG}\n");
+        assert_eq!(paragraphs(&text)[1], "作者：罗贯中");
+        assert!(joined_lines(&text).is_empty());
+    }
+
+    #[test]
+    fn flush_header_lines_in_a_file_indenting_its_paragraphs_stay_apart() {
+        let wrapped = "　　话说天下大势，分久必合，合久必分。周末七国分\n争，并入于秦。及秦灭之后，楚、汉分争，又并\n入于汉。\n";
+        let text = format!("《三国演义》\n作者：罗贯中\n{}", wrapped.repeat(4));
+        let p = paragraphs(&text);
+        assert_eq!(p[..2], ["《三国演义》", "作者：罗贯中"], "{p:?}");
+        assert_eq!(
+            p[2],
+            "话说天下大势，分久必合，合久必分。周末七国分争，并入于秦。及秦灭之后，楚、汉分争，又并入于汉。"
+        );
+        assert_eq!(p.len(), 6);
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! The text of the `metadata.toml` that `init` writes: `[book]`, the optional keys as
-//! comments, what init could not follow as comments, then the chapters: `[[chapters]]`, each
+//! comments, `[text]` with the cleanup preset when the text has site lines, what init could
+//! not follow as comments, then the chapters: `[[chapters]]`, each
 //! part's `[[parts]]` and `[[parts.chapters]]`, and `[[suffix-chapters]]`, in reading order.
 
 use std::fmt::Write as _;
@@ -13,6 +14,8 @@ pub(super) struct Book<'a> {
     pub authors: &'a [String],
     pub language: &'a str,
     pub cover: Option<&'a str>,
+    /// The cleanup preset to turn on, and how many lines of the text it removes.
+    pub preset: Option<(&'a str, usize)>,
     pub chapters: &'a [ChapterGuess],
     pub notes: &'a [String],
 }
@@ -51,6 +54,13 @@ pub(super) fn metadata(book: &Book<'_>) -> String {
         let _ = writeln!(out, "cover = {}", quote(cover));
     }
     out.push_str(OPTIONAL_KEYS);
+    if let Some((preset, lines)) = book.preset {
+        let _ = writeln!(
+            out,
+            "\n[text]\ncleanup-preset = {}   # {lines} lines of site text found; `epubforge check` lists them",
+            quote(preset)
+        );
+    }
     if !book.notes.is_empty() {
         out.push_str("\n# Not followed:\n");
         for note in book.notes {
