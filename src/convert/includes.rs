@@ -327,8 +327,9 @@ impl Output {
     fn insert_lines(&mut self, replacement: &str, budget: &Budget) -> Result<(), String> {
         let prefix_len = self.text.len() - self.line_start;
         let lines = replacement.lines();
-        let count = lines.clone().count();
-        let bytes = lines.clone().map(str::len).sum::<usize>();
+        let (count, bytes) = lines
+            .clone()
+            .fold((0usize, 0usize), |(n, b), l| (n + 1, b + l.len()));
         let repeated = count.saturating_sub(1).saturating_mul(prefix_len + 1);
         budget.spend_bytes(bytes.saturating_add(repeated))?;
         let prefix = match count > 1 {

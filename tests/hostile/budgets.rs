@@ -66,7 +66,11 @@ fn an_include_of_itself_six_times_per_level_stops_at_the_books_budget() {
     let r = build(&f, "a self-including file");
     assert_stopped_by_budget(
         &r,
-        &["loop.md:", "{{#include loop.md}}", "budget", "[budget]"],
+        &[
+            "loop.md:",
+            "{{#include loop.md}}",
+            "budget of 20000 inclusions",
+        ],
     );
     assert!(!f.path("out.epub").exists());
 }
@@ -104,8 +108,18 @@ fn twenty_thousand_identical_headings_are_numbered_in_linear_time() {
     let f = project("ch.md", "", &[("ch.md", &chapter)]);
     let r = build(&f, "20,000 identical headings");
     assert!(r.ok, "{}", r.stderr);
-    let body = crate::common::text(&f.path("out.epub"), "EPUB/text/chapter-0001.xhtml");
-    assert!(body.contains("id=\"same-19999\""), "the last heading's id");
+    // The title holds `same`; the long chapter is cut into several documents.
+    let epub = crate::common::entries(&f.path("out.epub"));
+    let ids = |id: &str| {
+        let id = format!("id=\"{id}\"");
+        epub.values()
+            .filter(|d| String::from_utf8_lossy(d).contains(&id))
+            .count()
+    };
+    assert_eq!(
+        (ids("same-1"), ids("same-20000"), ids("same-20001")),
+        (1, 1, 0)
+    );
 }
 
 /// Issue 27: cleanup rules whose replacement repeats the match, chained, doubled the text at
