@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use epubforge::{BuildOptions, BuildStatus, Code, Detection, Diagnostic, LoadOptions, Outcome};
 use indicatif::{ProgressBar, ProgressStyle};
 
+use super::term;
 use crate::cli::{BuildArgs, TargetArg};
 
 /// Runs `epubforge build`.
@@ -17,10 +18,10 @@ pub fn run(args: BuildArgs) -> ExitCode {
     if let Some(dir) = &args.all {
         let found = epubforge::find_projects(dir);
         if found.is_empty() {
-            eprintln!(
+            term::err(&format!(
                 "error: {}: no folder holding a metadata.toml found",
-                dir.display()
-            );
+                term::path(dir)
+            ));
             return ExitCode::FAILURE;
         }
         projects.extend(found);
@@ -28,7 +29,7 @@ pub fn run(args: BuildArgs) -> ExitCode {
         projects.push(PathBuf::from("."));
     }
     if args.output.is_some() && projects.len() > 1 {
-        eprintln!("error: -o/--output can only be used when building a single project");
+        term::err("error: -o/--output can only be used when building a single project");
         return ExitCode::from(2);
     }
     let opts = match options(&args) {
@@ -43,9 +44,9 @@ pub fn run(args: BuildArgs) -> ExitCode {
     let bar = progress_bar(projects.len(), many, args.quiet);
     let print = |line: String| {
         if bar.is_hidden() {
-            eprintln!("{line}");
+            term::err(&line);
         } else {
-            bar.println(line);
+            bar.println(epubforge::escape::text(&line));
         }
     };
     let start = Instant::now();
@@ -69,14 +70,14 @@ pub fn run(args: BuildArgs) -> ExitCode {
                     .is_ok_and(|r| r.status == BuildStatus::UpToDate)
             })
             .count();
-        eprintln!(
+        term::err(&format!(
             "{} books: {} built, {} up to date, {} failed ({})",
             outcomes.len(),
             outcomes.len() - failed - up_to_date,
             up_to_date,
             failed,
             seconds(start.elapsed())
-        );
+        ));
     }
     if failed > 0 {
         ExitCode::FAILURE
@@ -89,7 +90,7 @@ pub fn run(args: BuildArgs) -> ExitCode {
 /// status 2, as bad arguments are.
 fn options(args: &BuildArgs) -> Result<BuildOptions, ExitCode> {
     let from_env = BuildOptions::from_env().map_err(|e| {
-        eprintln!("error: {e}");
+        term::err(&format!("error: {e}"));
         ExitCode::from(2)
     })?;
     Ok(BuildOptions {
@@ -128,9 +129,9 @@ fn note_jobs(args: &BuildArgs, books: usize) {
     let threads = epubforge::pool_size(jobs, books);
     if threads < jobs {
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-        eprintln!(
+        term::err(&format!(
             "note: -j {jobs} is more than {books} book(s) on {cores} core(s) can use; building with {threads} threads"
-        );
+        ));
     }
 }
 
@@ -145,7 +146,7 @@ fn build_to_stdout(project: &Path, opts: BuildOptions, args: &BuildArgs) -> Exit
     let tmp = match tempfile::Builder::new().prefix("epubforge-").tempdir() {
         Ok(tmp) => tmp,
         Err(e) => {
-            eprintln!("error: cannot create a temporary folder: {e}");
+            term::err(&format!("error: cannot create a temporary folder: {e}"));
             return ExitCode::FAILURE;
         }
     };
@@ -155,16 +156,17 @@ fn build_to_stdout(project: &Path, opts: BuildOptions, args: &BuildArgs) -> Exit
         ..opts
     };
     let outcome = epubforge::build_one(project, &opts);
-    report(&outcome, args, &|line| eprintln!("{line}"));
+    report(&outcome, args, &|line| term::err(&line));
     let Ok(built) = &outcome.result else {
         return ExitCode::FAILURE;
     };
-    let copied = std::fs::File::open(&built.output)
-        .and_then(|mut epub| std::io::copy(&mut epub, &mut std::io::stdout().lock()));
+    // A closed pipe or a full disk on stdout is [`term::finish`]'s to report.
+    let copied =
+        std::fs::File::open(&built.output).and_then(|mut epub| term::copy_to_stdout(&mut epub));
     match copied {
         Ok(_) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: cannot write the EPUB to standard output: {e}");
+            term::err(&format!("error: cannot read the EPUB built: {e}"));
             ExitCode::FAILURE
         }
     }
@@ -197,7 +199,7 @@ pub(crate) fn seconds(d: Duration) -> String {
 fn status_line(r: &epubforge::BuildReport, o: &Outcome, args: &BuildArgs, print: &dyn Fn(String)) {
     let output = match to_stdout(args) {
         true => "(standard output)".to_string(),
-        false => r.output.display().to_string(),
+        false => term::path(&r.output),
     };
     let status = match r.status {
         BuildStatus::Built if r.reused > 0 => format!(
@@ -270,7 +272,7 @@ pub(crate) fn report(o: &Outcome, args: &BuildArgs, print: &dyn Fn(String)) {
                 print_warnings(&r.warnings, args.verbose, print);
                 for s in &r.sources {
                     if args.verbose || s.detection == Detection::Guessed {
-                        print(format!("{}: read as {}", s.path.display(), s.encoding));
+                        print(format!("{}: read as {}", term::path(&s.path), s.encoding));
                     }
                 }
                 status_line(r, o, args, print);
@@ -280,16 +282,16 @@ pub(crate) fn report(o: &Outcome, args: &BuildArgs, print: &dyn Fn(String)) {
                 }
             }
             if !to_stdout(args) {
-                println!("{}", r.output.display());
+                term::out(&term::path(&r.output));
                 for other in &r.also {
-                    println!("{}", other.output.display());
+                    term::out(&term::path(&other.output));
                 }
             }
         }
         Err(e) => {
             print(format!(
                 "failed      {} in {}\nerror: {e}",
-                o.project.display(),
+                term::path(&o.project),
                 seconds(o.elapsed)
             ));
         }

@@ -8,4 +8,5 @@ pub mod completions;
 pub mod init;
 pub mod inspect;
 pub mod man;
+pub mod term;
 pub mod watch;

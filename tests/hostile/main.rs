@@ -9,6 +9,7 @@ mod common;
 mod markup;
 mod media;
 mod paths;
+mod sealed;
 
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
