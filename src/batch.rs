@@ -113,11 +113,14 @@ pub fn build_all(
     jobs: usize,
     done: &(dyn Fn(&Outcome) + Sync),
 ) -> Vec<Outcome> {
+    // An interrupt says which books were not finished.
+    let batch = crate::interrupt::Batch::begin(projects);
     let run = || -> Vec<Outcome> {
         projects
             .par_iter()
             .map(|p| {
                 let outcome = build_one(p, opts);
+                batch.finished(p);
                 done(&outcome);
                 outcome
             })

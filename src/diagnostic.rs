@@ -77,7 +77,8 @@ pub enum Code {
     SimilarChapter,
     /// The book has no description.
     NoDescription,
-    /// The ISBN's check digit is wrong.
+    /// The ISBN's check digit is wrong. No longer given: the load refuses an identifier that
+    /// is invalid in its scheme (a `metadata-syntax` error naming the key).
     InvalidIsbn,
     /// The cover is not an image, or readers will show it badly.
     Cover,
@@ -385,6 +386,7 @@ pub struct Diagnostic {
     /// How bad it is.
     pub severity: Severity,
     /// The file it is about (a chapter, metadata.toml, the EPUB or `book.epub/entry`).
+    #[serde(default, with = "lossy_path")]
     pub path: Option<PathBuf>,
     /// 1-based line, where known.
     pub line: Option<usize>,
@@ -456,7 +458,7 @@ impl Diagnostic {
             .and_then(|b| path.strip_prefix(b).ok())
             .filter(|p| !p.as_os_str().is_empty())
             .unwrap_or(path);
-        let mut loc = shown.display().to_string();
+        let mut loc = crate::escape::path(shown);
         if let Some(l) = self.line {
             let _ = write!(loc, ":{l}");
             if let Some(c) = self.column {
@@ -491,7 +493,7 @@ impl Diagnostic {
             "{}{} {}\n",
             paint(sev_style, &format!("{sev}[{}]", self.code)),
             paint(bold, ":"),
-            paint(bold, &self.message)
+            paint(bold, &crate::escape::text(&self.message))
         );
         if let Some(loc) = self.location(base) {
             let _ = writeln!(out, "  {} {loc}", paint(blue, "-->"));
@@ -499,7 +501,15 @@ impl Diagnostic {
         if let (Some(l), Some(path)) = (self.line, &self.path)
             && let Some(src) = source_line(path, l)
         {
-            let shown: String = src.chars().take(200).collect();
+            // A control character shows as one replacement character (a tab as a space), so
+            // that the caret stays under its column.
+            let shown: String = (src.chars().take(200))
+                .map(|c| match c {
+                    '\t' => ' ',
+                    c if crate::escape::is_unsafe(c) => '\u{fffd}',
+                    c => c,
+                })
+                .collect();
             let column = self.column.unwrap_or(1).min(201);
             for row in crate::project::toml_error::snippet(l, column, &shown).lines() {
                 let (gutter, rest) = row.split_once('|').unwrap_or((row, ""));
@@ -507,23 +517,41 @@ impl Diagnostic {
             }
         }
         if let Some(h) = &self.hint {
+            let h = crate::escape::text(h);
             let _ = writeln!(out, "  {} {h}", paint(blue, "= hint:"));
         }
         out
     }
 }
 
-/// `path:line:column: message`, then the hint on a line of its own.
+/// `path:line:column: message`, then the hint on a line of its own; escaped for a terminal
+/// ([`crate::escape`]).
 impl std::fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         if let Some(loc) = self.location(None) {
             write!(f, "{loc}: ")?;
         }
-        f.write_str(&self.message)?;
+        f.write_str(&crate::escape::text(&self.message))?;
         if let Some(h) = &self.hint {
-            write!(f, "\n  hint: {h}")?;
+            write!(f, "\n  hint: {}", crate::escape::text(h))?;
         }
         Ok(())
+    }
+}
+
+/// A diagnostic's path as text: serde refuses a path that is not UTF-8 (JSON has no bytes), and
+/// one file named so would cost the whole report; what is not UTF-8 is written as U+FFFD.
+mod lossy_path {
+    use std::path::PathBuf;
+
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    pub fn serialize<S: Serializer>(path: &Option<PathBuf>, s: S) -> Result<S::Ok, S::Error> {
+        path.as_ref().map(|p| p.to_string_lossy()).serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<PathBuf>, D::Error> {
+        Ok(Option::<String>::deserialize(d)?.map(PathBuf::from))
     }
 }
 

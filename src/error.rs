@@ -13,7 +13,7 @@ use crate::diagnostic::{Code, Diagnostic};
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// A file or folder could not be read or written.
-    #[error("{}: {action}: {source}", path.display())]
+    #[error("{}: {action}: {source}", crate::escape::path(path))]
     Io {
         /// The file or folder.
         path: PathBuf,
@@ -25,7 +25,11 @@ pub enum Error {
 
     /// `metadata.toml` is not valid TOML, has an unknown or mistyped key, or a value that is
     /// not usable.
-    #[error("{}:{line}:{column}: {message}{}\n{snippet}", path.display(), hint_line(hint))]
+    #[error(
+        "{}:{line}:{column}: {message}{}\n{snippet}",
+        crate::escape::path(path),
+        hint_line(hint)
+    )]
     MetadataSyntax {
         /// The metadata file.
         path: PathBuf,
@@ -42,7 +46,7 @@ pub enum Error {
     },
 
     /// `metadata.toml` parsed, but its content is not usable (and no one place is to blame).
-    #[error("{}: {message}{}", path.display(), hint_line(hint))]
+    #[error("{}: {message}{}", crate::escape::path(path), hint_line(hint))]
     Metadata {
         /// The metadata file.
         path: PathBuf,
@@ -55,7 +59,7 @@ pub enum Error {
     /// A chapter listed in the metadata does not exist.
     #[error(
         "{}: chapter file not found (listed in {}{})\n  hint: {MISSING_CHAPTER_HINT}",
-        path.display(), metadata.display(), line.map(|l| format!(":{l}")).unwrap_or_default()
+        crate::escape::path(path), crate::escape::path(metadata), line.map(|l| format!(":{l}")).unwrap_or_default()
     )]
     MissingChapter {
         /// The chapter path as resolved.
@@ -67,7 +71,7 @@ pub enum Error {
     },
 
     /// A chapter file's bytes could not be turned into text.
-    #[error("{}{}: {message}{}", path.display(), at_line(*line, *column), hint_line(hint))]
+    #[error("{}{}: {message}{}", crate::escape::path(path), at_line(*line, *column), hint_line(hint))]
     Decode {
         /// The chapter file.
         path: PathBuf,
@@ -82,7 +86,7 @@ pub enum Error {
     },
 
     /// A chapter could not be converted to XHTML (for example a missing image).
-    #[error("{}: {message}{}", path.display(), hint_line(hint))]
+    #[error("{}: {message}{}", crate::escape::path(path), hint_line(hint))]
     Convert {
         /// The chapter file.
         path: PathBuf,
@@ -93,7 +97,7 @@ pub enum Error {
     },
 
     /// The cover is missing or not an image.
-    #[error("{}: {message}\n  hint: {COVER_HINT}", path.display())]
+    #[error("{}: {message}\n  hint: {COVER_HINT}", crate::escape::path(path))]
     Cover {
         /// The cover file.
         path: PathBuf,
@@ -102,7 +106,11 @@ pub enum Error {
     },
 
     /// An embedded font cannot be read as a font or subset.
-    #[error("{}: {message} (listed in {}:{line})\n  hint: {FONT_HINT}", path.display(), metadata.display())]
+    #[error(
+        "{}: {message} (listed in {}:{line})\n  hint: {FONT_HINT}",
+        crate::escape::path(path),
+        crate::escape::path(metadata)
+    )]
     Font {
         /// The font file.
         path: PathBuf,
@@ -141,7 +149,7 @@ pub enum Error {
 
     /// `build --strict`: a chapter lost content on the way (elements removed with their
     /// content, [`Code::RemovedContent`]).
-    #[error("{}: {message}{}\n  hint: {STRICT_HINT}", path.display(), more_line(*more))]
+    #[error("{}: {message}{}\n  hint: {STRICT_HINT}", crate::escape::path(path), more_line(*more))]
     ContentRemoved {
         /// The first chapter that lost content.
         path: PathBuf,
@@ -256,12 +264,12 @@ impl Error {
             | Error::Convert { message, hint, .. }
             | Error::Budget { message, hint, .. } => (message.clone(), hint.as_deref()),
             Error::MissingChapter { path, .. } => (
-                format!("chapter file {} not found", path.display()),
+                format!("chapter file {} not found", crate::escape::path(path)),
                 Some(MISSING_CHAPTER_HINT),
             ),
             Error::Cover { message, .. } => (message.clone(), Some(COVER_HINT)),
             Error::Font { path, message, .. } => (
-                format!("font {}: {message}", path.display()),
+                format!("font {}: {message}", crate::escape::path(path)),
                 Some(FONT_HINT),
             ),
             Error::Environment {

@@ -109,7 +109,10 @@ pub struct ChapterGuess {
 #[derive(Debug, thiserror::Error)]
 pub enum InitError {
     /// `metadata.toml` is already there.
-    #[error("{}: already exists; not overwritten\n  hint: {EXISTS_HINT}", path.display())]
+    #[error(
+        "{}: already exists; not overwritten\n  hint: {EXISTS_HINT}",
+        crate::escape::path(path)
+    )]
     Exists {
         /// The existing file.
         path: PathBuf,
@@ -117,7 +120,7 @@ pub enum InitError {
     /// The folder holds no chapter files.
     #[error(
         "{}: no chapter files here ({})",
-        dir.display(),
+        crate::escape::path(dir),
         looked_for()
     )]
     NoChapters {
@@ -131,7 +134,7 @@ pub enum InitError {
         path: PathBuf,
     },
     /// A file or folder could not be read or written.
-    #[error("{}: {action}: {source}", path.display())]
+    #[error("{}: {action}: {source}", crate::escape::path(path))]
     Io {
         /// The path.
         path: PathBuf,
@@ -605,7 +608,7 @@ fn read_whole(path: &Path, rel: &str, notes: &mut Vec<String>) -> (String, Optio
             let replaced = decode_file(path, None, EncodingErrors::Replace);
             let message = e.to_string();
             let message = message
-                .strip_prefix(&format!("{}: ", path.display()))
+                .strip_prefix(&format!("{}: ", crate::escape::path(path)))
                 .unwrap_or(&message);
             notes.push(format!("{rel}: {message}"));
             (replaced.map(|d| d.text).unwrap_or_default(), None)

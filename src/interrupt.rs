@@ -14,9 +14,14 @@
 //! in that folder can tell a file of a dead build from one being written and deletes the
 //! former ([`remove_stale`]).
 //!
-//! `check BOOK.epub` runs EPUBCheck, a java process writing into a temporary folder: the folder
-//! is registered like a file, and the process with [`spawn_registered`], so that the handler
-//! stops it before deleting what it was writing.
+//! `check BOOK.epub` runs EPUBCheck, a java process writing into a temporary folder, and
+//! `build --target azw3` runs calibre's `ebook-convert`, writing a partial AZW3: the folder or
+//! file is registered like a temporary file, and the process with [`spawn_registered`], so that
+//! the handler stops it before deleting what it was writing.
+//!
+//! The handler's message tells the truth: every output moved into place by this run is
+//! recorded ([`record_replaced`]) and listed, with the books of a batch not finished
+//! ([`Batch`]); "no EPUB was changed" only when none was.
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -76,6 +81,19 @@ impl TempFile {
     pub fn persist(self, path: &Path) -> std::io::Result<()> {
         self.tmp.persist(path).map(drop).map_err(|e| e.error)
     }
+
+    /// [`TempFile::persist`] for an output the user reads (an EPUB), recorded with
+    /// [`record_replaced`] so that an interrupt can say it was replaced.
+    pub fn persist_output(self, path: &Path) -> std::io::Result<()> {
+        let TempFile {
+            tmp,
+            _in_flight: in_flight,
+        } = self;
+        // The guard is dropped after the record's lock is let go (the handler takes both).
+        let moved = record_replaced(path, || tmp.persist(path).map(drop).map_err(|e| e.error));
+        drop(in_flight);
+        moved
+    }
 }
 
 impl std::io::Write for TempFile {
@@ -123,6 +141,10 @@ pub fn remove_stale(dir: &Path) {
 static IN_FLIGHT: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 /// Child processes running right now.
 static CHILDREN: Mutex<Vec<Arc<Mutex<Child>>>> = Mutex::new(Vec::new());
+/// Outputs moved into place by this run ([`record_replaced`]), for the interrupted message.
+static REPLACED: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+/// The projects of a batch not finished yet ([`Batch`]), for the interrupted message.
+static UNFINISHED: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 /// How often [`RunningChild::wait_for`] looks whether its child has exited.
 const POLL: Duration = Duration::from_millis(20);
 
@@ -163,11 +185,6 @@ impl Drop for InFlight {
 #[cfg(test)]
 pub fn in_flight() -> Vec<PathBuf> {
     lock().clone()
-}
-
-/// Deletes every registered temporary file and folder; returns how many were deleted.
-pub fn remove_in_flight() -> usize {
-    remove_all(&lock())
 }
 
 fn remove_all(paths: &[PathBuf]) -> usize {
@@ -228,11 +245,6 @@ fn stop(child: &Mutex<Child>) {
     let _ = child.wait();
 }
 
-/// Kills every registered child process; returns how many were running.
-pub fn stop_children() -> usize {
-    stop_all(&relock(&CHILDREN))
-}
-
 fn stop_all(children: &[Arc<Mutex<Child>>]) -> usize {
     let mut running = 0;
     for child in children {
@@ -244,16 +256,91 @@ fn stop_all(children: &[Arc<Mutex<Child>>]) -> usize {
     running
 }
 
+/// Runs `rename`, which moves a finished output (an EPUB, an AZW3) over `path`, and records
+/// `path` as replaced when it succeeds. An interrupt handled meanwhile waits for both, so the
+/// interrupted message never misses an output replaced, nor lists one that was not.
+pub fn record_replaced(
+    path: &Path,
+    rename: impl FnOnce() -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    let mut replaced = relock(&REPLACED);
+    rename()?;
+    replaced.push(path.to_path_buf());
+    Ok(())
+}
+
+/// Forgets the outputs replaced so far: they are settled (watch mode, after each build).
+pub fn forget_replaced() {
+    relock(&REPLACED).clear();
+}
+
+/// The projects of a batch, registered until each is finished ([`Batch::finished`]) or the
+/// guard is dropped, so that an interrupt can say which were not finished.
+#[derive(Debug)]
+#[must_use = "the projects are unregistered as soon as the guard is dropped"]
+pub(crate) struct Batch;
+
+impl Batch {
+    /// Registers `projects` as not finished.
+    pub(crate) fn begin(projects: &[PathBuf]) -> Batch {
+        relock(&UNFINISHED).extend_from_slice(projects);
+        Batch
+    }
+
+    /// `project` is finished (built, up to date or failed).
+    pub(crate) fn finished(&self, project: &Path) {
+        let mut unfinished = relock(&UNFINISHED);
+        if let Some(i) = unfinished.iter().position(|p| p == project) {
+            unfinished.remove(i);
+        }
+    }
+}
+
+impl Drop for Batch {
+    fn drop(&mut self) {
+        relock(&UNFINISHED).clear();
+    }
+}
+
 /// Installs the Ctrl-C / SIGTERM / SIGHUP handler: stop child processes, delete in-flight
-/// files and folders, exit 130. Call once, from the binary; a second call (or a handler set by
-/// someone else) is an error.
+/// files and folders, say which outputs were replaced and which projects not finished, exit
+/// 130. Call once, from the binary; a second call (or a handler set by someone else) is an
+/// error.
 pub fn install() -> Result<(), ctrlc::Error> {
     ctrlc::set_handler(|| {
-        stop_children();
-        remove_in_flight();
-        eprintln!("interrupted; no EPUB was changed");
+        // Each lock is held until the exit: no child starts, no file is registered and no
+        // output is moved into place after the handler has looked.
+        let children = relock(&CHILDREN);
+        stop_all(&children);
+        let files = lock();
+        remove_all(&files);
+        let replaced = relock(&REPLACED);
+        let unfinished = relock(&UNFINISHED);
+        let message = interrupted_message(&replaced, &unfinished);
+        let _ = std::io::Write::write_all(&mut std::io::stderr(), message.as_bytes());
         std::process::exit(EXIT_INTERRUPTED);
     })
+}
+
+/// What the interrupted run changed, and what it left as it was.
+fn interrupted_message(replaced: &[PathBuf], unfinished: &[PathBuf]) -> String {
+    if replaced.is_empty() {
+        return "interrupted; no EPUB was changed\n".into();
+    }
+    let mut m = format!(
+        "interrupted; {} file(s) were replaced before the interrupt, and no other:\n",
+        replaced.len()
+    );
+    for p in replaced {
+        m.push_str(&format!("  replaced  {}\n", crate::escape::path(p)));
+    }
+    for p in unfinished {
+        let shown = crate::escape::path(p);
+        m.push_str(&format!(
+            "  not built {shown} (its EPUB was left as it was)\n"
+        ));
+    }
+    m
 }
 
 fn lock() -> MutexGuard<'static, Vec<PathBuf>> {
@@ -269,7 +356,7 @@ fn relock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 mod tests {
     use super::*;
 
-    /// [`remove_in_flight`] on what is registered under `dir` only: other tests of this
+    /// The handler's [`remove_all`] on what is registered under `dir` only: other tests of this
     /// process register files and folders (EPUBCheck's) that they still use.
     fn remove_in_flight_under(dir: &Path) -> usize {
         let ours: Vec<PathBuf> = in_flight()
@@ -355,6 +442,25 @@ mod tests {
             .wait_for(None)
             .unwrap();
         assert!(status.is_some_and(|s| s.success()));
+    }
+
+    #[test]
+    fn the_interrupted_message_lists_what_was_replaced_and_what_was_not_built() {
+        assert_eq!(
+            interrupted_message(&[], &[PathBuf::from("c")]),
+            "interrupted; no EPUB was changed\n"
+        );
+        let replaced = [
+            PathBuf::from("a/build/A.epub"),
+            PathBuf::from("b/B\u{1b}.epub"),
+        ];
+        let m = interrupted_message(&replaced, &[PathBuf::from("c")]);
+        assert_eq!(
+            m,
+            "interrupted; 2 file(s) were replaced before the interrupt, and no other:\n  \
+             replaced  a/build/A.epub\n  replaced  b/B\\u{1b}.epub\n  \
+             not built c (its EPUB was left as it was)\n"
+        );
     }
 
     #[test]

@@ -43,6 +43,7 @@ mod check;
 mod convert;
 mod diagnostic;
 mod error;
+pub mod escape;
 mod fs;
 mod incremental;
 mod init;
@@ -72,6 +73,9 @@ pub use diagnostic::{Code, Diagnostic, MessageId, Severity};
 pub use error::{Error, Result};
 pub use init::{ChapterGuess, Draft, InitError, InitOptions, InitReport, Placement, draft, init};
 pub use interrupt::install as install_interrupt_handler;
+pub use interrupt::{
+    InFlight, RunningChild, create_registered, forget_replaced, record_replaced, spawn_registered,
+};
 pub use project::{
     BookInfo, ChapterSource, ContentEntry, EpubVersion, FileStamp, FontSource, Layout, LoadOptions,
     METADATA_FILE, Person, Project, Series, Style, Theme, WritingMode,

@@ -14,20 +14,25 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     // Ctrl-C or SIGTERM mid-build: delete the temporary EPUB, leave the old one alone.
     if let Err(e) = epubforge::install_interrupt_handler() {
-        eprintln!("warning: cannot install the interrupt handler: {e}");
+        cmd::term::err(&format!(
+            "warning: cannot install the interrupt handler: {e}"
+        ));
     }
     // `epubforge [PATHS] [OPTIONS]` is `epubforge build [PATHS] [OPTIONS]`.
     let command = cli.command.unwrap_or(Command::Build(cli::BuildArgs {
         bare: true,
         ..cli.build
     }));
-    match command {
-        Command::Build(args) => cmd::build::run(args),
-        Command::Watch(args) => cmd::watch::run(args),
-        Command::Init(args) => cmd::init::run(args),
-        Command::Check(args) => cmd::check::run(args),
-        Command::Inspect(args) => cmd::inspect::run(args),
-        Command::Completions(args) => cmd::completions::run(args),
-        Command::Man => cmd::man::run(),
-    }
+    // The status a command fails with, as README's "Exit status" gives them: also the status
+    // when its standard output cannot be written.
+    let (code, failure) = match command {
+        Command::Build(args) => (cmd::build::run(args), 1),
+        Command::Watch(args) => (cmd::watch::run(args), 1),
+        Command::Init(args) => (cmd::init::run(args), 2),
+        Command::Check(args) => (cmd::check::run(args), 2),
+        Command::Inspect(args) => (cmd::inspect::run(args), 2),
+        Command::Completions(args) => (cmd::completions::run(args), 2),
+        Command::Man => (cmd::man::run(), 2),
+    };
+    cmd::term::finish(code, failure)
 }

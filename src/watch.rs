@@ -34,7 +34,7 @@ pub const DEBOUNCE: Duration = Duration::from_millis(200);
 #[derive(Debug, thiserror::Error)]
 pub enum WatchError {
     /// The file-system watcher failed.
-    #[error("{}: cannot watch: {source}", path.display())]
+    #[error("{}: cannot watch: {source}", crate::escape::path(path))]
     Notify {
         /// The folder.
         path: PathBuf,
@@ -335,7 +335,7 @@ fn watch_outside(
         {
             report(WatchEvent::Error(format!(
                 "{}: cannot watch: {e}",
-                folder.display()
+                crate::escape::path(&folder)
             )));
         }
     }

@@ -82,12 +82,16 @@ fn check_errors_exit_2_and_verbose_shows_stage_times() {
     let f = Fixture::empty();
     f.write(
         "metadata.toml",
-        "[book]\ntitle = \"T\"\nauthors = [\"A\"]\nlanguage = \"en\"\nidentifier = \"urn:isbn:9780306406158\"\n[[chapters]]\nfile = \"1.txt\"\n",
+        "[book]\ntitle = \"T\"\nauthors = [\"A\"]\nlanguage = \"en\"\n[[chapters]]\nfile = \"1.txt\"\n",
     );
-    f.write("1.txt", "Some text.\n");
+    // A byte that is not UTF-8 in a text that is: an error of the chapter, found after the
+    // load (an invalid ISBN is refused by the load itself).
+    let mut bytes = "好的一行\n".repeat(200).into_bytes();
+    bytes.extend_from_slice(b"\xff\xfe byte\n");
+    f.write("1.txt", bytes);
     let r = run(epubforge().args(["check", "-v"]).arg(f.dir.path()));
     assert_eq!(r.code, Some(2), "{}", r.stderr);
-    assert!(r.stderr.contains("error[invalid-isbn]"), "{}", r.stderr);
+    assert!(r.stderr.contains("error[encoding]"), "{}", r.stderr);
     assert!(
         r.stderr.contains("read and analyse chapters:"),
         "{}",

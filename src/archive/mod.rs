@@ -779,7 +779,7 @@ impl Finished {
         // Checked again at the last moment: a FIFO or device put there during the build.
         crate::fs::check_replaceable(&path)?;
         self.tmp
-            .persist(&path)
+            .persist_output(&path)
             .map_err(|e| Error::io(&path, "cannot move the finished EPUB into place", e))
     }
 }

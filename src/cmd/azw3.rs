@@ -8,6 +8,8 @@ use std::process::{Command, Stdio};
 
 use epubforge::{BuildReport, Outcome, Target};
 
+use super::term;
+
 /// Converts the Kindle EPUB of every book (and volume) built; prints what it did; returns how
 /// many failed.
 pub fn convert_all(outcomes: &[Outcome], quiet: bool) -> usize {
@@ -20,12 +22,12 @@ pub fn convert_all(outcomes: &[Outcome], quiet: bool) -> usize {
         match convert(kindle) {
             Ok(azw3) => {
                 if !quiet {
-                    eprintln!("converted   {}", azw3.display());
+                    term::err(&format!("converted   {}", term::path(&azw3)));
                 }
-                println!("{}", azw3.display());
+                term::out(&term::path(&azw3));
             }
             Err(e) => {
-                eprintln!("error: {}: {e}", kindle.display());
+                term::err(&format!("error: {}: {e}", term::path(kindle)));
                 failed += 1;
             }
         }
@@ -53,6 +55,8 @@ fn azw3_path(epub: &Path) -> PathBuf {
 
 /// Converts `epub` to AZW3 beside it (left alone when it is newer than the EPUB); written to
 /// a temporary name and moved into place, so a failed conversion leaves the last good one.
+/// `ebook-convert` runs registered with the interrupt handler, and so does its partial file:
+/// a signal stops the one and removes the other.
 fn convert(epub: &Path) -> Result<PathBuf, String> {
     let out = azw3_path(epub);
     let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
@@ -66,38 +70,75 @@ fn convert(epub: &Path) -> Result<PathBuf, String> {
     // Not a hidden name: ebook-convert takes an output starting with `.` for a format.
     let stem = out.file_stem().unwrap_or_default().to_string_lossy();
     let tmp = out.with_file_name(format!("{stem}.partial-{}.azw3", std::process::id()));
-    let run = Command::new(&tool)
+    let (_, partial) = epubforge::create_registered(|| Ok(&tmp)).map_err(|e| e.to_string())?;
+    let logs = tempfile::tempfile().map_err(|e| format!("cannot make a temporary file: {e}"))?;
+    let status = run_converter(&tool, epub, &tmp, &logs);
+    let result = status.and_then(|status| {
+        if status.success() {
+            return Ok(());
+        }
+        Err(format!(
+            "ebook-convert failed ({status}): {}",
+            last_lines(logs)
+        ))
+    });
+    if let Err(e) = result {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(e);
+    }
+    epubforge::record_replaced(&out, || std::fs::rename(&tmp, &out))
+        .map_err(|e| format!("cannot move the AZW3 into place: {e}"))?;
+    drop(partial);
+    Ok(out)
+}
+
+/// Runs `tool` on `epub` to make `tmp`, its stderr into `logs` (a file: a pipe nobody reads
+/// while we wait would stall a chatty run), until it ends.
+fn run_converter(
+    tool: &Path,
+    epub: &Path,
+    tmp: &Path,
+    logs: &std::fs::File,
+) -> Result<std::process::ExitStatus, String> {
+    let stderr = logs.try_clone().map_err(|e| e.to_string())?;
+    let mut command = Command::new(tool);
+    command
         .arg(epub)
-        .arg(&tmp)
+        .arg(tmp)
         // calibre may start QtWebEngine, which needs these without a display or as root.
         .env("QT_QPA_PLATFORM", "offscreen")
         .env("QTWEBENGINE_DISABLE_SANDBOX", "1")
         .stdin(Stdio::null())
         .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .output();
-    let output = match run {
-        Ok(output) => output,
+        .stderr(stderr);
+    let child = match epubforge::spawn_registered(&mut command) {
+        Ok(child) => child,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             return Err(format!(
                 "AZW3 needs calibre's `ebook-convert` ({} not found): install calibre \
                  (https://calibre-ebook.com) or set EBOOK_CONVERT to its path; the Kindle EPUB \
                  was written, and Send to Kindle takes it as it is",
-                tool.display()
+                term::path(tool)
             ));
         }
-        Err(e) => return Err(format!("cannot run {}: {e}", tool.display())),
+        Err(e) => return Err(format!("cannot run {}: {e}", term::path(tool))),
     };
-    if !output.status.success() {
-        let _ = std::fs::remove_file(&tmp);
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        let last: Vec<&str> = stderr.lines().rev().take(5).collect();
-        return Err(format!(
-            "ebook-convert failed ({}): {}",
-            output.status,
-            last.into_iter().rev().collect::<Vec<_>>().join(" / ")
-        ));
+    match child.wait_for(None) {
+        Ok(Some(status)) => Ok(status),
+        Ok(None) => Err("ebook-convert was stopped".into()),
+        Err(e) => Err(format!("cannot wait for ebook-convert: {e}")),
     }
-    std::fs::rename(&tmp, &out).map_err(|e| format!("cannot move the AZW3 into place: {e}"))?;
-    Ok(out)
+}
+
+/// The last five lines `ebook-convert` wrote to stderr (from its last 64 KB), joined with
+/// ` / `.
+fn last_lines(mut logs: std::fs::File) -> String {
+    use std::io::{Read, Seek, SeekFrom};
+    let len = logs.metadata().map_or(0, |m| m.len());
+    let mut text = Vec::new();
+    let _ = logs.seek(SeekFrom::Start(len.saturating_sub(64 * 1024)));
+    let _ = logs.read_to_end(&mut text);
+    let text = String::from_utf8_lossy(&text);
+    let last: Vec<&str> = text.lines().rev().take(5).collect();
+    last.into_iter().rev().collect::<Vec<_>>().join(" / ")
 }

@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use epubforge::{BuildOptions, BuildStatus, Code, Detection, Diagnostic, LoadOptions, Outcome};
 use indicatif::{ProgressBar, ProgressStyle};
 
+use super::term;
 use crate::cli::{BuildArgs, TargetArg};
 
 /// Runs `epubforge build`.
@@ -22,10 +23,10 @@ pub fn run(args: BuildArgs) -> ExitCode {
     if let Some(dir) = &args.all {
         let found = epubforge::find_projects(dir);
         if found.is_empty() {
-            eprintln!(
+            term::err(&format!(
                 "error: {}: no folder holding a metadata.toml found",
-                dir.display()
-            );
+                term::path(dir)
+            ));
             return ExitCode::FAILURE;
         }
         projects.extend(found);
@@ -33,11 +34,11 @@ pub fn run(args: BuildArgs) -> ExitCode {
         projects.push(PathBuf::from("."));
     }
     if args.output.is_some() && projects.len() + drafts.len() > 1 {
-        eprintln!("error: -o/--output can only be used when building a single project");
+        term::err("error: -o/--output can only be used when building a single project");
         return ExitCode::from(2);
     }
     if args.save && drafts.is_empty() && !args.quiet {
-        eprintln!("note: --save only applies to a chapter file or a folder without metadata.toml");
+        term::err("note: --save only applies to a chapter file or a folder without metadata.toml");
     }
     let opts = match options(&args) {
         Ok(opts) => opts,
@@ -82,9 +83,9 @@ fn build_projects(
     let bar = progress_bar(projects.len(), many, args.quiet);
     let print = |line: String| {
         if bar.is_hidden() {
-            eprintln!("{line}");
+            term::err(&line);
         } else {
-            bar.println(line);
+            bar.println(epubforge::escape::text(&line));
         }
     };
     let start = Instant::now();
@@ -108,14 +109,14 @@ fn build_projects(
                     .is_ok_and(|r| r.status == BuildStatus::UpToDate)
             })
             .count();
-        eprintln!(
+        term::err(&format!(
             "{} books: {} built, {} up to date, {} failed ({})",
             outcomes.len(),
             outcomes.len() - failed - up_to_date,
             up_to_date,
             failed,
             seconds(start.elapsed())
-        );
+        ));
     }
     exit_code(failed + failed_before)
 }
@@ -124,7 +125,7 @@ fn build_projects(
 /// status 2, as bad arguments are.
 fn options(args: &BuildArgs) -> Result<BuildOptions, ExitCode> {
     let from_env = BuildOptions::from_env().map_err(|e| {
-        eprintln!("error: {e}");
+        term::err(&format!("error: {e}"));
         ExitCode::from(2)
     })?;
     Ok(BuildOptions {
@@ -163,9 +164,9 @@ fn note_jobs(args: &BuildArgs, books: usize) {
     let threads = epubforge::pool_size(jobs, books);
     if threads < jobs {
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-        eprintln!(
+        term::err(&format!(
             "note: -j {jobs} is more than {books} book(s) on {cores} core(s) can use; building with {threads} threads"
-        );
+        ));
     }
 }
 
@@ -184,7 +185,7 @@ fn build_to_stdout(
     let tmp = match tempfile::Builder::new().prefix("epubforge-").tempdir() {
         Ok(tmp) => tmp,
         Err(e) => {
-            eprintln!("error: cannot create a temporary folder: {e}");
+            term::err(&format!("error: cannot create a temporary folder: {e}"));
             return ExitCode::FAILURE;
         }
     };
@@ -196,16 +197,17 @@ fn build_to_stdout(
     let Some(outcome) = build(&opts) else {
         return ExitCode::FAILURE;
     };
-    report(&outcome, args, &|line| eprintln!("{line}"));
+    report(&outcome, args, &|line| term::err(&line));
     let Ok(built) = &outcome.result else {
         return ExitCode::FAILURE;
     };
-    let copied = std::fs::File::open(&built.output)
-        .and_then(|mut epub| std::io::copy(&mut epub, &mut std::io::stdout().lock()));
+    // A closed pipe or a full disk on stdout is [`term::finish`]'s to report.
+    let copied =
+        std::fs::File::open(&built.output).and_then(|mut epub| term::copy_to_stdout(&mut epub));
     match copied {
         Ok(_) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: cannot write the EPUB to standard output: {e}");
+            term::err(&format!("error: cannot read the EPUB built: {e}"));
             ExitCode::FAILURE
         }
     }
@@ -238,7 +240,7 @@ pub(crate) fn seconds(d: Duration) -> String {
 fn status_line(r: &epubforge::BuildReport, o: &Outcome, args: &BuildArgs, print: &dyn Fn(String)) {
     let output = match to_stdout(args) {
         true => "(standard output)".to_string(),
-        false => r.output.display().to_string(),
+        false => term::path(&r.output),
     };
     let status = match r.status {
         BuildStatus::Built if r.reused > 0 => format!(
@@ -311,7 +313,7 @@ pub(crate) fn report(o: &Outcome, args: &BuildArgs, print: &dyn Fn(String)) {
                 print_warnings(&r.warnings, args.verbose, print);
                 for s in &r.sources {
                     if args.verbose || s.detection == Detection::Guessed {
-                        print(format!("{}: read as {}", s.path.display(), s.encoding));
+                        print(format!("{}: read as {}", term::path(&s.path), s.encoding));
                     }
                 }
                 status_line(r, o, args, print);
@@ -321,16 +323,16 @@ pub(crate) fn report(o: &Outcome, args: &BuildArgs, print: &dyn Fn(String)) {
                 }
             }
             if !to_stdout(args) {
-                println!("{}", r.output.display());
+                term::out(&term::path(&r.output));
                 for other in &r.also {
-                    println!("{}", other.output.display());
+                    term::out(&term::path(&other.output));
                 }
             }
         }
         Err(e) => {
             print(format!(
                 "failed      {} in {}\nerror: {e}",
-                o.project.display(),
+                term::path(&o.project),
                 seconds(o.elapsed)
             ));
         }

@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use epubforge::{CheckReport, LoadOptions};
 
+use super::term;
 use crate::cli::{CheckArgs, Format};
 
 /// Runs `epubforge check`.
@@ -39,16 +40,16 @@ pub fn run(args: CheckArgs) -> ExitCode {
 
 fn print_json(report: &CheckReport, code: u8) {
     let value = serde_json::json!({
-        "target": report.target,
+        "target": report.target.to_string_lossy(),
         "errors": report.errors(),
         "warnings": report.warnings(),
         "exit_code": code,
         "findings": report.findings,
     });
-    println!(
-        "{}",
-        serde_json::to_string_pretty(&value).unwrap_or_else(|_| "{}".into())
-    );
+    // serde escapes every control character in a string: JSON needs no more.
+    let mut json = serde_json::to_string_pretty(&value).unwrap_or_else(|_| "{}".into());
+    json.push('\n');
+    super::term::out_bytes(json.as_bytes());
 }
 
 fn print_text(report: &CheckReport, args: &CheckArgs, is_epub: bool) {
@@ -60,21 +61,21 @@ fn print_text(report: &CheckReport, args: &CheckArgs, is_epub: bool) {
         args.target.parent()
     };
     let base = base.filter(|b| !b.as_os_str().is_empty() && *b != Path::new("."));
-    let mut err = anstream::stderr();
     for f in &report.findings {
-        use std::io::Write;
-        let _ = writeln!(err, "{}", f.render(base, true));
+        // Rendered escaped (colours are added after escaping).
+        term::err_styled(&format!("{}\n", f.render(base, true)));
     }
     if args.verbose {
         for (stage, time) in &report.timings {
-            eprintln!("  {stage}: {:.1} ms", time.as_secs_f64() * 1000.0);
+            term::err(&format!("  {stage}: {:.1} ms", time.as_secs_f64() * 1000.0));
         }
     }
     let (e, w) = (report.errors(), report.warnings());
+    let target = term::path(&report.target);
     if e == 0 && w == 0 {
-        eprintln!("{}: no problems found", report.target.display());
+        term::err(&format!("{target}: no problems found"));
     } else {
-        eprintln!("{}: {e} error(s), {w} warning(s)", report.target.display());
+        term::err(&format!("{target}: {e} error(s), {w} warning(s)"));
     }
 }
 

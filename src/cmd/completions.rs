@@ -9,6 +9,9 @@ use crate::cli::{Cli, CompletionsArgs};
 /// Runs `epubforge completions`.
 pub fn run(args: CompletionsArgs) -> ExitCode {
     let mut cmd = Cli::command();
-    clap_complete::generate(args.shell, &mut cmd, "epubforge", &mut std::io::stdout());
+    // Made in memory first: clap_complete panics when it cannot write.
+    let mut script = Vec::new();
+    clap_complete::generate(args.shell, &mut cmd, "epubforge", &mut script);
+    super::term::out_bytes(&script);
     ExitCode::SUCCESS
 }

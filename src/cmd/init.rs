@@ -4,6 +4,7 @@ use std::process::ExitCode;
 
 use epubforge::InitOptions;
 
+use super::term;
 use crate::cli::InitArgs;
 
 /// Runs `epubforge init`.
@@ -11,29 +12,29 @@ pub fn run(args: InitArgs) -> ExitCode {
     match epubforge::init(&args.dir, &InitOptions { force: args.force }) {
         Ok(report) => {
             for note in &report.notes {
-                eprintln!("note: {note}");
+                term::err(&format!("note: {note}"));
             }
-            eprintln!(
+            term::err(&format!(
                 "wrote {} with {} chapter(s), language {}{}",
-                report.metadata_path.display(),
+                term::path(&report.metadata_path),
                 report.chapters.len(),
                 report.language,
                 report
                     .cover
-                    .map(|c| format!(", cover {c}"))
+                    .map(|c| format!(", cover {}", epubforge::escape::value(&c)))
                     .unwrap_or_default()
-            );
+            ));
             let next = if report.authors.is_empty() {
                 "next: edit the authors (and the rest), then `epubforge check` and `epubforge build`"
             } else {
                 "next: review it, then `epubforge check` and `epubforge build`"
             };
-            eprintln!("{next}");
-            println!("{}", report.metadata_path.display());
+            term::err(next);
+            term::out(&term::path(&report.metadata_path));
             ExitCode::SUCCESS
         }
         Err(e) => {
-            anstream::eprint!("{}", e.diagnostic().render(None, true));
+            term::err_styled(&e.diagnostic().render(None, true));
             ExitCode::from(2)
         }
     }

@@ -2,22 +2,25 @@
 
 use std::process::ExitCode;
 
+use super::term;
 use crate::cli::InspectArgs;
 
 /// Runs `epubforge inspect`.
 pub fn run(args: InspectArgs) -> ExitCode {
     match epubforge::inspect::open(&args.epub) {
         Ok(epub) => {
-            print!("{}", epubforge::inspect::render_text(&epub));
+            // What a stranger's EPUB says is escaped: it may hold control characters.
+            let text = epubforge::inspect::render_text(&epub);
+            term::out_bytes(epubforge::escape::text(&text).as_bytes());
             ExitCode::SUCCESS
         }
         Err(e) => {
-            anstream::eprintln!(
-                "{} {}: {e}\n  hint: is this an EPUB? `epubforge check {}` lists every problem",
+            let path = term::path(&args.epub);
+            let message = epubforge::escape::text(&e.to_string()).into_owned();
+            term::err_styled(&format!(
+                "{} {path}: {message}\n  hint: is this an EPUB? `epubforge check {path}` lists every problem\n",
                 crate::cmd::check::error_label(),
-                args.epub.display(),
-                args.epub.display()
-            );
+            ));
             ExitCode::from(2)
         }
     }

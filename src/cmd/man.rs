@@ -12,12 +12,10 @@ pub fn run() -> ExitCode {
     let man = clap_mangen::Man::new(Cli::command());
     let mut out = Vec::new();
     if let Err(e) = man.render(&mut out) {
-        eprintln!("error: cannot render the man page: {e}");
+        super::term::err(&format!("error: cannot render the man page: {e}"));
         return ExitCode::from(2);
     }
-    if let Err(e) = std::io::Write::write_all(&mut std::io::stdout(), &out) {
-        eprintln!("error: {e}");
-        return ExitCode::from(2);
-    }
+    // A closed pipe or a full disk is `term::finish`'s to report.
+    super::term::out_bytes(&out);
     ExitCode::SUCCESS
 }

@@ -9,4 +9,5 @@ pub mod draft;
 pub mod init;
 pub mod inspect;
 pub mod man;
+pub mod term;
 pub mod watch;

@@ -6,6 +6,7 @@ use std::process::ExitCode;
 
 use epubforge::{BuildOptions, LoadOptions, WatchEvent};
 
+use super::term;
 use crate::cli::{BuildArgs, TargetArg, WatchArgs};
 
 /// Runs `epubforge watch` until interrupted.
@@ -15,22 +16,22 @@ pub fn run(args: WatchArgs) -> ExitCode {
         projects.push(PathBuf::from("."));
     }
     if args.output.is_some() && projects.len() > 1 {
-        eprintln!("error: -o/--output can only be used when watching a single project");
+        term::err("error: -o/--output can only be used when watching a single project");
         return ExitCode::from(2);
     }
     if args.output.as_deref() == Some(Path::new("-")) {
-        eprintln!("error: watch cannot write to standard output (-o -); name a file");
+        term::err("error: watch cannot write to standard output (-o -); name a file");
         return ExitCode::from(2);
     }
     let from_env = match BuildOptions::from_env() {
         Ok(opts) => opts,
         Err(e) => {
-            eprintln!("error: {e}");
+            term::err(&format!("error: {e}"));
             return ExitCode::from(2);
         }
     };
     if args.targets.contains(&TargetArg::Azw3) {
-        eprintln!("error: watch makes EPUBs only; build --target azw3 makes the AZW3");
+        term::err("error: watch makes EPUBs only; build --target azw3 makes the AZW3");
         return ExitCode::from(2);
     }
     let opts = BuildOptions {
@@ -46,30 +47,35 @@ pub fn run(args: WatchArgs) -> ExitCode {
         quiet: args.quiet,
         ..BuildArgs::default()
     };
-    let print = |line: String| eprintln!("{line}");
+    let print = |line: String| term::err(&line);
     let mut on_event = |event: WatchEvent<'_>| match event {
         // Printed before the build starts: its status line always comes after.
         WatchEvent::Changed { changed, .. } => {
             if !args.quiet {
-                let names: Vec<String> = changed.iter().map(|p| p.display().to_string()).collect();
-                eprintln!("changed: {}", names.join(", "));
+                let names: Vec<String> = changed.iter().map(|p| term::path(p)).collect();
+                term::err(&format!("changed: {}", names.join(", ")));
             }
         }
         WatchEvent::Build { outcome, .. } => {
             super::build::report(outcome, &print_args, &print);
+            // Settled: an interrupt from now on has replaced nothing.
+            epubforge::forget_replaced();
             if !args.quiet && outcome.result.is_err() {
-                eprintln!("keeping the last good EPUB; watching for changes");
+                term::err("keeping the last good EPUB; watching for changes");
             }
         }
-        WatchEvent::Error(e) => eprintln!("watch error: {e}"),
+        WatchEvent::Error(e) => term::err(&format!("watch error: {e}")),
     };
     if !args.quiet {
-        eprintln!("watching {} project(s); Ctrl-C to stop", projects.len());
+        term::err(&format!(
+            "watching {} project(s); Ctrl-C to stop",
+            projects.len()
+        ));
     }
     match epubforge::watch(&projects, &opts, &mut on_event) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {e}");
+            term::err(&format!("error: {e}"));
             ExitCode::FAILURE
         }
     }

@@ -195,7 +195,7 @@ pub(crate) fn read_cover(path: &Path, warnings: &mut Vec<Diagnostic>) -> Result<
         path: path.to_path_buf(),
         message: e
             .to_string()
-            .trim_start_matches(&format!("{}: ", path.display()))
+            .trim_start_matches(&format!("{}: ", crate::escape::path(path)))
             .to_string(),
     })?;
     for message in prepared.warnings {

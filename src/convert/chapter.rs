@@ -864,12 +864,12 @@ fn include_file(
         .admit_file(dir, written)
         .map_err(|outside| format!("{written} {}", outside.sentence(written, &project.root)))?;
     if let Found::Missing = found {
-        return Err(format!("{} does not exist", path.display()));
+        return Err(format!("{} does not exist", crate::escape::path(&path)));
     }
     let bytes = crate::fs::read_limited(&path, MAX_INCLUDED_BYTES, "included file")
         .map_err(|e| e.to_string())?;
     let decoded = source::decode(&bytes, None, source::EncodingErrors::Fail)
-        .map_err(|e| format!("{}: {e}", path.display()))?;
+        .map_err(|e| format!("{}: {e}", crate::escape::path(&path)))?;
     Ok((path, decoded.text))
 }
 

@@ -25,6 +25,13 @@ fn quote(s: &str) -> String {
     toml::Value::String(s.to_string()).to_string()
 }
 
+/// A text value found in the files (a title, a name), cleaned as the load cleans it
+/// ([`crate::project::values`]); None when nothing is left.
+fn text(s: &str) -> Option<String> {
+    let cleaned = crate::project::values::clean(s, crate::project::values::Lines::One);
+    (!cleaned.is_empty()).then(|| quote(&cleaned))
+}
+
 /// The text of the metadata file.
 pub(super) fn metadata(book: &Book<'_>) -> String {
     let mut out = String::new();
@@ -33,8 +40,10 @@ pub(super) fn metadata(book: &Book<'_>) -> String {
         "# `epubforge build` makes the EPUB. Paths are relative to this file's folder.\n\n",
     );
     out.push_str("[book]\n");
-    let _ = writeln!(out, "title = {}", quote(book.title));
-    if book.authors.is_empty() {
+    let title = text(book.title).unwrap_or_else(|| quote("Untitled"));
+    let _ = writeln!(out, "title = {title}");
+    let authors: Vec<String> = book.authors.iter().filter_map(|a| text(a)).collect();
+    if authors.is_empty() {
         let placeholder = if book.language.starts_with("zh") {
             "佚名"
         } else {
@@ -46,8 +55,7 @@ pub(super) fn metadata(book: &Book<'_>) -> String {
             quote(placeholder)
         );
     } else {
-        let names: Vec<String> = book.authors.iter().map(|a| quote(a)).collect();
-        let _ = writeln!(out, "authors = [{}]", names.join(", "));
+        let _ = writeln!(out, "authors = [{}]", authors.join(", "));
     }
     let _ = writeln!(out, "language = {}", quote(book.language));
     if let Some(cover) = book.cover {
@@ -104,7 +112,8 @@ fn chapters(out: &mut String, chapters: &[ChapterGuess]) {
             Placement::Chapters => "[[chapters]]",
             Placement::Part(title) => {
                 if part != Some(title.as_str()) {
-                    let _ = write!(out, "\n[[parts]]\ntitle = {}\n", quote(title));
+                    let shown = text(title).unwrap_or_else(|| quote("Part"));
+                    let _ = write!(out, "\n[[parts]]\ntitle = {shown}\n");
                     part = Some(title);
                 }
                 "[[parts.chapters]]"
@@ -112,8 +121,8 @@ fn chapters(out: &mut String, chapters: &[ChapterGuess]) {
             Placement::Suffix => "[[suffix-chapters]]",
         };
         let _ = write!(out, "\n{table}\nfile = {}\n", quote(&c.file));
-        if let Some(t) = &c.title {
-            let _ = writeln!(out, "title = {}", quote(t));
+        if let Some(t) = c.title.as_deref().and_then(text) {
+            let _ = writeln!(out, "title = {t}");
         }
         if c.level > 1 {
             let _ = writeln!(out, "level = {}", c.level);

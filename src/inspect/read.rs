@@ -670,34 +670,36 @@ pub fn render_text(epub: &Epub) -> String {
     out
 }
 
-/// The metadata, a line per field.
+/// The metadata, a line per field. Every value is escaped ([`crate::escape::value`]): an EPUB
+/// from a stranger may hold line breaks or control characters in its metadata.
 fn render_metadata(out: &mut String, md: &EpubMetadata) {
-    let list = |v: &[String]| {
-        if v.is_empty() {
+    use crate::escape::value as v;
+    let list = |items: &[String]| {
+        if items.is_empty() {
             "-".to_string()
         } else {
-            v.join("; ")
+            v(&items.join("; ")).into_owned()
         }
     };
     let _ = writeln!(out, "Title:       {}", list(&md.titles));
     for c in &md.creators {
         let mut extra = Vec::new();
         if let Some(r) = &c.role {
-            extra.push(format!("role {r}"));
+            extra.push(format!("role {}", v(r)));
         }
         if let Some(f) = &c.file_as {
-            extra.push(format!("file-as {f}"));
+            extra.push(format!("file-as {}", v(f)));
         }
         let extra = if extra.is_empty() {
             String::new()
         } else {
             format!(" ({})", extra.join(", "))
         };
-        let _ = writeln!(out, "Creator:     {}{extra}", c.name);
+        let _ = writeln!(out, "Creator:     {}{extra}", v(&c.name));
     }
     let _ = writeln!(out, "Language:    {}", list(&md.languages));
     let _ = writeln!(out, "Identifier:  {}", list(&md.identifiers));
-    let opt = |o: &Option<String>| o.clone().unwrap_or_else(|| "-".to_string());
+    let opt = |o: &Option<String>| o.as_deref().map_or("-".to_string(), |o| v(o).into_owned());
     let _ = writeln!(out, "Unique id:   {}", opt(&md.unique_identifier));
     let optional = [
         ("Publisher:  ", &md.publisher),
@@ -707,11 +709,12 @@ fn render_metadata(out: &mut String, md: &EpubMetadata) {
         ("Cover:      ", &md.cover_href),
     ];
     for (label, value) in optional {
-        if let Some(v) = value {
-            let _ = writeln!(out, "{label} {v}");
+        if let Some(value) = value {
+            let _ = writeln!(out, "{label} {}", v(value));
         }
     }
     if let Some((name, pos)) = &md.series {
+        let (name, pos) = (v(name), pos.as_deref().map(v));
         match pos {
             Some(p) => {
                 let _ = writeln!(out, "Series:      {name} #{p}");
@@ -722,12 +725,12 @@ fn render_metadata(out: &mut String, md: &EpubMetadata) {
         }
     }
     if !md.subjects.is_empty() {
-        let _ = writeln!(out, "Subjects:    {}", md.subjects.join("; "));
+        let _ = writeln!(out, "Subjects:    {}", list(&md.subjects));
     }
     if let Some(d) = &md.description {
         let short: String = d.chars().take(200).collect();
         let ellipsis = if d.chars().count() > 200 { "..." } else { "" };
-        let _ = writeln!(out, "Description: {short}{ellipsis}");
+        let _ = writeln!(out, "Description: {}{ellipsis}", v(&short));
     }
 }
 
@@ -740,6 +743,7 @@ fn render_spine_and_toc(out: &mut String, epub: &Epub) {
             .clone()
             .unwrap_or_else(|| format!("(no manifest item '{}')", s.idref));
         let linear = if s.linear { "" } else { "  [non-linear]" };
+        let target = crate::escape::value(&target);
         let _ = writeln!(out, "  {:>3}. {target}{linear}", i + 1);
     }
 
@@ -755,8 +759,8 @@ fn render_spine_and_toc(out: &mut String, epub: &Epub) {
             out,
             "{}{}  -> {}",
             "  ".repeat(depth),
-            entry.title,
-            entry.href
+            crate::escape::value(&entry.title),
+            crate::escape::value(&entry.href)
         );
         stack.extend(entry.children.iter().rev().map(|c| (c, depth + 1)));
     }

@@ -177,7 +177,7 @@ impl Linter {
                 let where_ = if first == path {
                     format!("line {at}")
                 } else {
-                    format!("{}:{at}", first.display())
+                    format!("{}:{at}", crate::escape::path(first))
                 };
                 let message = format!("this paragraph already appears at {where_}");
                 hits.push(Hit::new(Code::RepeatedParagraph, line, 1, message));

@@ -136,14 +136,17 @@ pub enum ImageError {
     #[error("{0}")]
     Read(#[source] crate::error::Error),
     /// The bytes are no JPEG, PNG, GIF, WebP or SVG, whatever the file name says.
-    #[error("{}: not an image (JPEG, PNG, GIF, WebP or SVG)", path.display())]
+    #[error(
+        "{}: not an image (JPEG, PNG, GIF, WebP or SVG)",
+        crate::escape::path(path)
+    )]
     NotAnImage {
         /// The image file.
         path: PathBuf,
     },
     /// The header claims more pixels than [`raster`] allows (a decompression bomb, or a
     /// scan far too large for a book).
-    #[error("{}: {reason}", path.display())]
+    #[error("{}: {reason}", crate::escape::path(path))]
     TooLarge {
         /// The image file.
         path: PathBuf,
@@ -151,7 +154,10 @@ pub enum ImageError {
         reason: String,
     },
     /// The file ends before its format's end marker.
-    #[error("{}: the {format} image is truncated (the file ends before the image does); use the whole file", path.display())]
+    #[error(
+        "{}: the {format} image is truncated (the file ends before the image does); use the whole file",
+        crate::escape::path(path)
+    )]
     Truncated {
         /// The image file.
         path: PathBuf,
@@ -159,7 +165,10 @@ pub enum ImageError {
         format: &'static str,
     },
     /// The header looks right but the image does not decode (truncated or damaged file).
-    #[error("{}: the {format} image is damaged or truncated: {source}", path.display())]
+    #[error(
+        "{}: the {format} image is damaged or truncated: {source}",
+        crate::escape::path(path)
+    )]
     Damaged {
         /// The image file.
         path: PathBuf,
@@ -169,7 +178,7 @@ pub enum ImageError {
         source: image::ImageError,
     },
     /// An SVG file that cannot be read as SVG.
-    #[error("{}: the SVG is not usable: {reason}", path.display())]
+    #[error("{}: the SVG is not usable: {reason}", crate::escape::path(path))]
     BadSvg {
         /// The image file.
         path: PathBuf,
@@ -177,7 +186,10 @@ pub enum ImageError {
         reason: svg::SvgError,
     },
     /// Scaling worked but writing the smaller image failed.
-    #[error("{}: could not re-encode the scaled cover: {source}", path.display())]
+    #[error(
+        "{}: could not re-encode the scaled cover: {source}",
+        crate::escape::path(path)
+    )]
     Encode {
         /// The cover file.
         path: PathBuf,

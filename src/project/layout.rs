@@ -58,6 +58,21 @@ pub(super) struct RawLayout {
     title_format: Option<Spanned<String>>,
 }
 
+/// `[layout] title-format` without control characters; an error when it had text and none is
+/// left.
+fn title_format(f: &Spanned<String>, ctx: &Ctx) -> Result<String> {
+    use super::values::{self, Lines};
+    let cleaned = values::clean(f.get_ref(), Lines::One);
+    if cleaned.is_empty() && !f.get_ref().trim().is_empty() {
+        return Err(ctx.error_hinted(
+            f.span().start,
+            values::nothing_left("[layout] title-format"),
+            values::NOTHING_LEFT_HINT,
+        ));
+    }
+    Ok(cleaned)
+}
+
 /// A built-in stylesheet.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Theme {
@@ -213,7 +228,10 @@ fn stylesheets(raw: Vec<Spanned<String>>, ctx: &Ctx) -> Result<Vec<PathBuf>> {
         if !super::raw::has_extension(&p, &["css"]) {
             return Err(ctx.error_at(
                 c.span().start,
-                format!("`[style] css`: {} is not a .css file", p.display()),
+                format!(
+                    "`[style] css`: {} is not a .css file",
+                    crate::escape::path(&p)
+                ),
             ));
         }
         css.push(p);
@@ -333,7 +351,8 @@ pub(super) fn validate_layout(raw: RawLayout, ctx: &Ctx) -> Result<Layout> {
     };
     let title_format = match raw.title_format {
         None => None,
-        Some(f) => Some(TitleFormat::parse(f.get_ref()).map_err(|e| {
+        // Cleaned as a title is ([`super::values`]): it makes the chapters' titles.
+        Some(f) => Some(TitleFormat::parse(&title_format(&f, ctx)?).map_err(|e| {
             ctx.error_hinted(
                 f.span().start,
                 format!("`[layout] title-format` = {:?}: {e}", f.get_ref()),

@@ -15,6 +15,7 @@ mod output;
 mod raw;
 mod text;
 pub(crate) mod toml_error;
+pub(crate) mod values;
 
 pub(crate) use boundary::{Boundary, Found};
 pub(crate) use modified::{SOURCE_DATE_EPOCH, modified_date, source_date_epoch};

@@ -36,7 +36,7 @@ pub(super) fn output_for(project: &Project, given: Option<&Path>) -> Result<Path
                 std::io::ErrorKind::InvalidInput,
                 format!(
                     "it is one of the book's own inputs ({}); write the EPUB somewhere else",
-                    input.display()
+                    crate::escape::path(&input)
                 ),
             ),
         ));

@@ -10,9 +10,11 @@ use std::sync::Mutex;
 use super::boundary::{Boundary, Found, Outside};
 use super::glob::{GlobError, Skip};
 use super::toml_error::{self, Lines};
+use super::values::{self, Lines as ValueLines};
 use super::{BookInfo, ChapterSource, ContentEntry, FileId, FileStamp, Person, Project, Series};
 use crate::convert::split::SplitMode;
 use crate::error::{Error, Result};
+use crate::escape;
 use crate::source::EncodingErrors;
 use crate::target::Target;
 use crate::target::volumes::Volumes;
@@ -45,19 +47,18 @@ pub(super) struct Metadata {
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 struct Book {
     title: Spanned<String>,
-    subtitle: Option<String>,
+    subtitle: Option<Spanned<String>>,
     authors: Spanned<Vec<RawPerson>>,
-    #[serde(default)]
-    contributors: Vec<RawPerson>,
+    contributors: Option<Spanned<Vec<RawPerson>>>,
     language: Spanned<String>,
     identifier: Option<Spanned<String>>,
-    publisher: Option<String>,
-    description: Option<String>,
+    publisher: Option<Spanned<String>>,
+    description: Option<Spanned<String>>,
     #[serde(default)]
-    subjects: Vec<String>,
-    rights: Option<String>,
+    subjects: Vec<Spanned<String>>,
+    rights: Option<Spanned<String>>,
     published: Option<Spanned<toml::value::Datetime>>,
-    series: Option<String>,
+    series: Option<Spanned<String>>,
     series_index: Option<Spanned<toml::Value>>,
     cover: Option<Spanned<String>>,
     convert: Option<Spanned<String>>,
@@ -217,7 +218,7 @@ impl<'a> Ctx<'a> {
             }
             Found::Missing => Err(self.error_hinted(
                 offset,
-                format!("{key}: {} does not exist", path.display()),
+                format!("{key}: {} does not exist", crate::escape::path(&path)),
                 "paths are relative to the folder of metadata.toml",
             )),
             Found::NotRegular(kind) => Err(self.not_regular(key, &path, kind, offset)),
@@ -227,7 +228,10 @@ impl<'a> Ctx<'a> {
     fn not_regular(&self, key: &str, path: &Path, kind: &str, offset: usize) -> Error {
         self.error_hinted(
             offset,
-            format!("{key}: {} is {kind}, not a regular file", path.display()),
+            format!(
+                "{key}: {} is {kind}, not a regular file",
+                crate::escape::path(path)
+            ),
             "name a regular file",
         )
     }
@@ -450,7 +454,10 @@ fn cleanup_file(ctx: &Ctx) -> Result<Option<PathBuf>> {
         }
         Found::Missing => Ok(None),
         Found::NotRegular(kind) => Err(error(
-            format!("{} is {kind}, not a regular file", path.display()),
+            format!(
+                "{} is {kind}, not a regular file",
+                crate::escape::path(&path)
+            ),
             "make cleanup.toml a file of [[cleanup]] rules, or remove it",
         )),
     }
@@ -510,7 +517,11 @@ fn contents(
     for part in parts {
         let offset = part.span().start;
         let part = part.into_inner();
-        let title = part.title.trim().to_string();
+        let title = values::clean(&part.title, ValueLines::One);
+        if title.is_empty() && !part.title.trim().is_empty() {
+            let message = format!("a [[parts]] entry's {}", values::nothing_left("title"));
+            return Err(ctx.error_hinted(offset, message, values::NOTHING_LEFT_HINT));
+        }
         if title.is_empty() {
             return Err(ctx.error_at(offset, "a [[parts]] entry has an empty `title`"));
         }
@@ -547,81 +558,140 @@ fn contents(
 }
 
 fn validate_book(raw: Book, ctx: &Ctx, book_span: usize) -> Result<(BookInfo, Option<PathBuf>)> {
-    let title = raw.title.get_ref().trim().to_string();
-    if title.is_empty() {
-        return Err(ctx.error_at(raw.title.span().start, "`title` is empty"));
+    let title = required_text(&raw.title, "title", ctx)?;
+    let authors_at = raw.authors.span().start;
+    let authors = people(raw.authors, "authors", "aut", ctx)?;
+    if authors.is_empty() {
+        return Err(ctx.error_at(
+            authors_at,
+            "`authors` needs at least one name, e.g. authors = [\"佚名\"]",
+        ));
     }
-    let authors = authors(raw.authors, ctx)?;
-    let contributors = raw
-        .contributors
-        .into_iter()
-        .map(|p| person(p, "ctb"))
-        .filter(|p| !p.name.is_empty())
-        .collect();
+    let contributors = match raw.contributors {
+        Some(c) => people(c, "contributors", "ctb", ctx)?,
+        None => Vec::new(),
+    };
 
     let language = raw.language.get_ref().trim().to_string();
     if !is_language_tag(&language) {
         return Err(ctx.error_hinted(
             raw.language.span().start,
-            format!("`language` = \"{language}\" is not a BCP 47 tag"),
+            format!(
+                "`language` = \"{}\" is not a BCP 47 tag",
+                escape::value(&language)
+            ),
             "use e.g. \"zh-CN\", \"zh-TW\", \"ja\" or \"en\"",
         ));
     }
 
-    let identifier = match raw.identifier {
-        Some(id) => {
-            let value = id.get_ref().trim().to_string();
-            if value.is_empty() {
-                return Err(ctx.error_at(id.span().start, "`identifier` is empty"));
-            }
-            value
-        }
+    let identifier = match &raw.identifier {
+        Some(id) => identifier(id, ctx)?,
         None => default_identifier(&title, &authors),
     };
 
     let published = raw.published.map(|d| published(d, ctx)).transpose()?;
-    let series = series(raw.series, raw.series_index, ctx)?;
+    let series_name = optional_text(raw.series.as_ref(), "series", ValueLines::One, ctx)?;
+    let series = series(series_name, raw.series_index, ctx)?;
     let cover = cover(raw.cover, ctx, book_span)?;
+    let subjects = (raw.subjects.iter())
+        .map(|s| optional_text(Some(s), "subjects", ValueLines::One, ctx))
+        .filter_map(Result::transpose)
+        .collect::<Result<Vec<String>>>()?;
 
     let info = BookInfo {
         title,
-        subtitle: raw
-            .subtitle
-            .map(|s| s.trim().to_string())
-            .filter(|s| !s.is_empty()),
+        subtitle: optional_text(raw.subtitle.as_ref(), "subtitle", ValueLines::One, ctx)?,
         authors,
         contributors,
         language,
         identifier,
-        publisher: non_empty(raw.publisher),
-        description: non_empty(raw.description),
-        subjects: raw
-            .subjects
-            .into_iter()
-            .map(|s| s.trim().to_string())
-            .filter(|s| !s.is_empty())
-            .collect(),
-        rights: non_empty(raw.rights),
+        publisher: optional_text(raw.publisher.as_ref(), "publisher", ValueLines::One, ctx)?,
+        description: optional_text(
+            raw.description.as_ref(),
+            "description",
+            ValueLines::Many,
+            ctx,
+        )?,
+        subjects,
+        rights: optional_text(raw.rights.as_ref(), "rights", ValueLines::Many, ctx)?,
         published,
         series,
     };
     Ok((info, cover))
 }
 
-/// `authors`: at least one name.
-fn authors(raw: Spanned<Vec<RawPerson>>, ctx: &Ctx) -> Result<Vec<Person>> {
-    let span = raw.span().start;
-    let authors: Vec<Person> = (raw.into_inner().into_iter())
-        .map(|p| person(p, "aut"))
-        .filter(|p| !p.name.is_empty())
-        .collect();
-    if authors.is_empty() {
-        return Err(ctx.error_at(
-            span,
-            "`authors` needs at least one name, e.g. authors = [\"佚名\"]",
-        ));
+/// A value that must have text: cleaned ([`values::clean`]); an error naming `key` when
+/// nothing is left.
+fn required_text(raw: &Spanned<String>, key: &str, ctx: &Ctx) -> Result<String> {
+    let value = values::clean(raw.get_ref(), ValueLines::One);
+    if value.is_empty() {
+        return Err(empty_value(raw, key, ctx));
     }
-    Ok(authors)
+    Ok(value)
+}
+
+/// An optional value, cleaned: None when written empty; an error naming `key` when it had
+/// text and nothing is left once cleaned.
+fn optional_text(
+    raw: Option<&Spanned<String>>,
+    key: &str,
+    lines: ValueLines,
+    ctx: &Ctx,
+) -> Result<Option<String>> {
+    let Some(raw) = raw else {
+        return Ok(None);
+    };
+    if raw.get_ref().trim().is_empty() {
+        return Ok(None);
+    }
+    let value = values::clean(raw.get_ref(), lines);
+    if value.is_empty() {
+        return Err(empty_value(raw, key, ctx));
+    }
+    Ok(Some(value))
+}
+
+/// `key` (at `raw`) is empty, or has nothing once cleaned.
+fn empty_value(raw: &Spanned<String>, key: &str, ctx: &Ctx) -> Error {
+    let at = raw.span().start;
+    if raw.get_ref().trim().is_empty() {
+        return ctx.error_at(at, format!("`{key}` is empty"));
+    }
+    ctx.error_hinted(at, values::nothing_left(key), values::NOTHING_LEFT_HINT)
+}
+
+/// `identifier`: cleaned, then checked by its scheme.
+fn identifier(raw: &Spanned<String>, ctx: &Ctx) -> Result<String> {
+    let value = required_text(raw, "identifier", ctx)?;
+    values::check_identifier(&value)
+        .map_err(|bad| ctx.error_hinted(raw.span().start, bad.message, bad.hint))?;
+    Ok(value)
+}
+
+/// `authors` or `contributors` (under `key`): names cleaned, empty ones left out; an error
+/// when a name written with text has none once cleaned.
+fn people(
+    raw: Spanned<Vec<RawPerson>>,
+    key: &str,
+    default_role: &str,
+    ctx: &Ctx,
+) -> Result<Vec<Person>> {
+    let at = raw.span().start;
+    let mut people = Vec::new();
+    for p in raw.into_inner() {
+        let written = match &p {
+            RawPerson::Name(name) | RawPerson::Full(FullPerson { name, .. }) => name.clone(),
+        };
+        let person = person(p, default_role);
+        if person.name.is_empty() && !written.trim().is_empty() {
+            let message = format!("{} (a name)", values::nothing_left(key));
+            return Err(ctx.error_hinted(at, message, values::NOTHING_LEFT_HINT));
+        }
+        if !person.name.is_empty() {
+            people.push(person);
+        }
+    }
+    Ok(people)
 }
 
 /// `published`: a date (a time of day alone is refused), as `YYYY-MM-DD`.
@@ -633,15 +703,15 @@ fn published(date: Spanned<toml::value::Datetime>, ctx: &Ctx) -> Result<String> 
     }
 }
 
-/// `series` and `series-index`: an index needs a series name.
+/// `series` (cleaned) and `series-index`: an index needs a series name.
 fn series(
     name: Option<String>,
     index: Option<Spanned<toml::Value>>,
     ctx: &Ctx,
 ) -> Result<Option<Series>> {
     match name {
-        Some(name) if !name.trim().is_empty() => Ok(Some(Series {
-            name: name.trim().to_string(),
+        Some(name) => Ok(Some(Series {
+            name,
             index: index.map(|v| series_index(&v, ctx)).transpose()?,
         })),
         _ => match index {
@@ -671,25 +741,24 @@ fn cover(raw: Option<Spanned<String>>, ctx: &Ctx, book_span: usize) -> Result<Op
     Ok(found)
 }
 
+/// A value cleaned as a line ([`values::clean`]), None when nothing is left.
 fn non_empty(s: Option<String>) -> Option<String> {
-    s.map(|s| s.trim().to_string()).filter(|s| !s.is_empty())
+    s.map(|s| values::clean(&s, ValueLines::One))
+        .filter(|s| !s.is_empty())
 }
 
+/// A person, every value cleaned as a line ([`values::clean`]).
 fn person(raw: RawPerson, default_role: &str) -> Person {
     match raw {
         RawPerson::Name(name) => Person {
-            name: name.trim().to_string(),
+            name: values::clean(&name, ValueLines::One),
             file_as: None,
             role: default_role.to_string(),
         },
         RawPerson::Full(p) => Person {
-            name: p.name.trim().to_string(),
+            name: values::clean(&p.name, ValueLines::One),
             file_as: non_empty(p.file_as),
-            role: p
-                .role
-                .map(|r| r.trim().to_string())
-                .filter(|r| !r.is_empty())
-                .unwrap_or_else(|| default_role.to_string()),
+            role: non_empty(p.role).unwrap_or_else(|| default_role.to_string()),
         },
     }
 }
@@ -764,10 +833,7 @@ fn expand(entry: Spanned<Chapter>, ctx: &Ctx, skip: &Skip) -> Result<Vec<Chapter
     let offset = entry.span().start;
     let line = Some(ctx.line_of(offset));
     let entry = entry.into_inner();
-    let title = entry
-        .title
-        .map(|t| t.trim().to_string())
-        .filter(|t| !t.is_empty());
+    let title = chapter_title(entry.title.as_deref(), ctx, offset)?;
     if let Some(enc) = &entry.encoding
         && encoding_rs::Encoding::for_label(enc.trim().as_bytes()).is_none()
     {
@@ -833,6 +899,21 @@ fn expand(entry: Spanned<Chapter>, ctx: &Ctx, skip: &Skip) -> Result<Vec<Chapter
             offset,
             "a chapter entry needs `file = \"...\"` or `glob = \"...\"`",
         )),
+    }
+}
+
+/// A chapter entry's `title` (at `offset`), cleaned: None when written empty; an error when
+/// it had text and nothing is left.
+fn chapter_title(title: Option<&str>, ctx: &Ctx, offset: usize) -> Result<Option<String>> {
+    let Some(written) = title.filter(|t| !t.trim().is_empty()) else {
+        return Ok(None);
+    };
+    match values::clean(written, ValueLines::One) {
+        t if t.is_empty() => {
+            let message = format!("a chapter entry's {}", values::nothing_left("title"));
+            Err(ctx.error_hinted(offset, message, values::NOTHING_LEFT_HINT))
+        }
+        t => Ok(Some(t)),
     }
 }
 

@@ -373,7 +373,7 @@ proptest! {
 
     #[test]
     fn fuzz_isbn_validation(s in "[0-9Xx -]{0,20}") {
-        let _ = crate::check::validate_isbn(&s);
+        let _ = crate::project::values::check_isbn(&s);
     }
 }
 

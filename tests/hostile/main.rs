@@ -10,6 +10,7 @@ mod budgets;
 mod markup;
 mod media;
 mod paths;
+mod sealed;
 mod split;
 
 use std::process::{Command, Stdio};
