@@ -6,6 +6,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod boundary;
 mod markup;
 mod media;
 mod paths;
