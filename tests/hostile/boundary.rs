@@ -128,17 +128,21 @@ fn init_never_reads_summary_entries_leading_out_of_the_folder() {
     }
 }
 
-/// Swaps `chapter` for a symlink to `outside` and back, again and again, until `stop`.
+/// Swaps `chapter` for a symlink to `outside` and back, again and again, until `stop`. Each
+/// state lasts about as long as the other (writing a file in each), so that builds see both.
 fn swap_until(stop: &AtomicBool, stage: &Path, chapter: &Path, outside: &Path) -> usize {
-    let (link, real) = (stage.join("link"), stage.join("real"));
+    let (link, real, pad) = (stage.join("link"), stage.join("real"), stage.join("pad"));
     let mut swaps = 0;
     while !stop.load(Ordering::Relaxed) {
-        std::os::unix::fs::symlink(outside, &link).unwrap();
-        std::fs::rename(&link, chapter).unwrap();
         std::fs::write(&real, "Inside the project.\n").unwrap();
         std::fs::rename(&real, chapter).unwrap();
+        std::os::unix::fs::symlink(outside, &link).unwrap();
+        std::fs::write(&pad, "Inside the project.\n").unwrap();
+        std::fs::rename(&link, chapter).unwrap();
         swaps += 1;
     }
+    std::fs::write(&real, "Inside the project.\n").unwrap();
+    std::fs::rename(&real, chapter).unwrap();
     swaps
 }
 
