@@ -98,10 +98,11 @@ fn a_metadata_file_linking_out_of_the_project_is_refused_unless_allowed() {
 #[test]
 fn init_never_reads_summary_entries_leading_out_of_the_folder() {
     let n = Nest::new();
-    let secret = format!("# {SECRET}\n\nWhat the outside file says.\n");
-    n.write("climbed.md", &secret);
-    let absolute = n.write("absolute.md", &secret);
-    let linked = n.write("a/linked.md", &secret);
+    // Each outside file has a heading of its own, so that each way out is seen on its own.
+    let secret = |way: &str| format!("# {SECRET}-{way}\n\nWhat the outside file says.\n");
+    n.write("climbed.md", secret("climbed"));
+    let absolute = n.write("absolute.md", secret("absolute"));
+    let linked = n.write("a/linked.md", secret("linked"));
     n.write("a/book/one.md", "# One\n\nThe first chapter.\n");
     n.link(&linked, "a/book/link.md");
     let summary = format!(
@@ -112,9 +113,13 @@ fn init_never_reads_summary_entries_leading_out_of_the_folder() {
     let r = run(&[&"init", &n.book()]);
     assert!(r.ok, "{}", r.stderr);
     let meta = std::fs::read_to_string(n.path("a/book/metadata.toml")).unwrap();
+    let copied: Vec<&str> = ["climbed", "absolute", "linked"]
+        .into_iter()
+        .filter(|way| meta.contains(&format!("{SECRET}-{way}")))
+        .collect();
     assert!(
-        !meta.contains(SECRET),
-        "an outside heading was copied:\n{meta}"
+        copied.is_empty(),
+        "outside headings copied: {copied:?}\n{meta}"
     );
     let files: Vec<&str> = meta.lines().filter(|l| l.starts_with("file = ")).collect();
     assert_eq!(files, ["file = \"one.md\""], "{meta}");
