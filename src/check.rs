@@ -294,14 +294,15 @@ fn key_line<'a>(text: &'a str, key: &str) -> Option<(usize, usize, &'a str)> {
 
 fn check_metadata(project: &Project, report: &mut CheckReport) {
     // Read as the load read it (a regular file, capped): it may have changed since.
-    let meta_text = crate::fs::read_limited(
-        &project.metadata_path,
-        crate::project::METADATA_LIMIT,
-        "metadata file",
-    )
-    .ok()
-    .and_then(|b| String::from_utf8(b).ok())
-    .unwrap_or_default();
+    let meta_text = (project.boundary)
+        .read_limited(
+            &project.metadata_path,
+            crate::project::METADATA_LIMIT,
+            "metadata file",
+        )
+        .ok()
+        .and_then(|b| String::from_utf8(b).ok())
+        .unwrap_or_default();
     let at_key = |d: Diagnostic, key: &str| match key_line(&meta_text, key) {
         Some((line, column, _)) => d.line(Some(line)).column(column),
         None => d,
@@ -317,7 +318,7 @@ fn check_metadata(project: &Project, report: &mut CheckReport) {
     // The cover as the build reads it: the same errors and warnings.
     if let Some(cover) = &project.cover {
         let mut warnings = Vec::new();
-        match crate::convert::book::read_cover(cover, &mut warnings) {
+        match crate::convert::book::read_cover(&project.boundary, cover, &mut warnings) {
             Ok(_) => report.findings.extend(warnings),
             Err(e) => report.push(e.diagnostic()),
         }
@@ -413,7 +414,7 @@ fn check_chapter(
     n: usize,
     (tally, linter, report, converted): Sinks<'_>,
 ) -> Option<Sketch> {
-    let decoded = match read_chapter(src) {
+    let decoded = match read_chapter(&project.boundary, src) {
         Ok(d) => d,
         Err(e) => {
             report.push(e.diagnostic());

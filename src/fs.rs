@@ -5,6 +5,14 @@
 //! would wait forever for a writer), a device (`/dev/zero` never ends) or a folder. [`read`]
 //! opens without blocking, refuses anything but a regular file, and [`read_limited`] also stops
 //! at a size cap instead of reading whatever a file claims to hold. Errors name the path.
+//! A file of the project is opened through the project folder's handle ([`open_beneath`], used
+//! by `project::Boundary`), and read from that handle ([`read_file_limited`]).
+
+#[cfg(unix)]
+mod beneath;
+
+#[cfg(unix)]
+pub use beneath::{Refusal, open_beneath};
 
 use std::fs::File;
 use std::io::Read;
@@ -27,6 +35,12 @@ pub fn open_regular(path: &Path) -> Result<File> {
     let file = options
         .open(path)
         .map_err(|e| Error::io(path, "cannot read", e))?;
+    regular(file, path)
+}
+
+/// `file` (opened from `path`) when it is a regular file, looked at on the handle itself, not
+/// by name: else an error naming `path` and what it is.
+pub fn regular(file: File, path: &Path) -> Result<File> {
     let meta = file
         .metadata()
         .map_err(|e| Error::io(path, "cannot read", e))?;
@@ -86,7 +100,11 @@ pub fn read(path: &Path) -> Result<Vec<u8>> {
 /// Reads a whole regular file of at most `limit` bytes; a larger one is an error naming `what`
 /// it is (`"image"`, `"cover"`) and the limit, without reading past the limit.
 pub fn read_limited(path: &Path, limit: u64, what: &str) -> Result<Vec<u8>> {
-    let file = open_regular(path)?;
+    read_file_limited(open_regular(path)?, path, limit, what)
+}
+
+/// [`read_limited`] from a file already opened (from `path`, named in errors).
+pub fn read_file_limited(file: File, path: &Path, limit: u64, what: &str) -> Result<Vec<u8>> {
     let size = file.metadata().map(|m| m.len()).unwrap_or(0);
     if size > limit {
         return Err(too_large(path, what, limit));

@@ -39,7 +39,7 @@ use crate::convert::chapter::{
 };
 use crate::convert::{FILE_KINDS, SourceKind};
 use crate::diagnostic::{Code, Diagnostic};
-use crate::project::{METADATA_FILE, OUTPUT_FOLDER, Project, natural_cmp};
+use crate::project::{Boundary, METADATA_FILE, OUTPUT_FOLDER, Project, natural_cmp};
 use crate::source::{Detection, EncodingErrors};
 use crate::text_fix::{FileRef, Settings, TextFix, Typography};
 
@@ -288,12 +288,18 @@ pub fn draft(input: &Path) -> Result<Draft, InitError> {
 
 /// Reads the chapter files in `dir` (only `file` when given) and makes the metadata for them.
 fn detect(dir: &Path, file: Option<&str>) -> Result<Draft, InitError> {
-    let book = file.is_none().then(|| mdbook::find(dir)).flatten();
+    // The files init reads go through the same boundary as the build's: a `SUMMARY.md` entry
+    // or a chapter that leads out of `dir` is never read.
+    let boundary = Boundary::new(dir, false);
+    let book = file
+        .is_none()
+        .then(|| mdbook::find(dir, &boundary))
+        .flatten();
     let mut notes = book.as_ref().map(|b| b.notes.clone()).unwrap_or_default();
     let planned = match (&book, file) {
         (_, Some(f)) => vec![Planned::top(f.to_string())],
         (Some(b), None) => match &b.summary {
-            Some(summary) => from_summary(dir, &b.src, summary, &mut notes),
+            Some(summary) => from_summary(&boundary, &b.src, summary, &mut notes),
             None => listed(dir, &b.src, true)?,
         },
         (None, None) => listed(dir, Path::new(""), false)?,
@@ -315,7 +321,7 @@ fn detect(dir: &Path, file: Option<&str>) -> Result<Draft, InitError> {
     let lone = planned.len() == 1;
     let chapters: Vec<ChapterGuess> = planned
         .into_iter()
-        .map(|p| examine(dir, p, lone, &mut found, &mut notes))
+        .map(|p| examine(&boundary, dir, p, lone, &mut found, &mut notes))
         .collect();
     let language = book
         .as_ref()
@@ -423,10 +429,10 @@ struct Found {
     preset: Option<TextFix>,
 }
 
-/// The chapters of `SUMMARY.md` whose files exist, paths made relative to `dir`; drafts,
-/// missing files and repeats become notes.
+/// The chapters of `SUMMARY.md` whose files exist inside the folder of `boundary`, paths made
+/// relative to it; drafts, files leading out, missing files and repeats become notes.
 fn from_summary(
-    dir: &Path,
+    boundary: &Boundary,
     src: &Path,
     summary: &[mdbook::Entry],
     notes: &mut Vec<String>,
@@ -445,6 +451,15 @@ fn from_summary(
             continue;
         };
         let rel = slash_path(&src.join(file));
+        let dir = boundary.root();
+        if let Err(outside) = boundary.admit(dir, &rel) {
+            notes.push(format!(
+                "SUMMARY.md: \"{}\" ({rel}) {}; left out",
+                entry.title,
+                outside.describe(&rel, dir)
+            ));
+            continue;
+        }
         if !dir.join(&rel).is_file() || SourceKind::known(Path::new(&rel)).is_none() {
             notes.push(format!(
                 "SUMMARY.md: \"{}\" ({rel}) is not a chapter file here; left out",
@@ -499,6 +514,7 @@ fn listed(dir: &Path, sub: &Path, mdbook: bool) -> Result<Vec<Planned>, InitErro
 /// to be split (a text file with chapter headings; a Markdown or HTML file that is the book's
 /// only chapter, at the level of its headings).
 fn examine(
+    boundary: &Boundary,
     dir: &Path,
     p: Planned,
     lone: bool,
@@ -506,7 +522,7 @@ fn examine(
     notes: &mut Vec<String>,
 ) -> ChapterGuess {
     let path = dir.join(&p.file);
-    let (text, encoding) = read_whole(&path, &p.file, notes);
+    let (text, encoding) = read_whole(boundary, &path, &p.file, notes);
     let kind = SourceKind::of(&path);
     if found.about.is_empty() {
         found.about = crate::convert::about::about(&path, &text, lone);
@@ -595,8 +611,13 @@ const SITE_LINE_BYTES: usize = 120 * 4;
 /// and the encoding to write when the build guesses it (the same guess, from the same bytes).
 /// A file the build could not decode is read with its bad bytes replaced, for its title, and
 /// noted.
-fn read_whole(path: &Path, rel: &str, notes: &mut Vec<String>) -> (String, Option<String>) {
-    match decode_file(path, None, EncodingErrors::Fail) {
+fn read_whole(
+    boundary: &Boundary,
+    path: &Path,
+    rel: &str,
+    notes: &mut Vec<String>,
+) -> (String, Option<String>) {
+    match decode_file(boundary, path, None, EncodingErrors::Fail) {
         Ok(d) => {
             let guessed = d.detection == Detection::Guessed;
             (
@@ -605,7 +626,7 @@ fn read_whole(path: &Path, rel: &str, notes: &mut Vec<String>) -> (String, Optio
             )
         }
         Err(e) => {
-            let replaced = decode_file(path, None, EncodingErrors::Replace);
+            let replaced = decode_file(boundary, path, None, EncodingErrors::Replace);
             let message = e.to_string();
             let message = message
                 .strip_prefix(&format!("{}: ", crate::escape::path(path)))
@@ -986,7 +1007,8 @@ mod tests {
         damaged.insert(30, 0xFF);
         std::fs::write(d.join("2.txt"), &damaged).unwrap();
         let report = init(d, &InitOptions::default()).unwrap();
-        let built = decode_file(&d.join("1.txt"), None, EncodingErrors::Fail).unwrap();
+        let boundary = Boundary::new(d, false);
+        let built = decode_file(&boundary, &d.join("1.txt"), None, EncodingErrors::Fail).unwrap();
         assert_eq!(
             report.chapters[0].encoding.as_deref(),
             Some(built.encoding.name().to_ascii_lowercase().as_str())

@@ -48,7 +48,7 @@ fn subset_fonts(
     let sample: String = chars.iter().collect();
     let mut subsets = Vec::new();
     for source in &project.style.fonts {
-        let bytes = FontFile::open(&source.path)?;
+        let bytes = FontFile::open_in(&project.boundary, &source.path)?;
         let face = source
             .face
             .unwrap_or_else(|| fonts::choose_face(&bytes, &sample));
@@ -110,7 +110,7 @@ fn user_css(
     }
     let mut out = Vec::new();
     for (path, name) in paths.iter().zip(&names) {
-        let bytes = read_limited(path, media::MAX_CSS_BYTES, "stylesheet")?;
+        let bytes = (project.boundary).read_limited(path, media::MAX_CSS_BYTES, "stylesheet")?;
         let (text, note) = media::css::decode(&bytes);
         warnings.extend(note.map(|n| Diagnostic::warning(Code::Css, n).at(path)));
         let dir = path.parent().unwrap_or(Path::new("."));
@@ -197,12 +197,13 @@ fn carried(
             .unwrap_or_else(|| format!("font-{}", i + 1));
         return Ok(format!("../fonts/{name}"));
     }
-    let name = media::image::carry(&target, images, found).map_err(|e| match e {
-        media::image::ImageError::NotAnImage { .. } => {
-            "not an image, a font of [style] fonts or a stylesheet of [style] css".to_string()
-        }
-        other => other.to_string(),
-    })?;
+    let name =
+        media::image::carry(&project.boundary, &target, images, found).map_err(|e| match e {
+            media::image::ImageError::NotAnImage { .. } => {
+                "not an image, a font of [style] fonts or a stylesheet of [style] css".to_string()
+            }
+            other => other.to_string(),
+        })?;
     Ok(format!("../images/{name}{fragment}"))
 }
 
@@ -257,7 +258,15 @@ pub fn generated_cover(project: &Project, cache_dir: Option<&Path>, redraw: bool
         .filter(|_| !redraw)
         // The cache sits in a folder the project may have come with: read it as guarded as
         // any input (a FIFO there must not hang the build).
-        .and_then(|p| read_limited(p, media::MAX_IMAGE_BYTES, "cached cover").ok())
+        .and_then(|p| {
+            // One the project came with is opened as its other files are (it may link out).
+            let (limit, what) = (media::MAX_IMAGE_BYTES, "cached cover");
+            if p.starts_with(&project.root) {
+                project.boundary.read_limited(p, limit, what).ok()
+            } else {
+                read_limited(p, limit, what).ok()
+            }
+        })
         && data.starts_with(b"\x89PNG\r\n\x1a\n")
         && data.ends_with(&[0x49, 0x45, 0x4E, 0x44, 0xAE, 0x42, 0x60, 0x82])
     {
@@ -265,7 +274,11 @@ pub fn generated_cover(project: &Project, cache_dir: Option<&Path>, redraw: bool
     }
     let data = {
         // The font (a CJK collection is 20-30 MB) is dropped as soon as the cover is drawn.
-        let font = font_path.and_then(|p| FontFile::open(&p).ok());
+        // The project's own font is a file of the project; a system font is not.
+        let font = font_path.and_then(|p| match project.style.fonts.first() {
+            Some(f) if f.path == p => FontFile::open_in(&project.boundary, &p).ok(),
+            _ => FontFile::open(&p).ok(),
+        });
         let text = cover::CoverText {
             title: &info.title,
             subtitle: info.subtitle.as_deref(),

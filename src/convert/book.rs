@@ -171,7 +171,7 @@ pub(crate) fn load_book_with(
     }
 
     let cover = match &project.cover {
-        Some(path) => Some(read_cover(path, &mut warnings)?),
+        Some(path) => Some(read_cover(&project.boundary, path, &mut warnings)?),
         None => None,
     };
     let modified = modified_time(project, source_date_epoch)?;
@@ -189,8 +189,12 @@ pub(crate) fn load_book_with(
     })
 }
 
-pub(crate) fn read_cover(path: &Path, warnings: &mut Vec<Diagnostic>) -> Result<Image> {
-    let data = crate::fs::read_limited(path, crate::media::MAX_IMAGE_BYTES, "cover")?;
+pub(crate) fn read_cover(
+    boundary: &crate::project::Boundary,
+    path: &Path,
+    warnings: &mut Vec<Diagnostic>,
+) -> Result<Image> {
+    let data = boundary.read_limited(path, crate::media::MAX_IMAGE_BYTES, "cover")?;
     let prepared = crate::media::image::prepare_cover(&data, path).map_err(|e| Error::Cover {
         path: path.to_path_buf(),
         message: e

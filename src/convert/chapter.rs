@@ -14,9 +14,8 @@ use super::notes::ShortCandidates;
 use super::split::SplitMode;
 use crate::diagnostic::{Code, Diagnostic};
 use crate::error::{Error, Result};
-use crate::fs::read;
 use crate::package::{self, Chapter, Image, Node, Part};
-use crate::project::{ChapterSource, Found, Project};
+use crate::project::{Boundary, ChapterSource, Found, Project};
 use crate::source::{self, Decoded, Detection};
 use crate::text_fix::{FileRef, Tally};
 
@@ -59,23 +58,31 @@ pub(crate) fn convert_chapter(
     n: usize,
     budget: &Budget,
 ) -> Result<ConvertedChapter> {
-    let decoded = read_chapter(src)?;
+    let decoded = read_chapter(&project.boundary, src)?;
     convert_decoded(project, src, n, &decoded, (budget, None))
 }
 
-/// Reads and decodes a chapter file; a decoding error points at the first bad byte.
-pub(crate) fn read_chapter(src: &ChapterSource) -> Result<Decoded> {
-    decode_file(&src.path, src.encoding.as_deref(), src.encoding_errors)
+/// Reads and decodes a chapter file, opened through the project folder's `boundary`; a
+/// decoding error points at the first bad byte.
+pub(crate) fn read_chapter(boundary: &Boundary, src: &ChapterSource) -> Result<Decoded> {
+    decode_file(
+        boundary,
+        &src.path,
+        src.encoding.as_deref(),
+        src.encoding_errors,
+    )
 }
 
 /// Reads and decodes the chapter file at `path` (the encoding forced or, when None, detected):
-/// the one way chapter text is read, by the build, `check` and `init`.
+/// the one way chapter text is read, by the build, `check` and `init`, always opened through
+/// the project folder's `boundary`.
 pub(crate) fn decode_file(
+    boundary: &Boundary,
     path: &Path,
     encoding: Option<&str>,
     errors: source::EncodingErrors,
 ) -> Result<Decoded> {
-    let bytes = read(path)?;
+    let bytes = boundary.read_limited(path, u64::MAX, "file")?;
     source::decode(&bytes, encoding, errors).map_err(|e| decode_error(path, &bytes, &e))
 }
 
@@ -866,7 +873,8 @@ fn include_file(
     if let Found::Missing = found {
         return Err(format!("{} does not exist", crate::escape::path(&path)));
     }
-    let bytes = crate::fs::read_limited(&path, MAX_INCLUDED_BYTES, "included file")
+    let bytes = (project.boundary)
+        .read_limited(&path, MAX_INCLUDED_BYTES, "included file")
         .map_err(|e| e.to_string())?;
     let decoded = source::decode(&bytes, None, source::EncodingErrors::Fail)
         .map_err(|e| format!("{}: {e}", crate::escape::path(&path)))?;
@@ -957,7 +965,8 @@ fn resolve_image(
     let path = (project.boundary)
         .admit(dir, src)
         .map_err(|outside| outside.sentence(src, &project.root))?;
-    let name = crate::media::image::carry(&path, images, warnings).map_err(|e| e.to_string())?;
+    let name = crate::media::image::carry(&project.boundary, &path, images, warnings)
+        .map_err(|e| e.to_string())?;
     Ok(format!("../images/{name}"))
 }
 

@@ -162,7 +162,7 @@ fn default_output(root: &Path, outside: bool) -> Option<PathBuf> {
     let boundary = crate::project::Boundary::new(root, outside);
     boundary.check(&folder).ok()?;
     let pointer = folder.join(CACHE_DIR).join(POINTER);
-    let name = crate::fs::read_limited(&pointer, 4096, "build cache").ok()?;
+    let name = boundary.read_limited(&pointer, 4096, "build cache").ok()?;
     let name = String::from_utf8(name).ok()?;
     let bare = Path::new(&name).file_name() == Some(name.as_ref()) && name != "..";
     bare.then(|| folder.join(name))

@@ -74,12 +74,13 @@ pub struct Entry {
     pub place: Place,
 }
 
-/// The mdBook book in `dir`, if it is one.
-pub fn find(dir: &Path) -> Option<MdBook> {
+/// The mdBook book in `dir` (the folder of `boundary`, which its files are read through), if
+/// it is one.
+pub fn find(dir: &Path, boundary: &crate::project::Boundary) -> Option<MdBook> {
     let toml_path = dir.join("book.toml");
     let mut book = MdBook::default();
     if toml_path.is_file() {
-        let config = match read_text(&toml_path).and_then(|t| {
+        let config = match read_text(boundary, &toml_path).and_then(|t| {
             toml::from_str::<BookToml>(&t).map_err(|e| format!("book.toml: {}", e.message()))
         }) {
             Ok(config) => config,
@@ -97,7 +98,7 @@ pub fn find(dir: &Path) -> Option<MdBook> {
     }
     let summary_path = dir.join(&book.src).join("SUMMARY.md");
     if summary_path.is_file() {
-        match read_text(&summary_path) {
+        match read_text(boundary, &summary_path) {
             Ok(text) => book.summary = Some(parse_summary(&text)),
             Err(e) => book.notes.push(e),
         }
@@ -127,8 +128,11 @@ fn chapter_folder(dir: &Path, src: Option<&str>, notes: &mut Vec<String>) -> Pat
     used
 }
 
-fn read_text(path: &Path) -> Result<String, String> {
-    let bytes = crate::fs::read_limited(path, MAX_FILE_BYTES, "file").map_err(|e| e.to_string())?;
+/// A file of the book as UTF-8 text, opened through `boundary`.
+fn read_text(boundary: &crate::project::Boundary, path: &Path) -> Result<String, String> {
+    let bytes = boundary
+        .read_limited(path, MAX_FILE_BYTES, "file")
+        .map_err(|e| e.to_string())?;
     String::from_utf8(bytes).map_err(|_| format!("{}: not UTF-8", path.display()))
 }
 
@@ -352,14 +356,14 @@ mod tests {
         .unwrap();
         std::fs::create_dir(d.join("text")).unwrap();
         std::fs::write(d.join("text/SUMMARY.md"), "- [One](one.md)\n").unwrap();
-        let book = find(d).unwrap();
+        let book = find(d, &crate::project::Boundary::new(d, false)).unwrap();
         assert_eq!(book.src, PathBuf::from("text"));
         assert_eq!(book.title.as_deref(), Some("T"));
         assert_eq!(book.authors, ["A", "B"]);
         assert_eq!(book.language.as_deref(), Some("en"));
         assert_eq!(book.summary.unwrap().len(), 1);
         std::fs::write(d.join("book.toml"), "[book]\nsrc = \"../elsewhere\"\n").unwrap();
-        let book = find(d).unwrap();
+        let book = find(d, &crate::project::Boundary::new(d, false)).unwrap();
         assert_eq!(book.src, PathBuf::from("src"));
         assert!(
             book.notes[0].contains("points outside the project folder"),
@@ -371,10 +375,10 @@ mod tests {
             let outside = tempfile::tempdir().unwrap();
             std::os::unix::fs::symlink(outside.path(), d.join("out")).unwrap();
             std::fs::write(d.join("book.toml"), "[book]\nsrc = \"out\"\n").unwrap();
-            let book = find(d).unwrap();
+            let book = find(d, &crate::project::Boundary::new(d, false)).unwrap();
             assert_eq!(book.src, PathBuf::from("src"), "{:?}", book.notes);
         }
         std::fs::remove_file(d.join("book.toml")).unwrap();
-        assert_eq!(find(d), None);
+        assert_eq!(find(d, &crate::project::Boundary::new(d, false)), None);
     }
 }

@@ -229,12 +229,13 @@ impl From<BookImage> for crate::package::Image {
 /// name in the book. `path` is one a project names: the caller has let it through the
 /// project's containment check (`project::Boundary`) first.
 pub fn carry(
+    boundary: &crate::project::Boundary,
     path: &Path,
     images: &mut Vec<crate::package::Image>,
     warnings: &mut Vec<crate::diagnostic::Diagnostic>,
 ) -> Result<String, ImageError> {
     use crate::diagnostic::{Code, Diagnostic};
-    let image = load_image(path)?;
+    let image = load_image(boundary, path)?;
     warnings.extend(
         image
             .warnings
@@ -250,9 +251,15 @@ pub fn carry(
 
 /// Reads the image at `path` (at most [`MAX_IMAGE_BYTES`], a regular file) and checks it: a
 /// JPEG, PNG, GIF, WebP or SVG image whose header claims no more than [`raster`] allows and
-/// whose file is whole; an SVG is rebuilt without scripts or remote references.
-pub fn load_image(path: &Path) -> Result<BookImage, ImageError> {
-    let data = crate::fs::read_limited(path, MAX_IMAGE_BYTES, "image").map_err(ImageError::Read)?;
+/// whose file is whole; an SVG is rebuilt without scripts or remote references. It is opened
+/// through the project folder's `boundary`, as every file of the project is.
+pub fn load_image(
+    boundary: &crate::project::Boundary,
+    path: &Path,
+) -> Result<BookImage, ImageError> {
+    let data = boundary
+        .read_limited(path, MAX_IMAGE_BYTES, "image")
+        .map_err(ImageError::Read)?;
     let (bytes, info, warnings) = check(data, path)?;
     let hex = blake3::hash(&bytes).to_hex();
     Ok(BookImage {
@@ -914,9 +921,10 @@ mod tests {
     #[test]
     fn book_images_are_read_checked_and_named_by_content() {
         let dir = tempfile::tempdir().unwrap();
+        let boundary = crate::project::Boundary::new(dir.path(), false);
         let a = dir.path().join("a.png");
         std::fs::write(&a, png(&photo(30, 20))).unwrap();
-        let image = load_image(&a).expect("loads");
+        let image = load_image(&boundary, &a).expect("loads");
         assert!(image.name.starts_with("img-") && image.name.ends_with(".png"));
         assert_eq!((image.info.width, image.info.height), (30, 20));
         let b = dir.path().join("b.svg");
@@ -925,7 +933,7 @@ mod tests {
             "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"5\" height=\"8\"><script/></svg>",
         )
         .unwrap();
-        let image = load_image(&b).expect("loads");
+        let image = load_image(&boundary, &b).expect("loads");
         assert_eq!(image.warnings.len(), 1);
         assert_eq!((image.info.width, image.info.height), (5, 8));
         let big = dir.path().join("big.png");
@@ -933,7 +941,9 @@ mod tests {
             .unwrap()
             .set_len(MAX_IMAGE_BYTES + 1)
             .unwrap();
-        let err = load_image(&big).expect_err("too large").to_string();
+        let err = load_image(&boundary, &big)
+            .expect_err("too large")
+            .to_string();
         assert!(err.contains("big.png") && err.contains("50 MB"), "{err}");
     }
 }

@@ -57,7 +57,17 @@ impl FontFile {
     /// Opens and maps (or reads) `path`: a regular file of at most [`MAX_FONT_BYTES`], opened
     /// without blocking (see [`crate::fs::open_regular`]). Errors name the path.
     pub fn open(path: &Path) -> Result<FontFile> {
-        let file = crate::fs::open_regular(path)?;
+        FontFile::from_file(crate::fs::open_regular(path)?, path)
+    }
+
+    /// [`FontFile::open`] for a font of the project, opened through the project folder's
+    /// `boundary` as every file of the project is.
+    pub fn open_in(boundary: &crate::project::Boundary, path: &Path) -> Result<FontFile> {
+        FontFile::from_file(boundary.open(path)?, path)
+    }
+
+    /// Maps (or reads) `file`, a regular file opened from `path`.
+    fn from_file(file: std::fs::File, path: &Path) -> Result<FontFile> {
         let size = file
             .metadata()
             .map_err(|e| Error::io(path, "cannot read", e))?
@@ -70,7 +80,7 @@ impl FontFile {
         // fonts (browsers, font rasterisers, ripgrep for searched files) takes.
         match unsafe { memmap2::Mmap::map(&file) } {
             Ok(map) => Ok(FontFile(Backing::Mapped(map))),
-            Err(_) => crate::fs::read_limited(path, MAX_FONT_BYTES, "font")
+            Err(_) => crate::fs::read_file_limited(file, path, MAX_FONT_BYTES, "font")
                 .map(|bytes| FontFile(Backing::Read(bytes))),
         }
     }

@@ -98,6 +98,11 @@ impl Boundary {
         }
     }
 
+    /// The project folder, as given.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
     /// Whether paths outside the project folder are allowed (`--allow-outside-paths`).
     pub fn is_open(&self) -> bool {
         self.real_root.is_none()
@@ -188,6 +193,58 @@ impl Boundary {
             folders.insert(key.to_os_string(), inside);
         }
         inside
+    }
+
+    /// Opens a file of the project for reading, once: `path` (joined to the project folder) is
+    /// opened through the project folder's handle with no symlink followed out of it, and the
+    /// opened file is checked to be a regular file (see [`crate::fs::open_beneath`]); so a
+    /// file swapped for a symlink after a check by name cannot be read in its place. Without
+    /// the boundary (`--allow-outside-paths`), or off Unix, the path is checked and opened by
+    /// name. Errors name the path; a refusal says where it leads and what to do.
+    pub fn open(&self, path: &Path) -> crate::error::Result<std::fs::File> {
+        if self.is_open() {
+            return crate::fs::open_regular(path);
+        }
+        #[cfg(unix)]
+        {
+            match crate::fs::open_beneath(&self.root, path) {
+                Ok(file) => crate::fs::regular(file, path),
+                Err(crate::fs::Refusal::Failed(e)) => {
+                    Err(crate::error::Error::io(path, "cannot read", e))
+                }
+                Err(crate::fs::Refusal::Outside) => Err(self.refusal(path)),
+            }
+        }
+        #[cfg(not(unix))]
+        {
+            self.check(path).map_err(|_| self.refusal(path))?;
+            crate::fs::open_regular(path)
+        }
+    }
+
+    /// Reads a whole file of the project opened by [`Boundary::open`], of at most `limit`
+    /// bytes (see [`crate::fs::read_limited`]).
+    pub fn read_limited(
+        &self,
+        path: &Path,
+        limit: u64,
+        what: &str,
+    ) -> crate::error::Result<Vec<u8>> {
+        crate::fs::read_file_limited(self.open(path)?, path, limit, what)
+    }
+
+    /// The error for a file of the project refused when opened: where it leads and what to do.
+    fn refusal(&self, path: &Path) -> crate::error::Error {
+        let outside = Outside {
+            leads_to: resolve(path, MAX_LINKS),
+        };
+        let shown = path.strip_prefix(&self.root).unwrap_or(path);
+        let sentence = outside.sentence(&shown.to_string_lossy(), &self.root);
+        crate::error::Error::io(
+            path,
+            "cannot read",
+            std::io::Error::new(std::io::ErrorKind::PermissionDenied, sentence),
+        )
     }
 
     /// The check itself: `path`, symlinks resolved, lies inside the real project folder.

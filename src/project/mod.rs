@@ -280,7 +280,8 @@ impl Project {
         alongside: impl FnOnce(&Path) -> T + Send,
     ) -> Result<(Project, Option<T>)> {
         let (root, metadata_path) = locate(location);
-        let text = read_metadata(&metadata_path)?;
+        let boundary = Boundary::new(&root, opts.allow_outside_paths);
+        let text = read_metadata(&boundary, &metadata_path)?;
         Project::parse_alongside(&text, &root, &metadata_path, opts, alongside)
     }
 
@@ -357,10 +358,12 @@ pub(crate) fn locate(location: &Path) -> (PathBuf, PathBuf) {
 pub(crate) const OUTPUT_FOLDER: &str = "build";
 
 /// The text of `metadata.toml`: a regular file (a FIFO would block the read forever) of at
-/// most [`METADATA_LIMIT`] bytes, in UTF-8.
-fn read_metadata(path: &Path) -> Result<String> {
-    let bytes =
-        crate::fs::read_limited(path, METADATA_LIMIT, "metadata file").map_err(|e| match e {
+/// most [`METADATA_LIMIT`] bytes, in UTF-8, opened through the project folder's `boundary`
+/// like every other file of the project (a symlink to a file outside is refused).
+pub(crate) fn read_metadata(boundary: &Boundary, path: &Path) -> Result<String> {
+    let bytes = boundary
+        .read_limited(path, METADATA_LIMIT, "metadata file")
+        .map_err(|e| match e {
             Error::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound => Error::io(
                 path,
                 "no metadata file here (`epubforge init` writes one from the chapter files; or point at a folder that has metadata.toml)",

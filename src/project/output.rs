@@ -49,7 +49,8 @@ pub(super) fn output_for(project: &Project, given: Option<&Path>) -> Result<Path
 fn refused(project: &Project, output: &Path, outside: &Outside) -> Error {
     let hint = format!("{}; or name the EPUB with -o", Outside::HINT);
     let meta = &project.metadata_path;
-    let text = crate::fs::read_limited(meta, super::METADATA_LIMIT, "metadata file")
+    let text = (project.boundary)
+        .read_limited(meta, super::METADATA_LIMIT, "metadata file")
         .ok()
         .and_then(|b| String::from_utf8(b).ok());
     let shown = output.strip_prefix(&project.root).unwrap_or(output);

@@ -426,6 +426,7 @@ fn text_fix(
         settings,
         convert,
         cleanup_file: cleanup_file.clone(),
+        boundary: &ctx.boundary,
     };
     Ok((super::text::validate(input, book, layout)?, cleanup_file))
 }

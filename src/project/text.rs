@@ -73,6 +73,8 @@ pub(super) struct Input<'a> {
     pub convert: Option<Spanned<String>>,
     /// The shared rules file, when there is one (already checked to be inside the project).
     pub cleanup_file: Option<PathBuf>,
+    /// The project folder's boundary, which the shared rules file is opened through.
+    pub boundary: &'a super::Boundary,
 }
 
 /// Validates the text settings into the stage, and converts `book`'s metadata (and sets its
@@ -91,7 +93,7 @@ pub(super) fn validate(input: Input<'_>, book: &mut BookInfo, layout: &Layout) -
     let shared = input.cleanup_file.as_deref();
     let ((), rules) = rayon::join(
         || conversion.iter().for_each(|c| c.metadata(book)),
-        || rules(preset, shared, input.rules, &meta),
+        || rules(preset, shared, input.boundary, input.rules, &meta),
     );
     Ok(TextFix::new(Settings {
         rules: rules?,
@@ -122,6 +124,7 @@ fn conversion(raw: Option<&Spanned<String>>, meta: &Source<'_>) -> Result<Option
 fn rules(
     preset: Option<&Spanned<String>>,
     shared: Option<&Path>,
+    boundary: &super::Boundary,
     own: Vec<Spanned<RawRule>>,
     meta: &Source<'_>,
 ) -> Result<Vec<Rule>> {
@@ -140,7 +143,7 @@ fn rules(
         rules.extend(preset);
     }
     if let Some(path) = shared {
-        rules.extend(shared_rules(path)?);
+        rules.extend(shared_rules(boundary, path)?);
     }
     for r in own {
         rules.push(rule(r, meta)?);
@@ -183,9 +186,9 @@ fn quotes(
     }
 }
 
-/// The rules of `cleanup.toml`.
-fn shared_rules(path: &Path) -> Result<Vec<Rule>> {
-    let bytes = crate::fs::read_limited(path, CLEANUP_FILE_LIMIT, "cleanup rules")?;
+/// The rules of `cleanup.toml`, opened through the project folder's `boundary`.
+fn shared_rules(boundary: &super::Boundary, path: &Path) -> Result<Vec<Rule>> {
+    let bytes = boundary.read_limited(path, CLEANUP_FILE_LIMIT, "cleanup rules")?;
     let text = String::from_utf8(bytes).map_err(|e| Error::Metadata {
         path: path.to_path_buf(),
         message: format!(

@@ -6,6 +6,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod boundary;
 mod budgets;
 mod markup;
 mod media;
