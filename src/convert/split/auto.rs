@@ -128,7 +128,7 @@ fn width(text: &str) -> usize {
 /// Whether a trimmed line is short enough to be a heading. Checks bytes first so that long
 /// prose lines are rejected without walking their characters (no character takes more than
 /// two bytes per column).
-fn short_enough(text: &str) -> bool {
+pub(super) fn short_enough(text: &str) -> bool {
     text.len() <= 2 * MAX_HEADING_WIDTH && width(text) <= MAX_HEADING_WIDTH
 }
 
@@ -226,8 +226,12 @@ const MAX_BARE_CHINESE_CHARS: usize = 6;
 pub(super) struct Weak {
     /// The headings on the line, as [`detect`] gives them.
     pub found: Vec<Found>,
-    /// How the heading is written: its label, or the unit of a heading without `第`.
+    /// How the heading is written: its label, its decoration, or the unit of a heading
+    /// without `第`.
     pub shape: String,
+    /// How to report the line when the file does not confirm it (a decorated heading is
+    /// worth a look; a label may well be prose).
+    pub unless: Option<SkipReason>,
 }
 
 /// Longest text before `第` that may be a label repeated before every heading
@@ -242,7 +246,23 @@ pub(super) fn weak(line: &str) -> Option<Weak> {
     if !short_enough(line) {
         return None;
     }
-    missing_di(line).or_else(|| labelled(line))
+    decorated(line)
+        .or_else(|| missing_di(line))
+        .or_else(|| labelled(line))
+}
+
+/// `◆ 《陆小凤传奇之金鹏王朝》 第一回　有四条眉毛的人 ◆`, `===第一章===`, `【第一章】`: a
+/// heading inside decoration, which a download may put around every heading (or an author
+/// around one line of emphasis).
+fn decorated(line: &str) -> Option<Weak> {
+    let first = line.chars().next().filter(|&c| is_decoration(c))?;
+    let inner = line.trim_matches(|c: char| is_decoration(c) || is_space(c));
+    let found = detect(inner);
+    (!inner.is_empty() && !found.is_empty()).then(|| Weak {
+        found,
+        shape: format!("decorated {first}"),
+        unless: Some(SkipReason::Decorated),
+    })
 }
 
 /// `二回　救贫女馈赠金瓜子`: a 回 or 章 heading with its `第` left out, and a title after a
@@ -266,6 +286,7 @@ fn missing_di(line: &str) -> Option<Weak> {
     Some(Weak {
         found: vec![found],
         shape: format!("{unit} without 第"),
+        unless: None,
     })
 }
 
@@ -284,6 +305,7 @@ fn labelled(line: &str) -> Option<Weak> {
     (!found.is_empty()).then(|| Weak {
         found,
         shape: format!("label {}", collapse_spaces(label)),
+        unless: None,
     })
 }
 
@@ -635,11 +657,40 @@ struct DiNumber<'a> {
     rest: &'a str,
 }
 
+/// The number after `第`, which some downloads space out (`第二 十 回`, `第 一 百 回`): its
+/// readings, whether a typo was read, and the bytes it takes in `text`.
+fn spaced_number(text: &str) -> Option<(Readings, bool, usize)> {
+    let (readings, repaired, end) = leading_number(text)?;
+    let tail = text.get(end..)?;
+    if !tail
+        .trim_start_matches(is_space)
+        .starts_with(is_numeral_like)
+        || !tail.starts_with(is_space)
+    {
+        return Some((readings, repaired, end));
+    }
+    let mut joined = String::new();
+    let mut rest = text;
+    let taken = loop {
+        let run = rest
+            .find(|c: char| !is_numeral_like(c))
+            .unwrap_or(rest.len());
+        joined.push_str(rest.get(..run)?);
+        let after = rest.get(run..)?.trim_start_matches(is_space);
+        if run == 0 || !after.starts_with(is_numeral_like) {
+            break text.len() - rest.len() + run;
+        }
+        rest = after;
+    };
+    let (readings, repaired, used) = leading_number(&joined)?;
+    (used == joined.len()).then_some((readings, repaired, taken))
+}
+
 /// `第` + number + unit at the start of `text`, the number read through the typos of
 /// [`leading_number`].
 fn di_number_unit(text: &str) -> Option<DiNumber<'_>> {
     let rest = text.strip_prefix('第')?.trim_start_matches(is_space);
-    let (number, repaired, end) = leading_number(rest)?;
+    let (number, repaired, end) = spaced_number(rest)?;
     let after = rest.get(end..)?.trim_start_matches(is_space);
     let unit = after.chars().next()?;
     Some(DiNumber {

@@ -279,7 +279,7 @@ pub fn split(lines: &[&str], mode: &SplitMode) -> Split {
     } = find_headings(lines, mode, blocks);
     let mut warnings = Vec::new();
     if auto {
-        structure::accept_weak(&mut found, weak);
+        structure::accept_weak(&mut found, weak, lines, &mut skipped);
     }
     structure::drop_contents_lists(&mut found, lines, &mut skipped);
     if auto {
@@ -364,10 +364,20 @@ fn sections(found: Vec<HeadingLine>, lines: &[&str]) -> (Vec<Section>, Vec<Split
 struct Candidates {
     /// Heading lines, in order.
     found: Vec<HeadingLine>,
-    /// Headings that need the whole file to confirm them, with their shape, in order.
-    weak: Vec<(HeadingLine, String)>,
+    /// Headings that need the whole file to confirm them, in order.
+    weak: Vec<WeakLine>,
     /// Heading-like lines that are not headings, in order.
     skipped: Vec<Skipped>,
+}
+
+/// A heading line that the whole file must confirm (see [`auto::Weak`]).
+struct WeakLine {
+    /// The heading line, if confirmed.
+    heading: HeadingLine,
+    /// How it is written.
+    shape: String,
+    /// How it is reported when not confirmed.
+    unless: Option<SkipReason>,
 }
 
 /// A line holding one heading, or a volume and a chapter.
@@ -425,9 +435,12 @@ fn find_headings(lines: &[&str], mode: &SplitMode, blocks: bool) -> Candidates {
             found,
         });
     }
-    let chapters = out
-        .iter()
-        .any(|h| h.found.iter().any(|f| f.kind == HeadingKind::Chapter));
+    // Unnumbered sections (`后记` after Jin Yong's `一 灭门` … `四十 曲谐`) do not count.
+    let chapters = out.iter().any(|h| {
+        h.found
+            .iter()
+            .any(|f| f.kind == HeadingKind::Chapter && f.number.is_some())
+    });
     // Bare numbers before the first chapter (`MCMIX` on a title page) are front matter.
     let first = bare.iter().position(|h| {
         h.found
@@ -451,11 +464,7 @@ fn find_headings(lines: &[&str], mode: &SplitMode, blocks: bool) -> Candidates {
 fn not_found(
     index: usize,
     line: &str,
-    (bare, weak, skipped): (
-        &mut Vec<HeadingLine>,
-        &mut Vec<(HeadingLine, String)>,
-        &mut Vec<Skipped>,
-    ),
+    (bare, weak, skipped): (&mut Vec<HeadingLine>, &mut Vec<WeakLine>, &mut Vec<Skipped>),
 ) {
     let one = |found| HeadingLine {
         index,
@@ -466,7 +475,11 @@ fn not_found(
     if let Some(f) = auto::bare_numbered(line) {
         bare.push(one(vec![f]));
     } else if let Some(w) = auto::weak(line) {
-        weak.push((one(w.found), w.shape));
+        weak.push(WeakLine {
+            heading: one(w.found),
+            shape: w.shape,
+            unless: w.unless,
+        });
     } else if let Some(why) = auto::not_taken(line) {
         skipped.push(Skipped {
             line: index + 1,
@@ -531,6 +544,22 @@ const BARE_BODY_LINES: usize = 3;
 /// at least [`BARE_MIN`], numbered from 0 or 1 and going up by one (a slip or two allowed), each
 /// with at least [`BARE_BODY_LINES`] lines of text under it before the next.
 fn bare_chapters(bare: &[HeadingLine], lines: &[&str]) -> bool {
+    // A heading set two or three times over with nothing between (Jin Yong's downloads repeat
+    // `二十 悄立雁门…`) counts once here; the repeats are dropped later.
+    let number = |h: &HeadingLine| h.found.first().and_then(|f| f.number);
+    let bare: Vec<&HeadingLine> = bare
+        .iter()
+        .enumerate()
+        .filter(|&(k, h)| {
+            !bare.get(k + 1).is_some_and(|next| {
+                number(next) == number(h)
+                    && lines[h.index + 1..next.index]
+                        .iter()
+                        .all(|l| auto::trim_line(l).is_empty())
+            })
+        })
+        .map(|(_, h)| h)
+        .collect();
     if bare.len() < BARE_MIN {
         return false;
     }

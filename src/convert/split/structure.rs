@@ -22,7 +22,9 @@
 use std::collections::{HashMap, HashSet};
 
 use super::auto::{self, Family};
-use super::{HeadingKind, HeadingLine, SkipReason, Skipped, SplitWarning, SplitWarningKind};
+use super::{
+    HeadingKind, HeadingLine, SkipReason, Skipped, SplitWarning, SplitWarningKind, WeakLine,
+};
 
 /// Heading lines in a row with nothing under them that make a table of contents.
 const CONTENTS_MIN: usize = 3;
@@ -30,10 +32,11 @@ const CONTENTS_MIN: usize = 3;
 /// Fewest weak headings of one shape that make it the file's way of writing headings.
 const WEAK_MIN: usize = 3;
 
-/// Most lines of text under a heading that has "nothing under it" in a contents list: an
-/// entry's title may be set on lines of its own (`第 一 回` / `甄士隱夢幻識通靈` /
-/// `賈雨村風塵懷閨秀`).
-const THIN_LINES: usize = 3;
+/// Most lines of text under a heading that has "nothing under it" in a contents list, none of
+/// them longer than a heading: an entry's title may be set on lines of its own (`第 一 回` /
+/// `甄士隱夢幻識通靈` / `賈雨村風塵懷閨秀`), and an entry that is not read as a heading
+/// (`第二 十 回` in a list of `第 十九 回`) adds its lines to the one before.
+const THIN_LINES: usize = 8;
 
 /// Most non-blank lines between a heading and its repetition (a site's page header).
 const REPEAT_LINES: usize = 12;
@@ -71,17 +74,26 @@ fn under<'a>(found: &[HeadingLine], k: usize, lines: &'a [&'a str]) -> &'a [&'a 
 }
 
 /// Accepts the weak headings whose shape recurs: at least [`WEAK_MIN`] of one shape, numbered
-/// mostly one after another (nine steps of ten), as a file writes all its headings the same
-/// way; prose that happens to look like one (`他翻到第三章`) does not recur in sequence.
-pub(super) fn accept_weak(found: &mut Vec<HeadingLine>, weak: Vec<(HeadingLine, String)>) {
+/// mostly one after another (nine steps of ten; a volume may start the numbering over), as a
+/// file writes all its headings the same way; prose that happens to look like one
+/// (`他翻到第三章`) does not recur in sequence. A decorated line that is not taken is reported.
+pub(super) fn accept_weak(
+    found: &mut Vec<HeadingLine>,
+    weak: Vec<WeakLine>,
+    lines: &[&str],
+    skipped: &mut Vec<Skipped>,
+) {
     let mut numbers: HashMap<&str, Vec<u64>> = HashMap::new();
-    for (h, shape) in &weak {
-        if let Some(n) = h.found.first().and_then(|f| f.number) {
-            numbers.entry(shape).or_default().push(n);
+    for w in &weak {
+        if let Some(n) = w.heading.found.first().and_then(|f| f.number) {
+            numbers.entry(&w.shape).or_default().push(n);
         }
     }
     let in_sequence = |ns: &Vec<u64>| {
-        let steps = ns.windows(2).filter(|w| w[1] == w[0] + 1).count();
+        let steps = ns
+            .windows(2)
+            .filter(|w| w[1] == w[0] + 1 || (w[1] <= 1 && w[0] > 1))
+            .count();
         ns.len() >= WEAK_MIN && steps * 10 >= (ns.len() - 1) * 9
     };
     let taken: HashSet<String> = numbers
@@ -89,16 +101,23 @@ pub(super) fn accept_weak(found: &mut Vec<HeadingLine>, weak: Vec<(HeadingLine, 
         .filter(|(_, ns)| in_sequence(ns))
         .map(|(shape, _)| shape.to_string())
         .collect();
-    let weak: Vec<HeadingLine> = weak
-        .into_iter()
-        .filter(|(_, shape)| taken.contains(shape))
-        .map(|(h, _)| h)
-        .collect();
-    if weak.is_empty() {
+    let mut confirmed = Vec::new();
+    for w in weak {
+        if taken.contains(&w.shape) {
+            confirmed.push(w.heading);
+        } else if let Some(why) = w.unless {
+            skipped.push(Skipped {
+                line: w.heading.index + 1,
+                text: auto::collapse_spaces(auto::trim_line(lines[w.heading.index])),
+                why,
+            });
+        }
+    }
+    if confirmed.is_empty() {
         return;
     }
     let strong = std::mem::take(found);
-    *found = merge(strong, weak);
+    *found = merge(strong, confirmed);
 }
 
 /// Two lists of heading lines in line order, merged in line order.
@@ -189,8 +208,8 @@ pub(super) fn drop_contents_lists(
 
 /// A contents list whose entries are written in other numerals than the chapters (`第 一 回`
 /// or `第001回` listed, `第一回` in the text), so that only the numbers tell it: a run of at
-/// least [`CONTENTS_MIN`] heading lines with little under each (at most [`THIN_LINES`] short
-/// lines: an entry's title on lines of its own), possibly ending with one entry that has text
+/// least [`CONTENTS_MIN`] heading lines with little under each (at most [`THIN_LINES`] lines
+/// no longer than a heading: an entry's title on lines of its own), possibly ending with one entry that has text
 /// under it (a foreword after the list), after which the headings of the list's kind start
 /// over at or below its first number and go on for at least [`CONTENTS_MIN`] headings.
 pub(super) fn drop_numbered_contents(
@@ -211,7 +230,7 @@ pub(super) fn drop_numbered_contents(
             text.by_ref()
                 .take(THIN_LINES + 1)
                 .enumerate()
-                .all(|(i, l)| i < THIN_LINES && l.len() <= 2 * auto::MAX_HEADING_WIDTH)
+                .all(|(i, l)| i < THIN_LINES && auto::short_enough(l))
         })
         .collect();
     let numbers: Vec<Option<(HeadingKind, u64)>> = found
