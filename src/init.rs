@@ -406,7 +406,11 @@ fn default_output(dir: &Path, file: Option<&str>) -> PathBuf {
             .map_or_else(|| "book".into(), |s| s.to_string_lossy().into_owned()),
         None => folder_title(dir),
     };
-    dir.join(format!("{name}.epub"))
+    match dir == Path::new(".") && file.is_some() {
+        // `epubforge 小说.txt` writes `小说.epub`, not `./小说.epub`.
+        true => PathBuf::from(format!("{name}.epub")),
+        false => dir.join(format!("{name}.epub")),
+    }
 }
 
 /// What reading the chapters told about the book.
