@@ -8,6 +8,12 @@
 //! resolved before anything is opened, so a refused file is never read; a path that does not
 //! exist yet (the output) is resolved as far as it exists, so that a symlinked folder on the
 //! way counts too. The messages built on [`Outside`] name the key and say how to get out.
+//!
+//! Checking a path is not enough to read it safely: the file may be swapped for a symlink
+//! before it is opened by name. So every file of the project is opened once, by
+//! [`Boundary::open`], through the project folder's handle with no symlink followed out (see
+//! `crate::fs::open_beneath`), and read from that handle; the checks by path above remain for
+//! early messages that name the key.
 
 use std::collections::HashMap;
 use std::ffi::OsString;
