@@ -357,12 +357,12 @@ open(os.path.join(d, "cleanup.toml"), "w").write("[[cleanup]]\npattern = '甲'\n
 PY
 budget_run chained-growing-rules "$bin" build "$tmp/budget-growth"
 
-# f. A look-around rule that backtracks tens of thousands of steps at each of 8000 matches.
+# f. A look-around rule that backtracks tens of thousands of steps at each of 9000 matches.
 budget_book "$tmp/budget-backtrack" ch.txt
 python3 - "$tmp/budget-backtrack" <<'PY'
 import os, sys
 d = sys.argv[1]
-open(os.path.join(d, "ch.txt"), "w").write("aaaaaaaaaaaaaaaaaaaaaab" * 8000 + "\n")
+open(os.path.join(d, "ch.txt"), "w").write(("a" * 20 + "b") * 9000 + "\n")
 open(os.path.join(d, "cleanup.toml"), "w").write("[[cleanup]]\npattern = '(?:(?:(?=a)(?:a|aa))+x|a+)(?=b)'\nreplace = 'c'\n")
 PY
 budget_run backtracking-look-around-rule "$bin" build "$tmp/budget-backtrack"
