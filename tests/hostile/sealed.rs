@@ -403,7 +403,7 @@ fn sigterm_during_all_says_which_epubs_were_replaced_and_which_not() {
         std::fs::write(dir.join(format!("build/{name}.epub")), b"previous book").unwrap();
         std::fs::create_dir(dir.join("ch")).unwrap();
         // The last book is big enough to be under way when the signal comes.
-        let (chapters, words) = if name == "c" { (60, 40_000) } else { (1, 10) };
+        let (chapters, words) = if name == "c" { (30, 20_000) } else { (1, 10) };
         for i in 0..chapters {
             let text = format!("w{i} ").repeat(words);
             std::fs::write(dir.join(format!("ch/{i:03}.txt")), text).unwrap();
