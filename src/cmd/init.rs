@@ -12,7 +12,8 @@ pub fn run(args: InitArgs) -> ExitCode {
     match epubforge::init(&args.dir, &InitOptions { force: args.force }) {
         Ok(report) => {
             for note in &report.notes {
-                term::err(&format!("note: {note}"));
+                // One line each, whatever file names it holds.
+                term::err(&format!("note: {}", epubforge::escape::value(note)));
             }
             term::err(&format!(
                 "wrote {} with {} chapter(s), language {}{}",

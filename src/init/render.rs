@@ -72,7 +72,9 @@ pub(super) fn metadata(book: &Book<'_>) -> String {
     if !book.notes.is_empty() {
         out.push_str("\n# Not followed:\n");
         for note in book.notes {
-            let _ = writeln!(out, "#   {}", note.replace('\n', " "));
+            // A comment holds no control character (TOML refuses them): a file name may.
+            let note = crate::escape::value(&note.replace('\n', " ")).into_owned();
+            let _ = writeln!(out, "#   {note}");
         }
     }
     chapters(&mut out, book.chapters);

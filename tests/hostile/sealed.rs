@@ -403,7 +403,7 @@ fn sigterm_during_all_says_which_epubs_were_replaced_and_which_not() {
         std::fs::write(dir.join(format!("build/{name}.epub")), b"previous book").unwrap();
         std::fs::create_dir(dir.join("ch")).unwrap();
         // The last book is big enough to be under way when the signal comes.
-        let (chapters, words) = if name == "c" { (60, 40_000) } else { (1, 10) };
+        let (chapters, words) = if name == "c" { (30, 20_000) } else { (1, 10) };
         for i in 0..chapters {
             let text = format!("w{i} ").repeat(words);
             std::fs::write(dir.join(format!("ch/{i:03}.txt")), text).unwrap();
@@ -494,4 +494,24 @@ fn inspect_escapes_what_the_epub_says() {
         "{}",
         r.stdout
     );
+}
+
+// Issue 27: `init` took the title from a folder name made of control characters as it was,
+// and printed paths raw.
+#[test]
+fn init_cleans_what_it_imports_and_prints_escaped() {
+    let outer = tempfile::tempdir().unwrap();
+    let dir = outer.path().join("book\u{1b}]0;pwned\u{7}");
+    std::fs::create_dir_all(dir.join("ch")).unwrap();
+    std::fs::write(dir.join("ch/1\u{1b}[2J.txt"), "第一章 开始\n\n正文。\n").unwrap();
+    let init = finishes_within(epubforge().arg("init").arg(&dir), HANG, "init");
+    assert!(init.ok, "{}", init.stderr);
+    assert_eq!(raw_controls(&init.stderr), [], "{:?}", init.stderr);
+    assert_eq!(raw_controls(&init.stdout), [], "{:?}", init.stdout);
+    let meta = std::fs::read_to_string(dir.join("metadata.toml")).unwrap();
+    assert!(meta.contains("title = \"book]0;pwned\""), "{meta}");
+    let build = finishes_within(epubforge().arg("build").arg(&dir), HANG, "build");
+    assert!(build.ok, "{}", build.stderr);
+    assert_eq!(raw_controls(&build.stderr), [], "{:?}", build.stderr);
+    assert_eq!(raw_controls(&build.stdout), [], "{:?}", build.stdout);
 }
