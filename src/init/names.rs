@@ -124,7 +124,7 @@ const COPY_WORDS: [&str; 5] = ["全集", "全本", "完整版", "精校版", "�
 /// or only digits.
 fn clean_title(t: &str) -> Option<String> {
     let t = strip_tags(t);
-    let t = strip_notes(t.trim());
+    let t = strip_notes(strip_number(t.trim()));
     let t = t.strip_prefix('《').unwrap_or(t);
     let t = t.strip_suffix('》').unwrap_or(t).trim();
     (!t.is_empty() && !t.chars().all(|c| c.is_ascii_digit())).then(|| t.to_string())
@@ -276,7 +276,7 @@ fn strip_number(stem: &str) -> &str {
     }
     let after = &stem[digits..];
     let rest = after.trim_start_matches([' ', '　', '-', '_', '.', '、', '．', '—']);
-    let separated = rest.len() < after.len();
+    let separated = rest.len() < after.len() || rest.starts_with('《');
     let named = rest
         .chars()
         .any(|c| !(c.is_ascii_digit() || c.is_ascii_punctuation()));
@@ -589,6 +589,11 @@ mod tests {
                 Some("南派三叔"),
             ),
             ("《暗示》\n\n作者：遇瑾2014", Some("暗示"), Some("遇瑾")),
+            (
+                " 0201《警世通言》作者：馮夢龍",
+                Some("警世通言"),
+                Some("馮夢龍"),
+            ),
             ("西湖二集\n作者：編纂者：周楫，字清源，杭州人。", None, None),
         ] {
             let expected = (title.map(String::from), author.map(String::from));
