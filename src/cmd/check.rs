@@ -43,6 +43,7 @@ fn print_json(report: &CheckReport, code: u8) {
         "errors": report.errors(),
         "warnings": report.warnings(),
         "exit_code": code,
+        "outline": report.outline,
         "findings": report.findings,
     });
     println!(
@@ -60,6 +61,9 @@ fn print_text(report: &CheckReport, args: &CheckArgs, is_epub: bool) {
         args.target.parent()
     };
     let base = base.filter(|b| !b.as_os_str().is_empty() && *b != Path::new("."));
+    if let Some(outline) = &report.outline {
+        print!("{}", outline.render(base));
+    }
     let mut err = anstream::stderr();
     for f in &report.findings {
         use std::io::Write;
