@@ -18,6 +18,7 @@ use std::time::{Duration, Instant};
 use crate::archive::{Finished, PackMemo};
 use crate::convert::book::{Loaded, load_book_with};
 pub use crate::convert::chapter::SourceReport;
+use crate::convert::outline::Outline;
 use crate::diagnostic::{Code, Diagnostic};
 use crate::error::{Error, Result};
 use crate::incremental::Hash;
@@ -103,6 +104,9 @@ pub struct BuildReport {
     /// The EPUBs of the other targets built in the same run, in order (their warnings are
     /// only those of their own target: the book's are in this report's).
     pub also: Vec<BuildReport>,
+    /// The volumes and chapters of the book as built (`build -v` prints it); None when the
+    /// book was up to date, and in the reports of [`BuildReport::also`] of the same book.
+    pub outline: Option<Outline>,
 }
 
 /// Times the stages of a build: each [`Stopwatch::lap`] records the time since the last.
@@ -332,6 +336,7 @@ fn build_outputs(
     if cover.is_some() {
         loaded.book.cover = cover;
     }
+    let outline = Outline::of(&loaded.book.contents, &loaded.origins);
     watch.lap("read and convert");
     let mut look = crate::look::prepare(project, &mut loaded.book, &mut loaded.warnings)?;
     let mut bodies = set_aside(&mut loaded.book);
@@ -366,6 +371,9 @@ fn build_outputs(
     let mut reports = Vec::with_capacity(todo.len());
     for ((pending, (reused, _)), bytes) in todo.iter().zip(records).zip(committed) {
         reports.push(report(&loaded, pending, reused, bytes?));
+    }
+    if let Some(first) = reports.first_mut() {
+        first.outline = Some(outline);
     }
     Ok(reports)
 }
@@ -448,6 +456,7 @@ fn report(
         sources: loaded.sources.iter().map(|s| s.report.clone()).collect(),
         timings: Vec::new(),
         also: Vec::new(),
+        outline: None,
     }
 }
 
@@ -517,6 +526,7 @@ fn up_to_date(recorded: Recorded, output: PathBuf, target: Target) -> BuildRepor
         sources: recorded.sources,
         timings: Vec::new(),
         also: Vec::new(),
+        outline: None,
     }
 }
 

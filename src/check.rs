@@ -15,6 +15,8 @@
 //! listed in [`REVIEW_CODES`]. Last, `[check] ignore` takes out what the author asked not to
 //! see, and reports the entries that took out nothing.
 
+mod outline;
+
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -22,8 +24,7 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use crate::convert::chapter::{ConvertedChapter, convert_decoded, read_chapter, relative_path};
-use crate::convert::links::LinkMap;
-use crate::convert::notes::NoteSource;
+use crate::convert::outline::Outline;
 use crate::convert::split::{self, SplitMode};
 use crate::convert::{SourceKind, text};
 use crate::diagnostic::{Code, Diagnostic, MessageId, Severity};
@@ -34,8 +35,11 @@ use crate::text_fix::{Origin, Tally};
 
 /// The codes only `check` reports: review of what builds but an author may want to fix.
 /// Everything else it reports is what `build` reports for the same project.
-pub const REVIEW_CODES: [Code; 19] = [
+pub const REVIEW_CODES: [Code; 22] = [
     Code::NoDescription,
+    Code::HeadingNotTaken,
+    Code::LongChapter,
+    Code::InterleavedNumbering,
     Code::InvalidIsbn,
     Code::NumberingGap,
     Code::NumberingDuplicate,
@@ -76,6 +80,9 @@ pub struct CheckReport {
     pub target: PathBuf,
     /// Every finding, in the order found.
     pub findings: Vec<Diagnostic>,
+    /// A project's volumes and chapters as the build will make them (None for an EPUB, or a
+    /// project that could not be loaded).
+    pub outline: Option<Outline>,
     /// Stage name and duration, for `-v`.
     #[serde(skip)]
     pub timings: Vec<(&'static str, Duration)>,
@@ -149,7 +156,7 @@ pub fn check_project(location: &Path, opts: &LoadOptions) -> CheckReport {
         }
     }
     report_cleanup(&project, &tally, &mut report);
-    check_links(&project, converted, &mut report);
+    assemble(&project, converted, &mut report);
     report
         .timings
         .push(("read and analyse chapters", start.elapsed() - linter.1));
@@ -398,12 +405,13 @@ fn name(p: &Path) -> String {
 }
 
 /// Where checking a chapter puts what it finds: the cleanup rules' tally, the linter (and
-/// the time it took), the report, and the converted chapter for the links check.
+/// the time it took), the report, and the converted chapter (None when it could not be) for
+/// assembling the book.
 type Sinks<'a> = (
     &'a mut Tally,
     &'a mut (Linter, Duration),
     &'a mut CheckReport,
-    &'a mut Vec<ConvertedChapter>,
+    &'a mut Vec<Option<ConvertedChapter>>,
 );
 
 /// Converts one chapter as the build does (reporting what the build would), then reviews its
@@ -418,15 +426,22 @@ fn check_chapter(
         Ok(d) => d,
         Err(e) => {
             report.push(e.diagnostic());
+            converted.push(None);
             return None;
         }
     };
     match convert_decoded(project, src, n, &decoded, (includes, Some(tally))) {
         Ok(mut c) => {
             report.findings.append(&mut c.warnings);
-            converted.push(c);
+            if src.split.is_some() && SourceKind::of(&src.path) == SourceKind::Text {
+                outline::untaken_headings(&src.path, &decoded.text, &c.lines, report);
+            }
+            converted.push(Some(c));
         }
-        Err(e) => report.push(e.diagnostic()),
+        Err(e) => {
+            report.push(e.diagnostic());
+            converted.push(None);
+        }
     }
     let start = Instant::now();
     lint_chapter(project, src, &decoded.text, &mut linter.0, report);
@@ -532,34 +547,23 @@ fn shorten(s: &str, max: usize) -> String {
     out
 }
 
-/// Links between chapters that the build could not make (to a file that is not a chapter, or
-/// to an id its target does not have), and notes too short for Kobo's pop-ups once numbered,
-/// found as the build finds them.
-fn check_links(project: &Project, converted: Vec<ConvertedChapter>, report: &mut CheckReport) {
-    let mut map = LinkMap::default();
-    let mut contents = Vec::new();
-    for c in &converted {
-        map.add(
-            &c.report.path,
-            c.links.clone(),
-            (c.ids.clone(), c.homes.clone()),
-            &c.nodes,
-        );
-        contents.extend(c.nodes.iter().cloned());
+/// The book assembled from its converted chapters as the build assembles it
+/// ([`crate::convert::book::assemble`]): the links between chapters it could not make (to a
+/// file that is not a chapter, or to an id its target does not have) and the notes too short
+/// for Kobo's pop-ups once numbered, as the build finds them; and the outline of the volumes
+/// and chapters the build will make, with what looks wrong in it.
+fn assemble(project: &Project, converted: Vec<Option<ConvertedChapter>>, report: &mut CheckReport) {
+    let assembled = match crate::convert::book::assemble(project, converted) {
+        Ok(assembled) => assembled,
+        Err(e) => return report.push(e.diagnostic()),
+    };
+    report.findings.extend(assembled.warnings);
+    for outcome in assembled.outcomes {
+        report.findings.extend(outcome.warnings);
     }
-    let mut warnings = Vec::new();
-    map.rewrite(&mut contents, &project.layout, &mut warnings);
-    report.findings.extend(warnings);
-    let notes: Vec<NoteSource> = converted
-        .iter()
-        .map(|c| NoteSource {
-            path: &c.report.path,
-            chapters: crate::package::count_chapters(&c.nodes),
-            short: &c.short_notes,
-        })
-        .collect();
-    let short = crate::convert::notes::finish(&mut contents, &project.layout, &notes);
-    report.findings.extend(short.into_iter().map(|(_, w)| w));
+    let outline = Outline::of(&assembled.contents, &assembled.origins);
+    outline::review(&outline, report);
+    report.outline = Some(outline);
 }
 
 /// Lines the build will join because they look broken mid-sentence, and gaps in the numbers

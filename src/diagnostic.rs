@@ -67,6 +67,14 @@ pub enum Code {
     BrokenLine,
     /// Chapter headings skip or repeat a number.
     HeadingNumbering,
+    /// `check`: a line that looks like a chapter heading (decorated, bracketed, a typo in its
+    /// numeral) was not taken as one: it stays text inside the chapter before it.
+    HeadingNotTaken,
+    /// `check`: a chapter far longer than the book's others (headings missed inside it?).
+    LongChapter,
+    /// `check`: the headings of one file follow two numbering sequences that interleave (a
+    /// site's page markers among the chapters).
+    InterleavedNumbering,
     /// Chapter file names skip a number.
     NumberingGap,
     /// Two chapter files have the same number.
@@ -306,6 +314,9 @@ impl Code {
             Code::ShortChapter => "short-chapter",
             Code::BrokenLine => "broken-line",
             Code::HeadingNumbering => "heading-numbering",
+            Code::HeadingNotTaken => "heading-not-taken",
+            Code::LongChapter => "long-chapter",
+            Code::InterleavedNumbering => "interleaved-numbering",
             Code::NumberingGap => "numbering-gap",
             Code::NumberingDuplicate => "numbering-duplicate",
             Code::DuplicateChapter => "duplicate-chapter",
@@ -555,26 +566,75 @@ mod lossy_path {
     }
 }
 
-/// Line `line` (1-based) of the file at `path`, bad bytes replaced; None when it is not a
-/// readable regular file or has fewer lines. Reads no further than that line.
+/// Largest file whose lines a message quotes.
+const EXCERPT_FILE_LIMIT: u64 = 256 << 20;
+
+/// Line `line` (1-based) of the file at `path`, decoded as the build decodes a chapter
+/// ([`crate::source::decode`]: the same encoding detection and newlines, bad bytes replaced),
+/// so that a line of a GBK or Big5 file reads as its text, not as bytes taken for UTF-8;
+/// None when it is not a readable regular file or has fewer lines. Findings come file by
+/// file, so the last file decoded is kept (while its size and modification time stay).
 fn source_line(path: &Path, line: usize) -> Option<String> {
-    use std::io::BufRead;
-    let file = crate::fs::open_regular(path).ok()?;
-    let mut reader = std::io::BufReader::new(file);
-    let mut buf = Vec::new();
-    for _ in 0..line {
-        buf.clear();
-        if reader.read_until(b'\n', &mut buf).ok()? == 0 {
-            return None;
-        }
+    use std::cell::RefCell;
+    use std::rc::Rc;
+    type Kept = (PathBuf, u64, Option<std::time::SystemTime>, Rc<str>);
+    thread_local! {
+        static LAST: RefCell<Option<Kept>> = const { RefCell::new(None) };
     }
-    let text = String::from_utf8_lossy(&buf);
-    Some(text.trim_end_matches(['\n', '\r']).to_string())
+    let meta = std::fs::metadata(path).ok()?;
+    let (size, modified) = (meta.len(), meta.modified().ok());
+    let kept = LAST.with_borrow(|last| {
+        last.as_ref()
+            .filter(|(p, s, m, _)| p == path && *s == size && *m == modified)
+            .map(|(.., text)| Rc::clone(text))
+    });
+    let text = match kept {
+        Some(text) => text,
+        None => {
+            let bytes = crate::fs::read_limited(path, EXCERPT_FILE_LIMIT, "file").ok()?;
+            let text: Rc<str> =
+                match crate::source::decode(&bytes, None, crate::source::EncodingErrors::Replace) {
+                    Ok(decoded) => decoded.text.into(),
+                    Err(_) => String::from_utf8_lossy(&bytes).into(),
+                };
+            let kept = (path.to_path_buf(), size, modified, Rc::clone(&text));
+            LAST.with_borrow_mut(|last| *last = Some(kept));
+            text
+        }
+    };
+    let found = text.split('\n').nth(line.checked_sub(1)?)?;
+    Some(found.trim_end_matches(['\n', '\r']).to_string())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn excerpt_of_a_gbk_file_is_decoded_as_the_build_decodes_it() {
+        // Regression: the line was read as bytes taken for UTF-8, and a GBK file showed U+FFFD.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("c.txt");
+        let text = "第一章 风起\r\n".to_string()
+            + &"话说天下大势，分久必合，合久必分。周末七国分争，并入于秦。\r\n".repeat(20)
+            + "他说：我们走吧。\r\n";
+        let (bytes, _, bad) = encoding_rs::GBK.encode(&text);
+        assert!(!bad);
+        std::fs::write(&path, &bytes).unwrap();
+        let d = Diagnostic::warning(Code::BrokenLine, "msg")
+            .at(&path)
+            .line(Some(22))
+            .column(3);
+        let shown = d.render(Some(dir.path()), false);
+        assert!(shown.contains("22 | 他说：我们走吧。\n"), "{shown}");
+        assert!(!shown.contains('\u{fffd}'), "{shown}");
+        // The file kept for the next finding is read again once it changes.
+        std::fs::write(&path, "one\ntwo\n").unwrap();
+        let d = Diagnostic::warning(Code::BrokenLine, "msg")
+            .at(&path)
+            .line(Some(2));
+        assert!(d.render(None, false).contains("2 | two\n"));
+    }
 
     #[test]
     fn render_without_color_has_no_escape_codes_and_with_color_has_them() {

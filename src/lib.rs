@@ -68,6 +68,7 @@ mod tests;
 pub use batch::{Outcome, build_all, build_one, find_projects, pool_size};
 pub use build::{BuildOptions, BuildReport, BuildStatus, SourceReport, build};
 pub use check::{CheckReport, REVIEW_CODES, check_epub, check_project};
+pub use convert::outline::{Entry as OutlineEntry, EntryKind, Outline};
 pub use convert::split::SplitMode;
 pub use diagnostic::{Code, Diagnostic, MessageId, Severity};
 pub use error::{Error, Result};

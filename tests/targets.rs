@@ -406,6 +406,75 @@ fn split_parts_makes_a_volume_per_part_each_its_own_book_rebuilt_alone() {
     assert_eq!(r.stderr.matches("up to date").count(), 4, "{}", r.stderr);
 }
 
+/// A novel downloaded as one text file: a synopsis, then three volumes of two chapters each.
+fn one_file_three_volume_novel() -> Fixture {
+    let f = Fixture::empty();
+    let mut text = String::from("简介：三卷的故事。\n\n");
+    for (v, name) in ["一", "二", "三"].iter().enumerate() {
+        text.push_str(&format!("第{name}卷 卷名{name}\n\n"));
+        for c in 1..=2 {
+            let n = v * 2 + c;
+            text.push_str(&format!(
+                "第{n}章 标题{n}\n\n　　正文{n}。他说：「好。」又一句！\n\n"
+            ));
+        }
+    }
+    f.write("小说.txt", text);
+    f.write(
+        "metadata.toml",
+        "[book]\ntitle = \"长篇\"\nauthors = [\"某\"]\nlanguage = \"zh-CN\"\n\
+         [output]\nsplit = \"parts\"\n\n[[chapters]]\nfile = \"小说.txt\"\nsplit = \"auto\"\n",
+    );
+    f
+}
+
+#[test]
+fn split_parts_makes_a_book_per_volume_heading_inside_one_text_file() {
+    // Regression: the volumes of a novel in one text file made one EPUB.
+    let f = one_file_three_volume_novel();
+    let r = build(&f, &[]);
+    assert!(r.ok, "{}", r.stderr);
+    assert!(!f.path("out.epub").exists(), "{}", r.stderr);
+    for n in 1..=3 {
+        let epub = f.path(&format!("out.vol{n}.epub"));
+        common::assert_valid(&epub);
+        let book = epubforge::inspect::open(&epub).unwrap();
+        let (series, index) = book.metadata.series.clone().unwrap();
+        assert_eq!(
+            (series.as_str(), index.as_deref()),
+            ("长篇", Some(&*n.to_string()))
+        );
+        let name = ["一", "二", "三"][n - 1];
+        // The volume's heading is its subtitle.
+        let titles = [format!("长篇 卷{name}"), format!("第{name}卷 卷名{name}")];
+        assert_eq!(book.metadata.titles, titles);
+        // The volume's own heading and its two chapters, the synopsis with the first.
+        let toc: Vec<String> = book.toc.iter().map(|e| e.title.clone()).collect();
+        let volume = book
+            .toc
+            .iter()
+            .find(|e| e.title == format!("第{name}卷 卷名{name}"));
+        let volume = volume.unwrap_or_else(|| panic!("{toc:?}"));
+        let chapters: Vec<&str> = volume.children.iter().map(|c| c.title.as_str()).collect();
+        let (a, b) = (2 * n - 1, 2 * n);
+        assert_eq!(
+            chapters,
+            [format!("第{a}章 标题{a}"), format!("第{b}章 标题{b}")]
+        );
+        assert_eq!(toc.iter().any(|t| t == "简介"), n == 1, "{toc:?}");
+        let body: String = entries(&epub)
+            .into_iter()
+            .filter(|(name, _)| name.contains("chapter-"))
+            .map(|(_, data)| String::from_utf8(data).unwrap())
+            .collect();
+        for k in 1..=6 {
+            let here = k == a || k == b;
+            assert_eq!(body.contains(&format!("正文{k}。")), here, "{k}: {body}");
+        }
+    }
+    assert!(!f.path("out.vol4.epub").exists());
+}
+
 #[test]
 fn split_by_chapters_counts_chapter_entries() {
     let f = three_part_novel("{ chapters = 4 }");

@@ -304,12 +304,26 @@ fn print_warnings(warnings: &[Diagnostic], verbose: bool, print: &dyn Fn(String)
     }
 }
 
+/// With `-v`, the volumes and chapters of the book as built, paths shown from its folder.
+fn print_outline(
+    r: &epubforge::BuildReport,
+    o: &Outcome,
+    args: &BuildArgs,
+    print: &dyn Fn(String),
+) {
+    if let Some(outline) = r.outline.as_ref().filter(|_| args.verbose) {
+        let base = o.project.is_dir().then_some(o.project.as_path());
+        print(outline.render(base).trim_end().to_string());
+    }
+}
+
 /// Prints one book's outcome: warnings and the status line on stderr, the EPUB's path on
 /// stdout (scripts read it).
 pub(crate) fn report(o: &Outcome, args: &BuildArgs, print: &dyn Fn(String)) {
     match &o.result {
         Ok(r) => {
             if !args.quiet {
+                print_outline(r, o, args, print);
                 print_warnings(&r.warnings, args.verbose, print);
                 for s in &r.sources {
                     if args.verbose || s.detection == Detection::Guessed {
@@ -318,6 +332,7 @@ pub(crate) fn report(o: &Outcome, args: &BuildArgs, print: &dyn Fn(String)) {
                 }
                 status_line(r, o, args, print);
                 for other in &r.also {
+                    print_outline(other, o, args, print);
                     print_warnings(&other.warnings, args.verbose, print);
                     status_line(other, o, args, print);
                 }

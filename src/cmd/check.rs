@@ -44,6 +44,7 @@ fn print_json(report: &CheckReport, code: u8) {
         "errors": report.errors(),
         "warnings": report.warnings(),
         "exit_code": code,
+        "outline": report.outline,
         "findings": report.findings,
     });
     // serde escapes every control character in a string: JSON needs no more.
@@ -61,6 +62,9 @@ fn print_text(report: &CheckReport, args: &CheckArgs, is_epub: bool) {
         args.target.parent()
     };
     let base = base.filter(|b| !b.as_os_str().is_empty() && *b != Path::new("."));
+    if let Some(outline) = &report.outline {
+        term::out(outline.render(base).trim_end_matches('\n'));
+    }
     for f in &report.findings {
         // Rendered escaped (colours are added after escaping).
         term::err_styled(&format!("{}\n", f.render(base, true)));

@@ -12,6 +12,7 @@ use super::chapter::{ConvertedChapter, SourceReport, convert_chapter};
 use super::includes::Budget;
 use super::links::LinkMap;
 use super::notes::{NoteSource, ShortCandidates};
+use super::outline::Origin;
 use crate::diagnostic::{Code, Diagnostic};
 use crate::error::{Error, Result};
 use crate::package::{Book, Image, Node, Part};
@@ -28,6 +29,9 @@ pub struct Loaded {
     pub first_chapter: Vec<usize>,
     /// Problems beyond a single chapter's conversion: links between chapters, the cover, fonts.
     pub warnings: Vec<Diagnostic>,
+    /// Where each node of the contents came from, in reading order (a part before its
+    /// chapters): what [`super::outline::Outline::of`] needs beside the contents.
+    pub origins: Vec<Origin>,
 }
 
 /// What converting one chapter source reported.
@@ -109,67 +113,15 @@ pub(crate) fn load_book_with(
         })
         .collect::<Result<_>>()?;
 
-    let mut warnings = Vec::new();
-    let mut outcomes = Vec::new();
-    let mut first_chapter = Vec::new();
-    let mut chapters = 0;
-    let mut images: Vec<Image> = Vec::new();
-    let mut links = LinkMap::default();
-    let mut notes: Vec<(usize, ShortCandidates)> = Vec::new();
-    let mut converted = converted.into_iter().zip(&sources);
-    let mut take = |out: &mut Vec<Node>| {
-        let (c, src) = converted
-            .next()
-            .expect("one converted source per chapter source");
-        outcomes.push(SourceOutcome {
-            report: c.report,
-            warnings: c.warnings,
-            reads_other_files: c.reads_other_files,
-        });
-        first_chapter.push(chapters);
-        let count = crate::package::count_chapters(&c.nodes);
-        chapters += count;
-        notes.push((count, c.short_notes));
-        for image in c.images {
-            if !images.iter().any(|i| i.name == image.name) {
-                images.push(image);
-            }
-        }
-        links.add(&src.path, c.links, (c.ids, c.homes), &c.nodes);
-        out.extend(c.nodes);
-    };
-    let mut contents = Vec::new();
-    for entry in &project.contents {
-        match entry {
-            ContentEntry::Chapter(_) => take(&mut contents),
-            ContentEntry::Part { title, chapters } => {
-                let mut children = Vec::new();
-                for _ in chapters {
-                    take(&mut children);
-                }
-                contents.push(Node::Part(Part {
-                    title: project.text.title(title, None, None)?,
-                    intro: String::new(),
-                    children,
-                }));
-            }
-        }
-    }
-    if let Some(format) = &project.layout.title_format {
-        format.renumber(&mut contents);
-    }
-    links.rewrite(&mut contents, &project.layout, &mut warnings);
-    let notes: Vec<NoteSource> = (sources.iter().zip(&notes))
-        .map(|(src, (chapters, short))| NoteSource {
-            path: &src.path,
-            chapters: *chapters,
-            short,
-        })
-        .collect();
-    for (i, warning) in super::notes::finish(&mut contents, &project.layout, &notes) {
-        outcomes[i].warnings.push(warning);
-    }
-
+    let converted = converted.into_iter().map(Some).collect();
+    let Assembled {
+        contents,
+        outcomes,
+        first_chapter,
+        images,
+        origins,
+        mut warnings,
+    } = assemble(project, converted)?;
     let cover = match &project.cover {
         Some(path) => Some(read_cover(&project.boundary, path, &mut warnings)?),
         None => None,
@@ -185,8 +137,111 @@ pub(crate) fn load_book_with(
         },
         sources: outcomes,
         first_chapter,
+        origins,
         warnings,
     })
+}
+
+/// The book's contents made of its converted sources, and what was learnt on the way.
+pub(crate) struct Assembled {
+    /// The reading order: the sources' nodes, in the parts of `[[parts]]`, titles numbered.
+    pub contents: Vec<Node>,
+    /// What converting each source reported (of those converted), in reading order.
+    pub outcomes: Vec<SourceOutcome>,
+    /// See [`Loaded::first_chapter`].
+    pub first_chapter: Vec<usize>,
+    /// Every image, once.
+    pub images: Vec<Image>,
+    /// See [`Loaded::origins`].
+    pub origins: Vec<Origin>,
+    /// Problems of links between chapters.
+    pub warnings: Vec<Diagnostic>,
+}
+
+/// Assembles the converted sources (one per [`Project::chapters`], in order; None for one
+/// that could not be converted, which `check` reports and goes on) into the book's contents:
+/// `[[parts]]` around their chapters, titles numbered by `title-format`, links between
+/// chapters rewritten, notes numbered across the book. The build and `check` both assemble
+/// here, so the outline `check` prints is the one the build makes.
+pub(crate) fn assemble(
+    project: &Project,
+    converted: Vec<Option<ConvertedChapter>>,
+) -> Result<Assembled> {
+    let sources: Vec<&ChapterSource> = project.chapters().collect();
+    let mut a = Assembled {
+        contents: Vec::new(),
+        outcomes: Vec::new(),
+        first_chapter: Vec::new(),
+        images: Vec::new(),
+        origins: Vec::new(),
+        warnings: Vec::new(),
+    };
+    let mut chapters = 0;
+    let mut links = LinkMap::default();
+    let mut notes: Vec<(&Path, usize, ShortCandidates)> = Vec::new();
+    let mut converted = converted.into_iter().zip(&sources);
+    let mut take = |a: &mut Assembled, out: &mut Vec<Node>| {
+        let Some((Some(c), src)) = converted.next() else {
+            return;
+        };
+        a.outcomes.push(SourceOutcome {
+            report: c.report,
+            warnings: c.warnings,
+            reads_other_files: c.reads_other_files,
+        });
+        a.first_chapter.push(chapters);
+        let count = crate::package::count_chapters(&c.nodes);
+        chapters += count;
+        notes.push((&src.path, count, c.short_notes));
+        for image in c.images {
+            if !a.images.iter().any(|i| i.name == image.name) {
+                a.images.push(image);
+            }
+        }
+        let measured = !c.lines.is_empty();
+        let mut lines = c.lines.into_iter();
+        for _ in 0..super::outline::node_count(&c.nodes) {
+            let line = lines.next().flatten();
+            a.origins.push(Origin::new(&src.path, line, measured));
+        }
+        links.add(&src.path, c.links, (c.ids, c.homes), &c.nodes);
+        out.extend(c.nodes);
+    };
+    let mut contents = Vec::new();
+    for entry in &project.contents {
+        match entry {
+            ContentEntry::Chapter(_) => take(&mut a, &mut contents),
+            ContentEntry::Part { title, chapters } => {
+                a.origins
+                    .push(Origin::new(&project.metadata_path, None, true));
+                let mut children = Vec::new();
+                for _ in chapters {
+                    take(&mut a, &mut children);
+                }
+                contents.push(Node::Part(Part {
+                    title: project.text.title(title, None, None)?,
+                    intro: String::new(),
+                    children,
+                }));
+            }
+        }
+    }
+    if let Some(format) = &project.layout.title_format {
+        format.renumber(&mut contents);
+    }
+    links.rewrite(&mut contents, &project.layout, &mut a.warnings);
+    let notes: Vec<NoteSource> = (notes.iter())
+        .map(|(path, chapters, short)| NoteSource {
+            path,
+            chapters: *chapters,
+            short,
+        })
+        .collect();
+    for (i, warning) in super::notes::finish(&mut contents, &project.layout, &notes) {
+        a.outcomes[i].warnings.push(warning);
+    }
+    a.contents = contents;
+    Ok(a)
 }
 
 pub(crate) fn read_cover(

@@ -48,6 +48,10 @@ pub(crate) struct ConvertedChapter {
     /// Converting it read files besides the chapter (images, included files), which the build
     /// cache does not track.
     pub reads_other_files: bool,
+    /// The 1-based source line where each of its nodes starts, in reading order (a part
+    /// before its chapters; None where unknown); empty when it was not converted but taken
+    /// from the build cache. For the outline ([`super::outline`]).
+    pub lines: Vec<Option<usize>>,
 }
 
 /// Reads, decodes and converts chapter source `src`, the `n`th (1-based) of the book, its
@@ -149,16 +153,19 @@ pub(crate) fn convert_decoded(
     };
     let mut images = Vec::new();
     let sinks = (&mut images, &mut warnings);
+    let mut lines = vec![Some(1)];
     let (nodes, markup) = match &src.split {
         Some(SplitMode::Headings(level)) => {
             let (mut nodes, markup, more) =
                 split_markup(project, src, (kind, *level), &resolved, sinks, tally)?;
             nodes.extend(back_matter.or(more));
+            lines.clear();
             (nodes, markup)
         }
         Some(mode) => {
-            let mut nodes = split_file(project, src, &fixed, mode, sinks)?;
+            let (mut nodes, found) = split_file(project, src, &fixed, mode, sinks)?;
             nodes.extend(back_matter);
+            lines = found;
             (nodes, super::Converted::default())
         }
         None => one_chapter(
@@ -171,6 +178,7 @@ pub(crate) fn convert_decoded(
             tally,
         )?,
     };
+    lines.resize(super::outline::node_count(&nodes), None);
     let includes = kind == SourceKind::Markdown && super::includes::reads_files(&fixed);
     let short_notes = match kind {
         SourceKind::Text => Vec::new(),
@@ -186,6 +194,7 @@ pub(crate) fn convert_decoded(
         homes: markup.homes,
         warnings,
         report,
+        lines,
     })
 }
 
@@ -454,6 +463,34 @@ fn fix_text_file<'a>(
         .text_file(text, file, &heading, src.split.is_some(), tally)
 }
 
+/// The titles of the volumes that the chapter source `src` (a text file with `split`) is cut
+/// into, read, fixed and split as its conversion does it; empty for any other source.
+pub(crate) fn volumes_in(project: &Project, src: &ChapterSource) -> Result<Vec<String>> {
+    let kind = SourceKind::of(&src.path);
+    let Some(mode) = src.split.as_ref().filter(|_| kind == SourceKind::Text) else {
+        return Ok(Vec::new());
+    };
+    if matches!(mode, SplitMode::Headings(_)) {
+        return Ok(Vec::new());
+    }
+    let decoded = read_chapter(&project.boundary, src)?;
+    let (text, _) = gutenberg_text(&decoded.text, kind, &project.layout);
+    let relative = relative_path(project, &src.path);
+    let file = FileRef {
+        path: &src.path,
+        relative: &relative,
+    };
+    let fixed = fix_text_file(project, src, file, &text, None)?;
+    let lines: Vec<&str> = fixed.split('\n').collect();
+    Ok(super::split::split(&lines, mode)
+        .sections
+        .into_iter()
+        .filter_map(|s| s.heading)
+        .filter(|h| h.kind == super::split::HeadingKind::Volume)
+        .map(|h| h.title)
+        .collect())
+}
+
 /// How many volume and chapter headings `split = "auto"` finds in a text file, read as the
 /// build reads it (without its Project Gutenberg header and licence): `init` splits a file with
 /// several chapters, and the one-command build says how many it found.
@@ -592,23 +629,31 @@ fn decode_warnings(path: &Path, decoded: &Decoded, kind: SourceKind) -> Vec<Diag
     warnings
 }
 
-/// A file split at its headings into chapters (and volumes).
+/// A file split at its headings into chapters (and volumes), with the line each starts at.
 fn split_file(
     project: &Project,
     src: &ChapterSource,
     text: &str,
     mode: &super::split::SplitMode,
     (images, warnings): (&mut Vec<Image>, &mut Vec<Diagnostic>),
-) -> Result<Vec<Node>> {
+) -> Result<(Vec<Node>, Vec<Option<usize>>)> {
     let warn = |code, line, message| Diagnostic::warning(code, message).at(&src.path).line(line);
     let (pieces, split_warnings) = with_pictures(project, src, (images, warnings), |p| {
-        super::split_text(text, mode, p)
+        super::split_text(text, mode, src.volume, p)
     })?;
     warnings.extend(
         split_warnings
             .into_iter()
             .map(|w| warn(w.kind.code(), Some(w.line), w.message)),
     );
+    let lines = pieces
+        .iter()
+        .map(|p| match p {
+            // The text before the first heading starts the file.
+            super::Piece::Front(_) => Some(1),
+            super::Piece::Volume { line, .. } | super::Piece::Chapter { line, .. } => Some(*line),
+        })
+        .collect();
     let nodes = pieces_to_nodes(pieces, project, &mut |line, message| {
         warnings.push(warn(Code::EmptyChapter, line, message))
     });
@@ -619,7 +664,7 @@ fn split_file(
             "the chapter file is empty".into(),
         ));
     }
-    Ok(nodes)
+    Ok((nodes, lines))
 }
 
 /// A Markdown or HTML file cut into chapters before its headings of `level` and above: the
@@ -897,7 +942,7 @@ fn pieces_to_nodes(
                 let (title, body) = front_matter(body, lang);
                 nodes.push(Node::Chapter(Chapter::new(title, body, layout)));
             }
-            super::Piece::Volume { title, intro } => {
+            super::Piece::Volume { title, intro, .. } => {
                 nodes.extend(volume.take().map(Node::Part));
                 volume = Some(Part {
                     title,

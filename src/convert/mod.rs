@@ -14,6 +14,7 @@ pub mod includes;
 pub(crate) mod links;
 pub mod markup;
 pub(crate) mod notes;
+pub mod outline;
 pub mod split;
 pub mod text;
 pub mod title_format;
@@ -245,6 +246,8 @@ pub enum Piece {
         title: String,
         /// Text under the heading (may be empty).
         intro: Converted,
+        /// 1-based line of the heading, for messages and the outline.
+        line: usize,
     },
     /// A chapter heading and its text.
     Chapter {
@@ -257,14 +260,20 @@ pub enum Piece {
     },
 }
 
-/// Splits plain text into volumes and chapters at their headings, converting each part.
+/// Splits plain text into volumes and chapters at their headings, converting each part;
+/// with `volume`, only that volume (1-based; the text before the first volume goes with the
+/// first), and the warnings about its lines.
 pub fn split_text(
     text: &str,
     mode: &SplitMode,
+    volume: Option<std::num::NonZeroU16>,
     pictures: Pictures<'_>,
 ) -> (Vec<Piece>, Vec<SplitWarning>) {
     let lines: Vec<&str> = text.split('\n').collect();
-    let found = split::split(&lines, mode);
+    let mut found = split::split(&lines, mode);
+    if let Some(k) = volume {
+        keep_volume(&mut found, usize::from(k.get()));
+    }
     let body_text = |range: std::ops::Range<usize>| -> String {
         lines
             .get(range.start..range.end.min(lines.len()))
@@ -281,6 +290,7 @@ pub fn split_text(
                 Some(h) if h.kind == HeadingKind::Volume => Piece::Volume {
                     title: h.title,
                     intro: body,
+                    line: h.line,
                 },
                 Some(h) => Piece::Chapter {
                     title: h.title,
@@ -291,6 +301,30 @@ pub fn split_text(
         })
         .collect();
     (pieces, found.warnings)
+}
+
+/// Keeps the sections of volume `k` (1-based) of a split, those before the first volume
+/// going with the first, and the warnings about their lines.
+fn keep_volume(found: &mut split::Split, k: usize) {
+    let mut volume = 0;
+    let mut kept = Vec::new();
+    found.sections.retain(|s| {
+        if s.heading
+            .as_ref()
+            .is_some_and(|h| h.kind == HeadingKind::Volume)
+        {
+            volume += 1;
+        }
+        let keep = volume == k || (volume == 0 && k == 1);
+        if keep {
+            let first = s.heading.as_ref().map_or(s.body.start + 1, |h| h.line);
+            kept.push(first..s.body.end.max(first) + 1);
+        }
+        keep
+    });
+    found
+        .warnings
+        .retain(|w| kept.iter().any(|r| r.contains(&w.line)));
 }
 
 #[cfg(test)]
@@ -334,7 +368,8 @@ mod tests {
     #[test]
     fn split_text_gives_front_volumes_and_chapters_in_order() {
         let text = "简介：一个故事。\n第一卷 潜龙\n卷首语。\n第一章 风起\n甲。\n第二章 云涌\n乙。\n第二卷 在渊\n第一章 雨落\n丙。\n";
-        let (pieces, warnings) = split_text(text, &SplitMode::Auto, &mut |_| Err(String::new()));
+        let (pieces, warnings) =
+            split_text(text, &SplitMode::Auto, None, &mut |_| Err(String::new()));
         assert!(warnings.is_empty(), "{warnings:?}");
         let shape: Vec<String> = pieces
             .iter()

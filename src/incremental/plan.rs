@@ -320,8 +320,10 @@ fn source_key(src: &ChapterSource) -> Vec<u8> {
         split,
         level,
         stamp: _,
+        volume,
     } = src;
-    let rest = format!("{title:?} {line:?} {encoding:?} {encoding_errors:?} {split:?} {level}");
+    let rest =
+        format!("{title:?} {line:?} {encoding:?} {encoding_errors:?} {split:?} {level} {volume:?}");
     let path = path.as_os_str().as_encoded_bytes();
     let mut key = Vec::with_capacity(path.len() + rest.len() + 8);
     key.extend_from_slice(&(path.len() as u64).to_le_bytes());
@@ -439,6 +441,8 @@ impl Reuse {
             short_notes: Vec::new(),
             report: report(r, &src.path)?,
             reads_other_files: false,
+            // Not converted: the outline knows its title, not its size.
+            lines: Vec::new(),
         })
     }
 

@@ -432,14 +432,14 @@ fn walk<'a>(
 /// a lower level, one step deeper, and sits beside one of its own level. Levels skipped
 /// (`1` then `3`) or missing at the start (`2` first) give no empty steps.
 #[derive(Default)]
-struct Levels {
+pub(crate) struct Levels {
     /// The open levels, lowest first: (level asked for, nesting given).
     open: Vec<(usize, usize)>,
 }
 
 impl Levels {
     /// How deep (0 for the top) a chapter of `level` goes.
-    fn place(&mut self, level: usize) -> usize {
+    pub(crate) fn place(&mut self, level: usize) -> usize {
         while self.open.last().is_some_and(|&(l, _)| l > level) {
             self.open.pop();
         }

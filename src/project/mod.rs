@@ -161,6 +161,10 @@ pub struct ChapterSource {
     /// Size and modification time from the folder listing, when the file was found by a glob
     /// (a rebuild then need not look at the file again). Not part of how to read the file.
     pub stamp: Option<FileStamp>,
+    /// Only the `n`th (1-based) volume that `split` finds in the file, with the text before
+    /// the first going with the first: a volume's own book when `[output] split = "parts"`
+    /// cuts a novel at the volume headings inside it. None: the whole file.
+    pub volume: Option<std::num::NonZeroU16>,
 }
 
 /// What a file's metadata says about its content, as git's index compares it: size,

@@ -4,6 +4,11 @@
 //! number as the series index, an identifier derived from the book's), so it is read,
 //! converted, cached and rebuilt exactly as one book is: an edit rebuilds only its volume.
 //!
+//! A book without `[[parts]]` is cut at the volume headings that `split` finds inside its
+//! text files, so a novel downloaded as one file with `第一卷`…`第三卷` in it makes three
+//! books (each converts the whole file and keeps its own volume; the text before the first
+//! volume goes with the first).
+//!
 //! Chapters before the first part go with the first volume, chapters between parts with the
 //! part before them; a part cut by a `{ chapters = N }` boundary goes on under its title in
 //! the next volume. `{ chapters = N }` counts chapter entries (files), not the chapters a text
@@ -24,7 +29,9 @@ pub enum Volumes {
 
 /// The volumes of `project` as projects, in order; None when the book makes fewer than two.
 pub(crate) fn split(project: &Project, how: Volumes) -> Option<Vec<Project>> {
+    let has_parts = (project.contents.iter()).any(|e| matches!(e, ContentEntry::Part { .. }));
     let groups = match how {
+        Volumes::Parts if !has_parts => in_files(project),
         Volumes::Parts => by_parts(&project.contents),
         Volumes::Chapters(n) => by_chapters(&project.contents, n.max(1)),
     };
@@ -56,6 +63,46 @@ fn by_parts(contents: &[ContentEntry]) -> Vec<(Vec<ContentEntry>, Option<String>
                 Some((entries, _)) => entries.push(entry.clone()),
                 None => before.push(entry.clone()),
             },
+        }
+    }
+    if out.is_empty() {
+        return vec![(before, None)];
+    }
+    out
+}
+
+/// A book without `[[parts]]`: the volumes that `split` finds at the headings inside its text
+/// files (`第一卷`, `Part One`), each a volume with the chapter files around it, as
+/// [`by_parts`] takes them; the volume's heading as its title.
+fn in_files(project: &Project) -> Vec<(Vec<ContentEntry>, Option<String>)> {
+    let mut out: Vec<(Vec<ContentEntry>, Option<String>)> = Vec::new();
+    let mut before = Vec::new();
+    for entry in &project.contents {
+        let ContentEntry::Chapter(c) = entry else {
+            continue;
+        };
+        // A file that cannot be read has no volumes here: its build says why.
+        let titles = crate::convert::chapter::volumes_in(project, c).unwrap_or_default();
+        if titles.is_empty() {
+            match out.last_mut() {
+                Some((entries, _)) => entries.push(entry.clone()),
+                None => before.push(entry.clone()),
+            }
+            continue;
+        }
+        for (k, title) in titles.into_iter().enumerate() {
+            let mut entries = match k {
+                0 => std::mem::take(&mut before),
+                _ => Vec::new(),
+            };
+            let volume = ChapterSource {
+                volume: u16::try_from(k + 1)
+                    .ok()
+                    .and_then(std::num::NonZeroU16::new),
+                ..c.clone()
+            };
+            entries.push(ContentEntry::Chapter(volume));
+            out.push((entries, Some(title)));
         }
     }
     if out.is_empty() {
@@ -219,6 +266,7 @@ mod tests {
             split: None,
             level: 1,
             stamp: None,
+            volume: None,
         }
     }
 

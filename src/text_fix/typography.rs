@@ -2,9 +2,12 @@
 //!
 //! For Chinese and Japanese (on by default) it repairs what copying from web pages and
 //! typing on a Latin keyboard leave behind, and nothing else:
-//! - `, . ! ? : ; ( )` written half-width between two CJK letters (ideographs or kana)
-//!   become full-width (`，。！？：；（）`; a Japanese comma and full stop are `、` `。`),
+//! - `, . ! ? : ;` written half-width between two CJK letters (ideographs or kana)
+//!   become full-width (`，。！？：；`; a Japanese comma and full stop are `、` `。`),
 //!   together with any spaces around them;
+//! - half-width parentheses become full-width as a pair or not at all: `(明)` around CJK
+//!   letters becomes `（明）`, and a parenthesis without its other half is left as written
+//!   (converting one of a pair, as `(明）`, reads as a typo);
 //! - `...` (three or more dots), `。。。` and a stray `…` next to CJK text become `……`;
 //! - `--` and a single `—` next to CJK text become `——`;
 //! - ASCII spaces between two ideographs go (never in a title, where they separate the
@@ -272,8 +275,6 @@ fn full_width(c: char, japanese: bool) -> Option<char> {
         '?' => '？',
         ':' => '：',
         ';' => '；',
-        '(' => '（',
-        ')' => '）',
         _ => return None,
     })
 }
@@ -281,6 +282,7 @@ fn full_width(c: char, japanese: bool) -> Option<char> {
 /// The CJK rules over one piece of text without URLs; None when nothing changes.
 fn cjk(text: &str, japanese: bool, place: Place) -> Option<String> {
     let chars: Vec<char> = text.chars().collect();
+    let pairs = cjk_pairs(&chars);
     let mut out = String::with_capacity(text.len() + 8);
     let mut changed = false;
     let mut i = 0;
@@ -296,6 +298,21 @@ fn cjk(text: &str, japanese: bool, place: Place) -> Option<String> {
             '…' if run == 1 && near_cjk => Some("……".into()),
             '-' if run == 2 && near_cjk => Some("——".into()),
             '—' if run == 1 && near_cjk => Some("——".into()),
+            '(' | ')' if pairs.binary_search(&i).is_ok() => {
+                // Spaces around the mark go with it.
+                while out.ends_with(' ') {
+                    out.pop();
+                }
+                let full = if c == '(' { "（" } else { "）" };
+                changed = true;
+                out.push_str(full);
+                i += 1;
+                while chars.get(i) == Some(&' ') {
+                    i += 1;
+                }
+                continue;
+            }
+            '(' | ')' => None,
             ' ' if place == Place::Body
                 && chars
                     .get(i.wrapping_sub(1))
@@ -337,6 +354,34 @@ fn cjk(text: &str, japanese: bool, place: Place) -> Option<String> {
         }
     }
     changed.then_some(out)
+}
+
+/// The positions of the half-width parentheses that become full-width: both halves of each
+/// matched pair whose inside begins and ends with a CJK letter (`(明)`, `(第一回)`), never
+/// one without the other. Nesting is followed with a stack; an unmatched half is left.
+fn cjk_pairs(chars: &[char]) -> Vec<usize> {
+    let mut open = Vec::new();
+    let mut pairs = Vec::new();
+    for (i, &c) in chars.iter().enumerate() {
+        match c {
+            '(' => open.push(i),
+            ')' => {
+                let Some(start) = open.pop() else {
+                    continue;
+                };
+                let inside = &chars[start + 1..i];
+                let first = inside.iter().copied().find(|&x| x != ' ');
+                let last = last_non_space(inside);
+                if first.is_some_and(is_cjk_letter) && last.is_some_and(is_cjk_letter) {
+                    pairs.push(start);
+                    pairs.push(i);
+                }
+            }
+            _ => {}
+        }
+    }
+    pairs.sort_unstable();
+    pairs
 }
 
 fn last_non_space(chars: &[char]) -> Option<char> {
@@ -431,6 +476,26 @@ mod tests {
         assert_eq!(zh("他说, 我来了"), "他说，我来了");
         let ja = Typography::Cjk { japanese: true };
         assert_eq!(ja.apply("これは,ペンです", Place::Body), "これは、ペンです");
+    }
+
+    #[test]
+    fn parentheses_become_full_width_as_a_pair_or_not_at_all() {
+        // Regression: `(明)` became `(明）`, only the half between two ideographs converted.
+        assert_eq!(zh("(明)冯梦龙"), "（明）冯梦龙");
+        assert_eq!(zh("作者(明)"), "作者（明）");
+        assert_eq!(zh("他说 (笑) 好"), "他说（笑）好");
+        assert_eq!(zh("甲(乙(丙)丁)戊"), "甲（乙（丙）丁）戊");
+        // A half without its other half is left as written.
+        for s in ["他说)好", "他说(好", "甲(乙)丙)丁"] {
+            let out = zh(s);
+            let full = out.matches(['（', '）']).count();
+            assert_eq!(full % 2, 0, "{s} -> {out}");
+        }
+        assert_eq!(zh("他说)好"), "他说)好");
+        assert_eq!(zh("甲(乙)丙)丁"), "甲（乙）丙)丁");
+        // Latin or digits inside: the pair stays half-width.
+        assert_eq!(zh("函数f(x)的值(1)项"), "函数f(x)的值(1)项");
+        assert_eq!(zh("他(Tom)说"), "他(Tom)说");
     }
 
     #[test]

@@ -1,0 +1,345 @@
+//! The book's outline: its volumes (parts) and chapters, nested as the table of contents nests
+//! them, each with the file and line where it starts and its size in characters.
+//!
+//! It is read off the book's contents as the conversion assembled them
+//! ([`super::book::assemble`]), which the build packages and `check` reviews: the outline
+//! `check` prints (and `build -v`) is the table of contents the EPUB gets, not a second guess
+//! at the headings. The contents say what the entries are and how they nest (with the
+//! package's own nesting rule, [`crate::package::Levels`]); the [`Origin`] of each node, which
+//! the conversion records beside it, says where it came from.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::package::{Levels, Node};
+
+/// Where one node of the book's contents came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Origin {
+    /// The chapter file (`metadata.toml` for a `[[parts]]` entry).
+    pub path: PathBuf,
+    /// The 1-based line where it starts, where known.
+    pub line: Option<usize>,
+    /// Whether its body was converted (false when the build cache gave its title only).
+    pub measured: bool,
+}
+
+impl Origin {
+    /// The origin of a node of `path` starting at `line`.
+    pub fn new(path: &Path, line: Option<usize>, measured: bool) -> Origin {
+        Origin {
+            path: path.to_path_buf(),
+            line,
+            measured,
+        }
+    }
+}
+
+/// What an outline entry is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EntryKind {
+    /// A volume or part: a title page, then the entries under it.
+    Volume,
+    /// A chapter.
+    Chapter,
+}
+
+/// One entry of the outline.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Entry {
+    /// Volume or chapter.
+    pub kind: EntryKind,
+    /// Its title, as the table of contents shows it.
+    pub title: String,
+    /// The file it comes from.
+    pub path: PathBuf,
+    /// The 1-based line of that file where it starts, where known.
+    pub line: Option<usize>,
+    /// Characters of text in it, white space not counted (a volume: in its chapters); None
+    /// when the build took the chapter from its cache without converting it.
+    pub chars: Option<usize>,
+    /// The entries nested under it.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub children: Vec<Entry>,
+}
+
+/// The book's volumes and chapters, nested.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Outline {
+    /// Number of volumes (parts).
+    pub volumes: usize,
+    /// Number of chapters.
+    pub chapters: usize,
+    /// The top-level entries.
+    pub entries: Vec<Entry>,
+}
+
+/// The number of nodes in `nodes`, parts and chapters, nested ones included: how many
+/// origins they have.
+pub(crate) fn node_count(nodes: &[Node]) -> usize {
+    nodes
+        .iter()
+        .map(|n| match n {
+            Node::Chapter(_) => 1,
+            Node::Part(p) => 1 + node_count(&p.children),
+        })
+        .sum()
+}
+
+impl Outline {
+    /// The outline of the book's `contents`, whose nodes came from `origins` (in reading
+    /// order, a part before its chapters; see [`super::book::Loaded::origins`]).
+    pub fn of(contents: &[Node], origins: &[Origin]) -> Outline {
+        let mut origins = origins.iter();
+        let entries = walk(contents, &mut origins);
+        let mut outline = Outline {
+            entries,
+            ..Outline::default()
+        };
+        let (volumes, chapters) = outline.iter().fold((0, 0), |(v, c), e| match e.kind {
+            EntryKind::Volume => (v + 1, c),
+            EntryKind::Chapter => (v, c + 1),
+        });
+        (outline.volumes, outline.chapters) = (volumes, chapters);
+        outline
+    }
+
+    /// Every entry, depth-first (a volume before its chapters).
+    pub fn iter(&self) -> impl Iterator<Item = &Entry> {
+        let mut stack: Vec<std::slice::Iter<'_, Entry>> = vec![self.entries.iter()];
+        std::iter::from_fn(move || {
+            loop {
+                let top = stack.last_mut()?;
+                match top.next() {
+                    Some(e) => {
+                        stack.push(e.children.iter());
+                        return Some(e);
+                    }
+                    None => {
+                        stack.pop();
+                    }
+                }
+            }
+        })
+    }
+
+    /// The outline as text, an entry a line, indented by nesting: its title, then
+    /// `file:line` (paths shown without `base`) and its size.
+    pub fn render(&self, base: Option<&Path>) -> String {
+        let mut out = format!(
+            "outline: {} volume(s), {} chapter(s)\n",
+            self.volumes, self.chapters
+        );
+        let mut stack: Vec<(std::slice::Iter<'_, Entry>, usize)> = vec![(self.entries.iter(), 0)];
+        while let Some((top, depth)) = stack.last_mut() {
+            let depth = *depth;
+            let Some(e) = top.next() else {
+                stack.pop();
+                continue;
+            };
+            let path = base
+                .and_then(|b| e.path.strip_prefix(b).ok())
+                .filter(|p| !p.as_os_str().is_empty())
+                .unwrap_or(&e.path);
+            let place = match e.line {
+                Some(l) => format!("{}:{l}", path.display()),
+                None => path.display().to_string(),
+            };
+            let size = match e.chars {
+                Some(0) if e.kind == EntryKind::Chapter => "empty".to_string(),
+                Some(n) => format!("{n} chars"),
+                None => "size not known (from the build cache)".to_string(),
+            };
+            let indent = "  ".repeat(depth + 1);
+            let title = printable(&e.title);
+            let _ = writeln!(out, "{indent}{title}  ({place}, {size})");
+            stack.push((e.children.iter(), depth + 1));
+        }
+        out
+    }
+}
+
+/// A title as one line a terminal shows as it is: control characters (escape sequences,
+/// line breaks) written as `\u{…}`.
+fn printable(title: &str) -> String {
+    title
+        .chars()
+        .map(|c| {
+            if c.is_control() {
+                format!("\\u{{{:x}}}", c as u32)
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
+}
+
+/// The entries of `nodes`, nested as the package nests them.
+fn walk(nodes: &[Node], origins: &mut std::slice::Iter<'_, Origin>) -> Vec<Entry> {
+    let mut levels = Levels::default();
+    let mut placed: Vec<(usize, Entry)> = Vec::with_capacity(nodes.len());
+    for node in nodes {
+        let origin = origins.next();
+        let (path, line, measured) = origin.map_or((PathBuf::new(), None, false), |o| {
+            (o.path.clone(), o.line, o.measured)
+        });
+        match node {
+            Node::Chapter(c) => {
+                let nesting = levels.place(c.level);
+                let entry = Entry {
+                    kind: EntryKind::Chapter,
+                    title: c.title.clone(),
+                    path,
+                    line,
+                    chars: measured.then(|| text_chars(&c.body)),
+                    children: Vec::new(),
+                };
+                placed.push((nesting, entry));
+            }
+            Node::Part(p) => {
+                // A chapter after a part does not nest under it.
+                levels = Levels::default();
+                let children = walk(&p.children, origins);
+                let chars = total_chars(&children);
+                let entry = Entry {
+                    kind: EntryKind::Volume,
+                    title: p.title.clone(),
+                    path,
+                    line,
+                    chars,
+                    children,
+                };
+                placed.push((0, entry));
+            }
+        }
+    }
+    nest(placed)
+}
+
+/// Characters in `entries` and the chapters nested under them (a volume's are its total).
+fn total_chars(entries: &[Entry]) -> Option<usize> {
+    entries
+        .iter()
+        .map(|e| match e.kind {
+            EntryKind::Volume => e.chars,
+            EntryKind::Chapter => Some(e.chars? + total_chars(&e.children)?),
+        })
+        .sum()
+}
+
+/// Entries with their nesting (each at most one below the one before) as a tree.
+fn nest(placed: Vec<(usize, Entry)>) -> Vec<Entry> {
+    let mut top: Vec<Entry> = Vec::new();
+    for (nesting, entry) in placed {
+        let mut list = &mut top;
+        for _ in 0..nesting {
+            if list.is_empty() {
+                break;
+            }
+            let last = list.len() - 1;
+            list = &mut list[last].children;
+        }
+        list.push(entry);
+    }
+    top
+}
+
+/// Characters of text in an XHTML fragment, white space not counted: what is outside its
+/// tags, an entity or character reference counting as one.
+pub(crate) fn text_chars(xhtml: &str) -> usize {
+    let (mut n, mut in_tag, mut in_reference) = (0, false, false);
+    for c in xhtml.chars() {
+        match c {
+            '<' => in_tag = true,
+            '>' if in_tag => in_tag = false,
+            _ if in_tag => {}
+            '&' => {
+                in_reference = true;
+                n += 1;
+            }
+            ';' if in_reference => in_reference = false,
+            _ if in_reference => {}
+            c if c.is_whitespace() => {}
+            _ => n += 1,
+        }
+    }
+    n
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::package::{Chapter, Part};
+    use crate::project::Layout;
+
+    fn chapter(title: &str, body: &str, level: usize) -> Node {
+        Node::Chapter(Chapter::new(title.into(), body.into(), &Layout::default()).at_level(level))
+    }
+
+    #[test]
+    fn text_is_counted_without_tags_and_white_space() {
+        assert_eq!(text_chars("<p>甲 乙</p>\n<p class=\"x\">a &amp; b</p>"), 5);
+        assert_eq!(text_chars(""), 0);
+    }
+
+    #[test]
+    fn volumes_hold_their_chapters_and_levels_nest_as_the_package_nests_them() {
+        let contents = vec![
+            chapter("序", "<p>前言</p>", 1),
+            Node::Part(Part {
+                title: "第一卷".into(),
+                intro: String::new(),
+                children: vec![
+                    chapter("第一章", "<p>一二三</p>", 1),
+                    chapter("1.1", "<p>四</p>", 2),
+                    chapter("第二章", "", 1),
+                ],
+            }),
+            chapter("后记", "<p>完</p>", 1),
+        ];
+        let f = Path::new("book.txt");
+        let lines = [1, 3, 4, 6, 9, 12];
+        let origins: Vec<Origin> = lines
+            .iter()
+            .map(|&l| Origin::new(f, Some(l), true))
+            .collect();
+        let outline = Outline::of(&contents, &origins);
+        assert_eq!((outline.volumes, outline.chapters), (1, 5));
+        let shape: Vec<(&str, Option<usize>, Option<usize>)> = outline
+            .iter()
+            .map(|e| (e.title.as_str(), e.line, e.chars))
+            .collect();
+        assert_eq!(
+            shape,
+            [
+                ("序", Some(1), Some(2)),
+                ("第一卷", Some(3), Some(4)),
+                ("第一章", Some(4), Some(3)),
+                ("1.1", Some(6), Some(1)),
+                ("第二章", Some(9), Some(0)),
+                ("后记", Some(12), Some(1)),
+            ]
+        );
+        assert_eq!(outline.entries[1].children[0].children[0].title, "1.1");
+        let text = outline.render(None);
+        assert!(
+            text.starts_with("outline: 1 volume(s), 5 chapter(s)\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("\n  第一卷  (book.txt:3, 4 chars)\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("\n      1.1  (book.txt:6, 1 chars)\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("\n    第二章  (book.txt:9, empty)\n"),
+            "{text}"
+        );
+    }
+}
