@@ -578,22 +578,8 @@ impl TextFix {
         }
         // One clock for the file: a look-around rule's time budget is for all its lines.
         let clock = RefCell::new(Clock::default());
-        // A title rule past its budget makes no heading; it is reported where it runs on the
-        // line as a title, or as text.
-        let is_title = |line: &str| {
-            heading(line)
-                || (may_title
-                    && apply_rules(
-                        &self.rules,
-                        &title_rules,
-                        line,
-                        (None, 0),
-                        None,
-                        &mut clock.borrow_mut(),
-                    )
-                    .is_ok_and(|t| t.is_some_and(|t| heading(&t))))
-        };
-        let titles = title_lines(text, split, &is_title);
+        let may_title = may_title.then_some(&title_rules);
+        let titles = self.title_lines(text, (split, heading), may_title, &clock);
         let clock = &mut clock.borrow_mut();
         if titles.is_empty() {
             return apply_rules(
@@ -659,6 +645,29 @@ const RULE_BUDGET_HINT: &str = "a replacement that repeats the match ($0$0) grow
 struct RuleOverrun {
     rule: usize,
     overrun: rules::Overrun,
+}
+
+impl TextFix {
+    /// The 0-based indices of a plain-text file's title lines: headings as written, or once
+    /// `title_rules` (when they may apply) have run. A title rule past its budget makes no
+    /// heading; it is reported where it runs on the line as a title, or as text.
+    fn title_lines(
+        &self,
+        text: &str,
+        (split, heading): (bool, &dyn Fn(&str) -> bool),
+        title_rules: Option<&Which<'_>>,
+        clock: &RefCell<Clock>,
+    ) -> Vec<usize> {
+        let is_title = |line: &str| {
+            heading(line)
+                || title_rules.is_some_and(|rules| {
+                    let mut clock = clock.borrow_mut();
+                    apply_rules(&self.rules, rules, line, (None, 0), None, &mut clock)
+                        .is_ok_and(|t| t.is_some_and(|t| heading(&t)))
+                })
+        };
+        title_lines(text, split, &is_title)
+    }
 }
 
 /// The 0-based indices of a plain-text file's title lines.
