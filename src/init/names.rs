@@ -402,9 +402,15 @@ fn author_line(line: &str) -> Option<(Option<&str>, String)> {
         .flatten()
 }
 
-/// `[书名 / 某某 著]` and `【…】` without their brackets.
+/// `[书名 / 某某 著]`, `『书名/作者:某某』` and `【…】` without their brackets.
 fn unbracketed(line: &str) -> &str {
-    for (open, close) in [('[', ']'), ('【', '】'), ('［', '］')] {
+    for (open, close) in [
+        ('[', ']'),
+        ('【', '】'),
+        ('［', '］'),
+        ('『', '』'),
+        ('「', '」'),
+    ] {
         if let Some(inner) = line.strip_prefix(open).and_then(|l| l.strip_suffix(close))
             && !inner.contains([open, close])
         {
