@@ -595,12 +595,18 @@ pub fn is_unnumbered_section(title: &str) -> bool {
         .any(|f| f.kind == HeadingKind::Chapter && f.number.is_none())
 }
 
-/// Whether `line` is a volume or chapter heading by `mode`.
+/// Whether `line` is a volume or chapter heading by `mode`, or (with `Auto`) may be one once
+/// the whole file is seen (`一 灭门`, `二回　救贫女…`, `警世通言第一卷`): the text-fix stage
+/// leaves such lines as they are written (no spaces taken out), so that the split finds them.
 pub fn is_heading(line: &str, mode: &SplitMode) -> bool {
     let line = auto::trim_line(line);
     !line.is_empty()
         && match mode {
-            SplitMode::Auto => !auto::detect(line).is_empty(),
+            SplitMode::Auto => {
+                !auto::detect(line).is_empty()
+                    || auto::bare_numbered(line).is_some()
+                    || auto::weak(line).is_some()
+            }
             SplitMode::Pattern { chapter, volume } => {
                 !pattern_heading(line, chapter, volume.as_ref()).is_empty()
             }
