@@ -48,6 +48,7 @@ mod incremental;
 mod init;
 pub mod inspect;
 mod interrupt;
+mod ledger;
 mod lint;
 mod look;
 mod media;
@@ -72,6 +73,7 @@ pub use diagnostic::{Code, Diagnostic, MessageId, Severity};
 pub use error::{Error, Result};
 pub use init::{ChapterGuess, InitError, InitOptions, InitReport, Placement, init};
 pub use interrupt::install as install_interrupt_handler;
+pub use ledger::Removed;
 pub use project::{
     BookInfo, ChapterSource, ContentEntry, EpubVersion, FileStamp, FontSource, Layout, LoadOptions,
     METADATA_FILE, Person, Project, Series, Style, Theme, WritingMode,

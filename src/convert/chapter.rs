@@ -48,6 +48,9 @@ pub(crate) struct ConvertedChapter {
     /// Converting it read files besides the chapter (images, included files), which the build
     /// cache does not track.
     pub reads_other_files: bool,
+    /// The letters and digits of its text that the book does not hold, by cause (the text
+    /// ledger).
+    pub removed: crate::ledger::Removed,
 }
 
 /// Reads, decodes and converts chapter source `src`, the `n`th (1-based) of the book.
@@ -122,16 +125,23 @@ pub(crate) fn convert_decoded(
     };
     split_fits_kind(src, kind)?;
     let (text, back_matter) = gutenberg_text(&decoded.text, kind, &project.layout);
+    let mut after_rules = None;
     let fixed = match kind {
-        SourceKind::Text => fix_text_file(project, src, file, &text, tally.as_deref_mut()),
+        SourceKind::Text => {
+            let fixing = (tally.as_deref_mut(), &mut after_rules);
+            fix_text_file(project, src, file, &text, fixing)
+        }
         _ => Cow::Borrowed(&*text),
     };
     let mut images = Vec::new();
     let sinks = (&mut images, &mut warnings);
+    // The text nodes of a Markdown or HTML file, as written and fixed: the ledger's input.
+    let mut text_nodes = Vec::new();
+    let fixing = (tally, &mut text_nodes);
     let (nodes, markup) = match &src.split {
         Some(SplitMode::Headings(level)) => {
             let (mut nodes, markup, more) =
-                split_markup(project, src, (kind, *level), &fixed, sinks, tally)?;
+                split_markup(project, src, (kind, *level), &fixed, sinks, fixing)?;
             nodes.extend(back_matter.or(more));
             (nodes, markup)
         }
@@ -140,8 +150,20 @@ pub(crate) fn convert_decoded(
             nodes.extend(back_matter);
             (nodes, super::Converted::default())
         }
-        None => one_chapter(project, src, (kind, n), &fixed, back_matter, sinks, tally)?,
+        None => one_chapter(project, src, (kind, n), &fixed, back_matter, sinks, fixing)?,
     };
+    let given = match kind {
+        SourceKind::Text => crate::ledger::Given::Text(&fixed),
+        _ => crate::ledger::Given::Nodes(&text_nodes),
+    };
+    let sheet = crate::ledger::Sheet {
+        path: &src.path,
+        source: &text,
+        after_rules,
+        given,
+    };
+    let (removed, lost) = account(&sheet, &nodes);
+    warnings.extend(lost);
     let includes = kind == SourceKind::Markdown && super::includes::reads_files(&fixed);
     let short_notes = match kind {
         SourceKind::Text => Vec::new(),
@@ -157,7 +179,32 @@ pub(crate) fn convert_decoded(
         homes: markup.homes,
         warnings,
         report,
+        removed,
     })
+}
+
+/// The text ledger of one chapter source: what the book holds of it (`nodes`: titles and
+/// bodies in reading order) against what its converter was given.
+fn account(
+    sheet: &crate::ledger::Sheet<'_>,
+    nodes: &[Node],
+) -> (crate::ledger::Removed, Vec<Diagnostic>) {
+    fn walk<'a>(nodes: &'a [Node], out: &mut Vec<crate::ledger::Out<'a>>) {
+        use crate::ledger::Out;
+        for node in nodes {
+            match node {
+                Node::Chapter(c) => out.extend([Out::Plain(&c.title), Out::Xhtml(&c.body)]),
+                Node::Part(p) => {
+                    out.extend([Out::Plain(&p.title), Out::Xhtml(&p.intro)]);
+                    walk(&p.children, out);
+                }
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(nodes, &mut out);
+    let picture = |line: &str| super::text::picture(line).is_some();
+    crate::ledger::account(sheet, &out, &picture)
 }
 
 /// A chapter file that is not split, the `n`th of the book: its chapter (titled by the entry,
@@ -170,7 +217,7 @@ fn one_chapter(
     fixed: &str,
     mut back_matter: Option<Node>,
     (images, warnings): (&mut Vec<Image>, &mut Vec<Diagnostic>),
-    mut tally: Option<&mut Tally>,
+    (mut tally, text_nodes): Fixing<'_, '_>,
 ) -> Result<(Vec<Node>, super::Converted)> {
     let relative = relative_path(project, &src.path);
     let file = FileRef {
@@ -187,7 +234,8 @@ fn one_chapter(
             convert_plain(fixed, given.as_deref(), p)
         })?
     } else {
-        convert_markup(project, src, kind, fixed, sinks, tally.as_deref_mut(), None)?
+        let fixing = (tally.as_deref_mut(), text_nodes);
+        convert_markup(project, src, kind, fixed, sinks, fixing, None)?
     };
     if kind == SourceKind::Html {
         back_matter = back_matter.or_else(|| gutenberg_html(&mut converted, &project.layout));
@@ -415,14 +463,19 @@ fn fix_text_file<'a>(
     src: &ChapterSource,
     file: FileRef<'_>,
     text: &'a str,
-    tally: Option<&mut Tally>,
+    (tally, after_rules): (Option<&mut Tally>, &mut Option<usize>),
 ) -> std::borrow::Cow<'a, str> {
     let mode = src.split.as_ref().unwrap_or(&SplitMode::Auto);
     let heading = |line: &str| super::split::is_heading(line, mode);
+    let split = src.split.is_some();
     project
         .text
-        .text_file(text, file, &heading, src.split.is_some(), tally)
+        .text_file_counted(text, file, (&heading, split), tally, after_rules)
 }
+
+/// What the text-fix stage of a Markdown or HTML file records: the cleanup rules' changes
+/// (for `check`) and its text nodes as written and fixed (for the text ledger).
+type Fixing<'t, 'n> = (Option<&'t mut Tally>, &'n mut Vec<(String, Option<String>)>);
 
 /// How many chapter headings `split = "auto"` finds in a text file, read as the build reads
 /// it (without its Project Gutenberg header and licence): `init` splits a file with several.
@@ -591,7 +644,7 @@ fn split_markup(
     (kind, level): (SourceKind, usize),
     text: &str,
     (images, warnings): (&mut Vec<Image>, &mut Vec<Diagnostic>),
-    mut tally: Option<&mut Tally>,
+    (mut tally, text_nodes): Fixing<'_, '_>,
 ) -> Result<(Vec<Node>, super::Converted, Option<Node>)> {
     let name = src.path.file_name().unwrap_or_default().to_string_lossy();
     let file = super::markup::self_href(&name);
@@ -603,7 +656,7 @@ fn split_markup(
         kind,
         text,
         sinks,
-        tally.as_deref_mut(),
+        (tally.as_deref_mut(), text_nodes),
         Some(at),
     )?;
     let back_matter = match kind {
@@ -727,7 +780,7 @@ fn convert_markup(
     kind: SourceKind,
     text: &str,
     sinks: (&mut Vec<Image>, &mut Vec<Diagnostic>),
-    mut tally: Option<&mut Tally>,
+    (mut tally, text_nodes): Fixing<'_, '_>,
     split: Option<super::markup::SplitAt<'_>>,
 ) -> Result<super::Converted> {
     let (images, warnings) = sinks;
@@ -742,7 +795,11 @@ fn convert_markup(
         path: &src.path,
         relative: &relative,
     };
-    let mut fixer = |t: &str| project.text.text_node(t, file, tally.as_deref_mut());
+    let mut fixer = |t: &str| {
+        let fixed = project.text.text_node(t, file, tally.as_deref_mut());
+        text_nodes.push((t.to_string(), fixed.clone()));
+        fixed
+    };
     let result = if kind == SourceKind::Markdown {
         let opts = super::markup::MarkdownOptions {
             highlight: project.style.highlight,

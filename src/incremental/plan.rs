@@ -439,6 +439,8 @@ impl Reuse {
             short_notes: Vec::new(),
             report: report(r, &src.path)?,
             reads_other_files: false,
+            // Not converted again: the ledger counts what this build converts.
+            removed: Default::default(),
         })
     }
 
