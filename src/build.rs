@@ -48,7 +48,7 @@ pub struct BuildOptions {
     /// How to load projects (batch and watch): whether paths may leave the project folder.
     pub load: crate::project::LoadOptions,
     /// Refuse to build a book that loses content ([`Error::ContentRemoved`]): what the
-    /// `removed-content` warnings report becomes an error.
+    /// `removed-content` and `lost-text` warnings report becomes an error.
     pub strict: bool,
     /// The readers and stores to build for, each its own EPUB (`--target`); empty: those of
     /// `[output] targets`, else the plain EPUB.
@@ -101,6 +101,9 @@ pub struct BuildReport {
     pub sources: Vec<SourceReport>,
     /// Where the time went, stage by stage, in order (`-v` prints it).
     pub timings: Vec<(&'static str, Duration)>,
+    /// The letters and digits of the chapters' sources the book does not hold, by cause (the
+    /// text ledger, over the chapters this build converted).
+    pub removed: crate::ledger::Removed,
     /// The EPUBs of the other targets built in the same run, in order (their warnings are
     /// only those of their own target: the book's are in this report's).
     pub also: Vec<BuildReport>,
@@ -455,6 +458,7 @@ fn report(
         warnings,
         sources: loaded.sources.iter().map(|s| s.report.clone()).collect(),
         timings: Vec::new(),
+        removed: loaded.removed(),
         also: Vec::new(),
         outline: None,
     }
@@ -479,7 +483,9 @@ fn refuse_loss(opts: &BuildOptions, warnings: &[Diagnostic]) -> Result<()> {
     if !opts.strict {
         return Ok(());
     }
-    let mut lost = warnings.iter().filter(|w| w.code == Code::RemovedContent);
+    let mut lost = warnings
+        .iter()
+        .filter(|w| matches!(w.code, Code::RemovedContent | Code::LostText));
     match lost.next() {
         Some(first) => Err(Error::ContentRemoved {
             path: first.path.clone().unwrap_or_default(),
@@ -525,6 +531,7 @@ fn up_to_date(recorded: Recorded, output: PathBuf, target: Target) -> BuildRepor
         warnings: recorded.warnings,
         sources: recorded.sources,
         timings: Vec::new(),
+        removed: Default::default(),
         also: Vec::new(),
         outline: None,
     }

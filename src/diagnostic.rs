@@ -51,6 +51,10 @@ pub enum Code {
     /// Elements of a Markdown or HTML chapter were removed with their content (video, frames,
     /// remote images…): one finding per chapter, counting them. An error with `build --strict`.
     RemovedContent,
+    /// Letters or digits of a chapter's source are missing from the book and no documented
+    /// step removed them (the text ledger, `src/ledger.rs`): a bug to report. An error with
+    /// `build --strict`.
+    LostText,
     /// A link to something that is not a chapter of the book was removed.
     RemovedLink,
     /// A web page's site navigation (`<nav>`, bars of links to the previous and next pages)
@@ -307,6 +311,7 @@ impl Code {
             Code::Convert => "convert",
             Code::Markup => "markup",
             Code::RemovedContent => "removed-content",
+            Code::LostText => "lost-text",
             Code::RemovedLink => "removed-link",
             Code::SiteNavigation => "site-navigation",
             Code::Include => "include",

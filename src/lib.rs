@@ -49,6 +49,7 @@ mod incremental;
 mod init;
 pub mod inspect;
 mod interrupt;
+mod ledger;
 mod lint;
 mod look;
 mod media;
@@ -77,6 +78,7 @@ pub use interrupt::install as install_interrupt_handler;
 pub use interrupt::{
     InFlight, RunningChild, create_registered, forget_replaced, record_replaced, spawn_registered,
 };
+pub use ledger::Removed;
 pub use project::{
     BookInfo, ChapterSource, ContentEntry, EpubVersion, FileStamp, FontSource, Layout, LoadOptions,
     METADATA_FILE, Person, Project, Series, Style, Theme, WritingMode,

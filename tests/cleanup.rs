@@ -149,7 +149,7 @@ fn check_lists_each_rule_with_its_matches_at_file_and_line() {
         findings.iter().filter(|f| f["code"] == code).collect()
     };
     let rules = notes("cleanup-rule");
-    assert_eq!(rules.len(), 14, "{rules:#?}");
+    assert_eq!(rules.len(), 18, "{rules:#?}");
     let page_turns = rules
         .iter()
         .find(|f| f["message"].as_str().unwrap().contains("page turns"))
@@ -515,4 +515,58 @@ fn a_bad_title_format_is_an_error_at_its_line() {
     assert!(r.stderr.contains("title-format"), "{}", r.stderr);
     assert!(r.stderr.contains("{x}"), "{}", r.stderr);
     assert!(r.stderr.contains(":6"), "{}", r.stderr);
+}
+
+#[test]
+fn the_text_ledger_accounts_for_every_letter_of_the_download() {
+    // Issue 26, item 6: the preset, conversion and typography remove and change text; the
+    // ledger counts what the rules removed and finds nothing lost, so --strict builds.
+    let f = web_novel("");
+    let metadata = std::fs::read_to_string(f.path("metadata.toml")).unwrap();
+    let converted = "language = \"zh-CN\"\nconvert = \"s2tw\"\n";
+    f.write(
+        "metadata.toml",
+        metadata.replacen("language = \"zh-CN\"\n", converted, 1),
+    );
+    let out = f.path("book.epub");
+    let r = run(epubforge()
+        .arg("build")
+        .arg(f.path(""))
+        .arg("--strict")
+        .arg("-o")
+        .arg(&out));
+    assert!(r.ok, "{}", r.stderr);
+    assert!(!r.stderr.contains("lost-text"), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("letters and digits of the source:")
+            && r.stderr.contains("by cleanup rules"),
+        "{}",
+        r.stderr
+    );
+}
+
+#[test]
+fn the_text_ledger_finds_nothing_lost_in_markdown_and_html_chapters() {
+    // What the converters drop on purpose (scripts, site navigation, the `<title>` when the
+    // `<h1>` titles the chapter) is no text of the book; every letter of the rest is there.
+    let f = Fixture::empty();
+    f.write(
+        "metadata.toml",
+        format!("{BOOK}[[chapters]]\nfile = \"1.md\"\n[[chapters]]\nfile = \"2.html\"\n"),
+    );
+    f.write(
+        "1.md",
+        "# 第一章 风起\n\n天黑了，*他*走了[^1]。\n\n> 引文\n\n- 甲\n- 乙\n\n```\ncode 代码\n```\n\n\
+         [链接](https://example.com)\n\n[^1]: 注释的内容在这里。\n",
+    );
+    f.write(
+        "2.html",
+        "<html><head><title>网页标题</title><style>p{}</style></head><body>\
+         <nav><a href=\"a.html\">上一章</a></nav><h1>第二章 云涌</h1><p>雨停了。</p>\
+         <script>var x = 1;</script><table><tr><td>表格</td></tr></table></body></html>",
+    );
+    let out = f.path("book.epub");
+    let r = run(epubforge().arg("build").arg(f.path("")).arg("-o").arg(&out));
+    assert!(r.ok, "{}", r.stderr);
+    assert!(!r.stderr.contains("lost-text"), "{}", r.stderr);
 }

@@ -263,6 +263,10 @@ fn status_line(r: &epubforge::BuildReport, o: &Outcome, args: &BuildArgs, print:
     } else {
         print(format!("{status} in {}", seconds(o.elapsed)));
     }
+    // The text ledger: what of the chapters' text is not in the book, and why.
+    if let Some(removed) = r.removed.summary() {
+        print(format!("            {removed}"));
+    }
 }
 
 /// How many warnings of one kind are printed before the rest are only counted (`-v` prints all).

@@ -44,9 +44,19 @@ pub struct SourceOutcome {
     /// Its conversion read other files (images, includes), which the build cache does not
     /// track.
     pub reads_other_files: bool,
+    /// The letters and digits of its text the book does not hold, by cause (the text ledger;
+    /// none counted for a chapter taken from the build cache).
+    pub removed: crate::ledger::Removed,
 }
 
 impl Loaded {
+    /// What the text ledger counted as removed, by cause, over the chapters converted.
+    pub fn removed(&self) -> crate::ledger::Removed {
+        let mut sum = crate::ledger::Removed::default();
+        self.sources.iter().for_each(|s| sum.add(&s.removed));
+        sum
+    }
+
     /// Every problem found, the chapters' first.
     pub fn all_warnings(&self) -> Vec<Diagnostic> {
         let chapters = self.sources.iter().flat_map(|s| s.warnings.iter());
@@ -78,6 +88,7 @@ impl Loaded {
                 report: c.report,
                 warnings: c.warnings,
                 reads_other_files: c.reads_other_files,
+                removed: c.removed,
             };
         }
         Ok(())
@@ -188,6 +199,7 @@ pub(crate) fn assemble(
             report: c.report,
             warnings: c.warnings,
             reads_other_files: c.reads_other_files,
+            removed: c.removed,
         });
         a.first_chapter.push(chapters);
         let count = crate::package::count_chapters(&c.nodes);

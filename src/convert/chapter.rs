@@ -52,6 +52,9 @@ pub(crate) struct ConvertedChapter {
     /// before its chapters; None where unknown); empty when it was not converted but taken
     /// from the build cache. For the outline ([`super::outline`]).
     pub lines: Vec<Option<usize>>,
+    /// The letters and digits of its text that the book does not hold, by cause (the text
+    /// ledger).
+    pub removed: crate::ledger::Removed,
 }
 
 /// Reads, decodes and converts chapter source `src`, the `n`th (1-based) of the book, its
@@ -137,8 +140,12 @@ pub(crate) fn convert_decoded(
     };
     split_fits_kind(src, kind)?;
     let (text, back_matter) = gutenberg_text(&decoded.text, kind, &project.layout);
+    let mut after_rules = None;
     let fixed = match kind {
-        SourceKind::Text => fix_text_file(project, src, file, &text, tally.as_deref_mut())?,
+        SourceKind::Text => {
+            let fixing = (tally.as_deref_mut(), &mut after_rules);
+            fix_text_file(project, src, file, &text, fixing)?
+        }
         _ => Cow::Borrowed(&*text),
     };
     let resolved = match kind {
@@ -154,10 +161,13 @@ pub(crate) fn convert_decoded(
     let mut images = Vec::new();
     let sinks = (&mut images, &mut warnings);
     let mut lines = vec![Some(1)];
+    // The text nodes of a Markdown or HTML file, as written and fixed: the ledger's input.
+    let mut text_nodes = Vec::new();
+    let fixing = (tally, &mut text_nodes);
     let (nodes, markup) = match &src.split {
         Some(SplitMode::Headings(level)) => {
             let (mut nodes, markup, more) =
-                split_markup(project, src, (kind, *level), &resolved, sinks, tally)?;
+                split_markup(project, src, (kind, *level), &resolved, sinks, fixing)?;
             nodes.extend(back_matter.or(more));
             lines.clear();
             (nodes, markup)
@@ -175,10 +185,22 @@ pub(crate) fn convert_decoded(
             &resolved,
             back_matter,
             sinks,
-            tally,
+            fixing,
         )?,
     };
     lines.resize(super::outline::node_count(&nodes), None);
+    let given = match kind {
+        SourceKind::Text => crate::ledger::Given::Text(&fixed),
+        _ => crate::ledger::Given::Nodes(&text_nodes),
+    };
+    let sheet = crate::ledger::Sheet {
+        path: &src.path,
+        source: &text,
+        after_rules,
+        given,
+    };
+    let (removed, lost) = account(&sheet, &nodes);
+    warnings.extend(lost);
     let includes = kind == SourceKind::Markdown && super::includes::reads_files(&fixed);
     let short_notes = match kind {
         SourceKind::Text => Vec::new(),
@@ -195,7 +217,32 @@ pub(crate) fn convert_decoded(
         warnings,
         report,
         lines,
+        removed,
     })
+}
+
+/// The text ledger of one chapter source: what the book holds of it (`nodes`: titles and
+/// bodies in reading order) against what its converter was given.
+fn account(
+    sheet: &crate::ledger::Sheet<'_>,
+    nodes: &[Node],
+) -> (crate::ledger::Removed, Vec<Diagnostic>) {
+    fn walk<'a>(nodes: &'a [Node], out: &mut Vec<crate::ledger::Out<'a>>) {
+        use crate::ledger::Out;
+        for node in nodes {
+            match node {
+                Node::Chapter(c) => out.extend([Out::Plain(&c.title), Out::Xhtml(&c.body)]),
+                Node::Part(p) => {
+                    out.extend([Out::Plain(&p.title), Out::Xhtml(&p.intro)]);
+                    walk(&p.children, out);
+                }
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(nodes, &mut out);
+    let picture = |line: &str| super::text::picture(line).is_some();
+    crate::ledger::account(sheet, &out, &picture)
 }
 
 /// A chapter file that is not split, the `n`th of the book: its chapter (titled by the entry,
@@ -208,7 +255,7 @@ fn one_chapter(
     fixed: &str,
     mut back_matter: Option<Node>,
     (images, warnings): (&mut Vec<Image>, &mut Vec<Diagnostic>),
-    mut tally: Option<&mut Tally>,
+    (mut tally, text_nodes): Fixing<'_, '_>,
 ) -> Result<(Vec<Node>, super::Converted)> {
     let relative = relative_path(project, &src.path);
     let file = FileRef {
@@ -226,7 +273,8 @@ fn one_chapter(
             convert_plain(fixed, given.as_deref(), p)
         })?
     } else {
-        convert_markup(project, src, kind, fixed, sinks, tally.as_deref_mut(), None)?
+        let fixing = (tally.as_deref_mut(), text_nodes);
+        convert_markup(project, src, kind, fixed, sinks, fixing, None)?
     };
     if kind == SourceKind::Html {
         back_matter = back_matter.or_else(|| gutenberg_html(&mut converted, &project.layout));
@@ -454,14 +502,19 @@ fn fix_text_file<'a>(
     src: &ChapterSource,
     file: FileRef<'_>,
     text: &'a str,
-    tally: Option<&mut Tally>,
+    (tally, after_rules): (Option<&mut Tally>, &mut Option<usize>),
 ) -> Result<std::borrow::Cow<'a, str>> {
     let mode = src.split.as_ref().unwrap_or(&SplitMode::Auto);
     let heading = |line: &str| super::split::is_heading(line, mode);
+    let split = src.split.is_some();
     project
         .text
-        .text_file(text, file, &heading, src.split.is_some(), tally)
+        .text_file_counted(text, file, (&heading, split), tally, after_rules)
 }
+
+/// What the text-fix stage of a Markdown or HTML file records: the cleanup rules' changes
+/// (for `check`) and its text nodes as written and fixed (for the text ledger).
+type Fixing<'t, 'n> = (Option<&'t mut Tally>, &'n mut Vec<(String, Option<String>)>);
 
 /// The titles of the volumes that the chapter source `src` (a text file with `split`) is cut
 /// into, read, fixed and split as its conversion does it; empty for any other source.
@@ -480,7 +533,7 @@ pub(crate) fn volumes_in(project: &Project, src: &ChapterSource) -> Result<Vec<S
         path: &src.path,
         relative: &relative,
     };
-    let fixed = fix_text_file(project, src, file, &text, None)?;
+    let fixed = fix_text_file(project, src, file, &text, (None, &mut None))?;
     let lines: Vec<&str> = fixed.split('\n').collect();
     Ok(super::split::split(&lines, mode)
         .sections
@@ -679,7 +732,7 @@ fn split_markup(
     (kind, level): (SourceKind, usize),
     text: &str,
     (images, warnings): (&mut Vec<Image>, &mut Vec<Diagnostic>),
-    mut tally: Option<&mut Tally>,
+    (mut tally, text_nodes): Fixing<'_, '_>,
 ) -> Result<(Vec<Node>, super::Converted, Option<Node>)> {
     let name = src.path.file_name().unwrap_or_default().to_string_lossy();
     let file = super::markup::self_href(&name);
@@ -691,7 +744,7 @@ fn split_markup(
         kind,
         text,
         sinks,
-        tally.as_deref_mut(),
+        (tally.as_deref_mut(), text_nodes),
         Some(at),
     )?;
     let back_matter = match kind {
@@ -815,7 +868,7 @@ fn convert_markup(
     kind: SourceKind,
     text: &str,
     sinks: (&mut Vec<Image>, &mut Vec<Diagnostic>),
-    mut tally: Option<&mut Tally>,
+    (mut tally, text_nodes): Fixing<'_, '_>,
     split: Option<super::markup::SplitAt<'_>>,
 ) -> Result<super::Converted> {
     let (images, warnings) = sinks;
@@ -836,7 +889,10 @@ fn convert_markup(
             .text
             .text_node(t, file, tally.as_deref_mut(), &mut clock)
         {
-            Ok(fixed) => fixed,
+            Ok(fixed) => {
+                text_nodes.push((t.to_string(), fixed.clone()));
+                fixed
+            }
             Err(e) => {
                 overrun = Some(e);
                 None

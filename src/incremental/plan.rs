@@ -443,6 +443,8 @@ impl Reuse {
             reads_other_files: false,
             // Not converted: the outline knows its title, not its size.
             lines: Vec::new(),
+            // Not converted again: the ledger counts what this build converts.
+            removed: Default::default(),
         })
     }
 

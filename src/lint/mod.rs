@@ -343,6 +343,10 @@ fn boilerplate(line: &str) -> Option<(usize, &'static str)> {
     if line.is_ascii() {
         return None;
     }
+    // The same look-alike folding as the web-novel preset's (`ｗωｗ奇Qisuu書com网`).
+    if let Some(r) = crate::text_fix::disguise::find(line).first() {
+        return Some((col(r.start), "a web address in disguise"));
+    }
     BOILERPLATE
         .iter()
         .filter_map(|p| line.find(p))
@@ -350,8 +354,12 @@ fn boilerplate(line: &str) -> Option<(usize, &'static str)> {
         .map(|b| (col(b), "a web-novel site's phrase"))
 }
 
-/// Where a web address starts in `line`: `http://`, `https://` or `www.` and a domain.
+/// Where a web address starts in `line`: `http://`, `https://` or `www.` and a domain, in
+/// any case (`Www.Qisuu.Com`).
 fn url(line: &str) -> Option<usize> {
+    // Lower case in ASCII keeps every byte where it was.
+    let lower = line.to_ascii_lowercase();
+    let line = lower.as_str();
     let lower_at = |p: &str| {
         line.match_indices(p)
             .map(|(i, _)| i)

@@ -25,6 +25,7 @@
 //! Title rules run on those lines, text rules on all the others.
 
 pub mod chinese;
+pub mod disguise;
 mod opencc;
 mod preset;
 pub mod rules;
@@ -312,18 +313,24 @@ impl TextFix {
     pub fn preset(name: &str) -> Option<Vec<Rule>> {
         let rules = preset::rules(name)?;
         let preset = preset::NAMES.iter().find(|&&n| n == name).copied()?;
+        let code = preset::code_rules(name).iter().map(|&(what, find)| {
+            let origin = Origin::Preset { preset, what };
+            Rule::code(what, find, Scope::Text, origin)
+        });
         Some(
-            rules
-                .iter()
-                .map(|&(what, pattern, replace, scope, max_chars, needs)| {
-                    let origin = Origin::Preset { preset, what };
-                    let mut rule = Rule::new(pattern, replace, scope, None, origin)
-                        .expect("the built-in presets compile");
-                    rule.max_chars = max_chars;
-                    rule.needs = needs;
-                    rule
-                })
-                .collect(),
+            code.chain(
+                rules
+                    .iter()
+                    .map(|&(what, pattern, replace, scope, max_chars, needs)| {
+                        let origin = Origin::Preset { preset, what };
+                        let mut rule = Rule::new(pattern, replace, scope, None, origin)
+                            .expect("the built-in presets compile");
+                        rule.max_chars = max_chars;
+                        rule.needs = needs;
+                        rule
+                    }),
+            )
+            .collect(),
         )
     }
 
@@ -478,9 +485,24 @@ impl TextFix {
         split: bool,
         tally: Option<&mut Tally>,
     ) -> Result<Cow<'a, str>> {
+        self.text_file_counted(text, file, (heading, split), tally, &mut None)
+    }
+
+    /// [`TextFix::text_file`], also setting `after_rules` to the letters and digits the
+    /// cleanup rules left (as [`crate::ledger::count`] counts them) when they changed the text:
+    /// the text ledger's count of what they removed.
+    pub fn text_file_counted<'a>(
+        &self,
+        text: &'a str,
+        file: FileRef<'_>,
+        (heading, split): (&dyn Fn(&str) -> bool, bool),
+        tally: Option<&mut Tally>,
+        after_rules: &mut Option<usize>,
+    ) -> Result<Cow<'a, str>> {
         let cleaned = self
             .clean_file(text, file, heading, split, tally)
             .map_err(|(e, line)| self.overrun_error(e, Some(file), line))?;
+        *after_rules = cleaned.as_deref().map(crate::ledger::count);
         let cleaned: Cow<'a, str> = cleaned.map_or(Cow::Borrowed(text), Cow::Owned);
         Ok(self.convert_file(cleaned, heading))
     }

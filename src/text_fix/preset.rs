@@ -7,7 +7,17 @@
 //! garbage that broken encodings leave. A line longer than about 120 characters is a paragraph
 //! and is never removed whole by a line rule (`check` reports what the line rules saw).
 
+use std::ops::Range;
+
 use super::rules::Scope;
+
+/// The words of a line that points at a site (with an address on it), as a regex alternation:
+/// one list for the address rule and the disguised-address rule.
+macro_rules! site_words {
+    () => {
+        "请访问|请登陆|请登录|请到|请收藏|更新地址|欢迎访问|欢迎光临|访问网址|网址|首发|更新最快|最快更新|书库|书屋|小说网|文学网|中文网|书城|手机阅读|手机访问|手机用户"
+    };
+}
 
 /// One preset rule: what it removes (for the dry run), the pattern, the replacement, scope,
 /// the longest match (in characters) it removes, and strings of which every match holds one
@@ -25,16 +35,42 @@ pub(super) type PresetRule = (
 const LINE: Option<usize> = Some(120);
 
 /// The rules of the `web-novel` preset, in the order they run.
-pub(super) const WEB_NOVEL: [PresetRule; 14] = [
+pub(super) const WEB_NOVEL: [PresetRule; 17] = [
     (
         // First: a paragraph with a site glued to its end must lose the site, not be taken
         // for a line about a site by the next rule.
         "a site's name and address glued to a paragraph (天涯在线书库《www.tianyabook.com》)",
-        r"[^\s。！？”」…]*?(?:书库|书屋|小说网|文学网|中文网|书城)[ \t]*[《〈(（【\[][ \t]*(?:https?://)?www\.[A-Za-z0-9.-]+[ \t]*[》〉)）】\]]",
+        r"[^\s。！？”」…]*?(?:书库|书屋|小说网|文学网|中文网|书城)[ \t]*[《〈(（【\[][ \t]*(?i:https?://)?(?i:www)\.[A-Za-z0-9.-]+[ \t]*[》〉)）】\]]",
         "",
         Scope::Text,
         Some(40),
         // A web address: an ASCII dot or colon, as for the two address rules below.
+        &[".", ":"],
+    ),
+    (
+        "a web address in brackets, with the site's words beside it: (www.zhuaji.org), \
+         【《TXT论坛》www.txtbbs.com , 欢迎您来TXTBBS推荐好书!】",
+        r"[(（\[【［〔][^()（）\[\]【】［］〔〕\n]{0,30}?(?i:https?://|www\.)[A-Za-z0-9.-]+[^()（）\[\]【】［］〔〕\n]{0,30}[)）\]】］〕]",
+        "",
+        Scope::Both,
+        Some(80),
+        &["."],
+    ),
+    (
+        "a site's advert: a line holding two web addresses, or opening with the site's name \
+         and address (TXT小说天堂  http://www.xiaoshuotxt.net，最有文艺气息的文学网站…)",
+        r"^(?:.*?(?i:https?://|www\.)[A-Za-z0-9./_%?=&-]*[^A-Za-z0-9./_%?=&-].*?(?i:https?://|www\.).*|[ \t\x{3000}]*[^\s“”「」\x22]{0,12}[ \t\x{3000}]+(?i:https?://)\S+.*(?:网站|下载|阅读).*)$",
+        "",
+        Scope::Text,
+        Some(300),
+        &[".", ":"],
+    ),
+    (
+        "a pointer to a site glued to a paragraph's end: 详细信息请查阅:http://www.zhuaji.org/",
+        r"(?:详细信息)?请(?:查阅|访问|登陆|登录|浏览)[:：]?[ \t]*(?i:https?://|www\.)[A-Za-z0-9./_%?=&-]+$",
+        "",
+        Scope::Text,
+        Some(80),
         &[".", ":"],
     ),
     (
@@ -59,7 +95,11 @@ pub(super) const WEB_NOVEL: [PresetRule; 14] = [
     ),
     (
         "lines pointing at a site: a keyword and a web address",
-        r"^.*?(?:请访问|请登陆|请登录|请收藏|欢迎访问|欢迎光临|访问网址|网址|首发|更新最快|最快更新|书库|书屋|小说网|文学网|中文网|书城|手机阅读|手机访问|手机用户).*?(?:https?://|www\.|[A-Za-z0-9-]+\.(?:com|net|org|cc|la|cn|info|me|tw|co)(?-u:\b)).*$",
+        concat!(
+            "^.*?(?:",
+            site_words!(),
+            r")(?i:.*?(?:https?://|www\.|[A-Za-z0-9-]+\.(?:com|net|org|cc|la|cn|info|me|tw|co)(?-u:\b))).*$"
+        ),
         "",
         Scope::Text,
         LINE,
@@ -67,7 +107,7 @@ pub(super) const WEB_NOVEL: [PresetRule; 14] = [
     ),
     (
         "a lone web address on its own line",
-        r"^[ \t\x{3000}《〈(（【\[]*(?:https?://|www\.)[^\s]+[ \t\x{3000}》〉)）】\]]*$",
+        r"^[ \t\x{3000}《〈(（【\[☆★]*(?i:https?://|www\.)[^\s]+[ \t\x{3000}》〉)）】\]☆★]*$",
         "",
         Scope::Text,
         Some(200),
@@ -101,8 +141,8 @@ pub(super) const WEB_NOVEL: [PresetRule; 14] = [
         &["本章未完", "本章完", "点击下一页继续阅读"],
     ),
     (
-        "content markers: ------章节内容开始-------, 用户上传之内容结束",
-        r"^[ \t\x{3000}\-=—_*]*(?:章节内容开始|正文开始|内容开始|用户上传之内容(?:开始|结束))[ \t\x{3000}\-=—_*]*$",
+        "content markers: ------章节内容开始-------, 用户上传之内容结束, ☆☆☆仙逆最新50章正文开始☆☆☆",
+        r"^[ \t\x{3000}\-=—_*☆★]*[^\s☆★]{0,12}?(?:章节内容开始|正文开始|内容开始|用户上传之内容(?:开始|结束))[ \t\x{3000}\-=—_*☆★]*$",
         "",
         Scope::Text,
         Some(60),
@@ -166,6 +206,27 @@ pub(super) const WEB_NOVEL: [PresetRule; 14] = [
     ),
 ];
 
+/// The rules of the `web-novel` preset written as code, run before [`WEB_NOVEL`]'s: what they
+/// remove and their matcher.
+pub(super) const WEB_NOVEL_CODE: [(&str, CodeMatcher); 1] = [(
+    "web addresses and site names in disguise (ｗωｗ奇Qisuu書com网, 𝒊𝒏𝙣𝒓𝙚𝒂𝒅.𝙘𝒐𝙢, \
+     [万卷书2酷WWW．2009w．COM], ！小＠说＃txt＄天＾堂＆; any case and width), and the short \
+     lines that hold one",
+    disguised_addresses,
+)];
+
+/// The junk of [`super::disguise`] in `text` removed.
+fn disguised_addresses(text: &str) -> Vec<(Range<usize>, String)> {
+    let words = site_words();
+    let found = super::disguise::find_with(text, &words);
+    found.into_iter().map(|r| (r, String::new())).collect()
+}
+
+/// The words of a line that points at a site, one by one.
+fn site_words() -> Vec<&'static str> {
+    site_words!().split('|').collect()
+}
+
 /// The names of the presets, for messages.
 pub(super) const NAMES: [&str; 1] = ["web-novel"];
 
@@ -176,3 +237,13 @@ pub(super) fn rules(name: &str) -> Option<&'static [PresetRule]> {
         _ => None,
     }
 }
+
+/// The rules of the preset `name` written as code (run before its others).
+pub(super) fn code_rules(name: &str) -> &'static [(&'static str, CodeMatcher)] {
+    match name {
+        "web-novel" => &WEB_NOVEL_CODE,
+        _ => &[],
+    }
+}
+
+use super::rules::Finder as CodeMatcher;

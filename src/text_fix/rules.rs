@@ -156,7 +156,13 @@ pub struct Rule {
 enum Pattern {
     Plain(regex::Regex),
     Fancy(Box<fancy_regex::Regex>),
+    /// A built-in rule written as code (a preset's matcher that folds look-alike characters
+    /// before it matches): the edits it makes to a text.
+    Code(Finder),
 }
+
+/// A built-in rule's matcher written as code: the edits it makes to a text.
+pub(super) type Finder = fn(&str) -> Vec<(Range<usize>, String)>;
 
 /// Why a pattern does not compile: the byte offset in the pattern as written, and what is
 /// wrong there.
@@ -202,11 +208,25 @@ impl Rule {
         }
     }
 
+    /// A built-in rule whose matcher is `find` (described by `source`, for messages).
+    pub(super) fn code(source: &str, find: Finder, scope: Scope, origin: Origin) -> Rule {
+        Rule {
+            pattern: Pattern::Code(find),
+            source: source.to_string(),
+            replace: String::new(),
+            scope,
+            files: None,
+            max_chars: None,
+            needs: &[],
+            origin,
+        }
+    }
+
     /// Whether the pattern can run through a [`regex::RegexSet`].
     pub(super) fn plain(&self) -> Option<&regex::Regex> {
         match &self.pattern {
             Pattern::Plain(re) => Some(re),
-            Pattern::Fancy(_) => None,
+            Pattern::Fancy(_) | Pattern::Code(_) => None,
         }
     }
 
@@ -228,6 +248,7 @@ impl Rule {
             self.replace.len().saturating_add(refs.saturating_mul(m))
         };
         match &self.pattern {
+            Pattern::Code(find) => return Ok(find(text)),
             Pattern::Plain(re) if expand => {
                 for caps in re.captures_iter(text) {
                     let m = caps.get(0).expect("group 0 always matches");

@@ -260,6 +260,8 @@ fn a_preset_rule_is_tried_on_every_text_it_matches() {
         "坏\u{FFFD}字\u{E001}",
         "零\u{200B}宽\u{2060}字\u{FEFF}",
         "正文 第一回 宴桃园",
+        "他推开门ｗωｗ奇Qisuu書com网，走了进去。",
+        "他是如何走向巅峰，请看《仙逆》详细信息请查阅:http://www.zhuaji.org/",
     ];
     let fixture = std::fs::read(
         Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/web-novel/青锋录.txt"),
@@ -278,9 +280,10 @@ fn a_preset_rule_is_tried_on_every_text_it_matches() {
             }
         }
     }
-    // Every rule matched some line; all but two of them (characters) name what they need.
+    // Every rule matched some line; all but two of them (characters) name what they need
     assert!(tried.iter().all(|&n| n > 0), "{tried:?}");
-    assert_eq!(rules.iter().filter(|r| r.needs.is_empty()).count(), 2);
+    // (and the disguised addresses', which finds its own candidates).
+    assert_eq!(rules.iter().filter(|r| r.needs.is_empty()).count(), 3);
     // A text with none of the strings is searched for none of those rules.
     let plain = filter.candidates("滚滚长江东逝水，浪花淘尽英雄。");
     assert!(
@@ -327,4 +330,31 @@ fn a_pattern_past_fancy_regexs_backtracking_limit_is_an_error_not_a_silent_stop(
         .text_file(&"a".repeat(60), file(), &auto_heading, false, None)
         .unwrap_err();
     assert!(e.to_string().contains("backtracked more than"), "{e}");
+}
+
+#[test]
+fn the_web_novel_preset_finds_addresses_in_any_case_width_or_disguise() {
+    // Issue 26, item 5: real downloads write the site in other cases and widths, and splice
+    // look-alike watermarks into sentences; the sentence around stays.
+    let f = TextFix::new(Settings {
+        rules: TextFix::preset("web-novel").unwrap(),
+        conversion: None,
+        quotes: None,
+        typography: Typography::Off,
+    });
+    let text = "第一章 风起\n\
+                Www.Qisuu.Com\n\
+                请访问Www.Qisuu.Com阅读\n\
+                ｗｗｗ．ｑｉｓｕｕ．ｃｏｍ\n\
+                手机阅读：ｍ．ｑｉｓｕｕ．ｃｏｍ\n\
+                他推开门ｗωｗ奇Qisuu書com网，走了进去。\n\
+                这一夜𝒊𝒏𝙣𝒓𝙚𝒂𝒅.𝙘𝒐𝙢风很大。\n\
+                他打开了google.com看新闻。\n";
+    let out = f
+        .text_file(text, file(), &auto_heading, true, None)
+        .unwrap();
+    assert_eq!(
+        out,
+        "第一章 风起\n他推开门，走了进去。\n这一夜风很大。\n他打开了google.com看新闻。\n"
+    );
 }

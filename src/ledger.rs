@@ -1,0 +1,452 @@
+//! The text ledger: nothing the author wrote vanishes unseen. For each chapter source, the
+//! letters and digits (Han characters included) of its text are counted against those of
+//! the book made from it; what the cleanup rules removed and what conversion changed are
+//! counted by cause, and anything else missing is a `lost-text` warning at the source line it
+//! was on, with the text (an error under `build --strict`).
+//!
+//! Only letters and digits are counted: the documented steps that drop or change other
+//! characters need no entry (blank lines, a byte-order mark, control characters, spacing,
+//! punctuation changed by typography, quotation marks, scene-break lines), and a heading line
+//! moved into the chapter's `<h1>` is still in the book (titles are counted). OpenCC changes
+//! characters but not, as a rule, their number; where a phrase conversion changes it, the
+//! difference is the conversion's. The count is one linear pass over the text in and one
+//! over the XHTML out; only when the book holds fewer characters than the converter was
+//! given is the text walked line by line to find what is missing.
+//!
+//! A leaf module of the pipeline (it imports only [`crate::diagnostic`]): the text-fix stage
+//! counts what its rules removed with [`count`], and the convert stage, which alone knows a
+//! chapter's text in and its XHTML out, calls [`account`]; each feeds it from its side
+//! without a stage importing a later one.
+
+use std::path::Path;
+
+use crate::diagnostic::{Code, Diagnostic};
+
+/// Whether `c` is a character the ledger counts: a letter (Han included) or a digit.
+fn counted(c: char) -> bool {
+    c.is_alphanumeric()
+}
+
+/// The letters and digits of `text` (Han characters included).
+pub fn count(text: &str) -> usize {
+    let bytes = text.as_bytes();
+    let mut n = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if b < 0x80 {
+            n += usize::from(b.is_ascii_alphanumeric());
+            i += 1;
+        } else if (0xE4..=0xE9).contains(&b) {
+            // U+4000..U+9FFF: CJK Unified Ideographs (and extension A's end), the bulk of a
+            // Chinese text, counted without decoding.
+            n += 1;
+            i += 3;
+        } else {
+            // `i` is always at the start of a character: every step is a whole one.
+            let Some(c) = text[i..].chars().next() else {
+                break;
+            };
+            n += usize::from(counted(c));
+            i += c.len_utf8();
+        }
+    }
+    n
+}
+
+/// The letters and digits of the text content of an XHTML fragment (tags and entity
+/// references are not text; an image's `alt` is).
+pub fn count_xhtml(xhtml: &str) -> usize {
+    let mut n = 0;
+    text_runs(xhtml, &mut |text| n += count(text));
+    n
+}
+
+/// Calls `f` on each run of text between the tags and entity references of an XHTML
+/// fragment, and on the `alt` text of its images, in order.
+fn text_runs<'a>(xhtml: &'a str, f: &mut dyn FnMut(&'a str)) {
+    let mut rest = xhtml;
+    while let Some(stop) = memchr::memchr2(b'<', b'&', rest.as_bytes()) {
+        if stop > 0 {
+            f(&rest[..stop]);
+        }
+        let after = &rest[stop..];
+        let end = match after.as_bytes()[0] {
+            b'<' => after.find('>').map_or(after.len(), |k| k + 1),
+            _ => after.find(';').map_or(1, |k| k + 1),
+        };
+        let tag = &after[..end];
+        if tag.starts_with("<img")
+            && let Some(k) = tag.find(" alt=\"")
+        {
+            let alt = &tag[k + 6..];
+            f(&alt[..alt.find('"').unwrap_or(alt.len())]);
+        }
+        rest = &after[end..];
+    }
+    if !rest.is_empty() {
+        f(rest);
+    }
+}
+
+/// The letters and digits of `text`, in order.
+fn letters(text: &str) -> String {
+    text.chars().filter(|&c| counted(c)).collect()
+}
+
+/// What the converter was given of one chapter source.
+#[derive(Debug, Clone, Copy)]
+pub enum Given<'a> {
+    /// A plain-text file's text after the text-fix stage.
+    Text(&'a str),
+    /// A Markdown or HTML file's text nodes as written and after the text-fix stage (None:
+    /// unchanged).
+    Nodes(&'a [(String, Option<String>)]),
+}
+
+/// What the book holds of a chapter source, in reading order.
+#[derive(Debug, Clone, Copy)]
+pub enum Out<'a> {
+    /// Plain text: a title.
+    Plain(&'a str),
+    /// An XHTML fragment: a body.
+    Xhtml(&'a str),
+}
+
+/// One chapter source, as the build saw it.
+#[derive(Debug, Clone, Copy)]
+pub struct Sheet<'a> {
+    /// The chapter file.
+    pub path: &'a Path,
+    /// Its text as decoded (for the lines of what went missing).
+    pub source: &'a str,
+    /// For a plain-text file: the letters and digits its cleanup rules left, when they changed
+    /// it (None: they changed nothing).
+    pub after_rules: Option<usize>,
+    /// What the converter was given.
+    pub given: Given<'a>,
+}
+
+/// Letters and digits removed, by cause: one chapter's, or a book's summed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Removed {
+    /// By the cleanup rules (the preset's, `cleanup.toml`'s, the book's own); in a Markdown
+    /// or HTML chapter, with what conversion changed in its text nodes.
+    pub cleanup: usize,
+    /// By simplified/traditional conversion (phrases of another length, `s2twp`).
+    pub conversion: usize,
+    /// Picture lines of a plain-text chapter (their path; the picture is in the book).
+    pub pictures: usize,
+    /// By nothing documented: reported as `lost-text`.
+    pub lost: usize,
+}
+
+impl Removed {
+    /// Adds another chapter's counts.
+    pub fn add(&mut self, other: &Removed) {
+        self.cleanup += other.cleanup;
+        self.conversion += other.conversion;
+        self.pictures += other.pictures;
+        self.lost += other.lost;
+    }
+
+    /// The build's summary of what was removed and why; None when nothing was.
+    pub fn summary(&self) -> Option<String> {
+        let causes = [
+            (self.cleanup, "by cleanup rules"),
+            (self.conversion, "by conversion"),
+            (self.pictures, "picture paths"),
+            (self.lost, "LOST (see the lost-text warnings)"),
+        ];
+        let parts: Vec<String> = causes
+            .iter()
+            .filter(|(n, _)| *n > 0)
+            .map(|(n, why)| format!("{n} {why}"))
+            .collect();
+        let total: usize = causes.iter().map(|c| c.0).sum();
+        (total > 0).then(|| {
+            format!(
+                "removed {total} letters and digits of the source: {}",
+                parts.join(", ")
+            )
+        })
+    }
+}
+
+/// Most `lost-text` warnings per chapter source; the rest are counted in the last.
+const WARNINGS: usize = 5;
+
+/// Accounts for one chapter source: `out` is what the book holds of it, in reading order;
+/// `picture` says whether a line of a plain-text file is a picture line. Returns what was
+/// removed, by cause, and a `lost-text` warning for each piece of text missing for no
+/// documented cause.
+pub fn account(
+    sheet: &Sheet<'_>,
+    out: &[Out<'_>],
+    picture: &dyn Fn(&str) -> bool,
+) -> (Removed, Vec<Diagnostic>) {
+    let mut removed = Removed::default();
+    let given = match sheet.given {
+        Given::Text(text) => {
+            let given = count(text);
+            let source = if std::ptr::eq(text, sheet.source) {
+                given
+            } else {
+                count(sheet.source)
+            };
+            let after_rules = sheet.after_rules.unwrap_or(source);
+            removed.cleanup = source.saturating_sub(after_rules);
+            removed.conversion = after_rules.saturating_sub(given);
+            given
+        }
+        Given::Nodes(nodes) => {
+            let (written, given) = nodes.iter().fold((0, 0), |(w, g), (a, b)| {
+                (w + count(a), g + count(b.as_deref().unwrap_or(a)))
+            });
+            removed.cleanup = written.saturating_sub(given);
+            given
+        }
+    };
+    let made: usize = out
+        .iter()
+        .map(|o| match o {
+            Out::Plain(t) => count(t),
+            Out::Xhtml(x) => count_xhtml(x),
+        })
+        .sum();
+    if made >= given {
+        return (removed, Vec::new());
+    }
+    let missing = find_missing(sheet, out, picture);
+    let mut warnings = Vec::new();
+    for m in &missing {
+        match m.picture {
+            true => removed.pictures += m.count,
+            false => {
+                removed.lost += m.count;
+                warnings.push(m);
+            }
+        }
+    }
+    (removed, lost_text(sheet.path, &warnings))
+}
+
+/// A piece of the given text that is not in the book.
+struct Missing {
+    /// 1-based line of the source, where found.
+    line: Option<usize>,
+    text: String,
+    count: usize,
+    picture: bool,
+}
+
+/// The lines (plain text) or text nodes (markup) whose letters and digits are not found, in
+/// order, in the book's.
+fn find_missing(
+    sheet: &Sheet<'_>,
+    out: &[Out<'_>],
+    picture: &dyn Fn(&str) -> bool,
+) -> Vec<Missing> {
+    let mut made = String::new();
+    for o in out {
+        match o {
+            Out::Plain(t) => made.push_str(&letters(t)),
+            Out::Xhtml(x) => text_runs(x, &mut |r| made.push_str(&letters(r))),
+        }
+    }
+    let pieces: Vec<(&str, &str)> = match sheet.given {
+        Given::Text(text) => text.split('\n').map(|l| (l, l)).collect(),
+        Given::Nodes(nodes) => nodes
+            .iter()
+            .map(|(a, b)| (a.as_str(), b.as_deref().unwrap_or(a)))
+            .collect(),
+    };
+    let mut at = 0;
+    let mut missing = Vec::new();
+    for (k, &(written, given)) in pieces.iter().enumerate() {
+        let want = letters(given);
+        if want.is_empty() {
+            continue;
+        }
+        // Near where the last piece ended: a title the build added, or a heading that was
+        // taken as one, may stand between.
+        let mut end = made.len().min(at + want.len() + WINDOW);
+        while !made.is_char_boundary(end) {
+            end -= 1;
+        }
+        let window = &made[at..end];
+        if let Some(p) = window.find(&want) {
+            at += p + want.len();
+            continue;
+        }
+        let is_picture = matches!(sheet.given, Given::Text(_)) && picture(given);
+        missing.push(Missing {
+            line: line_of(sheet, written, k),
+            text: given.trim().to_string(),
+            count: want.chars().count(),
+            picture: is_picture,
+        });
+    }
+    missing
+}
+
+/// How far (bytes of letters) past the last piece found the next is looked for.
+const WINDOW: usize = 4096;
+
+/// The 1-based source line of `written`: where the source holds it, else (a plain-text file)
+/// its line in the text given to the converter.
+fn line_of(sheet: &Sheet<'_>, written: &str, k: usize) -> Option<usize> {
+    let needle = written.trim();
+    if let Some(p) = (!needle.is_empty())
+        .then(|| sheet.source.find(needle))
+        .flatten()
+    {
+        return Some(sheet.source[..p].matches('\n').count() + 1);
+    }
+    matches!(sheet.given, Given::Text(_)).then_some(k + 1)
+}
+
+/// The `lost-text` warnings for the pieces missing from chapter file `path`.
+fn lost_text(path: &Path, missing: &[&Missing]) -> Vec<Diagnostic> {
+    let hint = "no cleanup rule or documented step removed it: this is a bug of epubforge's \
+                conversion; please report it with the chapter file";
+    let mut warnings: Vec<Diagnostic> = missing
+        .iter()
+        .take(WARNINGS)
+        .map(|m| {
+            let shown: String = m.text.chars().take(60).collect();
+            let more = if m.text.chars().count() > 60 {
+                "…"
+            } else {
+                ""
+            };
+            let message = format!(
+                "{} letters and digits of the source are not in the book: `{shown}{more}`",
+                m.count
+            );
+            Diagnostic::warning(Code::LostText, message)
+                .at(path)
+                .line(m.line)
+                .hint(hint)
+        })
+        .collect();
+    if missing.len() > WARNINGS {
+        let rest: usize = missing[WARNINGS..].iter().map(|m| m.count).sum();
+        let message = format!(
+            "{} more pieces of text ({rest} letters and digits) are not in the book",
+            missing.len() - WARNINGS
+        );
+        warnings.push(
+            Diagnostic::warning(Code::LostText, message)
+                .at(path)
+                .hint(hint),
+        );
+    }
+    warnings
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sheet<'a>(source: &'a str, given: &'a str) -> Sheet<'a> {
+        Sheet {
+            path: Path::new("ch1.txt"),
+            source,
+            after_rules: None,
+            given: Given::Text(given),
+        }
+    }
+
+    #[test]
+    fn counts_letters_digits_and_han_not_punctuation_or_markup() {
+        assert_eq!(count("第1章 风起，“好！”ab"), 8);
+        assert_eq!(count("ＡＢ１２ ω 𝒊"), 6);
+        assert_eq!(count_xhtml("<p class=\"x\">甲&amp;乙</p><h1>b</h1>"), 3);
+        assert_eq!(count_xhtml("<p>甲<img src=\"a.png\" alt=\"乙丙\"/></p>"), 3);
+    }
+
+    #[test]
+    fn a_book_holding_every_character_has_no_loss() {
+        let text = "第一章 风起\n\n天黑了。\n他走了，\n没回头。";
+        let out = [
+            Out::Plain("第一章 风起"),
+            Out::Xhtml("<p>天黑了。</p><p>他走了，没回头。</p>"),
+        ];
+        let (removed, warnings) = account(&sheet(text, text), &out, &|_| false);
+        assert_eq!(removed, Removed::default());
+        assert!(warnings.is_empty());
+    }
+
+    #[test]
+    fn a_converter_that_drops_a_line_is_caught_at_that_line() {
+        // A planted converter bug: the third paragraph never reaches the XHTML.
+        let text = "第一章 风起\n\n天黑了。\n\n他走了。\n\n没回头。";
+        let out = [
+            Out::Plain("第一章 风起"),
+            Out::Xhtml("<p>天黑了。</p><p>没回头。</p>"),
+        ];
+        let (removed, warnings) = account(&sheet(text, text), &out, &|_| false);
+        assert_eq!(removed.lost, 3);
+        assert_eq!(warnings.len(), 1);
+        let w = &warnings[0];
+        assert_eq!(w.code, Code::LostText);
+        assert_eq!(w.line, Some(5));
+        assert!(w.message.contains("他走了"), "{}", w.message);
+    }
+
+    #[test]
+    fn one_character_missing_is_caught() {
+        let text = "甲乙丙\n丁戊己";
+        let out = [Out::Xhtml("<p>甲乙丙</p><p>丁己</p>")];
+        let (removed, warnings) = account(&sheet(text, text), &out, &|_| false);
+        assert_eq!(removed.lost, 3, "the line is reported whole");
+        assert_eq!(warnings[0].line, Some(2));
+    }
+
+    #[test]
+    fn cleanup_and_conversion_are_causes_not_losses() {
+        let source = "天黑了。\n本章完\n他走了。";
+        let given = "天黑了。\n他走了。";
+        let sheet = Sheet {
+            after_rules: Some(count(given)),
+            ..sheet(source, given)
+        };
+        let out = [Out::Xhtml("<p>天黑了。</p><p>他走了。</p>")];
+        let (removed, warnings) = account(&sheet, &out, &|_| false);
+        assert_eq!(removed.cleanup, 3);
+        assert_eq!(removed.lost, 0);
+        assert!(warnings.is_empty());
+        let summary = removed.summary().unwrap();
+        assert!(summary.contains("3 by cleanup rules"), "{summary}");
+    }
+
+    #[test]
+    fn picture_lines_are_a_documented_cause() {
+        let text = "天黑了。\n![](a.png)";
+        let out = [Out::Xhtml(
+            "<p>天黑了。</p><figure><img src=\"a.png\" alt=\"\"/></figure>",
+        )];
+        let (removed, warnings) = account(&sheet(text, text), &out, &|l| l.starts_with("!["));
+        assert_eq!(removed.pictures, 4);
+        assert!(warnings.is_empty());
+    }
+
+    #[test]
+    fn markup_text_nodes_are_accounted() {
+        let nodes = vec![
+            ("天黑了。".to_string(), None),
+            ("他走了。".to_string(), None),
+        ];
+        let source = "<p>天黑了。</p>\n<p>他走了。</p>";
+        let sheet = Sheet {
+            path: Path::new("ch1.html"),
+            source,
+            after_rules: None,
+            given: Given::Nodes(&nodes),
+        };
+        let (_, warnings) = account(&sheet, &[Out::Xhtml("<p>天黑了。</p>")], &|_| false);
+        assert_eq!(warnings.len(), 1);
+        assert_eq!(warnings[0].line, Some(2));
+    }
+}
