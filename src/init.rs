@@ -44,7 +44,7 @@ use crate::source::{Detection, EncodingErrors};
 use crate::text_fix::{FileRef, Settings, TextFix, Typography};
 
 /// How much text, over all chapters, the language is guessed from.
-const LANGUAGE_SAMPLE_BYTES: usize = 4 << 20;
+const LANGUAGE_SAMPLE_BYTES: usize = 512 << 10;
 
 /// Chapter headings a text file needs to be split at them.
 const SPLIT_MIN_HEADINGS: usize = 2;
@@ -595,15 +595,18 @@ fn web_novel_preset() -> TextFix {
     })
 }
 
-/// How many lines of `text` the preset removes whole: a site's name or address, a download
-/// notice. Longer lines are paragraphs, which no line rule removes, and are not looked at.
+/// How many lines of `text` holding an address (a dot or a colon) the preset removes whole: a
+/// site's name or address, a download notice. Longer lines are paragraphs, which no line rule
+/// removes, and are not looked at.
 fn site_lines(text: &str, path: &Path, rel: &str, preset: &TextFix) -> usize {
     let file = FileRef {
         path,
         relative: rel,
     };
+    // Only lines holding an address are tried: running the rules on every line of a novel
+    // cost more than the build itself.
     text.lines()
-        .filter(|l| l.len() <= SITE_LINE_BYTES && !l.trim().is_empty())
+        .filter(|l| l.len() <= SITE_LINE_BYTES && l.contains(['.', '．', ':', '：']))
         .filter(|l| preset.removes_line(l, file))
         .count()
 }
