@@ -33,13 +33,13 @@ pub fn build(path: &Path, opts: &BuildOptions, args: &BuildArgs) -> Option<Outco
         .and_then(|draft| match args.save {
             true => draft.save(false).map(|saved| {
                 if !args.quiet {
-                    eprintln!("saved       {}", saved.display());
+                    super::term::err(&format!("saved       {}", super::term::path(&saved)));
                 }
                 draft
             }),
             false => Ok(draft),
         })
-        .map_err(|e| anstream::eprint!("{}", e.diagnostic().render(None, true)))
+        .map_err(|e| super::term::err_styled(&e.diagnostic().render(None, true)))
         .ok()?;
     let opts = BuildOptions {
         output: opts.output.clone().or_else(|| Some(draft.output.clone())),
@@ -53,12 +53,12 @@ pub fn build(path: &Path, opts: &BuildOptions, args: &BuildArgs) -> Option<Outco
     if !args.quiet
         && let Ok(report) = &result
     {
-        eprintln!("{}", summary(path, &draft, report));
+        super::term::err(&summary(path, &draft, report));
         if !args.save {
-            eprintln!(
+            super::term::err(&format!(
                 "  keep these settings to edit: add --save (writes {})",
-                draft.report.metadata_path.display()
-            );
+                super::term::path(&draft.report.metadata_path)
+            ));
         }
     }
     Some(Outcome {
@@ -98,7 +98,11 @@ fn summary(path: &Path, draft: &Draft, report: &epubforge::BuildReport) -> Strin
         ));
     }
     parts.extend(found.notes.iter().cloned());
-    format!("found       {}: {}", path.display(), parts.join(", "))
+    format!(
+        "found       {}: {}",
+        super::term::path(path),
+        parts.join(", ")
+    )
 }
 
 fn plural(n: usize, word: &str) -> String {
@@ -120,7 +124,7 @@ pub fn build_all(
     for path in paths {
         match build(path, opts, args) {
             Some(outcome) => {
-                super::build::report(&outcome, args, &|line| eprintln!("{line}"));
+                super::build::report(&outcome, args, &|line| super::term::err(&line));
                 outcomes.push(outcome);
             }
             None => unread += 1,

@@ -11,11 +11,11 @@
 //! - always when A ends with a comma or enumeration comma (`，` `、` `,`);
 //! - never when A ends with closing punctuation (`。！？…”」』）` and the like, or a colon);
 //! - never when B opens with a header label (`作者：`, `内容简介：`);
-//! - otherwise (A ends with a letter, digit or ideograph): join unless A is a short line, which
-//!   is a standalone line such as a scene title (`金军大营`), a download's header line
-//!   (`作者：某某`, `《书名》`), a contents line, or a chapter heading. "Short" is at most 12
-//!   characters, or at most 20 and under a third of the file's median line length. For Latin
-//!   text B must also start with a lower-case letter.
+//! - otherwise (A ends with a letter, digit or ideograph): join unless A is a download's header
+//!   line (`作者：某某`), a short line without any punctuation, which is a standalone line such
+//!   as a scene title (`金军大营`) or a contents line, or a chapter heading. "Short" is at most
+//!   12 characters, or at most 20 and under a third of the file's median line length. For
+//!   Latin text B must also start with a lower-case letter.
 //!
 //! In a file that marks paragraphs by indenting their first line, a flush line continues the
 //! line before it, unless that line is short (and does not end with a comma) or the flush
@@ -453,7 +453,13 @@ fn continues(a: &str, b: &str, typical: usize) -> bool {
     if CLOSING.contains(&last) || !(last.is_alphanumeric()) || starts_with_label(b) {
         return false;
     }
-    if is_short(a, typical) {
+    // A header line (`作者：（明）罗贯中`) ends its paragraph; so does a short line without
+    // punctuation (a scene title, a contents line). A short line with a comma inside is the
+    // head of a hard-broken sentence (`方阵斜拉，与左侧后的`) and goes on.
+    let has_punctuation = a
+        .chars()
+        .any(|c| CONTINUING.contains(&c) || CLOSING.contains(&c));
+    if starts_with_label(a) || (is_short(a, typical) && !has_punctuation) {
         return false;
     }
     if is_heading(a) {

@@ -66,14 +66,6 @@ pub(super) const WEB_NOVEL: [PresetRule; 17] = [
         &[".", ":"],
     ),
     (
-        "a pointer to a site glued to a paragraph's end: 详细信息请查阅:http://www.zhuaji.org/",
-        r"(?:详细信息)?请(?:查阅|访问|登陆|登录|浏览)[:：]?[ \t]*(?i:https?://|www\.)[A-Za-z0-9./_%?=&-]+$",
-        "",
-        Scope::Text,
-        Some(80),
-        &[".", ":"],
-    ),
-    (
         "site notices: download adverts, the site's copyright notice, delete-after-24-hours",
         r"^.*?(?:版权声明|本站所有|网友提供|仅供.*?(?:研究|学习|交流|预览|参考|试读)|不得用作商业用途|购买正版|版权(?:归|为).*所有|侵犯了?您的版权|将立即删除|小时内删除|本书来自|用户上传|(?:TXT|txt|电子书|小说).*下载).*$",
         "",
@@ -103,6 +95,15 @@ pub(super) const WEB_NOVEL: [PresetRule; 17] = [
         "",
         Scope::Text,
         LINE,
+        &[".", ":"],
+    ),
+    (
+        "a pointer to a site glued to a paragraph's end (after the line rules, so that a short line
+         pointing at a site goes whole): 详细信息请查阅:http://www.zhuaji.org/",
+        r"(?:详细信息)?请(?:查阅|访问|登陆|登录|浏览)[:：]?[ \t]*(?i:https?://|www\.)[A-Za-z0-9./_%?=&-]+$",
+        "",
+        Scope::Text,
+        Some(80),
         &[".", ":"],
     ),
     (
