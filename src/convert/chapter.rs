@@ -52,6 +52,9 @@ pub(crate) struct ConvertedChapter {
     /// before its chapters; None where unknown); empty when it was not converted but taken
     /// from the build cache. For the outline ([`super::outline`]).
     pub lines: Vec<Option<usize>>,
+    /// A split text file's heading-like lines left out and headings read through a typo,
+    /// as the split found them, for `check`'s warnings; empty for any other.
+    pub headings: super::HeadingNotes,
 }
 
 /// Reads, decodes and converts chapter source `src`, the `n`th (1-based) of the book, its
@@ -154,6 +157,7 @@ pub(crate) fn convert_decoded(
     let mut images = Vec::new();
     let sinks = (&mut images, &mut warnings);
     let mut lines = vec![Some(1)];
+    let mut headings = super::HeadingNotes::default();
     let (nodes, markup) = match &src.split {
         Some(SplitMode::Headings(level)) => {
             let (mut nodes, markup, more) =
@@ -163,9 +167,9 @@ pub(crate) fn convert_decoded(
             (nodes, markup)
         }
         Some(mode) => {
-            let (mut nodes, found) = split_file(project, src, &fixed, mode, sinks)?;
+            let (mut nodes, found, notes) = split_file(project, src, &fixed, mode, sinks)?;
             nodes.extend(back_matter);
-            lines = found;
+            (lines, headings) = (found, notes);
             (nodes, super::Converted::default())
         }
         None => one_chapter(
@@ -195,6 +199,7 @@ pub(crate) fn convert_decoded(
         warnings,
         report,
         lines,
+        headings,
     })
 }
 
@@ -636,9 +641,9 @@ fn split_file(
     text: &str,
     mode: &super::split::SplitMode,
     (images, warnings): (&mut Vec<Image>, &mut Vec<Diagnostic>),
-) -> Result<(Vec<Node>, Vec<Option<usize>>)> {
+) -> Result<(Vec<Node>, Vec<Option<usize>>, super::HeadingNotes)> {
     let warn = |code, line, message| Diagnostic::warning(code, message).at(&src.path).line(line);
-    let (pieces, split_warnings) = with_pictures(project, src, (images, warnings), |p| {
+    let (pieces, split_warnings, notes) = with_pictures(project, src, (images, warnings), |p| {
         super::split_text(text, mode, src.volume, p)
     })?;
     warnings.extend(
@@ -664,7 +669,7 @@ fn split_file(
             "the chapter file is empty".into(),
         ));
     }
-    Ok((nodes, lines))
+    Ok((nodes, lines, notes))
 }
 
 /// A Markdown or HTML file cut into chapters before its headings of `level` and above: the

@@ -443,6 +443,7 @@ impl Reuse {
             reads_other_files: false,
             // Not converted: the outline knows its title, not its size.
             lines: Vec::new(),
+            headings: Default::default(),
         })
     }
 
