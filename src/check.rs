@@ -35,9 +35,10 @@ use crate::text_fix::{Origin, Tally};
 
 /// The codes only `check` reports: review of what builds but an author may want to fix.
 /// Everything else it reports is what `build` reports for the same project.
-pub const REVIEW_CODES: [Code; 22] = [
+pub const REVIEW_CODES: [Code; 23] = [
     Code::NoDescription,
     Code::HeadingNotTaken,
+    Code::HeadingRepaired,
     Code::LongChapter,
     Code::InterleavedNumbering,
     Code::InvalidIsbn,
@@ -434,7 +435,8 @@ fn check_chapter(
         Ok(mut c) => {
             report.findings.append(&mut c.warnings);
             if src.split.is_some() && SourceKind::of(&src.path) == SourceKind::Text {
-                outline::untaken_headings(&src.path, &decoded.text, &c.lines, report);
+                outline::untaken_headings(&src.path, &c.headings.skipped, report);
+                outline::repaired_headings(&src.path, &c.headings.repaired, report);
             }
             converted.push(Some(c));
         }

@@ -74,6 +74,9 @@ pub enum Code {
     /// `check`: a line that looks like a chapter heading (decorated, bracketed, a typo in its
     /// numeral) was not taken as one: it stays text inside the chapter before it.
     HeadingNotTaken,
+    /// `check`: a heading taken through a typo in its numeral (`第十—回` read as 第十一回):
+    /// the source should be fixed.
+    HeadingRepaired,
     /// `check`: a chapter far longer than the book's others (headings missed inside it?).
     LongChapter,
     /// `check`: the headings of one file follow two numbering sequences that interleave (a
@@ -320,6 +323,7 @@ impl Code {
             Code::BrokenLine => "broken-line",
             Code::HeadingNumbering => "heading-numbering",
             Code::HeadingNotTaken => "heading-not-taken",
+            Code::HeadingRepaired => "heading-repaired",
             Code::LongChapter => "long-chapter",
             Code::InterleavedNumbering => "interleaved-numbering",
             Code::NumberingGap => "numbering-gap",

@@ -2,23 +2,28 @@
 //! and chapters the build is about to make looks wrong to a reader, each finding at its file
 //! and line.
 //!
-//! - a line that looks like a chapter heading but was not taken as one (decorated
-//!   `===第一章===`, `【第一章】`, a number in brackets `[0001] 标题`, a stray character inside
-//!   the numeral `第十—回`): it stays a paragraph of the chapter before it;
+//! - a line that looks like a chapter heading but was not taken as one (a contents-list
+//!   entry, a repeated heading, decorated `===第一章===`, `【第一章】`, `[0001] 标题`, a
+//!   number that cannot be read), as the split reported it ([`Skipped`]); page markers are
+//!   counted by the split's own `page-markers` warning;
+//! - a heading taken through a typo in its number (`第十—回` read as 11): the source should
+//!   be fixed;
 //! - a chapter far longer than the others ([`LONG_FACTOR`] times the median and more than
 //!   [`LONG_CHARS`] characters): often two or more chapters whose headings were missed;
 //! - the headings of one file following two numbering sequences that interleave (a site's
 //!   page markers `第1节` among the book's `第一回`).
 //!
 //! Empty chapters are reported by the conversion itself (`empty-chapter`), for `build` too.
-//! These rules read only the outline and the decoded text, never detect headings again: what
-//! was taken is what the conversion took.
+//! These rules read only the outline and what the split reported, never detect headings
+//! again: what was taken, and what was left out, is what the conversion's one detection
+//! decided.
 
 use std::collections::HashMap;
 use std::path::Path;
 
 use super::{CheckReport, shorten};
 use crate::convert::outline::{EntryKind, Outline};
+use crate::convert::split::{Heading, SkipReason, Skipped};
 use crate::diagnostic::{Code, Diagnostic};
 
 /// A chapter is far longer than the others above this many times the median chapter...
@@ -29,8 +34,6 @@ pub const LONG_CHARS: usize = 50_000;
 const LONG_MIN_CHAPTERS: usize = 4;
 /// Headings not taken, listed per file (the rest are counted).
 const UNTAKEN_SHOWN: usize = 10;
-/// A heading line is at most this many characters long.
-const HEADING_MAX_CHARS: usize = 40;
 /// Two sequences interleave when the headings switch from one to the other this many times.
 const INTERLEAVE_SWITCHES: usize = 4;
 /// ... and each has at least this many headings.
@@ -169,180 +172,112 @@ fn interleaving(path: &Path, headings: &[Numbered<'_>]) -> Option<Diagnostic> {
     )
 }
 
-/// Lines of a split text file that look like chapter headings but were not taken as headings
-/// (`taken`: the lines where the conversion's entries start).
-pub(super) fn untaken_headings(
-    path: &Path,
-    text: &str,
-    taken: &[Option<usize>],
-    report: &mut CheckReport,
-) {
-    let taken: std::collections::HashSet<usize> = taken.iter().flatten().copied().collect();
-    let mut found = 0;
-    for (i, line) in text.split('\n').enumerate() {
-        let Some(why) = heading_like(line).filter(|_| !taken.contains(&(i + 1))) else {
-            continue;
-        };
-        found += 1;
-        if found > UNTAKEN_SHOWN {
-            continue;
-        }
+/// The heading-like lines the split of a text file left out ([`Skipped`]), each at its line
+/// with the reason in words: the first [`UNTAKEN_SHOWN`], then a count by reason. A site's
+/// page markers are left out of the list: the split's `page-markers` warning counts them.
+pub(super) fn untaken_headings(path: &Path, skipped: &[Skipped], report: &mut CheckReport) {
+    let listed: Vec<&Skipped> = (skipped.iter())
+        .filter(|s| s.why != SkipReason::PageMarker)
+        .collect();
+    for s in listed.iter().take(UNTAKEN_SHOWN) {
+        let (why, hint) = reason(s.why);
         let message = format!(
-            "this line looks like a chapter heading ({why}) but was not taken as one; it stays text in the chapter before it"
+            "\"{}\" looks like a heading but was not taken as one: {why}",
+            shorten(&s.text, 40)
         );
         report.push(
             Diagnostic::warning(Code::HeadingNotTaken, message)
                 .at(path)
-                .line(Some(i + 1))
+                .line(Some(s.line))
                 .column(1)
-                .hint("write it as the other headings are written, or give `split` a regex that matches it"),
+                .hint(hint),
         );
     }
-    if found > UNTAKEN_SHOWN {
+    let rest = listed.get(UNTAKEN_SHOWN..).unwrap_or_default();
+    if rest.is_empty() {
+        return;
+    }
+    let mut counts: Vec<(&str, usize)> = Vec::new();
+    for s in rest {
+        let name = reason_name(s.why);
+        match counts.iter_mut().find(|(n, _)| *n == name) {
+            Some((_, k)) => *k += 1,
+            None => counts.push((name, 1)),
+        }
+    }
+    let by: Vec<String> = counts.iter().map(|(n, k)| format!("{k} {n}")).collect();
+    let message = format!(
+        "{} more lines look like headings but were not taken as ones ({})",
+        rest.len(),
+        by.join(", ")
+    );
+    report.push(Diagnostic::warning(Code::HeadingNotTaken, message).at(path));
+}
+
+/// Why a line was left out, in words, and what the author can do.
+fn reason(why: SkipReason) -> (&'static str, &'static str) {
+    match why {
+        SkipReason::ContentsList => (
+            "it is an entry of a contents list before the chapters, kept as front matter",
+            "nothing to do if it is the book's contents list; the table of contents lists the chapters",
+        ),
+        SkipReason::PageMarker => (
+            "it is a site's page marker among the chapters, kept as text",
+            "remove page markers with a cleanup rule",
+        ),
+        SkipReason::Repeated => (
+            "it repeats the heading a few lines below, which starts the chapter; it stays text",
+            "remove the repeated line if it is a site's page header",
+        ),
+        SkipReason::Decorated => (
+            "it is set in decoration, so it stays text in the chapter before it",
+            "if it is a heading, write it as the other headings are written, or give `split` a regex that matches it",
+        ),
+        SkipReason::UnreadableNumber => (
+            "its number cannot be read, so it stays text in the chapter before it",
+            "correct the number in the source",
+        ),
+    }
+}
+
+/// A short name for a reason, for the count of the lines not listed.
+fn reason_name(why: SkipReason) -> &'static str {
+    match why {
+        SkipReason::ContentsList => "contents-list entries",
+        SkipReason::PageMarker => "page markers",
+        SkipReason::Repeated => "repeated headings",
+        SkipReason::Decorated => "decorated",
+        SkipReason::UnreadableNumber => "unreadable numbers",
+    }
+}
+
+/// The headings taken through a typo in their number ([`Heading::repaired`]), each at its line
+/// with the number it was read as.
+pub(super) fn repaired_headings(path: &Path, repaired: &[Heading], report: &mut CheckReport) {
+    for h in repaired {
+        let read = h
+            .number
+            .map_or_else(|| "a number".to_string(), |n| n.to_string());
         let message = format!(
-            "{} more lines look like chapter headings but were not taken as ones",
-            found - UNTAKEN_SHOWN
+            "heading \"{}\" has a typo in its number (a dash or other character for a digit); it was read as {read}",
+            shorten(&h.title, 40)
         );
-        report.push(Diagnostic::warning(Code::HeadingNotTaken, message).at(path));
+        report.push(
+            Diagnostic::warning(Code::HeadingRepaired, message)
+                .at(path)
+                .line(Some(h.line))
+                .column(1)
+                .hint(format!(
+                    "correct the number in the source so that it reads {read}"
+                )),
+        );
     }
-}
-
-/// Characters written around a heading to make it stand out.
-const DECORATION: &[char] = &[
-    '=', '＝', '-', '－', '—', '_', '*', '＊', '#', '＃', '~', '～', '【', '】', '[', ']', '〖',
-    '〗', '『', '』', '「', '」', '《', '》', '<', '>', '〈', '〉', '(', ')', '（', '）', '·', '•',
-    '…', '☆', '★', '◆', '◇', '○', '●', '■', '□', '◎', ' ', '\u{3000}', '\t',
-];
-
-/// Characters typed inside a numeral by mistake: dashes for `一`, letters for `〇`.
-const NUMERAL_TYPOS: &[char] = &[
-    '—', '－', '-', '―', '‐', '‑', '‒', '–', 'ー', '一', 'O', 'o', 'Ｏ', 'ｏ', 'l', 'I', '丨',
-];
-
-/// Units that follow the numeral of a chapter or volume heading.
-const UNITS: &str = "章回节節卷集部篇";
-
-/// Why `line` looks like a chapter heading the built-in rules pass over; None when it does
-/// not.
-fn heading_like(line: &str) -> Option<&'static str> {
-    let t = line.trim_matches(|c: char| c.is_whitespace());
-    if t.is_empty()
-        || t.chars().count() > HEADING_MAX_CHARS
-        || t.ends_with(['。', '！', '？', '；', '，', '、', '.', ',', '!', '?', ';'])
-    {
-        return None;
-    }
-    if bracketed_number(t) {
-        return Some("a number in brackets");
-    }
-    // `◆ 《书名》 第一回 题 ◆`: the book's name before a decorated heading is decoration too.
-    let framed = t.trim_matches(|c: char| DECORATION.contains(&c) && !"《》".contains(c));
-    let core = match framed.strip_prefix('《').and_then(|r| r.split_once('》')) {
-        Some((_, rest)) if framed.len() != t.len() => rest.trim_matches(DECORATION),
-        _ => t.trim_matches(DECORATION),
-    };
-    if core.len() != t.len() && numbered_heading(core).is_some_and(|typo| !typo) {
-        return Some("decorated");
-    }
-    if numbered_heading(core) == Some(true) {
-        return Some("a stray character inside its number");
-    }
-    None
-}
-
-/// `[0001] 标题`, `【12】标题`: a number alone in brackets, then a title.
-fn bracketed_number(t: &str) -> bool {
-    let Some(open) = t.chars().next().filter(|c| "[【〔(（〖".contains(*c)) else {
-        return false;
-    };
-    let rest = &t[open.len_utf8()..];
-    let digits = rest
-        .chars()
-        .take_while(|&c| c.is_ascii_digit() || is_wide_digit(c))
-        .count();
-    let after = rest.chars().skip(digits).collect::<String>();
-    let title = after.trim_start_matches(|c: char| "]】〕)）〗".contains(c));
-    // `(1)` and `[2]` also number the items of a list: a heading's number is padded
-    // (`[0001]`) or set in lenticular brackets.
-    let heading_number = digits >= 3 || "【〖".contains(open);
-    heading_number && title.len() < after.len() && !title.trim().is_empty()
-}
-
-/// Some when `core` starts `第`, a numeral and a unit (`第十二章`), followed by a title or
-/// nothing, not by `完`/`终` (`第一章完` closes a chapter): Some(true) when the numeral holds
-/// a stray character (`第十—回`, `第—百回`), Some(false) when it is clean.
-fn numbered_heading(core: &str) -> Option<bool> {
-    let rest = core.strip_prefix('第')?;
-    let mut typo = false;
-    let mut numeral = 0;
-    let mut chars = rest.char_indices();
-    let unit_at = loop {
-        let (i, c) = chars.next()?;
-        if UNITS.contains(c) && numeral > 0 {
-            break i + c.len_utf8();
-        }
-        if is_numeral(c) {
-            numeral += 1;
-        } else if NUMERAL_TYPOS.contains(&c) {
-            typo = true;
-        } else {
-            return None;
-        }
-        if numeral > 12 {
-            return None;
-        }
-    };
-    let title = rest[unit_at..].trim_matches(DECORATION);
-    if title.starts_with(['完', '终', '終']) {
-        return None;
-    }
-    // A dash between numeral characters only: `第十—回`, not `第十回—风起`.
-    Some(typo)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::convert::outline::Entry;
-
-    #[test]
-    fn decorated_bracketed_and_mistyped_headings_are_heading_like() {
-        for (line, why) in [
-            ("===第一章===", "decorated"),
-            ("【第一章】", "decorated"),
-            ("【第一章 风起】", "decorated"),
-            ("  ★第十二回 大闹天宫★", "decorated"),
-            (
-                "  ◆ 《陆小凤传奇之金鹏王朝》 第一回　有四条眉毛的人 ◆",
-                "decorated",
-            ),
-            ("[0001] 风起云涌", "a number in brackets"),
-            ("【12】标题", "a number in brackets"),
-            ("第十—回 某某", "a stray character inside its number"),
-            ("第—百回", "a stray character inside its number"),
-        ] {
-            assert_eq!(heading_like(line), Some(why), "{line}");
-        }
-    }
-
-    #[test]
-    fn prose_and_chapter_ends_are_not_heading_like() {
-        for line in [
-            "第一章 风起",
-            "他翻到第三章，看了很久。",
-            "（第一章完）",
-            "===第一卷 终===",
-            "==========",
-            "[注释]",
-            "(1) 首先看这里",
-            "第一次见面",
-            "（本章完）",
-            "第十回—风起",
-            "《三国演义》第一回",
-        ] {
-            assert_eq!(heading_like(line), None, "{line}");
-        }
-    }
 
     fn chapter(title: &str, line: usize, chars: usize) -> Entry {
         Entry {
@@ -394,6 +329,28 @@ mod tests {
         // Long everywhere: nothing stands out.
         let entries: Vec<Entry> = (1..=6).map(|i| chapter("第一章", i, 90_000)).collect();
         assert_eq!(reviewed(entries), []);
+    }
+
+    #[test]
+    fn lines_the_split_left_out_are_listed_up_to_the_cap_then_counted_by_reason() {
+        let skipped = |line, why| Skipped {
+            line,
+            text: "第一回 甲".into(),
+            why,
+        };
+        let mut list: Vec<Skipped> = (1..=12)
+            .map(|i| skipped(i, SkipReason::ContentsList))
+            .collect();
+        list.push(skipped(20, SkipReason::PageMarker));
+        list.push(skipped(30, SkipReason::Decorated));
+        let mut report = CheckReport::default();
+        untaken_headings(Path::new("a.txt"), &list, &mut report);
+        let lines: Vec<_> = report.findings.iter().map(|f| f.line).collect();
+        let mut want: Vec<_> = (1..=10).map(Some).collect();
+        want.push(None);
+        assert_eq!(lines, want);
+        let last = &report.findings[10].message;
+        assert!(last.contains("3 more") && last.contains("2 contents-list entries, 1 decorated"));
     }
 
     #[test]

@@ -55,6 +55,9 @@ pub(crate) struct ConvertedChapter {
     /// The letters and digits of its text that the book does not hold, by cause (the text
     /// ledger).
     pub removed: crate::ledger::Removed,
+    /// A split text file's heading-like lines left out and headings read through a typo,
+    /// as the split found them, for `check`'s warnings; empty for any other.
+    pub headings: super::HeadingNotes,
 }
 
 /// Reads, decodes and converts chapter source `src`, the `n`th (1-based) of the book, its
@@ -164,6 +167,7 @@ pub(crate) fn convert_decoded(
     // The text nodes of a Markdown or HTML file, as written and fixed: the ledger's input.
     let mut text_nodes = Vec::new();
     let fixing = (tally, &mut text_nodes);
+    let mut headings = super::HeadingNotes::default();
     let (nodes, markup) = match &src.split {
         Some(SplitMode::Headings(level)) => {
             let (mut nodes, markup, more) =
@@ -173,9 +177,9 @@ pub(crate) fn convert_decoded(
             (nodes, markup)
         }
         Some(mode) => {
-            let (mut nodes, found) = split_file(project, src, &fixed, mode, sinks)?;
+            let (mut nodes, found, notes) = split_file(project, src, &fixed, mode, sinks)?;
             nodes.extend(back_matter);
-            lines = found;
+            (lines, headings) = (found, notes);
             (nodes, super::Converted::default())
         }
         None => one_chapter(
@@ -218,6 +222,7 @@ pub(crate) fn convert_decoded(
         report,
         lines,
         removed,
+        headings,
     })
 }
 
@@ -689,9 +694,9 @@ fn split_file(
     text: &str,
     mode: &super::split::SplitMode,
     (images, warnings): (&mut Vec<Image>, &mut Vec<Diagnostic>),
-) -> Result<(Vec<Node>, Vec<Option<usize>>)> {
+) -> Result<(Vec<Node>, Vec<Option<usize>>, super::HeadingNotes)> {
     let warn = |code, line, message| Diagnostic::warning(code, message).at(&src.path).line(line);
-    let (pieces, split_warnings) = with_pictures(project, src, (images, warnings), |p| {
+    let (pieces, split_warnings, notes) = with_pictures(project, src, (images, warnings), |p| {
         super::split_text(text, mode, src.volume, p)
     })?;
     warnings.extend(
@@ -717,7 +722,7 @@ fn split_file(
             "the chapter file is empty".into(),
         ));
     }
-    Ok((nodes, lines))
+    Ok((nodes, lines, notes))
 }
 
 /// A Markdown or HTML file cut into chapters before its headings of `level` and above: the

@@ -262,13 +262,14 @@ pub enum Piece {
 
 /// Splits plain text into volumes and chapters at their headings, converting each part;
 /// with `volume`, only that volume (1-based; the text before the first volume goes with the
-/// first), and the warnings about its lines.
-pub fn split_text(
+/// first), and the warnings about its lines; and for `check`, the heading-like lines left
+/// out and the headings whose number was read through a typo.
+pub(crate) fn split_text(
     text: &str,
     mode: &SplitMode,
     volume: Option<std::num::NonZeroU16>,
     pictures: Pictures<'_>,
-) -> (Vec<Piece>, Vec<SplitWarning>) {
+) -> (Vec<Piece>, Vec<SplitWarning>, HeadingNotes) {
     let lines: Vec<&str> = text.split('\n').collect();
     let mut found = split::split(&lines, mode);
     if let Some(k) = volume {
@@ -279,6 +280,12 @@ pub fn split_text(
             .get(range.start..range.end.min(lines.len()))
             .map(|l| l.join("\n"))
             .unwrap_or_default()
+    };
+    let notes = HeadingNotes {
+        skipped: std::mem::take(&mut found.skipped),
+        repaired: (found.sections.iter())
+            .filter_map(|s| s.heading.clone().filter(|h| h.repaired))
+            .collect(),
     };
     let pieces = found
         .sections
@@ -300,7 +307,16 @@ pub fn split_text(
             }
         })
         .collect();
-    (pieces, found.warnings)
+    (pieces, found.warnings, notes)
+}
+
+/// What `check` says about a split text file's headings beside its outline.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct HeadingNotes {
+    /// Heading-like lines the split left out, and why.
+    pub skipped: Vec<split::Skipped>,
+    /// Headings whose number was read through a typo ([`split::Heading::repaired`]).
+    pub repaired: Vec<split::Heading>,
 }
 
 /// Keeps the sections of volume `k` (1-based) of a split, those before the first volume
@@ -325,6 +341,9 @@ fn keep_volume(found: &mut split::Split, k: usize) {
     found
         .warnings
         .retain(|w| kept.iter().any(|r| r.contains(&w.line)));
+    found
+        .skipped
+        .retain(|s| kept.iter().any(|r| r.contains(&s.line)));
 }
 
 #[cfg(test)]
@@ -368,7 +387,7 @@ mod tests {
     #[test]
     fn split_text_gives_front_volumes_and_chapters_in_order() {
         let text = "简介：一个故事。\n第一卷 潜龙\n卷首语。\n第一章 风起\n甲。\n第二章 云涌\n乙。\n第二卷 在渊\n第一章 雨落\n丙。\n";
-        let (pieces, warnings) =
+        let (pieces, warnings, _) =
             split_text(text, &SplitMode::Auto, None, &mut |_| Err(String::new()));
         assert!(warnings.is_empty(), "{warnings:?}");
         let shape: Vec<String> = pieces

@@ -445,6 +445,7 @@ impl Reuse {
             lines: Vec::new(),
             // Not converted again: the ledger counts what this build converts.
             removed: Default::default(),
+            headings: Default::default(),
         })
     }
 

@@ -279,6 +279,17 @@ fn full_width(c: char, japanese: bool) -> Option<char> {
     })
 }
 
+/// Whether the character at `i` stands inside a chapter numeral (`第十—回`, `第—百回`): a
+/// dash typed for 一, which the split reads as such and `check` reports; doubled, it would
+/// hide the heading.
+fn in_numeral(chars: &[char], i: usize) -> bool {
+    let numeral = |c: char| "〇零一二三四五六七八九十百千两".contains(c);
+    let before = i.checked_sub(1).and_then(|b| chars.get(b));
+    let after = chars.get(i + 1);
+    before.is_some_and(|&c| c == '第' || numeral(c))
+        && after.is_some_and(|&c| numeral(c) || "章回节節卷集部篇".contains(c))
+}
+
 /// The CJK rules over one piece of text without URLs; None when nothing changes.
 fn cjk(text: &str, japanese: bool, place: Place) -> Option<String> {
     let chars: Vec<char> = text.chars().collect();
@@ -297,7 +308,7 @@ fn cjk(text: &str, japanese: bool, place: Place) -> Option<String> {
             '。' if run >= 3 => Some("……".into()),
             '…' if run == 1 && near_cjk => Some("……".into()),
             '-' if run == 2 && near_cjk => Some("——".into()),
-            '—' if run == 1 && near_cjk => Some("——".into()),
+            '—' if run == 1 && near_cjk && !in_numeral(&chars, i) => Some("——".into()),
             '(' | ')' if pairs.binary_search(&i).is_ok() => {
                 // Spaces around the mark go with it.
                 while out.ends_with(' ') {
@@ -527,6 +538,9 @@ mod tests {
         assert_eq!(zh("他--不，是她"), "他——不，是她");
         assert_eq!(zh("他—不，是她"), "他——不，是她");
         assert_eq!(zh("他——不"), "他——不");
+        // A dash typed for 一 inside a chapter numeral stays for the split to read.
+        assert_eq!(zh("第十—回"), "第十—回");
+        assert_eq!(zh("第—百回"), "第—百回");
         assert_eq!(zh("----"), "----");
         assert_eq!(zh("a--b"), "a--b");
         assert_eq!(zh("-----分割线-----"), "-----分割线-----");
