@@ -47,6 +47,11 @@ pub enum EntryKind {
     Chapter,
 }
 
+/// A path as JSON text, lossily.
+fn lossy<S: serde::Serializer>(path: &Path, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(&path.to_string_lossy())
+}
+
 /// One entry of the outline.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Entry {
@@ -54,7 +59,9 @@ pub struct Entry {
     pub kind: EntryKind,
     /// Its title, as the table of contents shows it.
     pub title: String,
-    /// The file it comes from.
+    /// The file it comes from (in JSON as text, bytes that are not UTF-8 as U+FFFD: serde
+    /// refuses such a path, and one file named so would cost the whole report).
+    #[serde(serialize_with = "lossy")]
     pub path: PathBuf,
     /// The 1-based line of that file where it starts, where known.
     pub line: Option<usize>,
