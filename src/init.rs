@@ -317,7 +317,10 @@ fn detect(dir: &Path, file: Option<&str>) -> Result<Draft, InitError> {
             .map(str::to_string),
         _ => None,
     };
-    let mut found = Found::default();
+    let mut found = Found {
+        quick: file.is_some(),
+        ..Found::default()
+    };
     let lone = planned.len() == 1;
     let chapters: Vec<ChapterGuess> = planned
         .into_iter()
@@ -352,7 +355,7 @@ fn detect(dir: &Path, file: Option<&str>) -> Result<Draft, InitError> {
     Ok(Draft {
         output: default_output(dir, file),
         volumes: found.headings.volumes,
-        chapters: (!found.uncounted).then_some(found.headings.chapters),
+        chapters: (!found.uncounted && !found.quick).then_some(found.headings.chapters),
         site_lines: found.site_lines,
         metadata,
         report: InitReport {
@@ -431,6 +434,10 @@ struct Found {
     site_lines: usize,
     /// That preset, compiled when the first text file is read.
     preset: Option<TextFix>,
+    /// One file built in one go (`epubforge FILE`): only what the metadata needs is read off
+    /// it, not what the build itself finds (its chapters, every site line), so that the
+    /// one-command build costs little more than the build ([`quick_headings`]).
+    quick: bool,
 }
 
 /// The chapters of `SUMMARY.md` whose files exist inside the folder of `boundary`, paths made
@@ -544,9 +551,10 @@ fn examine(
             found.header = names::from_first_lines(&text);
         }
         let preset = found.preset.get_or_insert_with(web_novel_preset);
-        found.site_lines += site_lines(&text, &path, &p.file, preset);
+        found.site_lines += site_lines(&text, &path, &p.file, preset, found.quick);
     }
     let counted = match kind {
+        SourceKind::Text if p.title.is_none() && found.quick => quick_headings(&text),
         SourceKind::Text if p.title.is_none() => headings(&text),
         _ => Headings::default(),
     };
@@ -598,17 +606,50 @@ fn web_novel_preset() -> TextFix {
 /// How many lines of `text` holding an address (a dot or a colon) the preset removes whole: a
 /// site's name or address, a download notice. Longer lines are paragraphs, which no line rule
 /// removes, and are not looked at.
-fn site_lines(text: &str, path: &Path, rel: &str, preset: &TextFix) -> usize {
+/// With `quick` (a file built in one go, where only whether the preset is wanted matters: the
+/// build's summary says what it removed), only the first and last [`QUICK_SITE_LINES`] lines
+/// are tried, where a download's site header and footer are.
+fn site_lines(text: &str, path: &Path, rel: &str, preset: &TextFix, quick: bool) -> usize {
     let file = FileRef {
         path,
         relative: rel,
     };
     // Only lines holding an address are tried: running the rules on every line of a novel
     // cost more than the build itself.
-    text.lines()
-        .filter(|l| l.len() <= SITE_LINE_BYTES && l.contains(['.', '．', ':', '：']))
-        .filter(|l| preset.removes_line(l, file))
-        .count()
+    let tried = |l: &&str| l.len() <= SITE_LINE_BYTES && l.contains(['.', '．', ':', '：']);
+    let count = |lines: &mut dyn Iterator<Item = &str>| {
+        lines
+            .filter(tried)
+            .filter(|l| preset.removes_line(l, file))
+            .count()
+    };
+    let lines = text.lines().count();
+    if !quick || lines <= 2 * QUICK_SITE_LINES {
+        return count(&mut text.lines());
+    }
+    count(&mut text.lines().take(QUICK_SITE_LINES))
+        + count(&mut text.lines().skip(lines - QUICK_SITE_LINES))
+}
+
+/// How many lines at each end of a file built in one go [`site_lines`] tries.
+const QUICK_SITE_LINES: usize = 1000;
+
+/// Whether a text file built in one go has chapter headings to be split at: the line test of
+/// the split ([`crate::convert::split::is_heading`], which names every line the whole file may
+/// make a heading), stopping at the [`SPLIT_MIN_HEADINGS`]th. The build's own split decides
+/// and counts them (its outline says how many); a second whole split here would cost as much
+/// as the build's.
+fn quick_headings(text: &str) -> Headings {
+    let mode = crate::convert::split::SplitMode::Auto;
+    let chapters = text
+        .split('\n')
+        .filter(|l| crate::convert::split::is_heading(l, &mode))
+        .take(SPLIT_MIN_HEADINGS)
+        .count();
+    Headings {
+        volumes: 0,
+        chapters,
+    }
 }
 
 /// The longest line [`site_lines`] looks at, in bytes (the preset's 120 characters, in UTF-8).
@@ -891,7 +932,13 @@ mod tests {
         );
         assert_eq!(r.chapters.len(), 1, "only the file given: {:?}", r.chapters);
         assert_eq!(r.cover.as_deref(), Some("010 - 别的名字[www.site.org].jpg"));
-        assert_eq!((draft.volumes, draft.chapters), (1, Some(3)));
+        // A file built in one go is only looked at for whether it is split: the build counts.
+        assert_eq!((draft.volumes, draft.chapters), (0, None));
+        assert!(
+            draft.metadata.contains("split = \"auto\""),
+            "{}",
+            draft.metadata
+        );
         assert_eq!(draft.site_lines, 1);
         assert_eq!(draft.output, d.join("010 - 别的名字[www.site.org].epub"));
         assert!(!d.join(METADATA_FILE).exists(), "a draft writes nothing");

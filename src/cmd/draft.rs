@@ -83,19 +83,22 @@ fn summary(path: &Path, draft: &Draft, report: &epubforge::BuildReport) -> Strin
         format!("《{}》 {author}", found.title),
         found.language.clone(),
     ];
-    let chapters = plural(draft.chapters.unwrap_or(report.chapters), "chapter");
-    parts.push(match draft.volumes {
+    // The build's outline counts what it made; the draft's count only where it has none.
+    let (volumes, chapters) = report.outline.as_ref().map_or(
+        (draft.volumes, draft.chapters.unwrap_or(report.chapters)),
+        |o| (o.volumes, o.chapters),
+    );
+    let chapters = plural(chapters, "chapter");
+    parts.push(match volumes {
         0 => chapters,
         n => format!("{} / {chapters}", plural(n, "volume")),
     });
     if let Some(cover) = &found.cover {
         parts.push(format!("cover {cover}"));
     }
+    // What the preset removed, the build's own summary line counts (the text ledger).
     if draft.site_lines > 0 {
-        parts.push(format!(
-            "{} removed (web-novel cleanup preset)",
-            plural(draft.site_lines, "site line")
-        ));
+        parts.push("site lines found: web-novel cleanup preset on".to_string());
     }
     parts.extend(found.notes.iter().cloned());
     format!(
