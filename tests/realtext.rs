@@ -298,8 +298,13 @@ fn a_web_download_s_labelled_headings_are_found() {
         titles,
         ["简介", "第一回 宴桃园豪杰三结义", "第二回 张翼德怒鞭督邮"]
     );
+    // The site's lines (the notice, the update stamps) turn init's web-novel cleanup preset
+    // on, which removes the stamp under each heading: forty paragraphs are left.
+    let metadata = std::fs::read_to_string(f.path("metadata.toml")).unwrap();
+    assert!(metadata.contains("cleanup-preset = \"web-novel\""), "{metadata}");
     let p = paragraphs(&docs[1]);
-    assert_eq!(p.len(), 41, "the stamp line and forty paragraphs: {p:?}");
+    assert_eq!(p.len(), 40, "forty paragraphs, the stamp line removed: {p:?}");
+    assert!(!p.iter().any(|p| p.contains("更新时间")), "{p:?}");
 }
 
 /// An mdBook book in the shape of the mdBook guide and the Rust book: book.toml with `src`,
