@@ -533,8 +533,12 @@ fn examine(
     notes: &mut Vec<String>,
 ) -> ChapterGuess {
     let path = dir.join(&p.file);
-    let (text, encoding) = read_whole(boundary, &path, &p.file, notes);
     let kind = SourceKind::of(&path);
+    let (text, encoding) = match kind {
+        // The build decodes the whole file and guesses its encoding itself.
+        SourceKind::Text if found.quick => (read_head(boundary, &path, &p.file, notes), None),
+        _ => read_whole(boundary, &path, &p.file, notes),
+    };
     if found.about.is_empty() {
         found.about = crate::convert::about::about(&path, &text, lone);
     }
@@ -654,6 +658,40 @@ fn quick_headings(text: &str) -> Headings {
 
 /// The longest line [`site_lines`] looks at, in bytes (the preset's 120 characters, in UTF-8).
 const SITE_LINE_BYTES: usize = 120 * 4;
+
+/// How much of a text file built in one go is read for its metadata.
+const QUICK_HEAD_BYTES: u64 = 1 << 20;
+
+/// The first [`QUICK_HEAD_BYTES`] of a text file built in one go, decoded (the encoding guessed
+/// from them, cut after a line break so that no character is cut: a line break is never part
+/// of a multi-byte character in UTF-8, GBK, Big5 or Shift_JIS), or the whole file when
+/// shorter: what its metadata needs (title, author, language, whether it has headings, a site
+/// header). The build reads and decodes the whole file itself; reading it twice cost the
+/// one-command build a fifth of its time.
+fn read_head(boundary: &Boundary, path: &Path, rel: &str, notes: &mut Vec<String>) -> String {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    let read = boundary.open(path).and_then(|file| {
+        file.take(QUICK_HEAD_BYTES)
+            .read_to_end(&mut bytes)
+            .map_err(|e| crate::error::Error::io(path, "cannot read", e))
+    });
+    if let Err(e) = read {
+        notes.push(format!("{rel}: {e}"));
+        return String::new();
+    }
+    if bytes.len() as u64 == QUICK_HEAD_BYTES {
+        let utf16 = bytes.starts_with(&[0xFF, 0xFE]) || bytes.starts_with(&[0xFE, 0xFF]);
+        let end = match utf16 {
+            true => bytes.len() & !1,
+            false => memchr::memrchr(b'\n', &bytes).map_or(bytes.len(), |i| i + 1),
+        };
+        bytes.truncate(end);
+    }
+    crate::source::decode(&bytes, None, EncodingErrors::Replace)
+        .map(|d| d.text)
+        .unwrap_or_default()
+}
 
 /// A chapter file's text, decoded as the build decodes it (`convert::chapter::decode_file`),
 /// and the encoding to write when the build guesses it (the same guess, from the same bytes).

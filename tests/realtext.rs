@@ -301,9 +301,16 @@ fn a_web_download_s_labelled_headings_are_found() {
     // The site's lines (the notice, the update stamps) turn init's web-novel cleanup preset
     // on, which removes the stamp under each heading: forty paragraphs are left.
     let metadata = std::fs::read_to_string(f.path("metadata.toml")).unwrap();
-    assert!(metadata.contains("cleanup-preset = \"web-novel\""), "{metadata}");
+    assert!(
+        metadata.contains("cleanup-preset = \"web-novel\""),
+        "{metadata}"
+    );
     let p = paragraphs(&docs[1]);
-    assert_eq!(p.len(), 40, "forty paragraphs, the stamp line removed: {p:?}");
+    assert_eq!(
+        p.len(),
+        40,
+        "forty paragraphs, the stamp line removed: {p:?}"
+    );
     assert!(!p.iter().any(|p| p.contains("更新时间")), "{p:?}");
 }
 

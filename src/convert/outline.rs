@@ -257,21 +257,32 @@ fn nest(placed: Vec<(usize, Entry)>) -> Vec<Entry> {
 /// Characters of text in an XHTML fragment, white space not counted: what is outside its
 /// tags, an entity or character reference counting as one.
 pub(crate) fn text_chars(xhtml: &str) -> usize {
-    let (mut n, mut in_tag, mut in_reference) = (0, false, false);
-    for c in xhtml.chars() {
-        match c {
-            '<' => in_tag = true,
-            '>' if in_tag => in_tag = false,
-            _ if in_tag => {}
-            '&' => {
-                in_reference = true;
-                n += 1;
+    // By bytes: a character is counted at its first byte; only the lead bytes of the
+    // non-ASCII white space (U+0085, U+00A0, U+1680, U+2000-U+205F, U+3000) are decoded.
+    let bytes = xhtml.as_bytes();
+    let (mut n, mut i) = (0, 0);
+    while i < bytes.len() {
+        let b = bytes[i];
+        let skip_to =
+            |stop: u8| memchr::memchr(stop, &bytes[i..]).map_or(bytes.len(), |j| i + j + 1);
+        match b {
+            b'<' => {
+                i = skip_to(b'>');
+                continue;
             }
-            ';' if in_reference => in_reference = false,
-            _ if in_reference => {}
-            c if c.is_whitespace() => {}
+            b'&' => {
+                n += 1;
+                i = skip_to(b';');
+                continue;
+            }
+            _ if b.is_ascii_whitespace() || b & 0xC0 == 0x80 => {}
+            0xC2 | 0xE1 | 0xE2 | 0xE3 => {
+                let c = xhtml[i..].chars().next().unwrap_or(' ');
+                n += usize::from(!c.is_whitespace());
+            }
             _ => n += 1,
         }
+        i += 1;
     }
     n
 }
