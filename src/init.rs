@@ -769,6 +769,19 @@ pub fn find_chapter_files(dir: &Path, sub: &Path) -> Result<Vec<String>, InitErr
     Ok(out)
 }
 
+/// [`SIMPLIFIED_ONLY`] and [`TRADITIONAL_ONLY`] as sets, made once: searching the strings for
+/// every Han character of the sample cost more than the rest of reading a download.
+fn variant_sets() -> &'static (rustc_hash::FxHashSet<char>, rustc_hash::FxHashSet<char>) {
+    static SETS: std::sync::OnceLock<(rustc_hash::FxHashSet<char>, rustc_hash::FxHashSet<char>)> =
+        std::sync::OnceLock::new();
+    SETS.get_or_init(|| {
+        (
+            SIMPLIFIED_ONLY.chars().collect(),
+            TRADITIONAL_ONLY.chars().collect(),
+        )
+    })
+}
+
 /// A BCP 47 tag guessed from the text: `ja` when there is kana, `ko` for hangul, `zh-CN` or
 /// `zh-TW` for Chinese (by characters that exist only in simplified or in traditional script),
 /// else `en`.
@@ -781,9 +794,10 @@ pub fn guess_language(text: &str) -> &'static str {
             0xAC00..=0xD7AF | 0x1100..=0x11FF | 0x3130..=0x318F => hangul += 1,
             0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xF900..=0xFAFF | 0x20000..=0x2FFFF => {
                 han += 1;
-                if SIMPLIFIED_ONLY.contains(c) {
+                let (simplified_only, traditional_only) = variant_sets();
+                if simplified_only.contains(&c) {
                     simplified += 1;
-                } else if TRADITIONAL_ONLY.contains(c) {
+                } else if traditional_only.contains(&c) {
                     traditional += 1;
                 }
             }

@@ -257,34 +257,37 @@ fn nest(placed: Vec<(usize, Entry)>) -> Vec<Entry> {
 /// Characters of text in an XHTML fragment, white space not counted: what is outside its
 /// tags, an entity or character reference counting as one.
 pub(crate) fn text_chars(xhtml: &str) -> usize {
-    // By bytes: a character is counted at its first byte; only the lead bytes of the
-    // non-ASCII white space (U+0085, U+00A0, U+1680, U+2000-U+205F, U+3000) are decoded.
     let bytes = xhtml.as_bytes();
     let (mut n, mut i) = (0, 0);
     while i < bytes.len() {
-        let b = bytes[i];
-        let skip_to =
-            |stop: u8| memchr::memchr(stop, &bytes[i..]).map_or(bytes.len(), |j| i + j + 1);
-        match b {
-            b'<' => {
-                i = skip_to(b'>');
-                continue;
-            }
-            b'&' => {
-                n += 1;
-                i = skip_to(b';');
-                continue;
-            }
-            _ if b.is_ascii_whitespace() || b & 0xC0 == 0x80 => {}
-            0xC2 | 0xE1 | 0xE2 | 0xE3 => {
-                let c = xhtml[i..].chars().next().unwrap_or(' ');
-                n += usize::from(!c.is_whitespace());
-            }
-            _ => n += 1,
-        }
-        i += 1;
+        let stop = memchr::memchr2(b'<', b'&', &bytes[i..]).map_or(bytes.len(), |j| i + j);
+        n += run_chars(&xhtml[i..stop]);
+        let Some(&mark) = bytes.get(stop) else {
+            break;
+        };
+        // An entity or character reference counts as one character; a tag as none.
+        n += usize::from(mark == b'&');
+        let end = if mark == b'&' { b';' } else { b'>' };
+        i = memchr::memchr(end, &bytes[stop..]).map_or(bytes.len(), |j| stop + j + 1);
     }
     n
+}
+
+/// Characters of a run of text, white space not counted. Counted by bytes (a character at its
+/// first byte, which the compiler runs many at a time); the few non-ASCII white-space
+/// characters (U+0085, U+00A0, U+1680, U+2000-U+205F, U+3000) are then looked for by their
+/// first bytes and taken off.
+fn run_chars(run: &str) -> usize {
+    let bytes = run.as_bytes();
+    let all = bytes
+        .iter()
+        .filter(|&&b| b & 0xC0 != 0x80 && !b.is_ascii_whitespace())
+        .count();
+    let spaces = memchr::memchr3_iter(0xC2, 0xE2, 0xE3, bytes)
+        .chain(memchr::memchr_iter(0xE1, bytes))
+        .filter(|&i| run[i..].chars().next().is_some_and(char::is_whitespace))
+        .count();
+    all - spaces
 }
 
 #[cfg(test)]
