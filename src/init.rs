@@ -206,7 +206,7 @@ pub fn init(dir: &Path, opts: &InitOptions) -> Result<InitReport, InitError> {
             path: metadata_path,
         });
     }
-    let draft = detect(dir, None)?;
+    let draft = detect(dir, None, false)?;
     draft.write_metadata()?;
     Ok(draft.report)
 }
@@ -265,13 +265,26 @@ impl Draft {
 /// The book in `input` as `init` would read it: a chapter file (the book is that file alone,
 /// whatever else its folder holds) or a folder of chapter files.
 pub fn draft(input: &Path) -> Result<Draft, InitError> {
+    draft_with(input, false)
+}
+
+/// [`draft`] for a book built at once and not saved (`epubforge FILE`): a text file is read
+/// only for what the metadata needs (its first MiB: title, author, language, whether it has
+/// headings, a site header), not decoded and split whole, which the build then does; the
+/// encoding is left to the build to guess, and [`Draft::chapters`] is None (the build's outline
+/// counts them).
+pub fn draft_to_build(input: &Path) -> Result<Draft, InitError> {
+    draft_with(input, true)
+}
+
+fn draft_with(input: &Path, quick: bool) -> Result<Draft, InitError> {
     let meta = std::fs::metadata(input).map_err(|source| InitError::Io {
         path: input.to_path_buf(),
         action: "cannot read",
         source,
     })?;
     if meta.is_dir() {
-        return detect(input, None);
+        return detect(input, None, quick);
     }
     let name = input.file_name().and_then(|n| n.to_str());
     let Some(name) = name.filter(|_| SourceKind::known(input).is_some()) else {
@@ -283,11 +296,11 @@ pub fn draft(input: &Path) -> Result<Draft, InitError> {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
     };
-    detect(dir, Some(name))
+    detect(dir, Some(name), quick)
 }
 
 /// Reads the chapter files in `dir` (only `file` when given) and makes the metadata for them.
-fn detect(dir: &Path, file: Option<&str>) -> Result<Draft, InitError> {
+fn detect(dir: &Path, file: Option<&str>, quick: bool) -> Result<Draft, InitError> {
     // The files init reads go through the same boundary as the build's: a `SUMMARY.md` entry
     // or a chapter that leads out of `dir` is never read.
     let boundary = Boundary::new(dir, false);
@@ -318,7 +331,7 @@ fn detect(dir: &Path, file: Option<&str>) -> Result<Draft, InitError> {
         _ => None,
     };
     let mut found = Found {
-        quick: file.is_some(),
+        quick: quick && file.is_some(),
         ..Found::default()
     };
     let lone = planned.len() == 1;
@@ -984,13 +997,24 @@ mod tests {
         );
         assert_eq!(r.chapters.len(), 1, "only the file given: {:?}", r.chapters);
         assert_eq!(r.cover.as_deref(), Some("010 - 别的名字[www.site.org].jpg"));
-        // A file built in one go is only looked at for whether it is split: the build counts.
-        assert_eq!((draft.volumes, draft.chapters), (0, None));
+        assert_eq!((draft.volumes, draft.chapters), (1, Some(3)));
         assert!(
-            draft.metadata.contains("split = \"auto\""),
+            draft.metadata.contains("encoding = \"gbk\""),
             "{}",
             draft.metadata
         );
+        // Built at once and not saved, it is only looked at for whether it is split: the
+        // build counts, and guesses the encoding.
+        let quick = draft_to_build(&file).unwrap();
+        assert_eq!((quick.volumes, quick.chapters), (0, None));
+        assert!(
+            quick.metadata.contains("split = \"auto\""),
+            "{}",
+            quick.metadata
+        );
+        assert!(!quick.metadata.contains("\nencoding ="), "{}", quick.metadata);
+        assert_eq!(quick.report.title, draft.report.title);
+        assert_eq!(quick.report.authors, draft.report.authors);
         assert_eq!(draft.site_lines, 1);
         assert_eq!(draft.output, d.join("010 - 别的名字[www.site.org].epub"));
         assert!(!d.join(METADATA_FILE).exists(), "a draft writes nothing");

@@ -73,7 +73,9 @@ pub use convert::outline::{Entry as OutlineEntry, EntryKind, Outline};
 pub use convert::split::SplitMode;
 pub use diagnostic::{Code, Diagnostic, MessageId, Severity};
 pub use error::{Error, Result};
-pub use init::{ChapterGuess, Draft, InitError, InitOptions, InitReport, Placement, draft, init};
+pub use init::{
+    ChapterGuess, Draft, InitError, InitOptions, InitReport, Placement, draft, draft_to_build, init,
+};
 pub use interrupt::install as install_interrupt_handler;
 pub use interrupt::{
     InFlight, RunningChild, create_registered, forget_replaced, record_replaced, spawn_registered,

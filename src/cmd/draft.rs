@@ -29,7 +29,13 @@ pub fn is_draft(path: &Path, folders: bool) -> bool {
 /// read as a book or its settings not saved (said on stderr).
 pub fn build(path: &Path, opts: &BuildOptions, args: &BuildArgs) -> Option<Outcome> {
     let start = Instant::now();
-    let draft = epubforge::draft(path)
+    // Saved, the metadata is what `init` writes (the whole file read); built at once, only
+    // what the build does not find itself is read.
+    let read = match args.save {
+        true => epubforge::draft,
+        false => epubforge::draft_to_build,
+    };
+    let draft = read(path)
         .and_then(|draft| match args.save {
             true => draft.save(false).map(|saved| {
                 if !args.quiet {
