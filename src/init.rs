@@ -1012,7 +1012,11 @@ mod tests {
             "{}",
             quick.metadata
         );
-        assert!(!quick.metadata.contains("\nencoding ="), "{}", quick.metadata);
+        assert!(
+            !quick.metadata.contains("\nencoding ="),
+            "{}",
+            quick.metadata
+        );
         assert_eq!(quick.report.title, draft.report.title);
         assert_eq!(quick.report.authors, draft.report.authors);
         assert_eq!(draft.site_lines, 1);
