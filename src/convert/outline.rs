@@ -98,7 +98,8 @@ pub(crate) fn node_count(nodes: &[Node]) -> usize {
 
 impl Outline {
     /// The outline of the book's `contents`, whose nodes came from `origins` (in reading
-    /// order, a part before its chapters; see [`super::book::Loaded::origins`]).
+    /// order, a part before its chapters, as the build records them while it assembles the
+    /// book).
     pub fn of(contents: &[Node], origins: &[Origin]) -> Outline {
         let mut origins = origins.iter();
         let entries = walk(contents, &mut origins);
