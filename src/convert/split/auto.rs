@@ -311,7 +311,7 @@ fn labelled(line: &str) -> Option<Weak> {
 
 /// Characters that decorate a heading-like line: `===第一章===`, `【第一章】`, `[0001] 标题`,
 /// `★第一章★`.
-fn is_decoration(c: char) -> bool {
+pub(super) fn is_decoration(c: char) -> bool {
     matches!(
         c,
         '=' | '*'
@@ -972,6 +972,19 @@ const CHINESE_KEYWORDS: [&str; 17] = [
     "序",
 ];
 
+/// `text` after keyword `kw`, which may be spaced out as headings are centred by hand
+/// (`尾　声`, `楔 子`): white space between its characters, none inside a character.
+fn strip_keyword<'a>(text: &'a str, kw: &str) -> Option<&'a str> {
+    let mut rest = text;
+    for (i, c) in kw.chars().enumerate() {
+        if i > 0 {
+            rest = rest.trim_start_matches(is_space);
+        }
+        rest = rest.strip_prefix(c)?;
+    }
+    Some(rest)
+}
+
 /// English keywords for unnumbered chapter-level sections.
 const ENGLISH_KEYWORDS: [&str; 2] = ["prologue", "epilogue"];
 
@@ -979,7 +992,7 @@ const ENGLISH_KEYWORDS: [&str; 2] = ["prologue", "epilogue"];
 fn unnumbered_chapter(text: &str) -> Option<Found> {
     let rest = if let Some(rest) = CHINESE_KEYWORDS
         .iter()
-        .find_map(|kw| text.strip_prefix(kw).map(|r| (*kw, r)))
+        .find_map(|kw| strip_keyword(text, kw).map(|r| (*kw, r)))
         .map(|(kw, rest)| {
             if kw == "番外" {
                 rest.trim_start_matches(is_numeral_char)

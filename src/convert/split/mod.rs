@@ -25,6 +25,7 @@
 //! chapters. What the split left out, and why, is in [`Split::skipped`] for `check`'s outline.
 
 mod auto;
+mod label;
 mod numerals;
 mod structure;
 
@@ -324,11 +325,12 @@ fn sections(found: Vec<HeadingLine>, lines: &[&str]) -> (Vec<Section>, Vec<Split
     }
     for HeadingLine {
         index,
-        found,
+        mut found,
         wrapped,
         span,
     } in found
     {
+        label::keep_whole_line(lines[index], &mut found);
         if let Some(last) = sections.last_mut() {
             last.body.end = index;
         }
