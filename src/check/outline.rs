@@ -34,6 +34,9 @@ pub const LONG_CHARS: usize = 50_000;
 const LONG_MIN_CHAPTERS: usize = 4;
 /// Headings not taken, listed per file (the rest are counted).
 const UNTAKEN_SHOWN: usize = 10;
+/// Longest label a title may keep before its `第` (`警世通言第一卷`, `《陆小凤传奇之金鹏王朝》
+/// 第一回`), in characters.
+const LABEL_CHARS: usize = 16;
 /// Two sequences interleave when the headings switch from one to the other this many times.
 const INTERLEAVE_SWITCHES: usize = 4;
 /// ... and each has at least this many headings.
@@ -81,6 +84,18 @@ fn long_chapters(outline: &Outline, report: &mut CheckReport) {
 /// `第二章` one, `Chapter 3` another; None for a heading without a number (`序章`).
 fn family(title: &str) -> Option<String> {
     let t = title.trim();
+    // A label the title keeps before its heading (`上卷 第一回`, `《书名》 第一回`).
+    let t = match t.find('第') {
+        Some(i) if i > 0 && t[..i].chars().count() <= LABEL_CHARS => {
+            let rest = &t[i + '第'.len_utf8()..];
+            let unit = rest.chars().find(|&c| !is_numeral(c));
+            match unit {
+                Some(u) if "章回节節話话集幕卷部册冊篇季".contains(u) => &t[i..],
+                _ => t,
+            }
+        }
+        _ => t,
+    };
     if let Some(rest) = t.strip_prefix('第') {
         let numeral: String = rest.chars().take_while(|&c| is_numeral(c)).collect();
         let unit = rest[numeral.len()..].chars().next()?;
@@ -237,6 +252,10 @@ fn reason(why: SkipReason) -> (&'static str, &'static str) {
             "its number cannot be read, so it stays text in the chapter before it",
             "correct the number in the source",
         ),
+        SkipReason::PatternMissed => (
+            "it is written like the headings `split` takes, but the pattern does not match it, so it stays text in the chapter before it",
+            "if it is a heading, widen the `split` pattern to match it, or correct the line",
+        ),
     }
 }
 
@@ -248,6 +267,7 @@ fn reason_name(why: SkipReason) -> &'static str {
         SkipReason::Repeated => "repeated headings",
         SkipReason::Decorated => "decorated",
         SkipReason::UnreadableNumber => "unreadable numbers",
+        SkipReason::PatternMissed => "missed by the pattern",
     }
 }
 
@@ -360,5 +380,12 @@ mod tests {
         assert_eq!(family("第一百回 xx").as_deref(), Some("第一回"));
         assert_eq!(family("Chapter 12").as_deref(), Some("chapter 1"));
         assert_eq!(family("序章"), None);
+        assert_eq!(family("上卷 第十二回 xx").as_deref(), Some("第一回"));
+        assert_eq!(
+            family("《陆小凤传奇之金鹏王朝》 第一回 有四条眉毛的人").as_deref(),
+            Some("第一回")
+        );
+        assert_eq!(family("《陆小凤传奇》 楔子 熊姥姥的糖炒栗子"), None);
+        assert_eq!(family("楔子 第一个人"), None);
     }
 }

@@ -90,11 +90,13 @@ fn summary(path: &Path, draft: &Draft, report: &epubforge::BuildReport) -> Strin
         found.language.clone(),
     ];
     // The build's outline counts what it made; the draft's count only where it has none.
-    let (volumes, chapters) = report.outline.as_ref().map_or(
-        (draft.volumes, draft.chapters.unwrap_or(report.chapters)),
-        |o| (o.volumes, o.chapters),
+    let (volumes, chapters) = report.outline.as_ref().map_or_else(
+        || {
+            let n = draft.chapters.unwrap_or(report.chapters);
+            (draft.volumes, plural(n, "chapter"))
+        },
+        |o| (o.volumes, o.chapters_summary()),
     );
-    let chapters = plural(chapters, "chapter");
     parts.push(match volumes {
         0 => chapters,
         n => format!("{} / {chapters}", plural(n, "volume")),

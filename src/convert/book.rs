@@ -212,9 +212,10 @@ pub(crate) fn assemble(
         }
         let measured = !c.lines.is_empty();
         let mut lines = c.lines.into_iter();
-        for _ in 0..super::outline::node_count(&c.nodes) {
+        for k in 0..super::outline::node_count(&c.nodes) {
             let line = lines.next().flatten();
-            a.origins.push(Origin::new(&src.path, line, measured));
+            let origin = Origin::new(&src.path, line, measured).front(c.front && k == 0);
+            a.origins.push(origin);
         }
         links.add(&src.path, c.links, (c.ids, c.homes), &c.nodes);
         out.extend(c.nodes);

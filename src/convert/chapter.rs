@@ -58,6 +58,9 @@ pub(crate) struct ConvertedChapter {
     /// A split text file's heading-like lines left out and headings read through a typo,
     /// as the split found them, for `check`'s warnings; empty for any other.
     pub headings: super::HeadingNotes,
+    /// Its first node is the text before the first heading of a split text file: front
+    /// matter, which the outline does not count as a chapter.
+    pub front: bool,
 }
 
 /// Reads, decodes and converts chapter source `src`, the `n`th (1-based) of the book, its
@@ -168,6 +171,7 @@ pub(crate) fn convert_decoded(
     let mut text_nodes = Vec::new();
     let fixing = (tally, &mut text_nodes);
     let mut headings = super::HeadingNotes::default();
+    let mut front = false;
     let (nodes, markup) = match &src.split {
         Some(SplitMode::Headings(level)) => {
             let (mut nodes, markup, more) =
@@ -179,6 +183,7 @@ pub(crate) fn convert_decoded(
         Some(mode) => {
             let (mut nodes, found, notes) = split_file(project, src, &fixed, mode, sinks)?;
             nodes.extend(back_matter);
+            front = notes.front;
             (lines, headings) = (found, notes);
             (nodes, super::Converted::default())
         }
@@ -223,6 +228,7 @@ pub(crate) fn convert_decoded(
         lines,
         removed,
         headings,
+        front,
     })
 }
 

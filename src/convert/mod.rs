@@ -282,6 +282,7 @@ pub(crate) fn split_text(
             .unwrap_or_default()
     };
     let notes = HeadingNotes {
+        front: found.sections.first().is_some_and(|s| s.heading.is_none()),
         skipped: std::mem::take(&mut found.skipped),
         repaired: (found.sections.iter())
             .filter_map(|s| s.heading.clone().filter(|h| h.repaired))
@@ -317,6 +318,8 @@ pub(crate) struct HeadingNotes {
     pub skipped: Vec<split::Skipped>,
     /// Headings whose number was read through a typo ([`split::Heading::repaired`]).
     pub repaired: Vec<split::Heading>,
+    /// The pieces start with the text before the first heading ([`Piece::Front`]).
+    pub front: bool,
 }
 
 /// Keeps the sections of volume `k` (1-based) of a split, those before the first volume

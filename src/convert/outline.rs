@@ -24,6 +24,9 @@ pub struct Origin {
     pub line: Option<usize>,
     /// Whether its body was converted (false when the build cache gave its title only).
     pub measured: bool,
+    /// It is the front matter of a split text file: the text before its first heading (a
+    /// header, a blurb, a preface, a contents list), which is no chapter of the book.
+    pub front: bool,
 }
 
 impl Origin {
@@ -33,7 +36,13 @@ impl Origin {
             path: path.to_path_buf(),
             line,
             measured,
+            front: false,
         }
+    }
+
+    /// The same origin, marked as front matter or not.
+    pub fn front(self, front: bool) -> Origin {
+        Origin { front, ..self }
     }
 }
 
@@ -45,6 +54,9 @@ pub enum EntryKind {
     Volume,
     /// A chapter.
     Chapter,
+    /// The front matter of a split text file (the text before its first heading), kept in
+    /// the book as a section of its own but not counted as a chapter.
+    Front,
 }
 
 /// A path as JSON text, lossily.
@@ -78,8 +90,10 @@ pub struct Entry {
 pub struct Outline {
     /// Number of volumes (parts).
     pub volumes: usize,
-    /// Number of chapters.
+    /// Number of chapters (front matter not counted).
     pub chapters: usize,
+    /// Number of front-matter sections (the text before the first heading of a split file).
+    pub front: usize,
     /// The top-level entries.
     pub entries: Vec<Entry>,
 }
@@ -107,12 +121,27 @@ impl Outline {
             entries,
             ..Outline::default()
         };
-        let (volumes, chapters) = outline.iter().fold((0, 0), |(v, c), e| match e.kind {
-            EntryKind::Volume => (v + 1, c),
-            EntryKind::Chapter => (v, c + 1),
-        });
-        (outline.volumes, outline.chapters) = (volumes, chapters);
+        let (volumes, chapters, front) =
+            outline.iter().fold((0, 0, 0), |(v, c, f), e| match e.kind {
+                EntryKind::Volume => (v + 1, c, f),
+                EntryKind::Chapter => (v, c + 1, f),
+                EntryKind::Front => (v, c, f + 1),
+            });
+        (outline.volumes, outline.chapters, outline.front) = (volumes, chapters, front);
         outline
+    }
+
+    /// `40 chapters`, `40 chapters + front matter`: the count of chapters as a summary says
+    /// it, front matter apart (a header, blurb and contents list are no chapter).
+    pub fn chapters_summary(&self) -> String {
+        let chapters = match self.chapters {
+            1 => "1 chapter".to_string(),
+            n => format!("{n} chapters"),
+        };
+        match self.front {
+            0 => chapters,
+            _ => format!("{chapters} + front matter"),
+        }
     }
 
     /// Every entry, depth-first (a volume before its chapters).
@@ -137,8 +166,12 @@ impl Outline {
     /// The outline as text, an entry a line, indented by nesting: its title, then
     /// `file:line` (paths shown without `base`) and its size.
     pub fn render(&self, base: Option<&Path>) -> String {
+        let front = match self.front {
+            0 => "",
+            _ => " + front matter",
+        };
         let mut out = format!(
-            "outline: {} volume(s), {} chapter(s)\n",
+            "outline: {} volume(s), {} chapter(s){front}\n",
             self.volumes, self.chapters
         );
         let mut stack: Vec<(std::slice::Iter<'_, Entry>, usize)> = vec![(self.entries.iter(), 0)];
@@ -157,13 +190,17 @@ impl Outline {
                 None => path.display().to_string(),
             };
             let size = match e.chars {
-                Some(0) if e.kind == EntryKind::Chapter => "empty".to_string(),
+                Some(0) if e.kind != EntryKind::Volume => "empty".to_string(),
                 Some(n) => format!("{n} chars"),
                 None => "size not known (from the build cache)".to_string(),
             };
             let indent = "  ".repeat(depth + 1);
             let title = printable(&e.title);
-            let _ = writeln!(out, "{indent}{title}  ({place}, {size})");
+            let front = match e.kind {
+                EntryKind::Front => "front matter, ",
+                _ => "",
+            };
+            let _ = writeln!(out, "{indent}{title}  ({front}{place}, {size})");
             stack.push((e.children.iter(), depth + 1));
         }
         out
@@ -191,14 +228,18 @@ fn walk(nodes: &[Node], origins: &mut std::slice::Iter<'_, Origin>) -> Vec<Entry
     let mut placed: Vec<(usize, Entry)> = Vec::with_capacity(nodes.len());
     for node in nodes {
         let origin = origins.next();
-        let (path, line, measured) = origin.map_or((PathBuf::new(), None, false), |o| {
-            (o.path.clone(), o.line, o.measured)
-        });
+        let (path, line, measured, front) = origin
+            .map_or((PathBuf::new(), None, false, false), |o| {
+                (o.path.clone(), o.line, o.measured, o.front)
+            });
         match node {
             Node::Chapter(c) => {
                 let nesting = levels.place(c.level);
                 let entry = Entry {
-                    kind: EntryKind::Chapter,
+                    kind: match front {
+                        true => EntryKind::Front,
+                        false => EntryKind::Chapter,
+                    },
                     title: c.title.clone(),
                     path,
                     line,
@@ -233,7 +274,7 @@ fn total_chars(entries: &[Entry]) -> Option<usize> {
         .iter()
         .map(|e| match e.kind {
             EntryKind::Volume => e.chars,
-            EntryKind::Chapter => Some(e.chars? + total_chars(&e.children)?),
+            EntryKind::Chapter | EntryKind::Front => Some(e.chars? + total_chars(&e.children)?),
         })
         .sum()
 }
@@ -363,5 +404,38 @@ mod tests {
             text.contains("\n    第二章  (book.txt:9, empty)\n"),
             "{text}"
         );
+    }
+    /// Issue 26: the text before a 40-卷 book's first heading (header, blurb, preface,
+    /// contents list) was counted as a 41st chapter.
+    #[test]
+    fn front_matter_is_counted_apart_from_the_chapters() {
+        let contents = vec![
+            chapter("簡介", "<p>警世通言</p>", 1),
+            chapter("第一卷", "<p>甲</p>", 1),
+            chapter("第二卷", "<p>乙</p>", 1),
+        ];
+        let f = Path::new("book.txt");
+        let origins = [
+            Origin::new(f, Some(1), true).front(true),
+            Origin::new(f, Some(5), true),
+            Origin::new(f, Some(9), true),
+        ];
+        let outline = Outline::of(&contents, &origins);
+        assert_eq!((outline.chapters, outline.front), (2, 1));
+        assert_eq!(outline.entries[0].kind, EntryKind::Front);
+        assert_eq!(outline.chapters_summary(), "2 chapters + front matter");
+        let text = outline.render(None);
+        assert!(
+            text.starts_with("outline: 0 volume(s), 2 chapter(s) + front matter\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("簡介  (front matter, book.txt:1, 4 chars)"),
+            "{text}"
+        );
+        let json = serde_json::to_value(&outline).unwrap();
+        assert_eq!(json["chapters"], 2);
+        assert_eq!(json["front"], 1);
+        assert_eq!(json["entries"][0]["kind"], "front");
     }
 }

@@ -446,6 +446,8 @@ impl Reuse {
             // Not converted again: the ledger counts what this build converts.
             removed: Default::default(),
             headings: Default::default(),
+            // Only a file of one chapter is taken from the cache: no front matter.
+            front: false,
         })
     }
 

@@ -208,7 +208,7 @@ fn strip_tags(stem: &str) -> String {
             && let Some(end) = rest[c.len_utf8()..].find(close)
         {
             let inner = &rest[c.len_utf8()..c.len_utf8() + end];
-            if is_site(inner) || is_note(inner) {
+            if is_site(inner) || is_note(inner) || is_encoding(inner) {
                 rest = &rest[c.len_utf8() + end + close.len_utf8()..];
                 continue 'scan;
             }
@@ -216,12 +216,16 @@ fn strip_tags(stem: &str) -> String {
         out.push(c);
         rest = &rest[c.len_utf8()..];
     }
-    // A bare address among words: `书名 www.qisuu.com`, `书名_www.shupengw.com`.
-    let words: Vec<String> = out.split(' ').map(|w| drop_sites(w, '_')).collect();
+    // A bare address among words: `书名 www.qisuu.com`, `书名_www.shupengw.com`; an
+    // encoding's name: `紅樓夢_Big5`, `书名-utf8`, `书名 GBK`.
+    let words: Vec<String> = out
+        .split(' ')
+        .map(|w| drop_encodings(&drop_sites(w, '_')))
+        .collect();
     let words: Vec<&str> = words
         .iter()
         .map(String::as_str)
-        .filter(|w| !w.is_empty() && !is_site(w))
+        .filter(|w| !w.is_empty() && !is_site(w) && !is_encoding(w))
         .collect();
     words.join(" ").trim().to_string()
 }
@@ -230,6 +234,43 @@ fn strip_tags(stem: &str) -> String {
 fn drop_sites(word: &str, sep: char) -> String {
     let kept: Vec<&str> = word.split(sep).filter(|w| !is_site(w)).collect();
     kept.join(&sep.to_string())
+}
+
+/// `word` without a trailing `_tag` or `-tag` naming an encoding (`紅樓夢_Big5`,
+/// `书名-utf8`), however many.
+fn drop_encodings(word: &str) -> String {
+    let mut word = word;
+    while let Some(i) = (word.char_indices().rev())
+        .filter(|&(i, c)| i > 0 && matches!(c, '_' | '-'))
+        .map(|(i, _)| i)
+        .find(|&i| is_encoding(&word[i + 1..]))
+    {
+        word = &word[..i];
+    }
+    word.to_string()
+}
+
+/// The name of a text encoding, as download sites tag a file with it: `Big5`, `GBK`,
+/// `UTF-8`, `utf8`, `GB2312`, `Unicode` (any case and width).
+fn is_encoding(s: &str) -> bool {
+    const NAMES: [&str; 12] = [
+        "big5",
+        "big5hkscs",
+        "gbk",
+        "gb2312",
+        "gb18030",
+        "utf8",
+        "utf-8",
+        "utf16",
+        "utf-16",
+        "unicode",
+        "ansi",
+        "utf8bom",
+    ];
+    let folded: String = s.trim().chars().map(fold_width).collect();
+    let lower = folded.to_ascii_lowercase();
+    let lower = lower.strip_suffix("编码").unwrap_or(&lower);
+    NAMES.contains(&lower) || NAMES.contains(&lower.replace('_', "-").as_str())
 }
 
 /// A web address or a site's name: `www.site.org`, `qisuu.com`, `奇书网`, `书屋`.
@@ -514,6 +555,15 @@ mod tests {
         assert_eq!(both("三国演义-（明）罗贯中"), pair("三国演义", "罗贯中"));
         assert_eq!(both("三国演义_罗贯中"), pair("三国演义", "罗贯中"));
         assert_eq!(both("三国演义[精校版]"), title("三国演义"));
+        // Issue 26: `紅樓夢_Big5.txt` was titled `紅樓夢_Big5`.
+        assert_eq!(book_name("紅樓夢_Big5"), "紅樓夢");
+        assert_eq!(book_name("紅樓夢_GBK"), "紅樓夢");
+        assert_eq!(book_name("红楼梦_utf8"), "红楼梦");
+        assert_eq!(book_name("红楼梦(UTF-8)"), "红楼梦");
+        assert_eq!(book_name("红楼梦[txt80]"), "红楼梦");
+        assert_eq!(book_name("红楼梦 GB2312"), "红楼梦");
+        assert_eq!(book_name("红楼梦-utf-8"), "红楼梦");
+        assert_eq!(both("红楼梦-utf8"), title("红楼梦"));
         assert_eq!(book_name("010 - 三国演义[www.qisuu.org]"), "三国演义");
         assert_eq!(book_name("三国演义"), "三国演义");
         assert_eq!(book_name("三国演义[第1章]"), "三国演义");

@@ -244,6 +244,10 @@ pub(crate) enum SkipReason {
     /// `第` + number + unit whose number cannot be read (`第十x回`), even through the typos
     /// [`Heading::repaired`] reads.
     UnreadableNumber,
+    /// A heading like the ones a user's `split` pattern takes (`第十二章` in a book whose
+    /// `第十一章` it matched, or `上卷 第一回` where it matched `第二回`), which the pattern
+    /// does not match: it stays text in the chapter before it.
+    PatternMissed,
 }
 
 /// The result of [`split`]: the outline of a file and what was left out of it.
@@ -401,6 +405,8 @@ fn find_headings(lines: &[&str], mode: &SplitMode, blocks: bool) -> Candidates {
     let mut bare = Vec::new();
     let mut weak = Vec::new();
     let mut skipped = Vec::new();
+    // Lines a user's pattern did not match that the built-in rules would take.
+    let mut missed = Vec::new();
     for (index, raw) in lines.iter().enumerate() {
         let line = auto::trim_line(raw);
         if line.is_empty() {
@@ -414,8 +420,9 @@ fn find_headings(lines: &[&str], mode: &SplitMode, blocks: bool) -> Candidates {
             SplitMode::Headings(_) => Vec::new(),
         };
         if found.is_empty() {
-            if matches!(mode, SplitMode::Auto) {
-                not_found(index, line, (&mut bare, &mut weak, &mut skipped));
+            match mode {
+                SplitMode::Auto => not_found(index, line, (&mut bare, &mut weak, &mut skipped)),
+                _ => missed.extend(pattern_missed(index, line)),
             }
             continue;
         }
@@ -450,6 +457,7 @@ fn find_headings(lines: &[&str], mode: &SplitMode, blocks: bool) -> Candidates {
             .is_some_and(|f| f.number.is_some_and(|n| n <= 1))
     });
     bare.drain(..first.unwrap_or(bare.len()));
+    skipped.extend(like_the_headings(missed, &out, lines));
     if !chapters && bare_chapters(&bare, lines) {
         out.extend(bare);
         out.sort_by_key(|h| h.index);
@@ -489,6 +497,55 @@ fn not_found(
             why,
         });
     }
+}
+
+/// A line a user's `split` pattern did not match, and the family of the heading the built-in
+/// rules read in it (None for a heading-like line they do not take: decorated, an unreadable
+/// number).
+fn pattern_missed(index: usize, line: &str) -> Option<(Skipped, Option<auto::Family>)> {
+    let skipped = |why| Skipped {
+        line: index + 1,
+        text: auto::collapse_spaces(line),
+        why,
+    };
+    if let Some(why) = auto::not_taken(line) {
+        return Some((skipped(why), None));
+    }
+    let family = auto_family(line)?;
+    Some((skipped(SkipReason::PatternMissed), Some(family)))
+}
+
+/// The family of the numbered heading the built-in rules read in a trimmed line, if any.
+fn auto_family(line: &str) -> Option<auto::Family> {
+    let found = match auto::detect(line) {
+        found if !found.is_empty() => found,
+        _ => auto::weak(line)?.found,
+    };
+    let numbered = found.iter().find(|f| f.number.is_some())?;
+    Some(auto::family(&numbered.title).0)
+}
+
+/// Of the lines a pattern missed, those that look like the headings it took: decorated or
+/// unreadable heading-like lines, and headings of a family the pattern's headings have
+/// (`第十二章` missed by a pattern that took `第十一章`), not a heading of another kind the
+/// user chose not to split at.
+fn like_the_headings(
+    missed: Vec<(Skipped, Option<auto::Family>)>,
+    taken: &[HeadingLine],
+    lines: &[&str],
+) -> Vec<Skipped> {
+    if missed.is_empty() {
+        return Vec::new();
+    }
+    let families: std::collections::HashSet<auto::Family> = taken
+        .iter()
+        .filter_map(|h| auto_family(auto::trim_line(lines[h.index])))
+        .collect();
+    missed
+        .into_iter()
+        .filter(|(_, family)| family.is_none_or(|f| families.contains(&f)))
+        .map(|(s, _)| s)
+        .collect()
 }
 
 /// A title a paragraph below an English heading that has none (`CHAPTER I.`, a bare `IV`,

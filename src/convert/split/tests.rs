@@ -1352,3 +1352,36 @@ fn decorated_headings_keep_the_book_name_and_spaced_keywords_are_sections() {
     );
     assert!(found.warnings.is_empty(), "{:?}", found.warnings);
 }
+
+/// Issue 26: `check` warned of heading-like lines not taken only with `split = "auto"`; a
+/// pattern that misses some of the book's headings (a dash in a numeral, a label before it,
+/// decoration) left them in the chapter before, unseen.
+#[test]
+fn lines_a_pattern_missed_that_look_like_its_headings_are_listed() {
+    let lines = [
+        "第一回 甲",
+        "正文。",
+        "第十—回 乙",
+        "正文。",
+        "上卷 第三回 丙",
+        "正文。",
+        "===第四回===",
+        "正文。",
+        "第五章 不是这本书的标题",
+        "正文。",
+        "第二回 丁",
+        "正文。",
+    ];
+    let mode = SplitMode::from_config("^第[一二三四五六七八九十]+回", None).unwrap();
+    let found = split(&lines, &mode);
+    assert_eq!(chapter_lines(&found), [1, 11]);
+    let skipped: Vec<(usize, SkipReason)> = found.skipped.iter().map(|s| (s.line, s.why)).collect();
+    assert_eq!(
+        skipped,
+        [
+            (3, SkipReason::PatternMissed),
+            (5, SkipReason::PatternMissed),
+            (7, SkipReason::Decorated),
+        ]
+    );
+}
