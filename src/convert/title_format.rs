@@ -169,6 +169,23 @@ mod tests {
         assert_eq!(titles(&book), ["{1} Storm", "Prologue"]);
     }
 
+    /// A title that keeps the label before its heading (`上卷 第三回 风起`, as the split
+    /// keeps it so that no letter is lost) is renumbered as the heading without the label.
+    #[test]
+    fn a_label_before_the_heading_goes_with_the_old_number() {
+        let f = TitleFormat::parse("第{n:zh}回 {title}").unwrap();
+        let mut book = vec![
+            chapter("上卷 第三回 风起"),
+            chapter("正文 第一回 宴桃园"),
+            chapter("《红楼梦》 第五回 云涌"),
+        ];
+        f.renumber(&mut book);
+        assert_eq!(
+            titles(&book),
+            ["第一回 风起", "第二回 宴桃园", "第三回 云涌"]
+        );
+    }
+
     #[test]
     fn a_bad_format_says_what_is_wrong() {
         let e = TitleFormat::parse("第{x}章").unwrap_err();

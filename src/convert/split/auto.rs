@@ -292,21 +292,26 @@ fn missing_di(line: &str) -> Option<Weak> {
 
 /// `警世通言第一卷　俞伯牙摔琴謝知音`: a label of letters (a book's name, `上卷`) and a heading.
 fn labelled(line: &str) -> Option<Weak> {
-    let (at, _) = line
-        .char_indices()
-        .take(MAX_LABEL_CHARS + 1)
-        .skip(1)
-        .find(|&(_, c)| c == '第')?;
+    let at = label_end(line)?;
     let label = line.get(..at)?.trim_end_matches(is_space);
-    if label.is_empty() || label.chars().any(|c| !c.is_alphanumeric() && !is_space(c)) {
-        return None;
-    }
     let found = detect_heading(line.get(at..)?);
     (!found.is_empty()).then(|| Weak {
         found,
         shape: format!("label {}", collapse_spaces(label)),
         unless: None,
     })
+}
+
+/// Where the `第` after a label of letters (`警世通言`, `上卷 `) starts, if the line has one.
+fn label_end(line: &str) -> Option<usize> {
+    let (at, _) = line
+        .char_indices()
+        .take(MAX_LABEL_CHARS + 1)
+        .skip(1)
+        .find(|&(_, c)| c == '第')?;
+    let label = line.get(..at)?.trim_end_matches(is_space);
+    let letters = !label.is_empty() && label.chars().all(|c| c.is_alphanumeric() || is_space(c));
+    letters.then_some(at)
 }
 
 /// Characters that decorate a heading-like line: `===第一章===`, `【第一章】`, `[0001] 标题`,
@@ -810,6 +815,11 @@ fn title_case_ending_a_sentence(title: &str) -> bool {
 pub(super) fn title_without_number(line: &str) -> Option<&str> {
     let line = trim_line(line);
     let text = strip_site_label(line).unwrap_or(line);
+    // A label the title keeps (`警世通言第一卷 …`, `上卷 第一回 …`: see `super::label`).
+    let text = match label_end(text) {
+        Some(at) if di_number_unit(text).is_none() => &text[at..],
+        _ => text,
+    };
     if !short_enough(text) {
         return None;
     }

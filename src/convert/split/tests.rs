@@ -1292,7 +1292,8 @@ fn bare_chinese_numbers_head_chapters_when_they_read_as_chapters() {
 /// the real downloads, reported as `lost-text`). The label stays in the title.
 #[test]
 fn a_label_before_every_heading_stays_in_its_title() {
-    let forms: [(fn(usize) -> String, &str); 3] = [
+    type Form = fn(usize) -> String;
+    let forms: [(Form, &str); 3] = [
         (
             |k| format!("    警世通言第{}卷　俞伯牙摔琴謝知音", chinese(k)),
             "警世通言第二卷 俞伯牙摔琴謝知音",
