@@ -26,6 +26,7 @@
 
 mod auto;
 mod label;
+mod missed;
 mod numerals;
 mod structure;
 
@@ -422,7 +423,7 @@ fn find_headings(lines: &[&str], mode: &SplitMode, blocks: bool) -> Candidates {
         if found.is_empty() {
             match mode {
                 SplitMode::Auto => not_found(index, line, (&mut bare, &mut weak, &mut skipped)),
-                _ => missed.extend(pattern_missed(index, line)),
+                _ => missed.extend(missed::pattern_missed(index, line)),
             }
             continue;
         }
@@ -457,7 +458,7 @@ fn find_headings(lines: &[&str], mode: &SplitMode, blocks: bool) -> Candidates {
             .is_some_and(|f| f.number.is_some_and(|n| n <= 1))
     });
     bare.drain(..first.unwrap_or(bare.len()));
-    skipped.extend(like_the_headings(missed, &out, lines));
+    skipped.extend(missed::like_the_headings(missed, &out, lines));
     if !chapters && bare_chapters(&bare, lines) {
         out.extend(bare);
         out.sort_by_key(|h| h.index);
@@ -497,55 +498,6 @@ fn not_found(
             why,
         });
     }
-}
-
-/// A line a user's `split` pattern did not match, and the family of the heading the built-in
-/// rules read in it (None for a heading-like line they do not take: decorated, an unreadable
-/// number).
-fn pattern_missed(index: usize, line: &str) -> Option<(Skipped, Option<auto::Family>)> {
-    let skipped = |why| Skipped {
-        line: index + 1,
-        text: auto::collapse_spaces(line),
-        why,
-    };
-    if let Some(why) = auto::not_taken(line) {
-        return Some((skipped(why), None));
-    }
-    let family = auto_family(line)?;
-    Some((skipped(SkipReason::PatternMissed), Some(family)))
-}
-
-/// The family of the numbered heading the built-in rules read in a trimmed line, if any.
-fn auto_family(line: &str) -> Option<auto::Family> {
-    let found = match auto::detect(line) {
-        found if !found.is_empty() => found,
-        _ => auto::weak(line)?.found,
-    };
-    let numbered = found.iter().find(|f| f.number.is_some())?;
-    Some(auto::family(&numbered.title).0)
-}
-
-/// Of the lines a pattern missed, those that look like the headings it took: decorated or
-/// unreadable heading-like lines, and headings of a family the pattern's headings have
-/// (`第十二章` missed by a pattern that took `第十一章`), not a heading of another kind the
-/// user chose not to split at.
-fn like_the_headings(
-    missed: Vec<(Skipped, Option<auto::Family>)>,
-    taken: &[HeadingLine],
-    lines: &[&str],
-) -> Vec<Skipped> {
-    if missed.is_empty() {
-        return Vec::new();
-    }
-    let families: std::collections::HashSet<auto::Family> = taken
-        .iter()
-        .filter_map(|h| auto_family(auto::trim_line(lines[h.index])))
-        .collect();
-    missed
-        .into_iter()
-        .filter(|(_, family)| family.is_none_or(|f| families.contains(&f)))
-        .map(|(s, _)| s)
-        .collect()
 }
 
 /// A title a paragraph below an English heading that has none (`CHAPTER I.`, a bare `IV`,
