@@ -371,6 +371,11 @@ fn conversion_warnings(path: &Path, converted: &super::Converted) -> Vec<Diagnos
         .iter()
         .map(|w| warn(Code::Markup, &w.message).line(w.line))
         .collect();
+    warnings.extend(converted.unsupported.iter().map(|w| {
+        warn(Code::UnsupportedMarkup, &w.message)
+            .line(w.line)
+            .hint("it is kept as written (or left out where it says so); rewrite it in Markdown the book supports")
+    }));
     if let Some(message) = removed_summary(&converted.removed) {
         warnings.push(warn(Code::RemovedContent, &message).hint(
             "a book cannot carry them; replace them with text or images, or build with --strict to refuse the loss",

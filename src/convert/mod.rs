@@ -95,6 +95,9 @@ pub struct Converted {
     pub homes: HashMap<String, usize>,
     /// Site navigation blocks left out (markup only).
     pub site_navigation: usize,
+    /// Markdown constructs not supported, one note per kind with its count (see
+    /// [`markup::Fragment::unsupported`]).
+    pub unsupported: Vec<markup::Note>,
 }
 
 /// Converts plain text (already decoded and normalised) to XHTML paragraphs. With
@@ -232,6 +235,7 @@ fn from_fragment(f: markup::Fragment) -> Converted {
         pieces: f.pieces,
         homes: f.homes,
         site_navigation: f.site_navigation,
+        unsupported: f.unsupported,
     }
 }
 
