@@ -116,7 +116,9 @@ fn blocks(src: &str, opts: Options, found: &mut Found) -> String {
             next_code += 1;
         }
         let line = lines[i];
-        let used = match code.get(next_code).filter(|c| c.range.start <= start) {
+        // An indented block's range begins after its indentation: within the line.
+        let end = start + raw_lines[i].len();
+        let used = match code.get(next_code).filter(|c| c.range.start < end) {
             Some(fence) => code_lines(fence, &raw_lines[i..], start, &mut out, found, i + 1),
             None => {
                 if let Some(n) = div_fence(line, &mut divs, &mut out, found, i + 1) {
@@ -166,12 +168,13 @@ fn code_lines(
         .strip_prefix("{=")
         .and_then(|f| f.strip_suffix('}'))
         .map(str::to_ascii_lowercase);
-    let Some(format) = raw.filter(|_| fence.range.start == start) else {
+    let opens_here = (start..start + lines[0].len()).contains(&fence.range.start);
+    let Some(format) = raw.filter(|_| opens_here) else {
         out.push_str(lines[0]);
         return 0;
     };
     let mut end = start;
-    let mut n = 0;
+    let mut n = 0usize;
     while n < lines.len() && end < fence.range.end {
         end += lines[n].len();
         n += 1;
@@ -198,15 +201,17 @@ fn div_fence(
     found: &mut Found,
     n: usize,
 ) -> Option<usize> {
-    let indent = line.len() - line.trim_start_matches(' ').len();
-    let rest = line[indent..].strip_prefix(":::").filter(|_| indent < 4)?;
+    // Indented, the fence is inside a list item or a definition (a line of code is never
+    // looked at here): the markup keeps the indentation, so it stays there.
+    let indent = &line[..line.len() - line.trim_start_matches([' ', '\t']).len()];
+    let rest = line[indent.len()..].strip_prefix(":::")?;
     let rest = rest.trim_start_matches(':').trim();
     if rest.is_empty() {
         if *divs == 0 {
             found.add("::: fences closing no div (left out)", Some(n));
         } else {
             *divs -= 1;
-            out.push_str("\n</div>\n\n");
+            out.push_str(&format!("\n{indent}</div>\n\n"));
         }
         return Some(1);
     }
@@ -220,7 +225,7 @@ fn div_fence(
         false => return None,
     };
     *divs += 1;
-    out.push_str(&format!("\n<div{}>\n\n", attrs.html()));
+    out.push_str(&format!("\n{indent}<div{}>\n\n", attrs.html()));
     Some(1)
 }
 

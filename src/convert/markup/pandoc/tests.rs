@@ -86,7 +86,7 @@ fn simple_multiline_and_grid_tables_become_tables() {
 
 #[test]
 fn code_keeps_pandoc_syntax_as_written() {
-    let src = "# T\n\nSee `^[x]` here.\n\n```\n::: {.x}\n[a]{#b}\n```\n\n    +---+---+\n    | a | b |\n    +---+---+\n";
+    let src = "# T\n\nSee `^[x]` here.\n\n    (@) An example, as code.\n\n```\n::: {.x}\n[a]{#b}\n```\n\n    +---+---+\n    | a | b |\n    +---+---+\n";
     let f = convert(src);
     assert!(f.body.contains("<code>^[x]</code>"), "{}", f.body);
     assert!(f.body.contains("::: {.x}\n[a]{#b}"), "{}", f.body);
@@ -119,4 +119,28 @@ fn attributes_on_headings_pictures_and_links_never_show() {
         f.body
     );
     assert!(!body_text(&f).contains('{'), "{}", f.body);
+}
+
+#[test]
+fn the_first_line_of_an_indented_code_block_is_code_too() {
+    let f = convert("# T\n\nSo:\n\n    (@) first\n    ^[x] and [a]{#b}\n");
+    assert!(f.unsupported.is_empty(), "{:?}", f.unsupported);
+    assert!(f.body.contains("(@) first\n^[x] and [a]{#b}"), "{}", f.body);
+}
+
+#[test]
+fn a_div_inside_a_definition_stays_in_it() {
+    // pandoc's manual: the list of input formats is a div inside an option's definition.
+    let src = "# T\n\n`-f` *FORMAT*\n\n:   Specify input format:\n\n    ::: {#input-formats}\n    - `asciidoc`\n    - `xml`\n    :::\n\n    Extensions can be enabled.\n\nAfter.\n";
+    let f = convert(src);
+    assert!(!body_text(&f).contains(":::"), "{}", f.body);
+    let dd = f.body.find("<dd>").unwrap();
+    let div = f.body.find("<div id=\"input-formats\">").expect(&f.body);
+    let end = f.body.find("</dd>").unwrap();
+    assert!(dd < div && div < end, "{}", f.body);
+    assert!(
+        f.body[..end].contains("Extensions can be enabled."),
+        "{}",
+        f.body
+    );
 }
