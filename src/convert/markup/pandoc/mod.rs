@@ -72,7 +72,7 @@ pub(super) fn rewrite(src: &str, opts: Options) -> Rewritten<'_> {
 /// Whether anything pandoc's own can be in `src` (a cheap test that spares plain CommonMark
 /// the extra passes).
 fn may_hold_pandoc(src: &str) -> bool {
-    ["--", ":::", "{", "^[", "\n+", "[@", "(@", "~"]
+    ["--", ":::", "{", "^[", "\n+", "[@", "(@", "~", "\n:"]
         .iter()
         .any(|t| src.contains(t))
         || src.starts_with('+')
@@ -126,6 +126,10 @@ fn blocks(src: &str, opts: Options, found: &mut Found) -> String {
                 } else if let Some((t, n)) = block_start.then(|| table::at(&lines, i)).flatten() {
                     out.push_str(&t.html());
                     n
+                } else if matches!(line.trim(), ":" | "~") {
+                    // A lone colon is text to pandoc, an empty definition to pulldown-cmark.
+                    out.push_str(&format!("\\{}\n", line.trim()));
+                    1
                 } else if let Some(rest) = tilde_definition(line) {
                     out.push_str(":   ");
                     out.push_str(rest);

@@ -144,3 +144,11 @@ fn a_div_inside_a_definition_stays_in_it() {
         f.body
     );
 }
+
+#[test]
+fn a_lone_colon_after_a_paragraph_is_text_not_an_empty_definition() {
+    // Norvig's PAIP: a sentence, then a line holding only its colon, then code.
+    let f = convert("# T\n\nall we have to do is redefine the list\n:\n\n```lisp\n(x)\n```\n");
+    assert!(!f.body.contains("<dl>"), "{}", f.body);
+    assert!(body_text(&f).contains("list\n:"), "{}", f.body);
+}
