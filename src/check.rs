@@ -434,7 +434,7 @@ fn check_chapter(
     match convert_decoded(project, src, n, &decoded, (includes, Some(tally))) {
         Ok(mut c) => {
             report.findings.append(&mut c.warnings);
-            if src.split.is_some() && SourceKind::of(&src.path) == SourceKind::Text {
+            if src.split.is_some() && SourceKind::of_chapter(src) == SourceKind::Text {
                 outline::untaken_headings(&src.path, &c.headings.skipped, report);
                 outline::repaired_headings(&src.path, &c.headings.repaired, report);
             }
@@ -465,7 +465,7 @@ fn check_chapter(
     }
     // Line joining and heading numbers are rules of plain text; a file split at its
     // headings had its numbering reported by the conversion.
-    if SourceKind::of(path) == SourceKind::Text && src.split.is_none() {
+    if SourceKind::of_chapter(src) == SourceKind::Text && src.split.is_none() {
         let lines: Vec<&str> = text.split('\n').collect();
         review_lines(path, text, &lines, report);
     }
@@ -482,7 +482,7 @@ fn lint_chapter(
     linter: &mut Linter,
     report: &mut CheckReport,
 ) {
-    let kind = SourceKind::of(&src.path);
+    let kind = SourceKind::of_chapter(src);
     let detached = match kind {
         SourceKind::Text => crate::convert::gutenberg::detach(text),
         _ => None,

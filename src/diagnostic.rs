@@ -51,6 +51,9 @@ pub enum Code {
     /// Elements of a Markdown or HTML chapter were removed with their content (video, frames,
     /// remote images…): one finding per chapter, counting them. An error with `build --strict`.
     RemovedContent,
+    /// A Markdown construct the converter does not support (pandoc's citations, raw blocks
+    /// for other formats, example lists…): one finding per kind and chapter, counting them.
+    UnsupportedMarkup,
     /// Letters or digits of a chapter's source are missing from the book and no documented
     /// step removed them (the text ledger, `src/ledger.rs`): a bug to report. An error with
     /// `build --strict`.
@@ -314,6 +317,7 @@ impl Code {
             Code::Convert => "convert",
             Code::Markup => "markup",
             Code::RemovedContent => "removed-content",
+            Code::UnsupportedMarkup => "unsupported-markup",
             Code::LostText => "lost-text",
             Code::RemovedLink => "removed-link",
             Code::SiteNavigation => "site-navigation",

@@ -99,6 +99,8 @@ pub struct ChapterGuess {
     /// How the file is split into chapters, when it is: `"auto"` for a text file with chapter
     /// headings, `"h2"` (a heading level) for a lone Markdown or HTML file.
     pub split: Option<String>,
+    /// `"markdown"` for a text file written in pandoc's Markdown (`format = "markdown"`).
+    pub format: Option<String>,
     /// Level in the table of contents: 1 at the top, 2 for a sub-chapter.
     pub level: usize,
     /// Before, in or after the parts.
@@ -546,14 +548,19 @@ fn examine(
     notes: &mut Vec<String>,
 ) -> ChapterGuess {
     let path = dir.join(&p.file);
-    let kind = SourceKind::of(&path);
+    let mut kind = SourceKind::of(&path);
     let (text, encoding) = match kind {
         // The build decodes the whole file and guesses its encoding itself.
         SourceKind::Text if found.quick => (read_head(boundary, &path, &p.file, notes), None),
         _ => read_whole(boundary, &path, &p.file, notes),
     };
+    // A `.txt` in pandoc's Markdown (a title block and `#` headings) is read as Markdown.
+    let format = (kind == SourceKind::Text && SourceKind::is_pandoc_text(&text)).then(|| {
+        kind = SourceKind::Markdown;
+        "markdown".to_string()
+    });
     if found.about.is_empty() {
-        found.about = crate::convert::about::about(&path, &text, lone);
+        found.about = crate::convert::about::about(kind, &text, lone);
     }
     if found.sample.len() < LANGUAGE_SAMPLE_BYTES {
         let room = LANGUAGE_SAMPLE_BYTES - found.sample.len();
@@ -578,7 +585,7 @@ fn examine(
     let split = match kind {
         _ if p.title.is_some() => None,
         SourceKind::Text => (counted.chapters >= SPLIT_MIN_HEADINGS).then(|| "auto".to_string()),
-        _ if lone => split_level(&path, &text).map(|l| format!("h{l}")),
+        _ if lone => split_level(kind, &text).map(|l| format!("h{l}")),
         _ => None,
     };
     match &split {
@@ -594,7 +601,7 @@ fn examine(
         None
     } else {
         p.title
-            .or_else(|| title_in(&path, &text))
+            .or_else(|| title_in(kind, &text))
             .or_else(|| title_from_file_name(&path))
     };
     ChapterGuess {
@@ -602,6 +609,7 @@ fn examine(
         title,
         encoding,
         split,
+        format,
         level: p.level,
         placement: p.placement,
     }
@@ -909,20 +917,31 @@ mod tests {
     fn titles_are_found_as_the_build_finds_them() {
         let txt = Path::new("a.txt");
         assert_eq!(
-            title_in(txt, "\n\n  第一章　风起\n正文").as_deref(),
+            title_in(SourceKind::of(txt), "\n\n  第一章　风起\n正文").as_deref(),
             Some("第一章 风起")
         );
-        assert_eq!(title_in(txt, "他翻到第三章，看了很久。\n"), None);
-        assert_eq!(title_in(txt, "正文\n第二章 云涌"), None);
         assert_eq!(
-            title_in(Path::new("a.md"), "## The `Start` *here*\n\ntext").as_deref(),
+            title_in(SourceKind::of(txt), "他翻到第三章，看了很久。\n"),
+            None
+        );
+        assert_eq!(title_in(SourceKind::of(txt), "正文\n第二章 云涌"), None);
+        assert_eq!(
+            title_in(
+                SourceKind::of(Path::new("a.md")),
+                "## The `Start` *here*\n\ntext"
+            )
+            .as_deref(),
             Some("The Start here")
         );
         assert_eq!(
-            title_in(Path::new("a.html"), "<h2>The Start</h2><p>text</p>").as_deref(),
+            title_in(
+                SourceKind::of(Path::new("a.html")),
+                "<h2>The Start</h2><p>text</p>"
+            )
+            .as_deref(),
             Some("The Start")
         );
-        assert_eq!(title_in(txt, ""), None);
+        assert_eq!(title_in(SourceKind::of(txt), ""), None);
     }
 
     #[test]
@@ -1161,6 +1180,7 @@ mod tests {
             title: Some("He said \"hi\"\\".into()),
             encoding: None,
             split: None,
+            format: None,
             level: 1,
             placement: Placement::Chapters,
         };

@@ -198,7 +198,7 @@ impl Inputs {
         let mut images = false;
         for c in project.chapters() {
             add(&c.path, c.stamp.is_none());
-            images |= crate::convert::SourceKind::of(&c.path) != crate::convert::SourceKind::Text;
+            images |= crate::convert::SourceKind::of_chapter(c) != crate::convert::SourceKind::Text;
         }
         let covers = project.cover.is_none().then(|| root.join("covers"));
         Inputs {

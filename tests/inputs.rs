@@ -678,3 +678,49 @@ fn one_command_takes_a_folder_of_chapters_and_the_build_options() {
     assert!(!r.ok);
     assert!(r.stderr.contains("not a chapter file"), "{}", r.stderr);
 }
+
+/// pandoc's manual as its readers have it: a `.txt` in pandoc's Markdown, with an example of
+/// the picture syntax indented as code, which failed the whole build as a missing picture.
+const PANDOC_TXT: &str = "% A Manual\n% Jo Writer\n\n# Synopsis\n\nTerm\n\n:   Its definition, with a note.^[Inline *note*.]\n\nA picture is written so:\n\n    ![la lune](lalune.jpg \"Voyage\")\n\n# Tables\n\n  Right     Left\n-------     ------\n     12     *a*\n\n::: {#box .warning}\nA [span]{.smallcaps} in a div.\n:::\n\n+-----+-----+\n| a   | b   |\n+=====+=====+\n| 1   | 2   |\n+-----+-----+\n";
+
+#[test]
+fn init_reads_a_pandoc_txt_as_markdown_and_the_build_keeps_no_raw_syntax() {
+    let f = Fixture::empty();
+    f.write("manual.txt", PANDOC_TXT);
+    let r = common::run(common::epubforge().arg("init").arg(f.dir.path()));
+    assert!(r.ok, "{}", r.stderr);
+    let metadata = std::fs::read_to_string(f.path("metadata.toml")).unwrap();
+    assert!(metadata.contains("format = \"markdown\""), "{metadata}");
+    assert!(metadata.contains("A Manual"), "{metadata}");
+    let r = f.build(&[]);
+    assert!(r.ok, "{}", r.stderr);
+    let epub = f.path(
+        &std::fs::read_dir(f.dir.path())
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .find(|n| n.ends_with(".epub"))
+            .expect("an epub"),
+    );
+    let bodies: String = spine(&epub)
+        .iter()
+        .map(|h| text(&epub, &format!("EPUB/{h}")))
+        .collect();
+    for element in [
+        "<dl>",
+        "<table>",
+        "class=\"warning\"",
+        "class=\"smallcaps\"",
+        "doc-noteref",
+    ] {
+        assert!(bodies.contains(element), "{element} missing");
+    }
+    for raw in [":::", "]{", "^[", "+---", ":   "] {
+        assert!(!bodies.contains(raw), "{raw} left in the book");
+    }
+    assert!(
+        bodies.contains("![la lune](lalune.jpg"),
+        "the example stays code"
+    );
+    assert_valid(&epub);
+}

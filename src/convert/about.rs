@@ -17,7 +17,6 @@
 //! the chapter's when no heading opens the file.
 
 use std::borrow::Cow;
-use std::path::Path;
 
 use super::SourceKind;
 
@@ -49,10 +48,10 @@ impl About {
     }
 }
 
-/// What the file at `path` (its decoded `text`) says about its book; `lone` when it is the
+/// What a file of `kind` (its decoded `text`) says about its book; `lone` when it is the
 /// book's only file, so that its own title and metadata are the book's.
-pub(crate) fn about(path: &Path, text: &str, lone: bool) -> About {
-    match SourceKind::of(path) {
+pub(crate) fn about(kind: SourceKind, text: &str, lone: bool) -> About {
+    match kind {
         SourceKind::Text => match super::gutenberg::detach(text) {
             Some(g) => header(super::gutenberg::about(&g.boilerplate)),
             None => About::default(),
@@ -238,6 +237,7 @@ fn percent_block(text: &str) -> (About, usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::Path;
 
     #[test]
     fn a_lone_html_book_is_named_by_its_head() {
@@ -245,12 +245,12 @@ mod tests {
                     <meta name=\"author\" content=\"Anne Autrice\">\
                     <meta name=\"DC.Creator\" content=\"Bea Co\"></head>\
                     <body><h1>Chapitre un</h1><p>Texte.</p></body></html>";
-        let about = about(Path::new("book.html"), html, true);
+        let about = about(SourceKind::of(Path::new("book.html")), html, true);
         assert_eq!(about.title.as_deref(), Some("Le Livre"));
         assert_eq!(about.authors, ["Anne Autrice", "Bea Co"]);
         assert_eq!(about.language.as_deref(), Some("fr-CA"));
         // A chapter of several names itself, not the book.
-        assert!(super::about(Path::new("book.html"), html, false).is_empty());
+        assert!(super::about(SourceKind::of(Path::new("book.html")), html, false).is_empty());
     }
 
     #[test]
@@ -259,13 +259,13 @@ mod tests {
                      xml:lang=\"de\"><head><title> </title></head><body>\
                      <svg><title>Bild</title></svg><h2>Vorwort</h2><h1>Das <em>Buch</em></h1>\
                      <h1>Zwei</h1></body></html>";
-        let about = about(Path::new("b.xhtml"), xhtml, true);
+        let about = about(SourceKind::of(Path::new("b.xhtml")), xhtml, true);
         assert_eq!(about.title.as_deref(), Some("Das Buch"));
         assert_eq!(about.language.as_deref(), Some("de"));
         assert!(about.authors.is_empty());
         let junk = "<html lang=\"not a tag!\"><body><p>x</p></body></html>";
         assert_eq!(
-            super::about(Path::new("b.html"), junk, true),
+            super::about(SourceKind::of(Path::new("b.html")), junk, true),
             About::default()
         );
     }
@@ -277,16 +277,16 @@ mod tests {
                     Elinor Macartney\"></head><body><pre>The Project Gutenberg EBook of \
                     Katrine\n\nTitle: Katrine: A Novel\n\nAuthor: Elinor Macartney Lane\n</pre>\
                     </body></html>";
-        let about = about(Path::new("k.html"), html, true);
+        let about = about(SourceKind::of(Path::new("k.html")), html, true);
         assert_eq!(about.title.as_deref(), Some("Katrine: A Novel"));
         assert_eq!(about.authors, ["Elinor Macartney Lane"]);
         assert_eq!(about.language.as_deref(), Some("en"));
         let no_header = html.replace("Title: Katrine: A Novel", "");
-        let about = super::about(Path::new("k.html"), &no_header, true);
+        let about = super::about(SourceKind::of(Path::new("k.html")), &no_header, true);
         assert_eq!(about.title.as_deref(), Some("Katrine"));
         // A copy without the header or a meta author: the PG <title> names the author.
         let bare = "<html><head><title>The Project Gutenberg eBook of Pride and prejudice, by                     Jane Austen.</title></head><body><p>It is a truth.</p></body></html>";
-        let about = super::about(Path::new("p.html"), bare, true);
+        let about = super::about(SourceKind::of(Path::new("p.html")), bare, true);
         assert_eq!(about.title.as_deref(), Some("Pride and prejudice"));
         assert_eq!(about.authors, ["Jane Austen"]);
     }
@@ -336,6 +336,6 @@ mod tests {
             c.body
         );
         // A chapter of several: its block names the chapter.
-        assert!(super::about(Path::new("a.md"), yaml, false).is_empty());
+        assert!(super::about(SourceKind::of(Path::new("a.md")), yaml, false).is_empty());
     }
 }

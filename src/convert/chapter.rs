@@ -132,7 +132,7 @@ pub(crate) fn convert_decoded(
     decoded: &Decoded,
     (budget, mut tally): (&Budget, Option<&mut Tally>),
 ) -> Result<ConvertedChapter> {
-    let kind = SourceKind::of(&src.path);
+    let kind = SourceKind::of_chapter(src);
     let mut warnings = decode_warnings(&src.path, decoded, kind);
     let report = SourceReport {
         path: src.path.clone(),
@@ -377,6 +377,11 @@ fn conversion_warnings(path: &Path, converted: &super::Converted) -> Vec<Diagnos
         .iter()
         .map(|w| warn(Code::Markup, &w.message).line(w.line))
         .collect();
+    warnings.extend(converted.unsupported.iter().map(|w| {
+        warn(Code::UnsupportedMarkup, &w.message)
+            .line(w.line)
+            .hint("it is kept as written (or left out where it says so); rewrite it in Markdown the book supports")
+    }));
     if let Some(message) = removed_summary(&converted.removed) {
         warnings.push(warn(Code::RemovedContent, &message).hint(
             "a book cannot carry them; replace them with text or images, or build with --strict to refuse the loss",
@@ -425,9 +430,9 @@ fn keep_replaced_heading(given: Option<&str>, converted: &mut super::Converted) 
 /// The title a chapter file's text gives itself, found as the build finds it (a heading line
 /// in text, a leading heading of any level in Markdown and HTML, else HTML's `<title>`): what
 /// `init` writes into `metadata.toml`. Images are not looked at.
-pub(crate) fn title_in(path: &Path, text: &str) -> Option<String> {
+pub(crate) fn title_in(kind: SourceKind, text: &str) -> Option<String> {
     let mut no_images = |_: &str| -> std::result::Result<String, String> { Ok(String::new()) };
-    match SourceKind::of(path) {
+    match kind {
         SourceKind::Text => super::convert_text(text, true).title,
         SourceKind::Markdown => {
             let opts = super::markup::MarkdownOptions { highlight: false };
@@ -448,13 +453,13 @@ pub(crate) fn title_in(path: &Path, text: &str) -> Option<String> {
 /// highest level at which the build's cut (`split = "h6"` cuts at every heading) finds
 /// several headings and no chapter holds half the text (else the highest with several);
 /// None when no level has two, or for plain text. What `init` writes.
-pub(crate) fn split_level(path: &Path, text: &str) -> Option<usize> {
+pub(crate) fn split_level(kind: SourceKind, text: &str) -> Option<usize> {
     let mut no_images = |_: &str| -> std::result::Result<String, String> { Ok(String::new()) };
     let at = Some(super::markup::SplitAt {
         level: 6,
         file: "./file",
     });
-    let converted = match SourceKind::of(path) {
+    let converted = match kind {
         SourceKind::Text => return None,
         SourceKind::Markdown => {
             let opts = super::markup::MarkdownOptions { highlight: false };
@@ -530,7 +535,7 @@ type Fixing<'t, 'n> = (Option<&'t mut Tally>, &'n mut Vec<(String, Option<String
 /// The titles of the volumes that the chapter source `src` (a text file with `split`) is cut
 /// into, read, fixed and split as its conversion does it; empty for any other source.
 pub(crate) fn volumes_in(project: &Project, src: &ChapterSource) -> Result<Vec<String>> {
-    let kind = SourceKind::of(&src.path);
+    let kind = SourceKind::of_chapter(src);
     let Some(mode) = src.split.as_ref().filter(|_| kind == SourceKind::Text) else {
         return Ok(Vec::new());
     };

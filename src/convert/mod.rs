@@ -57,6 +57,36 @@ impl SourceKind {
         SourceKind::known(path).unwrap_or(SourceKind::Text)
     }
 
+    /// The kind of a chapter: its entry's `format` when it has one, else its extension's.
+    pub fn of_chapter(src: &crate::project::ChapterSource) -> SourceKind {
+        use crate::project::ChapterFormat;
+        match src.format {
+            Some(ChapterFormat::Text) => SourceKind::Text,
+            Some(ChapterFormat::Markdown) => SourceKind::Markdown,
+            Some(ChapterFormat::Html) => SourceKind::Html,
+            None => SourceKind::of(&src.path),
+        }
+    }
+
+    /// Whether a text file is pandoc's Markdown, as pandoc's manual and the books made with it
+    /// are written (`MANUAL.txt`): a title block (`% Title`, or front matter with a `title:`)
+    /// and `#` headings. What `init` writes `format = "markdown"` for.
+    pub fn is_pandoc_text(text: &str) -> bool {
+        let text = text.trim_start_matches('\u{feff}').trim_start();
+        let block = text.starts_with("% ")
+            || (text.starts_with("---\n")
+                && text
+                    .lines()
+                    .skip(1)
+                    .take_while(|l| l.trim_end() != "---")
+                    .any(|l| l.starts_with("title:")));
+        block
+            && text.lines().any(|l| {
+                let hashes = l.len() - l.trim_start_matches('#').len();
+                (1..=6).contains(&hashes) && l[hashes..].starts_with(' ')
+            })
+    }
+
     /// The kind of a file whose extension is in [`FILE_KINDS`]; None for any other file.
     pub fn known(path: &Path) -> Option<SourceKind> {
         let ext = path.extension()?.to_str()?;
@@ -95,6 +125,9 @@ pub struct Converted {
     pub homes: HashMap<String, usize>,
     /// Site navigation blocks left out (markup only).
     pub site_navigation: usize,
+    /// Markdown constructs not supported, one note per kind with its count (see
+    /// [`markup::Fragment::unsupported`]).
+    pub unsupported: Vec<markup::Note>,
 }
 
 /// Converts plain text (already decoded and normalised) to XHTML paragraphs. With
@@ -232,6 +265,7 @@ fn from_fragment(f: markup::Fragment) -> Converted {
         pieces: f.pieces,
         homes: f.homes,
         site_navigation: f.site_navigation,
+        unsupported: f.unsupported,
     }
 }
 
@@ -376,6 +410,19 @@ mod tests {
         let c = convert_text("第一次见面，他就笑了。\n", true);
         assert_eq!(c.title, None);
         assert_eq!(c.paragraphs, 1);
+    }
+
+    #[test]
+    fn a_text_file_with_a_title_block_and_hash_headings_is_pandoc_markdown() {
+        assert!(SourceKind::is_pandoc_text(
+            "% Manual\n% Me\n\n# Synopsis\n\ntext\n"
+        ));
+        assert!(SourceKind::is_pandoc_text(
+            "---\ntitle: M\n---\n\n# Synopsis\n"
+        ));
+        assert!(!SourceKind::is_pandoc_text("% Manual\n\n第一章 风起\n"));
+        assert!(!SourceKind::is_pandoc_text("第一章\n# not a title block\n"));
+        assert!(!SourceKind::is_pandoc_text("% Manual\n\n#hashtag\n"));
     }
 
     #[test]

@@ -51,8 +51,12 @@ fn standalone(line: &str) -> Option<Block> {
 
 /// A line that is a picture and nothing else: `![alt](path)` (a Markdown image, an optional
 /// `"title"` after the path ignored) or `[img:path]`; as (alt, path). A web address is not a
-/// picture of the book (the line stays text).
+/// picture of the book (the line stays text), nor is a line indented as Markdown indents code
+/// (four spaces or a tab): an example of the syntax in a manual, which is shown, not loaded.
 pub fn picture(line: &str) -> Option<(&str, &str)> {
+    if line.starts_with("    ") || line.starts_with('\t') {
+        return None;
+    }
     let line = trim_line(line);
     let (alt, src) = if let Some(rest) = line.strip_prefix("![") {
         let (alt, rest) = rest.split_once("](")?;
@@ -501,6 +505,9 @@ mod tests {
         assert_eq!(picture("![x](https://e.com/a.jpg)"), None);
         assert_eq!(picture("他说![不](a.jpg)"), None);
         assert_eq!(picture("[img:]"), None);
+        // pandoc's manual as a `.txt`: an example line, which failed the build as a missing picture.
+        assert_eq!(picture("    ![la lune](lalune.jpg \"Voyage\")"), None);
+        assert_eq!(picture("\t![x](y.jpg)"), None);
         assert_eq!(picture("[Illustration: x]"), None);
         assert_eq!(
             paragraphs("一段。\n![图](a.jpg)\n二段。"),

@@ -319,11 +319,13 @@ fn source_key(src: &ChapterSource) -> Vec<u8> {
         encoding_errors,
         split,
         level,
+        format,
         stamp: _,
         volume,
     } = src;
-    let rest =
-        format!("{title:?} {line:?} {encoding:?} {encoding_errors:?} {split:?} {level} {volume:?}");
+    let rest = format!(
+        "{title:?} {line:?} {encoding:?} {encoding_errors:?} {split:?} {level} {volume:?} {format:?}"
+    );
     let path = path.as_os_str().as_encoded_bytes();
     let mut key = Vec::with_capacity(path.len() + rest.len() + 8);
     key.extend_from_slice(&(path.len() as u64).to_le_bytes());
@@ -390,7 +392,7 @@ fn report(r: &record::SourceReport, path: &Path) -> Option<SourceReport> {
 /// one chapter (one document, or several when split for size) and brings no images or links
 /// along.
 fn reusable(src: &ChapterSource) -> bool {
-    src.split.is_none() && SourceKind::of(&src.path) == SourceKind::Text
+    src.split.is_none() && SourceKind::of_chapter(src) == SourceKind::Text
 }
 
 impl Reuse {

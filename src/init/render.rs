@@ -132,6 +132,9 @@ fn chapters(out: &mut String, chapters: &[ChapterGuess]) {
         if let Some(split) = &c.split {
             let _ = writeln!(out, "split = {}", quote(split));
         }
+        if let Some(format) = &c.format {
+            let _ = writeln!(out, "format = {}", quote(format));
+        }
         if let Some(e) = &c.encoding {
             let _ = writeln!(out, "encoding = {}", quote(e));
         }

@@ -140,6 +140,18 @@ pub enum ContentEntry {
     },
 }
 
+/// What a chapter entry's `format` says the file holds, whatever its extension (a `.txt`
+/// written in pandoc's Markdown).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ChapterFormat {
+    /// `format = "text"`: plain text.
+    Text,
+    /// `format = "markdown"`: Markdown (CommonMark, GFM's and pandoc's extensions).
+    Markdown,
+    /// `format = "html"`: HTML or XHTML.
+    Html,
+}
+
 /// A chapter file and how to read it.
 #[derive(Debug, Clone)]
 pub struct ChapterSource {
@@ -158,6 +170,9 @@ pub struct ChapterSource {
     /// Level in the table of contents (`level`): 1 at the top (or at the top of its part), 2
     /// under the chapter before it, and so on.
     pub level: usize,
+    /// How the file is read when its entry says (`format = "markdown"`); None: its extension
+    /// decides.
+    pub format: Option<ChapterFormat>,
     /// Size and modification time from the folder listing, when the file was found by a glob
     /// (a rebuild then need not look at the file again). Not part of how to read the file.
     pub stamp: Option<FileStamp>,

@@ -90,6 +90,7 @@ struct Chapter {
     split: Option<String>,
     volume_split: Option<String>,
     level: Option<Spanned<i64>>,
+    format: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -875,6 +876,7 @@ fn expand(entry: Spanned<Chapter>, ctx: &Ctx, skip: &Skip) -> Result<Vec<Chapter
         ));
     }
     let level = chapter_level(entry.level.as_ref(), split.is_some(), ctx)?;
+    let format = chapter_format(entry.format.as_deref(), ctx, offset)?;
     let template = ChapterSource {
         path: PathBuf::new(),
         title,
@@ -883,6 +885,7 @@ fn expand(entry: Spanned<Chapter>, ctx: &Ctx, skip: &Skip) -> Result<Vec<Chapter
         encoding_errors,
         split,
         level,
+        format,
         stamp: None,
         volume: None,
     };
@@ -916,6 +919,25 @@ fn chapter_title(title: Option<&str>, ctx: &Ctx, offset: usize) -> Result<Option
             Err(ctx.error_hinted(offset, message, values::NOTHING_LEFT_HINT))
         }
         t => Ok(Some(t)),
+    }
+}
+
+/// A chapter entry's `format`: what the file holds, whatever its extension.
+fn chapter_format(
+    format: Option<&str>,
+    ctx: &Ctx,
+    offset: usize,
+) -> Result<Option<super::ChapterFormat>> {
+    use super::ChapterFormat;
+    match format.map(str::trim) {
+        None => Ok(None),
+        Some("markdown") => Ok(Some(ChapterFormat::Markdown)),
+        Some("text") => Ok(Some(ChapterFormat::Text)),
+        Some("html") => Ok(Some(ChapterFormat::Html)),
+        Some(other) => Err(ctx.error_at(
+            offset,
+            format!("`format` = \"{other}\" is not one of \"markdown\", \"text\", \"html\""),
+        )),
     }
 }
 
@@ -1026,6 +1048,27 @@ mod tests {
 
     fn message(e: Error) -> String {
         e.to_string()
+    }
+
+    #[test]
+    fn a_chapter_format_overrides_the_extension_and_is_checked() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.txt"), "% A\n\n# A").unwrap();
+        let p = load(
+            dir.path(),
+            "[[chapters]]\nfile = \"a.txt\"\nformat = \"markdown\"\n",
+            false,
+        )
+        .unwrap();
+        let formats: Vec<_> = p.chapters().map(|c| c.format).collect();
+        assert_eq!(formats, [Some(super::super::ChapterFormat::Markdown)]);
+        let e = load(
+            dir.path(),
+            "[[chapters]]\nfile = \"a.txt\"\nformat = \"rst\"\n",
+            false,
+        )
+        .unwrap_err();
+        assert!(message(e).contains("\"markdown\", \"text\", \"html\""));
     }
 
     #[test]

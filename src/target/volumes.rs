@@ -263,6 +263,7 @@ mod tests {
             line: None,
             encoding: None,
             encoding_errors: Default::default(),
+            format: None,
             split: None,
             level: 1,
             stamp: None,

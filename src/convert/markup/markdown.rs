@@ -62,11 +62,12 @@ pub fn markdown_to_xhtml_with<'a>(
         true => std::borrow::Cow::Owned(src.replace('\0', "\u{FFFD}")),
         false => std::borrow::Cow::Borrowed(src),
     };
+    let pandoc = super::pandoc::rewrite(&src, parser_options());
     let Rendered {
         html,
         flattened,
         marker,
-    } = render(&src, opts, &mut warnings);
+    } = render(&pandoc.text, opts, &mut warnings);
     let parsed = parse_fragment(&html, MAX_DEPTH as u32);
     // Lines of the rendered HTML mean nothing to the author: deep raw HTML goes unlocated.
     let deep = Deep {
@@ -81,7 +82,9 @@ pub fn markdown_to_xhtml_with<'a>(
         text: text.map(|t| t as &mut TextFixer<'_>),
         split,
     };
-    sanitize(parsed.html.root_element(), options, images, warnings)
+    let mut fragment = sanitize(parsed.html.root_element(), options, images, warnings)?;
+    fragment.unsupported = pandoc.unsupported;
+    Ok(fragment)
 }
 
 struct ImageFrame {
@@ -137,11 +140,7 @@ struct Renderer {
 /// parser never sees a list nested 100 000 deep; the source line where that began comes back
 /// with the HTML.
 fn render(src: &str, options: MarkdownOptions, warnings: &mut Warnings) -> Rendered {
-    let opts = Options::ENABLE_TABLES
-        | Options::ENABLE_STRIKETHROUGH
-        | Options::ENABLE_FOOTNOTES
-        | Options::ENABLE_TASKLISTS
-        | Options::ENABLE_HEADING_ATTRIBUTES;
+    let opts = parser_options();
     let events = || Parser::new_ext(src, opts).into_offset_iter();
     let mut r = Renderer {
         bufs: vec![String::with_capacity(src.len() + src.len() / 4)],
@@ -193,6 +192,17 @@ fn render(src: &str, options: MarkdownOptions, warnings: &mut Warnings) -> Rende
         flattened,
         marker,
     }
+}
+
+/// What pulldown-cmark reads: GFM's extensions, and pandoc's definition lists and heading
+/// attributes.
+fn parser_options() -> Options {
+    Options::ENABLE_TABLES
+        | Options::ENABLE_STRIKETHROUGH
+        | Options::ENABLE_FOOTNOTES
+        | Options::ENABLE_TASKLISTS
+        | Options::ENABLE_HEADING_ATTRIBUTES
+        | Options::ENABLE_DEFINITION_LIST
 }
 
 /// Tags written as an element around their content (not raw HTML, not the notes' separate

@@ -15,6 +15,7 @@ pub(crate) mod highlight;
 mod html;
 mod ids;
 mod markdown;
+mod pandoc;
 mod parse;
 mod sanitize;
 
@@ -65,6 +66,9 @@ pub struct Fragment {
     pub homes: HashMap<String, usize>,
     /// Site navigation blocks left out (`<nav>`, link bars to the previous and next pages).
     pub site_navigation: usize,
+    /// Markdown constructs not supported (pandoc's citations, raw blocks for other formats…),
+    /// one note per kind with its count.
+    pub unsupported: Vec<Note>,
 }
 
 /// Where a document is cut into chapters: before every heading of `level` or above.
