@@ -286,6 +286,7 @@ mod tests {
             path: "a.txt".into(),
             line: Some(line),
             chars: Some(chars),
+            implied: false,
             children: Vec::new(),
         }
     }

@@ -212,9 +212,13 @@ pub(crate) fn assemble(
         }
         let measured = !c.lines.is_empty();
         let mut lines = c.lines.into_iter();
-        for _ in 0..super::outline::node_count(&c.nodes) {
+        // Both in line order: one walk, not a search per part.
+        let mut implied_at = c.headings.implied.iter().peekable();
+        for part in super::outline::node_parts(&c.nodes) {
             let line = lines.next().flatten();
-            a.origins.push(Origin::new(&src.path, line, measured));
+            let implied = part && line.is_some_and(|l| implied_at.next_if_eq(&&l).is_some());
+            a.origins
+                .push(Origin::new(&src.path, line, measured).implied(implied));
         }
         links.add(&src.path, c.links, (c.ids, c.homes), &c.nodes);
         out.extend(c.nodes);

@@ -248,6 +248,8 @@ pub enum Piece {
         intro: Converted,
         /// 1-based line of the heading, for messages and the outline.
         line: usize,
+        /// The text has no heading for it (see [`split::Heading::implied`]).
+        implied: bool,
     },
     /// A chapter heading and its text.
     Chapter {
@@ -286,6 +288,9 @@ pub(crate) fn split_text(
         repaired: (found.sections.iter())
             .filter_map(|s| s.heading.clone().filter(|h| h.repaired))
             .collect(),
+        implied: (found.sections.iter())
+            .filter_map(|s| s.heading.as_ref().filter(|h| h.implied).map(|h| h.line))
+            .collect(),
     };
     let pieces = found
         .sections
@@ -298,6 +303,7 @@ pub(crate) fn split_text(
                     title: h.title,
                     intro: body,
                     line: h.line,
+                    implied: h.implied,
                 },
                 Some(h) => Piece::Chapter {
                     title: h.title,
@@ -317,6 +323,8 @@ pub(crate) struct HeadingNotes {
     pub skipped: Vec<split::Skipped>,
     /// Headings whose number was read through a typo ([`split::Heading::repaired`]).
     pub repaired: Vec<split::Heading>,
+    /// The lines of the volumes implied by the numbering ([`split::Heading::implied`]).
+    pub implied: Vec<usize>,
 }
 
 /// Keeps the sections of volume `k` (1-based) of a split, those before the first volume

@@ -24,6 +24,9 @@ pub struct Origin {
     pub line: Option<usize>,
     /// Whether its body was converted (false when the build cache gave its title only).
     pub measured: bool,
+    /// A volume the text has no heading for, implied where the chapter numbering starts over
+    /// ([`crate::convert::split::Heading::implied`]).
+    pub implied: bool,
 }
 
 impl Origin {
@@ -33,7 +36,13 @@ impl Origin {
             path: path.to_path_buf(),
             line,
             measured,
+            implied: false,
         }
+    }
+
+    /// The origin marked as an implied volume, or not.
+    pub fn implied(self, implied: bool) -> Origin {
+        Origin { implied, ..self }
     }
 }
 
@@ -68,6 +77,10 @@ pub struct Entry {
     /// Characters of text in it, white space not counted (a volume: in its chapters); None
     /// when the build took the chapter from its cache without converting it.
     pub chars: Option<usize>,
+    /// A volume the text has no heading for, implied where the chapter numbering starts
+    /// over (its title is the short lines above the new run, or made up).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub implied: bool,
     /// The entries nested under it.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub children: Vec<Entry>,
@@ -94,6 +107,25 @@ pub(crate) fn node_count(nodes: &[Node]) -> usize {
             Node::Part(p) => 1 + node_count(&p.children),
         })
         .sum()
+}
+
+/// For each node of `nodes`, depth-first (a part before its chapters, as origins are kept),
+/// whether it is a part.
+pub(crate) fn node_parts(nodes: &[Node]) -> Vec<bool> {
+    fn walk(nodes: &[Node], out: &mut Vec<bool>) {
+        for n in nodes {
+            match n {
+                Node::Chapter(_) => out.push(false),
+                Node::Part(p) => {
+                    out.push(true);
+                    walk(&p.children, out);
+                }
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(nodes, &mut out);
+    out
 }
 
 impl Outline {
@@ -161,6 +193,12 @@ impl Outline {
                 Some(n) => format!("{n} chars"),
                 None => "size not known (from the build cache)".to_string(),
             };
+            let size = match e.implied {
+                true => {
+                    format!("{size}, implied: no volume heading, the chapter numbers start over")
+                }
+                false => size,
+            };
             let indent = "  ".repeat(depth + 1);
             let title = printable(&e.title);
             let _ = writeln!(out, "{indent}{title}  ({place}, {size})");
@@ -194,6 +232,7 @@ fn walk(nodes: &[Node], origins: &mut std::slice::Iter<'_, Origin>) -> Vec<Entry
         let (path, line, measured) = origin.map_or((PathBuf::new(), None, false), |o| {
             (o.path.clone(), o.line, o.measured)
         });
+        let implied = origin.is_some_and(|o| o.implied);
         match node {
             Node::Chapter(c) => {
                 let nesting = levels.place(c.level);
@@ -203,6 +242,7 @@ fn walk(nodes: &[Node], origins: &mut std::slice::Iter<'_, Origin>) -> Vec<Entry
                     path,
                     line,
                     chars: measured.then(|| text_chars(&c.body)),
+                    implied: false,
                     children: Vec::new(),
                 };
                 placed.push((nesting, entry));
@@ -218,6 +258,7 @@ fn walk(nodes: &[Node], origins: &mut std::slice::Iter<'_, Origin>) -> Vec<Entry
                     path,
                     line,
                     chars,
+                    implied,
                     children,
                 };
                 placed.push((0, entry));

@@ -249,6 +249,47 @@ pub(super) fn weak(line: &str) -> Option<Weak> {
     decorated(line)
         .or_else(|| missing_di(line))
         .or_else(|| labelled(line))
+        .or_else(|| opener(line))
+}
+
+/// The shape of [`opener`] lines, which the split module confirms where the chapter
+/// numbering starts over rather than by their recurring.
+pub(super) const OPENER: &str = "volume opener";
+
+/// Longest volume name before an opener's chapter heading, in characters.
+const MAX_OPENER_CHARS: usize = 16;
+
+/// `张居正2－水龙吟 第一回　邸报中…`: a volume's name (a book's name and number, a title)
+/// before the first chapter of the volume, on one line: a volume and its first chapter.
+fn opener(line: &str) -> Option<Weak> {
+    let (at, _) = line
+        .char_indices()
+        .take(MAX_OPENER_CHARS + 1)
+        .skip(2)
+        .find(|&(_, c)| c == '第')?;
+    let label = line.get(..at)?.trim_end_matches(is_space);
+    let prose = [
+        '。', '，', '！', '？', '；', '“', '”', '、', ',', '!', '?', ';', '"',
+    ];
+    if label.contains(prose) {
+        return None;
+    }
+    let chapter = match detect_heading(line.get(at..)?).as_slice() {
+        [f] if f.kind == HeadingKind::Chapter && f.number == Some(1) => f.clone(),
+        _ => return None,
+    };
+    let volume = Found {
+        kind: HeadingKind::Volume,
+        title: collapse_spaces(label),
+        number: None,
+        other: None,
+        repaired: false,
+    };
+    Some(Weak {
+        found: vec![volume, chapter],
+        shape: OPENER.to_string(),
+        unless: None,
+    })
 }
 
 /// `◆ 《陆小凤传奇之金鹏王朝》 第一回　有四条眉毛的人 ◆`, `===第一章===`, `【第一章】`: a
@@ -599,7 +640,9 @@ fn detect_heading(line: &str) -> Vec<Found> {
 /// What follows a heading's number: whether a separator came first, and the title after it.
 fn split_title(rest: &str) -> (bool, &str) {
     let title = rest.trim_start_matches(is_separator);
-    (title.len() != rest.len(), title)
+    // `第二部【青云路】`: a title in square brackets is set apart as by a space.
+    let bracketed = title.starts_with(['【', '〖', '［']);
+    (title.len() != rest.len() || bracketed, title)
 }
 
 /// Whether `rest` (the text after a heading's number) is an acceptable title. `glue_ok` says
@@ -619,6 +662,11 @@ fn accept_rest(rest: &str, glue_ok: bool) -> bool {
 fn title_reads_as_title(title: &str, glued: bool) -> bool {
     if title.contains('。') {
         return false;
+    }
+    // `【好人，我配么？】`, `【桃花运太强也不是好事！】（上）`: a title set in square brackets
+    // is a title, whatever punctuation it holds.
+    if !glued && title.starts_with('【') && title.contains('】') {
+        return true;
     }
     let core = title.trim_end_matches(|c: char| {
         matches!(
@@ -936,7 +984,16 @@ fn volume_line(text: &str) -> Option<Vec<Found>> {
     } else {
         accept_rest(volume_rest, glue_ok)
     };
-    if !rest_ok {
+    // `第三卷终`, `第一部 完`: the end of a volume, not its heading.
+    let ending = split_title(volume_rest)
+        .1
+        .trim_end_matches(|c: char| !c.is_alphanumeric());
+    if !rest_ok
+        || matches!(
+            ending,
+            "终" | "終" | "完" | "完结" | "完結" | "终了" | "结束" | "結束"
+        )
+    {
         return None;
     }
     let mut found = vec![Found {
