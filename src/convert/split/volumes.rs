@@ -234,7 +234,7 @@ fn to_chinese(n: u64) -> String {
     match n {
         0..=9 => digit(n),
         10..=19 => format!("十{}", if n > 10 { digit(n % 10) } else { String::new() }),
-        20..=99 if n % 10 == 0 => format!("{}十", digit(n / 10)),
+        20..=99 if n.is_multiple_of(10) => format!("{}十", digit(n / 10)),
         20..=99 => format!("{}十{}", digit(n / 10), digit(n % 10)),
         _ => n.to_string(),
     }
