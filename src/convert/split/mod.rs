@@ -22,7 +22,10 @@
 //! markers (`第1节` mixed with the `第一回` chapters) are text; a label before every heading
 //! (`警世通言第一卷`) or a `第` left out (`二回　…`) is read when it recurs in sequence; a book
 //! whose only headings are volumes or stories (`卷一`, `第一卷　俞伯牙…`) has them as
-//! chapters. What the split left out, and why, is in [`Split::skipped`] for `check`'s outline.
+//! chapters. A book's volumes are decided the same way (the `volumes` submodule): a volume
+//! written on every chapter line of it opens once, and where the chapter numbering starts
+//! over with no volume heading, a volume is implied ([`Heading::implied`]). What the split
+//! left out, and why, is in [`Split::skipped`] for `check`'s outline.
 
 mod auto;
 mod numerals;
