@@ -249,47 +249,7 @@ pub(super) fn weak(line: &str) -> Option<Weak> {
     decorated(line)
         .or_else(|| missing_di(line))
         .or_else(|| labelled(line))
-        .or_else(|| opener(line))
-}
-
-/// The shape of [`opener`] lines, which the split module confirms where the chapter
-/// numbering starts over rather than by their recurring.
-pub(super) const OPENER: &str = "volume opener";
-
-/// Longest volume name before an opener's chapter heading, in characters.
-const MAX_OPENER_CHARS: usize = 16;
-
-/// `张居正2－水龙吟 第一回　邸报中…`: a volume's name (a book's name and number, a title)
-/// before the first chapter of the volume, on one line: a volume and its first chapter.
-fn opener(line: &str) -> Option<Weak> {
-    let (at, _) = line
-        .char_indices()
-        .take(MAX_OPENER_CHARS + 1)
-        .skip(2)
-        .find(|&(_, c)| c == '第')?;
-    let label = line.get(..at)?.trim_end_matches(is_space);
-    let prose = [
-        '。', '，', '！', '？', '；', '“', '”', '、', ',', '!', '?', ';', '"',
-    ];
-    if label.contains(prose) {
-        return None;
-    }
-    let chapter = match detect_heading(line.get(at..)?).as_slice() {
-        [f] if f.kind == HeadingKind::Chapter && f.number == Some(1) => f.clone(),
-        _ => return None,
-    };
-    let volume = Found {
-        kind: HeadingKind::Volume,
-        title: collapse_spaces(label),
-        number: None,
-        other: None,
-        repaired: false,
-    };
-    Some(Weak {
-        found: vec![volume, chapter],
-        shape: OPENER.to_string(),
-        unless: None,
-    })
+        .or_else(|| super::volumes::opener(line))
 }
 
 /// `◆ 《陆小凤传奇之金鹏王朝》 第一回　有四条眉毛的人 ◆`, `===第一章===`, `【第一章】`: a
@@ -587,7 +547,7 @@ fn strip_site_label(line: &str) -> Option<&str> {
 }
 
 /// [`detect`] on a line without a site label.
-fn detect_heading(line: &str) -> Vec<Found> {
+pub(super) fn detect_heading(line: &str) -> Vec<Found> {
     let Some(first) = line.chars().next() else {
         return Vec::new();
     };

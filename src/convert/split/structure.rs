@@ -103,7 +103,7 @@ pub(super) fn accept_weak(
         .collect();
     let mut confirmed = Vec::new();
     for w in weak {
-        let opens = w.shape == auto::OPENER && starts_over(found, w.heading.index);
+        let opens = w.shape == super::volumes::OPENER && starts_over(found, w.heading.index);
         if opens || taken.contains(&w.shape) {
             confirmed.push(w.heading);
         } else if let Some(why) = w.unless {
@@ -121,7 +121,7 @@ pub(super) fn accept_weak(
     *found = merge(strong, confirmed);
 }
 
-/// Whether a volume opener at line `index` (see `auto::opener`) stands where the chapter
+/// Whether a volume opener at line `index` (see `super::volumes::opener`) stands where the chapter
 /// numbering starts over: the heading line before it is a chapter numbered 2 or more, the one
 /// after it chapter 1 (the opener repeated without its volume) or 2.
 fn starts_over(found: &[HeadingLine], index: usize) -> bool {

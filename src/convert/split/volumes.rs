@@ -15,7 +15,7 @@
 //! Both passes walk the heading lines once, looking at a few lines around a restart: linear
 //! in the file.
 
-use super::auto::{self, Found};
+use super::auto::{self, Found, Weak};
 use super::{HeadingKind, HeadingLine};
 
 /// Most lines (not blank) right above a restart that may head its volume (`贰` / `朱棣篇`).
@@ -23,6 +23,46 @@ const TITLE_LINES: usize = 2;
 
 /// Widest such line, in columns (CJK characters count 2).
 const TITLE_WIDTH: usize = 60;
+
+/// The shape of [`opener`] lines, which the split module confirms where the chapter
+/// numbering starts over rather than by their recurring.
+pub(super) const OPENER: &str = "volume opener";
+
+/// Longest volume name before an opener's chapter heading, in characters.
+const MAX_OPENER_CHARS: usize = 16;
+
+/// `张居正2－水龙吟 第一回　邸报中…`: a volume's name (a book's name and number, a title)
+/// before the first chapter of the volume, on one line: a volume and its first chapter.
+pub(super) fn opener(line: &str) -> Option<Weak> {
+    let (at, _) = line
+        .char_indices()
+        .take(MAX_OPENER_CHARS + 1)
+        .skip(2)
+        .find(|&(_, c)| c == '第')?;
+    let label = line.get(..at)?.trim_end_matches(auto::is_space);
+    let prose = [
+        '。', '，', '！', '？', '；', '“', '”', '、', ',', '!', '?', ';', '"',
+    ];
+    if label.contains(prose) {
+        return None;
+    }
+    let chapter = match auto::detect_heading(line.get(at..)?).as_slice() {
+        [f] if f.kind == HeadingKind::Chapter && f.number == Some(1) => f.clone(),
+        _ => return None,
+    };
+    let volume = Found {
+        kind: HeadingKind::Volume,
+        title: auto::collapse_spaces(label),
+        number: None,
+        other: None,
+        repaired: false,
+    };
+    Some(Weak {
+        found: vec![volume, chapter],
+        shape: OPENER.to_string(),
+        unless: None,
+    })
+}
 
 /// The unit and number of a numbered volume heading (`第二部【青云路】` gives 部 2).
 fn volume_key(f: &Found) -> Option<(char, u64)> {
