@@ -306,6 +306,7 @@ mod tests {
             path: "a.txt".into(),
             line: Some(line),
             chars: Some(chars),
+            implied: false,
             children: Vec::new(),
         }
     }

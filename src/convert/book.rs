@@ -212,9 +212,14 @@ pub(crate) fn assemble(
         }
         let measured = !c.lines.is_empty();
         let mut lines = c.lines.into_iter();
-        for k in 0..super::outline::node_count(&c.nodes) {
+        // Both in line order: one walk, not a search per part.
+        let mut implied_at = c.headings.implied.iter().peekable();
+        for (k, part) in super::outline::node_parts(&c.nodes).into_iter().enumerate() {
             let line = lines.next().flatten();
-            let origin = Origin::new(&src.path, line, measured).front(c.front && k == 0);
+            let implied = part && line.is_some_and(|l| implied_at.next_if_eq(&&l).is_some());
+            let origin = Origin::new(&src.path, line, measured)
+                .front(c.front && k == 0)
+                .implied(implied);
             a.origins.push(origin);
         }
         links.add(&src.path, c.links, (c.ids, c.homes), &c.nodes);

@@ -282,6 +282,8 @@ pub enum Piece {
         intro: Converted,
         /// 1-based line of the heading, for messages and the outline.
         line: usize,
+        /// The text has no heading for it (see [`split::Heading::implied`]).
+        implied: bool,
     },
     /// A chapter heading and its text.
     Chapter {
@@ -321,6 +323,9 @@ pub(crate) fn split_text(
         repaired: (found.sections.iter())
             .filter_map(|s| s.heading.clone().filter(|h| h.repaired))
             .collect(),
+        implied: (found.sections.iter())
+            .filter_map(|s| s.heading.as_ref().filter(|h| h.implied).map(|h| h.line))
+            .collect(),
     };
     let pieces = found
         .sections
@@ -333,6 +338,7 @@ pub(crate) fn split_text(
                     title: h.title,
                     intro: body,
                     line: h.line,
+                    implied: h.implied,
                 },
                 Some(h) => Piece::Chapter {
                     title: h.title,
@@ -354,6 +360,8 @@ pub(crate) struct HeadingNotes {
     pub repaired: Vec<split::Heading>,
     /// The pieces start with the text before the first heading ([`Piece::Front`]).
     pub front: bool,
+    /// The lines of the volumes implied by the numbering ([`split::Heading::implied`]).
+    pub implied: Vec<usize>,
 }
 
 /// Keeps the sections of volume `k` (1-based) of a split, those before the first volume

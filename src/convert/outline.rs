@@ -27,6 +27,9 @@ pub struct Origin {
     /// It is the front matter of a split text file: the text before its first heading (a
     /// header, a blurb, a preface, a contents list), which is no chapter of the book.
     pub front: bool,
+    /// A volume the text has no heading for, implied where the chapter numbering starts over
+    /// ([`crate::convert::split::Heading::implied`]).
+    pub implied: bool,
 }
 
 impl Origin {
@@ -37,12 +40,18 @@ impl Origin {
             line,
             measured,
             front: false,
+            implied: false,
         }
     }
 
     /// The same origin, marked as front matter or not.
     pub fn front(self, front: bool) -> Origin {
         Origin { front, ..self }
+    }
+
+    /// The origin marked as an implied volume, or not.
+    pub fn implied(self, implied: bool) -> Origin {
+        Origin { implied, ..self }
     }
 }
 
@@ -80,6 +89,10 @@ pub struct Entry {
     /// Characters of text in it, white space not counted (a volume: in its chapters); None
     /// when the build took the chapter from its cache without converting it.
     pub chars: Option<usize>,
+    /// A volume the text has no heading for, implied where the chapter numbering starts
+    /// over (its title is the short lines above the new run, or made up).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub implied: bool,
     /// The entries nested under it.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub children: Vec<Entry>,
@@ -108,6 +121,25 @@ pub(crate) fn node_count(nodes: &[Node]) -> usize {
             Node::Part(p) => 1 + node_count(&p.children),
         })
         .sum()
+}
+
+/// For each node of `nodes`, depth-first (a part before its chapters, as origins are kept),
+/// whether it is a part.
+pub(crate) fn node_parts(nodes: &[Node]) -> Vec<bool> {
+    fn walk(nodes: &[Node], out: &mut Vec<bool>) {
+        for n in nodes {
+            match n {
+                Node::Chapter(_) => out.push(false),
+                Node::Part(p) => {
+                    out.push(true);
+                    walk(&p.children, out);
+                }
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(nodes, &mut out);
+    out
 }
 
 impl Outline {
@@ -194,6 +226,12 @@ impl Outline {
                 Some(n) => format!("{n} chars"),
                 None => "size not known (from the build cache)".to_string(),
             };
+            let size = match e.implied {
+                true => {
+                    format!("{size}, implied: no volume heading, the chapter numbers start over")
+                }
+                false => size,
+            };
             let indent = "  ".repeat(depth + 1);
             let title = printable(&e.title);
             let front = match e.kind {
@@ -232,6 +270,7 @@ fn walk(nodes: &[Node], origins: &mut std::slice::Iter<'_, Origin>) -> Vec<Entry
             .map_or((PathBuf::new(), None, false, false), |o| {
                 (o.path.clone(), o.line, o.measured, o.front)
             });
+        let implied = origin.is_some_and(|o| o.implied);
         match node {
             Node::Chapter(c) => {
                 let nesting = levels.place(c.level);
@@ -244,6 +283,7 @@ fn walk(nodes: &[Node], origins: &mut std::slice::Iter<'_, Origin>) -> Vec<Entry
                     path,
                     line,
                     chars: measured.then(|| text_chars(&c.body)),
+                    implied: false,
                     children: Vec::new(),
                 };
                 placed.push((nesting, entry));
@@ -259,6 +299,7 @@ fn walk(nodes: &[Node], origins: &mut std::slice::Iter<'_, Origin>) -> Vec<Entry
                     path,
                     line,
                     chars,
+                    implied,
                     children,
                 };
                 placed.push((0, entry));

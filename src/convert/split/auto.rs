@@ -249,6 +249,7 @@ pub(super) fn weak(line: &str) -> Option<Weak> {
     decorated(line)
         .or_else(|| missing_di(line))
         .or_else(|| labelled(line))
+        .or_else(|| super::volumes::opener(line))
 }
 
 /// `◆ 《陆小凤传奇之金鹏王朝》 第一回　有四条眉毛的人 ◆`, `===第一章===`, `【第一章】`: a
@@ -551,7 +552,7 @@ fn strip_site_label(line: &str) -> Option<&str> {
 }
 
 /// [`detect`] on a line without a site label.
-fn detect_heading(line: &str) -> Vec<Found> {
+pub(super) fn detect_heading(line: &str) -> Vec<Found> {
     let Some(first) = line.chars().next() else {
         return Vec::new();
     };
@@ -604,7 +605,9 @@ fn detect_heading(line: &str) -> Vec<Found> {
 /// What follows a heading's number: whether a separator came first, and the title after it.
 fn split_title(rest: &str) -> (bool, &str) {
     let title = rest.trim_start_matches(is_separator);
-    (title.len() != rest.len(), title)
+    // `第二部【青云路】`: a title in square brackets is set apart as by a space.
+    let bracketed = title.starts_with(['【', '〖', '［']);
+    (title.len() != rest.len() || bracketed, title)
 }
 
 /// Whether `rest` (the text after a heading's number) is an acceptable title. `glue_ok` says
@@ -624,6 +627,11 @@ fn accept_rest(rest: &str, glue_ok: bool) -> bool {
 fn title_reads_as_title(title: &str, glued: bool) -> bool {
     if title.contains('。') {
         return false;
+    }
+    // `【好人，我配么？】`, `【桃花运太强也不是好事！】（上）`: a title set in square brackets
+    // is a title, whatever punctuation it holds.
+    if !glued && title.starts_with('【') && title.contains('】') {
+        return true;
     }
     let core = title.trim_end_matches(|c: char| {
         matches!(
@@ -946,7 +954,16 @@ fn volume_line(text: &str) -> Option<Vec<Found>> {
     } else {
         accept_rest(volume_rest, glue_ok)
     };
-    if !rest_ok {
+    // `第三卷终`, `第一部 完`: the end of a volume, not its heading.
+    let ending = split_title(volume_rest)
+        .1
+        .trim_end_matches(|c: char| !c.is_alphanumeric());
+    if !rest_ok
+        || matches!(
+            ending,
+            "终" | "終" | "完" | "完结" | "完結" | "终了" | "结束" | "結束"
+        )
+    {
         return None;
     }
     let mut found = vec![Found {

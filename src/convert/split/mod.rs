@@ -22,13 +22,17 @@
 //! markers (`第1节` mixed with the `第一回` chapters) are text; a label before every heading
 //! (`警世通言第一卷`) or a `第` left out (`二回　…`) is read when it recurs in sequence; a book
 //! whose only headings are volumes or stories (`卷一`, `第一卷　俞伯牙…`) has them as
-//! chapters. What the split left out, and why, is in [`Split::skipped`] for `check`'s outline.
+//! chapters. A book's volumes are decided the same way (the `volumes` submodule): a volume
+//! written on every chapter line of it opens once, and where the chapter numbering starts
+//! over with no volume heading, a volume is implied ([`Heading::implied`]). What the split
+//! left out, and why, is in [`Split::skipped`] for `check`'s outline.
 
 mod auto;
 mod label;
 mod missed;
 mod numerals;
 mod structure;
+mod volumes;
 
 use std::collections::HashMap;
 use std::ops::Range;
@@ -168,6 +172,11 @@ pub struct Heading {
     /// The number was read through a typo (`第十—回`: a dash for 一; `第一○八回`: a circle for
     /// 〇): `check` points at the line so that the author can fix the source.
     pub repaired: bool,
+    /// A volume the text has no heading for: the chapter numbering starts over there, so a
+    /// volume starts. Its title is the short lines standing above the new run (then `line`
+    /// and `lines` are theirs), or is made up (then `lines` is 0 and `line` is the first
+    /// chapter's).
+    pub implied: bool,
 }
 
 /// A heading and the lines that follow it up to the next heading.
@@ -299,6 +308,8 @@ pub fn split(lines: &[&str], mode: &SplitMode) -> Split {
             lines,
             &mut skipped,
         ));
+        volumes::one_volume_per_label(&mut found);
+        volumes::implied_volumes(&mut found, lines);
         structure::volumes_as_chapters(&mut found);
     }
     if blocks {
@@ -333,6 +344,7 @@ fn sections(found: Vec<HeadingLine>, lines: &[&str]) -> (Vec<Section>, Vec<Split
         mut found,
         wrapped,
         span,
+        implied,
     } in found
     {
         label::keep_whole_line(lines[index], &mut found);
@@ -353,6 +365,7 @@ fn sections(found: Vec<HeadingLine>, lines: &[&str]) -> (Vec<Section>, Vec<Split
                 line: index + 1,
                 lines: body_start - index,
                 repaired: f.repaired,
+                implied,
             };
             numbering.check(&heading);
             sections.push(Section {
@@ -396,8 +409,11 @@ struct HeadingLine {
     /// The rest of the title, with the separator before it: wrapped onto the next line, or a
     /// title of its own a paragraph below (see [`add_subtitles`]).
     wrapped: Option<String>,
-    /// Lines from the heading line to the last line of its title.
+    /// Lines from the heading line to the last line of its title (0 for a volume the
+    /// text does not write).
     span: usize,
+    /// A volume found by the numbering, not by a heading (see [`Heading::implied`]).
+    implied: bool,
 }
 
 /// The heading lines, in order, and the weak and skipped ones (Auto mode only).
@@ -443,6 +459,7 @@ fn find_headings(lines: &[&str], mode: &SplitMode, blocks: bool) -> Candidates {
             span: 1 + usize::from(wrapped.is_some()),
             wrapped: wrapped.map(|w| format!(" {w}")),
             found,
+            implied: false,
         });
     }
     // Unnumbered sections (`后记` after Jin Yong's `一 灭门` … `四十 曲谐`) do not count.
@@ -482,6 +499,7 @@ fn not_found(
         found,
         wrapped: None,
         span: 1,
+        implied: false,
     };
     if let Some(f) = auto::bare_numbered(line) {
         bare.push(one(vec![f]));
@@ -821,3 +839,5 @@ impl Numbering {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod volume_tests;

@@ -103,7 +103,8 @@ pub(super) fn accept_weak(
         .collect();
     let mut confirmed = Vec::new();
     for w in weak {
-        if taken.contains(&w.shape) {
+        let opens = w.shape == super::volumes::OPENER && starts_over(found, w.heading.index);
+        if opens || taken.contains(&w.shape) {
             confirmed.push(w.heading);
         } else if let Some(why) = w.unless {
             skipped.push(Skipped {
@@ -118,6 +119,22 @@ pub(super) fn accept_weak(
     }
     let strong = std::mem::take(found);
     *found = merge(strong, confirmed);
+}
+
+/// Whether a volume opener at line `index` (see `super::volumes::opener`) stands where the chapter
+/// numbering starts over: the heading line before it is a chapter numbered 2 or more, the one
+/// after it chapter 1 (the opener repeated without its volume) or 2.
+fn starts_over(found: &[HeadingLine], index: usize) -> bool {
+    let number = |h: &HeadingLine| {
+        h.found
+            .last()
+            .filter(|f| f.kind == HeadingKind::Chapter)
+            .and_then(|f| f.number)
+    };
+    let at = found.partition_point(|h| h.index < index);
+    let before = at.checked_sub(1).and_then(|k| number(&found[k]));
+    let after = found.get(at).and_then(number);
+    before.is_some_and(|n| n >= 2) && matches!(after, Some(1 | 2))
 }
 
 /// Two lists of heading lines in line order, merged in line order.
@@ -155,11 +172,13 @@ pub(super) fn drop_contents_lists(
     if found.len() < 2 * CONTENTS_MIN {
         return;
     }
+    // A line holding a volume and a chapter is listed by its chapter (`第一回 …` in the list,
+    // `第一卷：木兰歌 第一回 …` where the text starts).
     let titles: Vec<String> = found
         .iter()
         .map(|h| {
-            let first = h.found.first().map(|f| f.title.to_lowercase());
-            first.unwrap_or_default()
+            let last = h.found.last().map(|f| f.title.to_lowercase());
+            last.unwrap_or_default()
         })
         .collect();
     // For each heading line, the first one at or after it with text under it. A list entry
@@ -312,9 +331,16 @@ pub(super) fn drop_listed_volumes(
     lines: &[&str],
     skipped: &mut Vec<Skipped>,
 ) {
-    let volume = |h: &HeadingLine| match h.found.as_slice() {
-        [f] if f.kind == HeadingKind::Volume => f.number.map(|n| {
-            let keyword = f.title.split(auto::is_space).next().unwrap_or_default();
+    // The volume a line opens with (alone, or before its first chapter).
+    let volume = |h: &HeadingLine| match h.found.first() {
+        Some(f) if f.kind == HeadingKind::Volume => f.number.map(|n| {
+            // A Chinese list may write its volumes otherwise than the text (`卷一：木兰歌`
+            // listed, `第一卷：木兰歌` in the text): the number tells them.
+            let latin = f.title.starts_with(|c: char| c.is_ascii_alphabetic());
+            let keyword = match latin {
+                true => f.title.split(auto::is_space).next().unwrap_or_default(),
+                false => "",
+            };
             (keyword.to_lowercase(), n)
         }),
         _ => None,
@@ -329,7 +355,9 @@ pub(super) fn drop_listed_volumes(
     }
     let listed: Vec<bool> = (0..found.len())
         .map(|k| {
-            let Some(key) = &keys[k] else { return false };
+            let Some(key) = keys[k].as_ref().filter(|_| found[k].found.len() == 1) else {
+                return false;
+            };
             let next = found.get(k + 1);
             let no_chapter = next.is_none_or(|_| keys[k + 1].is_some());
             let again = last.get(key).is_some_and(|&l| l > k);
@@ -343,42 +371,94 @@ pub(super) fn drop_listed_volumes(
     remove(found, &listed, lines, SkipReason::ContentsList, skipped);
 }
 
-/// A heading repeated a few lines below itself with its title (`下卷 第一一九回 中乡魁…`, a
-/// site's page header, then `第一一九回 中乡魁…` again) is one heading: the second, where the
-/// text starts. The first stays as text of the chapter before. The lines between must be
-/// few, short and not prose (no `。`): a chapter that really repeats a number keeps it, and
-/// the numbering warning says so.
+/// A heading repeated a few lines below itself (`下卷 第一一九回 中乡魁…`, a site's page
+/// header, then `第一一九回 中乡魁…` again) is one heading. The lines between must be few,
+/// short and not prose (no `。`): a chapter that really repeats a number keeps it, and the
+/// numbering warning says so. The copy left out stays text (see [`repeat_to_drop`] for which).
 pub(super) fn drop_repeated(
     found: &mut Vec<HeadingLine>,
     lines: &[&str],
     skipped: &mut Vec<Skipped>,
 ) {
-    fn key(h: &HeadingLine) -> Option<(HeadingKind, u64, &str)> {
-        match h.found.as_slice() {
-            [f] if auto::family(&f.title).1 => f.number.map(|n| (f.kind, n, f.title.as_str())),
-            _ => None,
+    let mut drop = vec![false; found.len()];
+    for k in 0..found.len().saturating_sub(1) {
+        let text: Vec<&str> = under(found, k, lines)
+            .iter()
+            .map(|l| auto::trim_line(l))
+            .filter(|l| !l.is_empty())
+            .take(REPEAT_LINES + 1)
+            .collect();
+        let Some(second) = repeat_to_drop(&found[k], &found[k + 1], text.is_empty()) else {
+            continue;
+        };
+        let chars: usize = text.iter().map(|l| l.chars().count()).sum();
+        let prose = text.iter().any(|l| l.contains('。'));
+        if text.len() <= REPEAT_LINES && chars <= REPEAT_CHARS && !prose {
+            drop[k + usize::from(second)] = true;
         }
     }
-    let drop: Vec<bool> = (0..found.len())
-        .map(|k| {
-            let Some(this) = key(&found[k]) else {
-                return false;
-            };
-            if found.get(k + 1).and_then(key) != Some(this) {
-                return false;
-            }
-            let text: Vec<&str> = under(found, k, lines)
-                .iter()
-                .map(|l| auto::trim_line(l))
-                .filter(|l| !l.is_empty())
-                .take(REPEAT_LINES + 1)
-                .collect();
-            let chars: usize = text.iter().map(|l| l.chars().count()).sum();
-            let prose = text.iter().any(|l| l.contains('。'));
-            text.len() <= REPEAT_LINES && chars <= REPEAT_CHARS && !prose
-        })
-        .collect();
     remove(found, &drop, lines, SkipReason::Repeated, skipped);
+}
+
+/// Whether heading lines `a` and `b` (next to each other) hold the same chapter, and if so,
+/// whether the second copy is the one to leave out (else the first). They hold the same
+/// chapter when their chapters have one unit and number and one title says all the other
+/// says (letters compared, brackets and spaces not): `第五章 【很有“创意”的骗子】` then a bare
+/// `第五章`. The copy kept is the one that says more: the line that also opens a volume
+/// (`张居正3－金缕曲第 一 回 …`), else the longer title, else (the same title) the second,
+/// where the text starts; but a title that holds a second heading (`第一章庶女代嫁 第二章中毒`,
+/// one line for two chapters, each headed again below) is a list, and the repeat is kept.
+fn repeat_to_drop(a: &HeadingLine, b: &HeadingLine, nothing_between: bool) -> Option<bool> {
+    let (fa, fb) = (a.found.last()?, b.found.last()?);
+    let number = fa.number?;
+    let titled = auto::family(&fa.title).1 || auto::family(&fb.title).1;
+    let same = titled
+        && fa.kind == fb.kind
+        && fb.number == Some(number)
+        && (a.found.len() == 1 || b.found.len() == 1)
+        && auto::family(&fa.title).0.unit == auto::family(&fb.title).0.unit;
+    if !same {
+        return None;
+    }
+    if a.found.len() != b.found.len() {
+        return Some(a.found.len() > b.found.len());
+    }
+    let (la, lb) = (core_letters(&fa.title), core_letters(&fb.title));
+    if !la.starts_with(&lb) && !lb.starts_with(&la) {
+        // Two titles for one number with nothing at all between: the first heads nothing.
+        return nothing_between.then_some(false);
+    }
+    if holds_second_heading(&fa.title) {
+        return Some(false);
+    }
+    Some(la.len() > lb.len())
+}
+
+/// A title's letters and digits in lower case, without a part mark in brackets at its end
+/// (`（下）`, `（全）`), to compare two copies of one heading.
+fn core_letters(title: &str) -> String {
+    let core = match title.trim_end().strip_suffix(['）', ')']) {
+        Some(open) => open.rfind(['（', '(']).map_or(title, |at| &open[..at]),
+        None => title,
+    };
+    core.chars()
+        .filter(|c| c.is_alphanumeric())
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+/// Whether a chapter title holds a second chapter heading after its own (`第一章庶女代嫁
+/// 第二章中毒`).
+fn holds_second_heading(title: &str) -> bool {
+    title
+        .char_indices()
+        .skip(1)
+        .filter(|&(_, c)| c == '第')
+        .any(|(i, _)| {
+            auto::detect(&title[i..])
+                .iter()
+                .any(|f| f.kind == HeadingKind::Chapter && f.number.is_some())
+        })
 }
 
 /// Chapter units by rank, to tell the book's chapters from a second family: a site's page
