@@ -78,13 +78,17 @@ fn finish(
         return;
     };
     if let Some(Piece::Chapter { title, line, .. }) = out.get(host) {
-        let message = match joined.len() {
-            0 => format!("chapter \"{title}\" is empty"),
+        let others = match joined.len() {
+            0 => String::new(),
+            1 => ", and so is the one after it: their headings share a document, both listed \
+                  in the table of contents"
+                .to_string(),
             n => format!(
-                "chapter \"{title}\" is empty, and so are the {n} after it: their headings \
-                 share its document, each listed in the table of contents"
+                ", and so are the {n} after it: their headings share a document, each listed \
+                 in the table of contents"
             ),
         };
+        let message = format!("chapter \"{title}\" is empty{others}");
         warn(Some(*line), message);
     }
     for (line, title) in joined {

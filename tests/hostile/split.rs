@@ -58,7 +58,7 @@ fn a_hundred_thousand_empty_chapters_share_documents_and_keep_their_entries() {
     assert!(
         run.stderr.contains(
             "volumes.txt:1: chapter \"第1卷\" is empty, and so are the 99999 after it: their \
-             headings share its document"
+             headings share a document"
         ),
         "{}",
         run.stderr
@@ -85,4 +85,62 @@ fn a_hundred_thousand_empty_chapters_share_documents_and_keep_their_entries() {
         .map(|(_, data)| String::from_utf8_lossy(data).matches("卷</h1>").count())
         .sum();
     assert_eq!(headings, 100_000, "headings in the chapter documents");
+}
+
+/// A book with empty chapters alone and in runs, in two volumes: the runs share a document, a
+/// lone one keeps its own, the book passes EPUBCheck, and `check`'s outline (the table of
+/// contents the EPUB gets) lists every chapter at its line, the empty ones as empty.
+#[test]
+fn runs_of_empty_chapters_keep_their_place_in_the_outline_and_the_book_is_valid() {
+    let f = Fixture::empty();
+    f.write(
+        "book.txt",
+        "第一卷 起\n\n第1章 甲\n\n正文一。\n\n第2章 乙\n\n第3章 丙\n\n第4章 丁\n\n正文四。\n\n\
+         第5章 戊\n\n第二卷 承\n\n第6章 己\n\n正文六。\n\n第7章 庚\n\n第8章 辛\n",
+    );
+    f.write(
+        "metadata.toml",
+        "[book]\ntitle = \"混合\"\nauthors = [\"A\"]\nlanguage = \"zh-CN\"\n\
+         [[chapters]]\nfile = \"book.txt\"\nsplit = \"auto\"\n",
+    );
+    let out = f.path("out.epub");
+    let built = bounded(
+        epubforge()
+            .arg("build")
+            .arg(f.dir.path())
+            .arg("-o")
+            .arg(&out),
+        Duration::from_secs(60),
+        "a build with runs of empty chapters",
+    );
+    assert!(built.ok, "{}", built.stderr);
+    crate::common::assert_valid(&out);
+    // 第2章 and 第3章 share one document, 第7章 and 第8章 another; 第5章 keeps its own.
+    let chapters = spine(&out)
+        .iter()
+        .filter(|d| d.starts_with("text/chapter-"))
+        .count();
+    assert_eq!(chapters, 6, "{:?}", spine(&out));
+    let check = bounded(
+        epubforge()
+            .args(["check", "--no-epubcheck"])
+            .arg(f.dir.path()),
+        Duration::from_secs(60),
+        "check with runs of empty chapters",
+    );
+    for line in [
+        "outline: 2 volume(s), 8 chapter(s)",
+        "第2章 乙  (book.txt:7, empty)",
+        "第3章 丙  (book.txt:9, empty)",
+        "第4章 丁  (book.txt:11, 4 chars)",
+        "第5章 戊  (book.txt:15, empty)",
+        "第7章 庚  (book.txt:23, empty)",
+        "第8章 辛  (book.txt:25, empty)",
+    ] {
+        assert!(
+            check.stdout.contains(line),
+            "no {line:?} in:\n{}",
+            check.stdout
+        );
+    }
 }
