@@ -315,7 +315,7 @@ paths_run jobs-100000 "$bin" build "$tmp/paths-jobs" -j 100000
 # ---- budgets (issue 27): work that was not bounded ----------------------------------------
 # Projects of a few kilobytes that ran for minutes or aborted out of memory. Each must end in
 # under 2 s and 200 MB: the first two and the last two stop at a budget with a clear error
-# naming the file, the directive or rule, and the budget; the middle two build.
+# naming the file, the directive or rule, and the budget; the middle two and the seventh build.
 budget_book() { # dir chapter-file (the one chapter)
   mkdir -p "$1"
   printf '[book]\ntitle = "Budgets"\nauthors = ["Stress"]\nlanguage = "en"\n[[chapters]]\nfile = "%s"\n' "$2" >"$1/metadata.toml"
@@ -367,6 +367,13 @@ open(os.path.join(d, "ch.txt"), "w").write(("a" * 20 + "b") * 9000 + "\n")
 open(os.path.join(d, "cleanup.toml"), "w").write("[[cleanup]]\npattern = '(?:(?:(?=a)(?:a|aa))+x|a+)(?=b)'\nreplace = 'c'\n")
 PY
 budget_run backtracking-look-around-rule "$bin" build "$tmp/budget-backtrack"
+
+# g. `split = "auto"` on 100 000 lines that are each a volume heading: 100 000 empty chapters,
+#    whose headings now share a few documents (each still in the table of contents).
+budget_book "$tmp/budget-volumes" volumes.txt
+printf 'split = "auto"\n' >>"$tmp/budget-volumes/metadata.toml"
+python3 -c 'import sys; open(sys.argv[1], "w").write("".join(f"第{k}卷\n" for k in range(1, 100001)))' "$tmp/budget-volumes/volumes.txt"
+budget_run empty-volumes-100000 "$bin" build "$tmp/budget-volumes"
 
 # ---- sealed (issue 27): what reaches the terminal, a closed pipe, an interrupt ---------------
 # a. Control characters in a file name and in metadata: the messages show them escaped
