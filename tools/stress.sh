@@ -248,8 +248,9 @@ measure_run check-zip-bomb-with-epubcheck "$bin" check "$tmp/bomb.epub"
 # ---- paths (issue 13: items 4, 8, 13, 14): hostile paths and long lists --------------------
 # Each case runs with a hang guard (30 s) and prints its wall and processor time and peak RSS;
 # it must end in under 2 s of processor time and 200 MB, with a book or a clear error, and says
-# OK or OVER. The symlink-loop glob walked exponentially, the FIFO metadata.toml and the /dev/zero image hung or ate memory,
-# 3000 [[chapters]] tables took 0.4 s to load, and -j 100000 started that many threads.
+# OK or OVER. The symlink-loop glob walked exponentially, the FIFO metadata.toml and the
+# /dev/zero image hung or ate memory, 3000 [[chapters]] tables took 0.4 s to load, and
+# -j 100000 started that many threads.
 guarded_run() { # section name command...
   local section=$1 name=$2; shift 2
   echo "== $section: $name"
