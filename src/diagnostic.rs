@@ -530,7 +530,7 @@ impl Diagnostic {
             let shown: String = (src.chars().take(200))
                 .map(|c| match c {
                     '\t' => ' ',
-                    c if crate::escape::is_unsafe(c) => '\u{fffd}',
+                    c if crate::escape::is_control_like(c) => '\u{fffd}',
                     c => c,
                 })
                 .collect();

@@ -12,7 +12,7 @@ use std::path::Path;
 
 /// Whether `c` must not reach a terminal as it is: a control character (C0, DEL, C1), or a
 /// bidirectional control that reorders what follows it on the line ("Trojan Source").
-pub fn is_unsafe(c: char) -> bool {
+pub fn is_control_like(c: char) -> bool {
     c.is_control()
         || matches!(
             c,
@@ -20,16 +20,16 @@ pub fn is_unsafe(c: char) -> bool {
         )
 }
 
-/// A message of several lines: every unsafe character escaped except the line breaks and
+/// A message of several lines: every control-like character escaped except the line breaks and
 /// tabs that shape it.
 pub fn text(s: &str) -> Cow<'_, str> {
-    escape_where(s, |c| is_unsafe(c) && c != '\n' && c != '\t')
+    escape_where(s, |c| is_control_like(c) && c != '\n' && c != '\t')
 }
 
-/// One value on one line (a title, a file name): every unsafe character escaped, line breaks
+/// One value on one line (a title, a file name): every control-like character escaped, line breaks
 /// and tabs included, so that a value cannot fake a line of its own.
 pub fn value(s: &str) -> Cow<'_, str> {
-    escape_where(s, is_unsafe)
+    escape_where(s, is_control_like)
 }
 
 /// A path as [`value`] shows it; bytes that are not UTF-8 show as `\xFF`, as ripgrep shows

@@ -5,7 +5,7 @@
 //! the converted text (to know which characters a font must keep) and it does I/O (fonts, CSS),
 //! which the package stage does not.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::diagnostic::{Code, Diagnostic};
 use crate::error::{Error, Result};
@@ -207,9 +207,8 @@ fn carried(
     Ok(format!("../images/{name}{fragment}"))
 }
 
-/// A typographic cover: with the first configured font, else a CJK font found on the system,
-/// else without text. Deterministic for the same font.
-/// The cover a book without one gets: drawn from the metadata (see `media::cover`), or read
+/// The cover a book without one gets, typographic: with the first configured font, else a CJK
+/// font found on the system, else without text; deterministic for the same font. It is drawn from the metadata (see `media::cover`), or read
 /// from `cache_dir`, where an earlier build left the cover for the same title, authors,
 /// writing mode, font and epubforge version (drawing it costs a noticeable share of a
 /// rebuild). A cached file that is not a whole PNG is ignored; with `redraw` the cover is drawn
@@ -256,37 +255,17 @@ pub fn generated_cover(project: &Project, cache_dir: Option<&Path>, redraw: bool
     if let Some(data) = cached
         .as_deref()
         .filter(|_| !redraw)
-        // The cache sits in a folder the project may have come with: read it as guarded as
-        // any input (a FIFO there must not hang the build).
-        .and_then(|p| {
-            // One the project came with is opened as its other files are (it may link out).
-            let (limit, what) = (media::MAX_IMAGE_BYTES, "cached cover");
-            if p.starts_with(&project.root) {
-                project.boundary.read_limited(p, limit, what).ok()
-            } else {
-                read_limited(p, limit, what).ok()
-            }
-        })
-        && data.starts_with(b"\x89PNG\r\n\x1a\n")
-        && data.ends_with(&[0x49, 0x45, 0x4E, 0x44, 0xAE, 0x42, 0x60, 0x82])
+        .and_then(|p| cached_cover(project, p))
     {
         return image(data);
     }
-    let data = {
-        // The font (a CJK collection is 20-30 MB) is dropped as soon as the cover is drawn.
-        // The project's own font is a file of the project; a system font is not.
-        let font = font_path.and_then(|p| match project.style.fonts.first() {
-            Some(f) if f.path == p => FontFile::open_in(&project.boundary, &p).ok(),
-            _ => FontFile::open(&p).ok(),
-        });
-        let text = cover::CoverText {
-            title: &info.title,
-            subtitle: info.subtitle.as_deref(),
-            authors: &authors,
-            vertical,
-        };
-        cover::generate_cover(&text, font.as_deref())
+    let text = cover::CoverText {
+        title: &info.title,
+        subtitle: info.subtitle.as_deref(),
+        authors: &authors,
+        vertical,
     };
+    let data = draw_cover(project, font_path, &text);
     if let Some(path) = &cached {
         // A cover that cannot be cached is only drawn again next time.
         let _ = path
@@ -296,6 +275,37 @@ pub fn generated_cover(project: &Project, cache_dir: Option<&Path>, redraw: bool
             .map(|_| std::fs::write(path, &data));
     }
     image(data)
+}
+
+/// The cover an earlier build left at `path`, when it is a whole PNG. The cache sits in a
+/// folder the project may have come with: it is read as guarded as any input (a FIFO there
+/// must not hang the build), and one inside the project as its other files are (it may link
+/// out).
+fn cached_cover(project: &Project, path: &Path) -> Option<Vec<u8>> {
+    let (limit, what) = (media::MAX_IMAGE_BYTES, "cached cover");
+    let data = if path.starts_with(&project.root) {
+        project.boundary.read_limited(path, limit, what).ok()?
+    } else {
+        read_limited(path, limit, what).ok()?
+    };
+    let whole = data.starts_with(b"\x89PNG\r\n\x1a\n")
+        && data.ends_with(&[0x49, 0x45, 0x4E, 0x44, 0xAE, 0x42, 0x60, 0x82]);
+    whole.then_some(data)
+}
+
+/// Draws the cover with the font at `font_path`, if it opens. The font (a CJK collection is
+/// 20-30 MB) is dropped as soon as the cover is drawn. The project's own font is a file of the
+/// project; a system font is not.
+fn draw_cover(
+    project: &Project,
+    font_path: Option<PathBuf>,
+    text: &cover::CoverText<'_>,
+) -> Vec<u8> {
+    let font = font_path.and_then(|p| match project.style.fonts.first() {
+        Some(f) if f.path == p => FontFile::open_in(&project.boundary, &p).ok(),
+        _ => FontFile::open(&p).ok(),
+    });
+    cover::generate_cover(text, font.as_deref())
 }
 
 #[cfg(test)]

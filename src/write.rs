@@ -212,11 +212,18 @@ fn fresh_frame(
     }
     // The other entries (package document, navigation, stylesheet, images...) are copied too
     // when their bytes are those the last build wrote.
-    let in_chapter = |i: usize| chapters.iter().any(|r| r.contains(&i));
+    // Marked once, not looked up in every chapter's range per entry: that was quadratic, and
+    // a file of 100 000 empty chapters spent seconds here.
+    let mut in_chapter = vec![false; entries.len()];
+    for range in &chapters {
+        if let Some(marks) = in_chapter.get_mut(range.clone()) {
+            marks.fill(true);
+        }
+    }
     let frame: Vec<(String, Hash)> = entries
         .par_iter()
         .enumerate()
-        .filter(|(i, _)| !in_chapter(*i))
+        .filter(|(i, _)| !in_chapter[*i])
         .map(|(_, e)| (e.name.clone(), incremental::hash(&e.data)))
         .collect();
     if let Some((epub, last)) = previous {

@@ -715,6 +715,9 @@ fn split_file(
             .into_iter()
             .map(|w| warn(w.kind.code(), Some(w.line), w.message)),
     );
+    let pieces = super::empty_runs::join(pieces, &mut |line, message| {
+        warnings.push(warn(Code::EmptyChapter, line, message))
+    });
     let lines = pieces
         .iter()
         .map(|p| match p {
@@ -723,9 +726,7 @@ fn split_file(
             super::Piece::Volume { line, .. } | super::Piece::Chapter { line, .. } => Some(*line),
         })
         .collect();
-    let nodes = pieces_to_nodes(pieces, project, &mut |line, message| {
-        warnings.push(warn(Code::EmptyChapter, line, message))
-    });
+    let nodes = pieces_to_nodes(pieces, project);
     if nodes.is_empty() {
         warnings.push(warn(
             Code::EmptyChapter,
@@ -1000,11 +1001,7 @@ fn include_file(
 
 /// Turns the pieces of a split file into nodes: a volume opens a part that takes the
 /// chapters after it.
-fn pieces_to_nodes(
-    pieces: Vec<super::Piece>,
-    project: &Project,
-    warn: &mut dyn FnMut(Option<usize>, String),
-) -> Vec<Node> {
+fn pieces_to_nodes(pieces: Vec<super::Piece>, project: &Project) -> Vec<Node> {
     let (lang, layout) = (&project.book.language, &project.layout);
     let mut nodes: Vec<Node> = Vec::new();
     let mut volume: Option<Part> = None;
@@ -1022,10 +1019,7 @@ fn pieces_to_nodes(
                     children: Vec::new(),
                 });
             }
-            super::Piece::Chapter { title, body, line } => {
-                if body.paragraphs == 0 {
-                    warn(Some(line), format!("chapter \"{title}\" is empty"));
-                }
+            super::Piece::Chapter { title, body, .. } => {
                 let chapter = Node::Chapter(Chapter::new(title, body.body, layout));
                 match volume.as_mut() {
                     Some(v) => v.children.push(chapter),

@@ -68,36 +68,44 @@ impl Budget {
 
     /// Pays for `bytes` read or written; on refusal nothing is spent.
     fn spend_bytes(&self, bytes: usize) -> Result<(), String> {
-        match spend(&self.bytes, bytes, self.max_bytes) {
-            true => Ok(()),
-            false => Err(format!(
-                "inclusions would read and write more than the book's budget of {} MB \
-                 (does a file include itself several times?); the build stops",
+        charge(&self.bytes, bytes, self.max_bytes, || {
+            format!(
+                "inclusions would read and write more than the book's budget of {} MB",
                 self.max_bytes >> 20
-            )),
-        }
+            )
+        })
     }
 
     /// Pays for one more inclusion.
     fn spend_inclusion(&self) -> Result<(), String> {
-        match spend(&self.inclusions, 1, self.max_inclusions) {
-            true => Ok(()),
-            false => Err(format!(
-                "the book makes more than its budget of {} inclusions \
-                 (does a file include itself several times?); the build stops",
+        charge(&self.inclusions, 1, self.max_inclusions, || {
+            format!(
+                "the book makes more than its budget of {} inclusions",
                 self.max_inclusions
-            )),
-        }
+            )
+        })
     }
 }
 
-/// Adds `amount` to `counter` unless the sum would pass `max` (or overflow).
-fn spend(counter: &AtomicUsize, amount: usize, max: usize) -> bool {
+/// Adds `amount` to `counter` unless the sum would pass `max` (or overflow); then nothing is
+/// spent, and the error is what `exceeded` says was passed, with the likely cause.
+fn charge(
+    counter: &AtomicUsize,
+    amount: usize,
+    max: usize,
+    exceeded: impl FnOnce() -> String,
+) -> Result<(), String> {
     counter
         .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |used| {
             used.checked_add(amount).filter(|&total| total <= max)
         })
-        .is_ok()
+        .map(drop)
+        .map_err(|_| {
+            format!(
+                "{} (does a file include itself several times?); the build stops",
+                exceeded()
+            )
+        })
 }
 
 /// Reads the file a directive names: given the folder of the file holding the directive and the

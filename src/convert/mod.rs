@@ -9,6 +9,7 @@ pub(crate) mod about;
 pub mod book;
 pub mod chapter;
 mod emphasis;
+mod empty_runs;
 pub mod gutenberg;
 pub mod includes;
 pub(crate) mod links;

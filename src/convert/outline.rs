@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::package::{Levels, Node};
+use crate::package::{Chapter, EMPTY_CHAPTER_ID, Levels, Node};
 
 /// Where one node of the book's contents came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -274,6 +274,8 @@ fn walk(nodes: &[Node], origins: &mut std::slice::Iter<'_, Origin>) -> Vec<Entry
         match node {
             Node::Chapter(c) => {
                 let nesting = levels.place(c.level);
+                let joined = joined_empty_chapters(c, &path, measured);
+                let in_joined: usize = joined.iter().map(|e| run_chars(&e.title)).sum();
                 let entry = Entry {
                     kind: match front {
                         true => EntryKind::Front,
@@ -282,11 +284,12 @@ fn walk(nodes: &[Node], origins: &mut std::slice::Iter<'_, Origin>) -> Vec<Entry
                     title: c.title.clone(),
                     path,
                     line,
-                    chars: measured.then(|| text_chars(&c.body)),
+                    chars: measured.then(|| text_chars(&c.body).saturating_sub(in_joined)),
                     implied: false,
                     children: Vec::new(),
                 };
                 placed.push((nesting, entry));
+                placed.extend(joined.into_iter().map(|e| (nesting, e)));
             }
             Node::Part(p) => {
                 // A chapter after a part does not nest under it.
@@ -307,6 +310,27 @@ fn walk(nodes: &[Node], origins: &mut std::slice::Iter<'_, Origin>) -> Vec<Entry
         }
     }
     nest(placed)
+}
+
+/// The empty chapters whose headings share the document of `chapter` (the first of their
+/// run, see `convert::empty_runs`), as the entries beside it that the table of contents lists:
+/// each at the line its id records, empty.
+fn joined_empty_chapters(chapter: &Chapter, path: &Path, measured: bool) -> Vec<Entry> {
+    (chapter.sections.iter())
+        .filter(|s| s.level == 1)
+        .map(|s| Entry {
+            kind: EntryKind::Chapter,
+            title: s.title.clone(),
+            path: path.to_path_buf(),
+            line: s
+                .id
+                .strip_prefix(EMPTY_CHAPTER_ID)
+                .and_then(|l| l.parse().ok()),
+            chars: measured.then_some(0),
+            implied: false,
+            children: Vec::new(),
+        })
+        .collect()
 }
 
 /// Characters in `entries` and the chapters nested under them (a volume's are its total).

@@ -19,7 +19,7 @@ pub mod tcy;
 
 pub(crate) use locale::primary as primary_language;
 pub use locale::{chapter_title, front_title};
-pub(crate) use pieces::{Href, chapter_number, rewrite_hrefs};
+pub(crate) use pieces::{EMPTY_CHAPTER_ID, Href, chapter_number, rewrite_hrefs};
 pub use style::CODE_CLASSES;
 
 use std::collections::BTreeSet;
@@ -97,7 +97,8 @@ pub struct Chapter {
 /// A heading inside a chapter.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
 pub struct Section {
-    /// 2 to 6: its `h2` to `h6` (the chapter's own heading is its `h1`).
+    /// 2 to 6: its `h2` to `h6` (the chapter's own heading is its `h1`); 1 for the heading of
+    /// an empty chapter that shares the document ([`EMPTY_CHAPTER_ID`]), listed beside it.
     pub level: usize,
     /// Its id.
     pub id: String,

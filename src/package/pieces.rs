@@ -232,8 +232,14 @@ pub(crate) fn headings_from_h2(body: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// How the id of an empty chapter's heading begins, when the heading is in the body of the
+/// first of a run of empty chapters (`convert::empty_runs`): such an `h1` is a chapter of its
+/// own in the table of contents, beside the one whose document holds it.
+pub(crate) const EMPTY_CHAPTER_ID: &str = "epubforge-empty-";
+
 /// The headings of a body that have an id, in order: `h2` to `h6` (the chapter's own `h1` is
-/// not in the body), with their text. A footnote mark inside a heading is not part of it.
+/// not in the body), with their text, and the `h1` of an empty chapter ([`EMPTY_CHAPTER_ID`])
+/// at level 1. A footnote mark inside a heading is not part of it.
 pub(crate) fn sections(body: &str) -> Vec<super::Section> {
     let mut out = Vec::new();
     let mut open: Option<(usize, String, String)> = None;
@@ -248,13 +254,15 @@ pub(crate) fn sections(body: &str) -> Vec<super::Section> {
         after = at + tag.len();
         let level = |t: &str| {
             let b = t.as_bytes();
-            (b.len() > 3 && b.get(1) == Some(&b'h') && matches!(b.get(2), Some(b'2'..=b'6')))
+            (b.len() > 3 && b.get(1) == Some(&b'h') && matches!(b.get(2), Some(b'1'..=b'6')))
                 .then(|| usize::from(b[2] - b'0'))
                 .filter(|_| matches!(b.get(3), Some(b' ' | b'>')))
         };
         match &open {
             None => {
-                if let (Some(level), Some((_, id))) = (level(tag), attribute(tag, "id")) {
+                if let (Some(level), Some((_, id))) = (level(tag), attribute(tag, "id"))
+                    && (level > 1 || id.starts_with(EMPTY_CHAPTER_ID))
+                {
                     open = Some((level, id.to_string(), String::new()));
                 }
             }

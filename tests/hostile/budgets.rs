@@ -2,12 +2,13 @@
 //! minutes or abort out of memory. Each test builds one such project and asserts that the
 //! build ends, with a clear message naming the file, the directive or rule and the budget
 //! where a budget is what stops it, and never with an abort. The time limit is a hang guard,
-//! far above what the fixed code takes; peak memory is measured by `tools/stress.sh`.
+//! far above what the fixed code takes; memory is held to 200 MB ([`crate::bounded`]), and
+//! `tools/stress.sh` measures both on a release build.
 
 use std::time::Duration;
 
+use crate::bounded;
 use crate::common::{Fixture, Run, epubforge};
-use crate::finishes_within;
 
 const BOOK: &str = "[book]\ntitle = \"T\"\nauthors = [\"A\"]\nlanguage = \"en\"\n";
 
@@ -27,9 +28,9 @@ fn project(chapter: &str, extra: &str, files: &[(&str, &str)]) -> Fixture {
     f
 }
 
-/// Builds `f` under the hang guard.
+/// Builds `f` under the hang guard and the memory limit.
 fn build(f: &Fixture, what: &str) -> Run {
-    finishes_within(
+    bounded(
         epubforge()
             .arg("build")
             .arg(f.dir.path())

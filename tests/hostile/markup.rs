@@ -6,7 +6,8 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::common::{Fixture, assert_valid, entries, epubforge};
-use crate::finishes_within;
+use crate::process::{is_running, wait_until};
+use crate::{bounded, finishes_within};
 
 /// A valid EPUB 3 of `docs` one-paragraph documents, each a manifest item and a spine item,
 /// written with stored (uncompressed) entries so that it is quick to make.
@@ -80,7 +81,7 @@ fn inspect_and_check_of_a_100_000_item_epub_are_linear() {
     // Together well over 90 s before the fix (debug build); under 10 s of CPU after it.
     let limit = Duration::from_secs(90);
     let start = Instant::now();
-    let inspect = finishes_within(
+    let inspect = bounded(
         epubforge().arg("inspect").arg(&epub),
         limit,
         "inspect of 100 000 items",
@@ -92,7 +93,7 @@ fn inspect_and_check_of_a_100_000_item_epub_are_linear() {
         "{}",
         &inspect.stdout[..inspect.stdout.len().min(2000)]
     );
-    let check = finishes_within(
+    let check = bounded(
         epubforge().args(["check", "--no-epubcheck"]).arg(&epub),
         limit.saturating_sub(start.elapsed()),
         "check of 100 000 items",
@@ -174,25 +175,6 @@ impl Drop for FakeJava {
                 .stderr(Stdio::null())
                 .status();
         }
-    }
-}
-
-#[cfg(unix)]
-fn is_running(pid: &str) -> bool {
-    Command::new("kill")
-        .args(["-0", pid])
-        .stderr(Stdio::null())
-        .status()
-        .unwrap()
-        .success()
-}
-
-/// Waits until `done` holds, failing the test with `what` after `limit`.
-fn wait_until(limit: Duration, what: &str, mut done: impl FnMut() -> bool) {
-    let start = Instant::now();
-    while !done() {
-        assert!(start.elapsed() < limit, "{what} within {limit:?}");
-        std::thread::sleep(Duration::from_millis(20));
     }
 }
 
@@ -323,7 +305,7 @@ fn chapters_nested_100_000_deep_build_quickly_keeping_their_text() {
     );
     let out = f.path("out.epub");
     // Minutes before the fix; a few seconds after it, in a debug build on a busy machine.
-    let r = finishes_within(
+    let r = bounded(
         epubforge()
             .arg("build")
             .arg(f.dir.path())

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use super::common::{Fixture, Run, epubforge};
 use super::finishes_within;
@@ -289,16 +289,14 @@ fn a_closed_pipe_ends_quietly_and_a_full_disk_is_one_line_in_every_command() {
     }
 }
 
-/// Polls `ready` until it holds, failing the test after `HANG` (a guard, not a timing).
+/// Waits until `ready` holds, failing the test if the build ends first or after `HANG`.
 fn wait_until(what: &str, child: &mut Child, mut ready: impl FnMut() -> bool) {
-    let start = Instant::now();
-    while !ready() {
+    super::process::wait_until(HANG, what, || {
         if let Some(status) = child.try_wait().unwrap() {
             panic!("the build ended ({status}) before {what}");
         }
-        assert!(start.elapsed() < HANG, "{what} never happened");
-        std::thread::sleep(Duration::from_millis(10));
-    }
+        ready()
+    });
 }
 
 fn send(signal: &str, child: &Child) {
@@ -308,18 +306,6 @@ fn send(signal: &str, child: &Child) {
         .unwrap()
         .success();
     assert!(ok);
-}
-
-/// Whether process `pid` exists (and is not a zombie).
-fn alive(pid: &str) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
-        !stat
-            .rsplit(')')
-            .next()
-            .unwrap_or("")
-            .trim_start()
-            .starts_with('Z')
-    })
 }
 
 fn partial_files(dir: &Path) -> Vec<PathBuf> {
@@ -366,7 +352,7 @@ fn sigterm_during_azw3_stops_ebook_convert_removes_its_partial_file_and_says_wha
     send("-TERM", &child);
     let out = child.wait_with_output().unwrap();
     let stopped = (0..500).find(|_| {
-        let gone = !alive(&pid);
+        let gone = !super::process::is_running(&pid);
         if !gone {
             std::thread::sleep(Duration::from_millis(10));
         }
