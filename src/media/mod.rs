@@ -35,26 +35,21 @@ pub const MAX_IMAGE_BYTES: u64 = 50_000_000;
 
 /// The largest font file read, in bytes (256 MB). The biggest fonts in use are CJK collections
 /// with every weight in one file (Noto Sans CJK's "Super OTC" is about 120 MB); the font is
-/// mapped, not read, so the cap is about refusing what cannot be a font, not about memory.
+/// read whole, once per build, so the cap also bounds the memory a font can take.
 pub const MAX_FONT_BYTES: u64 = 256_000_000;
 
 /// The largest user stylesheet read, in bytes (10 MB). Whole CSS frameworks are under 1 MB.
 pub const MAX_CSS_BYTES: u64 = 10_000_000;
 
-/// The bytes of a font file, memory-mapped where the system allows it.
+/// The bytes of a font file, read whole.
 ///
-/// CJK fonts are 20-30 MB, and drawing a cover or cutting a subset reads only a few tables and
-/// glyphs: mapped, only those pages are ever loaded, which keeps a build's peak memory near the
-/// size of its text rather than its fonts. Falls back to reading the whole file.
-pub struct FontFile(Backing);
-
-enum Backing {
-    Mapped(memmap2::Mmap),
-    Read(Vec<u8>),
-}
+/// Mapping the file instead would keep only the touched pages in memory, but needs `unsafe`,
+/// and a font truncated while mapped would fault the process: the price of reading is one
+/// CJK font's 20-30 MB for the length of the build, well inside the memory budget.
+pub struct FontFile(Vec<u8>);
 
 impl FontFile {
-    /// Opens and maps (or reads) `path`: a regular file of at most [`MAX_FONT_BYTES`], opened
+    /// Opens and reads `path`: a regular file of at most [`MAX_FONT_BYTES`], opened
     /// without blocking (see [`crate::fs::open_regular`]). Errors name the path.
     pub fn open(path: &Path) -> Result<FontFile> {
         FontFile::from_file(crate::fs::open_regular(path)?, path)
@@ -66,7 +61,7 @@ impl FontFile {
         FontFile::from_file(boundary.open(path)?, path)
     }
 
-    /// Maps (or reads) `file`, a regular file opened from `path`.
+    /// Reads `file`, a regular file opened from `path`.
     fn from_file(file: std::fs::File, path: &Path) -> Result<FontFile> {
         let size = file
             .metadata()
@@ -75,14 +70,7 @@ impl FontFile {
         if size > MAX_FONT_BYTES {
             return Err(crate::fs::too_large(path, "font", MAX_FONT_BYTES));
         }
-        // SAFETY: the map is read-only and private to this build. Someone truncating the font
-        // while it is mapped would fault the process, the same risk every program that maps
-        // fonts (browsers, font rasterisers, ripgrep for searched files) takes.
-        match unsafe { memmap2::Mmap::map(&file) } {
-            Ok(map) => Ok(FontFile(Backing::Mapped(map))),
-            Err(_) => crate::fs::read_file_limited(file, path, MAX_FONT_BYTES, "font")
-                .map(|bytes| FontFile(Backing::Read(bytes))),
-        }
+        crate::fs::read_file_limited(file, path, MAX_FONT_BYTES, "font").map(FontFile)
     }
 }
 
@@ -90,9 +78,6 @@ impl std::ops::Deref for FontFile {
     type Target = [u8];
 
     fn deref(&self) -> &[u8] {
-        match &self.0 {
-            Backing::Mapped(map) => map,
-            Backing::Read(bytes) => bytes,
-        }
+        &self.0
     }
 }
