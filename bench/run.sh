@@ -2,7 +2,8 @@
 # bench/run.sh: speed and memory figures for epubforge (figures to read, not a pass/fail test).
 #
 #   bench/run.sh [RUNS]          RUNS: runs per figure, the median is reported (default 5)
-#   BIN=... GEN=... bench/run.sh  times that binary (and generator) instead of building them
+#   BIN=... GEN=... [GEN_CODE=...] bench/run.sh
+#                                times that binary (and generators) instead of building them
 #   BASE_BIN=path/to/old/epubforge bench/run.sh
 #                                also times that binary's clean build, no-op and edit rebuild
 #                                in the same interleaved rounds, and prints both side by side
@@ -45,6 +46,12 @@
 #      the metadata.toml it saves (--save), interleaved; prints the ratio (issue 26: at most 1.1).
 #      The same for the folder of chapter files (`epubforge chapters/`) beside the novel's clean
 #      build.
+#   9. generates a code-heavy Markdown book (examples/gen_code.rs, 2400 fenced blocks) and times
+#      its clean build highlighted beside the same without highlighting (issue 28: at most 2.0).
+#  10. with valgrind installed (SKIP_CALLGRIND=1 skips it, about ten minutes): instruction counts
+#      under callgrind, which the machine's load does not move: the text ledger's and the
+#      outline's shares of the novel's clean build (issue 26: the ledger at most 5%), the
+#      one-command build against its saved metadata's, highlighting on against off.
 # SOURCE_DATE_EPOCH is fixed so that the byte-identity check is meaningful. Wall-clock figures
 # move a lot when other work shares the machine (every tool is timed in the same run, so the
 # ratios are fairer than the absolute times); run it on an idle machine for publishable numbers.
@@ -62,10 +69,11 @@ M="python3 bench/measure.py"
 
 if [ -z "${BIN:-}" ] || [ -z "${GEN:-}" ]; then
   echo "== building (release)" >&2
-  cargo build --release --quiet --bin epubforge --example gen_novel
+  cargo build --release --quiet --bin epubforge --example gen_novel --example gen_code
 fi
 BIN=$(realpath "${BIN:-target/release/epubforge}")
 GEN=$(realpath "${GEN:-target/release/examples/gen_novel}")
+GEN_CODE=$(realpath "${GEN_CODE:-$(dirname "$GEN")/gen_code}")
 
 rm -rf "$WORK"
 mkdir -p "$WORK"
@@ -239,3 +247,45 @@ T_DIRECT_DIR=$(median "${DIRECT_DIR[@]}"); T_PROJECT=$(median "${PROJECT[@]}")
 printf '%-44s %8.3f s\n' "one file: build of its metadata (--no-cache)" "$T_SAVED"
 printf '%-44s %8.3f s   %s of it (target <= 1.1)\n' "one file: epubforge novel.txt" "$T_DIRECT" "$(ratio "$T_DIRECT" "$T_SAVED")"
 printf '%-44s %8.3f s   %s of the project build (%.3f s)\n' "folder: epubforge chapters/" "$T_DIRECT_DIR" "$(ratio "$T_DIRECT_DIR" "$T_PROJECT")" "$T_PROJECT"
+
+# 9. Highlighting (issue 28): a generated code-heavy Markdown book (examples/gen_code.rs: CODE_CHAPTERS
+#    chapters of 20 fenced blocks that name their language, 2400 blocks by default) built clean
+#    with highlighting on (the default) beside the same book with `[style] highlight = false`,
+#    interleaved; prints the ratio (target: at most 2.0).
+CODE=$WORK/code
+"$GEN_CODE" "$CODE" "${CODE_CHAPTERS:-120}" 20 2>/dev/null
+cp "$CODE/metadata.toml" "$CODE/plain.toml"
+printf '\n[style]\nhighlight = false\n' >> "$CODE/plain.toml"
+LIT=(); UNLIT=()
+for _ in $(seq "$RUNS"); do
+  read -r t _ < <($M 1 '' "$BIN" build "$CODE" -o "$WORK/code-on.epub" --no-cache -q); LIT+=("$t")
+  read -r t _ < <($M 1 '' "$BIN" build "$CODE/plain.toml" -o "$WORK/code-off.epub" --no-cache -q); UNLIT+=("$t")
+done
+T_LIT=$(median "${LIT[@]}"); T_UNLIT=$(median "${UNLIT[@]}")
+printf '%-44s %8.3f s\n' "code book, highlight = false (--no-cache)" "$T_UNLIT"
+printf '%-44s %8.3f s   %s of off (target <= 2.0)\n' "code book, highlighted (--no-cache)" "$T_LIT" "$(ratio "$T_LIT" "$T_UNLIT")"
+
+# 10. Instruction shares (callgrind; skipped without valgrind or with SKIP_CALLGRIND=1): counts
+#     that do not move with the machine's load. The novel's clean build, with the text ledger's
+#     share (issue 26: at most 5%) and the outline's (its sizes are counted only for `build -v`);
+#     the one-command build of the novel as one file against the clean build of its saved
+#     metadata (at most 1.1); the code book highlighted against not (at most 2.0).
+if command -v valgrind >/dev/null && [ -z "${SKIP_CALLGRIND:-}" ]; then
+  S="python3 bench/shares.py $WORK/callgrind.out"
+  LEDGER='ledger::account|chapter::account'
+  OUTLINE='outline::text_chars|outline::walk'
+  read -r CG_ALL CG_LEDGER CG_OUTLINE < <($S "$LEDGER" "$OUTLINE" -- "$BIN" build "$NOVEL" -o "$WORK/cg.epub" --no-cache -q)
+  read -r CG_SAVED _ < <($S -- "$BIN" build "$ONEFILE" -o "$WORK/cg-saved.epub" --no-cache -q)
+  read -r CG_DIRECT CG_DIRECT_LEDGER < <($S "$LEDGER" -- "$BIN" "$ONEFILE/novel.txt" -q)
+  read -r CG_LIT _ < <($S -- "$BIN" build "$CODE" -o "$WORK/cg-on.epub" --no-cache -q)
+  read -r CG_UNLIT _ < <($S -- "$BIN" build "$CODE/plain.toml" -o "$WORK/cg-off.epub" --no-cache -q)
+  pct() { python3 -c "import sys; print(f'{100 * float(sys.argv[1]) / float(sys.argv[2]):.2f}%')" "$1" "$2"; }
+  gi() { python3 -c "import sys; print(f'{int(sys.argv[1]) / 1e9:.3f} G')" "$1"; }
+  printf '%-44s %10s\n' "instructions: clean build (--no-cache)" "$(gi "$CG_ALL")"
+  printf '%-44s %10s   (target <= 5%%)\n' "  of which the text ledger" "$(pct "$CG_LEDGER" "$CG_ALL")"
+  printf '%-44s %10s   (sizes only for build -v)\n' "  of which the outline" "$(pct "$CG_OUTLINE" "$CG_ALL")"
+  printf '%-44s %10s\n' "instructions: one file, its saved metadata" "$(gi "$CG_SAVED")"
+  printf '%-44s %10s   %s of it (target <= 1.1); ledger %s\n' "instructions: epubforge novel.txt" "$(gi "$CG_DIRECT")" "$(ratio "$CG_DIRECT" "$CG_SAVED")" "$(pct "$CG_DIRECT_LEDGER" "$CG_DIRECT")"
+  printf '%-44s %10s\n' "instructions: code book, highlight = false" "$(gi "$CG_UNLIT")"
+  printf '%-44s %10s   %s of off (target <= 2.0)\n' "instructions: code book, highlighted" "$(gi "$CG_LIT")" "$(ratio "$CG_LIT" "$CG_UNLIT")"
+fi

@@ -53,6 +53,10 @@ pub struct BuildOptions {
     /// The readers and stores to build for, each its own EPUB (`--target`); empty: those of
     /// `[output] targets`, else the plain EPUB.
     pub targets: Vec<Target>,
+    /// Count the size of each entry of the report's [`BuildReport::outline`] (`build -v`
+    /// shows them); off, its entries have no sizes, and the build does not read every
+    /// chapter's text again for them.
+    pub outline_sizes: bool,
 }
 
 impl BuildOptions {
@@ -65,6 +69,7 @@ impl BuildOptions {
             force: false,
             strict: false,
             targets: Vec::new(),
+            outline_sizes: false,
             load: crate::project::LoadOptions::default(),
             source_date_epoch: crate::project::source_date_epoch()?,
         })
@@ -339,7 +344,7 @@ fn build_outputs(
     if cover.is_some() {
         loaded.book.cover = cover;
     }
-    let outline = Outline::of(&loaded.book.contents, &loaded.origins);
+    let outline = Outline::measured(&loaded.book.contents, &loaded.origins, opts.outline_sizes);
     watch.lap("read and convert");
     let mut look = crate::look::prepare(project, &mut loaded.book, &mut loaded.warnings)?;
     let mut bodies = set_aside(&mut loaded.book);

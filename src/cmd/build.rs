@@ -137,6 +137,7 @@ fn options(args: &BuildArgs) -> Result<BuildOptions, ExitCode> {
         cache: !args.no_cache,
         force: args.force,
         strict: args.strict,
+        outline_sizes: args.verbose,
         load: LoadOptions {
             allow_outside_paths: args.allow_outside_paths,
         },

@@ -199,6 +199,12 @@ pub(crate) fn convert_decoded(
     };
     lines.resize(super::outline::node_count(&nodes), None);
     let given = match kind {
+        // When no cleanup rule changed the text and nothing converts it, the text-fix stage
+        // changed punctuation only (typography, quotation marks), which the ledger does not
+        // count: the source itself is what the book must hold, read once, not twice.
+        SourceKind::Text if after_rules.is_none() && project.text.conversion().is_none() => {
+            crate::ledger::Given::Text(&text)
+        }
         SourceKind::Text => crate::ledger::Given::Text(&fixed),
         _ => crate::ledger::Given::Nodes(&text_nodes),
     };

@@ -145,10 +145,17 @@ pub(crate) fn node_parts(nodes: &[Node]) -> Vec<bool> {
 impl Outline {
     /// The outline of the book's `contents`, whose nodes came from `origins` (in reading
     /// order, a part before its chapters, as the build records them while it assembles the
-    /// book).
+    /// book), with the size of each entry.
     pub fn of(contents: &[Node], origins: &[Origin]) -> Outline {
+        Outline::measured(contents, origins, true)
+    }
+
+    /// [`Outline::of`], the sizes counted only when `sizes` is on (else every entry's
+    /// [`Entry::chars`] is None): counting reads every chapter's text again, which a build
+    /// that does not show the outline need not pay for.
+    pub fn measured(contents: &[Node], origins: &[Origin], sizes: bool) -> Outline {
         let mut origins = origins.iter();
-        let entries = walk(contents, &mut origins);
+        let entries = walk(contents, &mut origins, sizes);
         let mut outline = Outline {
             entries,
             ..Outline::default()
@@ -261,14 +268,14 @@ fn printable(title: &str) -> String {
 }
 
 /// The entries of `nodes`, nested as the package nests them.
-fn walk(nodes: &[Node], origins: &mut std::slice::Iter<'_, Origin>) -> Vec<Entry> {
+fn walk(nodes: &[Node], origins: &mut std::slice::Iter<'_, Origin>, sizes: bool) -> Vec<Entry> {
     let mut levels = Levels::default();
     let mut placed: Vec<(usize, Entry)> = Vec::with_capacity(nodes.len());
     for node in nodes {
         let origin = origins.next();
         let (path, line, measured, front) = origin
             .map_or((PathBuf::new(), None, false, false), |o| {
-                (o.path.clone(), o.line, o.measured, o.front)
+                (o.path.clone(), o.line, o.measured && sizes, o.front)
             });
         let implied = origin.is_some_and(|o| o.implied);
         match node {
@@ -294,7 +301,7 @@ fn walk(nodes: &[Node], origins: &mut std::slice::Iter<'_, Origin>) -> Vec<Entry
             Node::Part(p) => {
                 // A chapter after a part does not nest under it.
                 levels = Levels::default();
-                let children = walk(&p.children, origins);
+                let children = walk(&p.children, origins, sizes);
                 let chars = total_chars(&children);
                 let entry = Entry {
                     kind: EntryKind::Volume,
@@ -502,5 +509,16 @@ mod tests {
         assert_eq!(json["chapters"], 2);
         assert_eq!(json["front"], 1);
         assert_eq!(json["entries"][0]["kind"], "front");
+    }
+
+    #[test]
+    fn sizes_are_counted_only_when_asked_for() {
+        let contents = vec![chapter("序", "<p>前言</p>", 1)];
+        let origins = [Origin::new(Path::new("a.txt"), Some(1), true)];
+        let sized = Outline::measured(&contents, &origins, true);
+        assert_eq!(sized.entries[0].chars, Some(2));
+        let shape = Outline::measured(&contents, &origins, false);
+        assert_eq!(shape.entries[0].chars, None);
+        assert_eq!((shape.chapters, shape.entries[0].line), (1, Some(1)));
     }
 }

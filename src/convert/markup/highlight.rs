@@ -114,15 +114,36 @@ fn class_of(stack: &ScopeStack) -> Option<&'static str> {
         .find_map(|scope| class_of_scope(*scope))
 }
 
+/// [`SCOPES`] and the scopes that have no class, parsed once: a token's scopes are matched
+/// against them by syntect's bitwise prefix test. Naming each scope instead
+/// (`Scope::build_string`) takes a lock shared by every thread and allocates, for every scope
+/// of every token: that made highlighting most of a code-heavy book's build time.
+struct Classes {
+    none: Vec<Scope>,
+    classes: Vec<(&'static str, Vec<Scope>)>,
+}
+
+static CLASSES: LazyLock<Classes> = LazyLock::new(|| {
+    // The names are constants that parse; one that did not would match nothing.
+    let scopes = |names: &[&str]| names.iter().filter_map(|n| Scope::new(n).ok()).collect();
+    Classes {
+        none: scopes(&["keyword.operator", "punctuation"]),
+        classes: SCOPES
+            .iter()
+            .map(|(class, prefixes)| (*class, scopes(prefixes)))
+            .collect(),
+    }
+});
+
 fn class_of_scope(scope: Scope) -> Option<&'static str> {
-    let name = scope.build_string();
-    if name.starts_with("keyword.operator") || name.starts_with("punctuation") {
+    let classes = &*CLASSES;
+    if classes.none.iter().any(|p| p.is_prefix_of(scope)) {
         return None;
     }
-    SCOPES.iter().find_map(|(class, prefixes)| {
+    classes.classes.iter().find_map(|(class, prefixes)| {
         prefixes
             .iter()
-            .any(|p| name == *p || name.starts_with(&format!("{p}.")))
+            .any(|p| p.is_prefix_of(scope))
             .then_some(*class)
     })
 }
