@@ -955,11 +955,15 @@ fn resolve_includes(
             message: w.message,
             hint: Some(INCLUDE_BUDGET_HINT.into()),
         })?;
-    warnings.extend(problems.into_iter().map(|w| {
-        Diagnostic::warning(Code::Include, w.message)
+    warnings.extend(problems.into_iter().map(|w| match w.unknown {
+        true => Diagnostic::warning(Code::UnknownDirective, w.message)
             .at(&w.path)
             .line(Some(w.line))
-            .hint("mdBook resolves an include's path from the folder of the file that includes it")
+            .hint("they belong to mdBook preprocessors epubforge does not run; write their output into the chapter if the book needs it"),
+        false => Diagnostic::warning(Code::Include, w.message)
+            .at(&w.path)
+            .line(Some(w.line))
+            .hint("mdBook resolves an include's path from the folder of the file that includes it"),
     }));
     Ok(text)
 }

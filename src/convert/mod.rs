@@ -8,6 +8,7 @@
 pub(crate) mod about;
 pub mod book;
 pub mod chapter;
+mod directives;
 mod emphasis;
 pub mod gutenberg;
 pub mod includes;
