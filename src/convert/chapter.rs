@@ -203,7 +203,8 @@ pub(crate) fn convert_decoded(
         after_rules,
         given,
     };
-    let (removed, lost) = account(&sheet, &nodes);
+    let (mut removed, lost) = account(&sheet, &nodes);
+    removed.hidden_code = markup.hidden_letters;
     warnings.extend(lost);
     let includes = kind == SourceKind::Markdown && super::includes::reads_files(&fixed);
     let short_notes = match kind {
@@ -424,7 +425,10 @@ pub(crate) fn title_in(path: &Path, text: &str) -> Option<String> {
     match SourceKind::of(path) {
         SourceKind::Text => super::convert_text(text, true).title,
         SourceKind::Markdown => {
-            let opts = super::markup::MarkdownOptions { highlight: false };
+            let opts = super::markup::MarkdownOptions {
+                highlight: false,
+                ..Default::default()
+            };
             super::convert_markdown(text, &mut no_images, opts, None, None)
                 .ok()?
                 .title
@@ -451,7 +455,10 @@ pub(crate) fn split_level(path: &Path, text: &str) -> Option<usize> {
     let converted = match SourceKind::of(path) {
         SourceKind::Text => return None,
         SourceKind::Markdown => {
-            let opts = super::markup::MarkdownOptions { highlight: false };
+            let opts = super::markup::MarkdownOptions {
+                highlight: false,
+                ..Default::default()
+            };
             super::convert_markdown(text, &mut no_images, opts, None, at).ok()?
         }
         SourceKind::Html => super::convert_html(text, &mut no_images, None, at).ok()?,
@@ -907,6 +914,11 @@ fn convert_markup(
     let result = if kind == SourceKind::Markdown {
         let opts = super::markup::MarkdownOptions {
             highlight: project.style.highlight,
+            hidelines: project
+                .mdbook
+                .as_ref()
+                .map(|m| m.hidelines.clone())
+                .unwrap_or_default(),
         };
         super::convert_markdown(text, &mut resolver, opts, Some(&mut fixer), split)
     } else {

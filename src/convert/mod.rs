@@ -96,6 +96,8 @@ pub struct Converted {
     pub homes: HashMap<String, usize>,
     /// Site navigation blocks left out (markup only).
     pub site_navigation: usize,
+    /// Letters and digits of the code lines mdBook hides, left out (Markdown only).
+    pub hidden_letters: usize,
 }
 
 /// Converts plain text (already decoded and normalised) to XHTML paragraphs. With
@@ -233,6 +235,7 @@ fn from_fragment(f: markup::Fragment) -> Converted {
         pieces: f.pieces,
         homes: f.homes,
         site_navigation: f.site_navigation,
+        hidden_letters: f.hidden_letters,
     }
 }
 

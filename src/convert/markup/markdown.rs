@@ -21,15 +21,20 @@ use pulldown_cmark::{
 };
 
 /// How Markdown is converted.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MarkdownOptions {
     /// Highlight fenced code blocks that name their language (`[style] highlight`).
     pub highlight: bool,
+    /// mdBook's line-hiding prefixes by language, besides Rust's (see [`super::mdbook`]).
+    pub hidelines: super::mdbook::HideLines,
 }
 
 impl Default for MarkdownOptions {
     fn default() -> MarkdownOptions {
-        MarkdownOptions { highlight: true }
+        MarkdownOptions {
+            highlight: true,
+            hidelines: Default::default(),
+        }
     }
 }
 
@@ -62,10 +67,12 @@ pub fn markdown_to_xhtml_with<'a>(
         true => std::borrow::Cow::Owned(src.replace('\0', "\u{FFFD}")),
         false => std::borrow::Cow::Borrowed(src),
     };
+    let src = super::mdbook::admonitions(&src);
     let Rendered {
         html,
         flattened,
         marker,
+        hidden,
     } = render(&src, opts, &mut warnings);
     let parsed = parse_fragment(&html, MAX_DEPTH as u32);
     // Lines of the rendered HTML mean nothing to the author: deep raw HTML goes unlocated.
@@ -81,7 +88,9 @@ pub fn markdown_to_xhtml_with<'a>(
         text: text.map(|t| t as &mut TextFixer<'_>),
         split,
     };
-    sanitize(parsed.html.root_element(), options, images, warnings)
+    let mut fragment = sanitize(parsed.html.root_element(), options, images, warnings)?;
+    fragment.hidden_letters = hidden;
+    Ok(fragment)
 }
 
 struct ImageFrame {
@@ -98,6 +107,8 @@ struct Rendered {
     /// What the ids of notes and references begin with (see [`ids::marker`]), when the
     /// source can hold notes.
     marker: Option<String>,
+    /// Letters and digits of the hidden code lines left out (see [`super::mdbook`]).
+    hidden: usize,
 }
 
 #[derive(Default)]
@@ -130,6 +141,13 @@ struct Renderer {
     highlight: bool,
     /// Such a block being read: its language and its text so far.
     code: Option<(String, String)>,
+    /// mdBook's line-hiding prefixes; the rule of the code block being read; the letters of
+    /// the lines hidden so far.
+    hidelines: super::mdbook::HideLines,
+    hide: Option<super::mdbook::Hide>,
+    hidden: usize,
+    /// For each open block quote: whether it is written as an admonition's `<aside>`.
+    quotes: Vec<bool>,
 }
 
 /// Renders Markdown to an HTML string (not yet well-formed: raw HTML passes through). Elements
@@ -141,11 +159,13 @@ fn render(src: &str, options: MarkdownOptions, warnings: &mut Warnings) -> Rende
         | Options::ENABLE_STRIKETHROUGH
         | Options::ENABLE_FOOTNOTES
         | Options::ENABLE_TASKLISTS
-        | Options::ENABLE_HEADING_ATTRIBUTES;
+        | Options::ENABLE_HEADING_ATTRIBUTES
+        | Options::ENABLE_GFM;
     let events = || Parser::new_ext(src, opts).into_offset_iter();
     let mut r = Renderer {
         bufs: vec![String::with_capacity(src.len() + src.len() / 4)],
         highlight: options.highlight,
+        hidelines: options.hidelines,
         ..Renderer::default()
     };
     // References need to know which notes are defined, possibly further down: a first pass
@@ -188,10 +208,12 @@ fn render(src: &str, options: MarkdownOptions, warnings: &mut Warnings) -> Rende
         }
     }
     let marker = notes.then(|| r.marker.clone());
+    let hidden = r.hidden;
     Rendered {
         html: r.finish(warnings),
         flattened,
         marker,
+        hidden,
     }
 }
 
@@ -322,9 +344,18 @@ impl Renderer {
             Tag::Heading {
                 level, id, classes, ..
             } => heading_tag(level, id.as_deref(), &classes),
-            Tag::BlockQuote(_) => "<blockquote>\n".into(),
+            Tag::BlockQuote(kind) => {
+                self.quotes.push(kind.is_some());
+                match kind {
+                    Some(kind) => super::mdbook::alert(kind),
+                    None => "<blockquote>\n".into(),
+                }
+            }
             Tag::CodeBlock(kind) => {
                 self.in_code = true;
+                if let CodeBlockKind::Fenced(info) = &kind {
+                    self.hide = super::mdbook::hide_rule(info, &self.hidelines);
+                }
                 // The language is the info string's first word (mdBook adds `,ignore` and the like).
                 let lang = match &kind {
                     CodeBlockKind::Fenced(info) => {
@@ -332,6 +363,9 @@ impl Renderer {
                     }
                     CodeBlockKind::Indented => "",
                 };
+                if self.hide.is_some() {
+                    self.code = Some((lang.to_string(), String::new()));
+                }
                 if lang.is_empty() {
                     "<pre><code>".into()
                 } else {
@@ -426,12 +460,26 @@ impl Renderer {
         let s: String = match tag {
             TagEnd::Paragraph => "</p>\n".into(),
             TagEnd::Heading(level) => format!("</h{}>\n", level_num(level)),
-            TagEnd::BlockQuote(_) => "</blockquote>\n".into(),
+            TagEnd::BlockQuote(_) => match self.quotes.pop() {
+                Some(true) => "</aside>\n".into(),
+                _ => "</blockquote>\n".into(),
+            },
             TagEnd::CodeBlock => {
                 self.in_code = false;
                 let code = match self.code.take() {
                     Some((lang, code)) => {
-                        highlight::highlight(&code, &lang).unwrap_or_else(|| escape_text(&code))
+                        let code = match self.hide.take() {
+                            Some(rule) => {
+                                let (shown, letters) = super::mdbook::hide_lines(&code, &rule);
+                                self.hidden += letters;
+                                shown
+                            }
+                            None => code.into(),
+                        };
+                        self.highlight
+                            .then(|| highlight::highlight(&code, &lang))
+                            .flatten()
+                            .unwrap_or_else(|| escape_text(&code))
                     }
                     None => String::new(),
                 };
@@ -1013,7 +1061,10 @@ mod tests {
         let plain = markdown_to_xhtml_with(
             src,
             &mut Recorder::default(),
-            MarkdownOptions { highlight: false },
+            MarkdownOptions {
+                highlight: false,
+                ..Default::default()
+            },
             None,
             None,
         )

@@ -15,6 +15,7 @@ pub(crate) mod highlight;
 mod html;
 mod ids;
 mod markdown;
+mod mdbook;
 mod parse;
 mod sanitize;
 
@@ -27,6 +28,7 @@ pub use html::html_to_xhtml_fixed;
 #[cfg(test)]
 pub use markdown::markdown_to_xhtml;
 pub use markdown::{MarkdownOptions, markdown_to_xhtml_with};
+
 pub(crate) use sanitize::{percent_decode, self_href};
 
 /// Rewrites one text node of a chapter's body (the text-fix stage: cleanup rules,
@@ -65,6 +67,9 @@ pub struct Fragment {
     pub homes: HashMap<String, usize>,
     /// Site navigation blocks left out (`<nav>`, link bars to the previous and next pages).
     pub site_navigation: usize,
+    /// Letters and digits of code lines mdBook hides, left out (Markdown only; the text
+    /// ledger counts them as a documented removal).
+    pub hidden_letters: usize,
 }
 
 /// Where a document is cut into chapters: before every heading of `level` or above.

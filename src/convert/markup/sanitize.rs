@@ -150,6 +150,7 @@ pub(crate) fn sanitize(
         pieces,
         homes,
         site_navigation: site_nav,
+        hidden_letters: 0,
     })
 }
 
