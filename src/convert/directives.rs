@@ -8,8 +8,6 @@
 
 use std::path::{Path, PathBuf};
 
-use super::includes::IncludeWarning;
-
 /// Most distinct directives named in the warning; the rest are counted.
 const NAMED: usize = 5;
 
@@ -36,8 +34,9 @@ impl Unknown {
         }
     }
 
-    /// The one warning for them all, at the first; None when there were none.
-    pub(crate) fn warning(&self) -> Option<IncludeWarning> {
+    /// The one warning for them all: the file and line of the first, and the message; None
+    /// when there were none.
+    pub(crate) fn warning(&self) -> Option<(PathBuf, usize, String)> {
         let (path, line) = self.first.clone()?;
         let mut named: Vec<String> = self
             .seen
@@ -52,16 +51,12 @@ impl Unknown {
         if more > 0 {
             named.push(format!("and {more} other(s)"));
         }
-        Some(IncludeWarning {
-            unknown: true,
-            path,
-            line,
-            message: format!(
-                "removed {} preprocessor directive(s) that epubforge does not run: {}",
-                self.total,
-                named.join(", ")
-            ),
-        })
+        let message = format!(
+            "removed {} preprocessor directive(s) that epubforge does not run: {}",
+            self.total,
+            named.join(", ")
+        );
+        Some((path, line, message))
     }
 }
 
@@ -150,11 +145,10 @@ mod tests {
         u.add("{{%session outline}}", Path::new("a.md"), 3);
         u.add("{{%segment outline}}", Path::new("a.md"), 9);
         u.add("{{%session outline}}", Path::new("a.md"), 12);
-        let w = u.warning().unwrap();
-        assert!(w.unknown);
-        assert_eq!(w.line, 3);
+        let (path, line, message) = u.warning().unwrap();
+        assert_eq!((path.as_path(), line), (Path::new("a.md"), 3));
         assert_eq!(
-            w.message,
+            message,
             "removed 3 preprocessor directive(s) that epubforge does not run: \
              {{%session outline}} ×2, {{%segment outline}}"
         );

@@ -141,7 +141,14 @@ pub fn resolve(
         unknown: super::directives::Unknown::default(),
     };
     let out = state.expand(text, path, 0)?;
-    state.warnings.extend(state.unknown.warning());
+    if let Some((path, line, message)) = state.unknown.warning() {
+        state.warnings.push(IncludeWarning {
+            unknown: true,
+            path,
+            line,
+            message,
+        });
+    }
     Ok((out, state.warnings))
 }
 
