@@ -488,9 +488,12 @@ fn refuse_loss(opts: &BuildOptions, warnings: &[Diagnostic]) -> Result<()> {
     if !opts.strict {
         return Ok(());
     }
-    let mut lost = warnings
-        .iter()
-        .filter(|w| matches!(w.code, Code::RemovedContent | Code::LostText));
+    let mut lost = warnings.iter().filter(|w| {
+        matches!(
+            w.code,
+            Code::RemovedContent | Code::LostText | Code::UnreadableImage
+        )
+    });
     match lost.next() {
         Some(first) => Err(Error::ContentRemoved {
             path: first.path.clone().unwrap_or_default(),

@@ -222,6 +222,12 @@ pub enum Code {
     /// site's page markers, `第1节` among `第一回`) was kept as text: one finding per file,
     /// counting them, at the first.
     PageMarkers,
+    /// A preprocessor directive nothing here runs (`{{#each …}}`, `{{%session outline}}`) was
+    /// removed from a Markdown chapter: one finding per chapter, naming them, at the first.
+    UnknownDirective,
+    /// A picture that cannot be read (missing, outside the project, unreadable): its alt text
+    /// stands in its place. An error with `build --strict`.
+    UnreadableImage,
 }
 
 impl Serialize for Code {
@@ -392,6 +398,8 @@ impl Code {
             Code::KindleConstruct => "kindle-construct",
             Code::Budget => "budget",
             Code::PageMarkers => "page-markers",
+            Code::UnknownDirective => "unknown-directive",
+            Code::UnreadableImage => "unreadable-image",
         }
     }
 }

@@ -145,6 +145,8 @@ pub struct Removed {
     pub conversion: usize,
     /// Picture lines of a plain-text chapter (their path; the picture is in the book).
     pub pictures: usize,
+    /// Code lines mdBook hides (`# ` lines of Rust blocks): mdBook's reader does not see them.
+    pub hidden_code: usize,
     /// By nothing documented: reported as `lost-text`.
     pub lost: usize,
 }
@@ -155,6 +157,7 @@ impl Removed {
         self.cleanup += other.cleanup;
         self.conversion += other.conversion;
         self.pictures += other.pictures;
+        self.hidden_code += other.hidden_code;
         self.lost += other.lost;
     }
 
@@ -164,6 +167,7 @@ impl Removed {
             (self.cleanup, "by cleanup rules"),
             (self.conversion, "by conversion"),
             (self.pictures, "picture paths"),
+            (self.hidden_code, "in hidden code lines (mdBook)"),
             (self.lost, "LOST (see the lost-text warnings)"),
         ];
         let parts: Vec<String> = causes

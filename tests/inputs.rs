@@ -322,16 +322,22 @@ fn markdown_and_html_chapters_build_clean_with_images_footnotes_and_links() {
 }
 
 #[test]
-fn missing_markdown_image_names_chapter_and_path() {
+fn missing_markdown_image_is_a_warning_at_its_line_keeping_the_alt_and_strict_refuses() {
     let f = Fixture::empty();
-    f.write("c.md", "# T\n\n![x](pics/none.png)\n");
+    f.write("c.md", "# T\n\nText.\n\n![the map](pics/none.png)\n");
     f.write(
         "metadata.toml",
         "[book]\ntitle = \"t\"\nauthors = [\"a\"]\nlanguage = \"en\"\n[[chapters]]\nfile = \"c.md\"\n",
     );
     let r = f.build(&[]);
-    assert!(!r.ok);
-    assert!(r.stderr.contains("c.md"), "{}", r.stderr);
+    assert!(r.ok, "{}", r.stderr);
+    assert!(r.stderr.contains("c.md:5: picture"), "{}", r.stderr);
+    assert!(r.stderr.contains("pics/none.png"), "{}", r.stderr);
+    let doc = text(&f.path("out.epub"), "EPUB/text/chapter-0001.xhtml");
+    assert!(doc.contains("the map"), "{doc}");
+    assert_valid(&f.path("out.epub"));
+    let r = f.build(&["--strict"]);
+    assert!(!r.ok, "{}", r.stderr);
     assert!(r.stderr.contains("pics/none.png"), "{}", r.stderr);
 }
 

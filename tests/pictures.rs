@@ -79,7 +79,7 @@ fn a_chapter_file_not_split_carries_its_pictures_too() {
 }
 
 #[test]
-fn a_missing_or_outside_picture_is_an_error_naming_it() {
+fn a_missing_or_outside_picture_is_a_warning_at_its_line_and_an_error_under_strict() {
     for (path, why) in [("nope.jpg", "nope.jpg"), ("../../etc/passwd", "outside")] {
         let f = Fixture::empty();
         f.write("ch1.txt", format!("第一章 风起\n风起了。\n![图]({path})\n"));
@@ -88,8 +88,12 @@ fn a_missing_or_outside_picture_is_an_error_naming_it() {
             format!("{BOOK}[[chapters]]\nfile = \"ch1.txt\"\n"),
         );
         let r = f.build(&[]);
+        assert!(r.ok, "{path}: {}", r.stderr);
+        assert!(r.stderr.contains("ch1.txt:3"), "{}", r.stderr);
+        assert!(r.stderr.contains(why), "{path}: {}", r.stderr);
+        assert!(chapters(&f).contains(path), "the line stays text");
+        let r = f.build(&["--strict"]);
         assert!(!r.ok, "{path}: {}", r.stdout);
-        assert!(r.stderr.contains("ch1.txt"), "{}", r.stderr);
         assert!(r.stderr.contains(why), "{path}: {}", r.stderr);
     }
 }

@@ -320,9 +320,17 @@ mod tests {
         // Nor does the Markdown converter make a rule and a heading of it; its title is the
         // chapter's when no heading opens the file.
         let mut no_images = |_: &str| -> Result<String, String> { Ok(String::new()) };
-        let opts = crate::convert::markup::MarkdownOptions { highlight: false };
-        let c =
-            crate::convert::convert_markdown("% Mine\n\nText.\n", &mut no_images, opts, None, None);
+        let opts = crate::convert::markup::MarkdownOptions {
+            highlight: false,
+            ..Default::default()
+        };
+        let c = crate::convert::convert_markdown(
+            "% Mine\n\nText.\n",
+            &mut no_images,
+            opts.clone(),
+            None,
+            None,
+        );
         let c = c.unwrap();
         assert_eq!(
             (c.title.as_deref(), c.body.as_str()),

@@ -214,7 +214,8 @@ pub(crate) fn convert_decoded(
         after_rules,
         given,
     };
-    let (removed, lost) = account(&sheet, &nodes);
+    let (mut removed, lost) = account(&sheet, &nodes);
+    removed.hidden_code = markup.hidden_letters;
     warnings.extend(lost);
     let includes = kind == SourceKind::Markdown && super::includes::reads_files(&fixed);
     let short_notes = match kind {
@@ -286,7 +287,8 @@ fn one_chapter(
         .transpose()?;
     let sinks = (&mut *images, &mut *warnings);
     let mut converted = if kind == SourceKind::Text {
-        with_pictures(project, src, sinks, |p| {
+        let (images, warnings) = sinks;
+        with_pictures(project, src, (fixed, images, warnings), |p| {
             convert_plain(fixed, given.as_deref(), p)
         })?
     } else {
@@ -441,7 +443,10 @@ pub(crate) fn title_in(kind: SourceKind, text: &str) -> Option<String> {
     match kind {
         SourceKind::Text => super::convert_text(text, true).title,
         SourceKind::Markdown => {
-            let opts = super::markup::MarkdownOptions { highlight: false };
+            let opts = super::markup::MarkdownOptions {
+                highlight: false,
+                ..Default::default()
+            };
             super::convert_markdown(text, &mut no_images, opts, None, None)
                 .ok()?
                 .title
@@ -468,7 +473,10 @@ pub(crate) fn split_level(kind: SourceKind, text: &str) -> Option<usize> {
     let converted = match kind {
         SourceKind::Text => return None,
         SourceKind::Markdown => {
-            let opts = super::markup::MarkdownOptions { highlight: false };
+            let opts = super::markup::MarkdownOptions {
+                highlight: false,
+                ..Default::default()
+            };
             super::convert_markdown(text, &mut no_images, opts, None, at).ok()?
         }
         SourceKind::Html => super::convert_html(text, &mut no_images, None, at).ok()?,
@@ -713,7 +721,8 @@ fn split_file(
     (images, warnings): (&mut Vec<Image>, &mut Vec<Diagnostic>),
 ) -> Result<(Vec<Node>, Vec<Option<usize>>, super::HeadingNotes)> {
     let warn = |code, line, message| Diagnostic::warning(code, message).at(&src.path).line(line);
-    let (pieces, split_warnings, notes) = with_pictures(project, src, (images, warnings), |p| {
+    let sinks = (text, &mut *images, &mut *warnings);
+    let (pieces, split_warnings, notes) = with_pictures(project, src, sinks, |p| {
         super::split_text(text, mode, src.volume, p)
     })?;
     warnings.extend(
@@ -835,32 +844,51 @@ fn gutenberg_pieces(
     Some(gutenberg_page(licence, boilerplate, layout))
 }
 
-/// Runs `convert` on a plain-text chapter with its picture lines resolved as Markdown images
-/// are (the project's containment check, the media readers and their caps); a picture that
-/// cannot be had fails the chapter, naming it, as a missing image of a Markdown chapter does.
+/// Converts with picture lines resolved through [`readable_image`] (a picture that cannot be
+/// read is warned about and stays text).
 fn with_pictures<T>(
     project: &Project,
     src: &ChapterSource,
-    (images, warnings): (&mut Vec<Image>, &mut Vec<Diagnostic>),
+    (text, images, warnings): (&str, &mut Vec<Image>, &mut Vec<Diagnostic>),
     convert: impl FnOnce(super::Pictures<'_>) -> T,
 ) -> Result<T> {
-    let mut failed: Option<(String, String)> = None;
+    let mut warned = std::collections::HashSet::new();
     let mut resolve = |path: &str| {
-        let r = resolve_image(project, &src.path, path, images, warnings);
-        if let Err(why) = &r {
-            failed.get_or_insert_with(|| (path.to_string(), why.clone()));
-        }
-        r
+        let sinks = (&mut *images, &mut *warnings, &mut warned);
+        readable_image(project, (&src.path, text), path, sinks)
     };
-    let out = convert(&mut resolve);
-    match failed {
-        None => Ok(out),
-        Some((path, why)) => Err(Error::Convert {
-            path: src.path.clone(),
-            message: format!("picture {path:?}: {why}"),
-            hint: Some("fix the path (relative to the chapter file), or remove the line".into()),
-        }),
+    Ok(convert(&mut resolve))
+}
+
+/// [`resolve_image`]; a picture that cannot be read (missing, outside the project,
+/// unreadable) is an `unreadable-image` warning at its line of the chapter's `text`, once per
+/// path (`warned`), and the caller keeps its alt text: mdBook and pandoc build such a book.
+fn readable_image(
+    project: &Project,
+    (chapter, text): (&Path, &str),
+    path: &str,
+    (images, warnings, warned): (
+        &mut Vec<Image>,
+        &mut Vec<Diagnostic>,
+        &mut std::collections::HashSet<String>,
+    ),
+) -> std::result::Result<String, String> {
+    let resolved = resolve_image(project, chapter, path, images, warnings);
+    if let Err(why) = &resolved
+        && warned.insert(path.to_string())
+    {
+        let line = text
+            .find(path)
+            .map(|at| text[..at].matches('\n').count() + 1);
+        let message = format!("picture {path:?} cannot be read: {why}; its alt text is kept");
+        warnings.push(
+            Diagnostic::warning(Code::UnreadableImage, message)
+                .at(chapter)
+                .line(line)
+                .hint("fix the path (relative to the chapter file); build --strict refuses the book until then"),
+        );
     }
+    resolved
 }
 
 /// A plain-text chapter's text (through the text-fix stage) converted; `given` is the
@@ -895,7 +923,11 @@ fn convert_markup(
     split: Option<super::markup::SplitAt<'_>>,
 ) -> Result<super::Converted> {
     let (images, warnings) = sinks;
-    let mut resolver = |s: &str| resolve_image(project, &src.path, s, images, warnings);
+    let mut warned = std::collections::HashSet::new();
+    let mut resolver = |s: &str| {
+        let sinks = (&mut *images, &mut *warnings, &mut warned);
+        readable_image(project, (&src.path, text), s, sinks)
+    };
     let relative = relative_path(project, &src.path);
     let file = FileRef {
         path: &src.path,
@@ -925,6 +957,11 @@ fn convert_markup(
     let result = if kind == SourceKind::Markdown {
         let opts = super::markup::MarkdownOptions {
             highlight: project.style.highlight,
+            hidelines: project
+                .mdbook
+                .as_ref()
+                .map(|m| m.hidelines.clone())
+                .unwrap_or_default(),
         };
         super::convert_markdown(text, &mut resolver, opts, Some(&mut fixer), split)
     } else {
@@ -973,11 +1010,15 @@ fn resolve_includes(
             message: w.message,
             hint: Some(INCLUDE_BUDGET_HINT.into()),
         })?;
-    warnings.extend(problems.into_iter().map(|w| {
-        Diagnostic::warning(Code::Include, w.message)
+    warnings.extend(problems.into_iter().map(|w| match w.unknown {
+        true => Diagnostic::warning(Code::UnknownDirective, w.message)
             .at(&w.path)
             .line(Some(w.line))
-            .hint("mdBook resolves an include's path from the folder of the file that includes it")
+            .hint("they belong to mdBook preprocessors epubforge does not run; write their output into the chapter if the book needs it"),
+        false => Diagnostic::warning(Code::Include, w.message)
+            .at(&w.path)
+            .line(Some(w.line))
+            .hint("mdBook resolves an include's path from the folder of the file that includes it"),
     }));
     Ok(text)
 }

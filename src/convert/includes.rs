@@ -6,6 +6,11 @@
 //! without anchor lines), `{{#rustdoc_include file.rs:name}}` (mdBook keeps the rest of the file
 //! as hidden lines for rustdoc; a book has no button to show them, so only the lines shown are
 //! kept), `{{#playground file.rs}}` (the file as a Rust code block) and `{{#title …}}` (removed).
+//! An anchor the file does not have inserts nothing, as in mdBook, with a warning. Any other
+//! directive, `{{#name …}}` or a third-party preprocessor's `{{%name …}}` (Comprehensive Rust's
+//! `{{%session outline}}`), would print as text in the book: outside code it is removed, and
+//! each chapter gets one warning naming what was removed (a `{{#each …}}` shown in a code block
+//! or a code span is code, and stays).
 //! A directive written `\{{#include …}}` is shown as written, without the backslash. Included
 //! text may include more, relative to its own folder, up to [`MAX_DEPTH`] deep; a multi-line
 //! inclusion after some text on its line (an indented list item) repeats that text before each
@@ -115,6 +120,8 @@ pub type Reader<'a> = dyn FnMut(&Path, &str) -> Result<(PathBuf, String), String
 /// A problem with one directive: the file holding it, its 1-based line, what went wrong.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct IncludeWarning {
+    /// A directive no preprocessor here knows, removed (else an include that failed).
+    pub unknown: bool,
     /// The chapter, or the included file, that holds the directive.
     pub path: PathBuf,
     /// The directive's line in that file.
@@ -139,8 +146,17 @@ pub fn resolve(
         budget,
         files: HashMap::new(),
         warnings: Vec::new(),
+        unknown: super::directives::Unknown::default(),
     };
     let out = state.expand(text, path, 0)?;
+    if let Some((path, line, message)) = state.unknown.warning() {
+        state.warnings.push(IncludeWarning {
+            unknown: true,
+            path,
+            line,
+            message,
+        });
+    }
     Ok((out, state.warnings))
 }
 
@@ -166,12 +182,16 @@ struct State<'r, 'a> {
     /// is read once.
     files: HashMap<(PathBuf, String), Result<(PathBuf, String), String>>,
     warnings: Vec<IncludeWarning>,
+    /// Directives removed because nothing here knows them: one warning for them all.
+    unknown: super::directives::Unknown,
 }
 
 /// Why a directive was not replaced.
 enum Failure {
     /// Warned about; the directive stays as written.
     Warn(String),
+    /// Warned about; the directive is replaced by nothing (an anchor not found, as mdBook).
+    Empty(String),
     /// The book's budget ran out: the resolution stops.
     Budget(String),
     /// The budget ran out in an included file, at the directive named.
@@ -185,6 +205,8 @@ struct Directive<'t> {
     end: usize,
     /// `include`, `rustdoc_include`, `playground`, `title`; None for an escaped directive.
     kind: Option<&'t str>,
+    /// Written `{{%name …}}` (a third-party preprocessor's), not `{{#name …}}`.
+    percent: bool,
     /// What follows the name: the path and its range or anchor, and properties.
     args: &'t str,
 }
@@ -198,6 +220,7 @@ impl State<'_, '_> {
         // The line of `counted`, kept as the directives are met (counting from the top for
         // each would be quadratic in a file of many directives).
         let (mut line, mut counted) = (1, 0);
+        let mut code = super::directives::CodeTracker::default();
         while let Some(d) = next_directive(text, at) {
             at = d.end;
             line += text[counted..d.start].matches('\n').count();
@@ -210,16 +233,30 @@ impl State<'_, '_> {
                 continue;
             };
             let warning = |message: String| IncludeWarning {
+                unknown: false,
                 path: path.to_path_buf(),
                 line,
                 message: format!("{}: {message}", &text[d.start..d.end]),
             };
+            if d.percent || !is_known(kind) {
+                if code.inside(text, d.start) {
+                    continue;
+                }
+                self.unknown.add(&text[d.start..d.end], path, line);
+                out.push(&text[written..d.start]);
+                written = d.end;
+                continue;
+            }
             let replacement = match self.render(kind, d.args, dir, depth) {
                 Ok(Some(content)) => content,
                 Ok(None) => continue,
                 Err(Failure::Warn(message)) => {
                     self.warnings.push(warning(message));
                     continue;
+                }
+                Err(Failure::Empty(message)) => {
+                    self.warnings.push(warning(message));
+                    String::new()
                 }
                 Err(Failure::Budget(message)) => return Err(warning(message)),
                 Err(Failure::Nested(inner)) => return Err(inner),
@@ -265,8 +302,8 @@ impl State<'_, '_> {
         let (found, content) = self.read(dir, file)?;
         let selection = Selection::parse(selection);
         let taken = selection.take(content).ok_or_else(|| {
-            Failure::Warn(format!(
-                "{} has no anchor {:?}",
+            Failure::Empty(format!(
+                "{} has no anchor {:?}; nothing was inserted (as mdBook does)",
                 found.display(),
                 selection.anchor()
             ))
@@ -374,14 +411,24 @@ fn next_directive(text: &str, from: usize) -> Option<Directive<'_>> {
         let close = stop;
         let inner = &text[open + 2..close];
         let escaped = open > 0 && bytes[open - 1] == b'\\';
-        let Some(rest) = inner.trim_start().strip_prefix('#') else {
+        let inner = inner.trim_start();
+        let percent = inner.starts_with('%');
+        let Some(rest) = inner.strip_prefix(['#', '%']) else {
             continue;
         };
+        let rest = if percent { rest.trim_start() } else { rest };
         let name_end = rest
-            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-'))
             .unwrap_or(rest.len());
         let (name, args) = rest.split_at(name_end);
-        if name.is_empty() || !args.starts_with(char::is_whitespace) || args.trim().is_empty() {
+        // A known directive needs its argument (`{{#include}}` alone is text, as in mdBook);
+        // an unknown one is a directive with or without (`{{#toc}}`, `{{% shortcode %}}`).
+        let known = !percent && is_known(name);
+        let bare = args.trim().is_empty() || (percent && args.trim() == "%");
+        if name.is_empty()
+            || !(args.is_empty() || args.starts_with(char::is_whitespace) || percent)
+            || (known && bare)
+        {
             continue;
         }
         let end = close + 2;
@@ -390,6 +437,7 @@ fn next_directive(text: &str, from: usize) -> Option<Directive<'_>> {
                 start: open - 1,
                 end,
                 kind: None,
+                percent,
                 args: "",
             }
         } else {
@@ -397,10 +445,19 @@ fn next_directive(text: &str, from: usize) -> Option<Directive<'_>> {
                 start: open,
                 end,
                 kind: Some(name),
+                percent,
                 args: args.trim(),
             }
         });
     }
+}
+
+/// The directives mdBook itself (and this module) knows.
+fn is_known(name: &str) -> bool {
+    matches!(
+        name,
+        "include" | "rustdoc_include" | "playground" | "playpen" | "title"
+    )
 }
 
 /// Which lines of an included file to take.
@@ -555,16 +612,28 @@ mod tests {
             "\\{{#include x.rs}}",
             "{{#title T}}",
             "{{#unknown x}}",
+            "{{%session outline}}",
         ] {
             assert!(!reads_files(text), "{text}");
         }
     }
 
     #[test]
-    fn escaped_and_unknown_directives_stay_and_title_goes() {
-        let (out, w) = resolve_with("a \\{{#include x.rs}} b {{#unknown x}} {{#title T}}c", &[]);
-        assert_eq!(out, "a {{#include x.rs}} b {{#unknown x}} c");
-        assert!(w.is_empty());
+    fn escaped_directives_stay_unknown_ones_go_with_one_warning_and_title_goes() {
+        let (out, w) = resolve_with(
+            "a \\{{#include x.rs}} b {{#unknown x}} {{#title T}}c\n{{%session outline}}\n",
+            &[],
+        );
+        assert_eq!(out, "a {{#include x.rs}} b  c\n\n");
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert!(w[0].unknown);
+        assert_eq!(w[0].line, 1);
+        assert!(w[0].message.contains("{{#unknown x}}"), "{}", w[0].message);
+        assert!(
+            w[0].message.contains("{{%session outline}}"),
+            "{}",
+            w[0].message
+        );
         let text = "{{ not a directive }} {{#}} {{#include}} {{ #include }}";
         let (out, w) = resolve_with(text, &[]);
         assert_eq!(out, text);
@@ -572,10 +641,18 @@ mod tests {
     }
 
     #[test]
-    fn a_missing_file_or_anchor_is_a_warning_with_the_line_and_the_directive_stays() {
+    fn unknown_directives_in_code_stay_as_code() {
+        let text = "```hbs\n{{#each items}}\n{{% raw %}}\n```\nuse `{{#if x}}` here\n";
+        let (out, w) = resolve_with(text, &[]);
+        assert_eq!(out, text);
+        assert!(w.is_empty(), "{w:?}");
+    }
+
+    #[test]
+    fn a_missing_file_is_a_warning_and_stays_a_missing_anchor_inserts_nothing() {
         let text = "intro\n\n{{#include missing.rs}}\n{{#include ../listings/main.rs:nowhere}}\n";
         let (out, w) = resolve_with(text, &[("listings/main.rs", MAIN)]);
-        assert_eq!(out, text);
+        assert_eq!(out, "intro\n\n{{#include missing.rs}}\n\n");
         assert_eq!(w.len(), 2);
         assert_eq!((w[0].line, w[1].line), (3, 4));
         assert!(
@@ -585,7 +662,8 @@ mod tests {
         );
         assert!(w[0].message.contains("does not exist"));
         assert!(
-            w[1].message.contains("no anchor \"nowhere\""),
+            w[1].message
+                .contains("no anchor \"nowhere\"; nothing was inserted"),
             "{}",
             w[1].message
         );

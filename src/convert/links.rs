@@ -9,7 +9,9 @@
 //! mdBook books link to the pages mdBook makes (`ch03-01-variables.html`, `index.html` for a
 //! `README.md`, `cli/` for `cli/README.md`): such a link goes to the chapter made from the
 //! Markdown file. Only real links are rewritten, on the element's `href`, never text that
-//! shows one (a code span reading `<a href="two.md">`).
+//! shows one (a code span reading `<a href="two.md">`). A link from the site's root
+//! (`/basic/array.html#x`, as mdBook serves the book) starts from the book's chapter folder
+//! (`book.toml`'s `src`), else from the project folder.
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
@@ -38,6 +40,8 @@ pub(crate) struct LinkMap<'a> {
     /// chapters it made).
     pending: BTreeMap<usize, (&'a Path, Vec<String>, usize)>,
     chapters: usize,
+    /// Where a link from the site's root (`/x.html`) starts.
+    pub(crate) site_root: Option<&'a Path>,
 }
 
 /// A source's links, each resolved to its new href (None: removed).
@@ -124,6 +128,10 @@ impl<'a> LinkMap<'a> {
             None => (link, None),
         };
         let dir = path.parent().unwrap_or(Path::new("."));
+        let (dir, file) = match (file.strip_prefix('/'), self.site_root) {
+            (Some(rest), Some(root)) if !rest.starts_with('/') => (root, rest),
+            _ => (dir, file),
+        };
         let target = candidates(&percent_decode(file))
             .into_iter()
             .filter_map(|f| dir.join(f).canonicalize().ok())

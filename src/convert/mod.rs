@@ -8,6 +8,7 @@
 pub(crate) mod about;
 pub mod book;
 pub mod chapter;
+mod directives;
 mod emphasis;
 mod empty_runs;
 pub mod gutenberg;
@@ -129,6 +130,8 @@ pub struct Converted {
     /// Markdown constructs not supported, one note per kind with its count (see
     /// [`markup::Fragment::unsupported`]).
     pub unsupported: Vec<markup::Note>,
+    /// Letters and digits of the code lines mdBook hides, left out (Markdown only).
+    pub hidden_letters: usize,
 }
 
 /// Converts plain text (already decoded and normalised) to XHTML paragraphs. With
@@ -267,6 +270,7 @@ fn from_fragment(f: markup::Fragment) -> Converted {
         homes: f.homes,
         site_navigation: f.site_navigation,
         unsupported: f.unsupported,
+        hidden_letters: f.hidden_letters,
     }
 }
 

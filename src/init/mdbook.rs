@@ -29,6 +29,9 @@ struct BookSection {
     title: Option<String>,
     #[serde(default)]
     authors: Vec<String>,
+    /// `author = "Name"`, which books write for `authors` (mdBook's config reads only the
+    /// list, so such a book's author was lost): read as a list of one.
+    author: Option<String>,
     language: Option<String>,
     src: Option<String>,
 }
@@ -40,7 +43,7 @@ pub struct MdBook {
     pub src: PathBuf,
     /// `[book] title`.
     pub title: Option<String>,
-    /// `[book] authors`.
+    /// `[book] authors` (or `author`).
     pub authors: Vec<String>,
     /// `[book] language`.
     pub language: Option<String>,
@@ -92,6 +95,10 @@ pub fn find(dir: &Path, boundary: &crate::project::Boundary) -> Option<MdBook> {
         book.src = chapter_folder(dir, config.book.src.as_deref(), &mut book.notes);
         book.title = config.book.title.filter(|t| !t.trim().is_empty());
         book.authors = config.book.authors;
+        if book.authors.is_empty() {
+            book.authors
+                .extend(config.book.author.filter(|a| !a.trim().is_empty()));
+        }
         book.language = config.book.language;
     } else if !dir.join("SUMMARY.md").is_file() {
         return None;
@@ -362,6 +369,14 @@ mod tests {
         assert_eq!(book.authors, ["A", "B"]);
         assert_eq!(book.language.as_deref(), Some("en"));
         assert_eq!(book.summary.unwrap().len(), 1);
+        // The singular `author` many books write is their author too.
+        std::fs::write(
+            d.join("book.toml"),
+            "[book]\nauthor = \"Solo\"\nsrc = \"text\"\n",
+        )
+        .unwrap();
+        let book = find(d, &crate::project::Boundary::new(d, false)).unwrap();
+        assert_eq!(book.authors, ["Solo"]);
         std::fs::write(d.join("book.toml"), "[book]\nsrc = \"../elsewhere\"\n").unwrap();
         let book = find(d, &crate::project::Boundary::new(d, false)).unwrap();
         assert_eq!(book.src, PathBuf::from("src"));

@@ -10,6 +10,7 @@ mod boundary;
 mod glob;
 mod ignore;
 mod layout;
+mod mdbook;
 mod modified;
 mod output;
 mod raw;
@@ -28,6 +29,7 @@ use crate::error::{Error, Result};
 
 pub use ignore::Ignore;
 pub use layout::{EpubVersion, FontSource, Layout, Style, Theme, WritingMode};
+pub use mdbook::MdBookSettings;
 
 /// The name of the metadata file in a project folder.
 pub const METADATA_FILE: &str = "metadata.toml";
@@ -75,6 +77,9 @@ pub struct Project {
     pub cleanup_file: Option<PathBuf>,
     /// `[check] ignore`: findings `check` does not report.
     pub ignore: Vec<Ignore>,
+    /// The mdBook `book.toml` beside the metadata, when there is one: its site root and
+    /// line-hiding prefixes.
+    pub mdbook: Option<MdBookSettings>,
 }
 
 /// Bibliographic data from `[book]`.

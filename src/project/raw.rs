@@ -292,7 +292,9 @@ pub(super) fn validate<T: Send>(
     } = ctx.seen.into_inner().unwrap_or_default();
     input_ids.sort_unstable();
     input_ids.dedup();
+    let mdbook = super::mdbook::read(root, &ctx.boundary);
     let project = Project {
+        mdbook,
         text: text_fix,
         cleanup_file,
         ignore,

@@ -21,15 +21,20 @@ use pulldown_cmark::{
 };
 
 /// How Markdown is converted.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MarkdownOptions {
     /// Highlight fenced code blocks that name their language (`[style] highlight`).
     pub highlight: bool,
+    /// mdBook's line-hiding prefixes by language, besides Rust's (see [`super::mdbook`]).
+    pub hidelines: super::mdbook::HideLines,
 }
 
 impl Default for MarkdownOptions {
     fn default() -> MarkdownOptions {
-        MarkdownOptions { highlight: true }
+        MarkdownOptions {
+            highlight: true,
+            hidelines: Default::default(),
+        }
     }
 }
 
@@ -62,11 +67,13 @@ pub fn markdown_to_xhtml_with<'a>(
         true => std::borrow::Cow::Owned(src.replace('\0', "\u{FFFD}")),
         false => std::borrow::Cow::Borrowed(src),
     };
+    let src = super::mdbook::admonitions(&src);
     let pandoc = super::pandoc::rewrite(&src, parser_options());
     let Rendered {
         html,
         flattened,
         marker,
+        hidden,
     } = render(&pandoc.text, opts, &mut warnings);
     let parsed = parse_fragment(&html, MAX_DEPTH as u32);
     // Lines of the rendered HTML mean nothing to the author: deep raw HTML goes unlocated.
@@ -84,6 +91,7 @@ pub fn markdown_to_xhtml_with<'a>(
     };
     let mut fragment = sanitize(parsed.html.root_element(), options, images, warnings)?;
     fragment.unsupported = pandoc.unsupported;
+    fragment.hidden_letters = hidden;
     Ok(fragment)
 }
 
@@ -101,6 +109,8 @@ struct Rendered {
     /// What the ids of notes and references begin with (see [`ids::marker`]), when the
     /// source can hold notes.
     marker: Option<String>,
+    /// Letters and digits of the hidden code lines left out (see [`super::mdbook`]).
+    hidden: usize,
 }
 
 #[derive(Default)]
@@ -133,6 +143,13 @@ struct Renderer {
     highlight: bool,
     /// Such a block being read: its language and its text so far.
     code: Option<(String, String)>,
+    /// mdBook's line-hiding prefixes; the rule of the code block being read; the letters of
+    /// the lines hidden so far.
+    hidelines: super::mdbook::HideLines,
+    hide: Option<super::mdbook::Hide>,
+    hidden: usize,
+    /// For each open block quote: whether it is written as an admonition's `<aside>`.
+    quotes: Vec<bool>,
 }
 
 /// Renders Markdown to an HTML string (not yet well-formed: raw HTML passes through). Elements
@@ -145,6 +162,7 @@ fn render(src: &str, options: MarkdownOptions, warnings: &mut Warnings) -> Rende
     let mut r = Renderer {
         bufs: vec![String::with_capacity(src.len() + src.len() / 4)],
         highlight: options.highlight,
+        hidelines: options.hidelines,
         ..Renderer::default()
     };
     // References need to know which notes are defined, possibly further down: a first pass
@@ -187,10 +205,12 @@ fn render(src: &str, options: MarkdownOptions, warnings: &mut Warnings) -> Rende
         }
     }
     let marker = notes.then(|| r.marker.clone());
+    let hidden = r.hidden;
     Rendered {
         html: r.finish(warnings),
         flattened,
         marker,
+        hidden,
     }
 }
 
@@ -203,6 +223,7 @@ fn parser_options() -> Options {
         | Options::ENABLE_TASKLISTS
         | Options::ENABLE_HEADING_ATTRIBUTES
         | Options::ENABLE_DEFINITION_LIST
+        | Options::ENABLE_GFM
 }
 
 /// Tags written as an element around their content (not raw HTML, not the notes' separate
@@ -332,9 +353,18 @@ impl Renderer {
             Tag::Heading {
                 level, id, classes, ..
             } => heading_tag(level, id.as_deref(), &classes),
-            Tag::BlockQuote(_) => "<blockquote>\n".into(),
+            Tag::BlockQuote(kind) => {
+                self.quotes.push(kind.is_some());
+                match kind {
+                    Some(kind) => super::mdbook::alert(kind),
+                    None => "<blockquote>\n".into(),
+                }
+            }
             Tag::CodeBlock(kind) => {
                 self.in_code = true;
+                if let CodeBlockKind::Fenced(info) = &kind {
+                    self.hide = super::mdbook::hide_rule(info, &self.hidelines);
+                }
                 // The language is the info string's first word (mdBook adds `,ignore` and the like).
                 let lang = match &kind {
                     CodeBlockKind::Fenced(info) => {
@@ -342,6 +372,9 @@ impl Renderer {
                     }
                     CodeBlockKind::Indented => "",
                 };
+                if self.hide.is_some() {
+                    self.code = Some((lang.to_string(), String::new()));
+                }
                 if lang.is_empty() {
                     "<pre><code>".into()
                 } else {
@@ -436,12 +469,26 @@ impl Renderer {
         let s: String = match tag {
             TagEnd::Paragraph => "</p>\n".into(),
             TagEnd::Heading(level) => format!("</h{}>\n", level_num(level)),
-            TagEnd::BlockQuote(_) => "</blockquote>\n".into(),
+            TagEnd::BlockQuote(_) => match self.quotes.pop() {
+                Some(true) => "</aside>\n".into(),
+                _ => "</blockquote>\n".into(),
+            },
             TagEnd::CodeBlock => {
                 self.in_code = false;
                 let code = match self.code.take() {
                     Some((lang, code)) => {
-                        highlight::highlight(&code, &lang).unwrap_or_else(|| escape_text(&code))
+                        let code = match self.hide.take() {
+                            Some(rule) => {
+                                let (shown, letters) = super::mdbook::hide_lines(&code, &rule);
+                                self.hidden += letters;
+                                shown
+                            }
+                            None => code.into(),
+                        };
+                        self.highlight
+                            .then(|| highlight::highlight(&code, &lang))
+                            .flatten()
+                            .unwrap_or_else(|| escape_text(&code))
                     }
                     None => String::new(),
                 };
@@ -812,20 +859,14 @@ mod tests {
     }
 
     #[test]
-    fn image_resolver_error_names_the_src() {
+    fn an_image_the_resolver_refuses_leaves_its_alt_text() {
         let mut r = Recorder {
             fail_on: Some("missing one.png".into()),
             ..Recorder::default()
         };
-        let err = markdown_to_xhtml("text ![m](missing%20one.png)", &mut r).unwrap_err();
-        assert_eq!(
-            err,
-            MarkupError::Image {
-                src: "missing one.png".into(),
-                message: "no such file".into()
-            }
-        );
-        assert!(err.to_string().contains("missing one.png"));
+        let f = markdown_to_xhtml("text ![the map](missing%20one.png)", &mut r).unwrap();
+        assert_eq!(f.body, "<p>text the map</p>\n");
+        assert!(f.images.is_empty());
     }
 
     #[test]
@@ -1023,7 +1064,10 @@ mod tests {
         let plain = markdown_to_xhtml_with(
             src,
             &mut Recorder::default(),
-            MarkdownOptions { highlight: false },
+            MarkdownOptions {
+                highlight: false,
+                ..Default::default()
+            },
             None,
             None,
         )

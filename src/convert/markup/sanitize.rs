@@ -151,6 +151,7 @@ pub(crate) fn sanitize(
         homes,
         site_navigation: site_nav,
         unsupported: Vec::new(),
+        hidden_letters: 0,
     })
 }
 
@@ -879,13 +880,12 @@ impl Builder<'_> {
         let href = match self.image_hrefs.get(&decoded) {
             Some(h) => h.clone(),
             None => {
-                let href = self
-                    .images
-                    .resolve(&decoded)
-                    .map_err(|message| MarkupError::Image {
-                        src: decoded.clone(),
-                        message,
-                    })?;
+                let Ok(href) = self.images.resolve(&decoded) else {
+                    // A picture that cannot be read: the resolver has said so (where, and
+                    // why); its alt text stands in, as a browser shows it.
+                    self.push_text(parent, &alt);
+                    return Ok(());
+                };
                 self.image_hrefs.insert(decoded.clone(), href.clone());
                 self.image_uses.push(ImageUse {
                     src: decoded,

@@ -1,0 +1,101 @@
+//! What an mdBook's `book.toml` beside `metadata.toml` tells the build: the folder its site
+//! links are rooted in (`[book] src`, `src/` by default: a link to `/basic/array.html` is
+//! `src/basic/array.md`) and its line-hiding prefixes (`[output.html.code.hidelines]`).
+//!
+//! Part of the project stage: read once when the project loads, through the project's
+//! containment check; a `book.toml` that cannot be read or parsed is ignored (`init` says so
+//! when it reads the same file), the book then builds as plain Markdown.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use super::Boundary;
+
+/// Largest `book.toml` read.
+const MAX_BYTES: u64 = 1 << 20;
+
+/// The settings of an mdBook that the build uses.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MdBookSettings {
+    /// The chapter folder (absolute): where a link from the site's root (`/x.html`) starts.
+    pub src: PathBuf,
+    /// Line-hiding prefixes by language (Rust's rule applies without one).
+    pub hidelines: BTreeMap<String, String>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+struct BookToml {
+    #[serde(default)]
+    book: Book,
+    #[serde(default)]
+    output: Output,
+}
+
+#[derive(Debug, Default, Deserialize)]
+struct Book {
+    src: Option<String>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+struct Output {
+    #[serde(default)]
+    html: Html,
+}
+
+#[derive(Debug, Default, Deserialize)]
+struct Html {
+    #[serde(default)]
+    code: Code,
+}
+
+#[derive(Debug, Default, Deserialize)]
+struct Code {
+    #[serde(default)]
+    hidelines: BTreeMap<String, String>,
+}
+
+/// The settings of the mdBook whose `book.toml` is in `root`, if there is one that reads.
+pub(crate) fn read(root: &Path, boundary: &Boundary) -> Option<MdBookSettings> {
+    let path = root.join("book.toml");
+    if !path.is_file() {
+        return None;
+    }
+    let bytes = boundary.read_limited(&path, MAX_BYTES, "file").ok()?;
+    let config: BookToml = toml::from_str(std::str::from_utf8(&bytes).ok()?).ok()?;
+    let written = config.book.src.as_deref().unwrap_or("src");
+    let src = boundary
+        .admit(root, written)
+        .ok()
+        .filter(|p| p.is_dir())
+        .unwrap_or_else(|| root.to_path_buf());
+    Some(MdBookSettings {
+        src,
+        hidelines: config.output.html.code.hidelines,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn book_toml_gives_the_source_root_and_hidelines() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir(root.join("text")).unwrap();
+        std::fs::write(
+            root.join("book.toml"),
+            "[book]\nauthor = \"A\"\nsrc = \"text\"\n[output.html.code.hidelines]\npython = \"~\"\n",
+        )
+        .unwrap();
+        let boundary = Boundary::new(root, false);
+        let got = read(root, &boundary).unwrap();
+        assert_eq!(got.src, root.join("text"));
+        assert_eq!(got.hidelines.get("python").map(String::as_str), Some("~"));
+        std::fs::write(root.join("book.toml"), "[book]\ntitle = \"T\"\n").unwrap();
+        // No `src/`: the links start from the book's own folder.
+        assert_eq!(read(root, &boundary).unwrap().src, root);
+    }
+}

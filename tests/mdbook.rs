@@ -1,0 +1,91 @@
+//! mdBook books as mdBook builds them (issue 28, item 3): hidden code lines, links from the
+//! site's root, directives of preprocessors epubforge does not run, admonitions, `init`
+//! reading `book.toml`. Small books written here imitate Comprehensive Rust and the Rust
+//! book; each is built and checked with EPUBCheck.
+
+mod common;
+
+use common::{Fixture, assert_valid, epubforge, names, run, text};
+
+/// An mdBook whose chapters use every convention at once.
+fn book() -> Fixture {
+    let f = Fixture::empty();
+    f.write(
+        "book.toml",
+        "[book]\ntitle = \"Course\"\nauthor = \"Solo Author\"\nlanguage = \"en\"\n\
+         [output.html.code.hidelines]\npython = \"~\"\n",
+    );
+    f.write(
+        "src/SUMMARY.md",
+        "# Summary\n\n- [Intro](intro.md)\n- [Arrays](basic/array.md)\n",
+    );
+    f.write(
+        "src/intro.md",
+        "# Intro\n\n{{%session outline}}\n\nSee [slices](/basic/array.html#slices).\n\n\
+         ```rust,editable\n# use std::fmt;\nfn main() {\n    ## keep\n}\n```\n\n\
+         ```python\n~import secret\nprint(1)\n```\n\n\
+         ```admonish warning\nMind *this*.\n```\n\n> [!NOTE]\n> Noted.\n\n\
+         {{#include listing.rs:nowhere}}\n",
+    );
+    f.write("src/listing.rs", "fn f() {}\n");
+    f.write("src/basic/array.md", "# Arrays\n\n## Slices\n\nText.\n");
+    f
+}
+
+#[test]
+fn an_mdbook_builds_without_hidden_lines_or_directives_and_with_its_site_links() {
+    let f = book();
+    let init = run(epubforge().arg("init").arg(f.path("")));
+    assert!(init.ok, "{}", init.stderr);
+    let metadata = std::fs::read_to_string(f.path("metadata.toml")).unwrap();
+    assert!(metadata.contains("\"Solo Author\""), "{metadata}");
+    let r = run(epubforge()
+        .arg("build")
+        .arg(f.path(""))
+        .arg("-o")
+        .arg(f.path("out.epub")));
+    assert!(r.ok, "{}", r.stderr);
+    let epub = f.path("out.epub");
+    assert_valid(&epub);
+    let chapters: Vec<String> = names(&epub)
+        .into_iter()
+        .filter(|n| n.starts_with("EPUB/text/chapter-"))
+        .collect();
+    let intro = text(&epub, &chapters[0]);
+    for gone in ["{{", "std::fmt", "secret", "[!NOTE]", "admonish", "nowhere"] {
+        assert!(!intro.contains(gone), "{gone}: {intro}");
+    }
+    assert!(
+        intro.contains("# keep") && intro.contains(">print<"),
+        "{intro}"
+    );
+    assert!(
+        intro.contains("href=\"chapter-0002.xhtml#slices\""),
+        "{intro}"
+    );
+    assert!(
+        intro.contains("<aside class=\"admonition warning\">"),
+        "{intro}"
+    );
+    assert!(
+        intro.contains("<aside class=\"admonition note\">"),
+        "{intro}"
+    );
+    // One warning names the directive removed; the missing anchor inserted nothing, said so;
+    // the ledger counts the hidden lines as such, and nothing as lost.
+    assert_eq!(
+        r.stderr.matches("{{%session outline}}").count(),
+        1,
+        "{}",
+        r.stderr
+    );
+    assert!(r.stderr.contains("intro.md:3"), "{}", r.stderr);
+    assert!(r.stderr.contains("no anchor \"nowhere\""), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("in hidden code lines (mdBook)"),
+        "{}",
+        r.stderr
+    );
+    assert!(!r.stderr.contains("LOST"), "{}", r.stderr);
+    assert!(!r.stderr.contains("removed link"), "{}", r.stderr);
+}
