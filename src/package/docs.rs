@@ -48,7 +48,7 @@ pub(crate) fn xhtml(
     format!(
         r#"<?xml version="1.0" encoding="UTF-8"?>
 <!DOCTYPE html>
-<html xmlns="http://www.w3.org/1999/xhtml" xmlns:epub="http://www.idpf.org/2007/ops" lang="{lang}" xml:lang="{lang}">
+<html xmlns="http://www.w3.org/1999/xhtml" xmlns:epub="http://www.idpf.org/2007/ops"{prefix} lang="{lang}" xml:lang="{lang}">
 <head>
 <meta charset="UTF-8"/>
 <title>{title}</title>
@@ -59,7 +59,18 @@ pub(crate) fn xhtml(
 "#,
         lang = attr(lang),
         title = text(title),
+        prefix = z3998_prefix(body),
     )
+}
+
+/// The declaration of the `z3998:` prefix that `epub:type` values of an HTML source may use
+/// (EPUBCheck refuses an undeclared prefix), on documents that hold such a value.
+fn z3998_prefix(body: &str) -> &'static str {
+    if body.contains("z3998:") {
+        " epub:prefix=\"z3998: http://www.daisy.org/z3998/2012/vocab/structure/#\""
+    } else {
+        ""
+    }
 }
 
 /// Any document of the reading order. `chapters` are the book's, in reading order: the

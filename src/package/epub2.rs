@@ -125,7 +125,7 @@ static CHECKBOX: LazyLock<Regex> = LazyLock::new(|| {
 });
 /// Attributes XHTML 1.1 does not define, inside a start tag.
 static ATTRIBUTES: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r#"\s(?:epub:type|role|aria-[a-z]+|hidden|lang|data-[a-z0-9-]+)="[^"]*""#)
+    Regex::new(r#"\s(?:epub:type|role|aria-[a-z]+|hidden|lang|datetime|data-[a-z0-9-]+)="[^"]*""#)
         .expect("valid regex")
 });
 

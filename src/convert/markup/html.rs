@@ -170,6 +170,69 @@ mod tests {
     }
 
     #[test]
+    fn epub_type_and_role_values_of_known_vocabularies_survive_and_others_are_counted() {
+        let f = convert(
+            "<body><section epub:type=\"chapter\" role=\"doc-chapter\"><h2>I</h2>\
+             <p><abbr epub:type=\"z3998:name-title\">Mr.</abbr> <i epub:type=\"se:name.vessel.ship\">Nautilus</i> \
+             <b epub:type=\"se:name.vessel.ship\">X</b></p>\
+             <footer role=\"presentation\"><p epub:type=\"z3998:signature\">Jane</p></footer></section></body>",
+        );
+        assert!(
+            f.body
+                .contains("<section epub:type=\"chapter\" role=\"doc-chapter\""),
+            "{}",
+            f.body
+        );
+        assert!(
+            f.body
+                .contains("<abbr epub:type=\"z3998:name-title\">Mr.</abbr>"),
+            "{}",
+            f.body
+        );
+        assert!(
+            f.body
+                .contains("<div role=\"presentation\"><p epub:type=\"z3998:signature\">"),
+            "{}",
+            f.body
+        );
+        assert!(f.body.contains("<i>Nautilus</i>"), "{}", f.body);
+        let warned: Vec<&str> = f.warnings.iter().map(|n| n.message.as_str()).collect();
+        assert!(
+            warned
+                .iter()
+                .any(|w| w.starts_with("dropped 2 epub:type/role value(s)")
+                    && w.contains("epub:type=\"se:name.vessel.ship\" (2)")),
+            "{warned:?}"
+        );
+    }
+
+    #[test]
+    fn time_elements_keep_their_datetime_and_a_bare_year_gets_one() {
+        let f = convert(
+            "<p><time datetime=\"2014-05-25T00:00:00Z\">May 25</time>, <time>1813</time>, \
+             <time>last spring</time>, <time datetime=\"soon\">x</time></p>",
+        );
+        assert_eq!(
+            f.body,
+            "<p><time datetime=\"2014-05-25T00:00:00Z\">May 25</time>, <time datetime=\"1813\">1813</time>, \
+             <span>last spring</span>, <span>x</span></p>"
+        );
+    }
+
+    #[test]
+    fn named_anchors_become_ids_and_links_to_them_keep_working() {
+        let f = convert(
+            "<p><a href=\"#sec2\">See below</a>.</p><p><a name=\"sec2\"></a>Here.</p>\
+             <p><a name=\"both\" id=\"own\">x</a> <a href=\"#own\">y</a></p>",
+        );
+        assert_eq!(
+            f.body,
+            "<p><a href=\"#sec2\">See below</a>.</p><p><a id=\"sec2\"></a>Here.</p>\
+             <p><a id=\"own\">x</a> <a href=\"#own\">y</a></p>"
+        );
+    }
+
+    #[test]
     fn a_meta_charset_does_not_end_the_document() {
         let f = convert(
             "<html><head><meta charset=\"utf-8\"><title>T</title></head><body><p>One</p></body></html>",
