@@ -29,7 +29,9 @@
 
 mod mdbook;
 mod names;
+mod opf;
 mod render;
+mod skip;
 
 use std::path::{Path, PathBuf};
 
@@ -309,13 +311,17 @@ fn detect(dir: &Path, file: Option<&str>, quick: bool) -> Result<Draft, InitErro
         .then(|| mdbook::find(dir, &boundary))
         .flatten();
     let mut notes = book.as_ref().map(|b| b.notes.clone()).unwrap_or_default();
-    let planned = match (&book, file) {
-        (_, Some(f)) => vec![Planned::top(f.to_string())],
-        (Some(b), None) => match &b.summary {
+    let package = (file.is_none() && book.is_none())
+        .then(|| opf::find(dir))
+        .flatten();
+    let planned = match (&book, file, &package) {
+        (_, Some(f), _) => vec![Planned::top(f.to_string())],
+        (Some(b), None, _) => match &b.summary {
             Some(summary) => from_summary(&boundary, &b.src, summary, &mut notes),
-            None => listed(dir, &b.src, true)?,
+            None => listed(dir, &b.src, true, &mut notes)?,
         },
-        (None, None) => listed(dir, Path::new(""), false)?,
+        (None, None, Some(p)) => from_spine(&boundary, p, &mut notes),
+        (None, None, None) => listed(dir, Path::new(""), false, &mut notes)?,
     };
     if planned.is_empty() {
         return Err(InitError::NoChapters {
@@ -342,6 +348,7 @@ fn detect(dir: &Path, file: Option<&str>, quick: bool) -> Result<Draft, InitErro
     let language = book
         .as_ref()
         .and_then(|b| b.language.clone())
+        .or_else(|| package.as_ref().and_then(|p| p.language.clone()))
         .filter(|l| !l.trim().is_empty())
         .or(found.about.language.take())
         .unwrap_or_else(|| guess_language(&found.sample).to_string());
@@ -349,18 +356,29 @@ fn detect(dir: &Path, file: Option<&str>, quick: bool) -> Result<Draft, InitErro
         (Some(_), Some(stem)) => names::book_name(stem),
         _ => folder_title(dir),
     };
+    if let Some(p) = &package {
+        found.about.title = p.title.clone().or(found.about.title.take());
+        if !p.authors.is_empty() {
+            found.about.authors = p.authors.clone();
+        }
+    }
     let (title, authors) = title_and_authors(book.as_ref(), &mut found, stem.as_deref(), fallback);
     // The preset is made for Chinese sites' downloads (an English Gutenberg text's licence
     // names its site too, and stays).
     if !language.starts_with("zh") {
         found.site_lines = 0;
     }
-    let cover = find_cover(dir, file);
+    let cover = package
+        .as_ref()
+        .and_then(|p| p.cover.clone())
+        .filter(|c| dir.join(c).is_file())
+        .or_else(|| find_cover(dir, file));
     let metadata = render::metadata(&render::Book {
         title: &title,
         authors: &authors,
         language: &language,
         cover: cover.as_deref(),
+        package: package.as_ref(),
         preset: (found.site_lines > 0).then_some((PRESET, found.site_lines)),
         chapters: &chapters,
         notes: &notes,
@@ -510,6 +528,29 @@ fn from_summary(
     out
 }
 
+/// The chapters of an EPUB source tree's spine whose files exist inside the folder of
+/// `boundary`; the rest become notes.
+fn from_spine(
+    boundary: &Boundary,
+    package: &opf::OpfBook,
+    notes: &mut Vec<String>,
+) -> Vec<Planned> {
+    notes.extend(package.notes.iter().cloned());
+    let dir = boundary.root();
+    let mut out = Vec::new();
+    for (file, _linear) in &package.spine {
+        if boundary.admit(dir, file).is_err() || !dir.join(file).is_file() {
+            notes.push(format!(
+                "{}: {file} is not a chapter file here; left out",
+                package.opf
+            ));
+            continue;
+        }
+        out.push(Planned::top(file.clone()));
+    }
+    out
+}
+
 /// A relative path with `/` separators and no `.` components.
 fn slash_path(path: &Path) -> String {
     let parts: Vec<String> = path
@@ -521,14 +562,27 @@ fn slash_path(path: &Path) -> String {
 }
 
 /// The chapter files under `dir/sub`, in natural order (an mdBook book's `SUMMARY.md` and
-/// `404.md` left out).
-fn listed(dir: &Path, sub: &Path, mdbook: bool) -> Result<Vec<Planned>, InitError> {
+/// `404.md` left out, and files that are no chapter: a licence, a change log, a navigation
+/// document, each noted).
+fn listed(
+    dir: &Path,
+    sub: &Path,
+    mdbook: bool,
+    notes: &mut Vec<String>,
+) -> Result<Vec<Planned>, InitError> {
     let files = find_chapter_files(dir, sub)?;
     Ok(files
         .into_iter()
         .filter(|f| {
             let name = f.rsplit('/').next().unwrap_or(f);
             !(mdbook && (name.eq_ignore_ascii_case("SUMMARY.md") || name == "404.md"))
+        })
+        .filter(|f| match skip::not_a_chapter(dir, f) {
+            Some(why) => {
+                notes.push(format!("{f}: {why}, not a chapter; left out"));
+                false
+            }
+            None => true,
         })
         .map(Planned::top)
         .collect())
@@ -1106,6 +1160,88 @@ mod tests {
     }
 
     #[test]
+    fn an_epub_source_tree_is_read_in_its_spine_order_with_its_metadata_cover_and_styles() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        let epub = d.join("src/epub");
+        for sub in ["text", "css", "images"] {
+            std::fs::create_dir_all(epub.join(sub)).unwrap();
+        }
+        std::fs::write(d.join("LICENSE.md"), "# License\n\nCC0.\n").unwrap();
+        std::fs::write(epub.join("images/cover.jpg"), b"\xFF\xD8\xFF").unwrap();
+        std::fs::write(epub.join("css/core.css"), "p { margin: 0 }").unwrap();
+        for (name, heading) in [("b-first", "First"), ("a-second", "Second")] {
+            std::fs::write(
+                epub.join(format!("text/{name}.xhtml")),
+                format!(
+                    "<html><body><section><h2>{heading}</h2><p>Text.</p></section></body></html>"
+                ),
+            )
+            .unwrap();
+        }
+        std::fs::write(
+            epub.join("toc.xhtml"),
+            "<html><body><nav epub:type=\"toc\"><ol><li><a href=\"text/b-first.xhtml\">First</a></li></ol></nav></body></html>",
+        )
+        .unwrap();
+        std::fs::write(
+            epub.join("content.opf"),
+            r#"<package xmlns="http://www.idpf.org/2007/opf" version="3.0" unique-identifier="uid">
+<metadata xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:identifier id="uid">urn:uuid:1b4e28ba-2fa1-11d2-883f-0016d3cca427</dc:identifier>
+<dc:title>Spine Book</dc:title><dc:creator>Ann Author</dc:creator><dc:language>en-GB</dc:language></metadata>
+<manifest><item id="css" href="css/core.css" media-type="text/css"/>
+<item id="cover" href="images/cover.jpg" media-type="image/jpeg" properties="cover-image"/>
+<item id="a" href="text/a-second.xhtml" media-type="application/xhtml+xml"/>
+<item id="b" href="text/b-first.xhtml" media-type="application/xhtml+xml"/>
+<item id="toc" href="toc.xhtml" media-type="application/xhtml+xml" properties="nav"/></manifest>
+<spine><itemref idref="b"/><itemref idref="a"/></spine></package>"#,
+        )
+        .unwrap();
+        let report = init(d, &InitOptions::default()).unwrap();
+        assert_eq!(report.title, "Spine Book");
+        assert_eq!(report.authors, ["Ann Author"]);
+        assert_eq!(report.language, "en-GB");
+        assert_eq!(report.cover.as_deref(), Some("src/epub/images/cover.jpg"));
+        let files: Vec<&str> = report.chapters.iter().map(|c| c.file.as_str()).collect();
+        assert_eq!(
+            files,
+            [
+                "src/epub/text/b-first.xhtml",
+                "src/epub/text/a-second.xhtml"
+            ]
+        );
+        let written = std::fs::read_to_string(d.join(METADATA_FILE)).unwrap();
+        assert!(
+            written.contains("css = [\"src/epub/css/core.css\"]"),
+            "{written}"
+        );
+        assert!(
+            written.contains("identifier = \"urn:uuid:1b4e28ba"),
+            "{written}"
+        );
+        crate::project::Project::load(d).unwrap();
+    }
+
+    #[test]
+    fn a_folder_without_a_package_never_takes_its_licence_or_navigation_document() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        std::fs::write(d.join("LICENSE.md"), "# License\n\nCC0.\n").unwrap();
+        std::fs::write(d.join("CHANGELOG"), "").unwrap();
+        std::fs::write(d.join("CHANGELOG.txt"), "v1\n").unwrap();
+        std::fs::write(
+            d.join("nav.xhtml"),
+            "<html><body><nav role=\"doc-toc\"><ol><li><a href=\"one.md\">One</a></li></ol></nav></body></html>",
+        )
+        .unwrap();
+        std::fs::write(d.join("one.md"), "# One\n\nText.\n").unwrap();
+        let report = init(d, &InitOptions::default()).unwrap();
+        let files: Vec<&str> = report.chapters.iter().map(|c| c.file.as_str()).collect();
+        assert_eq!(files, ["one.md"]);
+        assert_eq!(report.notes.len(), 3, "{:?}", report.notes);
+    }
+
+    #[test]
     fn init_writes_loadable_metadata_and_refuses_to_overwrite() {
         let dir = tempfile::tempdir().unwrap();
         let d = dir.path();
@@ -1169,6 +1305,7 @@ mod tests {
             authors: &[],
             language: "en",
             cover: None,
+            package: None,
             preset: Some(("web-novel", 3)),
             chapters: &[c],
             notes: &["a note\nover two lines".to_string()],
