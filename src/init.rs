@@ -129,6 +129,20 @@ pub enum InitError {
         /// The folder.
         dir: PathBuf,
     },
+    /// The chapters are in a format we do not read (AsciiDoc, reStructuredText, LaTeX, DOCX,
+    /// ODT…; see [`crate::convert::UNSUPPORTED_KINDS`]).
+    #[error(
+        "{}: {format} is not supported; convert it with {tool} first",
+        crate::escape::path(path)
+    )]
+    Unsupported {
+        /// The first such file.
+        path: PathBuf,
+        /// The format's name.
+        format: &'static str,
+        /// What converts it to Markdown or HTML.
+        tool: &'static str,
+    },
     /// The one-command build was given a file that is not a chapter file.
     #[error("{}: not a chapter file ({})", path.display(), kinds())]
     NotChapterFile {
@@ -175,6 +189,12 @@ impl InitError {
                 let message = format!("no chapter files here ({})", looked_for());
                 Diagnostic::error(Code::Init, message).at(dir)
             }
+            InitError::Unsupported { path, format, tool } => Diagnostic::error(
+                Code::Init,
+                format!("{format} is not supported; convert it with {tool} first"),
+            )
+            .at(path)
+            .hint("then run init on the converted Markdown or HTML files"),
             InitError::NotChapterFile { path } => {
                 let message = format!("not a chapter file ({})", kinds());
                 Diagnostic::error(Code::Init, message)
@@ -288,6 +308,13 @@ fn draft_with(input: &Path, quick: bool) -> Result<Draft, InitError> {
     if meta.is_dir() {
         return detect(input, None, quick);
     }
+    if let Some((format, tool)) = crate::convert::unsupported_kind(input) {
+        return Err(InitError::Unsupported {
+            path: input.to_path_buf(),
+            format,
+            tool,
+        });
+    }
     let name = input.file_name().and_then(|n| n.to_str());
     let Some(name) = name.filter(|_| SourceKind::known(input).is_some()) else {
         return Err(InitError::NotChapterFile {
@@ -321,7 +348,11 @@ fn detect(dir: &Path, file: Option<&str>, quick: bool) -> Result<Draft, InitErro
             None => listed(dir, &b.src, true, &mut notes)?,
         },
         (None, None, Some(p)) => from_spine(&boundary, p, &mut notes),
-        (None, None, None) => listed(dir, Path::new(""), false, &mut notes)?,
+        (None, None, None) => {
+            let found = listed(dir, Path::new(""), false, &mut notes)?;
+            refuse_or_note_unsupported(dir, found.len(), &mut notes)?;
+            found
+        }
     };
     if planned.is_empty() {
         return Err(InitError::NoChapters {
@@ -549,6 +580,39 @@ fn from_spine(
         out.push(Planned::top(file.clone()));
     }
     out
+}
+
+/// Files in `dir` of formats we do not read: refused when they are as many as the chapter
+/// files found (`chapters`: the book is written in that format, and a stray HTML file is not
+/// it), else each noted as left out.
+fn refuse_or_note_unsupported(
+    dir: &Path,
+    chapters: usize,
+    notes: &mut Vec<String>,
+) -> Result<(), InitError> {
+    let other = files_where(dir, Path::new(""), |p| {
+        crate::convert::unsupported_kind(p).is_some()
+    })?;
+    let Some(first) = other.first() else {
+        return Ok(());
+    };
+    let (format, tool) =
+        crate::convert::unsupported_kind(Path::new(first)).unwrap_or(("this format", "pandoc"));
+    if other.len() >= chapters {
+        return Err(InitError::Unsupported {
+            path: dir.join(first),
+            format,
+            tool,
+        });
+    }
+    for f in other {
+        let (format, tool) =
+            crate::convert::unsupported_kind(Path::new(&f)).unwrap_or((format, tool));
+        notes.push(format!(
+            "{f}: {format} is not supported (convert it with {tool}); left out"
+        ));
+    }
+    Ok(())
 }
 
 /// A relative path with `/` separators and no `.` components.
@@ -806,6 +870,15 @@ impl Planned {
 /// `covers/`, `target/` or `node_modules/`), as paths relative to `dir` with `/` separators, in
 /// natural order.
 pub fn find_chapter_files(dir: &Path, sub: &Path) -> Result<Vec<String>, InitError> {
+    files_where(dir, sub, |p| SourceKind::known(p).is_some())
+}
+
+/// The files under `dir/sub` that `keep` accepts, as [`find_chapter_files`] looks for them.
+fn files_where(
+    dir: &Path,
+    sub: &Path,
+    keep: impl Fn(&Path) -> bool,
+) -> Result<Vec<String>, InitError> {
     let root = dir.join(sub);
     let io = |source| InitError::Io {
         path: root.clone(),
@@ -825,7 +898,7 @@ pub fn find_chapter_files(dir: &Path, sub: &Path) -> Result<Vec<String>, InitErr
         });
     for entry in walker {
         let entry = entry.map_err(|e| io(e.into()))?;
-        if !entry.file_type().is_file() || SourceKind::known(entry.path()).is_none() {
+        if !entry.file_type().is_file() || !keep(entry.path()) {
             continue;
         }
         if let Ok(rel) = entry.path().strip_prefix(dir) {
@@ -1239,6 +1312,45 @@ mod tests {
         let files: Vec<&str> = report.chapters.iter().map(|c| c.file.as_str()).collect();
         assert_eq!(files, ["one.md"]);
         assert_eq!(report.notes.len(), 3, "{:?}", report.notes);
+    }
+
+    #[test]
+    fn a_book_in_a_format_we_do_not_read_is_refused_by_name_not_replaced_by_a_stray_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        std::fs::write(d.join("book.adoc"), "= Book\n\n== One\n\nText.\n").unwrap();
+        std::fs::write(d.join("chapter-two.asc"), "== Two\n").unwrap();
+        std::fs::write(d.join("stray.html"), "<p>An export.</p>").unwrap();
+        let err = init(d, &InitOptions::default()).unwrap_err();
+        assert!(
+            err.to_string().ends_with(
+                "book.adoc: AsciiDoc is not supported; convert it with asciidoctor or pandoc first"
+            ),
+            "{err}"
+        );
+        let single = draft(&d.join("book.adoc")).unwrap_err();
+        assert!(matches!(
+            single,
+            InitError::Unsupported {
+                format: "AsciiDoc",
+                ..
+            }
+        ));
+        std::fs::write(d.join("notes.rst"), "Notes\n=====\n").unwrap();
+        std::fs::write(d.join("one.md"), "# One\n").unwrap();
+        std::fs::write(d.join("two.md"), "# Two\n").unwrap();
+        std::fs::write(d.join("three.md"), "# Three\n").unwrap();
+        std::fs::remove_file(d.join("chapter-two.asc")).unwrap();
+        let report = init(d, &InitOptions::default()).unwrap();
+        assert_eq!(report.chapters.len(), 4);
+        assert!(
+            report
+                .notes
+                .iter()
+                .any(|n| n.starts_with("notes.rst: reStructuredText is not supported")),
+            "{:?}",
+            report.notes
+        );
     }
 
     #[test]
