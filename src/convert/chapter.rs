@@ -293,7 +293,9 @@ fn one_chapter(
         (None, found) => fallback_title(project, src, n, found, file, tally)?,
     };
     let body = std::mem::take(&mut converted.body);
-    let chapter = Chapter::new(title, body, &project.layout).at_level(src.level);
+    let chapter = Chapter::new(title, body, &project.layout)
+        .at_level(src.level)
+        .with_types(std::mem::take(&mut converted.body_types));
     let nodes = std::iter::once(Node::Chapter(chapter))
         .chain(back_matter)
         .collect();

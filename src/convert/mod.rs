@@ -124,6 +124,9 @@ pub struct Converted {
     pub homes: HashMap<String, usize>,
     /// Site navigation blocks left out (markup only).
     pub site_navigation: usize,
+    /// The `epub:type` values of an HTML source's `<body>` (see
+    /// [`markup::Fragment::body_types`]).
+    pub body_types: Vec<String>,
 }
 
 /// Converts plain text (already decoded and normalised) to XHTML paragraphs. With
@@ -261,6 +264,7 @@ fn from_fragment(f: markup::Fragment) -> Converted {
         pieces: f.pieces,
         homes: f.homes,
         site_navigation: f.site_navigation,
+        body_types: f.body_types,
     }
 }
 

@@ -432,6 +432,8 @@ impl Reuse {
                 // Plain text holds no MathML or SVG, nor headings inside.
                 features: Vec::new(),
                 sections: Vec::new(),
+                // Only a plain-text chapter is reused, and its source types nothing.
+                types: Vec::new(),
             })],
             images: Vec::new(),
             links: Vec::new(),

@@ -63,6 +63,22 @@ pub(crate) fn xhtml(
     )
 }
 
+/// The `epub:type` (and `role`) of a chapter's section: a chapter of the body matter, with
+/// what its source typed the whole document; front or back matter only as its source typed it.
+fn section_types(chapter: &Chapter) -> String {
+    let source = chapter.types.join(" ");
+    match chapter.matter() {
+        super::Matter::Body if source.is_empty() => {
+            "epub:type=\"chapter\" role=\"doc-chapter\"".to_string()
+        }
+        super::Matter::Body => format!(
+            "epub:type=\"chapter {}\" role=\"doc-chapter\"",
+            attr(&source)
+        ),
+        _ => format!("epub:type=\"{}\"", attr(&source)),
+    }
+}
+
 /// The declaration of the `z3998:` prefix that `epub:type` values of an HTML source may use
 /// (EPUBCheck refuses an undeclared prefix), on documents that hold such a value.
 fn z3998_prefix(body: &str) -> &'static str {
@@ -92,16 +108,17 @@ pub(super) fn render(
             piece,
         } => {
             let body = linked_piece(chapters, *number, *piece, body);
+            let typed = section_types(chapter);
             let body = if *first {
                 format!(
-                    "<section epub:type=\"chapter\" role=\"doc-chapter\" aria-labelledby=\"{P}chapter-title\">\n<h1 id=\"{P}chapter-title\">{}</h1>\n{}</section>\n",
+                    "<section {typed} aria-labelledby=\"{P}chapter-title\">\n<h1 id=\"{P}chapter-title\">{}</h1>\n{}</section>\n",
                     text(&chapter.title),
                     body
                 )
             } else {
                 // A continuation: no second heading, labelled for assistive technology.
                 format!(
-                    "<section epub:type=\"chapter\" role=\"doc-chapter\" aria-label=\"{}\" class=\"continued\">\n{}</section>\n",
+                    "<section {typed} aria-label=\"{}\" class=\"continued\">\n{}</section>\n",
                     attr(&chapter.title),
                     pieces::headings_from_h2(&body)
                 )

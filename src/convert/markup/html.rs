@@ -9,7 +9,7 @@
 use scraper::ElementRef;
 
 use super::parse::{NodeId, parse_document};
-use super::sanitize::{Deep, MAX_DEPTH, Options, Warnings, sanitize};
+use super::sanitize::{Deep, MAX_DEPTH, Options, Warnings, body_types, sanitize};
 use super::{Fragment, ImageResolver, MarkupError, SplitAt, TextFixer};
 
 /// Converts an HTML document (or a bare HTML snippet) to an XHTML body fragment.
@@ -63,7 +63,11 @@ pub fn html_to_xhtml_fixed<'a>(
                 text: text.map(|t| t as &mut TextFixer<'_>),
                 split,
             };
-            sanitize(body, opts, images, warnings)
+            let types = body.value().attr("epub:type").map(body_types);
+            sanitize(body, opts, images, warnings).map(|f| Fragment {
+                body_types: types.unwrap_or_default(),
+                ..f
+            })
         }
         None => {
             warnings.add("document has no body".to_string());
@@ -204,6 +208,14 @@ mod tests {
                     && w.contains("epub:type=\"se:name.vessel.ship\" (2)")),
             "{warned:?}"
         );
+    }
+
+    #[test]
+    fn the_body_says_where_the_document_stands_in_the_book() {
+        let f = convert(
+            "<html><body epub:type=\"backmatter z3998:non-fiction se:x\"><p>Notes.</p></body></html>",
+        );
+        assert_eq!(f.body_types, ["backmatter", "z3998:non-fiction"]);
     }
 
     #[test]

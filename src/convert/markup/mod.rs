@@ -65,6 +65,9 @@ pub struct Fragment {
     pub homes: HashMap<String, usize>,
     /// Site navigation blocks left out (`<nav>`, link bars to the previous and next pages).
     pub site_navigation: usize,
+    /// The `epub:type` values of an HTML source's `<body>` that the book carries
+    /// (`bodymatter z3998:fiction`, `frontmatter`): where the chapter stands in the book.
+    pub body_types: Vec<String>,
 }
 
 /// Where a document is cut into chapters: before every heading of `level` or above.

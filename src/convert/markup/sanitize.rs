@@ -77,6 +77,12 @@ const VERBATIM: [&str; 9] = [
     "code", "pre", "kbd", "samp", "var", "tt", "math", "svg", "script",
 ];
 
+/// The `epub:type` values of a source's `<body>` the book carries (see
+/// [`Fragment::body_types`]).
+pub(crate) fn body_types(value: &str) -> Vec<String> {
+    semantics::epub_types("body", value).0
+}
+
 /// Runs the whole sanitiser over `root`'s children and returns the finished fragment.
 pub(crate) fn sanitize(
     root: ElementRef<'_>,
@@ -152,6 +158,7 @@ pub(crate) fn sanitize(
         pieces,
         homes,
         site_navigation: site_nav,
+        body_types: Vec::new(),
     })
 }
 
