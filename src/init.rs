@@ -105,6 +105,8 @@ pub struct ChapterGuess {
     pub level: usize,
     /// Before, in or after the parts.
     pub placement: Placement,
+    /// In the reading order; false for an EPUB source's `linear="no"` spine item.
+    pub linear: bool,
 }
 
 /// Why `init` wrote nothing.
@@ -218,6 +220,8 @@ struct Planned {
     title: Option<String>,
     level: usize,
     placement: Placement,
+    /// False for an EPUB source's `linear="no"` spine item.
+    linear: bool,
 }
 
 /// Writes `dir/metadata.toml` for the chapter files in `dir`.
@@ -554,6 +558,7 @@ fn from_summary(
             title: Some(entry.title.clone()).filter(|t| !t.is_empty()),
             level: entry.level,
             placement,
+            linear: true,
         });
     }
     out
@@ -569,7 +574,7 @@ fn from_spine(
     notes.extend(package.notes.iter().cloned());
     let dir = boundary.root();
     let mut out = Vec::new();
-    for (file, _linear) in &package.spine {
+    for (file, linear) in &package.spine {
         if boundary.admit(dir, file).is_err() || !dir.join(file).is_file() {
             notes.push(format!(
                 "{}: {file} is not a chapter file here; left out",
@@ -577,7 +582,10 @@ fn from_spine(
             ));
             continue;
         }
-        out.push(Planned::top(file.clone()));
+        out.push(Planned {
+            linear: *linear,
+            ..Planned::top(file.clone())
+        });
     }
     out
 }
@@ -722,6 +730,7 @@ fn examine(
         split,
         level: p.level,
         placement: p.placement,
+        linear: p.linear,
     }
 }
 
@@ -862,6 +871,7 @@ impl Planned {
             title: None,
             level: 1,
             placement: Placement::Chapters,
+            linear: true,
         }
     }
 }
@@ -1267,7 +1277,7 @@ mod tests {
 <item id="a" href="text/a-second.xhtml" media-type="application/xhtml+xml"/>
 <item id="b" href="text/b-first.xhtml" media-type="application/xhtml+xml"/>
 <item id="toc" href="toc.xhtml" media-type="application/xhtml+xml" properties="nav"/></manifest>
-<spine><itemref idref="b"/><itemref idref="a"/></spine></package>"#,
+<spine><itemref idref="b"/><itemref idref="a" linear="no"/></spine></package>"#,
         )
         .unwrap();
         let report = init(d, &InitOptions::default()).unwrap();
@@ -1292,7 +1302,9 @@ mod tests {
             written.contains("identifier = \"urn:uuid:1b4e28ba"),
             "{written}"
         );
-        crate::project::Project::load(d).unwrap();
+        let project = crate::project::Project::load(d).unwrap();
+        let linear: Vec<bool> = project.chapters().map(|c| c.linear).collect();
+        assert_eq!(linear, [true, false]);
     }
 
     #[test]
@@ -1411,6 +1423,7 @@ mod tests {
             split: None,
             level: 1,
             placement: Placement::Chapters,
+            linear: true,
         };
         let text = render::metadata(&render::Book {
             title: "T \"x\"",

@@ -295,7 +295,8 @@ fn one_chapter(
     let body = std::mem::take(&mut converted.body);
     let chapter = Chapter::new(title, body, &project.layout)
         .at_level(src.level)
-        .with_types(std::mem::take(&mut converted.body_types));
+        .with_types(std::mem::take(&mut converted.body_types))
+        .with_linear(src.linear);
     let nodes = std::iter::once(Node::Chapter(chapter))
         .chain(back_matter)
         .collect();

@@ -321,9 +321,11 @@ fn source_key(src: &ChapterSource) -> Vec<u8> {
         level,
         stamp: _,
         volume,
+        linear,
     } = src;
-    let rest =
-        format!("{title:?} {line:?} {encoding:?} {encoding_errors:?} {split:?} {level} {volume:?}");
+    let rest = format!(
+        "{title:?} {line:?} {encoding:?} {encoding_errors:?} {split:?} {level} {volume:?} {linear}"
+    );
     let path = path.as_os_str().as_encoded_bytes();
     let mut key = Vec::with_capacity(path.len() + rest.len() + 8);
     key.extend_from_slice(&(path.len() as u64).to_le_bytes());
@@ -434,6 +436,7 @@ impl Reuse {
                 sections: Vec::new(),
                 // Only a plain-text chapter is reused, and its source types nothing.
                 types: Vec::new(),
+                linear: src.linear,
             })],
             images: Vec::new(),
             links: Vec::new(),

@@ -157,5 +157,8 @@ fn chapters(out: &mut String, chapters: &[ChapterGuess]) {
         if let Some(e) = &c.encoding {
             let _ = writeln!(out, "encoding = {}", quote(e));
         }
+        if !c.linear {
+            out.push_str("linear = false\n");
+        }
     }
 }

@@ -96,6 +96,8 @@ pub struct Chapter {
     /// epub:type="frontmatter z3998:fiction">`): they stay on the chapter's section and say
     /// where it stands ([`Chapter::matter`]). Empty for most chapters.
     pub types: Vec<String>,
+    /// In the spine's reading order (false: `linear="no"`, reached by links and the contents).
+    pub linear: bool,
 }
 
 /// Where a chapter stands in the book, as its source says (EPUB's `frontmatter`,
@@ -133,6 +135,7 @@ impl Chapter {
             features: Vec::new(),
             sections: Vec::new(),
             types: Vec::new(),
+            linear: true,
         };
         chapter.reflow(layout);
         chapter
@@ -146,6 +149,11 @@ impl Chapter {
     /// The chapter with the `epub:type` values its source gave the whole document.
     pub fn with_types(self, types: Vec<String>) -> Chapter {
         Chapter { types, ..self }
+    }
+
+    /// The chapter in the reading order or out of it (`linear = false`).
+    pub fn with_linear(self, linear: bool) -> Chapter {
+        Chapter { linear, ..self }
     }
 
     /// Front, body or back matter, as the source says; body matter when it says nothing.
@@ -385,6 +393,11 @@ impl Doc<'_> {
             DocKind::Part(_) => true,
             _ => false,
         }
+    }
+
+    /// Whether the spine reads it in order (only a chapter may be out of it).
+    fn linear(&self) -> bool {
+        !matches!(&self.kind, DocKind::Chapter { chapter, .. } if !chapter.linear)
     }
 
     /// A chapter whose source says it is `matter`.
@@ -708,7 +721,9 @@ pub fn frame_key(book: &Book, look: &Look) -> String {
                 features,
                 sections,
                 types,
+                linear,
             })) => {
+                bytes("linear", &[u8::from(*linear)]);
                 bytes("chapter", title.as_bytes());
                 // They type the chapter's section and move the landmarks.
                 bytes("types", types.join(" ").as_bytes());
@@ -1072,6 +1087,23 @@ mod tests {
             "{body}"
         );
         assert!(body.contains("epub:prefix=\"z3998: "), "{body}");
+        if let Some(Node::Chapter(c)) = b.contents.get_mut(2) {
+            c.linear = false;
+        }
+        let epub2 = Look {
+            version: EpubVersion::V2,
+            ..Look::default()
+        };
+        for look in [Look::default(), epub2] {
+            let entries = package_with(&b, &look);
+            let opf = entries.iter().find(|e| e.name.ends_with(".opf")).unwrap();
+            let opf = String::from_utf8(opf.data.clone()).unwrap();
+            assert!(
+                opf.contains("<itemref idref=\"chapter-0003\" linear=\"no\"/>"),
+                "{opf}"
+            );
+            assert!(opf.contains("<itemref idref=\"chapter-0002\"/>"), "{opf}");
+        }
     }
 
     #[test]

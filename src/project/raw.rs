@@ -90,6 +90,7 @@ struct Chapter {
     split: Option<String>,
     volume_split: Option<String>,
     level: Option<Spanned<i64>>,
+    linear: Option<bool>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -885,6 +886,7 @@ fn expand(entry: Spanned<Chapter>, ctx: &Ctx, skip: &Skip) -> Result<Vec<Chapter
         level,
         stamp: None,
         volume: None,
+        linear: entry.linear.unwrap_or(true),
     };
     match (&entry.file, &entry.glob) {
         (Some(file), None) => chapter_file(ctx, file, template).map(|c| vec![c]),

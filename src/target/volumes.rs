@@ -267,6 +267,7 @@ mod tests {
             level: 1,
             stamp: None,
             volume: None,
+            linear: true,
         }
     }
 
