@@ -127,6 +127,9 @@ pub struct Converted {
     /// The `epub:type` values of an HTML source's `<body>` (see
     /// [`markup::Fragment::body_types`]).
     pub body_types: Vec<String>,
+    /// The `epub:type` of the heading taken out as the title (see
+    /// [`markup::Fragment::title_types`]).
+    pub title_types: Option<String>,
 }
 
 /// Converts plain text (already decoded and normalised) to XHTML paragraphs. With
@@ -265,6 +268,7 @@ fn from_fragment(f: markup::Fragment) -> Converted {
         homes: f.homes,
         site_navigation: f.site_navigation,
         body_types: f.body_types,
+        title_types: f.title_types,
     }
 }
 

@@ -437,6 +437,7 @@ impl Reuse {
                 // Only a plain-text chapter is reused, and its source types nothing.
                 types: Vec::new(),
                 linear: src.linear,
+                title_types: None,
             })],
             images: Vec::new(),
             links: Vec::new(),

@@ -111,7 +111,12 @@ pub(super) fn render(
             let typed = section_types(chapter);
             let body = if *first {
                 format!(
-                    "<section {typed} aria-labelledby=\"{P}chapter-title\">\n<h1 id=\"{P}chapter-title\">{}</h1>\n{}</section>\n",
+                    "<section {typed} aria-labelledby=\"{P}chapter-title\">\n<h1{} id=\"{P}chapter-title\">{}</h1>\n{}</section>\n",
+                    chapter
+                        .title_types
+                        .as_deref()
+                        .map(|t| format!(" epub:type=\"{}\"", attr(t)))
+                        .unwrap_or_default(),
                     text(&chapter.title),
                     body
                 )

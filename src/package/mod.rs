@@ -98,6 +98,9 @@ pub struct Chapter {
     pub types: Vec<String>,
     /// In the spine's reading order (false: `linear="no"`, reached by links and the contents).
     pub linear: bool,
+    /// The `epub:type` of the source heading its title comes from (`z3998:roman`): its `h1`
+    /// carries it.
+    pub title_types: Option<String>,
 }
 
 /// Where a chapter stands in the book, as its source says (EPUB's `frontmatter`,
@@ -136,6 +139,7 @@ impl Chapter {
             sections: Vec::new(),
             types: Vec::new(),
             linear: true,
+            title_types: None,
         };
         chapter.reflow(layout);
         chapter
@@ -154,6 +158,14 @@ impl Chapter {
     /// The chapter in the reading order or out of it (`linear = false`).
     pub fn with_linear(self, linear: bool) -> Chapter {
         Chapter { linear, ..self }
+    }
+
+    /// The chapter whose `h1` carries the `epub:type` of its source heading.
+    pub fn with_title_types(self, title_types: Option<String>) -> Chapter {
+        Chapter {
+            title_types,
+            ..self
+        }
     }
 
     /// Front, body or back matter, as the source says; body matter when it says nothing.
@@ -722,6 +734,7 @@ pub fn frame_key(book: &Book, look: &Look) -> String {
                 sections,
                 types,
                 linear,
+                title_types: _,
             })) => {
                 bytes("linear", &[u8::from(*linear)]);
                 bytes("chapter", title.as_bytes());

@@ -216,6 +216,11 @@ mod tests {
             "<html><body epub:type=\"backmatter z3998:non-fiction se:x\"><p>Notes.</p></body></html>",
         );
         assert_eq!(f.body_types, ["backmatter", "z3998:non-fiction"]);
+        let f = convert(
+            "<body><section><h2 epub:type=\"z3998:ordinal z3998:roman\">IV</h2><p>x</p></section></body>",
+        );
+        assert_eq!(f.title.as_deref(), Some("IV"));
+        assert_eq!(f.title_types.as_deref(), Some("z3998:ordinal z3998:roman"));
     }
 
     #[test]

@@ -121,6 +121,7 @@ pub(crate) fn sanitize(
     let mut tree = Tree {
         nodes,
         title_ids: Vec::new(),
+        title_types: None,
     };
     tree.fix_mathml();
     tree.space_section_numbers();
@@ -145,8 +146,10 @@ pub(crate) fn sanitize(
         _ => HashMap::new(),
     };
     let (links, ids) = tree.fix_ids_and_links(opts.marker, &mut warnings);
+    let title_types = tree.title_types.take().filter(|_| title.is_some());
     let (body, pieces) = tree.bodies(cuts);
     Ok(Fragment {
+        title_types,
         title_is_heading: title.is_some(),
         title: title.or(opts.head_title),
         body,
@@ -1366,6 +1369,9 @@ struct Tree {
     /// The ids of the heading taken out as the title, and its slug: links to them go to the
     /// chapter's own heading.
     title_ids: Vec<String>,
+    /// The `epub:type` of the heading taken out as the title (`z3998:ordinal z3998:roman`):
+    /// the chapter's own heading carries it.
+    title_types: Option<String>,
 }
 
 impl Tree {
@@ -1554,7 +1560,15 @@ impl Tree {
         if !self.name(found).is_some_and(is_heading) {
             return None;
         }
-        self.take_heading(found).0
+        let types = self
+            .elem(found)
+            .and_then(|e| e.attrs.iter().find(|(k, _)| *k == "epub:type"))
+            .map(|(_, v)| v.clone());
+        let title = self.take_heading(found).0;
+        if title.is_some() {
+            self.title_types = types;
+        }
+        title
     }
 
     /// Whether node `i` is inside a link (`a` element).
