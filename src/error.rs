@@ -96,6 +96,21 @@ pub enum Error {
         hint: Option<String>,
     },
 
+    /// A chapter file is in a format we do not read (AsciiDoc, reStructuredText, LaTeX, DOCX,
+    /// ODT…; see [`crate::convert::UNSUPPORTED_KINDS`]).
+    #[error(
+        "{}: {format} is not supported; convert it with {tool} first",
+        crate::escape::path(path)
+    )]
+    UnsupportedFormat {
+        /// The chapter file.
+        path: PathBuf,
+        /// The format's name.
+        format: &'static str,
+        /// What converts it to Markdown or HTML.
+        tool: &'static str,
+    },
+
     /// The cover is missing or not an image.
     #[error("{}: {message}\n  hint: {COVER_HINT}", crate::escape::path(path))]
     Cover {
@@ -169,6 +184,9 @@ fn more_line(more: usize) -> String {
     }
 }
 
+/// What to do with a chapter in a format we do not read.
+const UNSUPPORTED_HINT: &str = "list the converted .md or .html file in metadata.toml instead";
+
 const MISSING_CHAPTER_HINT: &str = "check the `file` entry, or remove it from [[chapters]]";
 const COVER_HINT: &str = "use a JPEG, PNG, GIF, WebP or SVG image as the cover";
 const FONT_HINT: &str = "use a TrueType or OpenType font (.ttf, .otf, .ttc)";
@@ -223,7 +241,7 @@ impl Error {
             Error::Metadata { .. } => Code::Metadata,
             Error::MissingChapter { .. } => Code::MissingFile,
             Error::Decode { .. } => Code::Encoding,
-            Error::Convert { .. } => Code::Convert,
+            Error::Convert { .. } | Error::UnsupportedFormat { .. } => Code::Convert,
             Error::Cover { .. } => Code::Cover,
             Error::Font { .. } => Code::Font,
             Error::Environment { .. } => Code::Environment,
@@ -239,6 +257,7 @@ impl Error {
             Error::Io { path, .. }
             | Error::Metadata { path, .. }
             | Error::Convert { path, .. }
+            | Error::UnsupportedFormat { path, .. }
             | Error::Cover { path, .. }
             | Error::ContentRemoved { path, .. } => (Some(path), None, None),
             Error::MetadataSyntax {
@@ -268,6 +287,10 @@ impl Error {
                 Some(MISSING_CHAPTER_HINT),
             ),
             Error::Cover { message, .. } => (message.clone(), Some(COVER_HINT)),
+            Error::UnsupportedFormat { format, tool, .. } => (
+                format!("{format} is not supported; convert it with {tool} first"),
+                Some(UNSUPPORTED_HINT),
+            ),
             Error::Font { path, message, .. } => (
                 format!("font {}: {message}", crate::escape::path(path)),
                 Some(FONT_HINT),

@@ -29,7 +29,9 @@
 
 mod mdbook;
 mod names;
+mod opf;
 mod render;
+mod skip;
 
 use std::path::{Path, PathBuf};
 
@@ -105,6 +107,8 @@ pub struct ChapterGuess {
     pub level: usize,
     /// Before, in or after the parts.
     pub placement: Placement,
+    /// In the reading order; false for an EPUB source's `linear="no"` spine item.
+    pub linear: bool,
 }
 
 /// Why `init` wrote nothing.
@@ -128,6 +132,20 @@ pub enum InitError {
     NoChapters {
         /// The folder.
         dir: PathBuf,
+    },
+    /// The chapters are in a format we do not read (AsciiDoc, reStructuredText, LaTeX, DOCX,
+    /// ODT…; see [`crate::convert::UNSUPPORTED_KINDS`]).
+    #[error(
+        "{}: {format} is not supported; convert it with {tool} first",
+        crate::escape::path(path)
+    )]
+    Unsupported {
+        /// The first such file.
+        path: PathBuf,
+        /// The format's name.
+        format: &'static str,
+        /// What converts it to Markdown or HTML.
+        tool: &'static str,
     },
     /// The one-command build was given a file that is not a chapter file.
     #[error("{}: not a chapter file ({})", path.display(), kinds())]
@@ -175,6 +193,12 @@ impl InitError {
                 let message = format!("no chapter files here ({})", looked_for());
                 Diagnostic::error(Code::Init, message).at(dir)
             }
+            InitError::Unsupported { path, format, tool } => Diagnostic::error(
+                Code::Init,
+                format!("{format} is not supported; convert it with {tool} first"),
+            )
+            .at(path)
+            .hint("then run init on the converted Markdown or HTML files"),
             InitError::NotChapterFile { path } => {
                 let message = format!("not a chapter file ({})", kinds());
                 Diagnostic::error(Code::Init, message)
@@ -198,6 +222,8 @@ struct Planned {
     title: Option<String>,
     level: usize,
     placement: Placement,
+    /// False for an EPUB source's `linear="no"` spine item.
+    linear: bool,
 }
 
 /// Writes `dir/metadata.toml` for the chapter files in `dir`.
@@ -288,6 +314,13 @@ fn draft_with(input: &Path, quick: bool) -> Result<Draft, InitError> {
     if meta.is_dir() {
         return detect(input, None, quick);
     }
+    if let Some((format, tool)) = crate::convert::unsupported_kind(input) {
+        return Err(InitError::Unsupported {
+            path: input.to_path_buf(),
+            format,
+            tool,
+        });
+    }
     let name = input.file_name().and_then(|n| n.to_str());
     let Some(name) = name.filter(|_| SourceKind::known(input).is_some()) else {
         return Err(InitError::NotChapterFile {
@@ -311,13 +344,21 @@ fn detect(dir: &Path, file: Option<&str>, quick: bool) -> Result<Draft, InitErro
         .then(|| mdbook::find(dir, &boundary))
         .flatten();
     let mut notes = book.as_ref().map(|b| b.notes.clone()).unwrap_or_default();
-    let planned = match (&book, file) {
-        (_, Some(f)) => vec![Planned::top(f.to_string())],
-        (Some(b), None) => match &b.summary {
+    let package = (file.is_none() && book.is_none())
+        .then(|| opf::find(dir))
+        .flatten();
+    let planned = match (&book, file, &package) {
+        (_, Some(f), _) => vec![Planned::top(f.to_string())],
+        (Some(b), None, _) => match &b.summary {
             Some(summary) => from_summary(&boundary, &b.src, summary, &mut notes),
-            None => listed(dir, &b.src, true)?,
+            None => listed(dir, &b.src, true, &mut notes)?,
         },
-        (None, None) => listed(dir, Path::new(""), false)?,
+        (None, None, Some(p)) => from_spine(&boundary, p, &mut notes),
+        (None, None, None) => {
+            let found = listed(dir, Path::new(""), false, &mut notes)?;
+            refuse_or_note_unsupported(dir, found.len(), &mut notes)?;
+            found
+        }
     };
     if planned.is_empty() {
         return Err(InitError::NoChapters {
@@ -344,6 +385,7 @@ fn detect(dir: &Path, file: Option<&str>, quick: bool) -> Result<Draft, InitErro
     let language = book
         .as_ref()
         .and_then(|b| b.language.clone())
+        .or_else(|| package.as_ref().and_then(|p| p.language.clone()))
         .filter(|l| !l.trim().is_empty())
         .or(found.about.language.take())
         .unwrap_or_else(|| guess_language(&found.sample).to_string());
@@ -351,18 +393,29 @@ fn detect(dir: &Path, file: Option<&str>, quick: bool) -> Result<Draft, InitErro
         (Some(_), Some(stem)) => names::book_name(stem),
         _ => folder_title(dir),
     };
+    if let Some(p) = &package {
+        found.about.title = p.title.clone().or(found.about.title.take());
+        if !p.authors.is_empty() {
+            found.about.authors = p.authors.clone();
+        }
+    }
     let (title, authors) = title_and_authors(book.as_ref(), &mut found, stem.as_deref(), fallback);
     // The preset is made for Chinese sites' downloads (an English Gutenberg text's licence
     // names its site too, and stays).
     if !language.starts_with("zh") {
         found.site_lines = 0;
     }
-    let cover = find_cover(dir, file);
+    let cover = package
+        .as_ref()
+        .and_then(|p| p.cover.clone())
+        .filter(|c| dir.join(c).is_file())
+        .or_else(|| find_cover(dir, file));
     let metadata = render::metadata(&render::Book {
         title: &title,
         authors: &authors,
         language: &language,
         cover: cover.as_deref(),
+        package: package.as_ref(),
         preset: (found.site_lines > 0).then_some((PRESET, found.site_lines)),
         chapters: &chapters,
         notes: &notes,
@@ -507,9 +560,69 @@ fn from_summary(
             title: Some(entry.title.clone()).filter(|t| !t.is_empty()),
             level: entry.level,
             placement,
+            linear: true,
         });
     }
     out
+}
+
+/// The chapters of an EPUB source tree's spine whose files exist inside the folder of
+/// `boundary`; the rest become notes.
+fn from_spine(
+    boundary: &Boundary,
+    package: &opf::OpfBook,
+    notes: &mut Vec<String>,
+) -> Vec<Planned> {
+    notes.extend(package.notes.iter().cloned());
+    let dir = boundary.root();
+    let mut out = Vec::new();
+    for (file, linear) in &package.spine {
+        if boundary.admit(dir, file).is_err() || !dir.join(file).is_file() {
+            notes.push(format!(
+                "{}: {file} is not a chapter file here; left out",
+                package.opf
+            ));
+            continue;
+        }
+        out.push(Planned {
+            linear: *linear,
+            ..Planned::top(file.clone())
+        });
+    }
+    out
+}
+
+/// Files in `dir` of formats we do not read: refused when they are as many as the chapter
+/// files found (`chapters`: the book is written in that format, and a stray HTML file is not
+/// it), else each noted as left out.
+fn refuse_or_note_unsupported(
+    dir: &Path,
+    chapters: usize,
+    notes: &mut Vec<String>,
+) -> Result<(), InitError> {
+    let other = files_where(dir, Path::new(""), |p| {
+        crate::convert::unsupported_kind(p).is_some()
+    })?;
+    let Some(first) = other.first() else {
+        return Ok(());
+    };
+    let (format, tool) =
+        crate::convert::unsupported_kind(Path::new(first)).unwrap_or(("this format", "pandoc"));
+    if other.len() >= chapters {
+        return Err(InitError::Unsupported {
+            path: dir.join(first),
+            format,
+            tool,
+        });
+    }
+    for f in other {
+        let (format, tool) =
+            crate::convert::unsupported_kind(Path::new(&f)).unwrap_or((format, tool));
+        notes.push(format!(
+            "{f}: {format} is not supported (convert it with {tool}); left out"
+        ));
+    }
+    Ok(())
 }
 
 /// A relative path with `/` separators and no `.` components.
@@ -523,14 +636,27 @@ fn slash_path(path: &Path) -> String {
 }
 
 /// The chapter files under `dir/sub`, in natural order (an mdBook book's `SUMMARY.md` and
-/// `404.md` left out).
-fn listed(dir: &Path, sub: &Path, mdbook: bool) -> Result<Vec<Planned>, InitError> {
+/// `404.md` left out, and files that are no chapter: a licence, a change log, a navigation
+/// document, each noted).
+fn listed(
+    dir: &Path,
+    sub: &Path,
+    mdbook: bool,
+    notes: &mut Vec<String>,
+) -> Result<Vec<Planned>, InitError> {
     let files = find_chapter_files(dir, sub)?;
     Ok(files
         .into_iter()
         .filter(|f| {
             let name = f.rsplit('/').next().unwrap_or(f);
             !(mdbook && (name.eq_ignore_ascii_case("SUMMARY.md") || name == "404.md"))
+        })
+        .filter(|f| match skip::not_a_chapter(dir, f) {
+            Some(why) => {
+                notes.push(format!("{f}: {why}, not a chapter; left out"));
+                false
+            }
+            None => true,
         })
         .map(Planned::top)
         .collect())
@@ -612,6 +738,7 @@ fn examine(
         format,
         level: p.level,
         placement: p.placement,
+        linear: p.linear,
     }
 }
 
@@ -752,6 +879,7 @@ impl Planned {
             title: None,
             level: 1,
             placement: Placement::Chapters,
+            linear: true,
         }
     }
 }
@@ -760,6 +888,15 @@ impl Planned {
 /// `covers/`, `target/` or `node_modules/`), as paths relative to `dir` with `/` separators, in
 /// natural order.
 pub fn find_chapter_files(dir: &Path, sub: &Path) -> Result<Vec<String>, InitError> {
+    files_where(dir, sub, |p| SourceKind::known(p).is_some())
+}
+
+/// The files under `dir/sub` that `keep` accepts, as [`find_chapter_files`] looks for them.
+fn files_where(
+    dir: &Path,
+    sub: &Path,
+    keep: impl Fn(&Path) -> bool,
+) -> Result<Vec<String>, InitError> {
     let root = dir.join(sub);
     let io = |source| InitError::Io {
         path: root.clone(),
@@ -779,7 +916,7 @@ pub fn find_chapter_files(dir: &Path, sub: &Path) -> Result<Vec<String>, InitErr
         });
     for entry in walker {
         let entry = entry.map_err(|e| io(e.into()))?;
-        if !entry.file_type().is_file() || SourceKind::known(entry.path()).is_none() {
+        if !entry.file_type().is_file() || !keep(entry.path()) {
             continue;
         }
         if let Ok(rel) = entry.path().strip_prefix(dir) {
@@ -1125,6 +1262,129 @@ mod tests {
     }
 
     #[test]
+    fn an_epub_source_tree_is_read_in_its_spine_order_with_its_metadata_cover_and_styles() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        let epub = d.join("src/epub");
+        for sub in ["text", "css", "images"] {
+            std::fs::create_dir_all(epub.join(sub)).unwrap();
+        }
+        std::fs::write(d.join("LICENSE.md"), "# License\n\nCC0.\n").unwrap();
+        std::fs::write(epub.join("images/cover.jpg"), b"\xFF\xD8\xFF").unwrap();
+        std::fs::write(epub.join("css/core.css"), "p { margin: 0 }").unwrap();
+        for (name, heading) in [("b-first", "First"), ("a-second", "Second")] {
+            std::fs::write(
+                epub.join(format!("text/{name}.xhtml")),
+                format!(
+                    "<html><body><section><h2>{heading}</h2><p>Text.</p></section></body></html>"
+                ),
+            )
+            .unwrap();
+        }
+        std::fs::write(
+            epub.join("toc.xhtml"),
+            "<html><body><nav epub:type=\"toc\"><ol><li><a href=\"text/b-first.xhtml\">First</a></li></ol></nav></body></html>",
+        )
+        .unwrap();
+        std::fs::write(
+            epub.join("content.opf"),
+            r#"<package xmlns="http://www.idpf.org/2007/opf" version="3.0" unique-identifier="uid">
+<metadata xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:identifier id="uid">urn:uuid:1b4e28ba-2fa1-11d2-883f-0016d3cca427</dc:identifier>
+<dc:title>Spine Book</dc:title><dc:creator>Ann Author</dc:creator><dc:language>en-GB</dc:language></metadata>
+<manifest><item id="css" href="css/core.css" media-type="text/css"/>
+<item id="cover" href="images/cover.jpg" media-type="image/jpeg" properties="cover-image"/>
+<item id="a" href="text/a-second.xhtml" media-type="application/xhtml+xml"/>
+<item id="b" href="text/b-first.xhtml" media-type="application/xhtml+xml"/>
+<item id="toc" href="toc.xhtml" media-type="application/xhtml+xml" properties="nav"/></manifest>
+<spine><itemref idref="b"/><itemref idref="a" linear="no"/></spine></package>"#,
+        )
+        .unwrap();
+        let report = init(d, &InitOptions::default()).unwrap();
+        assert_eq!(report.title, "Spine Book");
+        assert_eq!(report.authors, ["Ann Author"]);
+        assert_eq!(report.language, "en-GB");
+        assert_eq!(report.cover.as_deref(), Some("src/epub/images/cover.jpg"));
+        let files: Vec<&str> = report.chapters.iter().map(|c| c.file.as_str()).collect();
+        assert_eq!(
+            files,
+            [
+                "src/epub/text/b-first.xhtml",
+                "src/epub/text/a-second.xhtml"
+            ]
+        );
+        let written = std::fs::read_to_string(d.join(METADATA_FILE)).unwrap();
+        assert!(
+            written.contains("css = [\"src/epub/css/core.css\"]"),
+            "{written}"
+        );
+        assert!(
+            written.contains("identifier = \"urn:uuid:1b4e28ba"),
+            "{written}"
+        );
+        let project = crate::project::Project::load(d).unwrap();
+        let linear: Vec<bool> = project.chapters().map(|c| c.linear).collect();
+        assert_eq!(linear, [true, false]);
+    }
+
+    #[test]
+    fn a_folder_without_a_package_never_takes_its_licence_or_navigation_document() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        std::fs::write(d.join("LICENSE.md"), "# License\n\nCC0.\n").unwrap();
+        std::fs::write(d.join("CHANGELOG"), "").unwrap();
+        std::fs::write(d.join("CHANGELOG.txt"), "v1\n").unwrap();
+        std::fs::write(
+            d.join("nav.xhtml"),
+            "<html><body><nav role=\"doc-toc\"><ol><li><a href=\"one.md\">One</a></li></ol></nav></body></html>",
+        )
+        .unwrap();
+        std::fs::write(d.join("one.md"), "# One\n\nText.\n").unwrap();
+        let report = init(d, &InitOptions::default()).unwrap();
+        let files: Vec<&str> = report.chapters.iter().map(|c| c.file.as_str()).collect();
+        assert_eq!(files, ["one.md"]);
+        assert_eq!(report.notes.len(), 3, "{:?}", report.notes);
+    }
+
+    #[test]
+    fn a_book_in_a_format_we_do_not_read_is_refused_by_name_not_replaced_by_a_stray_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        std::fs::write(d.join("book.adoc"), "= Book\n\n== One\n\nText.\n").unwrap();
+        std::fs::write(d.join("chapter-two.asc"), "== Two\n").unwrap();
+        std::fs::write(d.join("stray.html"), "<p>An export.</p>").unwrap();
+        let err = init(d, &InitOptions::default()).unwrap_err();
+        assert!(
+            err.to_string().ends_with(
+                "book.adoc: AsciiDoc is not supported; convert it with asciidoctor or pandoc first"
+            ),
+            "{err}"
+        );
+        let single = draft(&d.join("book.adoc")).unwrap_err();
+        assert!(matches!(
+            single,
+            InitError::Unsupported {
+                format: "AsciiDoc",
+                ..
+            }
+        ));
+        std::fs::write(d.join("notes.rst"), "Notes\n=====\n").unwrap();
+        std::fs::write(d.join("one.md"), "# One\n").unwrap();
+        std::fs::write(d.join("two.md"), "# Two\n").unwrap();
+        std::fs::write(d.join("three.md"), "# Three\n").unwrap();
+        std::fs::remove_file(d.join("chapter-two.asc")).unwrap();
+        let report = init(d, &InitOptions::default()).unwrap();
+        assert_eq!(report.chapters.len(), 4);
+        assert!(
+            report
+                .notes
+                .iter()
+                .any(|n| n.starts_with("notes.rst: reStructuredText is not supported")),
+            "{:?}",
+            report.notes
+        );
+    }
+
+    #[test]
     fn init_writes_loadable_metadata_and_refuses_to_overwrite() {
         let dir = tempfile::tempdir().unwrap();
         let d = dir.path();
@@ -1183,12 +1443,14 @@ mod tests {
             format: None,
             level: 1,
             placement: Placement::Chapters,
+            linear: true,
         };
         let text = render::metadata(&render::Book {
             title: "T \"x\"",
             authors: &[],
             language: "en",
             cover: None,
+            package: None,
             preset: Some(("web-novel", 3)),
             chapters: &[c],
             notes: &["a note\nover two lines".to_string()],

@@ -300,6 +300,14 @@ fn one_chapter(
     }
     warnings.extend(conversion_warnings(&src.path, &converted));
     keep_replaced_heading(given.as_deref(), &mut converted);
+    // The `h1` carries the source heading's types only when it shows that heading's text.
+    let same = |g: &str, t: &str| g.split_whitespace().eq(t.split_whitespace());
+    let title_kept = converted.title_is_heading
+        && match (given.as_deref(), converted.title.as_deref()) {
+            (Some(g), Some(t)) => same(g, t),
+            (None, found) => found.is_some(),
+            _ => false,
+        };
     let title = match (given, converted.title.take()) {
         (Some(t), _) => t,
         // Fixed with the text of its file.
@@ -307,7 +315,11 @@ fn one_chapter(
         (None, found) => fallback_title(project, src, n, found, file, tally)?,
     };
     let body = std::mem::take(&mut converted.body);
-    let chapter = Chapter::new(title, body, &project.layout).at_level(src.level);
+    let chapter = Chapter::new(title, body, &project.layout)
+        .at_level(src.level)
+        .with_types(std::mem::take(&mut converted.body_types))
+        .with_linear(src.linear)
+        .with_title_types(converted.title_types.take().filter(|_| title_kept));
     let nodes = std::iter::once(Node::Chapter(chapter))
         .chain(back_matter)
         .collect();

@@ -53,6 +53,35 @@ pub const FILE_KINDS: [(&str, SourceKind); 9] = [
     ("xht", SourceKind::Html),
 ];
 
+/// Document formats books are written in that we do not read, by extension (compared without
+/// case): their name and what converts them to Markdown or HTML. A file of one of them is
+/// refused by name (by `init`, `build` and `check`), never read as text.
+pub const UNSUPPORTED_KINDS: [(&str, &str, &str); 9] = [
+    ("adoc", "AsciiDoc", "asciidoctor or pandoc"),
+    ("asc", "AsciiDoc", "asciidoctor or pandoc"),
+    ("asciidoc", "AsciiDoc", "asciidoctor or pandoc"),
+    ("rst", "reStructuredText", "pandoc or docutils (rst2html)"),
+    ("tex", "LaTeX", "pandoc"),
+    ("docx", "DOCX (Word)", "pandoc"),
+    ("odt", "ODT (OpenDocument text)", "pandoc"),
+    (
+        "doc",
+        "Word 97-2003 (.doc)",
+        "LibreOffice (soffice --convert-to docx), then pandoc",
+    ),
+    ("rtf", "RTF", "LibreOffice or pandoc"),
+];
+
+/// The name of the format of a file we do not read (see [`UNSUPPORTED_KINDS`]) and what
+/// converts it; None for any other file.
+pub fn unsupported_kind(path: &Path) -> Option<(&'static str, &'static str)> {
+    let ext = path.extension()?.to_str()?;
+    UNSUPPORTED_KINDS
+        .iter()
+        .find(|(name, _, _)| ext.eq_ignore_ascii_case(name))
+        .map(|&(_, format, tool)| (format, tool))
+}
+
 impl SourceKind {
     /// The kind of a chapter file, from its extension; anything unknown is read as text.
     pub fn of(path: &Path) -> SourceKind {
@@ -132,6 +161,12 @@ pub struct Converted {
     pub unsupported: Vec<markup::Note>,
     /// Letters and digits of the code lines mdBook hides, left out (Markdown only).
     pub hidden_letters: usize,
+    /// The `epub:type` values of an HTML source's `<body>` (see
+    /// [`markup::Fragment::body_types`]).
+    pub body_types: Vec<String>,
+    /// The `epub:type` of the heading taken out as the title (see
+    /// [`markup::Fragment::title_types`]).
+    pub title_types: Option<String>,
 }
 
 /// Converts plain text (already decoded and normalised) to XHTML paragraphs. With
@@ -271,6 +306,8 @@ fn from_fragment(f: markup::Fragment) -> Converted {
         site_navigation: f.site_navigation,
         unsupported: f.unsupported,
         hidden_letters: f.hidden_letters,
+        body_types: f.body_types,
+        title_types: f.title_types,
     }
 }
 

@@ -322,9 +322,10 @@ fn source_key(src: &ChapterSource) -> Vec<u8> {
         format,
         stamp: _,
         volume,
+        linear,
     } = src;
     let rest = format!(
-        "{title:?} {line:?} {encoding:?} {encoding_errors:?} {split:?} {level} {volume:?} {format:?}"
+        "{title:?} {line:?} {encoding:?} {encoding_errors:?} {split:?} {level} {volume:?} {format:?} {linear}"
     );
     let path = path.as_os_str().as_encoded_bytes();
     let mut key = Vec::with_capacity(path.len() + rest.len() + 8);
@@ -434,6 +435,10 @@ impl Reuse {
                 // Plain text holds no MathML or SVG, nor headings inside.
                 features: Vec::new(),
                 sections: Vec::new(),
+                // Only a plain-text chapter is reused, and its source types nothing.
+                types: Vec::new(),
+                linear: src.linear,
+                title_types: None,
             })],
             images: Vec::new(),
             links: Vec::new(),

@@ -14,6 +14,9 @@ pub(super) struct Book<'a> {
     pub authors: &'a [String],
     pub language: &'a str,
     pub cover: Option<&'a str>,
+    /// The package document of an EPUB source tree: its identifier, description and
+    /// stylesheets are written too.
+    pub package: Option<&'a super::opf::OpfBook>,
     /// The cleanup preset to turn on, and how many lines of the text it removes.
     pub preset: Option<(&'a str, usize)>,
     pub chapters: &'a [ChapterGuess],
@@ -61,6 +64,9 @@ pub(super) fn metadata(book: &Book<'_>) -> String {
     if let Some(cover) = book.cover {
         let _ = writeln!(out, "cover = {}", quote(cover));
     }
+    if let Some(p) = book.package {
+        package_keys(&mut out, p);
+    }
     out.push_str(OPTIONAL_KEYS);
     if let Some((preset, lines)) = book.preset {
         let _ = writeln!(
@@ -79,6 +85,22 @@ pub(super) fn metadata(book: &Book<'_>) -> String {
     }
     chapters(&mut out, book.chapters);
     out
+}
+
+/// What an EPUB source tree's package document says beyond title, authors, language and
+/// cover: its identifier and description under `[book]`, its stylesheets as `[style] css`.
+fn package_keys(out: &mut String, p: &super::opf::OpfBook) {
+    if let Some(id) = p.identifier.as_deref().and_then(text) {
+        let _ = writeln!(out, "identifier = {id}");
+    }
+    if let Some(d) = p.description.as_deref().and_then(text) {
+        let _ = writeln!(out, "description = {d}");
+    }
+    let _ = writeln!(out, "# read from {}", p.opf);
+    if !p.stylesheets.is_empty() {
+        let css: Vec<String> = p.stylesheets.iter().map(|c| quote(c)).collect();
+        let _ = writeln!(out, "\n[style]\ncss = [{}]", css.join(", "));
+    }
 }
 
 /// The keys an author may add, as comments.
@@ -137,6 +159,9 @@ fn chapters(out: &mut String, chapters: &[ChapterGuess]) {
         }
         if let Some(e) = &c.encoding {
             let _ = writeln!(out, "encoding = {}", quote(e));
+        }
+        if !c.linear {
+            out.push_str("linear = false\n");
         }
     }
 }

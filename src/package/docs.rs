@@ -48,7 +48,7 @@ pub(crate) fn xhtml(
     format!(
         r#"<?xml version="1.0" encoding="UTF-8"?>
 <!DOCTYPE html>
-<html xmlns="http://www.w3.org/1999/xhtml" xmlns:epub="http://www.idpf.org/2007/ops" lang="{lang}" xml:lang="{lang}">
+<html xmlns="http://www.w3.org/1999/xhtml" xmlns:epub="http://www.idpf.org/2007/ops"{prefix} lang="{lang}" xml:lang="{lang}">
 <head>
 <meta charset="UTF-8"/>
 <title>{title}</title>
@@ -59,7 +59,34 @@ pub(crate) fn xhtml(
 "#,
         lang = attr(lang),
         title = text(title),
+        prefix = z3998_prefix(body),
     )
+}
+
+/// The `epub:type` (and `role`) of a chapter's section: a chapter of the body matter, with
+/// what its source typed the whole document; front or back matter only as its source typed it.
+fn section_types(chapter: &Chapter) -> String {
+    let source = chapter.types.join(" ");
+    match chapter.matter() {
+        super::Matter::Body if source.is_empty() => {
+            "epub:type=\"chapter\" role=\"doc-chapter\"".to_string()
+        }
+        super::Matter::Body => format!(
+            "epub:type=\"chapter {}\" role=\"doc-chapter\"",
+            attr(&source)
+        ),
+        _ => format!("epub:type=\"{}\"", attr(&source)),
+    }
+}
+
+/// The declaration of the `z3998:` prefix that `epub:type` values of an HTML source may use
+/// (EPUBCheck refuses an undeclared prefix), on documents that hold such a value.
+fn z3998_prefix(body: &str) -> &'static str {
+    if body.contains("z3998:") {
+        " epub:prefix=\"z3998: http://www.daisy.org/z3998/2012/vocab/structure/#\""
+    } else {
+        ""
+    }
 }
 
 /// Any document of the reading order. `chapters` are the book's, in reading order: the
@@ -81,16 +108,22 @@ pub(super) fn render(
             piece,
         } => {
             let body = linked_piece(chapters, *number, *piece, body);
+            let typed = section_types(chapter);
             let body = if *first {
                 format!(
-                    "<section epub:type=\"chapter\" role=\"doc-chapter\" aria-labelledby=\"{P}chapter-title\">\n<h1 id=\"{P}chapter-title\">{}</h1>\n{}</section>\n",
+                    "<section {typed} aria-labelledby=\"{P}chapter-title\">\n<h1{} id=\"{P}chapter-title\">{}</h1>\n{}</section>\n",
+                    chapter
+                        .title_types
+                        .as_deref()
+                        .map(|t| format!(" epub:type=\"{}\"", attr(t)))
+                        .unwrap_or_default(),
                     text(&chapter.title),
                     body
                 )
             } else {
                 // A continuation: no second heading, labelled for assistive technology.
                 format!(
-                    "<section epub:type=\"chapter\" role=\"doc-chapter\" aria-label=\"{}\" class=\"continued\">\n{}</section>\n",
+                    "<section {typed} aria-label=\"{}\" class=\"continued\">\n{}</section>\n",
                     attr(&chapter.title),
                     pieces::headings_from_h2(&body)
                 )

@@ -36,7 +36,8 @@ pub(super) fn package_document(book: &Book, look: &Look, docs: &[Doc]) -> String
         o.push_str("    <itemref idref=\"cover\" linear=\"yes\"/>\n");
     }
     for doc in docs {
-        let _ = writeln!(o, "    <itemref idref=\"{}\"/>", doc.id);
+        let linear = if doc.linear() { "" } else { " linear=\"no\"" };
+        let _ = writeln!(o, "    <itemref idref=\"{}\"{linear}/>", doc.id);
     }
     o.push_str("  </spine>\n");
     opf::guide(&mut o, book, docs, None);
@@ -125,7 +126,7 @@ static CHECKBOX: LazyLock<Regex> = LazyLock::new(|| {
 });
 /// Attributes XHTML 1.1 does not define, inside a start tag.
 static ATTRIBUTES: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r#"\s(?:epub:type|role|aria-[a-z]+|hidden|lang|data-[a-z0-9-]+)="[^"]*""#)
+    Regex::new(r#"\s(?:epub:type|role|aria-[a-z]+|hidden|lang|datetime|data-[a-z0-9-]+)="[^"]*""#)
         .expect("valid regex")
 });
 

@@ -92,6 +92,27 @@ pub struct Chapter {
     /// The headings of the body that have an id, in order: what `[layout] toc-depth` puts into
     /// the table of contents under the chapter.
     pub sections: Vec<Section>,
+    /// The `epub:type` values its source gave the whole document (an HTML `<body
+    /// epub:type="frontmatter z3998:fiction">`): they stay on the chapter's section and say
+    /// where it stands ([`Chapter::matter`]). Empty for most chapters.
+    pub types: Vec<String>,
+    /// In the spine's reading order (false: `linear="no"`, reached by links and the contents).
+    pub linear: bool,
+    /// The `epub:type` of the source heading its title comes from (`z3998:roman`): its `h1`
+    /// carries it.
+    pub title_types: Option<String>,
+}
+
+/// Where a chapter stands in the book, as its source says (EPUB's `frontmatter`,
+/// `bodymatter`, `backmatter`): what the landmarks point at and how its section is typed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Matter {
+    /// Before the main text (a title page, an imprint, a dedication).
+    Front,
+    /// The main text: every chapter whose source does not say otherwise.
+    Body,
+    /// After the main text (notes, a colophon, a licence).
+    Back,
 }
 
 /// A heading inside a chapter.
@@ -117,6 +138,9 @@ impl Chapter {
             level: 1,
             features: Vec::new(),
             sections: Vec::new(),
+            types: Vec::new(),
+            linear: true,
+            title_types: None,
         };
         chapter.reflow(layout);
         chapter
@@ -125,6 +149,36 @@ impl Chapter {
     /// The chapter at `level` in the table of contents.
     pub fn at_level(self, level: usize) -> Chapter {
         Chapter { level, ..self }
+    }
+
+    /// The chapter with the `epub:type` values its source gave the whole document.
+    pub fn with_types(self, types: Vec<String>) -> Chapter {
+        Chapter { types, ..self }
+    }
+
+    /// The chapter in the reading order or out of it (`linear = false`).
+    pub fn with_linear(self, linear: bool) -> Chapter {
+        Chapter { linear, ..self }
+    }
+
+    /// The chapter whose `h1` carries the `epub:type` of its source heading.
+    pub fn with_title_types(self, title_types: Option<String>) -> Chapter {
+        Chapter {
+            title_types,
+            ..self
+        }
+    }
+
+    /// Front, body or back matter, as the source says; body matter when it says nothing.
+    pub fn matter(&self) -> Matter {
+        let has = |t: &str| self.types.iter().any(|x| x == t);
+        if has("frontmatter") {
+            Matter::Front
+        } else if has("backmatter") {
+            Matter::Back
+        } else {
+            Matter::Body
+        }
     }
 
     /// Cuts the body again (after it changed): its count of pieces, their ids and what each
@@ -344,9 +398,24 @@ pub(crate) enum DocKind<'a> {
 }
 
 impl Doc<'_> {
-    /// True for chapter and part documents (the body matter).
+    /// True for chapter and part documents of the body matter (a chapter whose source says
+    /// it is front or back matter is not).
     fn is_body(&self) -> bool {
-        matches!(self.kind, DocKind::Chapter { .. } | DocKind::Part(_))
+        match &self.kind {
+            DocKind::Chapter { chapter, .. } => chapter.matter() == Matter::Body,
+            DocKind::Part(_) => true,
+            _ => false,
+        }
+    }
+
+    /// Whether the spine reads it in order (only a chapter may be out of it).
+    fn linear(&self) -> bool {
+        !matches!(&self.kind, DocKind::Chapter { chapter, .. } if !chapter.linear)
+    }
+
+    /// A chapter whose source says it is `matter`.
+    fn is_matter(&self, matter: Matter) -> bool {
+        matches!(&self.kind, DocKind::Chapter { chapter, .. } if chapter.matter() == matter)
     }
 }
 
@@ -664,8 +733,14 @@ pub fn frame_key(book: &Book, look: &Look) -> String {
                 level,
                 features,
                 sections,
+                types,
+                linear,
+                title_types: _,
             })) => {
+                bytes("linear", &[u8::from(*linear)]);
                 bytes("chapter", title.as_bytes());
+                // They type the chapter's section and move the landmarks.
+                bytes("types", types.join(" ").as_bytes());
                 bytes("sections", format!("{sections:?}").as_bytes());
                 bytes("pieces", &pieces.to_le_bytes());
                 bytes("level", &level.to_le_bytes());
@@ -985,6 +1060,63 @@ mod tests {
                 })
                 .collect(),
             images: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn front_and_back_matter_of_the_source_move_the_landmarks_and_type_the_section() {
+        let mut b = book(&["<p>a</p>", "<p>b</p>", "<p>c</p>"]);
+        let types = [
+            vec!["frontmatter"],
+            vec!["bodymatter", "z3998:fiction"],
+            vec!["backmatter"],
+        ];
+        for (node, t) in b.contents.iter_mut().zip(types) {
+            if let Node::Chapter(c) = node {
+                c.types = t.iter().map(|s| s.to_string()).collect();
+            }
+        }
+        let entries = package_with(&b, &Look::default());
+        let text = |name: &str| {
+            let e = entries.iter().find(|e| e.name.ends_with(name)).unwrap();
+            String::from_utf8(e.data.clone()).unwrap()
+        };
+        let nav = text("nav.xhtml");
+        for landmark in [
+            "<a epub:type=\"frontmatter\" href=\"text/chapter-0001.xhtml\">",
+            "<a epub:type=\"bodymatter\" href=\"text/chapter-0002.xhtml\">",
+            "<a epub:type=\"backmatter\" href=\"text/chapter-0003.xhtml\">",
+        ] {
+            assert!(nav.contains(landmark), "{landmark} in {nav}");
+        }
+        assert!(
+            text("chapter-0001.xhtml")
+                .contains("<section epub:type=\"frontmatter\" aria-labelledby")
+        );
+        let body = text("chapter-0002.xhtml");
+        assert!(
+            body.contains(
+                "<section epub:type=\"chapter bodymatter z3998:fiction\" role=\"doc-chapter\""
+            ),
+            "{body}"
+        );
+        assert!(body.contains("epub:prefix=\"z3998: "), "{body}");
+        if let Some(Node::Chapter(c)) = b.contents.get_mut(2) {
+            c.linear = false;
+        }
+        let epub2 = Look {
+            version: EpubVersion::V2,
+            ..Look::default()
+        };
+        for look in [Look::default(), epub2] {
+            let entries = package_with(&b, &look);
+            let opf = entries.iter().find(|e| e.name.ends_with(".opf")).unwrap();
+            let opf = String::from_utf8(opf.data.clone()).unwrap();
+            assert!(
+                opf.contains("<itemref idref=\"chapter-0003\" linear=\"no\"/>"),
+                "{opf}"
+            );
+            assert!(opf.contains("<itemref idref=\"chapter-0002\"/>"), "{opf}");
         }
     }
 

@@ -2,7 +2,7 @@
 
 use std::fmt::Write;
 
-use super::{Book, Doc, DocKind, Look, docs, locale, pieces};
+use super::{Book, Doc, DocKind, Look, Matter, docs, locale, pieces};
 use crate::xml::{escape_attr as attr, escape_text as text};
 
 /// Writes `nav.xhtml`: the nested table of contents and the landmarks.
@@ -50,12 +50,28 @@ pub(super) fn nav_document(book: &Book, look: &Look, docs: &[Doc]) -> String {
             text(words.contents)
         );
     }
+    if let Some(first) = docs.iter().find(|d| d.is_matter(Matter::Front)) {
+        let _ = writeln!(
+            body,
+            "<li><a epub:type=\"frontmatter\" href=\"{}\">{}</a></li>",
+            first.href,
+            text(words.front_matter)
+        );
+    }
     if let Some(first) = docs.iter().find(|d| d.is_body()) {
         let _ = writeln!(
             body,
             "<li><a epub:type=\"bodymatter\" href=\"{}\">{}</a></li>",
             first.href,
             text(words.start)
+        );
+    }
+    if let Some(first) = docs.iter().find(|d| d.is_matter(Matter::Back)) {
+        let _ = writeln!(
+            body,
+            "<li><a epub:type=\"backmatter\" href=\"{}\">{}</a></li>",
+            first.href,
+            text(words.back_matter)
         );
     }
     body.push_str("</ol>\n</nav>\n");

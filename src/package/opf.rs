@@ -47,7 +47,8 @@ pub(super) fn package_document(book: &Book, look: &Look, docs: &[Doc]) -> String
         o.push_str("    <itemref idref=\"cover\"/>\n");
     }
     for doc in docs {
-        let _ = writeln!(o, "    <itemref idref=\"{}\"/>", doc.id);
+        let linear = if doc.linear() { "" } else { " linear=\"no\"" };
+        let _ = writeln!(o, "    <itemref idref=\"{}\"{linear}/>", doc.id);
     }
     o.push_str("  </spine>\n");
     guide(&mut o, book, docs, Some("nav.xhtml"));

@@ -185,6 +185,9 @@ pub struct ChapterSource {
     /// the first going with the first: a volume's own book when `[output] split = "parts"`
     /// cuts a novel at the volume headings inside it. None: the whole file.
     pub volume: Option<std::num::NonZeroU16>,
+    /// In the reading order (`linear = false`: out of it, reached by links only, as an EPUB
+    /// source's `linear="no"` spine item).
+    pub linear: bool,
 }
 
 /// What a file's metadata says about its content, as git's index compares it: size,

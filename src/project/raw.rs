@@ -91,6 +91,7 @@ struct Chapter {
     volume_split: Option<String>,
     level: Option<Spanned<i64>>,
     format: Option<String>,
+    linear: Option<bool>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -890,6 +891,7 @@ fn expand(entry: Spanned<Chapter>, ctx: &Ctx, skip: &Skip) -> Result<Vec<Chapter
         format,
         stamp: None,
         volume: None,
+        linear: entry.linear.unwrap_or(true),
     };
     match (&entry.file, &entry.glob) {
         (Some(file), None) => chapter_file(ctx, file, template).map(|c| vec![c]),
@@ -980,6 +982,7 @@ fn chapter_file(
     template: ChapterSource,
 ) -> Result<ChapterSource> {
     let (path, found) = ctx.input("`file`", file.get_ref(), file.span().start)?;
+    refuse_unsupported(&path)?;
     match found {
         Found::File { meta, linked } => Ok(ChapterSource {
             path,
@@ -992,6 +995,18 @@ fn chapter_file(
             line: template.line,
         }),
         Found::NotRegular(kind) => Err(ctx.not_regular("`file`", &path, kind, file.span().start)),
+    }
+}
+
+/// A chapter in a format we do not read is refused by name, not read as text.
+fn refuse_unsupported(path: &Path) -> Result<()> {
+    match crate::convert::unsupported_kind(path) {
+        Some((format, tool)) => Err(Error::UnsupportedFormat {
+            path: path.to_path_buf(),
+            format,
+            tool,
+        }),
+        None => Ok(()),
     }
 }
 
@@ -1018,6 +1033,9 @@ fn chapter_glob(
             format!("glob \"{pattern}\" matches no files"),
             "paths are relative to the folder of metadata.toml",
         ));
+    }
+    for m in &files {
+        refuse_unsupported(&m.path)?;
     }
     if let Ok(mut seen) = ctx.seen.lock() {
         seen.ids.extend(files.iter().filter_map(|m| m.id));
@@ -1071,6 +1089,32 @@ mod tests {
         )
         .unwrap_err();
         assert!(message(e).contains("\"markdown\", \"text\", \"html\""));
+    }
+
+    #[test]
+    fn a_chapter_in_a_format_we_do_not_read_is_refused_by_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        std::fs::write(d.join("one.rst"), "One\n===\n").unwrap();
+        std::fs::write(d.join("two.tex"), "\\chapter{Two}\n").unwrap();
+        let err = load(d, "[[chapters]]\nfile = \"one.rst\"\n", false).unwrap_err();
+        assert!(
+            err.to_string().ends_with(
+                "one.rst: reStructuredText is not supported; convert it with pandoc or docutils (rst2html) first"
+            ),
+            "{err}"
+        );
+        let err = load(d, "[[chapters]]\nglob = \"*.tex\"\n", false).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                Error::UnsupportedFormat {
+                    format: "LaTeX",
+                    ..
+                }
+            ),
+            "{err}"
+        );
     }
 
     #[test]

@@ -268,6 +268,7 @@ mod tests {
             level: 1,
             stamp: None,
             volume: None,
+            linear: true,
         }
     }
 

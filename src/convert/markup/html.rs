@@ -9,7 +9,7 @@
 use scraper::ElementRef;
 
 use super::parse::{NodeId, parse_document};
-use super::sanitize::{Deep, MAX_DEPTH, Options, Warnings, sanitize};
+use super::sanitize::{Deep, MAX_DEPTH, Options, Warnings, body_types, sanitize};
 use super::{Fragment, ImageResolver, MarkupError, SplitAt, TextFixer};
 
 /// Converts an HTML document (or a bare HTML snippet) to an XHTML body fragment.
@@ -63,7 +63,11 @@ pub fn html_to_xhtml_fixed<'a>(
                 text: text.map(|t| t as &mut TextFixer<'_>),
                 split,
             };
-            sanitize(body, opts, images, warnings)
+            let types = body.value().attr("epub:type").map(body_types);
+            sanitize(body, opts, images, warnings).map(|f| Fragment {
+                body_types: types.unwrap_or_default(),
+                ..f
+            })
         }
         None => {
             warnings.add("document has no body".to_string());
@@ -167,6 +171,82 @@ mod tests {
         let f = html_to_xhtml(src, &mut Recorder::default()).expect("converts");
         assert_well_formed(&f);
         f
+    }
+
+    #[test]
+    fn epub_type_and_role_values_of_known_vocabularies_survive_and_others_are_counted() {
+        let f = convert(
+            "<body><section epub:type=\"chapter\" role=\"doc-chapter\"><h2>I</h2>\
+             <p><abbr epub:type=\"z3998:name-title\">Mr.</abbr> <i epub:type=\"se:name.vessel.ship\">Nautilus</i> \
+             <b epub:type=\"se:name.vessel.ship\">X</b></p>\
+             <footer role=\"presentation\"><p epub:type=\"z3998:signature\">Jane</p></footer></section></body>",
+        );
+        assert!(
+            f.body
+                .contains("<section epub:type=\"chapter\" role=\"doc-chapter\""),
+            "{}",
+            f.body
+        );
+        assert!(
+            f.body
+                .contains("<abbr epub:type=\"z3998:name-title\">Mr.</abbr>"),
+            "{}",
+            f.body
+        );
+        assert!(
+            f.body
+                .contains("<div role=\"presentation\"><p epub:type=\"z3998:signature\">"),
+            "{}",
+            f.body
+        );
+        assert!(f.body.contains("<i>Nautilus</i>"), "{}", f.body);
+        let warned: Vec<&str> = f.warnings.iter().map(|n| n.message.as_str()).collect();
+        assert!(
+            warned
+                .iter()
+                .any(|w| w.starts_with("dropped 2 epub:type/role value(s)")
+                    && w.contains("epub:type=\"se:name.vessel.ship\" (2)")),
+            "{warned:?}"
+        );
+    }
+
+    #[test]
+    fn the_body_says_where_the_document_stands_in_the_book() {
+        let f = convert(
+            "<html><body epub:type=\"backmatter z3998:non-fiction se:x\"><p>Notes.</p></body></html>",
+        );
+        assert_eq!(f.body_types, ["backmatter", "z3998:non-fiction"]);
+        let f = convert(
+            "<body><section><h2 epub:type=\"z3998:ordinal z3998:roman\">IV</h2><p>x</p></section></body>",
+        );
+        assert_eq!(f.title.as_deref(), Some("IV"));
+        assert_eq!(f.title_types.as_deref(), Some("z3998:ordinal z3998:roman"));
+    }
+
+    #[test]
+    fn time_elements_keep_their_datetime_and_a_bare_year_gets_one() {
+        let f = convert(
+            "<p><time datetime=\"2014-05-25T00:00:00Z\">May 25</time>, <time>1813</time>, \
+             <time>last spring</time>, <time datetime=\"soon\">x</time></p>",
+        );
+        assert_eq!(
+            f.body,
+            "<p><time datetime=\"2014-05-25T00:00:00Z\">May 25</time>, <time datetime=\"1813\">1813</time>, \
+             <span>last spring</span>, <span>x</span></p>"
+        );
+    }
+
+    #[test]
+    fn named_anchors_become_ids_and_links_to_them_keep_working() {
+        let f = convert(
+            "<p><a href=\"#sec2\">See below</a>.</p><p><a name=\"sec2\"></a>Here.</p>\
+             <p><a name=\"both\" id=\"own\">x</a> <a href=\"#own\">y</a></p>",
+        );
+        assert_eq!(
+            f.body,
+            "<p><a href=\"#sec2\">See below</a>.</p><p><a id=\"sec2\"></a>Here.</p>\
+             <p><a id=\"own\">x</a> <a href=\"#own\">y</a></p>"
+        );
     }
 
     #[test]

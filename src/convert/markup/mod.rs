@@ -74,6 +74,11 @@ pub struct Fragment {
     /// Letters and digits of code lines mdBook hides, left out (Markdown only; the text
     /// ledger counts them as a documented removal).
     pub hidden_letters: usize,
+    /// The `epub:type` values of an HTML source's `<body>` that the book carries
+    /// (`bodymatter z3998:fiction`, `frontmatter`): where the chapter stands in the book.
+    pub body_types: Vec<String>,
+    /// The `epub:type` of the heading taken out as [`Fragment::title`], when it had one.
+    pub title_types: Option<String>,
 }
 
 /// Where a document is cut into chapters: before every heading of `level` or above.

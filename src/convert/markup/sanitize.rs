@@ -21,11 +21,12 @@
 
 mod inline_svg;
 mod mathml;
+mod semantics;
 mod split;
 
 pub(crate) use split::self_href;
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use scraper::ElementRef;
 use scraper::Node as PNode;
@@ -76,6 +77,12 @@ const VERBATIM: [&str; 9] = [
     "code", "pre", "kbd", "samp", "var", "tt", "math", "svg", "script",
 ];
 
+/// The `epub:type` values of a source's `<body>` the book carries (see
+/// [`Fragment::body_types`]).
+pub(crate) fn body_types(value: &str) -> Vec<String> {
+    semantics::epub_types("body", value).0
+}
+
 /// Runs the whole sanitiser over `root`'s children and returns the finished fragment.
 pub(crate) fn sanitize(
     root: ElementRef<'_>,
@@ -94,6 +101,7 @@ pub(crate) fn sanitize(
         image_uses: Vec::new(),
         warnings,
         dropped_attrs: BTreeSet::new(),
+        dropped_types: BTreeMap::new(),
         removed: Vec::new(),
         line_of: opts.deep.line_of,
         flattened: None,
@@ -113,6 +121,7 @@ pub(crate) fn sanitize(
     let mut tree = Tree {
         nodes,
         title_ids: Vec::new(),
+        title_types: None,
     };
     tree.fix_mathml();
     tree.space_section_numbers();
@@ -137,8 +146,10 @@ pub(crate) fn sanitize(
         _ => HashMap::new(),
     };
     let (links, ids) = tree.fix_ids_and_links(opts.marker, &mut warnings);
+    let title_types = tree.title_types.take().filter(|_| title.is_some());
     let (body, pieces) = tree.bodies(cuts);
     Ok(Fragment {
+        title_types,
         title_is_heading: title.is_some(),
         title: title.or(opts.head_title),
         body,
@@ -152,6 +163,7 @@ pub(crate) fn sanitize(
         site_navigation: site_nav,
         unsupported: Vec::new(),
         hidden_letters: 0,
+        body_types: Vec::new(),
     })
 }
 
@@ -247,6 +259,7 @@ fn is_phrasing(name: &str) -> bool {
             | "strong"
             | "sub"
             | "sup"
+            | "time"
             | "u"
             | "var"
             | "wbr"
@@ -367,7 +380,7 @@ enum Next {
 }
 
 /// The elements kept as they are, in sorted order (for a binary search).
-const KEPT: [&str; 56] = [
+const KEPT: [&str; 57] = [
     "a",
     "address",
     "article",
@@ -420,6 +433,7 @@ const KEPT: [&str; 56] = [
     "tfoot",
     "th",
     "thead",
+    "time",
     "tr",
     "u",
     "var",
@@ -437,7 +451,7 @@ fn classify(local: &str) -> Action {
         "pre" | "listing" | "xmp" | "plaintext" => Keep("pre"),
         "s" | "strike" => Keep("s"),
         "span" | "big" | "blink" | "nobr" | "label" | "button" | "output" | "meter"
-        | "progress" | "time" | "data" => Keep("span"),
+        | "progress" | "data" => Keep("span"),
         "ul" | "dir" | "menu" => Keep("ul"),
         // Sectioning and interactive wrappers whose content-model rules (no nested header,
         // one main, summary first in details, ...) we do not want to police: a div is always valid.
@@ -531,6 +545,9 @@ struct Builder<'r> {
     image_uses: Vec<ImageUse>,
     warnings: Warnings,
     dropped_attrs: BTreeSet<String>,
+    /// `epub:type` and `role` values of no vocabulary the book carries (or on an element
+    /// that may not take them), with how often.
+    dropped_types: BTreeMap<String, usize>,
     /// Elements removed with their content, `<name>` and how often, in order of first removal.
     removed: Vec<(String, usize)>,
     /// The source line of an element, where known (see [`Deep::line_of`]).
@@ -566,6 +583,25 @@ impl Builder<'_> {
             let names: Vec<&str> = self.dropped_attrs.iter().map(String::as_str).collect();
             let message = format!("dropped unsupported attributes: {}", names.join(", "));
             self.warnings.add(message);
+        }
+        if !self.dropped_types.is_empty() {
+            let total: usize = self.dropped_types.values().sum();
+            let listed: Vec<String> = self
+                .dropped_types
+                .iter()
+                .take(12)
+                .map(|(v, n)| format!("{v} ({n})"))
+                .collect();
+            let more = if self.dropped_types.len() > 12 {
+                ", …"
+            } else {
+                ""
+            };
+            self.warnings.add(format!(
+                "dropped {total} epub:type/role value(s) outside the EPUB, z3998 and DPUB-ARIA \
+                 vocabularies or not allowed where they stand: {}{more}",
+                listed.join(", ")
+            ));
         }
     }
 
@@ -683,6 +719,10 @@ impl Builder<'_> {
             }
             Action::Embedded => self.embedded(el, parent, depth)?,
             Action::Input => self.input(el, parent, depth),
+            Action::Keep("time") => {
+                let elem = time_element(self.filter_attrs("time", e), el);
+                self.keep(elem, el.id(), parent, depth)
+            }
             Action::Keep(name) => {
                 let elem = self.filter_attrs(name, e);
                 self.keep(elem, el.id(), parent, depth)
@@ -902,14 +942,43 @@ impl Builder<'_> {
         Ok(())
     }
 
+    /// Counts the values of `attr` dropped, for the chapter's one warning.
+    fn count_dropped(&mut self, attr: &str, dropped: Vec<String>) {
+        for value in dropped {
+            let key = format!("{attr}=\"{}\"", shorten(&value, 40));
+            if self.dropped_types.len() < 200 || self.dropped_types.contains_key(&key) {
+                *self.dropped_types.entry(key).or_default() += 1;
+            }
+        }
+    }
+
     fn filter_attrs(&mut self, name: &'static str, el: &PElement) -> Elem {
         let mut attrs: Vec<(&'static str, String)> = Vec::new();
         let (mut lang, mut xml_lang) = (None, None);
         let (mut align, mut style) = (None, None);
+        let mut anchor_name = None;
         for (key, raw) in el.attrs() {
             let value: String = raw.chars().filter(|&c| is_xml_char(c)).collect();
             let kept: Option<(&'static str, String)> = match key {
                 "id" => non_empty(value.trim()).map(|v| ("id", v)),
+                // An HTML 4 anchor: links to it name it by `name`, which XHTML 5 lacks.
+                "name" if name == "a" => {
+                    anchor_name = non_empty(value.trim());
+                    continue;
+                }
+                "epub:type" => {
+                    let (kept, dropped) = semantics::epub_types(name, &value);
+                    self.count_dropped("epub:type", dropped);
+                    non_empty(&kept.join(" ")).map(|v| ("epub:type", v))
+                }
+                "role" => {
+                    let (kept, dropped) = semantics::role(name, &value);
+                    self.count_dropped("role", dropped);
+                    kept.map(|v| ("role", v))
+                }
+                "datetime" if name == "time" => {
+                    semantics::is_datetime(&value).then(|| ("datetime", value.trim().to_string()))
+                }
                 "class" => non_empty(&value.split_whitespace().collect::<Vec<_>>().join(" "))
                     .map(|v| ("class", v)),
                 "title" => Some(("title", value)),
@@ -968,6 +1037,9 @@ impl Builder<'_> {
         if let Some(l) = lang.or(xml_lang) {
             attrs.push(("lang", l));
         }
+        if let Some(id) = anchor_name.filter(|_| !attrs.iter().any(|(k, _)| *k == "id")) {
+            attrs.push(("id", id));
+        }
         if let Some(s) = style.or_else(|| align.map(|a| format!("text-align: {a}"))) {
             attrs.push(("style", s));
         }
@@ -1003,16 +1075,6 @@ fn note_type(name: &str, value: &str) -> Option<&'static str> {
 fn element_attr(name: &str, key: &str, value: &str) -> Option<Option<(&'static str, String)>> {
     let value = value.to_string();
     Some(match key {
-        "epub:type" => note_type(name, value.trim()).map(|v| ("epub:type", v.to_string())),
-        "role" => {
-            let ok = match name {
-                "a" => value == "doc-noteref" || value == "doc-backlink",
-                "aside" => value == "doc-footnote",
-                "section" => value == "doc-endnotes",
-                _ => false,
-            };
-            ok.then_some(("role", value))
-        }
         "start" if name == "ol" => value
             .trim()
             .parse::<i64>()
@@ -1048,6 +1110,21 @@ fn prefix_binding(el: ElementRef<'_>) -> Option<&str> {
     std::iter::once(el)
         .chain(el.ancestors().filter_map(ElementRef::wrap))
         .find_map(|a| a.value().attr(&attr))
+}
+
+/// A `<time>` with a `datetime` HTML accepts, or whose text is one (`<time>1813</time>`:
+/// written out, so that the text-fix stage may change the text); a `<span>` otherwise.
+fn time_element(mut elem: Elem, el: ElementRef<'_>) -> Elem {
+    if elem.attrs.iter().any(|(k, _)| *k == "datetime") {
+        return elem;
+    }
+    let text: String = el.text().collect();
+    if semantics::is_datetime(&text) {
+        elem.attrs.push(("datetime", text.trim().to_string()));
+    } else {
+        elem.name = "span";
+    }
+    elem
 }
 
 /// Whether an `<object>`'s `data` or an `<embed>`'s `src` names an image in the project: a
@@ -1293,6 +1370,9 @@ struct Tree {
     /// The ids of the heading taken out as the title, and its slug: links to them go to the
     /// chapter's own heading.
     title_ids: Vec<String>,
+    /// The `epub:type` of the heading taken out as the title (`z3998:ordinal z3998:roman`):
+    /// the chapter's own heading carries it.
+    title_types: Option<String>,
 }
 
 impl Tree {
@@ -1332,7 +1412,9 @@ impl Tree {
         }) = self.nodes.get_mut(i)
         {
             e.name = name;
-            e.attrs.retain(|(k, _)| is_global_attr(k));
+            // Structural semantics stay (a note's type goes: what holds a note is fixed).
+            e.attrs
+                .retain(|(k, v)| is_global_attr(k) || (*k == "epub:type" && !v.contains("note")));
         }
     }
 
@@ -1479,7 +1561,15 @@ impl Tree {
         if !self.name(found).is_some_and(is_heading) {
             return None;
         }
-        self.take_heading(found).0
+        let types = self
+            .elem(found)
+            .and_then(|e| e.attrs.iter().find(|(k, _)| *k == "epub:type"))
+            .map(|(_, v)| v.clone());
+        let title = self.take_heading(found).0;
+        if title.is_some() {
+            self.title_types = types;
+        }
+        title
     }
 
     /// Whether node `i` is inside a link (`a` element).
