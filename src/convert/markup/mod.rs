@@ -15,6 +15,7 @@ pub(crate) mod highlight;
 mod html;
 mod ids;
 mod markdown;
+mod math;
 mod parse;
 mod sanitize;
 
