@@ -183,7 +183,7 @@ fn guard_display<'s>(src: &'s str, code: &[Range<usize>]) -> Cow<'s, str> {
             code.next();
         }
         let in_code = code.peek().is_some_and(|r| r.start <= at);
-        let trimmed = src[at..line_end].trim_start();
+        let trimmed = in_quote(&src[at..line_end]);
         let opens = !in_code && trimmed.starts_with("$$") && !trimmed[2..].contains("$$");
         if !opens {
             at = line_end;
@@ -199,7 +199,7 @@ fn guard_display<'s>(src: &'s str, code: &[Range<usize>]) -> Cow<'s, str> {
         }
         let mut start = line_end;
         for line in inner.split_inclusive('\n') {
-            let trimmed = line.trim_start();
+            let trimmed = in_quote(line);
             let indent = start + (line.len() - trimmed.len());
             if trimmed.trim().is_empty() && line.ends_with('\n') {
                 out.push_str(&src[last..start]);
@@ -219,6 +219,15 @@ fn guard_display<'s>(src: &'s str, code: &[Range<usize>]) -> Cow<'s, str> {
     }
     out.push_str(&src[last..]);
     Cow::Owned(out)
+}
+
+/// A line without its indentation and block quote markers (`> > `).
+fn in_quote(line: &str) -> &str {
+    let mut rest = line.trim_start();
+    while let Some(inner) = rest.strip_prefix('>') {
+        rest = inner.trim_start();
+    }
+    rest
 }
 
 /// Whether a line (its leading white space taken off) opens a Markdown block that ends a
@@ -472,6 +481,10 @@ mod tests {
         let blank = convert("$$a =\n\n- b\n$$\n");
         assert_eq!(blank.body.matches("<math").count(), 1, "{}", blank.body);
         assert!(blank.body.contains("alttext=\"a = - b\""), "{}", blank.body);
+        // In a quote: the opening `$$` follows the marker; the closing one pairs with it.
+        let quoted = convert("> $$\n> 1. a\n> $$\n\n$$\n1. b\n$$\n");
+        assert_eq!(quoted.body.matches("<math").count(), 2, "{}", quoted.body);
+        assert!(!quoted.body.contains("<li>"), "{}", quoted.body);
         let f = convert(src);
         assert_eq!(f.body.matches("<math").count(), 1, "{}", f.body);
         assert_eq!(f.body.matches("<li>").count(), 1, "{}", f.body);
