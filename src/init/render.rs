@@ -14,6 +14,10 @@ pub(super) struct Book<'a> {
     pub authors: &'a [String],
     pub language: &'a str,
     pub cover: Option<&'a str>,
+    /// A lone Markdown file's front matter `description`.
+    pub description: Option<&'a str>,
+    /// A lone Markdown file's front matter `date`, `YYYY-MM-DD`.
+    pub published: Option<&'a str>,
     /// The cleanup preset to turn on, and how many lines of the text it removes.
     pub preset: Option<(&'a str, usize)>,
     pub chapters: &'a [ChapterGuess],
@@ -60,6 +64,15 @@ pub(super) fn metadata(book: &Book<'_>) -> String {
     let _ = writeln!(out, "language = {}", quote(book.language));
     if let Some(cover) = book.cover {
         let _ = writeln!(out, "cover = {}", quote(cover));
+    }
+    if let Some(description) = book.description.and_then(text) {
+        let _ = writeln!(out, "description = {description}");
+    }
+    if let Some(date) = book
+        .published
+        .filter(|d| d.parse::<toml::value::Datetime>().is_ok())
+    {
+        let _ = writeln!(out, "published = {date}");
     }
     out.push_str(OPTIONAL_KEYS);
     if let Some((preset, lines)) = book.preset {
