@@ -491,6 +491,13 @@ mod tests {
     }
 
     #[test]
+    fn headings_with_math_give_readable_titles() {
+        let f = convert("# The field $\\mathbb{F}_p$ and $h(X)$\n\ntext\n\n## Committing to $h(X)$\n");
+        assert_eq!(f.title.as_deref(), Some("The field 𝔽p and h(X)"));
+        assert!(f.body.contains("<h2 id=\"committing-to-hx\">"), "{}", f.body);
+    }
+
+    #[test]
     fn lines_are_counted_forward_and_again_when_offsets_go_back() {
         let src = "a\nb\nc\n";
         let mut lines = Lines::default();
