@@ -492,9 +492,21 @@ mod tests {
 
     #[test]
     fn headings_with_math_give_readable_titles() {
-        let f = convert("# The field $\\mathbb{F}_p$ and $h(X)$\n\ntext\n\n## Committing to $h(X)$\n");
+        let f =
+            convert("# The field $\\mathbb{F}_p$ and $h(X)$\n\ntext\n\n## Committing to $h(X)$\n");
         assert_eq!(f.title.as_deref(), Some("The field 𝔽p and h(X)"));
-        assert!(f.body.contains("<h2 id=\"committing-to-hx\">"), "{}", f.body);
+        assert!(
+            f.body.contains("<h2 id=\"committing-to-hx\">"),
+            "{}",
+            f.body
+        );
+    }
+
+    #[test]
+    fn prices_are_not_math() {
+        let f = convert("It costs $5 and $10, or $ 3 $.\n");
+        assert!(!f.body.contains("<math"), "{}", f.body);
+        assert_eq!(f.body, "<p>It costs $5 and $10, or $ 3 $.</p>\n");
     }
 
     #[test]
