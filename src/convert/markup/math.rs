@@ -455,7 +455,10 @@ mod tests {
     fn bracket_delimiters_become_dollars_outside_code() {
         let src = "a \\( x^2 \\) b \\[\ny_1\n\\] `\\(c^2\\)` \\[1\\] \\\\(\\frac{a}{b}\\_1\\\\)";
         let code_at = src.find('`').unwrap();
-        let code = [code_at..code_at + 12];
+        let code = [Range {
+            start: code_at,
+            end: code_at + 12,
+        }];
         assert_eq!(
             delimiters(src, &code),
             "a $x^2$ b $$\ny_1\n$$ `\\(c^2\\)` \\[1\\] $\\frac{a}{b}_1$"
@@ -469,7 +472,10 @@ mod tests {
     fn display_lines_that_would_open_a_block_are_indented() {
         let src = "Text\n\n$$\n\\begin{array}{rl}\n1. & x = 0 \\\\\n - y \\\\\n\\end{array}\n$$\n\n1. a list\n\n```\n$$\n1. code\n```\n";
         let code_at = src.find("```").unwrap();
-        let code = [code_at..src.len()];
+        let code = [Range {
+            start: code_at,
+            end: src.len(),
+        }];
         assert_eq!(
             guard_display(src, &code),
             "Text\n\n$$\n\\begin{array}{rl}\n    1. & x = 0 \\\\\n     - y \\\\\n\\end{array}\n$$\n\n1. a list\n\n```\n$$\n1. code\n```\n"
