@@ -321,7 +321,13 @@ fn formula_at(src: &str, at: usize) -> Option<Bracketed> {
     let tex = match double {
         // What MathJax sees after Markdown took its escapes.
         true => unescape(inner),
-        false if inner.contains(['\\', '^', '_', '=', '{']) => inner.to_string(),
+        // An escaped bracket or parenthesis (`\[\\\]` in CommonMark's spec) holds no letter nor digit.
+        false
+            if inner.contains(['\\', '^', '_', '=', '{'])
+                && inner.bytes().any(|b| b.is_ascii_alphanumeric()) =>
+        {
+            inner.to_string()
+        }
         false => return None,
     };
     let trimmed = tex.trim();
