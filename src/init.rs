@@ -416,6 +416,8 @@ fn detect(dir: &Path, file: Option<&str>, quick: bool) -> Result<Draft, InitErro
         language: &language,
         cover: cover.as_deref(),
         package: package.as_ref(),
+        description: found.about.description.as_deref(),
+        published: found.about.date.as_deref(),
         preset: (found.site_lines > 0).then_some((PRESET, found.site_lines)),
         chapters: &chapters,
         notes: &notes,
@@ -1451,12 +1453,16 @@ mod tests {
             language: "en",
             cover: None,
             package: None,
+            description: Some("A \"blurb\""),
+            published: Some("2021-03-04"),
             preset: Some(("web-novel", 3)),
             chapters: &[c],
             notes: &["a note\nover two lines".to_string()],
         });
         let v: toml::Table = toml::from_str(&text).unwrap();
         assert_eq!(v["book"]["title"].as_str(), Some("T \"x\""));
+        assert_eq!(v["book"]["description"].as_str(), Some("A \"blurb\""));
+        assert_eq!(v["book"]["published"].to_string(), "2021-03-04");
         assert_eq!(v["chapters"][0]["title"].as_str(), Some("He said \"hi\"\\"));
         assert!(text.contains("#   a note over two lines"), "{text}");
         assert_eq!(v["text"]["cleanup-preset"].as_str(), Some("web-novel"));

@@ -8,8 +8,9 @@
 //! - a book that is one HTML file: its `<title>` (PG's `The Project Gutenberg eBook of …, by
 //!   …` read as title and author), else its first `<h1>`; its `<meta name="author">` and
 //!   `<meta name="dc.creator">`; its `<html lang>` or `xml:lang`;
-//! - a book that is one Markdown file: a YAML title block (`---`, `title:`, `author:`, `lang:`,
-//!   `---`) or pandoc's `%` lines (title, then authors separated by `;`), as pandoc reads them.
+//! - a book that is one Markdown file: front matter, YAML (`---`, `title:`, `author:`, `lang:`,
+//!   `date:`, `description:`, `---`) or TOML (`+++`), with any other keys ignored, or pandoc's
+//!   `%` lines (title, then authors separated by `;`), as pandoc reads them.
 //!
 //! What one file of several says of itself (its `<title>`, a title block) names that chapter,
 //! not the book, and is left to the chapter's title. A Markdown title block is metadata, not
@@ -29,6 +30,10 @@ pub(crate) struct About {
     pub authors: Vec<String>,
     /// Its language, as the file writes it (a BCP 47 tag).
     pub language: Option<String>,
+    /// Its date of publication, `YYYY-MM-DD` (a front matter's `date`).
+    pub date: Option<String>,
+    /// Its description (a front matter's `description`).
+    pub description: Option<String>,
 }
 
 impl About {
@@ -44,6 +49,8 @@ impl About {
             self.authors = other.authors;
         }
         self.language = self.language.or(other.language);
+        self.date = self.date.or(other.date);
+        self.description = self.description.or(other.description);
         self
     }
 }
@@ -73,7 +80,7 @@ fn header((title, author): (Option<String>, Option<String>)) -> About {
     About {
         title,
         authors: author.into_iter().collect(),
-        language: None,
+        ..About::default()
     }
 }
 
@@ -94,15 +101,16 @@ fn html_document(text: &str) -> About {
         title,
         authors,
         language: doc.language.filter(|l| crate::project::is_language_tag(l)),
+        ..About::default()
     }
 }
 
 /// Most lines a YAML title block may take before it is taken for text.
 const MAX_BLOCK_LINES: usize = 200;
 
-/// A Markdown file's title block: YAML between `---` and `---` (or `...`) on its first
-/// lines, or pandoc's `% title` / `% author; author` lines. None without one, or when it names
-/// no title, author or language.
+/// A Markdown file's title block: front matter (YAML between `---` and `---` or `...`, TOML
+/// between `+++` lines) on its first lines, with any keys, or pandoc's `% title` /
+/// `% author; author` lines. None without one.
 pub(crate) fn title_block(text: &str) -> Option<About> {
     block(text).map(|(about, _)| about)
 }
@@ -142,7 +150,10 @@ fn block(text: &str) -> Option<(About, usize)> {
         if !mapping || body.first().is_none_or(|l| l.trim().is_empty()) {
             return None;
         }
-        (yaml_block(body), close + 2)
+        // Front matter with any keys (`minutes: 5`) is metadata, not a rule and a heading.
+        return Some((yaml_block(body), close + 2));
+    } else if first == "+++" {
+        return toml_block(text);
     } else if first.starts_with('%') {
         percent_block(text)
     } else {
@@ -151,8 +162,52 @@ fn block(text: &str) -> Option<(About, usize)> {
     (!about.is_empty()).then_some((about, lines))
 }
 
-/// The `title`, `author` (a string, a `[a, b]` list or `- a` lines) and `lang` keys of a YAML
-/// title block, read as pandoc's simple blocks write them.
+/// Zola's and Hugo's TOML front matter between `+++` lines, whatever its keys (an invalid
+/// one too: it is still no text), and how many lines it takes.
+fn toml_block(text: &str) -> Option<(About, usize)> {
+    let body: Vec<&str> = text.split('\n').skip(1).take(MAX_BLOCK_LINES).collect();
+    let close = body.iter().position(|l| l.trim_end() == "+++")?;
+    let table: toml::Table = body[..close].join("\n").parse().unwrap_or_default();
+    let string = |key: &str| table.get(key).and_then(|v| v.as_str()).and_then(scalar);
+    let extra = table.get("extra").and_then(|e| e.as_table());
+    let authors = ["authors", "author"]
+        .iter()
+        .find_map(|k| table.get(*k).or_else(|| extra.and_then(|e| e.get(*k))))
+        .map(|v| match v {
+            toml::Value::Array(list) => list
+                .iter()
+                .filter_map(|a| a.as_str())
+                .filter_map(scalar)
+                .collect(),
+            other => other.as_str().and_then(scalar).into_iter().collect(),
+        })
+        .unwrap_or_default();
+    let about = About {
+        title: string("title"),
+        authors,
+        language: string("lang")
+            .or_else(|| string("language"))
+            .filter(|l| crate::project::is_language_tag(l)),
+        date: table.get("date").and_then(|d| date(&d.to_string())),
+        description: string("description"),
+    };
+    Some((about, close + 2))
+}
+
+/// A date as `YYYY-MM-DD`, from a value that starts with one (`2020-05-01`,
+/// `"2020-05-01T10:00:00Z"`); None otherwise.
+fn date(value: &str) -> Option<String> {
+    let v = value.trim().trim_matches(['"', '\'']);
+    let day = v.get(..10)?;
+    let b = day.as_bytes();
+    let digits = |r: std::ops::Range<usize>| b[r].iter().all(u8::is_ascii_digit);
+    (digits(0..4) && b[4] == b'-' && digits(5..7) && b[7] == b'-' && digits(8..10))
+        .then(|| day.to_string())
+}
+
+/// The `title`, `author` (a string, a `[a, b]` list or `- a` lines), `lang`, `date` and
+/// `description` keys of a YAML title block, read as pandoc's simple blocks write them; the
+/// other keys say nothing about the book.
 fn yaml_block(lines: &[&str]) -> About {
     let mut about = About::default();
     let mut in_authors = false;
@@ -185,6 +240,8 @@ fn yaml_block(lines: &[&str]) -> About {
             "lang" | "language" => {
                 about.language = scalar(value).filter(|l| crate::project::is_language_tag(l));
             }
+            "date" => about.date = date(value),
+            "description" => about.description = scalar(value),
             _ => {}
         }
     }
@@ -229,7 +286,7 @@ fn percent_block(text: &str) -> (About, usize) {
             .next()
             .map(|a| a.split(';').filter_map(scalar).collect())
             .unwrap_or_default(),
-        language: None,
+        ..About::default()
     };
     (about, lines)
 }
@@ -345,5 +402,41 @@ mod tests {
         );
         // A chapter of several: its block names the chapter.
         assert!(super::about(SourceKind::of(Path::new("a.md")), yaml, false).is_empty());
+    }
+
+    #[test]
+    fn front_matter_with_any_keys_is_metadata_not_a_rule_and_a_heading() {
+        // Issue 28: `minutes: 5` between `---` lines became <hr/> and an <h2> in the TOC.
+        let mut no_images = |_: &str| -> Result<String, String> { Ok(String::new()) };
+        let opts = crate::convert::markup::MarkdownOptions {
+            highlight: false,
+            ..Default::default()
+        };
+        let src = "---\nminutes: 5\n---\n\nText.\n";
+        let c = crate::convert::convert_markdown(src, &mut no_images, opts.clone(), None, None)
+            .unwrap();
+        assert_eq!(
+            (c.title.as_deref(), c.body.as_str()),
+            (None, "<p>Text.</p>\n")
+        );
+        let yaml = "---\ntitle: Ch\ndate: \"2021-03-04\"\ndescription: 'A tale'\ntags: [a]\n---\n";
+        let about = title_block(yaml).unwrap();
+        assert_eq!(about.date.as_deref(), Some("2021-03-04"));
+        assert_eq!(about.description.as_deref(), Some("A tale"));
+        let toml = "+++\ntitle = \"Zola Page\"\ndate = 2021-03-04T10:00:00Z\nweight = 3\n\
+                    description = \"A page\"\n[extra]\nauthors = [\"Ann One\"]\n+++\n\nText.\n";
+        let about = title_block(toml).unwrap();
+        assert_eq!(about.title.as_deref(), Some("Zola Page"));
+        assert_eq!(about.authors, ["Ann One"]);
+        assert_eq!(about.date.as_deref(), Some("2021-03-04"));
+        assert_eq!(about.description.as_deref(), Some("A page"));
+        let c = crate::convert::convert_markdown(toml, &mut no_images, opts, None, None).unwrap();
+        assert_eq!(
+            (c.title.as_deref(), c.body.as_str()),
+            (Some("Zola Page"), "<p>Text.</p>\n")
+        );
+        // Only keys: `+++` with any keys, invalid TOML too, is still no text.
+        let (body, _) = take_title_block("+++\nnot = [valid\n+++\nText\n");
+        assert_eq!(body, "\n\n\nText\n");
     }
 }

@@ -17,6 +17,10 @@ pub(super) struct Book<'a> {
     /// The package document of an EPUB source tree: its identifier, description and
     /// stylesheets are written too.
     pub package: Option<&'a super::opf::OpfBook>,
+    /// A lone Markdown file's front matter `description`.
+    pub description: Option<&'a str>,
+    /// A lone Markdown file's front matter `date`, `YYYY-MM-DD`.
+    pub published: Option<&'a str>,
     /// The cleanup preset to turn on, and how many lines of the text it removes.
     pub preset: Option<(&'a str, usize)>,
     pub chapters: &'a [ChapterGuess],
@@ -63,6 +67,17 @@ pub(super) fn metadata(book: &Book<'_>) -> String {
     let _ = writeln!(out, "language = {}", quote(book.language));
     if let Some(cover) = book.cover {
         let _ = writeln!(out, "cover = {}", quote(cover));
+    }
+    // A package's description wins: its keys are written after these (once each).
+    let own = book.package.is_none_or(|p| p.description.is_none());
+    if let Some(description) = book.description.filter(|_| own).and_then(text) {
+        let _ = writeln!(out, "description = {description}");
+    }
+    if let Some(date) = book
+        .published
+        .filter(|d| d.parse::<toml::value::Datetime>().is_ok())
+    {
+        let _ = writeln!(out, "published = {date}");
     }
     if let Some(p) = book.package {
         package_keys(&mut out, p);

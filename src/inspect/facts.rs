@@ -1,7 +1,7 @@
 //! Reads what the stores' limits look at ([`crate::target::limits::Facts`]) from any EPUB:
 //! sizes of its content documents, pixel sizes of its images and cover, how the cover page
 //! shows the cover, the spine against the NCX, the table of contents' depth, empty `alt`s and
-//! CSS custom properties. Entries are read with the same caps as the rest of `inspect`.
+//! CSS custom properties, MathML. Entries are read with the same caps as the rest of `inspect`.
 
 use std::io::{BufReader, Read, Seek};
 use std::path::Path;
@@ -96,6 +96,9 @@ fn read_documents<R: Read + Seek>(epub: &Epub, c: &mut Container<R>, facts: &mut
             .find(|e| e.name == item.href)
             .map_or(text.len() as u64, |e| e.size);
         facts.documents.push((item.href.clone(), size));
+        if item.properties.iter().any(|p| p == "mathml") {
+            facts.mathml.push(item.href.clone());
+        }
         if text.contains(" alt=\"\"") {
             facts.empty_alts.push(item.href.clone());
         }

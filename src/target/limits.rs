@@ -13,6 +13,7 @@
 //! | Kindle | a `dc:language` on Amazon's list                    | `kindle-language`    |
 //! | Kindle | spine order equal to the NCX's                      | `kindle-spine-order` |
 //! | Kindle | TOC two levels deep, no empty `alt`, no CSS custom properties, no `body` ids | `kindle-construct` |
+//! | Kindle | no MathML (its converter shows none of it)          | `kindle-construct`   |
 
 use std::path::Path;
 
@@ -110,6 +111,8 @@ pub(crate) struct Facts {
     pub custom_properties: Vec<String>,
     /// Content documents whose `body` has an id (links to it break in Kindle's converter).
     pub body_ids: Vec<String>,
+    /// Content documents the package marks as holding MathML.
+    pub mathml: Vec<String>,
 }
 
 /// Where Apple documents its image limit.
@@ -350,7 +353,32 @@ fn kindle_constructs(facts: &Facts, epub: &Path) -> Vec<Diagnostic> {
             "an id on `body`, a link target".into(),
         ));
     }
+    out.extend(kindle_mathml(facts, epub));
     out
+}
+
+/// One warning for the MathML of a book sent to Kindle: Amazon's converter does not render
+/// it, so readers see the formulas' bare characters (or nothing).
+fn kindle_mathml(facts: &Facts, epub: &Path) -> Option<Diagnostic> {
+    let first = facts.mathml.first()?;
+    let more = match facts.mathml.len() {
+        1 => String::new(),
+        n => format!(" and {} other documents", n - 1),
+    };
+    Some(
+        Diagnostic::warning(
+            Code::KindleConstruct,
+            format!(
+                "{first}{more} hold MathML: Kindle cannot show MathML, its readers see the \
+                 formulas' characters run together ({KINDLE_GUIDE})"
+            ),
+        )
+        .at(entry(epub, first))
+        .hint(
+            "for Kindle, give the formulas as images, or keep the TeX readable as code \
+             (every formula's TeX is in its `alttext`)",
+        ),
+    )
 }
 
 #[cfg(test)]
@@ -469,6 +497,29 @@ mod tests {
         assert!(found[1].message.contains("kdp.amazon.com"));
         assert_eq!(
             found[4].path.as_deref(),
+            Some(Path::new("b.epub/EPUB/text/a.xhtml"))
+        );
+    }
+
+    #[test]
+    fn kindle_warns_once_that_it_cannot_show_mathml() {
+        let epub = Path::new("b.epub");
+        assert!(review(Store::Kindle, &Facts::default(), epub).is_empty());
+        let math = Facts {
+            mathml: names(&["EPUB/text/a.xhtml", "EPUB/text/b.xhtml"]),
+            ..Facts::default()
+        };
+        let found = review(Store::Kindle, &math, epub);
+        assert_eq!(codes(&found), ["kindle-construct"]);
+        assert!(
+            found[0]
+                .message
+                .starts_with("EPUB/text/a.xhtml and 1 other documents hold MathML: Kindle cannot"),
+            "{}",
+            found[0].message
+        );
+        assert_eq!(
+            found[0].path.as_deref(),
             Some(Path::new("b.epub/EPUB/text/a.xhtml"))
         );
     }

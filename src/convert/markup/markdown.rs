@@ -10,6 +10,7 @@
 use std::collections::{HashMap, HashSet};
 
 use super::ids;
+use super::math;
 use super::parse::parse_fragment;
 use super::sanitize::{self, Deep, MAX_DEPTH, Warnings, sanitize};
 use super::{
@@ -158,6 +159,7 @@ struct Renderer {
 /// with the HTML.
 fn render(src: &str, options: MarkdownOptions, warnings: &mut Warnings) -> Rendered {
     let opts = parser_options();
+    let src = &*math::prepare(src, opts);
     let events = || Parser::new_ext(src, opts).into_offset_iter();
     let mut r = Renderer {
         bufs: vec![String::with_capacity(src.len() + src.len() / 4)],
@@ -180,6 +182,7 @@ fn render(src: &str, options: MarkdownOptions, warnings: &mut Warnings) -> Rende
     // For each open element: whether its markup was left out.
     let mut open: Vec<bool> = Vec::new();
     let mut flattened = None;
+    let mut lines = math::Lines::default();
     for (e, at) in events() {
         let left_out = match &e {
             Event::Start(tag) if makes_element(tag) => {
@@ -200,7 +203,8 @@ fn render(src: &str, options: MarkdownOptions, warnings: &mut Warnings) -> Rende
             }
             _ => false,
         };
-        if !left_out {
+        let at_line = |lines: &mut math::Lines| lines.line(src, at.start);
+        if !r.formula(&e, &mut || at_line(&mut lines), warnings) && !left_out {
             r.event(e);
         }
     }
@@ -224,6 +228,7 @@ fn parser_options() -> Options {
         | Options::ENABLE_HEADING_ATTRIBUTES
         | Options::ENABLE_DEFINITION_LIST
         | Options::ENABLE_GFM
+        | Options::ENABLE_MATH
 }
 
 /// Tags written as an element around their content (not raw HTML, not the notes' separate
@@ -322,6 +327,28 @@ impl Renderer {
                 "<input type=\"checkbox\" disabled=\"\" /> "
             }),
         }
+    }
+
+    /// Writes a formula as MathML (or, when the converter refuses it, as code with a warning at
+    /// its `line`); false when `e` is not one, or is inside an image, whose alt text takes it.
+    fn formula(
+        &mut self,
+        e: &Event<'_>,
+        line: &mut dyn FnMut() -> usize,
+        warnings: &mut Warnings,
+    ) -> bool {
+        let (tex, display) = match e {
+            Event::InlineMath(tex) if self.images.is_empty() => (tex, false),
+            Event::DisplayMath(tex) if self.images.is_empty() => (tex, true),
+            _ => return false,
+        };
+        let formula = math::formula(tex, display);
+        if let Some(why) = &formula.failure {
+            warnings.add_at(Some(line()), math::failure_message(tex, why));
+        }
+        self.flush_text();
+        self.push(&formula.html);
+        true
     }
 
     /// Writes the pending text, its bare URLs and addresses as links.

@@ -15,8 +15,9 @@ pub(crate) mod highlight;
 mod html;
 mod ids;
 mod markdown;
-mod pandoc;
+mod math;
 mod mdbook;
+mod pandoc;
 mod parse;
 mod sanitize;
 
