@@ -249,7 +249,6 @@ pub(super) fn weak(line: &str) -> Option<Weak> {
     decorated(line)
         .or_else(|| missing_di(line))
         .or_else(|| labelled(line))
-        .or_else(|| super::volumes::opener(line))
 }
 
 /// `◆ 《陆小凤传奇之金鹏王朝》 第一回　有四条眉毛的人 ◆`, `===第一章===`, `【第一章】`: a

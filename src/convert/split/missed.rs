@@ -29,7 +29,7 @@ pub(super) fn pattern_missed(index: usize, line: &str) -> Option<(Skipped, Optio
 fn auto_family(line: &str) -> Option<auto::Family> {
     let found = match auto::detect(line) {
         found if !found.is_empty() => found,
-        _ => auto::weak(line)?.found,
+        _ => super::volumes::weak(line)?.found,
     };
     let numbered = found.iter().find(|f| f.number.is_some())?;
     Some(auto::family(&numbered.title).0)

@@ -503,7 +503,7 @@ fn not_found(
     };
     if let Some(f) = auto::bare_numbered(line) {
         bare.push(one(vec![f]));
-    } else if let Some(w) = auto::weak(line) {
+    } else if let Some(w) = volumes::weak(line) {
         weak.push(WeakLine {
             heading: one(w.found),
             shape: w.shape,
@@ -634,7 +634,7 @@ pub fn is_heading(line: &str, mode: &SplitMode) -> bool {
             SplitMode::Auto => {
                 !auto::detect(line).is_empty()
                     || auto::bare_numbered(line).is_some()
-                    || auto::weak(line).is_some()
+                    || volumes::weak(line).is_some()
             }
             SplitMode::Pattern { chapter, volume } => {
                 !pattern_heading(line, chapter, volume.as_ref()).is_empty()

@@ -31,6 +31,12 @@ pub(super) const OPENER: &str = "volume opener";
 /// Longest volume name before an opener's chapter heading, in characters.
 const MAX_OPENER_CHARS: usize = 16;
 
+/// [`auto::weak`]'s headings, and a volume's [`opener`] line: what every weak-heading reader
+/// of the split takes (here, not in `auto`, so the modules import one way).
+pub(super) fn weak(line: &str) -> Option<Weak> {
+    auto::weak(line).or_else(|| auto::short_enough(line).then(|| opener(line)).flatten())
+}
+
 /// `张居正2－水龙吟 第一回　邸报中…`: a volume's name (a book's name and number, a title)
 /// before the first chapter of the volume, on one line: a volume and its first chapter.
 pub(super) fn opener(line: &str) -> Option<Weak> {

@@ -100,6 +100,11 @@ fn simple_with_head(lines: &[&str], i: usize) -> Option<(Table, usize)> {
     if body.last().is_some_and(|l| dash_runs(l).is_some()) {
         body = &body[..body.len() - 1];
     }
+    // A header over a broken rule and no row is a setext heading's underline gone wrong
+    // (`Foo\n--- -`: a paragraph and a rule, CommonMark example 88), not a table.
+    if body.is_empty() {
+        return None;
+    }
     let aligns = aligns_from(&runs, head);
     let table = Table {
         aligns,
@@ -461,6 +466,8 @@ mod tests {
         let lines = ["Title", "-----", "", "text"];
         assert!(at(&lines, 0).is_none());
         let lines = ["---", "title: x", "--- ---", "body"];
+        assert!(at(&lines, 0).is_none());
+        let lines = ["Foo", "--- -", ""];
         assert!(at(&lines, 0).is_none());
     }
 }
