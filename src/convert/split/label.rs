@@ -101,7 +101,7 @@ mod tests {
     fn titles(line: &str) -> Vec<String> {
         let mut found = auto::detect(undecorated(line));
         if found.is_empty() {
-            found = super::volumes::weak(auto::trim_line(line))
+            found = super::super::volumes::weak(auto::trim_line(line))
                 .map(|w| w.found)
                 .unwrap_or_default();
         }
