@@ -134,7 +134,7 @@ pub enum InitError {
         dir: PathBuf,
     },
     /// The chapters are in a format we do not read (AsciiDoc, reStructuredText, LaTeX, DOCX,
-    /// ODT…; see [`crate::convert::UNSUPPORTED_KINDS`]).
+    /// ODT…; see `convert::UNSUPPORTED_KINDS`).
     #[error(
         "{}: {format} is not supported; convert it with {tool} first",
         crate::escape::path(path)
