@@ -257,3 +257,75 @@ impl TargetArg {
             .collect()
     }
 }
+
+/// The guide's chapter on the command line (`guide/src/commands.md`) names every subcommand,
+/// option and value clap knows, each in its subcommand's section: the guide cannot fall behind
+/// a new flag.
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    /// The section of `text` under the `## `epubforge NAME`` heading, to the next `## `.
+    fn section<'a>(text: &'a str, name: &str) -> Option<&'a str> {
+        let heading = format!("\n## `epubforge {name}`");
+        let start = text.find(&heading)? + 1;
+        let end = text[start + 2..]
+            .find("\n## ")
+            .map_or(text.len(), |i| start + 2 + i);
+        Some(&text[start..end])
+    }
+
+    /// What of `cmd`'s arguments `text` does not name.
+    fn unnamed(cmd: &clap::Command, text: &str) -> Vec<String> {
+        let mut missing = Vec::new();
+        for arg in cmd.get_arguments() {
+            if matches!(arg.get_id().as_str(), "help" | "version") || arg.is_hide_set() {
+                continue;
+            }
+            let mut names = Vec::new();
+            if let Some(long) = arg.get_long() {
+                names.push((format!("--{long}"), vec![format!("`--{long}")]));
+            }
+            if let Some(short) = arg.get_short() {
+                let spelled = vec![format!("`-{short}`"), format!("`-{short} ")];
+                names.push((format!("-{short}"), spelled));
+            }
+            if arg.is_positional() {
+                for value in arg.get_value_names().into_iter().flatten() {
+                    names.push((value.to_string(), vec![value.to_string()]));
+                }
+            }
+            // A flag's possible values are clap's `true` and `false`, never typed.
+            let values = arg.get_action().takes_values();
+            for value in arg.get_possible_values().into_iter().filter(|_| values) {
+                let name = value.get_name();
+                names.push((name.to_string(), vec![format!("`{name}`")]));
+            }
+            for (name, spelled) in names {
+                if !spelled.iter().any(|s| text.contains(s.as_str())) {
+                    missing.push(format!("{} {name}", cmd.get_name()));
+                }
+            }
+        }
+        missing
+    }
+
+    #[test]
+    fn every_subcommand_and_option_is_in_the_guide() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/guide/src/commands.md");
+        let guide = std::fs::read_to_string(path).expect("guide/src/commands.md");
+        let cli = super::Cli::command();
+        let build = section(&guide, "build").expect("a `epubforge build` section");
+        let mut missing = unnamed(&cli, build);
+        for sub in cli.get_subcommands() {
+            match section(&guide, sub.get_name()) {
+                Some(text) => missing.extend(unnamed(sub, text)),
+                None => missing.push(format!("a `epubforge {}` section", sub.get_name())),
+            }
+        }
+        assert!(
+            missing.is_empty(),
+            "not in guide/src/commands.md: {missing:?}"
+        );
+    }
+}

@@ -23,8 +23,8 @@ fn main() -> ExitCode {
         bare: true,
         ..cli.build
     }));
-    // The status a command fails with, as README's "Exit status" gives them: also the status
-    // when its standard output cannot be written.
+    // The status a command fails with, as the guide gives them (`guide/src/commands.md`): also
+    // the status when its standard output cannot be written.
     let (code, failure) = match command {
         Command::Build(args) => (cmd::build::run(args), 1),
         Command::Watch(args) => (cmd::watch::run(args), 1),

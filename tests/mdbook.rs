@@ -89,3 +89,29 @@ fn an_mdbook_builds_without_hidden_lines_or_directives_and_with_its_site_links()
     assert!(!r.stderr.contains("LOST"), "{}", r.stderr);
     assert!(!r.stderr.contains("removed link"), "{}", r.stderr);
 }
+
+/// The user guide (`guide/`, an mdBook) builds with epubforge in one command, with no warning
+/// (a broken link between its chapters, a directive it shows that would be run) and
+/// EPUBCheck 0/0; nothing is written into the guide's folder.
+#[test]
+fn the_guide_builds_in_one_command_without_warnings_and_passes_epubcheck() {
+    let out = Fixture::empty();
+    let epub = out.path("guide.epub");
+    let guide = common::repo().join("guide");
+    let r = run(epubforge().arg(&guide).arg("-o").arg(&epub));
+    assert!(r.ok, "{}", r.stderr);
+    assert!(!r.stderr.contains("warning"), "{}", r.stderr);
+    assert_valid(&epub);
+    let chapters = names(&epub)
+        .into_iter()
+        .filter(|n| n.starts_with("EPUB/text/chapter-"))
+        .count();
+    let summary = std::fs::read_to_string(guide.join("src/SUMMARY.md")).unwrap();
+    assert_eq!(chapters, summary.matches("](").count(), "{summary}");
+    let mut left: Vec<String> = std::fs::read_dir(&guide)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    left.sort();
+    assert_eq!(left, ["book.toml", "src"]);
+}

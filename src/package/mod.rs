@@ -5,7 +5,8 @@
 //! container, the package document (OPF: metadata, manifest, spine), the EPUB 3 navigation
 //! document, the EPUB 2 NCX for older readers, the cover page and the stylesheet.
 //!
-//! We write this layer ourselves rather than use `epub-builder`: see the README's design notes.
+//! We write this layer ourselves rather than use `epub-builder`: see the guide's design notes
+//! (`guide/src/design-notes.md`).
 
 mod docs;
 mod epub2;

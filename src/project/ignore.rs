@@ -44,7 +44,7 @@ enum RawIgnore {
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
-struct FullIgnore {
+pub(super) struct FullIgnore {
     code: String,
     files: Option<String>,
     line: Option<i64>,

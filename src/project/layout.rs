@@ -40,7 +40,7 @@ enum RawFont {
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
-struct FullFont {
+pub(super) struct FullFont {
     file: String,
     face: Option<u32>,
 }

@@ -8,6 +8,8 @@
 
 mod boundary;
 mod glob;
+#[cfg(test)]
+pub(crate) mod guide_keys;
 mod ignore;
 mod layout;
 mod mdbook;

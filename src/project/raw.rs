@@ -73,7 +73,7 @@ enum RawPerson {
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
-struct FullPerson {
+pub(super) struct FullPerson {
     name: String,
     file_as: Option<String>,
     role: Option<String>,

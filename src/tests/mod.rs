@@ -4,5 +4,6 @@
 
 mod agreement;
 mod fuzz;
+mod guide;
 mod prefetch;
 mod properties;

@@ -1,6 +1,6 @@
 //! The built-in cleanup presets (`[text] cleanup-preset`): rules for what downloads from
 //! Chinese web-novel and e-book sites carry. Opt-in, run before the book's own rules, and
-//! listed in the README (keep the two in step).
+//! listed in the guide (`guide/src/cleaning.md`; keep the two in step).
 //!
 //! Every rule removes something no author wrote: a line (or a short fragment glued to a
 //! paragraph) that names a site, a download, a copyright notice of the site, a page turn; the

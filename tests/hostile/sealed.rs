@@ -248,7 +248,7 @@ fn a_closed_pipe_ends_quietly_and_a_full_disk_is_one_line_in_every_command() {
     let dir = f.dir.path().as_os_str();
     let other = f.path("o.epub");
     let s = std::ffi::OsStr::new;
-    // Each command, and the status it fails with (README, "Exit status").
+    // Each command, and the status it fails with (guide/src/commands.md, "Exit status").
     let commands: Vec<(Vec<&std::ffi::OsStr>, i32)> = vec![
         (vec![s("inspect"), epub.as_os_str()], 2),
         (vec![s("man")], 2),

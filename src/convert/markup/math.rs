@@ -3,7 +3,7 @@
 //! pulldown-cmark finds `$…$` and `$$…$$` (its math option); `\(…\)`, `\[…\]` and mdBook's
 //! MathJax spelling `\\(…\\)`, `\\[…\\]` are turned into those first ([`delimiters`]), outside
 //! code. Each formula is converted by `math-core` (pure Rust; chosen against `pulldown-latex`
-//! and `latex2mathml` on two real math books, see the README's design notes) into a `<math>`
+//! and `latex2mathml` on two real math books, see `guide/src/design-notes.md`) into a `<math>`
 //! element whose `alttext` is the TeX, for readers that speak it and for text-only readers.
 //! The MathML then goes through the sanitiser like MathML written in an HTML chapter, so its
 //! elements and attributes are held to EPUBCheck's schema there, in one place.
