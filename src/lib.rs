@@ -50,6 +50,7 @@ mod init;
 pub mod inspect;
 mod interrupt;
 mod ledger;
+mod lines;
 mod lint;
 mod look;
 mod media;

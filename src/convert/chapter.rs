@@ -259,7 +259,7 @@ fn account(
     }
     let mut out = Vec::new();
     walk(nodes, &mut out);
-    let picture = |line: &str| super::text::picture(line).is_some();
+    let picture = |line: &str| crate::lines::picture(line).is_some();
     crate::ledger::account(sheet, &out, &picture)
 }
 

@@ -190,7 +190,7 @@ pub fn convert_text_with(text: &str, detect_title: bool, pictures: Pictures<'_>)
     let mut rest = text;
     let mut offset = 0;
     for line in lines.by_ref() {
-        if text::trim_line(line).is_empty() {
+        if crate::lines::trim_line(line).is_empty() {
             offset += line.len() + 1;
             continue;
         }
@@ -231,7 +231,7 @@ fn paragraphs_to_xhtml(text: &str, pictures: Pictures<'_>) -> Converted {
                 body.push_str("</p>\n");
             }
             text::Block::Picture(line) => {
-                let (alt, src) = text::picture(&line).unwrap_or_default();
+                let (alt, src) = crate::lines::picture(&line).unwrap_or_default();
                 match pictures(src) {
                     Ok(href) => {
                         // Content: a chapter of pictures is not empty.
@@ -245,7 +245,7 @@ fn paragraphs_to_xhtml(text: &str, pictures: Pictures<'_>) -> Converted {
                     Err(_) => {
                         paragraphs += 1;
                         body.push_str("<p>");
-                        body.push_str(&escape_text(text::trim_line(&line)));
+                        body.push_str(&escape_text(crate::lines::trim_line(&line)));
                         body.push_str("</p>\n");
                     }
                 }

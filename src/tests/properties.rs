@@ -75,7 +75,7 @@ fn check_text(bytes: &[u8]) {
     let expected: String = decoded
         .text
         .split('\n')
-        .map(crate::convert::text::trim_line)
+        .map(crate::lines::trim_line)
         .flat_map(str::chars)
         // Decoding leaves NUL to the converters; plain text drops it. Balanced underscores
         // are Project Gutenberg's italics (`_word_` becomes `<em>word</em>`): not compared.

@@ -173,7 +173,7 @@ fn may_join_lines(text: &str, converter: &Converter) -> bool {
     let mut start = 0;
     let ends = memchr::memchr_iter(b'\n', text.as_bytes()).chain([text.len()]);
     for end in ends {
-        let line = crate::convert::text::trim_line(&text[start..end]);
+        let line = crate::lines::trim_line(&text[start..end]);
         start = end + 1;
         if let (Some(a), Some(b)) = (last, line.chars().next())
             && converter.may_join(a, b)
@@ -191,9 +191,8 @@ fn may_join_lines(text: &str, converter: &Converter) -> bool {
 /// blank-line separated blocks, any two adjacent lines of which neither is a heading or a
 /// scene break; otherwise the lines its join rule joins (`joined_lines`, on the whole file).
 fn closed_breaks(text: &str, heading: &dyn Fn(&str) -> bool) -> Vec<(usize, usize)> {
-    use crate::convert::text::{
-        blank_line_separated, is_cjk, is_scene_break, joined_lines, trim_line,
-    };
+    use crate::convert::text::joined_lines;
+    use crate::lines::{blank_line_separated, is_cjk, is_scene_break, trim_line};
     let mut starts = vec![0];
     starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
     let lines: Vec<(usize, &str)> = starts
@@ -234,11 +233,11 @@ fn closed_breaks(text: &str, heading: &dyn Fn(&str) -> bool) -> Vec<(usize, usiz
 
 /// The byte ranges of `text` that hold the path of a picture line ([`picture`]).
 ///
-/// [`picture`]: crate::convert::text::picture
+/// [`picture`]: crate::lines::picture
 fn picture_paths(text: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
     let base = text.as_ptr() as usize;
     text.lines().filter_map(move |line| {
-        let (_, path) = crate::convert::text::picture(line)?;
+        let (_, path) = crate::lines::picture(line)?;
         // `picture` gives a slice of the line, itself a slice of `text`.
         let from = path.as_ptr() as usize - base;
         Some((from, from + path.len()))

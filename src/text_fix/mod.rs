@@ -551,7 +551,7 @@ impl TextFix {
             let start = text[..at].rfind('\n').map_or(0, |i| i + 1);
             let end = text[at..].find('\n').map_or(text.len(), |i| at + i);
             let line = &text[start..end];
-            if crate::convert::text::picture(line).is_some() {
+            if crate::lines::picture(line).is_some() {
                 from = end;
                 continue;
             }

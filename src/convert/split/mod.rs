@@ -285,7 +285,7 @@ pub fn split(lines: &[&str], mode: &SplitMode) -> Split {
     let auto = matches!(mode, SplitMode::Auto);
     let blocks = auto && {
         let trimmed: Vec<&str> = lines.iter().map(|l| auto::trim_line(l)).collect();
-        super::text::blank_line_separated(&trimmed)
+        crate::lines::blank_line_separated(&trimmed)
     };
     let Candidates {
         mut found,
