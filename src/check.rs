@@ -204,7 +204,7 @@ pub fn check_epub(path: &Path, epubcheck: Option<Duration>) -> CheckReport {
     let start = Instant::now();
     let mut fatal = false;
     for f in crate::inspect::verify::verify_path(path) {
-        use crate::inspect::verify::Severity as V;
+        use crate::inspect::Severity as V;
         fatal |= f.severity == V::Fatal;
         let severity = match f.severity {
             V::Fatal | V::Error => Severity::Error,

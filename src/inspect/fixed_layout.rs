@@ -13,7 +13,7 @@ use roxmltree::{Document, Node};
 use crate::diagnostic::Code;
 
 use super::read::Package;
-use super::verify::Finding;
+use super::finding::Finding;
 use super::xml::{attr, is, text_of};
 
 /// The first `<meta name="viewport">` of an XHTML document: where it is and what it says.

@@ -16,6 +16,7 @@ mod container;
 mod entities;
 pub(crate) mod epubcheck;
 pub(crate) mod facts;
+mod finding;
 mod fixed_layout;
 mod href;
 mod package_rules;
@@ -29,10 +30,12 @@ pub use epubcheck::{
     EpubcheckSeverity, find_epubcheck, require_in_ci,
 };
 pub use read::{
-    Creator, EntryInfo, Epub, EpubMetadata, ManifestItem, SpineItem, TocEntry, TocSource, open,
+    Creator, Epub, EpubMetadata, ManifestItem, SpineItem, TocEntry, TocSource, open,
     open_bytes, render_text,
 };
-pub use verify::{Finding, Severity, verify_bytes, verify_path};
+pub use container::EntryInfo;
+pub use finding::{Finding, Severity};
+pub use verify::{verify_bytes, verify_path};
 
 use thiserror::Error;
 
