@@ -6,7 +6,7 @@ use std::path::Path;
 use std::time::SystemTime;
 
 use super::inputs::{Inputs, check_inputs};
-use super::quick::Quick;
+use super::record::Quick;
 use super::record::{self, Body, Head, InputRecord, Record, RecordFile, SourceRecord};
 use super::{Hash, hash_fields, inputs_digest, trusted_before};
 use crate::archive::{self, PreviousEpub};

@@ -47,7 +47,11 @@ impl Finding {
         }
     }
 
-    pub(super) fn warning(code: Code, location: impl Into<String>, message: impl Into<String>) -> Self {
+    pub(super) fn warning(
+        code: Code,
+        location: impl Into<String>,
+        message: impl Into<String>,
+    ) -> Self {
         Finding {
             code,
             severity: Severity::Warning,

@@ -25,16 +25,16 @@ mod references;
 pub(crate) mod verify;
 mod xml;
 
+pub use container::EntryInfo;
 pub use epubcheck::{
     DEFAULT_TIMEOUT as DEFAULT_EPUBCHECK_TIMEOUT, Epubcheck, EpubcheckMessage, EpubcheckReport,
     EpubcheckSeverity, find_epubcheck, require_in_ci,
 };
-pub use read::{
-    Creator, Epub, EpubMetadata, ManifestItem, SpineItem, TocEntry, TocSource, open,
-    open_bytes, render_text,
-};
-pub use container::EntryInfo;
 pub use finding::{Finding, Severity};
+pub use read::{
+    Creator, Epub, EpubMetadata, ManifestItem, SpineItem, TocEntry, TocSource, open, open_bytes,
+    render_text,
+};
 pub use verify::{verify_bytes, verify_path};
 
 use thiserror::Error;

@@ -14,10 +14,10 @@ use roxmltree::Node;
 
 use crate::diagnostic::Code;
 
-use super::href::{self, Resolved};
-use super::read::Package;
 use super::finding::Finding;
 use super::fixed_layout::Viewport;
+use super::href::{self, Resolved};
+use super::read::Package;
 use super::xml::attr;
 
 /// How a document uses what a reference points at.

@@ -326,8 +326,9 @@ fn zero_width(chars: &[char], i: usize) -> bool {
     match chars[i] {
         '\u{200b}' | '\u{2060}' | '\u{feff}' => true,
         '\u{200c}' | '\u{200d}' => {
-            let plain =
-                |c: Option<&char>| c.is_some_and(|&c| c.is_ascii_alphanumeric() || crate::lines::is_cjk(c));
+            let plain = |c: Option<&char>| {
+                c.is_some_and(|&c| c.is_ascii_alphanumeric() || crate::lines::is_cjk(c))
+            };
             plain(i.checked_sub(1).and_then(|p| chars.get(p))) && plain(chars.get(i + 1))
         }
         _ => false,

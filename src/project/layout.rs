@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use serde::Deserialize;
 use toml::Spanned;
 
-use super::raw::Ctx;
+use super::context::Ctx;
 use crate::convert::title_format::TitleFormat;
 use crate::error::Result;
 
@@ -225,7 +225,7 @@ fn stylesheets(raw: Vec<Spanned<String>>, ctx: &Ctx) -> Result<Vec<PathBuf>> {
     let mut css = Vec::with_capacity(raw.len());
     for c in raw {
         let (p, _) = ctx.input_file("`[style] css`", c.get_ref(), c.span().start)?;
-        if !super::raw::has_extension(&p, &["css"]) {
+        if !super::has_extension(&p, &["css"]) {
             return Err(ctx.error_at(
                 c.span().start,
                 format!(

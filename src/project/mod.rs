@@ -7,6 +7,7 @@
 //! the raw form.
 
 mod boundary;
+mod context;
 mod glob;
 mod ignore;
 mod layout;
@@ -20,7 +21,7 @@ pub(crate) mod values;
 
 pub(crate) use boundary::{Boundary, Found};
 pub(crate) use modified::{SOURCE_DATE_EPOCH, modified_date, source_date_epoch};
-pub(crate) use raw::{COVER_EXTENSIONS, has_extension, is_language_tag};
+pub(crate) use raw::{COVER_EXTENSIONS, is_language_tag};
 pub(crate) use text::CLEANUP_FILE;
 
 use std::path::{Path, PathBuf};
@@ -491,6 +492,13 @@ pub fn natural_key(s: &str) -> Vec<u8> {
         }
     }
     key
+}
+
+/// Whether `path` ends in one of `extensions`, in any case.
+pub(crate) fn has_extension(path: &Path, extensions: &[&str]) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| extensions.iter().any(|x| e.eq_ignore_ascii_case(x)))
 }
 
 #[cfg(test)]
