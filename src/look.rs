@@ -23,7 +23,7 @@ pub fn prepare(project: &Project, book: &mut Book, warnings: &mut Vec<Diagnostic
         user_css: Vec::new(),
         fonts: Vec::new(),
         code: package::code_use(book),
-        target: crate::target::Target::Epub,
+        target: crate::stores::Target::Epub,
     };
     if book.cover.is_none() {
         book.cover = Some(generated_cover(project, None, true));

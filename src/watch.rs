@@ -146,7 +146,7 @@ impl Watched {
             Some(out) => {
                 let dir = out.parent().unwrap_or(Path::new("/"));
                 let beside = || {
-                    crate::target::Target::ALL
+                    crate::stores::Target::ALL
                         .iter()
                         .any(|t| path == t.output_beside(out))
                 };

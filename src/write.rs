@@ -25,7 +25,7 @@ use crate::error::{Error, Result};
 use crate::incremental::record::Body;
 use crate::incremental::{self, Hash};
 use crate::package::{self, Book, Entry, Look};
-use crate::target::Target;
+use crate::stores::Target;
 
 /// Chapter documents are packaged at most this many body bytes at a time: small enough to
 /// bound memory, large enough that re-running the package stage per chunk costs little.

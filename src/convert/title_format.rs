@@ -80,7 +80,7 @@ impl TitleFormat {
             match piece {
                 Piece::Text(t) => out.push_str(t),
                 Piece::Number => out.push_str(&n.to_string()),
-                Piece::Chinese => out.push_str(&crate::target::volumes::chinese_number(n)),
+                Piece::Chinese => out.push_str(&crate::volumes::chinese_number(n)),
                 Piece::Title => out.push_str(title),
             }
         }

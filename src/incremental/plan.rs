@@ -74,7 +74,7 @@ pub(crate) fn input_paths(project: &Project) -> (Vec<(&Path, Option<FileStamp>)>
 pub(crate) fn options_key(
     source_date_epoch: Option<i64>,
     output: &Path,
-    target: crate::target::Target,
+    target: crate::stores::Target,
 ) -> Hash {
     hash_fields(&[
         super::program_id(),

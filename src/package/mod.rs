@@ -26,7 +26,7 @@ use std::collections::BTreeSet;
 
 use crate::media::fonts::SubsetFont;
 use crate::project::{BookInfo, EpubVersion, Layout, Style, WritingMode};
-use crate::target::Target;
+use crate::stores::Target;
 
 /// Everything that goes into the EPUB, converted and ready to package.
 #[derive(Debug, Clone)]
@@ -315,7 +315,7 @@ pub struct Look {
     /// The code the book shows, styled only when there is some.
     pub code: CodeUse,
     /// The reader or store the EPUB is made for: its tables of contents follow its limits, and
-    /// its frame is finished for it ([`crate::target`]). Chapter documents are rendered for the
+    /// its frame is finished for it ([`crate::stores`]). Chapter documents are rendered for the
     /// plain EPUB and finished apart.
     pub target: Target,
 }
@@ -334,7 +334,7 @@ impl Look {
     /// best, and for Kobo, whose cover extraction and previews take an `img` only (Kobo's
     /// EPUB guidelines, "Cover Images").
     fn cover_img(&self) -> bool {
-        self.epub2() || self.target == crate::target::Target::Kobo
+        self.epub2() || self.target == crate::stores::Target::Kobo
     }
 
     /// Stylesheet hrefs relative to the package document, ours first.
@@ -905,7 +905,7 @@ fn package_entries(book: &Book, look: &Look, docs: &[Doc<'_>], chapters: bool) -
 /// The documents of chapters `wanted` (0-based, in reading order), every piece of a chapter
 /// split for size, exactly as [`package_with`] writes them (rendered in parallel): name in the
 /// container and XHTML, grouped by chapter. The write stage finishes the text for each target
-/// ([`crate::target`]) before it becomes an entry.
+/// ([`crate::stores`]) before it becomes an entry.
 ///
 /// Only chapter documents depend on chapter bodies: the package document, the navigation and
 /// the generated pages depend on titles, file names and each chapter's count of pieces. So a

@@ -60,9 +60,9 @@ pub struct Project {
     /// EPUB 3 (default) or EPUB 2 (`[output] epub-version`).
     pub epub_version: EpubVersion,
     /// The readers and stores to build for (`[output] targets`); empty: the plain EPUB.
-    pub targets: Vec<crate::target::Target>,
+    pub targets: Vec<crate::stores::Target>,
     /// How the book is cut into volumes, each its own EPUB (`[output] split`); None: one book.
-    pub volumes: Option<crate::target::volumes::Volumes>,
+    pub volumes: Option<crate::volumes::Volumes>,
     /// The containment check for paths found later: images chapters refer to, the output.
     pub(crate) boundary: Boundary,
     /// Where the value of `[output] path` starts in `metadata.toml`, for messages about it.

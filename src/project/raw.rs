@@ -16,8 +16,8 @@ use crate::convert::split::SplitMode;
 use crate::error::{Error, Result};
 use crate::escape;
 use crate::source::EncodingErrors;
-use crate::target::Target;
-use crate::target::volumes::Volumes;
+use crate::stores::Target;
+use crate::volumes::Volumes;
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]

@@ -16,7 +16,6 @@ pub(crate) mod apple;
 pub(crate) mod kindle;
 pub(crate) mod kobo;
 pub(crate) mod limits;
-pub(crate) mod volumes;
 
 use std::borrow::Cow;
 
