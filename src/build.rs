@@ -16,6 +16,8 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use crate::archive::{Finished, PackMemo};
+use crate::book;
+use crate::book::Target;
 use crate::convert::book::{Loaded, load_book_with};
 pub use crate::convert::chapter::SourceReport;
 use crate::convert::outline::Outline;
@@ -25,9 +27,8 @@ use crate::incremental::Hash;
 use crate::incremental::plan::{Built, Plan, Recorded, Reuse, options_key, plan, recorded_at};
 use crate::incremental::quick;
 use crate::incremental::record::{self, ChapterRecord, RecordFile};
-use crate::package::{self, Look};
+use crate::package::Look;
 use crate::project::{FileStamp, Project};
-use crate::stores::Target;
 use crate::write::{self, EntryPlan, Stale};
 use rayon::prelude::*;
 use std::sync::Arc;
@@ -592,15 +593,15 @@ fn lay_out(
 }
 
 /// Takes every chapter's body out of the book, in reading order.
-fn set_aside(book: &mut package::Book) -> Vec<String> {
-    package::chapters_mut(&mut book.contents)
+fn set_aside(book: &mut book::Book) -> Vec<String> {
+    book::chapters_mut(&mut book.contents)
         .into_iter()
         .map(|c| std::mem::take(&mut c.body))
         .collect()
 }
 
-fn chapter_titles(book: &mut package::Book) -> Vec<String> {
-    package::chapters_mut(&mut book.contents)
+fn chapter_titles(book: &mut book::Book) -> Vec<String> {
+    book::chapters_mut(&mut book.contents)
         .into_iter()
         .map(|c| c.title.clone())
         .collect()

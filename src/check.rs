@@ -23,9 +23,10 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
+use crate::book::SplitMode;
 use crate::convert::chapter::{ConvertedChapter, convert_decoded, read_chapter, relative_path};
 use crate::convert::outline::Outline;
-use crate::convert::split::{self, SplitMode};
+use crate::convert::split;
 use crate::convert::{SourceKind, text};
 use crate::diagnostic::{Code, Diagnostic, MessageId, Severity};
 use crate::lint::{LINT_CODES, Linter};

@@ -95,7 +95,7 @@ pub enum Error {
     },
 
     /// A chapter file is in a format we do not read (AsciiDoc, reStructuredText, LaTeX, DOCX,
-    /// ODT…; see `convert::UNSUPPORTED_KINDS`).
+    /// ODT…; see `project::UNSUPPORTED_KINDS`).
     #[error(
         "{}: {format} is not supported; convert it with {tool} first",
         crate::escape::path(path)

@@ -38,6 +38,7 @@
 
 mod archive;
 mod batch;
+mod book;
 mod build;
 mod check;
 mod convert;
@@ -69,10 +70,13 @@ mod xml;
 mod tests;
 
 pub use batch::{Outcome, build_all, build_one, find_projects, pool_size};
+pub use book::{
+    BookInfo, EpubVersion, FontSource, Layout, Person, Series, SplitMode, Style, Target, Theme,
+    WritingMode,
+};
 pub use build::{BuildOptions, BuildReport, BuildStatus, SourceReport, build};
 pub use check::{CheckReport, REVIEW_CODES, check_epub, check_project};
 pub use convert::outline::{Entry as OutlineEntry, EntryKind, Outline};
-pub use convert::split::SplitMode;
 pub use diagnostic::{Code, Diagnostic, MessageId, Severity};
 pub use error::{Error, Result};
 pub use init::{
@@ -84,12 +88,9 @@ pub use interrupt::{
 };
 pub use ledger::Removed;
 pub use project::{
-    BookInfo, ChapterSource, ContentEntry, EpubVersion, FileStamp, FontSource, Layout, LoadOptions,
-    METADATA_FILE, Person, Project, Series, Style, Theme, WritingMode,
+    ChapterSource, ContentEntry, FileStamp, LoadOptions, METADATA_FILE, Project, Volumes,
 };
 pub use source::{Detection, EncodingErrors};
 pub use store_check::{check_epub_stores, check_project_stores};
-pub use stores::Target;
 pub use stores::limits::Store;
-pub use volumes::Volumes;
 pub use watch::{WatchEvent, watch};

@@ -7,11 +7,11 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::book::Target;
 use crate::build::{BuildOptions, build};
 use crate::check::CheckReport;
 use crate::diagnostic::{Code, Diagnostic};
 use crate::project::{LoadOptions, Project};
-use crate::stores::Target;
 use crate::stores::limits::{self, Store};
 
 /// Adds to `report` what the limits of each of `stores` find in the EPUB at `epub`.

@@ -265,7 +265,7 @@ fn line_mode(lines: &Lines<'_>) -> Vec<Block> {
 
 /// A chapter or volume heading line stands alone even without punctuation.
 fn is_heading(line: &str) -> bool {
-    crate::convert::split::split(&[line], &crate::convert::split::SplitMode::Auto)
+    crate::convert::split::split(&[line], &crate::book::SplitMode::Auto)
         .sections
         .first()
         .is_some_and(|s| s.heading.is_some())

@@ -12,12 +12,12 @@ use super::values::{self, Lines as ValueLines};
 use super::{
     BookInfo, ChapterSource, ContentEntry, FileStamp, Person, Project, Series, has_extension,
 };
-use crate::convert::split::SplitMode;
+use crate::book::SplitMode;
+use crate::book::Target;
 use crate::error::{Error, Result};
 use crate::escape;
+use crate::project::Volumes;
 use crate::source::EncodingErrors;
-use crate::stores::Target;
-use crate::volumes::Volumes;
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
@@ -877,7 +877,7 @@ fn chapter_file(
 
 /// A chapter in a format we do not read is refused by name, not read as text.
 fn refuse_unsupported(path: &Path) -> Result<()> {
-    match crate::convert::unsupported_kind(path) {
+    match crate::project::unsupported_kind(path) {
         Some((format, tool)) => Err(Error::UnsupportedFormat {
             path: path.to_path_buf(),
             format,
