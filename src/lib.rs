@@ -4,10 +4,28 @@
 //! The pipeline runs one way, one module per stage:
 //!
 //! ```text
-//! metadata.toml ─► project ─► source ─► text_fix ─► convert ─► look ─► package ─► archive
-//!                  (what)     (bytes →   (cleanup,   (text →    (CSS,   (OPF, nav,  (zip, atomic
-//!                              text)      OpenCC,     XHTML)     fonts,  NCX, docs)  rename)
-//!                                         typography)            cover)
+//! metadata.toml ─► project ─► source ─► text_fix ─► convert ─► look ─► package ─► write ─► archive
+//!                  (what)     (bytes →   (cleanup,   (text →    (CSS,   (OPF, nav,  (chunks, (zip,
+//!                              text)      OpenCC,     XHTML)     fonts,  NCX, docs)  stores)  atomic
+//!                                         typography)            cover)                       rename)
+//! ```
+//!
+//! What one stage hands the next lives in `book`, a leaf that imports no stage: the converted
+//! book (`Book`, `Node`, `Chapter`, `Part`, `Image`), the container's files (`Entry`), and the
+//! values read from `metadata.toml` ([`BookInfo`], [`Layout`], [`Style`], [`Target`],
+//! [`SplitMode`]). Imports point down these layers only, never back up (a unit test,
+//! `tests::imports`, fails on any import cycle between files or top-level modules):
+//!
+//! ```text
+//! build · batch · watch · check · init · store_check · lint        one command each
+//! volumes · write · incremental                                   a book as volumes; the
+//!                                                                 writer; the cache, which
+//!                                                                 fingerprints the stages
+//! look → package → media         convert → media                  the stages (`stores`
+//! inspect → stores                                                finishes an EPUB per reader)
+//! project → text_fix, source                                      what to build
+//! book · lines · ledger · diagnostic · error · fs · interrupt ·    leaves
+//! archive · escape · xml
 //! ```
 //!
 //! [`build()`] runs the whole chain for one [`Project`]; the build cache (`incremental`) decides

@@ -4,5 +4,6 @@
 
 mod agreement;
 mod fuzz;
+mod imports;
 mod prefetch;
 mod properties;
