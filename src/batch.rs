@@ -12,7 +12,7 @@ use rayon::prelude::*;
 
 use crate::build::{self, BuildOptions, BuildReport};
 use crate::error::Result;
-use crate::incremental::CACHE_DIR;
+use crate::project::CACHE_DIR;
 use crate::project::{METADATA_FILE, OUTPUT_FOLDER, Project};
 
 /// Folders never searched for projects: build output, caches, version control.

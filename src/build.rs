@@ -16,6 +16,8 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use crate::archive::{Finished, PackMemo};
+use crate::book;
+use crate::book::Target;
 use crate::convert::book::{Loaded, load_book_with};
 pub use crate::convert::chapter::SourceReport;
 use crate::convert::outline::Outline;
@@ -25,9 +27,8 @@ use crate::incremental::Hash;
 use crate::incremental::plan::{Built, Plan, Recorded, Reuse, options_key, plan, recorded_at};
 use crate::incremental::quick;
 use crate::incremental::record::{self, ChapterRecord, RecordFile};
-use crate::package::{self, Look};
+use crate::package::Look;
 use crate::project::{FileStamp, Project};
-use crate::target::Target;
 use crate::write::{self, EntryPlan, Stale};
 use rayon::prelude::*;
 use std::sync::Arc;
@@ -214,7 +215,7 @@ pub(crate) fn build_with(
 ) -> Result<BuildReport> {
     let volumes = project
         .volumes
-        .and_then(|how| crate::target::volumes::split(project, how));
+        .and_then(|how| crate::volumes::split(project, how));
     let Some(volumes) = volumes else {
         return build_book(project, opts, prefetched);
     };
@@ -226,7 +227,7 @@ pub(crate) fn build_with(
             output: opts
                 .output
                 .as_deref()
-                .map(|o| crate::target::volumes::volume_path(o, i + 1, count)),
+                .map(|o| crate::volumes::volume_path(o, i + 1, count)),
             ..opts.clone()
         };
         let mut report = build_book(volume, &opts, None)?;
@@ -300,7 +301,7 @@ struct Pending {
 /// several write beside it, named by [`Target::output_beside`].
 fn outputs(project: &Project, opts: &BuildOptions) -> Result<Vec<(Target, PathBuf)>> {
     let base = project.output_for(opts.output.as_deref())?;
-    let targets = crate::target::chosen(&opts.targets, &project.targets);
+    let targets = crate::stores::chosen(&opts.targets, &project.targets);
     if targets.len() == 1 && (opts.output.is_some() || targets[0] == Target::Epub) {
         return Ok(vec![(targets[0], base)]);
     }
@@ -447,7 +448,7 @@ fn report(
 ) -> BuildReport {
     let mut warnings = loaded.all_warnings();
     let language = &loaded.book.info.language;
-    warnings.extend(crate::target::output_warnings(
+    warnings.extend(crate::stores::output_warnings(
         pending.target,
         &pending.output,
         bytes,
@@ -475,7 +476,7 @@ fn combine(mut reports: Vec<BuildReport>, timings: Vec<(&'static str, Duration)>
     let mut first = reports.remove(0);
     for r in &mut reports {
         r.warnings
-            .retain(|w| crate::target::is_output_warning(w.code));
+            .retain(|w| crate::stores::is_output_warning(w.code));
         r.sources.clear();
     }
     first.also = reports;
@@ -592,15 +593,15 @@ fn lay_out(
 }
 
 /// Takes every chapter's body out of the book, in reading order.
-fn set_aside(book: &mut package::Book) -> Vec<String> {
-    package::chapters_mut(&mut book.contents)
+fn set_aside(book: &mut book::Book) -> Vec<String> {
+    book::chapters_mut(&mut book.contents)
         .into_iter()
         .map(|c| std::mem::take(&mut c.body))
         .collect()
 }
 
-fn chapter_titles(book: &mut package::Book) -> Vec<String> {
-    package::chapters_mut(&mut book.contents)
+fn chapter_titles(book: &mut book::Book) -> Vec<String> {
+    book::chapters_mut(&mut book.contents)
         .into_iter()
         .map(|c| c.title.clone())
         .collect()

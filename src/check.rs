@@ -23,9 +23,10 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
+use crate::book::SplitMode;
 use crate::convert::chapter::{ConvertedChapter, convert_decoded, read_chapter, relative_path};
 use crate::convert::outline::Outline;
-use crate::convert::split::{self, SplitMode};
+use crate::convert::split;
 use crate::convert::{SourceKind, text};
 use crate::diagnostic::{Code, Diagnostic, MessageId, Severity};
 use crate::lint::{LINT_CODES, Linter};
@@ -204,7 +205,7 @@ pub fn check_epub(path: &Path, epubcheck: Option<Duration>) -> CheckReport {
     let start = Instant::now();
     let mut fatal = false;
     for f in crate::inspect::verify::verify_path(path) {
-        use crate::inspect::verify::Severity as V;
+        use crate::inspect::Severity as V;
         fatal |= f.severity == V::Fatal;
         let severity = match f.severity {
             V::Fatal | V::Error => Severity::Error,

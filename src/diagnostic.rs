@@ -12,6 +12,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::error::Error;
+
 /// How bad a problem is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -543,7 +545,7 @@ impl Diagnostic {
                 })
                 .collect();
             let column = self.column.unwrap_or(1).min(201);
-            for row in crate::project::toml_error::snippet(l, column, &shown).lines() {
+            for row in snippet(l, column, &shown).lines() {
                 let (gutter, rest) = row.split_once('|').unwrap_or((row, ""));
                 let _ = writeln!(out, "  {}{rest}", paint(blue, &format!("{gutter}|")));
             }
@@ -625,6 +627,69 @@ fn source_line(path: &Path, line: usize) -> Option<String> {
     };
     let found = text.split('\n').nth(line.checked_sub(1)?)?;
     Some(found.trim_end_matches(['\n', '\r']).to_string())
+}
+
+/// How an [`Error`] that stops a command reads as a problem: here rather than beside the error,
+/// so that the error type, which every stage returns, imports nothing of the crate.
+impl Error {
+    /// The error as a [`Diagnostic`] (of severity error).
+    pub fn diagnostic(&self) -> Diagnostic {
+        let (path, line, column) = self.place();
+        let (message, hint) = self.message_and_hint();
+        Diagnostic {
+            code: self.code(),
+            severity: Severity::Error,
+            path: path.map(Path::to_path_buf),
+            line,
+            column,
+            message,
+            hint: hint.map(str::to_string),
+        }
+    }
+
+    /// The code of its diagnostic.
+    fn code(&self) -> Code {
+        match self {
+            Error::Io { .. } => Code::Io,
+            Error::MetadataSyntax { .. } => Code::MetadataSyntax,
+            Error::Metadata { .. } => Code::Metadata,
+            Error::MissingChapter { .. } => Code::MissingFile,
+            Error::Decode { .. } => Code::Encoding,
+            Error::Convert { .. } | Error::UnsupportedFormat { .. } => Code::Convert,
+            Error::Cover { .. } => Code::Cover,
+            Error::Font { .. } => Code::Font,
+            Error::Environment { .. } => Code::Environment,
+            Error::ContentRemoved { .. } => Code::RemovedContent,
+            Error::Budget { .. } => Code::Budget,
+        }
+    }
+}
+
+/// The compiler-style excerpt: a gutter with the line number, the line, a caret under the
+/// (1-based, in characters) column, counting wide CJK characters as two terminal columns.
+pub(crate) fn snippet(line: usize, column: usize, source_line: &str) -> String {
+    let gutter = line.to_string();
+    format!(
+        "{pad} |\n{gutter} | {source_line}\n{pad} | {caret}^",
+        pad = " ".repeat(gutter.len()),
+        caret = " ".repeat(display_width(
+            &source_line
+                .chars()
+                .take(column.saturating_sub(1))
+                .collect::<String>()
+        )),
+    )
+}
+
+/// Terminal columns taken by `s`: CJK and other wide characters take two.
+fn display_width(s: &str) -> usize {
+    s.chars()
+        .map(|c| match c as u32 {
+            0x1100..=0x115F | 0x2E80..=0xA4CF | 0xAC00..=0xD7A3 | 0xF900..=0xFAFF => 2,
+            0xFE30..=0xFE4F | 0xFF00..=0xFF60 | 0xFFE0..=0xFFE6 | 0x20000..=0x3FFFD => 2,
+            _ => 1,
+        })
+        .sum()
 }
 
 #[cfg(test)]

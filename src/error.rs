@@ -3,11 +3,9 @@
 //! Every variant names the file it is about, and where there is one the line and column, so the
 //! CLI can print it as it is: one screen, what went wrong, where, and what to do about it. The
 //! hint is a field of its own, never part of the message: [`Error::diagnostic`] gives the error
-//! in the form every other problem takes ([`Diagnostic`]), for `check` and JSON output.
+//! in the form every other problem takes ([`Diagnostic`](crate::Diagnostic)), for `check` and JSON output.
 
 use std::path::{Path, PathBuf};
-
-use crate::diagnostic::{Code, Diagnostic};
 
 /// Everything that can stop a build.
 #[derive(Debug, thiserror::Error)]
@@ -97,7 +95,7 @@ pub enum Error {
     },
 
     /// A chapter file is in a format we do not read (AsciiDoc, reStructuredText, LaTeX, DOCX,
-    /// ODT…; see `convert::UNSUPPORTED_KINDS`).
+    /// ODT…; see `project::UNSUPPORTED_KINDS`).
     #[error(
         "{}: {format} is not supported; convert it with {tool} first",
         crate::escape::path(path)
@@ -163,7 +161,7 @@ pub enum Error {
     },
 
     /// `build --strict`: a chapter lost content on the way (elements removed with their
-    /// content, [`Code::RemovedContent`]).
+    /// content, [`Code::RemovedContent`](crate::Code::RemovedContent)).
     #[error("{}: {message}{}\n  hint: {STRICT_HINT}", crate::escape::path(path), more_line(*more))]
     ContentRemoved {
         /// The first chapter that lost content.
@@ -218,41 +216,9 @@ impl Error {
         }
     }
 
-    /// The error as a [`Diagnostic`] (of severity error).
-    pub fn diagnostic(&self) -> Diagnostic {
-        let (path, line, column) = self.place();
-        let (message, hint) = self.message_and_hint();
-        Diagnostic {
-            code: self.code(),
-            severity: crate::diagnostic::Severity::Error,
-            path: path.map(Path::to_path_buf),
-            line,
-            column,
-            message,
-            hint: hint.map(str::to_string),
-        }
-    }
-
-    /// The code of its diagnostic.
-    fn code(&self) -> Code {
-        match self {
-            Error::Io { .. } => Code::Io,
-            Error::MetadataSyntax { .. } => Code::MetadataSyntax,
-            Error::Metadata { .. } => Code::Metadata,
-            Error::MissingChapter { .. } => Code::MissingFile,
-            Error::Decode { .. } => Code::Encoding,
-            Error::Convert { .. } | Error::UnsupportedFormat { .. } => Code::Convert,
-            Error::Cover { .. } => Code::Cover,
-            Error::Font { .. } => Code::Font,
-            Error::Environment { .. } => Code::Environment,
-            Error::ContentRemoved { .. } => Code::RemovedContent,
-            Error::Budget { .. } => Code::Budget,
-        }
-    }
-
     /// The file to point at (the metadata for a missing chapter or an unusable font; none for
     /// the environment), and the line and column where known.
-    fn place(&self) -> (Option<&Path>, Option<usize>, Option<usize>) {
+    pub(crate) fn place(&self) -> (Option<&Path>, Option<usize>, Option<usize>) {
         match self {
             Error::Io { path, .. }
             | Error::Metadata { path, .. }
@@ -274,7 +240,7 @@ impl Error {
     }
 
     /// What is wrong, without the place, and what to do.
-    fn message_and_hint(&self) -> (String, Option<&str>) {
+    pub(crate) fn message_and_hint(&self) -> (String, Option<&str>) {
         match self {
             Error::Io { action, source, .. } => (format!("{action}: {source}"), None),
             Error::MetadataSyntax { message, hint, .. }

@@ -134,7 +134,7 @@ pub enum InitError {
         dir: PathBuf,
     },
     /// The chapters are in a format we do not read (AsciiDoc, reStructuredText, LaTeX, DOCX,
-    /// ODT…; see `convert::UNSUPPORTED_KINDS`).
+    /// ODT…; see `project::UNSUPPORTED_KINDS`).
     #[error(
         "{}: {format} is not supported; convert it with {tool} first",
         crate::escape::path(path)
@@ -314,7 +314,7 @@ fn draft_with(input: &Path, quick: bool) -> Result<Draft, InitError> {
     if meta.is_dir() {
         return detect(input, None, quick);
     }
-    if let Some((format, tool)) = crate::convert::unsupported_kind(input) {
+    if let Some((format, tool)) = crate::project::unsupported_kind(input) {
         return Err(InitError::Unsupported {
             path: input.to_path_buf(),
             format,
@@ -603,13 +603,13 @@ fn refuse_or_note_unsupported(
     notes: &mut Vec<String>,
 ) -> Result<(), InitError> {
     let other = files_where(dir, Path::new(""), |p| {
-        crate::convert::unsupported_kind(p).is_some()
+        crate::project::unsupported_kind(p).is_some()
     })?;
     let Some(first) = other.first() else {
         return Ok(());
     };
     let (format, tool) =
-        crate::convert::unsupported_kind(Path::new(first)).unwrap_or(("this format", "pandoc"));
+        crate::project::unsupported_kind(Path::new(first)).unwrap_or(("this format", "pandoc"));
     if other.len() >= chapters {
         return Err(InitError::Unsupported {
             path: dir.join(first),
@@ -619,7 +619,7 @@ fn refuse_or_note_unsupported(
     }
     for f in other {
         let (format, tool) =
-            crate::convert::unsupported_kind(Path::new(&f)).unwrap_or((format, tool));
+            crate::project::unsupported_kind(Path::new(&f)).unwrap_or((format, tool));
         notes.push(format!(
             "{f}: {format} is not supported (convert it with {tool}); left out"
         ));
@@ -794,7 +794,7 @@ const QUICK_SITE_LINES: usize = 1000;
 /// and counts them (its outline says how many); a second whole split here would cost as much
 /// as the build's.
 fn quick_headings(text: &str) -> Headings {
-    let mode = crate::convert::split::SplitMode::Auto;
+    let mode = crate::book::SplitMode::Auto;
     let chapters = text
         .split('\n')
         .filter(|l| crate::convert::split::is_heading(l, &mode))

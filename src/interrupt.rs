@@ -352,6 +352,16 @@ fn relock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+/// Writes a file whole (the build cache's records, the cover's font memo): to a temporary file beside it (creating the folder),
+/// then moved into place, so that a reader never sees half of it.
+pub fn write_whole(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir)?;
+    let mut tmp = TempFile::create(dir, ".tmp")?;
+    std::io::Write::write_all(tmp.file_mut(), bytes)?;
+    tmp.persist(path)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

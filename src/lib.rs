@@ -4,10 +4,28 @@
 //! The pipeline runs one way, one module per stage:
 //!
 //! ```text
-//! metadata.toml ─► project ─► source ─► text_fix ─► convert ─► look ─► package ─► archive
-//!                  (what)     (bytes →   (cleanup,   (text →    (CSS,   (OPF, nav,  (zip, atomic
-//!                              text)      OpenCC,     XHTML)     fonts,  NCX, docs)  rename)
-//!                                         typography)            cover)
+//! metadata.toml ─► project ─► source ─► text_fix ─► convert ─► look ─► package ─► write ─► archive
+//!                  (what)     (bytes →   (cleanup,   (text →    (CSS,   (OPF, nav,  (chunks, (zip,
+//!                              text)      OpenCC,     XHTML)     fonts,  NCX, docs)  stores)  atomic
+//!                                         typography)            cover)                       rename)
+//! ```
+//!
+//! What one stage hands the next lives in `book`, a leaf that imports no stage: the converted
+//! book (`Book`, `Node`, `Chapter`, `Part`, `Image`), the container's files (`Entry`), and the
+//! values read from `metadata.toml` ([`BookInfo`], [`Layout`], [`Style`], [`Target`],
+//! [`SplitMode`]). Imports point down these layers only, never back up (a unit test,
+//! `tests::imports`, fails on any import cycle between files or top-level modules):
+//!
+//! ```text
+//! build · batch · watch · check · init · store_check · lint        one command each
+//! volumes · write · incremental                                   a book as volumes; the
+//!                                                                 writer; the cache, which
+//!                                                                 fingerprints the stages
+//! look → package → media         convert → media                  the stages (`stores`
+//! inspect → stores                                                finishes an EPUB per reader)
+//! project → text_fix, source                                      what to build
+//! book · lines · ledger · diagnostic · error · fs · interrupt ·    leaves
+//! archive · escape · xml
 //! ```
 //!
 //! [`build()`] runs the whole chain for one [`Project`]; the build cache (`incremental`) decides
@@ -38,6 +56,7 @@
 
 mod archive;
 mod batch;
+mod book;
 mod build;
 mod check;
 mod convert;
@@ -50,6 +69,7 @@ mod init;
 pub mod inspect;
 mod interrupt;
 mod ledger;
+mod lines;
 mod lint;
 mod look;
 mod media;
@@ -57,8 +77,9 @@ mod package;
 mod project;
 mod source;
 mod store_check;
-mod target;
+mod stores;
 mod text_fix;
+mod volumes;
 mod watch;
 mod write;
 mod xml;
@@ -67,10 +88,13 @@ mod xml;
 mod tests;
 
 pub use batch::{Outcome, build_all, build_one, find_projects, pool_size};
+pub use book::{
+    BookInfo, EpubVersion, FontSource, Layout, Person, Series, SplitMode, Style, Target, Theme,
+    WritingMode,
+};
 pub use build::{BuildOptions, BuildReport, BuildStatus, SourceReport, build};
 pub use check::{CheckReport, REVIEW_CODES, check_epub, check_project};
 pub use convert::outline::{Entry as OutlineEntry, EntryKind, Outline};
-pub use convert::split::SplitMode;
 pub use diagnostic::{Code, Diagnostic, MessageId, Severity};
 pub use error::{Error, Result};
 pub use init::{
@@ -82,12 +106,9 @@ pub use interrupt::{
 };
 pub use ledger::Removed;
 pub use project::{
-    BookInfo, ChapterSource, ContentEntry, EpubVersion, FileStamp, FontSource, Layout, LoadOptions,
-    METADATA_FILE, Person, Project, Series, Style, Theme, WritingMode,
+    ChapterSource, ContentEntry, FileStamp, LoadOptions, METADATA_FILE, Project, Volumes,
 };
 pub use source::{Detection, EncodingErrors};
 pub use store_check::{check_epub_stores, check_project_stores};
-pub use target::Target;
-pub use target::limits::Store;
-pub use target::volumes::Volumes;
+pub use stores::limits::Store;
 pub use watch::{WatchEvent, watch};

@@ -7,11 +7,12 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::book::{Book, Image};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::error::{Error, Result};
 use crate::fs::read_limited;
 use crate::media::{self, FontFile, cover, fonts};
-use crate::package::{self, Asset, Book, Image, Look};
+use crate::package::{self, Asset, Look};
 use crate::project::{Project, WritingMode};
 
 /// Builds the [`Look`] for `project`; gives `book` a generated cover when it has none.
@@ -23,7 +24,7 @@ pub fn prepare(project: &Project, book: &mut Book, warnings: &mut Vec<Diagnostic
         user_css: Vec::new(),
         fonts: Vec::new(),
         code: package::code_use(book),
-        target: crate::target::Target::Epub,
+        target: crate::book::Target::Epub,
     };
     if book.cover.is_none() {
         book.cover = Some(generated_cover(project, None, true));
@@ -146,7 +147,7 @@ pub(crate) fn cover_for(
         output
             .parent()
             .unwrap_or(Path::new("."))
-            .join(crate::incremental::CACHE_DIR)
+            .join(crate::project::CACHE_DIR)
     });
     Some(generated_cover(project, cache_dir.as_deref(), force))
 }

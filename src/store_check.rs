@@ -1,5 +1,5 @@
 //! `check --target kobo|kindle|apple|google`: the stores' published limits
-//! ([`crate::target::limits`]) applied to the EPUB that store gets. For a project that is the
+//! ([`crate::stores::limits`]) applied to the EPUB that store gets. For a project that is the
 //! EPUB `build --target` makes (the plain one for Google Play), built into a temporary folder
 //! with the build's own code and reported under the name the build would give it; the book is
 //! built once for all the stores asked, as `build --target kobo,kindle` builds it (each chapter
@@ -7,12 +7,12 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::book::Target;
 use crate::build::{BuildOptions, build};
 use crate::check::CheckReport;
 use crate::diagnostic::{Code, Diagnostic};
 use crate::project::{LoadOptions, Project};
-use crate::target::Target;
-use crate::target::limits::{self, Store};
+use crate::stores::limits::{self, Store};
 
 /// Adds to `report` what the limits of each of `stores` find in the EPUB at `epub`.
 pub fn check_epub_stores(epub: &Path, stores: &[Store], report: &mut CheckReport) {
@@ -79,7 +79,7 @@ fn build_for(
     let asked: Vec<Target> = stores.iter().map(|s| s.target()).collect();
     let options = BuildOptions {
         output: Some(dir.join("book.epub")),
-        targets: crate::target::chosen(&asked, &[]),
+        targets: crate::stores::chosen(&asked, &[]),
         load: *opts,
         ..BuildOptions::default()
     };
@@ -95,7 +95,7 @@ fn build_for(
 fn book_outputs(project: &Project) -> Vec<PathBuf> {
     let volumes = project
         .volumes
-        .and_then(|how| crate::target::volumes::split(project, how));
+        .and_then(|how| crate::volumes::split(project, how));
     match volumes {
         Some(volumes) => volumes.iter().map(Project::default_output).collect(),
         None => vec![project.default_output()],

@@ -24,7 +24,7 @@ use notify::{EventKind, RecursiveMode, Watcher, event::ModifyKind};
 
 use crate::batch::{self, Outcome};
 use crate::build::BuildOptions;
-use crate::incremental::CACHE_DIR;
+use crate::project::CACHE_DIR;
 use crate::project::{COVER_EXTENSIONS, Project, has_extension};
 
 /// How long the inputs must be left alone before a rebuild starts.
@@ -146,7 +146,7 @@ impl Watched {
             Some(out) => {
                 let dir = out.parent().unwrap_or(Path::new("/"));
                 let beside = || {
-                    crate::target::Target::ALL
+                    crate::book::Target::ALL
                         .iter()
                         .any(|t| path == t.output_beside(out))
                 };

@@ -21,11 +21,13 @@ use std::sync::Arc;
 use rayon::prelude::*;
 
 use crate::archive::{self, EpubWriter, PackMemo, PackedEntry, PreviousEpub};
+use crate::book;
+use crate::book::Target;
+use crate::book::{Book, Entry};
 use crate::error::{Error, Result};
 use crate::incremental::record::Body;
 use crate::incremental::{self, Hash};
-use crate::package::{self, Book, Entry, Look};
-use crate::target::Target;
+use crate::package::{self, Look};
 
 /// Chapter documents are packaged at most this many body bytes at a time: small enough to
 /// bound memory, large enough that re-running the package stage per chunk costs little.
@@ -444,7 +446,7 @@ fn render_chunk(
     chunk: &[usize],
     bodies: &mut [String],
 ) -> Vec<Vec<Xhtml>> {
-    let mut slots = package::chapters_mut(&mut book.contents);
+    let mut slots = book::chapters_mut(&mut book.contents);
     for &k in chunk {
         if let (Some(slot), Some(body)) = (slots.get_mut(k), bodies.get_mut(k)) {
             slot.body = std::mem::take(body);
@@ -454,7 +456,7 @@ fn render_chunk(
     // On a pool thread, so its allocations reuse the memory freed by earlier chunks' bodies
     // (which were allocated by pool threads) rather than growing another arena.
     let texts = rayon::scope(|_| package::chapter_texts(book, look, chunk));
-    let mut slots = package::chapters_mut(&mut book.contents);
+    let mut slots = book::chapters_mut(&mut book.contents);
     for &k in chunk {
         if let Some(slot) = slots.get_mut(k) {
             slot.body = String::new();

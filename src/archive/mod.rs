@@ -35,9 +35,9 @@ use self::format::{
     VERSION_ZIP64, ZIP64_END_OF_DIRECTORY, ZIP64_EXTRA, ZIP64_LOCATOR, central, end, local, u16_at,
     u32_at, u64_at, zip64_end, zip64_extra, zip64_locator,
 };
+use crate::book::Entry;
 use crate::error::{Error, Result};
 use crate::interrupt::TempFile;
-use crate::package::Entry;
 
 /// The deflate level, on libdeflate's scale (1-12). Deflating the 500-chapter benchmark
 /// slice's entries on one core (bench/run.sh) takes about 40 ms at level 1, 60 ms at level 2

@@ -13,9 +13,9 @@ use super::includes::Budget;
 use super::links::LinkMap;
 use super::notes::{NoteSource, ShortCandidates};
 use super::outline::Origin;
+use crate::book::{Book, Image, Node, Part};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::error::{Error, Result};
-use crate::package::{Book, Image, Node, Part};
 use crate::project::{ChapterSource, ContentEntry, Project};
 
 /// A book converted and ready to package, with what was learnt on the way.
@@ -74,7 +74,7 @@ impl Loaded {
             .filter_map(|&i| Some((i, *sources.get(i)?)))
             .map(|(i, src)| Ok((i, convert_chapter(project, src, i + 1, &includes)?)))
             .collect::<Result<_>>()?;
-        let mut chapters = crate::package::chapters_mut(&mut self.book.contents);
+        let mut chapters = crate::book::chapters_mut(&mut self.book.contents);
         for (i, c) in converted {
             let (Some(Node::Chapter(chapter)), Some(&k)) =
                 (c.nodes.into_iter().next(), self.first_chapter.get(i))
@@ -203,7 +203,7 @@ pub(crate) fn assemble(
             removed: c.removed,
         });
         a.first_chapter.push(chapters);
-        let count = crate::package::count_chapters(&c.nodes);
+        let count = crate::book::count_chapters(&c.nodes);
         chapters += count;
         notes.push((&src.path, count, c.short_notes));
         for image in c.images {

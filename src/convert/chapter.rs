@@ -12,9 +12,9 @@ use super::SourceKind;
 use super::includes::Budget;
 use super::notes::ShortCandidates;
 use super::split::SplitMode;
+use crate::book::{self, Chapter, Image, Node, Part};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::error::{Error, Result};
-use crate::package::{self, Chapter, Image, Node, Part};
 use crate::project::{Boundary, ChapterSource, Found, Project};
 use crate::source::{self, Decoded, Detection};
 use crate::text_fix::{FileRef, Tally};
@@ -259,7 +259,7 @@ fn account(
     }
     let mut out = Vec::new();
     walk(nodes, &mut out);
-    let picture = |line: &str| super::text::picture(line).is_some();
+    let picture = |line: &str| crate::lines::picture(line).is_some();
     crate::ledger::account(sheet, &out, &picture)
 }
 
@@ -533,7 +533,7 @@ fn fallback_title(
 ) -> Result<String> {
     let t = found
         .or_else(|| title_from_file_name(&src.path))
-        .unwrap_or_else(|| package::chapter_title(&project.book.language, n));
+        .unwrap_or_else(|| book::chapter_title(&project.book.language, n));
     project.text.title(&t, Some(file), tally)
 }
 
@@ -548,10 +548,14 @@ fn fix_text_file<'a>(
 ) -> Result<std::borrow::Cow<'a, str>> {
     let mode = src.split.as_ref().unwrap_or(&SplitMode::Auto);
     let heading = |line: &str| super::split::is_heading(line, mode);
+    let lines = crate::text_fix::LineReading {
+        heading: &heading,
+        joined: super::text::joined_lines,
+    };
     let split = src.split.is_some();
     project
         .text
-        .text_file_counted(text, file, (&heading, split), tally, after_rules)
+        .text_file_counted(text, file, (&lines, split), tally, after_rules)
 }
 
 /// What the text-fix stage of a Markdown or HTML file records: the cleanup rules' changes
@@ -839,7 +843,7 @@ fn front_piece_title(
         .clone()
         .or(found)
         .or_else(|| title_from_file_name(&src.path))
-        .unwrap_or_else(|| package::front_title(&project.book.language));
+        .unwrap_or_else(|| book::front_title(&project.book.language));
     project.text.title(&t, Some(file), tally)
 }
 
@@ -1117,7 +1121,7 @@ fn front_matter(body: super::Converted, lang: &str) -> (String, String) {
             return (label.to_string(), after.to_string());
         }
     }
-    (package::front_title(lang), body.body)
+    (book::front_title(lang), body.body)
 }
 
 /// Resolves an image referenced by a Markdown or HTML chapter: a real image inside the project

@@ -6,12 +6,12 @@
 //! XHTML document holding only its heading: pages of nothing to page through, and a package of
 //! 100 000 documents that takes seconds and hundreds of megabytes to lay out. So the first of
 //! a run carries the headings of the others in its body, each an `h1` with an id the package
-//! lists in the table of contents beside it ([`crate::package::EMPTY_CHAPTER_ID`]): the table
+//! lists in the table of contents beside it ([`crate::book::EMPTY_CHAPTER_ID`]): the table
 //! of contents keeps every entry at its place and level, and the document is cut for size like
 //! any long chapter. The warnings name every empty chapter, and the first says what was done.
 
 use super::Piece;
-use crate::package::EMPTY_CHAPTER_ID;
+use crate::book::EMPTY_CHAPTER_ID;
 use crate::xml::{escape_attr, escape_text};
 
 /// `pieces` with every run of two or more empty chapters (next to each other, under the same

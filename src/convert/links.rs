@@ -18,8 +18,8 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
 use super::markup::percent_decode;
+use crate::book::{self, Chapter, Href, Node};
 use crate::diagnostic::{Code, Diagnostic};
-use crate::package::{self, Chapter, Href, Node};
 use crate::project::Layout;
 
 /// Links between chapter files (`[next](ch2.md#scene)`), rewritten to the documents those
@@ -56,7 +56,7 @@ impl<'a> LinkMap<'a> {
         nodes: &[Node],
     ) {
         let first = self.chapters + 1;
-        let count = package::count_chapters(nodes);
+        let count = book::count_chapters(nodes);
         self.chapters += count;
         self.targets.push((path, first));
         if !ids.is_empty() {
@@ -102,11 +102,10 @@ impl<'a> LinkMap<'a> {
                     .map(|link| (link.clone(), self.resolve(path, link, &targets, warnings)))
                     .collect()
             });
-            let body =
-                package::rewrite_hrefs(&chapter.body, &mut |href| match resolved.get(href)? {
-                    Some(new) => Some(Href::To(new.clone())),
-                    None => Some(Href::Remove),
-                });
+            let body = book::rewrite_hrefs(&chapter.body, &mut |href| match resolved.get(href)? {
+                Some(new) => Some(Href::To(new.clone())),
+                None => Some(Href::Remove),
+            });
             if let Cow::Owned(body) = body {
                 chapter.body = body;
                 chapter.reflow(layout);
@@ -142,7 +141,7 @@ impl<'a> LinkMap<'a> {
             return None;
         };
         let Some(frag) = fragment.filter(|f| !f.is_empty()) else {
-            return Some(package::chapter_file_name(doc));
+            return Some(book::chapter_file_name(doc));
         };
         let ids = self.ids.get(&doc);
         let key = [frag.to_string(), percent_decode(frag)]
@@ -153,12 +152,12 @@ impl<'a> LinkMap<'a> {
                 "link to \"{link}\": {file} has no id \"{frag}\"; the link opens the chapter"
             );
             warnings.push(Diagnostic::warning(Code::RemovedLink, message).at(path));
-            return Some(package::chapter_file_name(doc));
+            return Some(book::chapter_file_name(doc));
         };
         let home = self.homes.get(&doc).and_then(|h| h.get(&key)).copied();
         Some(format!(
             "{}#{id}",
-            package::chapter_file_name(doc + home.unwrap_or(0))
+            book::chapter_file_name(doc + home.unwrap_or(0))
         ))
     }
 }

@@ -53,35 +53,6 @@ pub const FILE_KINDS: [(&str, SourceKind); 9] = [
     ("xht", SourceKind::Html),
 ];
 
-/// Document formats books are written in that we do not read, by extension (compared without
-/// case): their name and what converts them to Markdown or HTML. A file of one of them is
-/// refused by name (by `init`, `build` and `check`), never read as text.
-pub const UNSUPPORTED_KINDS: [(&str, &str, &str); 9] = [
-    ("adoc", "AsciiDoc", "asciidoctor or pandoc"),
-    ("asc", "AsciiDoc", "asciidoctor or pandoc"),
-    ("asciidoc", "AsciiDoc", "asciidoctor or pandoc"),
-    ("rst", "reStructuredText", "pandoc or docutils (rst2html)"),
-    ("tex", "LaTeX", "pandoc"),
-    ("docx", "DOCX (Word)", "pandoc"),
-    ("odt", "ODT (OpenDocument text)", "pandoc"),
-    (
-        "doc",
-        "Word 97-2003 (.doc)",
-        "LibreOffice (soffice --convert-to docx), then pandoc",
-    ),
-    ("rtf", "RTF", "LibreOffice or pandoc"),
-];
-
-/// The name of the format of a file we do not read (see [`UNSUPPORTED_KINDS`]) and what
-/// converts it; None for any other file.
-pub fn unsupported_kind(path: &Path) -> Option<(&'static str, &'static str)> {
-    let ext = path.extension()?.to_str()?;
-    UNSUPPORTED_KINDS
-        .iter()
-        .find(|(name, _, _)| ext.eq_ignore_ascii_case(name))
-        .map(|&(_, format, tool)| (format, tool))
-}
-
 impl SourceKind {
     /// The kind of a chapter file, from its extension; anything unknown is read as text.
     pub fn of(path: &Path) -> SourceKind {
@@ -190,7 +161,7 @@ pub fn convert_text_with(text: &str, detect_title: bool, pictures: Pictures<'_>)
     let mut rest = text;
     let mut offset = 0;
     for line in lines.by_ref() {
-        if text::trim_line(line).is_empty() {
+        if crate::lines::trim_line(line).is_empty() {
             offset += line.len() + 1;
             continue;
         }
@@ -231,7 +202,7 @@ fn paragraphs_to_xhtml(text: &str, pictures: Pictures<'_>) -> Converted {
                 body.push_str("</p>\n");
             }
             text::Block::Picture(line) => {
-                let (alt, src) = text::picture(&line).unwrap_or_default();
+                let (alt, src) = crate::lines::picture(&line).unwrap_or_default();
                 match pictures(src) {
                     Ok(href) => {
                         // Content: a chapter of pictures is not empty.
@@ -245,7 +216,7 @@ fn paragraphs_to_xhtml(text: &str, pictures: Pictures<'_>) -> Converted {
                     Err(_) => {
                         paragraphs += 1;
                         body.push_str("<p>");
-                        body.push_str(&escape_text(text::trim_line(&line)));
+                        body.push_str(&escape_text(crate::lines::trim_line(&line)));
                         body.push_str("</p>\n");
                     }
                 }

@@ -87,11 +87,11 @@ pub(crate) struct NoteSource<'a> {
 /// short for Kobo's pop-ups are warned about, each as the `(source index, warning)` of the
 /// source that wrote it. A chapter whose body changed is measured again under `layout`.
 pub(crate) fn finish(
-    contents: &mut [crate::package::Node],
+    contents: &mut [crate::book::Node],
     layout: &crate::project::Layout,
     sources: &[NoteSource<'_>],
 ) -> Vec<(usize, Diagnostic)> {
-    let mut chapters = crate::package::chapters_mut(contents);
+    let mut chapters = crate::book::chapters_mut(contents);
     let bodies: Vec<&str> = chapters.iter().map(|c| c.body.as_str()).collect();
     let numbered = number(&bodies);
     for (chapter, body) in chapters.iter_mut().zip(numbered) {
@@ -154,7 +154,7 @@ pub(crate) fn number(bodies: &[&str]) -> Vec<Option<String>> {
             };
             let file = match t == k {
                 true => String::new(),
-                false => crate::package::chapter_file_name(k + 1),
+                false => crate::book::chapter_file_name(k + 1),
             };
             let link = format!(
                 "<a href=\"{file}#{}\" role=\"doc-backlink\">{}</a> ",
@@ -242,7 +242,7 @@ fn scan(body: &str) -> Option<Scan> {
             };
             let chapter = match file {
                 "" => None,
-                f => match crate::package::chapter_number(f).and_then(|c| c.checked_sub(1)) {
+                f => match crate::book::chapter_number(f).and_then(|c| c.checked_sub(1)) {
                     Some(c) => Some(c),
                     None => continue,
                 },

@@ -5,7 +5,7 @@
 //! ([`super::book::assemble`]), which the build packages and `check` reviews: the outline
 //! `check` prints (and `build -v`) is the table of contents the EPUB gets, not a second guess
 //! at the headings. The contents say what the entries are and how they nest (with the
-//! package's own nesting rule, [`crate::package::Levels`]); the [`Origin`] of each node, which
+//! package's own nesting rule, [`crate::book::Levels`]); the [`Origin`] of each node, which
 //! the conversion records beside it, says where it came from.
 
 use std::fmt::Write as _;
@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::package::{Chapter, EMPTY_CHAPTER_ID, Levels, Node};
+use crate::book::{Chapter, EMPTY_CHAPTER_ID, Levels, Node};
 
 /// Where one node of the book's contents came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -407,7 +407,7 @@ fn run_chars(run: &str) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::package::{Chapter, Part};
+    use crate::book::{Chapter, Part};
     use crate::project::Layout;
 
     fn chapter(title: &str, body: &str, level: usize) -> Node {

@@ -13,84 +13,14 @@
 //! section (`序章`, `楔子`, `尾声`, `Prologue`) keeps its title and takes no number. `{n}` is
 //! the number in Arabic digits, `{n:zh}` in Chinese numerals (`十二`, `一百零五`).
 
-use crate::package::Node;
+use crate::book::{Node, TitleFormat};
 
-/// A validated `title-format`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TitleFormat {
-    pieces: Vec<Piece>,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Piece {
-    Text(String),
-    Number,
-    Chinese,
-    Title,
-}
-
+/// Renumbering is the converter's: it reads titles as `convert::split` does.
 impl TitleFormat {
-    /// Parses a format; the error says what is wrong (an unknown `{…}`, a brace left open).
-    pub fn parse(format: &str) -> Result<TitleFormat, String> {
-        let mut pieces = Vec::new();
-        let mut text = String::new();
-        let mut rest = format;
-        while let Some(i) = rest.find(['{', '}']) {
-            text.push_str(&rest[..i]);
-            let after = &rest[i + 1..];
-            if let Some(tail) = after.strip_prefix(&rest[i..=i]) {
-                // `{{` and `}}` are the braces themselves.
-                text.push_str(&rest[i..=i]);
-                rest = tail;
-                continue;
-            }
-            let Some(end) = after.find('}').filter(|_| rest[i..].starts_with('{')) else {
-                return Err(format!(
-                    "a lone `{}`; write `{{{{` or `}}}}` for a brace",
-                    &rest[i..=i]
-                ));
-            };
-            let piece = match &after[..end] {
-                "n" => Piece::Number,
-                "n:zh" => Piece::Chinese,
-                "title" => Piece::Title,
-                other => return Err(format!("`{{{other}}}` is not {{n}}, {{n:zh}} or {{title}}")),
-            };
-            if !text.is_empty() {
-                pieces.push(Piece::Text(std::mem::take(&mut text)));
-            }
-            pieces.push(piece);
-            rest = &after[end + 1..];
-        }
-        text.push_str(rest);
-        if !text.is_empty() {
-            pieces.push(Piece::Text(text));
-        }
-        if !pieces.iter().any(|p| !matches!(p, Piece::Text(_))) {
-            return Err("it has none of {n}, {n:zh} and {title}".into());
-        }
-        Ok(TitleFormat { pieces })
-    }
-
-    /// The title of chapter number `n` whose title (without numbering) is `title`, spaces
-    /// around it trimmed.
-    pub fn format(&self, title: &str, n: usize) -> String {
-        let mut out = String::new();
-        for piece in &self.pieces {
-            match piece {
-                Piece::Text(t) => out.push_str(t),
-                Piece::Number => out.push_str(&n.to_string()),
-                Piece::Chinese => out.push_str(&crate::target::volumes::chinese_number(n)),
-                Piece::Title => out.push_str(title),
-            }
-        }
-        out.trim().to_string()
-    }
-
     /// Numbers the chapters of `contents` (parts' chapters included) in reading order.
     pub fn renumber(&self, contents: &mut [Node]) {
         let mut n = 0;
-        for chapter in crate::package::chapters_mut(contents) {
+        for chapter in crate::book::chapters_mut(contents) {
             let title = chapter.title.as_str();
             let bare = match super::split::title_without_number(title) {
                 Some(bare) => bare,
@@ -109,12 +39,12 @@ impl TitleFormat {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::package::{Chapter, Part};
+    use crate::book::{Chapter, Part};
     use crate::project::Layout;
 
     fn titles(nodes: &[Node]) -> Vec<String> {
         let mut nodes = nodes.to_vec();
-        crate::package::chapters_mut(&mut nodes)
+        crate::book::chapters_mut(&mut nodes)
             .into_iter()
             .map(|c| c.title.clone())
             .collect()

@@ -24,10 +24,9 @@ pub(crate) mod record;
 
 use std::path::{Path, PathBuf};
 
+use crate::interrupt::write_whole;
 use crate::project::FileStamp;
-
-/// The folder, beside the EPUB, that holds the build cache.
-pub const CACHE_DIR: &str = ".epubforge-cache";
+use crate::project::{CACHE_DIR, RECORD_SUFFIX};
 
 /// A file changed this close before a build started is re-read by the next build.
 pub const RACY_SECS: i128 = 2;
@@ -117,10 +116,6 @@ pub fn cache_dir(output: &Path) -> PathBuf {
     }
 }
 
-/// What the record of an EPUB adds to the EPUB's file name (the default output's name leaves
-/// room for it).
-pub const RECORD_SUFFIX: &str = ".record";
-
 /// Where the record of the EPUB at `output` lives.
 pub fn record_path(output: &Path) -> PathBuf {
     let name = output
@@ -128,16 +123,6 @@ pub fn record_path(output: &Path) -> PathBuf {
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "book.epub".into());
     cache_dir(output).join(format!("{name}{RECORD_SUFFIX}"))
-}
-
-/// Writes a file of the build cache whole: to a temporary file beside it (creating the folder),
-/// then moved into place, so that a reader never sees half of it.
-pub fn write_whole(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir)?;
-    let mut tmp = crate::interrupt::TempFile::create(dir, ".tmp")?;
-    std::io::Write::write_all(tmp.file_mut(), bytes)?;
-    tmp.persist(path)
 }
 
 /// Stamps changed at or after this time are not trusted by a build that started at `started`

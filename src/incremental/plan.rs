@@ -6,15 +6,15 @@ use std::path::Path;
 use std::time::SystemTime;
 
 use super::inputs::{Inputs, check_inputs};
-use super::quick::Quick;
+use super::record::Quick;
 use super::record::{self, Body, Head, InputRecord, Record, RecordFile, SourceRecord};
 use super::{Hash, hash_fields, inputs_digest, trusted_before};
 use crate::archive::{self, PreviousEpub};
+use crate::book::{Chapter, Node};
 use crate::convert::SourceKind;
 use crate::convert::book::SourceOutcome;
 use crate::convert::chapter::{ConvertedChapter, SourceReport};
 use crate::diagnostic::Diagnostic;
-use crate::package::{Chapter, Node};
 use crate::project::{ChapterSource, FileStamp, Project, nanos};
 
 /// What the cache allows this build.
@@ -74,7 +74,7 @@ pub(crate) fn input_paths(project: &Project) -> (Vec<(&Path, Option<FileStamp>)>
 pub(crate) fn options_key(
     source_date_epoch: Option<i64>,
     output: &Path,
-    target: crate::target::Target,
+    target: crate::book::Target,
 ) -> Hash {
     hash_fields(&[
         super::program_id(),

@@ -20,31 +20,12 @@
 
 use std::path::{Path, PathBuf};
 
-use serde::{Deserialize, Serialize};
-
-use super::record::{Head, RecordFile};
+use super::record::{Head, Quick, RecordFile};
 use super::{CACHE_DIR, Hash, inputs_digest, trusted_before};
 use crate::project::{FileStamp, OUTPUT_FOLDER, Project, locate};
 
 /// The name of the pointer file to the default output's EPUB, in its cache folder.
 const POINTER: &str = "default-output";
-
-/// What the next build's quick check compares.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Quick {
-    /// The files the build read, then the folders whose listings decide what it reads; the
-    /// metadata first. The chapter files are `paths[chapters.0..chapters.1]`, one per source.
-    pub paths: Vec<PathBuf>,
-    /// Where the chapter files are in `paths`.
-    pub chapters: (usize, usize),
-    /// [`inputs_digest`] of `paths` with their stamps (a missing path has [`MISSING`]).
-    pub digest: Hash,
-    /// The newest of the folders' stamps: a folder changed too close to the build is not
-    /// trusted, as racy files are not.
-    pub newest: i128,
-    /// Whether the project was loaded with `--allow-outside-paths`.
-    pub outside: bool,
-}
 
 /// The stamp of a path that is not there (no real file has inode 0 and a zero mtime).
 const MISSING: FileStamp = FileStamp {

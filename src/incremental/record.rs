@@ -45,7 +45,7 @@ pub struct Head {
     /// The other problems the build reported (cover, fonts, links).
     pub warnings: Vec<Diagnostic>,
     /// What the next build's quick check compares, for a project it serves.
-    pub quick: Option<super::quick::Quick>,
+    pub quick: Option<Quick>,
 }
 
 /// What converting one chapter source reported.
@@ -208,6 +208,24 @@ impl RecordFile {
     pub fn body(&self) -> Option<Body> {
         postcard::from_bytes(&self.bytes[self.body.clone()]).ok()
     }
+}
+
+/// What the next build's quick check compares ([`super::quick`] makes and reads it; it is
+/// kept here, in the record that stores it).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Quick {
+    /// The files the build read, then the folders whose listings decide what it reads; the
+    /// metadata first. The chapter files are `paths[chapters.0..chapters.1]`, one per source.
+    pub paths: Vec<PathBuf>,
+    /// Where the chapter files are in `paths`.
+    pub chapters: (usize, usize),
+    /// [`super::inputs_digest`] of `paths` with their stamps (a missing path has `MISSING`).
+    pub digest: Hash,
+    /// The newest of the folders' stamps: a folder changed too close to the build is not
+    /// trusted, as racy files are not.
+    pub newest: i128,
+    /// Whether the project was loaded with `--allow-outside-paths`.
+    pub outside: bool,
 }
 
 #[cfg(test)]

@@ -64,7 +64,7 @@ pub fn title_and_author(stem: &str) -> Option<(String, Option<String>)> {
 /// `书名-某某` (one dash between a title and a short name), `Title - Author` (spaced),
 /// `书名—某某`, and `书名_某某` where the name is clearly a short Han name.
 fn split_name(stem: &str) -> Option<(String, Option<String>)> {
-    let cjk = stem.chars().any(crate::convert::text::is_cjk);
+    let cjk = stem.chars().any(crate::lines::is_cjk);
     let (title, author) = stem
         .split_once(" - ")
         .or_else(|| {
@@ -87,7 +87,7 @@ fn short_han(name: &str) -> bool {
     (2..=4).contains(&name.chars().count())
         && name
             .chars()
-            .all(|c| crate::convert::text::is_cjk(c) && c.is_alphabetic())
+            .all(|c| crate::lines::is_cjk(c) && c.is_alphabetic())
 }
 
 /// The title a file's stem gives when nothing else names the book: the stem without site
@@ -189,7 +189,7 @@ fn strip_mark(s: &str) -> &str {
             && (1..=3).contains(&mark.chars().count())
             && mark
                 .chars()
-                .all(|c| crate::convert::text::is_cjk(c) && c.is_alphabetic())
+                .all(|c| crate::lines::is_cjk(c) && c.is_alphabetic())
             && !name.trim().is_empty()
         {
             return name.trim();
@@ -338,7 +338,7 @@ pub fn from_first_lines(text: &str) -> Header {
     let lines: Vec<&str> = text
         .lines()
         .take(HEADER_LINES * 4)
-        .map(crate::convert::text::trim_line)
+        .map(crate::lines::trim_line)
         .filter(|l| !l.is_empty())
         .take(HEADER_LINES)
         .collect();
@@ -475,7 +475,7 @@ fn name(value: &str) -> Option<String> {
     let author = clean_author(value)?;
     let han = author
         .chars()
-        .any(|c| crate::convert::text::is_cjk(c) && c.is_alphabetic());
+        .any(|c| crate::lines::is_cjk(c) && c.is_alphabetic());
     let trimmed = match han {
         true => author.trim_end_matches(|c: char| c.is_ascii_digit()),
         false => &author,

@@ -8,9 +8,21 @@ use std::io::{Read, Seek, SeekFrom};
 
 use zip::{CompressionMethod, ZipArchive};
 
-use super::read::EntryInfo;
 use super::{InspectError, MAX_ENTRIES};
 use crate::archive::format::{CENTRAL_HEADER, LOCAL_HEADER, central, local, u16_at, u32_at};
+
+/// One zip entry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EntryInfo {
+    /// Entry name.
+    pub name: String,
+    /// Compressed size in bytes, as declared.
+    pub compressed_size: u64,
+    /// Uncompressed size in bytes, as declared.
+    pub size: u64,
+    /// `stored`, `deflated`, or another method's name.
+    pub method: String,
+}
 
 /// The first local file header of the zip, as raw fields (the `mimetype` rules need them).
 #[derive(Debug, Clone)]

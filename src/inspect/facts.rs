@@ -1,4 +1,4 @@
-//! Reads what the stores' limits look at ([`crate::target::limits::Facts`]) from any EPUB:
+//! Reads what the stores' limits look at ([`crate::stores::limits::Facts`]) from any EPUB:
 //! sizes of its content documents, pixel sizes of its images and cover, how the cover page
 //! shows the cover, the spine against the NCX, the table of contents' depth, empty `alt`s and
 //! CSS custom properties, MathML. Entries are read with the same caps as the rest of `inspect`.
@@ -9,7 +9,7 @@ use std::path::Path;
 use super::container::Container;
 use super::read::{self, Epub, NCX_MEDIA_TYPE, TocEntry};
 use super::{InspectError, MAX_XML_ENTRY_BYTES, href};
-use crate::target::limits::{Facts, Picture};
+use crate::stores::limits::{Facts, Picture};
 
 /// Images larger than this are not measured (no store takes them anyway).
 const MAX_IMAGE_BYTES: u64 = 64 * 1024 * 1024;
@@ -82,7 +82,7 @@ fn read_documents<R: Read + Seek>(epub: &Epub, c: &mut Container<R>, facts: &mut
             continue;
         };
         if css {
-            if crate::target::kindle::no_custom_properties(&text).is_some() {
+            if crate::stores::kindle::no_custom_properties(&text).is_some() {
                 facts.custom_properties.push(item.href.clone());
             }
             continue;

@@ -12,8 +12,8 @@ use roxmltree::{Document, Node};
 
 use crate::diagnostic::Code;
 
+use super::finding::Finding;
 use super::read::Package;
-use super::verify::Finding;
 use super::xml::{attr, is, text_of};
 
 /// The first `<meta name="viewport">` of an XHTML document: where it is and what it says.

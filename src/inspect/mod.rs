@@ -16,6 +16,7 @@ mod container;
 mod entities;
 pub(crate) mod epubcheck;
 pub(crate) mod facts;
+mod finding;
 mod fixed_layout;
 mod href;
 mod package_rules;
@@ -24,15 +25,17 @@ mod references;
 pub(crate) mod verify;
 mod xml;
 
+pub use container::EntryInfo;
 pub use epubcheck::{
     DEFAULT_TIMEOUT as DEFAULT_EPUBCHECK_TIMEOUT, Epubcheck, EpubcheckMessage, EpubcheckReport,
     EpubcheckSeverity, find_epubcheck, require_in_ci,
 };
+pub use finding::{Finding, Severity};
 pub use read::{
-    Creator, EntryInfo, Epub, EpubMetadata, ManifestItem, SpineItem, TocEntry, TocSource, open,
-    open_bytes, render_text,
+    Creator, Epub, EpubMetadata, ManifestItem, SpineItem, TocEntry, TocSource, open, open_bytes,
+    render_text,
 };
-pub use verify::{Finding, Severity, verify_bytes, verify_path};
+pub use verify::{verify_bytes, verify_path};
 
 use thiserror::Error;
 

@@ -12,8 +12,8 @@ use roxmltree::{Document, Node};
 
 use crate::diagnostic::Code;
 
+use super::finding::Finding;
 use super::read::Package;
-use super::verify::Finding;
 use super::xml::{Locator, attr, is, text_of};
 
 /// Manifest item properties of the package vocabulary (EPUB 3.3 §D.3.2), and those the EPUB

@@ -12,7 +12,7 @@ use std::path::Path;
 
 use roxmltree::{Document, Node};
 
-use super::container::Container;
+use super::container::{Container, EntryInfo};
 use super::href::{self, Resolved};
 use super::xml::{self, attr, attr_ns, is, text_of};
 use super::{InspectError, MAX_TOC_DEPTH, MAX_XML_ENTRY_BYTES};
@@ -134,19 +134,6 @@ pub enum TocSource {
     Ncx,
     /// Neither gave any entries.
     None,
-}
-
-/// One zip entry.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct EntryInfo {
-    /// Entry name.
-    pub name: String,
-    /// Compressed size in bytes, as declared.
-    pub compressed_size: u64,
-    /// Uncompressed size in bytes, as declared.
-    pub size: u64,
-    /// `stored`, `deflated`, or another method's name.
-    pub method: String,
 }
 
 /// Open and parse the EPUB at `path`.

@@ -8,15 +8,16 @@
 //! [`check`] runs once every entry is summarised. Each rule names the EPUBCheck message it
 //! stands for.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use roxmltree::Node;
 
 use crate::diagnostic::Code;
 
+use super::finding::Finding;
+use super::fixed_layout::Viewport;
 use super::href::{self, Resolved};
 use super::read::Package;
-use super::verify::{Finding, XmlSummary};
 use super::xml::attr;
 
 /// How a document uses what a reference points at.
@@ -323,6 +324,21 @@ fn fragment_fault(
             format!("link `{}`: `{}` has no id `{fragment}`", r.raw, target.path),
         )
     })
+}
+
+/// What the link and id rules need from one well-formed XML entry.
+pub(crate) struct XmlSummary {
+    pub(crate) ids: HashSet<String>,
+    /// Every reference the document makes (XHTML) or the NCX's `content` targets.
+    pub(crate) links: Vec<Reference>,
+    /// The `href` of an XHTML document's `<base>`: relative links resolve against it.
+    pub(crate) base: Option<String>,
+    /// An XHTML document's first viewport meta.
+    pub(crate) viewport: Option<Viewport>,
+    /// Where an element of an XHTML `<head>` carries `epub:type`, and which element.
+    pub(crate) head_semantics: Vec<(String, String)>,
+    /// `<html>` root: location, has `lang`, has `xml:lang`.
+    pub(crate) html_root: Option<(String, bool, bool)>,
 }
 
 #[cfg(test)]

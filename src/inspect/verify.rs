@@ -10,7 +10,6 @@
 //! ignore it); EPUB 2 XHTML needs only `xml:lang` (XHTML 1.1 has no `lang` attribute).
 
 use std::collections::{HashMap, HashSet};
-use std::fmt;
 use std::io::{BufReader, Cursor, Read, Seek};
 use std::path::Path;
 
@@ -19,10 +18,11 @@ use roxmltree::{Document, Node};
 use crate::diagnostic::Code;
 
 use super::container::Container;
-use super::fixed_layout::{self, Viewport};
+use super::finding::{Finding, Severity};
+use super::fixed_layout;
 use super::href;
 use super::read::{self, CONTAINER_XML, NS_DC, Package};
-use super::references::{self, Kind, Reference};
+use super::references::{self, Kind, Reference, XmlSummary};
 use super::xml::{self, Locator, attr, is, text_of};
 use super::{InspectError, MAX_XML_ENTRY_BYTES};
 
@@ -36,81 +36,6 @@ const MIMETYPE_CONTENT: &[u8] = b"application/epub+zip";
 const NS_XML: &str = "http://www.w3.org/XML/1998/namespace";
 const NS_XLINK: &str = "http://www.w3.org/1999/xlink";
 const NS_OPS: &str = "http://www.idpf.org/2007/ops";
-
-/// How bad a finding is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Severity {
-    /// The EPUB cannot be read safely (an unreadable zip, more entries than we accept, an
-    /// entry that inflates past our caps): what it holds was not checked, and no other tool
-    /// should be handed it (`check` does not run EPUBCheck on it).
-    Fatal,
-    /// The EPUB is broken or invalid.
-    Error,
-    /// Legal, but worth fixing.
-    Warning,
-}
-
-/// One problem found in an EPUB.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Finding {
-    /// Which rule: a stable `epub-…` code.
-    pub code: Code,
-    /// How bad it is.
-    pub severity: Severity,
-    /// `entry:line:col` for XML, or the entry name, or `(zip)` for the archive as a whole.
-    pub location: String,
-    /// What is wrong, in words a user can act on.
-    pub message: String,
-}
-
-impl Finding {
-    pub(super) fn error(
-        code: Code,
-        location: impl Into<String>,
-        message: impl Into<String>,
-    ) -> Self {
-        Finding {
-            code,
-            severity: Severity::Error,
-            location: location.into(),
-            message: message.into(),
-        }
-    }
-
-    fn warning(code: Code, location: impl Into<String>, message: impl Into<String>) -> Self {
-        Finding {
-            code,
-            severity: Severity::Warning,
-            location: location.into(),
-            message: message.into(),
-        }
-    }
-
-    fn from_error(e: &InspectError) -> Self {
-        let code = match e {
-            InspectError::Xml { .. } => Code::EpubXml,
-            InspectError::Structure { .. } => Code::EpubPackage,
-            InspectError::Epubcheck(_) => Code::Epubcheck,
-            _ => Code::EpubZip,
-        };
-        let mut finding = Finding::error(code, e.location(), e.message());
-        if e.is_fatal() {
-            finding.severity = Severity::Fatal;
-        }
-        finding
-    }
-}
-
-impl fmt::Display for Finding {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let sev = match self.severity {
-            Severity::Fatal => "fatal",
-            Severity::Error => "error",
-            Severity::Warning => "warning",
-        };
-        write!(f, "{sev}: {}: {}", self.location, self.message)
-    }
-}
 
 /// Check the EPUB at `path`. Never panics; an unreadable file or zip gives one Error.
 pub fn verify_path(path: &Path) -> Vec<Finding> {
@@ -163,21 +88,6 @@ pub fn verify_reader<R: Read + Seek>(reader: R) -> Vec<Finding> {
     }
     v.check_links(&mut container, package.as_ref());
     v.findings
-}
-
-/// What the link and id rules need from one well-formed XML entry.
-pub(crate) struct XmlSummary {
-    pub(crate) ids: HashSet<String>,
-    /// Every reference the document makes (XHTML) or the NCX's `content` targets.
-    pub(crate) links: Vec<Reference>,
-    /// The `href` of an XHTML document's `<base>`: relative links resolve against it.
-    pub(crate) base: Option<String>,
-    /// An XHTML document's first viewport meta.
-    viewport: Option<Viewport>,
-    /// Where an element of an XHTML `<head>` carries `epub:type`, and which element.
-    head_semantics: Vec<(String, String)>,
-    /// `<html>` root: location, has `lang`, has `xml:lang`.
-    html_root: Option<(String, bool, bool)>,
 }
 
 #[derive(Default)]

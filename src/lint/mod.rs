@@ -140,7 +140,7 @@ impl Linter {
                 let body: Vec<&str> = para.lines.iter().map(|&l| lines[l]).collect();
                 let next = paras
                     .get(k + 1)
-                    .and_then(|p| text::trim_line(lines[p.first()]).chars().next());
+                    .and_then(|p| crate::lines::trim_line(lines[p.first()]).chars().next());
                 brackets(para, &body, next, &mut hits);
                 self.repeated(path, para, &body, &mut hits);
                 long(para, &body, &mut hits);
@@ -160,7 +160,7 @@ impl Linter {
         let mut h = std::collections::hash_map::DefaultHasher::new();
         for c in visible {
             count += 1;
-            cjk += usize::from(text::is_cjk(c));
+            cjk += usize::from(crate::lines::is_cjk(c));
             c.hash(&mut h);
         }
         let min = if cjk * 2 > count {
@@ -326,8 +326,9 @@ fn zero_width(chars: &[char], i: usize) -> bool {
     match chars[i] {
         '\u{200b}' | '\u{2060}' | '\u{feff}' => true,
         '\u{200c}' | '\u{200d}' => {
-            let plain =
-                |c: Option<&char>| c.is_some_and(|&c| c.is_ascii_alphanumeric() || text::is_cjk(c));
+            let plain = |c: Option<&char>| {
+                c.is_some_and(|&c| c.is_ascii_alphanumeric() || crate::lines::is_cjk(c))
+            };
             plain(i.checked_sub(1).and_then(|p| chars.get(p))) && plain(chars.get(i + 1))
         }
         _ => false,
@@ -409,8 +410,8 @@ impl Paragraph {
 
 /// The paragraphs of a plain-text chapter, as the build makes them.
 fn paragraphs(text: &str, lines: &[&str]) -> Vec<Paragraph> {
-    let trimmed: Vec<&str> = lines.iter().map(|l| text::trim_line(l)).collect();
-    let by_blanks = text::blank_line_separated(&trimmed);
+    let trimmed: Vec<&str> = lines.iter().map(|l| crate::lines::trim_line(l)).collect();
+    let by_blanks = crate::lines::blank_line_separated(&trimmed);
     let joined: HashSet<usize> = if by_blanks {
         HashSet::new()
     } else {
@@ -475,7 +476,7 @@ fn long(para: &Paragraph, body: &[&str], hits: &mut Vec<Hit>) {
     let (mut count, mut cjk) = (0usize, 0usize);
     for c in body.iter().flat_map(|l| l.chars()) {
         count += 1;
-        cjk += usize::from(text::is_cjk(c));
+        cjk += usize::from(crate::lines::is_cjk(c));
     }
     let limit = if cjk * 2 > count {
         LONG_CJK

@@ -192,7 +192,7 @@ fn find_cjk_font_in(
         };
         // Written whole: a reader never sees half a list of folders.
         if let Ok(bytes) = serde_json::to_vec(&remember) {
-            let _ = crate::incremental::write_whole(memo, &bytes);
+            let _ = crate::interrupt::write_whole(memo, &bytes);
         }
     }
     found

@@ -212,9 +212,9 @@ pub struct BookImage {
     pub warnings: Vec<String>,
 }
 
-impl From<BookImage> for crate::package::Image {
+impl From<BookImage> for crate::book::Image {
     fn from(image: BookImage) -> Self {
-        crate::package::Image {
+        crate::book::Image {
             name: image.name,
             media_type: image.info.format.media_type(),
             data: image.bytes,
@@ -231,7 +231,7 @@ impl From<BookImage> for crate::package::Image {
 pub fn carry(
     boundary: &crate::project::Boundary,
     path: &Path,
-    images: &mut Vec<crate::package::Image>,
+    images: &mut Vec<crate::book::Image>,
     warnings: &mut Vec<crate::diagnostic::Diagnostic>,
 ) -> Result<String, ImageError> {
     use crate::diagnostic::{Code, Diagnostic};

@@ -14,6 +14,7 @@
 use std::fmt::Write;
 
 use super::{Look, locale};
+use crate::book::CODE_CLASSES;
 use crate::project::Theme;
 
 const COMMON: &str = r#"@charset "UTF-8";
@@ -76,23 +77,6 @@ const CODE: &str = r#"pre { font-family: monospace; white-space: pre-wrap; overf
 code, kbd, samp { font-family: monospace; -epub-hyphens: none; hyphens: none; }
 pre code { font-size: 1em; }
 "#;
-
-/// The syntax-highlighting classes the Markdown converter writes, with their colour for any
-/// page and for a dark one. The first set has a relative luminance of 0.17: 4.8:1 against white
-/// and 4.4:1 against black, so it reads on a light page, on a reader's dark page, and on a page
-/// a night mode inverts (Kobo's); the dark set (luminance 0.25: 6:1 on black, still 3.5:1 on
-/// white where a renderer reports a dark scheme and paints white, as calibre's may) is used
-/// under `prefers-color-scheme: dark` and Apple Books' night theme. No backgrounds, so every
-/// reading mode keeps its own.
-pub const CODE_CLASSES: [(&str, &str, &str); 7] = [
-    ("hl-c", "#677482", "#7d8a98"), // comments (also italic)
-    ("hl-s", "#268326", "#2e9d2e"), // strings
-    ("hl-f", "#2670d8", "#4c89df"), // functions, macros
-    ("hl-t", "#a3640d", "#c27810"), // types, tags
-    ("hl-a", "#b05c1f", "#d36d25"), // attributes, parameters
-    ("hl-n", "#c8471d", "#e26137"), // numbers, constants
-    ("hl-k", "#b03fc7", "#c064d2"), // keywords
-];
 
 /// The code rules, with colours for the highlighting classes in `code` only.
 fn code_css(code: super::CodeUse, o: &mut String) {
@@ -216,7 +200,7 @@ mod tests {
     fn code_rules_only_with_code_and_colours_only_for_classes_used() {
         assert!(!default_css("en").contains("pre-wrap"));
         let look = Look {
-            code: crate::package::CodeUse {
+            code: crate::book::CodeUse {
                 any: true,
                 classes: 0b100_0001,
             },

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 use super::boundary::{Boundary, Outside};
 use super::{FileId, FileStamp};
-use crate::incremental::CACHE_DIR;
+use crate::project::CACHE_DIR;
 
 /// Names of our own temporary files start with this (the EPUB being written, cache files).
 const OURS: &str = ".epubforge-";

@@ -7,6 +7,7 @@
 //! the raw form.
 
 mod boundary;
+mod context;
 mod glob;
 #[cfg(test)]
 pub(crate) mod guide_keys;
@@ -22,15 +23,15 @@ pub(crate) mod values;
 
 pub(crate) use boundary::{Boundary, Found};
 pub(crate) use modified::{SOURCE_DATE_EPOCH, modified_date, source_date_epoch};
-pub(crate) use raw::{COVER_EXTENSIONS, has_extension, is_language_tag};
+pub(crate) use raw::{COVER_EXTENSIONS, is_language_tag};
 pub(crate) use text::CLEANUP_FILE;
 
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
 
+pub use crate::book::{BookInfo, EpubVersion, Layout, Person, Series, Style, Theme, WritingMode};
 pub use ignore::Ignore;
-pub use layout::{EpubVersion, FontSource, Layout, Style, Theme, WritingMode};
 pub use mdbook::MdBookSettings;
 
 /// The name of the metadata file in a project folder.
@@ -61,9 +62,9 @@ pub struct Project {
     /// EPUB 3 (default) or EPUB 2 (`[output] epub-version`).
     pub epub_version: EpubVersion,
     /// The readers and stores to build for (`[output] targets`); empty: the plain EPUB.
-    pub targets: Vec<crate::target::Target>,
+    pub targets: Vec<crate::book::Target>,
     /// How the book is cut into volumes, each its own EPUB (`[output] split`); None: one book.
-    pub volumes: Option<crate::target::volumes::Volumes>,
+    pub volumes: Option<Volumes>,
     /// The containment check for paths found later: images chapters refer to, the output.
     pub(crate) boundary: Boundary,
     /// Where the value of `[output] path` starts in `metadata.toml`, for messages about it.
@@ -84,53 +85,13 @@ pub struct Project {
     pub mdbook: Option<MdBookSettings>,
 }
 
-/// Bibliographic data from `[book]`.
-#[derive(Debug, Clone, PartialEq)]
-pub struct BookInfo {
-    /// The title.
-    pub title: String,
-    /// An optional subtitle.
-    pub subtitle: Option<String>,
-    /// Authors, at least one.
-    pub authors: Vec<Person>,
-    /// Translators, editors, illustrators...
-    pub contributors: Vec<Person>,
-    /// BCP 47 language tag, e.g. `zh-CN`.
-    pub language: String,
-    /// `urn:isbn:...`, `urn:uuid:...` or a URL.
-    pub identifier: String,
-    /// The publisher.
-    pub publisher: Option<String>,
-    /// A description (blurb).
-    pub description: Option<String>,
-    /// Subjects or tags.
-    pub subjects: Vec<String>,
-    /// Rights statement.
-    pub rights: Option<String>,
-    /// Publication date, `YYYY-MM-DD`.
-    pub published: Option<String>,
-    /// Series name and position.
-    pub series: Option<Series>,
-}
-
-/// A person credited in the book.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Person {
-    /// The name as displayed.
-    pub name: String,
-    /// The name as sorted, e.g. "Tolkien, J. R. R.".
-    pub file_as: Option<String>,
-    /// MARC relator code: `aut`, `trl`, `edt`, `ill`...
-    pub role: String,
-}
-
-/// A series the book belongs to.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Series {
-    /// The series name.
-    pub name: String,
-    /// The book's position in the series, as written (e.g. `1` or `2.5`).
-    pub index: Option<String>,
+/// How a book is cut into volumes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Volumes {
+    /// One volume per `[[parts]]` entry.
+    Parts,
+    /// A volume every so many chapter entries.
+    Chapters(usize),
 }
 
 /// One entry of the reading order.
@@ -173,7 +134,7 @@ pub struct ChapterSource {
     /// What to do with bytes invalid in the encoding (`encoding-errors`).
     pub encoding_errors: crate::source::EncodingErrors,
     /// Split the file into chapters (and volumes) at headings (`split = "auto"` or a regex).
-    pub split: Option<crate::convert::split::SplitMode>,
+    pub split: Option<crate::book::SplitMode>,
     /// Level in the table of contents (`level`): 1 at the top (or at the top of its part), 2
     /// under the chapter before it, and so on.
     pub level: usize,
@@ -420,13 +381,50 @@ fn default_output(root: &Path, title: &str, output: Option<&Path>) -> PathBuf {
     }
 }
 
+/// The folder, beside the EPUB, that holds the build cache (`crate::incremental`): part of
+/// the project folder's layout, which globs and batch runs skip.
+pub const CACHE_DIR: &str = ".epubforge-cache";
+
+/// What the record of an EPUB adds to the EPUB's file name (the default output's name leaves
+/// room for it).
+pub const RECORD_SUFFIX: &str = ".record";
+
+/// Document formats books are written in that we do not read, by extension (compared without
+/// case): their name and what converts them to Markdown or HTML. A file of one of them is
+/// refused by name (by `init`, `build` and `check`), never read as text.
+pub const UNSUPPORTED_KINDS: [(&str, &str, &str); 9] = [
+    ("adoc", "AsciiDoc", "asciidoctor or pandoc"),
+    ("asc", "AsciiDoc", "asciidoctor or pandoc"),
+    ("asciidoc", "AsciiDoc", "asciidoctor or pandoc"),
+    ("rst", "reStructuredText", "pandoc or docutils (rst2html)"),
+    ("tex", "LaTeX", "pandoc"),
+    ("docx", "DOCX (Word)", "pandoc"),
+    ("odt", "ODT (OpenDocument text)", "pandoc"),
+    (
+        "doc",
+        "Word 97-2003 (.doc)",
+        "LibreOffice (soffice --convert-to docx), then pandoc",
+    ),
+    ("rtf", "RTF", "LibreOffice or pandoc"),
+];
+
+/// The name of the format of a file we do not read (see [`UNSUPPORTED_KINDS`]) and what
+/// converts it; None for any other file.
+pub fn unsupported_kind(path: &Path) -> Option<(&'static str, &'static str)> {
+    let ext = path.extension()?.to_str()?;
+    UNSUPPORTED_KINDS
+        .iter()
+        .find(|(name, _, _)| ext.eq_ignore_ascii_case(name))
+        .map(|&(_, format, tool)| (format, tool))
+}
+
 /// The longest file name, in bytes, that common file systems take (ext4, XFS, Btrfs, APFS,
 /// NTFS in UTF-16 units).
 const NAME_MAX: usize = 255;
 
 /// What the build cache adds to the EPUB's name for its record: the EPUB's name is cut so
 /// that the record's fits too.
-const CACHE_SUFFIX: usize = crate::incremental::RECORD_SUFFIX.len();
+const CACHE_SUFFIX: usize = RECORD_SUFFIX.len();
 
 /// Turns a title into a file name that every file system accepts, keeping CJK as it is, cut
 /// on a character boundary so that `<name>.epub` and its cache files fit [`NAME_MAX`] bytes.
@@ -493,6 +491,13 @@ pub fn natural_key(s: &str) -> Vec<u8> {
         }
     }
     key
+}
+
+/// Whether `path` ends in one of `extensions`, in any case.
+pub(crate) fn has_extension(path: &Path, extensions: &[&str]) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| extensions.iter().any(|x| e.eq_ignore_ascii_case(x)))
 }
 
 #[cfg(test)]

@@ -5,19 +5,19 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use toml::Spanned;
 
-use std::sync::Mutex;
-
 use super::boundary::{Boundary, Found, Outside};
+use super::context::{Ctx, Seen};
 use super::glob::{GlobError, Skip};
-use super::toml_error::{self, Lines};
 use super::values::{self, Lines as ValueLines};
-use super::{BookInfo, ChapterSource, ContentEntry, FileId, FileStamp, Person, Project, Series};
-use crate::convert::split::SplitMode;
+use super::{
+    BookInfo, ChapterSource, ContentEntry, FileStamp, Person, Project, Series, has_extension,
+};
+use crate::book::SplitMode;
+use crate::book::Target;
 use crate::error::{Error, Result};
 use crate::escape;
+use crate::project::Volumes;
 use crate::source::EncodingErrors;
-use crate::target::Target;
-use crate::target::volumes::Volumes;
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
@@ -121,123 +121,6 @@ enum RawSplit {
 
 /// Image extensions we accept as a cover, lower case.
 pub(crate) const COVER_EXTENSIONS: [&str; 6] = ["jpg", "jpeg", "png", "gif", "webp", "svg"];
-
-/// What validation needs at hand: the text (for lines and excerpts), where it came from, the
-/// containment check, and what it learns about the input files on the way.
-pub(super) struct Ctx<'a> {
-    text: &'a str,
-    root: &'a Path,
-    path: &'a Path,
-    boundary: Boundary,
-    lines: Lines,
-    /// What the load has learnt about the inputs so far.
-    seen: Mutex<Seen>,
-}
-
-/// What the load learns about the inputs on the way, for [`Project`]'s `input_ids` and
-/// `chapter_globs`.
-#[derive(Default)]
-struct Seen {
-    ids: Vec<FileId>,
-    globs: Vec<String>,
-}
-
-impl<'a> Ctx<'a> {
-    pub(super) fn new(text: &'a str, root: &'a Path, path: &'a Path, boundary: Boundary) -> Self {
-        Ctx {
-            text,
-            root,
-            path,
-            boundary,
-            lines: Lines::new(text),
-            seen: Mutex::default(),
-        }
-    }
-
-    pub(super) fn error_at(&self, offset: usize, message: impl Into<String>) -> Error {
-        toml_error::at(self.text, offset, self.path, message.into())
-    }
-
-    pub(super) fn line_of(&self, offset: usize) -> usize {
-        self.lines.line_of(offset)
-    }
-
-    /// An error at `offset`, with what to do about it.
-    pub(super) fn error_hinted(&self, offset: usize, message: String, hint: &str) -> Error {
-        toml_error::at_hinted(self.text, offset, self.path, message, Some(hint.into()))
-    }
-
-    /// The refusal of `value`, written under `key` at `offset`, which leads outside.
-    fn refuse(&self, key: &str, value: &str, offset: usize, outside: &Outside) -> Error {
-        self.error_hinted(
-            offset,
-            outside.message(key, value, self.root),
-            Outside::HINT,
-        )
-    }
-
-    fn saw(&self, meta: &std::fs::Metadata) {
-        if let (Some(id), Ok(mut seen)) = (FileId::of(meta), self.seen.lock()) {
-            seen.ids.push(id);
-        }
-    }
-
-    /// The path `value` (written under `key` at `offset`), once the containment check has let
-    /// it through: it may not exist yet (the output).
-    fn admit(&self, key: &str, value: &str, offset: usize) -> Result<PathBuf> {
-        self.boundary
-            .admit(self.root, value)
-            .map_err(|outside| self.refuse(key, value, offset, &outside))
-    }
-
-    /// The input file `value` (written under `key` at `offset`): inside the project folder
-    /// and a regular file, looked at without opening it. Its stamp when it is not a symlink.
-    /// What is there, when it is not a regular file, is for the caller to report.
-    pub(super) fn input(&self, key: &str, value: &str, offset: usize) -> Result<(PathBuf, Found)> {
-        let (path, found) = self
-            .boundary
-            .admit_file(self.root, value)
-            .map_err(|outside| self.refuse(key, value, offset, &outside))?;
-        if let Found::File { meta, .. } = &found {
-            self.saw(meta);
-        }
-        Ok((path, found))
-    }
-
-    /// [`Ctx::input`] for a file that must be there: a missing one or one that is not a
-    /// regular file is an error naming the key.
-    pub(super) fn input_file(
-        &self,
-        key: &str,
-        value: &str,
-        offset: usize,
-    ) -> Result<(PathBuf, Option<FileStamp>)> {
-        let (path, found) = self.input(key, value, offset)?;
-        match found {
-            Found::File { meta, linked } => {
-                let stamp = if linked { None } else { FileStamp::of(&meta) };
-                Ok((path, stamp))
-            }
-            Found::Missing => Err(self.error_hinted(
-                offset,
-                format!("{key}: {} does not exist", crate::escape::path(&path)),
-                "paths are relative to the folder of metadata.toml",
-            )),
-            Found::NotRegular(kind) => Err(self.not_regular(key, &path, kind, offset)),
-        }
-    }
-
-    fn not_regular(&self, key: &str, path: &Path, kind: &str, offset: usize) -> Error {
-        self.error_hinted(
-            offset,
-            format!(
-                "{key}: {} is {kind}, not a regular file",
-                crate::escape::path(path)
-            ),
-            "name a regular file",
-        )
-    }
-}
 
 pub(super) fn validate<T: Send>(
     raw: Metadata,
@@ -827,12 +710,6 @@ fn default_cover(root: &Path) -> std::result::Result<Option<PathBuf>, (String, &
     }
 }
 
-pub(crate) fn has_extension(path: &Path, extensions: &[&str]) -> bool {
-    path.extension()
-        .and_then(|e| e.to_str())
-        .is_some_and(|e| extensions.iter().any(|x| e.eq_ignore_ascii_case(x)))
-}
-
 /// One `[[chapters]]` entry: a file, or the files a glob matches in natural order.
 fn expand(entry: Spanned<Chapter>, ctx: &Ctx, skip: &Skip) -> Result<Vec<ChapterSource>> {
     let offset = entry.span().start;
@@ -1000,7 +877,7 @@ fn chapter_file(
 
 /// A chapter in a format we do not read is refused by name, not read as text.
 fn refuse_unsupported(path: &Path) -> Result<()> {
-    match crate::convert::unsupported_kind(path) {
+    match crate::project::unsupported_kind(path) {
         Some((format, tool)) => Err(Error::UnsupportedFormat {
             path: path.to_path_buf(),
             format,

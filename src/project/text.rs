@@ -153,7 +153,7 @@ fn rules(
 
 /// CJK typography for Chinese and Japanese unless turned off; Latin only when asked for.
 fn typography(language: &str, asked: Option<bool>) -> Typography {
-    let primary = crate::package::primary_language(language);
+    let primary = crate::book::primary_language(language);
     match (primary.as_str(), asked) {
         (_, Some(false)) => Typography::Off,
         ("zh", _) => Typography::Cjk { japanese: false },

@@ -27,7 +27,7 @@ pub(super) fn at_hinted(
     hint: Option<String>,
 ) -> Error {
     let (line, column, source_line) = locate(text, offset);
-    let snippet = snippet(line, column, source_line);
+    let snippet = crate::diagnostic::snippet(line, column, source_line);
     Error::MetadataSyntax {
         path: path.to_path_buf(),
         line,
@@ -36,22 +36,6 @@ pub(super) fn at_hinted(
         hint,
         snippet,
     }
-}
-
-/// The compiler-style excerpt: a gutter with the line number, the line, a caret under the
-/// (1-based, in characters) column, counting wide CJK characters as two terminal columns.
-pub(crate) fn snippet(line: usize, column: usize, source_line: &str) -> String {
-    let gutter = line.to_string();
-    format!(
-        "{pad} |\n{gutter} | {source_line}\n{pad} | {caret}^",
-        pad = " ".repeat(gutter.len()),
-        caret = " ".repeat(display_width(
-            &source_line
-                .chars()
-                .take(column.saturating_sub(1))
-                .collect::<String>()
-        )),
-    )
 }
 
 /// 1-based line and column (in characters) of a byte offset, and the text of that line.
@@ -98,17 +82,6 @@ fn floor_char_boundary(text: &str, mut i: usize) -> usize {
         i -= 1;
     }
     i
-}
-
-/// Terminal columns taken by `s`: CJK and other wide characters take two.
-fn display_width(s: &str) -> usize {
-    s.chars()
-        .map(|c| match c as u32 {
-            0x1100..=0x115F | 0x2E80..=0xA4CF | 0xAC00..=0xD7A3 | 0xF900..=0xFAFF => 2,
-            0xFE30..=0xFE4F | 0xFF00..=0xFF60 | 0xFFE0..=0xFFE6 | 0x20000..=0x3FFFD => 2,
-            _ => 1,
-        })
-        .sum()
 }
 
 /// For serde's "unknown field `x`, expected one of `a`, `b`" message: "; did you mean `a`?".

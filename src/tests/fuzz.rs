@@ -263,7 +263,11 @@ proptest! {
         let file = FileRef { path: Path::new("ch.txt"), relative: "ch.txt" };
         let mut tally = crate::text_fix::Tally::default();
         let max = crate::text_fix::rules::max_len(text.len());
-        match fix.text_file(&text, file, &|_| false, false, Some(&mut tally)) {
+        let no_headings = crate::text_fix::LineReading {
+            heading: &|_| false,
+            joined: crate::convert::text::joined_lines,
+        };
+        match fix.text_file(&text, file, &no_headings, false, Some(&mut tally)) {
             Ok(out) => prop_assert!(out.len() <= max, "{} > {max}", out.len()),
             Err(e) => prop_assert!(e.to_string().contains("budget"), "{e}"),
         }
@@ -281,7 +285,8 @@ proptest! {
     fn fuzz_heading_detection_output_is_bounded_by_its_input(
         lines in prop::collection::vec("(第[一二三十百0-9]{1,3}[章卷回]|卷[一二三]|序章|Chapter [0-9]{1,2})? ?[\u{4e00}-\u{4e10}a-z]{0,6}", 0..60),
     ) {
-        use crate::convert::split::{SplitMode, split};
+        use crate::convert::split::split;
+        use crate::book::SplitMode;
         let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
         let bytes: usize = lines.iter().map(|l| l.len() + 1).sum();
         let found = split(&lines, &SplitMode::Auto);

@@ -5,5 +5,6 @@
 mod agreement;
 mod fuzz;
 mod guide;
+mod imports;
 mod prefetch;
 mod properties;

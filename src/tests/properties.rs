@@ -2,6 +2,7 @@
 //! either fails with an error that names the file, or gives documents that are well-formed
 //! XML; from plain text no character is lost.
 
+use crate::book;
 use crate::convert::book::load_book;
 use crate::package;
 use crate::project::Project;
@@ -12,7 +13,7 @@ use proptest::prelude::*;
 const METADATA: &str = "[book]\ntitle = \"t\"\nauthors = [\"a\"]\nlanguage = \"zh-CN\"\n[text]\ntypography = false\n[[chapters]]\nfile = \"FILE\"\ntitle = \"固定标题\"\n";
 
 /// Builds one chapter in memory; returns the package entries, or the error text.
-fn build(name: &str, bytes: &[u8]) -> Result<Vec<package::Entry>, String> {
+fn build(name: &str, bytes: &[u8]) -> Result<Vec<book::Entry>, String> {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join(name), bytes).unwrap();
     let metadata = METADATA.replace("FILE", name);
@@ -75,7 +76,7 @@ fn check_text(bytes: &[u8]) {
     let expected: String = decoded
         .text
         .split('\n')
-        .map(crate::convert::text::trim_line)
+        .map(crate::lines::trim_line)
         .flat_map(str::chars)
         // Decoding leaves NUL to the converters; plain text drops it. Balanced underscores
         // are Project Gutenberg's italics (`_word_` becomes `<em>word</em>`): not compared.

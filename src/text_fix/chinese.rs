@@ -7,6 +7,7 @@
 
 use std::borrow::Cow;
 
+use super::LineReading;
 use super::opencc::Converter;
 
 /// An OpenCC configuration, by the name of its `.json` file.
@@ -63,7 +64,7 @@ impl Conversion {
 
     /// Converts the book's metadata (title, subtitle, authors, contributors, description,
     /// subjects, series) and sets its language to the conversion's.
-    pub fn metadata(self, info: &mut crate::project::BookInfo) {
+    pub fn metadata(self, info: &mut crate::book::BookInfo) {
         let convert = |s: &mut String| {
             if let Cow::Owned(o) = self.convert(s) {
                 *s = o;
@@ -116,9 +117,9 @@ impl Conversion {
     /// out while converting, so that a phrase broken across lines (`燕颔虎` / `须`) is
     /// converted as one. The breaks are put back where they were, so the lines stay as they
     /// are for the stages after this one. The path of a picture line (`![猫](图/猫.png)`) is
-    /// kept as it is in the same way: it names a file. `heading` says whether a line is a
-    /// heading.
-    pub fn convert_file<'t>(self, text: &'t str, heading: &dyn Fn(&str) -> bool) -> Cow<'t, str> {
+    /// kept as it is in the same way: it names a file. `lines` says whether a line is a
+    /// heading and which lines a paragraph joins.
+    pub fn convert_file<'t>(self, text: &'t str, lines: &LineReading<'_>) -> Cow<'t, str> {
         let Some(converter) = self.converter_for(text) else {
             return Cow::Borrowed(text);
         };
@@ -128,17 +129,17 @@ impl Conversion {
         if memchr::memchr(b'[', text.as_bytes()).is_none() && !may_join_lines(text, converter) {
             return unless_same(text, converter.convert(text));
         }
-        convert_joined(text, heading, converter)
+        convert_joined(text, lines, converter)
     }
 }
 
 /// [`Conversion::convert_file`] with the breaks that paragraphs close up taken out.
 fn convert_joined<'t>(
     text: &'t str,
-    heading: &dyn Fn(&str) -> bool,
+    lines: &LineReading<'_>,
     converter: &Converter,
 ) -> Cow<'t, str> {
-    let mut breaks = closed_breaks(text, heading);
+    let mut breaks = closed_breaks(text, lines);
     breaks.extend(picture_paths(text));
     breaks.sort_unstable();
     if breaks.is_empty() {
@@ -173,7 +174,7 @@ fn may_join_lines(text: &str, converter: &Converter) -> bool {
     let mut start = 0;
     let ends = memchr::memchr_iter(b'\n', text.as_bytes()).chain([text.len()]);
     for end in ends {
-        let line = crate::convert::text::trim_line(&text[start..end]);
+        let line = crate::lines::trim_line(&text[start..end]);
         start = end + 1;
         if let (Some(a), Some(b)) = (last, line.chars().next())
             && converter.may_join(a, b)
@@ -190,10 +191,9 @@ fn may_join_lines(text: &str, converter: &Converter) -> bool {
 /// between them (either side is CJK), as `convert::text` makes paragraphs: in a file of
 /// blank-line separated blocks, any two adjacent lines of which neither is a heading or a
 /// scene break; otherwise the lines its join rule joins (`joined_lines`, on the whole file).
-fn closed_breaks(text: &str, heading: &dyn Fn(&str) -> bool) -> Vec<(usize, usize)> {
-    use crate::convert::text::{
-        blank_line_separated, is_cjk, is_scene_break, joined_lines, trim_line,
-    };
+fn closed_breaks(text: &str, reading: &LineReading<'_>) -> Vec<(usize, usize)> {
+    use crate::lines::{blank_line_separated, is_cjk, is_scene_break, trim_line};
+    let heading = reading.heading;
     let mut starts = vec![0];
     starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
     let lines: Vec<(usize, &str)> = starts
@@ -217,7 +217,7 @@ fn closed_breaks(text: &str, heading: &dyn Fn(&str) -> bool) -> Vec<(usize, usiz
             .filter(|&i| plain(trimmed[i - 1]) && plain(trimmed[i]))
             .collect()
     } else {
-        joined_lines(text).into_iter().map(|n| n - 1).collect()
+        (reading.joined)(text).into_iter().map(|n| n - 1).collect()
     };
     let mut out = Vec::new();
     for i in continuing {
@@ -234,11 +234,11 @@ fn closed_breaks(text: &str, heading: &dyn Fn(&str) -> bool) -> Vec<(usize, usiz
 
 /// The byte ranges of `text` that hold the path of a picture line ([`picture`]).
 ///
-/// [`picture`]: crate::convert::text::picture
+/// [`picture`]: crate::lines::picture
 fn picture_paths(text: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
     let base = text.as_ptr() as usize;
     text.lines().filter_map(move |line| {
-        let (_, path) = crate::convert::text::picture(line)?;
+        let (_, path) = crate::lines::picture(line)?;
         // `picture` gives a slice of the line, itself a slice of `text`.
         let from = path.as_ptr() as usize - base;
         Some((from, from + path.len()))
@@ -295,6 +295,14 @@ impl Quotes {
 mod tests {
     use super::*;
 
+    /// The converter's reading of lines, with `heading` for its headings.
+    fn reading<'a>(heading: &'a dyn Fn(&str) -> bool) -> LineReading<'a> {
+        LineReading {
+            heading,
+            joined: crate::convert::text::joined_lines,
+        }
+    }
+
     #[test]
     fn names_are_opencc_configurations_with_their_languages() {
         let c = Conversion::named("s2tw.json").unwrap();
@@ -327,17 +335,20 @@ mod tests {
         // 虎须 is 虎鬚 (STPhrases), 须 alone 須: the lines join into one paragraph.
         let text = "　　玄德回视其人，身长八尺，豹头环眼，燕颔虎\n须，声若巨雷，势如奔马。\n";
         assert_eq!(
-            s2tw.convert_file(text, &no_heading),
+            s2tw.convert_file(text, &reading(&no_heading)),
             "　　玄德回視其人，身長八尺，豹頭環眼，燕頷虎\n鬚，聲若巨雷，勢如奔馬。\n"
         );
         // After a full stop the next line is another paragraph: 须知 stays apart from 虎.
         let text = "　　玄德回视其人，身长八尺，豹头环眼，燕颔虎。\n　　须知其人。\n";
-        assert!(s2tw.convert_file(text, &no_heading).contains("\n　　須知"));
+        assert!(
+            s2tw.convert_file(text, &reading(&no_heading))
+                .contains("\n　　須知")
+        );
         // In blank-line separated blocks a heading stays out of the paragraph after it.
         let blocks =
             "第一回 燕颔虎\n须知其人，身长八尺，豹头环眼，燕颔\n虎须\n\n身长八尺，\n豹头环眼\n";
         let heading = |l: &str| l.starts_with("第一回");
-        let out = s2tw.convert_file(blocks, &heading);
+        let out = s2tw.convert_file(blocks, &reading(&heading));
         assert!(out.starts_with("第一回 燕頷虎\n須知"), "{out}");
         assert!(out.contains("燕頷\n虎鬚"), "{out}");
     }
@@ -374,8 +385,8 @@ mod tests {
                 let c = Conversion::named(name).unwrap();
                 let converter = Converter::named(name).unwrap();
                 assert_eq!(
-                    c.convert_file(&text, &no_heading),
-                    convert_joined(&text, &no_heading, converter),
+                    c.convert_file(&text, &reading(&no_heading)),
+                    convert_joined(&text, &reading(&no_heading), converter),
                     "{name} {text:?}"
                 );
                 fast += usize::from(!may_join_lines(&text, converter));

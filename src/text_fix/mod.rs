@@ -474,18 +474,18 @@ impl TextFix {
             .is_ok_and(|s| s.is_some_and(|s| s.trim().is_empty()))
     }
 
-    /// A plain-text chapter file's decoded text. `heading` says whether a line is a heading
-    /// (by the file's `split` rules); `split` whether the file is split at its headings (else
+    /// A plain-text chapter file's decoded text. `lines` says whether a line is a heading
+    /// (by the file's `split` rules) and which lines a paragraph joins; `split` whether the file is split at its headings (else
     /// only its first line can be a title). An error when a rule runs past its budget.
     pub fn text_file<'a>(
         &self,
         text: &'a str,
         file: FileRef<'_>,
-        heading: &dyn Fn(&str) -> bool,
+        lines: &LineReading<'_>,
         split: bool,
         tally: Option<&mut Tally>,
     ) -> Result<Cow<'a, str>> {
-        self.text_file_counted(text, file, (heading, split), tally, &mut None)
+        self.text_file_counted(text, file, (lines, split), tally, &mut None)
     }
 
     /// [`TextFix::text_file`], also setting `after_rules` to the letters and digits the
@@ -495,24 +495,21 @@ impl TextFix {
         &self,
         text: &'a str,
         file: FileRef<'_>,
-        (heading, split): (&dyn Fn(&str) -> bool, bool),
+        (lines, split): (&LineReading<'_>, bool),
         tally: Option<&mut Tally>,
         after_rules: &mut Option<usize>,
     ) -> Result<Cow<'a, str>> {
+        let heading = lines.heading;
         let cleaned = self
             .clean_file(text, file, heading, split, tally)
             .map_err(|(e, line)| self.overrun_error(e, Some(file), line))?;
         *after_rules = cleaned.as_deref().map(crate::ledger::count);
         let cleaned: Cow<'a, str> = cleaned.map_or(Cow::Borrowed(text), Cow::Owned);
-        Ok(self.convert_file(cleaned, heading))
+        Ok(self.convert_file(cleaned, lines))
     }
 
     /// Conversion, quotation marks and typography on a plain-text file's cleaned text.
-    fn convert_file<'a>(
-        &self,
-        cleaned: Cow<'a, str>,
-        heading: &dyn Fn(&str) -> bool,
-    ) -> Cow<'a, str> {
+    fn convert_file<'a>(&self, cleaned: Cow<'a, str>, lines: &LineReading<'_>) -> Cow<'a, str> {
         if self.conversion.is_none() && self.quotes.is_none() && self.typography == Typography::Off
         {
             return cleaned;
@@ -521,7 +518,7 @@ impl TextFix {
         // then typography line by line.
         let mut converted = cleaned;
         if let Some(c) = self.conversion
-            && let Cow::Owned(o) = c.convert_file(&converted, heading)
+            && let Cow::Owned(o) = c.convert_file(&converted, lines)
         {
             converted = Cow::Owned(o);
         }
@@ -533,7 +530,7 @@ impl TextFix {
         if self.typography == Typography::Off {
             return converted;
         }
-        self.typography_by_line(converted, heading)
+        self.typography_by_line(converted, lines.heading)
     }
 
     /// Typography on each line of `text` that holds something it might change (the rest are
@@ -551,7 +548,7 @@ impl TextFix {
             let start = text[..at].rfind('\n').map_or(0, |i| i + 1);
             let end = text[at..].find('\n').map_or(text.len(), |i| at + i);
             let line = &text[start..end];
-            if crate::convert::text::picture(line).is_some() {
+            if crate::lines::picture(line).is_some() {
                 from = end;
                 continue;
             }
@@ -816,6 +813,20 @@ fn record_edits(
             .flatten();
         tally.record(rule, file, at, &now[range.clone()], replacement);
     }
+}
+
+/// How the converter reads a plain-text file's lines, as far as this stage needs it: which
+/// lines are headings (by the file's `split` rules), and which the paragraph rule joins onto
+/// the line before them (a conversion sees a sentence broken across lines whole). The
+/// converter hands it in (`convert::chapter`): text fixing runs before conversion and does
+/// not import it.
+#[derive(Clone, Copy)]
+pub struct LineReading<'a> {
+    /// Whether a line is a heading.
+    pub heading: &'a dyn Fn(&str) -> bool,
+    /// The 1-based numbers of the lines of a text that its paragraphs join onto the line
+    /// before them (`convert::text::joined_lines`).
+    pub joined: fn(&str) -> Vec<usize>,
 }
 
 #[cfg(test)]

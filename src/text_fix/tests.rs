@@ -24,8 +24,14 @@ fn file() -> FileRef<'static> {
     }
 }
 
+/// The converter's reading of lines by the built-in heading rules.
+const AUTO: LineReading<'static> = LineReading {
+    heading: &auto_heading,
+    joined: crate::convert::text::joined_lines,
+};
+
 fn auto_heading(line: &str) -> bool {
-    crate::convert::split::is_heading(line, &crate::convert::split::SplitMode::Auto)
+    crate::convert::split::is_heading(line, &crate::book::SplitMode::Auto)
 }
 
 #[test]
@@ -38,14 +44,10 @@ fn text_rules_skip_titles_and_title_rules_skip_text() {
         Typography::Off,
     );
     let text = "第一章 风起（求推荐）\n他说求月票（求推荐）\n第二章 云涌求月票\n";
-    let out = f
-        .text_file(text, file(), &auto_heading, true, None)
-        .unwrap();
+    let out = f.text_file(text, file(), &AUTO, true, None).unwrap();
     assert_eq!(out, "第一章 风起\n他说（求推荐）\n第二章 云涌求月票\n");
     // Not split: only the first line is a title.
-    let out = f
-        .text_file(text, file(), &auto_heading, false, None)
-        .unwrap();
+    let out = f.text_file(text, file(), &AUTO, false, None).unwrap();
     assert_eq!(out, "第一章 风起\n他说（求推荐）\n第二章 云涌\n");
 }
 
@@ -58,20 +60,14 @@ fn a_title_rule_can_make_a_heading_of_a_prefixed_line() {
         typography: Typography::Off,
     });
     let text = "    正文 第一回 宴桃园豪杰三结义 斩黄巾英雄首立功\n    更新时间:2007-11-16 7:55:51 本章字数:4804\n滚滚长江东逝水。\n";
-    let out = f
-        .text_file(text, file(), &auto_heading, true, None)
-        .unwrap();
+    let out = f.text_file(text, file(), &AUTO, true, None).unwrap();
     assert_eq!(
         out,
         "第一回 宴桃园豪杰三结义 斩黄巾英雄首立功\n滚滚长江东逝水。\n"
     );
     // A body line starting with 正文 is text: the title rule leaves it alone.
     let body = "甲。\n正文 第一次见面，他就笑了。\n";
-    assert_eq!(
-        f.text_file(body, file(), &auto_heading, true, None)
-            .unwrap(),
-        body
-    );
+    assert_eq!(f.text_file(body, file(), &AUTO, true, None).unwrap(), body);
 }
 
 #[test]
@@ -79,8 +75,7 @@ fn typography_keeps_the_spaces_of_heading_lines() {
     let f = fix(Vec::new(), Typography::Cjk { japanese: false });
     let text = "第一回 宴桃园豪杰三结义 斩黄巾英雄首立功\n他 说,好...\n";
     assert_eq!(
-        f.text_file(text, file(), &auto_heading, true, None)
-            .unwrap(),
+        f.text_file(text, file(), &AUTO, true, None).unwrap(),
         "第一回 宴桃园豪杰三结义 斩黄巾英雄首立功\n他说，好……\n"
     );
     assert_eq!(
@@ -101,7 +96,7 @@ fn the_tally_names_files_and_source_lines_after_earlier_removals() {
     let text = "广告\n甲\n广告\n坏字\n";
     let mut tally = Tally::default();
     let out = f
-        .text_file(text, file(), &auto_heading, false, Some(&mut tally))
+        .text_file(text, file(), &AUTO, false, Some(&mut tally))
         .unwrap();
     assert_eq!(out, "甲\n好字\n");
     assert_eq!(tally.hits[0].count, 2);
@@ -117,20 +112,12 @@ fn files_globs_limit_rules_to_their_chapters() {
     let mut r = rule("甲", "乙", Scope::Both);
     r.files = Some(glob::Pattern::new("vol2/*.txt").unwrap());
     let f = fix(vec![r], Typography::Off);
-    assert_eq!(
-        f.text_file("甲", file(), &auto_heading, false, None)
-            .unwrap(),
-        "甲"
-    );
+    assert_eq!(f.text_file("甲", file(), &AUTO, false, None).unwrap(), "甲");
     let other = FileRef {
         path: Path::new("/book/vol2/1.txt"),
         relative: "vol2/1.txt",
     };
-    assert_eq!(
-        f.text_file("甲", other, &auto_heading, false, None)
-            .unwrap(),
-        "乙"
-    );
+    assert_eq!(f.text_file("甲", other, &AUTO, false, None).unwrap(), "乙");
     assert_eq!(f.title("甲", None, None).unwrap(), "甲");
 }
 
@@ -186,8 +173,7 @@ fn the_stage_off_changes_nothing_and_borrows() {
     let f = TextFix::off();
     let text = "他说,好...\n正文 第一回\n";
     assert!(matches!(
-        f.text_file(text, file(), &auto_heading, true, None)
-            .unwrap(),
+        f.text_file(text, file(), &AUTO, true, None).unwrap(),
         Cow::Borrowed(_)
     ));
     assert_eq!(f.title("甲,乙", None, None).unwrap(), "甲,乙");
@@ -204,8 +190,7 @@ fn a_site_glued_to_a_paragraph_goes_and_the_paragraph_stays() {
     });
     let text = "天涯在线书库《www.tianyabook.com》\n    千古蓼埋玉地，落花啼鸟总关愁。天涯在线书库《www.tianyabook.com》\n";
     assert_eq!(
-        f.text_file(text, file(), &auto_heading, false, None)
-            .unwrap(),
+        f.text_file(text, file(), &AUTO, false, None).unwrap(),
         "    千古蓼埋玉地，落花啼鸟总关愁。\n"
     );
 }
@@ -297,14 +282,10 @@ fn chained_rules_may_make_a_text_at_most_four_times_as_long() {
     let doubling = || rule("甲", "$0$0", Scope::Text);
     let f = fix(vec![doubling(), doubling()], Typography::Off);
     let text = "甲".repeat(1000);
-    let out = f
-        .text_file(&text, file(), &auto_heading, false, None)
-        .unwrap();
+    let out = f.text_file(&text, file(), &AUTO, false, None).unwrap();
     assert_eq!(out.len(), 4 * text.len());
     let f = fix(vec![doubling(), doubling(), doubling()], Typography::Off);
-    let e = f
-        .text_file(&text, file(), &auto_heading, false, None)
-        .unwrap_err();
+    let e = f.text_file(&text, file(), &AUTO, false, None).unwrap_err();
     let message = e.to_string();
     assert!(message.contains("rule `甲` (metadata.toml:1)"), "{message}");
     assert!(message.contains("budget of 13024 bytes"), "{message}");
@@ -327,7 +308,7 @@ fn a_pattern_past_fancy_regexs_backtracking_limit_is_an_error_not_a_silent_stop(
         Typography::Off,
     );
     let e = f
-        .text_file(&"a".repeat(60), file(), &auto_heading, false, None)
+        .text_file(&"a".repeat(60), file(), &AUTO, false, None)
         .unwrap_err();
     assert!(e.to_string().contains("backtracked more than"), "{e}");
 }
@@ -350,9 +331,7 @@ fn the_web_novel_preset_finds_addresses_in_any_case_width_or_disguise() {
                 他推开门ｗωｗ奇Qisuu書com网，走了进去。\n\
                 这一夜𝒊𝒏𝙣𝒓𝙚𝒂𝒅.𝙘𝒐𝙢风很大。\n\
                 他打开了google.com看新闻。\n";
-    let out = f
-        .text_file(text, file(), &auto_heading, true, None)
-        .unwrap();
+    let out = f.text_file(text, file(), &AUTO, true, None).unwrap();
     assert_eq!(
         out,
         "第一章 风起\n他推开门，走了进去。\n这一夜风很大。\n他打开了google.com看新闻。\n"

@@ -17,7 +17,7 @@ use std::sync::LazyLock;
 use syntect::parsing::{ParseState, Scope, ScopeStack, SyntaxReference, SyntaxSet};
 
 #[cfg(test)]
-use crate::package::CODE_CLASSES;
+use crate::book::CODE_CLASSES;
 use crate::xml::escape_text;
 
 /// Largest block highlighted, in bytes.
@@ -28,7 +28,7 @@ const MAX_LINE: usize = 4096;
 static SYNTAXES: LazyLock<SyntaxSet> = LazyLock::new(two_face::syntax::extra_newlines);
 
 /// The scope prefixes that give each highlighting class (the classes and their colours are the
-/// stylesheet's, [`crate::package::CODE_CLASSES`]); the first match wins, the innermost scope first.
+/// stylesheet's, [`crate::book::CODE_CLASSES`]); the first match wins, the innermost scope first.
 const SCOPES: [(&str, &[&str]); 7] = [
     ("hl-c", &["comment"]),
     ("hl-s", &["string", "constant.character", "markup.raw"]),

@@ -86,7 +86,7 @@ pub(super) struct Found {
 
 /// White space inside or around a heading, including U+3000 and NBSP: what a line is
 /// trimmed of.
-pub(super) use crate::convert::text::is_line_space as is_space;
+pub(super) use crate::lines::is_line_space as is_space;
 
 /// Characters allowed between a heading's number and its title.
 fn is_separator(c: char) -> bool {
@@ -98,7 +98,7 @@ fn is_separator(c: char) -> bool {
 }
 
 /// Trims white space (including U+3000, NBSP, BOM and zero-width space) from both ends.
-pub(super) use crate::convert::text::trim_line;
+pub(super) use crate::lines::trim_line;
 
 /// The trimmed text with every inner run of white space replaced by one ASCII space.
 pub(crate) fn collapse_spaces(text: &str) -> String {

@@ -1,4 +1,5 @@
 use super::*;
+use crate::book::split_mode::SplitError;
 use proptest::prelude::*;
 
 /// Chinese numerals for 1..=100, written independently of the parser.

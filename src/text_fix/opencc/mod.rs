@@ -1010,7 +1010,7 @@ fn files_only(dict: &Dict) -> bool {
 /// description character.
 fn note_inner(key: &str, inner: &mut Option<Vec<(u32, u32)>>) {
     let Some(pairs) = inner else { return };
-    let odd = |c: char| crate::convert::text::is_line_space(c) || arity(c) > 0;
+    let odd = |c: char| crate::lines::is_line_space(c) || arity(c) > 0;
     if key.chars().any(odd) {
         *inner = None;
         return;

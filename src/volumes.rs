@@ -16,16 +16,8 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::project::{ChapterSource, ContentEntry, Project, Series};
-
-/// How a book is cut into volumes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Volumes {
-    /// One volume per `[[parts]]` entry.
-    Parts,
-    /// A volume every so many chapter entries.
-    Chapters(usize),
-}
+use crate::book::locale::chinese_number;
+use crate::project::{ChapterSource, ContentEntry, Project, Series, Volumes};
 
 /// The volumes of `project` as projects, in order; None when the book makes fewer than two.
 pub(crate) fn split(project: &Project, how: Volumes) -> Option<Vec<Project>> {
@@ -198,35 +190,6 @@ pub(crate) fn volume_title(title: &str, language: &str, n: usize) -> String {
     } else {
         format!("{title}, Volume {n}")
     }
-}
-
-/// 1 -> 一, 10 -> 十, 12 -> 十二, 20 -> 二十, 105 -> 一百零五 (up to 9999; beyond, digits).
-pub(crate) fn chinese_number(n: usize) -> String {
-    const DIGITS: [char; 10] = ['零', '一', '二', '三', '四', '五', '六', '七', '八', '九'];
-    if n == 0 || n > 9999 {
-        return n.to_string();
-    }
-    let units = [(1000, '千'), (100, '百'), (10, '十'), (1, ' ')];
-    let mut out = String::new();
-    let mut zero = false;
-    for (unit, name) in units {
-        let d = n / unit % 10;
-        if d == 0 {
-            zero = !out.is_empty();
-            continue;
-        }
-        if zero {
-            out.push('零');
-            zero = false;
-        }
-        if !(d == 1 && unit == 10 && out.is_empty()) {
-            out.push(DIGITS[d]);
-        }
-        if unit > 1 {
-            out.push(name);
-        }
-    }
-    out
 }
 
 /// A UUID derived from the book's identifier and the volume's number: stable across builds,

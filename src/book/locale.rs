@@ -1,4 +1,6 @@
-//! The few words the package writes itself (the TOC heading, "Cover"), in the book's language.
+//! The few words the package writes itself (the TOC heading, "Cover"), in the book's language,
+//! and numbers as the language writes them. Part of the book model: the converter names
+//! untitled chapters with them, the project reads language tags with them.
 
 /// Words for one language.
 pub(crate) struct Words {
@@ -136,4 +138,33 @@ pub fn front_title(lang: &str) -> String {
         _ => "Foreword",
     }
     .to_string()
+}
+
+/// 1 -> 一, 10 -> 十, 12 -> 十二, 20 -> 二十, 105 -> 一百零五 (up to 9999; beyond, digits).
+pub(crate) fn chinese_number(n: usize) -> String {
+    const DIGITS: [char; 10] = ['零', '一', '二', '三', '四', '五', '六', '七', '八', '九'];
+    if n == 0 || n > 9999 {
+        return n.to_string();
+    }
+    let units = [(1000, '千'), (100, '百'), (10, '十'), (1, ' ')];
+    let mut out = String::new();
+    let mut zero = false;
+    for (unit, name) in units {
+        let d = n / unit % 10;
+        if d == 0 {
+            zero = !out.is_empty();
+            continue;
+        }
+        if zero {
+            out.push('零');
+            zero = false;
+        }
+        if !(d == 1 && unit == 10 && out.is_empty()) {
+            out.push(DIGITS[d]);
+        }
+        if unit > 1 {
+            out.push(name);
+        }
+    }
+    out
 }

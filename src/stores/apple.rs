@@ -2,7 +2,7 @@
 //! the footnote backlink arrow (↩, U+21A9) followed by U+FE0E, the text presentation selector,
 //! so that it is never drawn as a coloured emoji.
 
-use crate::package::Entry;
+use crate::book::Entry;
 
 /// Where Apple Books looks for its display options.
 pub(crate) const DISPLAY_OPTIONS: &str = "META-INF/com.apple.ibooks.display-options.xml";

@@ -384,7 +384,7 @@ fn kindle_mathml(facts: &Facts, epub: &Path) -> Option<Diagnostic> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::target::KINDLE_EMAIL_LIMIT;
+    use crate::stores::KINDLE_EMAIL_LIMIT;
 
     fn codes(found: &[Diagnostic]) -> Vec<&str> {
         found.iter().map(|d| d.code.as_str()).collect()

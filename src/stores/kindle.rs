@@ -5,7 +5,7 @@
 //! define or use one are dropped, so the rule keeps its other declarations).
 
 /// How deep a Kindle table of contents may nest.
-pub(crate) const TOC_DEPTH: usize = 2;
+pub(crate) const TOC_DEPTH: usize = crate::book::KINDLE_TOC_DEPTH;
 
 /// A content document with every empty `alt` filled in; None when it has none.
 pub(crate) fn alts(doc: &str) -> Option<String> {

@@ -16,79 +16,14 @@ pub(crate) mod apple;
 pub(crate) mod kindle;
 pub(crate) mod kobo;
 pub(crate) mod limits;
-pub(crate) mod volumes;
 
 use std::borrow::Cow;
 
-use crate::package::Entry;
+use crate::book::{Entry, Target};
 
-/// A reader or store an EPUB is made for.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    PartialOrd,
-    Ord,
-    Hash,
-    Default,
-    serde::Serialize,
-    serde::Deserialize,
-)]
-#[serde(rename_all = "lowercase")]
-pub enum Target {
-    /// A plain EPUB 3 for any reader.
-    #[default]
-    Epub,
-    /// A Kobo kepub (`.kepub.epub`): sentence spans, the pagination wrappers.
-    Kobo,
-    /// An EPUB that Send-to-Kindle's converter takes as it is (and calibre turns into AZW3).
-    Kindle,
-    /// Apple Books: embedded fonts honoured, notes as pop-ups.
-    Apple,
-}
-
+/// What each target changes of the plain EPUB: here, beside the transformations, while
+/// [`Target`] itself is a value every stage reads (`crate::book`).
 impl Target {
-    /// Every target, in the order outputs are written.
-    pub const ALL: [Target; 4] = [Target::Epub, Target::Kobo, Target::Kindle, Target::Apple];
-
-    /// The name used on the command line and in `[output] targets`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Target::Epub => "epub",
-            Target::Kobo => "kobo",
-            Target::Kindle => "kindle",
-            Target::Apple => "apple",
-        }
-    }
-
-    /// The target called `name` (case-insensitive).
-    pub fn parse(name: &str) -> Option<Target> {
-        Target::ALL
-            .into_iter()
-            .find(|t| t.name().eq_ignore_ascii_case(name.trim()))
-    }
-
-    /// The end of the file name of this target's EPUB: `.epub`, `.kepub.epub` (what Kobo
-    /// devices recognise), `.kindle.epub`, `.apple.epub`.
-    pub fn suffix(self) -> &'static str {
-        match self {
-            Target::Epub => ".epub",
-            Target::Kobo => ".kepub.epub",
-            Target::Kindle => ".kindle.epub",
-            Target::Apple => ".apple.epub",
-        }
-    }
-
-    /// How deep this target's tables of contents may nest (Kindle: two levels).
-    pub(crate) fn toc_depth(self) -> Option<usize> {
-        match self {
-            Target::Kindle => Some(kindle::TOC_DEPTH),
-            _ => None,
-        }
-    }
-
     /// An entry of the plain EPUB as this target wants it (Borrowed when unchanged): a
     /// content document, the package document, a stylesheet. Chapter documents come one by
     /// one as the writer packages them; the rest with the frame ([`Target::finish_frame`]).
@@ -175,24 +110,6 @@ pub(crate) fn chosen(asked: &[Target], project: &[Target]) -> Vec<Target> {
     out
 }
 
-impl Target {
-    /// Where this target's EPUB goes when several are built beside `base` (the plain EPUB's
-    /// path): `base` without its `.epub`, then [`Target::suffix`].
-    pub fn output_beside(self, base: &std::path::Path) -> std::path::PathBuf {
-        let name = base
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let stem = match name.len().checked_sub(5) {
-            Some(at) if name.is_char_boundary(at) && name[at..].eq_ignore_ascii_case(".epub") => {
-                &name[..at]
-            }
-            _ => name.as_str(),
-        };
-        base.with_file_name(format!("{stem}{}", self.suffix()))
-    }
-}
-
 /// Send-to-Kindle's e-mail limit, in bytes.
 pub(crate) const KINDLE_EMAIL_LIMIT: u64 = 50 * 1000 * 1000;
 
@@ -247,12 +164,6 @@ pub(crate) const CONTAINER: &str = "META-INF/container.xml";
 /// a target finishes as it finishes chapters.
 pub(crate) fn is_content_document(name: &str) -> bool {
     name.ends_with(".xhtml") && !name.ends_with("/nav.xhtml")
-}
-
-impl std::fmt::Display for Target {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
 }
 
 #[cfg(test)]

@@ -1,0 +1,237 @@
+//! Imports run one way: no module imports a module that imports it back, between files or
+//! between the top-level modules (`project`, `convert`, `package`…). Read from the `crate::`
+//! and `super::` paths of the source as `shared/tools/modcycles.py` reads them (test modules
+//! left out; `use crate::{a, b}` groups read too), so that `cargo test` holds the line
+//! without Python.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use regex::Regex;
+
+/// A module's path (`["convert", "text"]`).
+type Module = Vec<String>;
+
+/// The module each source file is, keyed by path; `lib`, `main`, the binary's modules and
+/// test-only files are not part of the pipeline.
+fn modules(files: &[(String, String)]) -> BTreeMap<Module, &str> {
+    let mut out = BTreeMap::new();
+    for (rel, text) in files {
+        let Some(stem) = rel.strip_suffix(".rs") else {
+            continue;
+        };
+        let mut path: Module = stem.split('/').map(str::to_string).collect();
+        if path.last().is_some_and(|l| l == "mod") {
+            path.pop();
+        }
+        let skip = matches!(path.as_slice(), [one] if one == "lib" || one == "main")
+            || path.last().is_some_and(|l| l == "tests" || l == "testutil")
+            || path
+                .first()
+                .is_some_and(|f| ["cli", "cmd", "bin"].contains(&f.as_str()));
+        if !skip && !path.is_empty() {
+            out.insert(path, text.as_str());
+        }
+    }
+    out
+}
+
+/// The modules each module imports, other than its own ancestors and descendants.
+fn edges(files: &[(String, String)]) -> BTreeMap<Module, BTreeSet<Module>> {
+    let mods = modules(files);
+    let comment = Regex::new(r"//[^\n]*").expect("a valid regex");
+    let crate_path = Regex::new(r"crate::((?:\w+::)*\w+)(?:::\{([^;]*?)\})?").expect("valid");
+    let super_path = Regex::new(r"\bsuper::((?:\w+::)*\w+)").expect("a valid regex");
+    // `use crate::{a::b, c}`, which modcycles.py does not read.
+    let crate_group = Regex::new(r"crate::\{([^;]*?)\}").expect("a valid regex");
+    let separator = Regex::new(r"[,\s]+").expect("a valid regex");
+    let owner = |path: &[String]| {
+        (1..=path.len())
+            .rev()
+            .find(|&i| mods.contains_key(&path[..i]))
+            .map(|i| path[..i].to_vec())
+    };
+    let mut out = BTreeMap::new();
+    for (m, text) in &mods {
+        let code = comment.replace_all(text, "");
+        let code = code.split("#[cfg(test)]\nmod tests {").next().unwrap_or("");
+        let mut paths: Vec<Module> = Vec::new();
+        for c in crate_path.captures_iter(code) {
+            let base: Module = c[1].split("::").map(str::to_string).collect();
+            paths.push(base.clone());
+            for part in separator.split(c.get(2).map_or("", |g| g.as_str())) {
+                let part = part.trim_matches(|ch| ch == '{' || ch == '}' || ch == ' ');
+                if part.starts_with(|ch: char| ch.is_ascii_lowercase() || ch == '_') {
+                    let mut p = base.clone();
+                    p.extend(part.split("::").map(str::to_string));
+                    paths.push(p);
+                }
+            }
+        }
+        for c in crate_group.captures_iter(code) {
+            for part in c[1].split(',') {
+                let part =
+                    part.trim_matches(|ch: char| ch == '{' || ch == '}' || ch.is_whitespace());
+                paths.push(part.split("::").map(str::to_string).collect());
+            }
+        }
+        for c in super_path.captures_iter(code) {
+            let mut p = m[..m.len() - 1].to_vec();
+            p.extend(c[1].split("::").map(str::to_string));
+            paths.push(p);
+        }
+        let targets: &mut BTreeSet<Module> = out.entry(m.clone()).or_default();
+        for p in paths {
+            if let Some(o) = owner(&p)
+                && o != *m
+                && !m.starts_with(&o)
+                && !o.starts_with(m)
+            {
+                targets.insert(o);
+            }
+        }
+    }
+    out
+}
+
+/// The top-level modules each top-level module imports.
+fn folded(edges: &BTreeMap<Module, BTreeSet<Module>>) -> BTreeMap<Module, BTreeSet<Module>> {
+    let mut out: BTreeMap<Module, BTreeSet<Module>> = BTreeMap::new();
+    for (a, bs) in edges {
+        let top = out.entry(a[..1].to_vec()).or_default();
+        top.extend(bs.iter().filter(|b| b[0] != a[0]).map(|b| b[..1].to_vec()));
+    }
+    out
+}
+
+/// Every group of modules that import each other, as `a, b, c` with the imports inside it.
+fn cycles(edges: &BTreeMap<Module, BTreeSet<Module>>) -> Vec<String> {
+    let reach = |from: &Module| {
+        let mut seen = BTreeSet::new();
+        let mut stack = vec![from.clone()];
+        while let Some(m) = stack.pop() {
+            for next in edges.get(&m).into_iter().flatten() {
+                if seen.insert(next.clone()) {
+                    stack.push(next.clone());
+                }
+            }
+        }
+        seen
+    };
+    let reached: BTreeMap<&Module, BTreeSet<Module>> =
+        edges.keys().map(|m| (m, reach(m))).collect();
+    let mut placed = BTreeSet::new();
+    let mut out = Vec::new();
+    for (m, from_m) in &reached {
+        if placed.contains(*m) || !from_m.contains(*m) {
+            continue;
+        }
+        let group: BTreeSet<&Module> = (reached.iter())
+            .filter(|(o, from_o)| from_m.contains(**o) && from_o.contains(*m))
+            .map(|(o, _)| *o)
+            .collect();
+        let name = |m: &Module| m.join("::");
+        let inside: Vec<String> = (group.iter())
+            .flat_map(|a| {
+                let targets = edges.get(*a).into_iter().flatten();
+                targets
+                    .filter(|b| group.contains(b))
+                    .map(move |b| format!("{} -> {}", name(a), name(b)))
+            })
+            .collect();
+        let names: Vec<String> = group.iter().map(|m| name(m)).collect();
+        out.push(format!("{} ({})", names.join(", "), inside.join("; ")));
+        placed.extend(group.into_iter().cloned());
+    }
+    out
+}
+
+/// Every `.rs` file under `dir`, by its path relative to `root` with `/` separators.
+fn sources(root: &Path, dir: &Path, out: &mut Vec<(String, String)>) {
+    let entries = std::fs::read_dir(dir).expect("the source folder can be listed");
+    for entry in entries {
+        let path = entry.expect("a listed entry").path();
+        if path.is_dir() {
+            sources(root, &path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            let rel = path.strip_prefix(root).expect("under the root");
+            let rel: Vec<String> = rel
+                .iter()
+                .map(|c| c.to_string_lossy().into_owned())
+                .collect();
+            let text = std::fs::read_to_string(&path).expect("a source file is UTF-8");
+            out.push((rel.join("/"), text));
+        }
+    }
+}
+
+#[test]
+fn no_module_imports_a_module_that_imports_it_back() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    sources(&root, &root, &mut files);
+    let edges = edges(&files);
+    assert!(
+        edges.len() > 100,
+        "the crate's modules are read: {}",
+        edges.len()
+    );
+    assert_eq!(
+        cycles(&edges),
+        Vec::<String>::new(),
+        "import cycles between files"
+    );
+    assert_eq!(
+        cycles(&folded(&edges)),
+        Vec::<String>::new(),
+        "import cycles between top-level modules"
+    );
+}
+
+#[test]
+fn a_back_import_is_a_cycle_between_files_and_between_top_level_modules() {
+    let file = |path: &str, text: &str| (path.to_string(), text.to_string());
+    let mut files = vec![
+        file(
+            "lib.rs",
+            "mod book;\nmod convert;\nuse crate::convert::text;",
+        ),
+        file(
+            "book/mod.rs",
+            "//! The model: crate::convert is named in a comment only.\n",
+        ),
+        file("convert/mod.rs", "mod text;\nuse crate::book::Chapter;"),
+        file("convert/text.rs", "use super::split;\n"),
+        file("convert/split.rs", "use crate::{book::Node, lines};"),
+        file(
+            "lines.rs",
+            "#[cfg(test)]\nmod tests {\n    use crate::convert::text;\n}\n",
+        ),
+    ];
+    assert_eq!(cycles(&edges(&files)), Vec::<String>::new());
+    assert_eq!(cycles(&folded(&edges(&files))), Vec::<String>::new());
+    files.push(file(
+        "book/names.rs",
+        "pub use crate::convert::text::Block;",
+    ));
+    let edges = edges(&files);
+    assert_eq!(
+        cycles(&folded(&edges)),
+        ["book, convert (book -> convert; convert -> book)"]
+    );
+    assert_eq!(
+        cycles(&edges),
+        Vec::<String>::new(),
+        "no two files import each other"
+    );
+    files.push(file(
+        "convert/text.rs",
+        "use super::split;\nuse crate::book::names;",
+    ));
+    files.remove(3);
+    let edges = self::edges(&files);
+    assert_eq!(
+        cycles(&edges),
+        ["book::names, convert::text (book::names -> convert::text; convert::text -> book::names)"]
+    );
+}
