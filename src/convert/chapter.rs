@@ -982,13 +982,11 @@ fn convert_markup(
         }
     };
     let result = if kind == SourceKind::Markdown {
+        let mdbook = project.mdbook.as_ref();
         let opts = super::markup::MarkdownOptions {
             highlight: project.style.highlight,
-            hidelines: project
-                .mdbook
-                .as_ref()
-                .map(|m| m.hidelines.clone())
-                .unwrap_or_default(),
+            hidelines: mdbook.map(|m| m.hidelines.clone()).unwrap_or_default(),
+            macros: mdbook.map(|m| m.macros.clone()).unwrap_or_default(),
         };
         super::convert_markdown(text, &mut resolver, opts, Some(&mut fixer), split)
     } else {

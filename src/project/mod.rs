@@ -29,7 +29,7 @@ use crate::error::{Error, Result};
 
 pub use ignore::Ignore;
 pub use layout::{EpubVersion, FontSource, Layout, Style, Theme, WritingMode};
-pub use mdbook::MdBookSettings;
+pub use mdbook::{MdBookSettings, TexMacros};
 
 /// The name of the metadata file in a project folder.
 pub const METADATA_FILE: &str = "metadata.toml";

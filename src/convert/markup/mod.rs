@@ -20,6 +20,7 @@ mod mdbook;
 mod pandoc;
 mod parse;
 mod sanitize;
+mod tex_macros;
 
 use std::collections::HashMap;
 
