@@ -6,6 +6,16 @@
 /// so (see `convert::markup::ids`), so the two can never collide.
 pub(crate) const GENERATED_ID_PREFIX: &str = "epubforge-";
 
+/// The prefixed `epub:type` vocabularies a book may carry, with the URI each is declared by
+/// (`epub:prefix` on a document's root: EPUBCheck refuses an undeclared prefix). Z39.98 is
+/// the DAISY vocabulary; `se:` is Standard Ebooks' own (its source trees type names, vessels
+/// and letters with it, and its stylesheets select on those values), declared as its
+/// toolchain declares it.
+pub(crate) const EPUB_TYPE_PREFIXES: [(&str, &str); 2] = [
+    ("z3998", "http://www.daisy.org/z3998/2012/vocab/structure/#"),
+    ("se", "https://standardebooks.org/vocab/1.0"),
+];
+
 /// Escapes text content: `&`, `<`, `>`; drops characters XML 1.0 forbids.
 pub fn escape_text(s: &str) -> String {
     escape(s, false)

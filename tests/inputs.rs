@@ -730,3 +730,73 @@ fn init_reads_a_pandoc_txt_as_markdown_and_the_build_keeps_no_raw_syntax() {
     );
     assert_valid(&epub);
 }
+
+/// A Standard Ebooks source tree in miniature (`src/epub/content.opf`, a title page whose
+/// heading SE's stylesheet hides, `se:` values, links to the tree's stylesheets): `init` then
+/// `build` keeps the values, declares `se:`, types the title page's section so the heading
+/// stays hidden, and says nothing of the stylesheet links (the book carries those sheets).
+#[test]
+fn a_standard_ebooks_tree_keeps_se_values_and_its_title_page_heading_hidden() {
+    let f = Fixture::empty();
+    f.write(
+        "src/META-INF/container.xml",
+        r#"<container xmlns="urn:oasis:names:tc:opendocument:xmlns:container" version="1.0"><rootfiles><rootfile full-path="epub/content.opf" media-type="application/oebps-package+xml"/></rootfiles></container>"#,
+    );
+    f.write(
+        "src/epub/content.opf",
+        r#"<package xmlns="http://www.idpf.org/2007/opf" unique-identifier="uid" version="3.0" prefix="se: https://standardebooks.org/vocab/1.0"><metadata xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:identifier id="uid">https://standardebooks.org/ebooks/a/b</dc:identifier><dc:title>The Ship</dc:title><dc:creator>Ann Author</dc:creator><dc:language>en-GB</dc:language></metadata>
+<manifest><item href="css/se.css" id="se.css" media-type="text/css"/><item href="text/titlepage.xhtml" id="titlepage.xhtml" media-type="application/xhtml+xml"/><item href="text/chapter-1.xhtml" id="chapter-1.xhtml" media-type="application/xhtml+xml"/></manifest>
+<spine><itemref idref="titlepage.xhtml"/><itemref idref="chapter-1.xhtml"/></spine></package>"#,
+    );
+    f.write(
+        "src/epub/css/se.css",
+        "@namespace epub \"http://www.idpf.org/2007/ops\";\nsection[epub|type~=\"titlepage\"] h1{\n\tleft: -999em;\n\tposition: absolute;\n}\n",
+    );
+    let head = r#"<?xml version="1.0" encoding="utf-8"?>
+<html xmlns="http://www.w3.org/1999/xhtml" xmlns:epub="http://www.idpf.org/2007/ops" epub:prefix="z3998: http://www.daisy.org/z3998/2012/vocab/structure/, se: https://standardebooks.org/vocab/1.0" xml:lang="en-GB"><head><title>T</title><link href="../css/se.css" rel="stylesheet" type="text/css"/></head>"#;
+    f.write(
+        "src/epub/text/titlepage.xhtml",
+        format!(
+            "{head}<body epub:type=\"frontmatter\"><section id=\"titlepage\" epub:type=\"titlepage\"><h1 epub:type=\"title\">The Ship</h1><p>By <b epub:type=\"z3998:author z3998:personal-name\">Ann Author</b>.</p></section></body></html>"
+        ),
+    );
+    f.write(
+        "src/epub/text/chapter-1.xhtml",
+        format!(
+            "{head}<body epub:type=\"bodymatter z3998:fiction\"><section id=\"chapter-1\" epub:type=\"chapter\"><h2 epub:type=\"title\">One</h2><p>They sailed on the <i epub:type=\"se:name.vessel.ship\">Nautilus</i>.</p></section></body></html>"
+        ),
+    );
+    let init = common::run(common::epubforge().arg("init").arg(f.dir.path()));
+    assert!(init.ok, "{}", init.stderr);
+    let r = f.build(&[]);
+    assert!(r.ok, "{}", r.stderr);
+    assert!(!r.stderr.contains("warning"), "{}", r.stderr);
+    let epub = f.path("out.epub");
+    assert_valid(&epub);
+    let docs: Vec<String> = spine(&epub)
+        .into_iter()
+        .filter(|h| h.contains("chapter-"))
+        .map(|h| text(&epub, &format!("EPUB/{h}")))
+        .collect();
+    assert_eq!(docs.len(), 2);
+    assert!(
+        docs[0].contains("<section epub:type=\"frontmatter titlepage\""),
+        "{}",
+        docs[0]
+    );
+    assert!(
+        docs[1].contains("<i epub:type=\"se:name.vessel.ship\">Nautilus</i>"),
+        "{}",
+        docs[1]
+    );
+    assert!(
+        docs[1].contains("se: https://standardebooks.org/vocab/1.0"),
+        "{}",
+        docs[1]
+    );
+    assert!(
+        !docs[1].contains("epub:type=\"chapter chapter"),
+        "{}",
+        docs[1]
+    );
+}

@@ -298,7 +298,7 @@ fn one_chapter(
     if kind == SourceKind::Html {
         back_matter = back_matter.or_else(|| gutenberg_html(&mut converted, &project.layout));
     }
-    warnings.extend(conversion_warnings(&src.path, &converted));
+    warnings.extend(conversion_warnings(project, &src.path, &converted));
     keep_replaced_heading(given.as_deref(), &mut converted);
     // The `h1` carries the source heading's types only when it shows that heading's text.
     let same = |g: &str, t: &str| g.split_whitespace().eq(t.split_whitespace());
@@ -390,7 +390,11 @@ fn short_note_sites(
 }
 
 /// The converter's warnings about a chapter, and one when it came out empty.
-fn conversion_warnings(path: &Path, converted: &super::Converted) -> Vec<Diagnostic> {
+fn conversion_warnings(
+    project: &Project,
+    path: &Path,
+    converted: &super::Converted,
+) -> Vec<Diagnostic> {
     let warn = |code, message: &str| Diagnostic::warning(code, message).at(path);
     let mut warnings: Vec<Diagnostic> = converted
         .warnings
@@ -414,6 +418,17 @@ fn conversion_warnings(path: &Path, converted: &super::Converted) -> Vec<Diagnos
         );
         warnings.push(warn(Code::SiteNavigation, &message).hint(
             "the book's own table of contents and page turns replace them; nothing else is lost",
+        ));
+    }
+    let lost_css =
+        super::markup::stylesheets_not_carried(path, &converted.stylesheets, &project.style.css);
+    if !lost_css.is_empty() {
+        let message = format!(
+            "its stylesheet(s) {} are not the book's: left out",
+            lost_css.join(", ")
+        );
+        warnings.push(warn(Code::Css, &message).hint(
+            "add them to `[style] css` in metadata.toml to style the book with them (`init` does so for an EPUB source tree's own)",
         ));
     }
     if converted.paragraphs == 0 {
@@ -799,7 +814,7 @@ fn split_markup(
         SourceKind::Html => gutenberg_pieces(&mut converted, &project.layout),
         _ => None,
     };
-    warnings.extend(conversion_warnings(&src.path, &converted));
+    warnings.extend(conversion_warnings(project, &src.path, &converted));
     let relative = relative_path(project, &src.path);
     let file = FileRef {
         path: &src.path,
@@ -971,13 +986,11 @@ fn convert_markup(
         }
     };
     let result = if kind == SourceKind::Markdown {
+        let mdbook = project.mdbook.as_ref();
         let opts = super::markup::MarkdownOptions {
             highlight: project.style.highlight,
-            hidelines: project
-                .mdbook
-                .as_ref()
-                .map(|m| m.hidelines.clone())
-                .unwrap_or_default(),
+            hidelines: mdbook.map(|m| m.hidelines.clone()).unwrap_or_default(),
+            macros: mdbook.map(|m| m.macros.clone()).unwrap_or_default(),
         };
         super::convert_markdown(text, &mut resolver, opts, Some(&mut fixer), split)
     } else {

@@ -138,6 +138,8 @@ pub struct Converted {
     /// The `epub:type` of the heading taken out as the title (see
     /// [`markup::Fragment::title_types`]).
     pub title_types: Option<String>,
+    /// The stylesheets an HTML source's head links (see [`markup::Fragment::stylesheets`]).
+    pub stylesheets: Vec<String>,
 }
 
 /// Converts plain text (already decoded and normalised) to XHTML paragraphs. With
@@ -279,6 +281,7 @@ fn from_fragment(f: markup::Fragment) -> Converted {
         hidden_letters: f.hidden_letters,
         body_types: f.body_types,
         title_types: f.title_types,
+        stylesheets: f.stylesheets,
     }
 }
 

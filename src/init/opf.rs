@@ -50,7 +50,95 @@ pub fn find(dir: &Path) -> Option<OpfBook> {
     let text = read_limited(&dir.join(&opf))?;
     let doc = Document::parse(&text).ok()?;
     let root = doc.root_element();
-    (root.tag_name().name() == "package").then(|| read_package(root, &opf))
+    let mut book = (root.tag_name().name() == "package").then(|| read_package(root, &opf))?;
+    settle_cover(dir, &mut book);
+    Some(book)
+}
+
+/// Raster pictures a cover may fall back to.
+const RASTER: [&str; 3] = ["jpg", "jpeg", "png"];
+
+/// Takes the cover that exists. A source tree may hold only the makings of its cover: Standard
+/// Ebooks' `images/cover.svg` is a template (the title as `<text>` over a linked
+/// `cover.jpg`) until `se build-images` draws the finished one into `src/epub/images/`. Then
+/// the picture the template links (or one of the manifest cover's name in the tree's
+/// `images/`) is the cover, with a note; with none, the template itself, with a note.
+fn settle_cover(dir: &Path, book: &mut OpfBook) {
+    let Some(cover) = book.cover.clone() else {
+        return;
+    };
+    let path = dir.join(&cover);
+    let template = match path.is_file() {
+        true => template_picture(&path),
+        false => None,
+    };
+    if path.is_file() && template.is_none() {
+        return;
+    }
+    let stem = Path::new(&cover)
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let mut candidates: Vec<String> = Vec::new();
+    if let Some(linked) = &template {
+        let base = cover.rsplit_once('/').map_or("", |(b, _)| b);
+        candidates.extend(join(base, linked));
+        if let Some(name) = linked.rsplit('/').next() {
+            candidates.push(format!("images/{name}"));
+        }
+    }
+    candidates.extend(RASTER.iter().map(|ext| format!("images/{stem}.{ext}")));
+    let found = candidates
+        .into_iter()
+        .find(|c| crate::project::has_extension(Path::new(c), &RASTER) && dir.join(c).is_file());
+    let what = match template.is_some() {
+        true => {
+            "is a template (its title is text over a linked picture, as a source tree holds it before its cover is built)"
+        }
+        false => "does not exist",
+    };
+    match found {
+        Some(picture) => {
+            book.notes.push(format!(
+                "{}: the cover {cover} {what}; its picture {picture} was taken: check it, or set `cover` to the finished one",
+                book.opf
+            ));
+            book.cover = Some(picture);
+        }
+        None if template.is_some() => book.notes.push(format!(
+            "{}: the cover {cover} {what}; it was used as it is: set `cover` to the finished one",
+            book.opf
+        )),
+        None => {
+            book.notes.push(format!(
+                "{}: the cover {cover} {what}; the book has none",
+                book.opf
+            ));
+            book.cover = None;
+        }
+    }
+}
+
+/// The picture an SVG cover links (not embeds) under `<text>` written over it, when it is such
+/// a template; None for a finished cover (its picture embedded, its letters drawn as paths)
+/// and for any other file.
+fn template_picture(path: &Path) -> Option<String> {
+    if !crate::project::has_extension(path, &["svg"]) {
+        return None;
+    }
+    let text = read_limited(path)?;
+    let doc = Document::parse(&text).ok()?;
+    let has_text = doc.descendants().any(|n| n.tag_name().name() == "text");
+    let linked = doc
+        .descendants()
+        .filter(|n| n.tag_name().name() == "image")
+        .filter_map(|n| {
+            n.attributes()
+                .find(|a| a.name() == "href")
+                .map(|a| a.value().trim().to_string())
+        })
+        .find(|href| !href.starts_with("data:"));
+    linked.filter(|_| has_text)
 }
 
 /// A file's text, when it is no bigger than [`MAX_FILE_BYTES`].
@@ -292,6 +380,8 @@ mod tests {
         )
         .expect("write");
         std::fs::write(epub.join("content.opf"), OPF).expect("write");
+        std::fs::create_dir_all(epub.join("images")).expect("mkdir");
+        std::fs::write(epub.join("images/cover.jpg"), b"jpeg").expect("write");
         let book = find(dir.path()).expect("an EPUB source tree");
         assert_eq!(book.opf, "src/epub/content.opf");
         assert_eq!(book.title.as_deref(), Some("A Book"));
@@ -313,6 +403,47 @@ mod tests {
             ]
         );
         assert_eq!(book.notes.len(), 1, "{:?}", book.notes);
+    }
+
+    /// A Standard Ebooks tree before `se build-images`: the manifest's cover is the template.
+    #[test]
+    fn a_template_cover_gives_way_to_the_picture_it_links_with_a_note() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let epub = dir.path().join("src/epub");
+        std::fs::create_dir_all(epub.join("images")).expect("mkdir");
+        std::fs::create_dir_all(dir.path().join("images")).expect("mkdir");
+        let opf = OPF.replace("images/cover.jpg", "images/cover.svg");
+        std::fs::write(epub.join("content.opf"), opf).expect("write");
+        let template = r#"<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" viewBox="0 0 1400 2100"><image xlink:href="cover.jpg" width="1400" height="2100"/><text x="700" y="1825">A BOOK</text></svg>"#;
+        std::fs::write(epub.join("images/cover.svg"), template).expect("write");
+        // No picture anywhere: the template itself, said so.
+        let book = find(dir.path()).expect("a source tree");
+        assert_eq!(book.cover.as_deref(), Some("src/epub/images/cover.svg"));
+        assert!(
+            book.notes.iter().any(|n| n.contains("is a template")),
+            "{:?}",
+            book.notes
+        );
+        // The picture the template links, in the tree's own `images/`.
+        std::fs::write(dir.path().join("images/cover.jpg"), b"jpeg").expect("write");
+        let book = find(dir.path()).expect("a source tree");
+        assert_eq!(book.cover.as_deref(), Some("images/cover.jpg"));
+        // A finished cover (its picture embedded, no text) is taken as it is, with no note.
+        let finished = r#"<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" viewBox="0 0 1400 2100"><image xlink:href="data:image/jpeg;base64,AAAA"/><path d="M0,0"/></svg>"#;
+        std::fs::write(epub.join("images/cover.svg"), finished).expect("write");
+        let book = find(dir.path()).expect("a source tree");
+        assert_eq!(book.cover.as_deref(), Some("src/epub/images/cover.svg"));
+        assert!(
+            book.notes.iter().all(|n| !n.contains("cover")),
+            "{:?}",
+            book.notes
+        );
+        // A manifest cover that is missing: none, said so.
+        std::fs::remove_file(epub.join("images/cover.svg")).expect("rm");
+        std::fs::remove_file(dir.path().join("images/cover.jpg")).expect("rm");
+        let book = find(dir.path()).expect("a source tree");
+        assert_eq!(book.cover, None);
+        assert!(book.notes.iter().any(|n| n.contains("does not exist")));
     }
 
     #[test]

@@ -59,14 +59,24 @@ pub(crate) fn xhtml(
 "#,
         lang = attr(lang),
         title = text(title),
-        prefix = z3998_prefix(body),
+        prefix = type_prefixes(body),
     )
 }
 
 /// The `epub:type` (and `role`) of a chapter's section: a chapter of the body matter, with
 /// what its source typed the whole document; front or back matter only as its source typed it.
 fn section_types(chapter: &Chapter) -> String {
-    let source = chapter.types.join(" ");
+    // `chapter` is said once, when the source's wrapping section said it too.
+    let body: Vec<&str> = chapter
+        .types
+        .iter()
+        .map(String::as_str)
+        .filter(|t| *t != "chapter")
+        .collect();
+    let source = match chapter.matter() {
+        super::Matter::Body => body.join(" "),
+        _ => chapter.types.join(" "),
+    };
     match chapter.matter() {
         super::Matter::Body if source.is_empty() => {
             "epub:type=\"chapter\" role=\"doc-chapter\"".to_string()
@@ -79,13 +89,35 @@ fn section_types(chapter: &Chapter) -> String {
     }
 }
 
-/// The declaration of the `z3998:` prefix that `epub:type` values of an HTML source may use
-/// (EPUBCheck refuses an undeclared prefix), on documents that hold such a value.
-fn z3998_prefix(body: &str) -> &'static str {
-    if body.contains("z3998:") {
-        " epub:prefix=\"z3998: http://www.daisy.org/z3998/2012/vocab/structure/#\""
-    } else {
-        ""
+/// The declaration of the prefixes (`z3998:`, `se:`) that `epub:type` values of an HTML
+/// source may use (EPUBCheck refuses an undeclared prefix), on documents that hold such a
+/// value: read from the `epub:type` attributes themselves, not from the text, where
+/// "because:" is no vocabulary.
+fn type_prefixes(body: &str) -> String {
+    const ATTR: &str = "epub:type=\"";
+    let mut used = [false; crate::xml::EPUB_TYPE_PREFIXES.len()];
+    for (at, _) in body.match_indices(ATTR) {
+        let value = &body[at + ATTR.len()..];
+        let value = value.split('"').next().unwrap_or_default();
+        for term in value.split_ascii_whitespace() {
+            let Some((prefix, _)) = term.split_once(':') else {
+                continue;
+            };
+            let mut known = crate::xml::EPUB_TYPE_PREFIXES.iter();
+            if let Some(i) = known.position(|(p, _)| *p == prefix) {
+                used[i] = true;
+            }
+        }
+    }
+    let declared: Vec<String> = crate::xml::EPUB_TYPE_PREFIXES
+        .iter()
+        .zip(used)
+        .filter(|(_, used)| *used)
+        .map(|((prefix, uri), _)| format!("{prefix}: {uri}"))
+        .collect();
+    match declared.is_empty() {
+        true => String::new(),
+        false => format!(" epub:prefix=\"{}\"", declared.join(" ")),
     }
 }
 
@@ -216,4 +248,22 @@ pub(super) fn cover_page(book: &Book, look: &Look, cover: &Image) -> String {
         Some("cover"),
         &body,
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prefixes_are_declared_for_the_epub_type_values_that_use_them_not_for_text() {
+        assert_eq!(type_prefixes("<p>because: so</p>"), "");
+        let both = type_prefixes(
+            "<p epub:type=\"z3998:salutation\">x</p><i epub:type=\"se:name.vessel.ship\">y</i>",
+        );
+        assert_eq!(
+            both,
+            " epub:prefix=\"z3998: http://www.daisy.org/z3998/2012/vocab/structure/# se: https://standardebooks.org/vocab/1.0\""
+        );
+        assert!(!type_prefixes("<b epub:type=\"se:x\">because: z3998:</b>").contains("z3998"));
+    }
 }

@@ -1,6 +1,8 @@
 //! What an mdBook's `book.toml` beside `metadata.toml` tells the build: the folder its site
 //! links are rooted in (`[book] src`, `src/` by default: a link to `/basic/array.html` is
-//! `src/basic/array.md`) and its line-hiding prefixes (`[output.html.code.hidelines]`).
+//! `src/basic/array.md`), its line-hiding prefixes (`[output.html.code.hidelines]`) and the
+//! TeX macros of its math (`[preprocessor.katex] macros = "macros.txt"`, mdbook-katex's file:
+//! a line `\name:definition` a macro).
 //!
 //! Part of the project stage: read once when the project loads, through the project's
 //! containment check; a `book.toml` that cannot be read or parsed is ignored (`init` says so
@@ -8,13 +10,17 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde::Deserialize;
 
 use super::Boundary;
 
-/// Largest `book.toml` read.
+/// Largest `book.toml` (or macro file) read.
 const MAX_BYTES: u64 = 1 << 20;
+
+/// A book's own TeX macros: name (without its backslash) and definition, in file order.
+pub type TexMacros = Arc<Vec<(String, String)>>;
 
 /// The settings of an mdBook that the build uses.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -23,6 +29,9 @@ pub struct MdBookSettings {
     pub src: PathBuf,
     /// Line-hiding prefixes by language (Rust's rule applies without one).
     pub hidelines: BTreeMap<String, String>,
+    /// The TeX macros its math uses (`[preprocessor.katex] macros`); none when the file
+    /// cannot be read (formulas that use them then stay as code, each with a warning).
+    pub macros: TexMacros,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -31,6 +40,18 @@ struct BookToml {
     book: Book,
     #[serde(default)]
     output: Output,
+    #[serde(default)]
+    preprocessor: Preprocessors,
+}
+
+#[derive(Debug, Default, Deserialize)]
+struct Preprocessors {
+    katex: Option<Katex>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+struct Katex {
+    macros: Option<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -70,10 +91,29 @@ pub(crate) fn read(root: &Path, boundary: &Boundary) -> Option<MdBookSettings> {
         .ok()
         .filter(|p| p.is_dir())
         .unwrap_or_else(|| root.to_path_buf());
+    let macros = config
+        .preprocessor
+        .katex
+        .and_then(|k| k.macros)
+        .and_then(|file| boundary.admit(root, &file).ok())
+        .and_then(|path| boundary.read_limited(&path, MAX_BYTES, "file").ok())
+        .map(|bytes| katex_macros(&String::from_utf8_lossy(&bytes)))
+        .unwrap_or_default();
     Some(MdBookSettings {
         src,
         hidelines: config.output.html.code.hidelines,
+        macros: Arc::new(macros),
     })
+}
+
+/// mdbook-katex's macro file: each line that starts with a backslash is `\name:definition`;
+/// other lines are not macros.
+fn katex_macros(text: &str) -> Vec<(String, String)> {
+    text.lines()
+        .filter_map(|line| line.strip_prefix('\\')?.split_once(':'))
+        .filter(|(name, _)| !name.is_empty())
+        .map(|(name, definition)| (name.to_string(), definition.trim().to_string()))
+        .collect()
 }
 
 #[cfg(test)]
@@ -94,7 +134,23 @@ mod tests {
         let got = read(root, &boundary).unwrap();
         assert_eq!(got.src, root.join("text"));
         assert_eq!(got.hidelines.get("python").map(String::as_str), Some("~"));
-        std::fs::write(root.join("book.toml"), "[book]\ntitle = \"T\"\n").unwrap();
+        std::fs::write(
+            root.join("book.toml"),
+            "[book]\ntitle = \"T\"\n[preprocessor.katex]\nmacros = \"m.txt\"\n",
+        )
+        .unwrap();
+        std::fs::write(
+            root.join("m.txt"),
+            "\\GG:{\\mathbb{G}}\n\n% note\n\\rel:\\mathcal{R}_{#1}\n",
+        )
+        .unwrap();
+        assert_eq!(
+            *read(root, &boundary).unwrap().macros,
+            [
+                ("GG".to_string(), "{\\mathbb{G}}".to_string()),
+                ("rel".to_string(), "\\mathcal{R}_{#1}".to_string())
+            ]
+        );
         // No `src/`: the links start from the book's own folder.
         assert_eq!(read(root, &boundary).unwrap().src, root);
     }

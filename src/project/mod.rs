@@ -32,7 +32,7 @@ use crate::error::{Error, Result};
 
 pub use crate::book::{BookInfo, EpubVersion, Layout, Person, Series, Style, Theme, WritingMode};
 pub use ignore::Ignore;
-pub use mdbook::MdBookSettings;
+pub use mdbook::{MdBookSettings, TexMacros};
 
 /// The name of the metadata file in a project folder.
 pub const METADATA_FILE: &str = "metadata.toml";

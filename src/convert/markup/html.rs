@@ -38,10 +38,11 @@ pub fn html_to_xhtml_fixed<'a>(
     let mut warnings = Warnings::default();
     let html = parsed.html.root_element();
     let mut head_title = None;
+    let mut stylesheets = Vec::new();
     let mut body = None;
     for child in html.children().filter_map(ElementRef::wrap) {
         match child.value().name() {
-            "head" => head_title = read_head(child, &mut warnings),
+            "head" => head_title = read_head(child, &mut stylesheets, &mut warnings),
             "body" if body.is_none() => body = Some(child),
             "frameset" => warnings.add("removed <frameset> element".to_string()),
             _ => {}
@@ -63,16 +64,31 @@ pub fn html_to_xhtml_fixed<'a>(
                 text: text.map(|t| t as &mut TextFixer<'_>),
                 split,
             };
-            let types = body.value().attr("epub:type").map(body_types);
-            sanitize(body, opts, images, warnings).map(|f| Fragment {
-                body_types: types.unwrap_or_default(),
-                ..f
+            let mut types = body
+                .value()
+                .attr("epub:type")
+                .map(body_types)
+                .unwrap_or_default();
+            sanitize(body, opts, images, warnings).map(|f| {
+                // The body's own types first, then those of the section that is the whole
+                // body, which the chapter's section takes with its heading.
+                for t in &f.body_types {
+                    if !types.contains(t) {
+                        types.push(t.clone());
+                    }
+                }
+                Fragment {
+                    body_types: types,
+                    stylesheets,
+                    ..f
+                }
             })
         }
         None => {
             warnings.add("document has no body".to_string());
             Ok(Fragment {
                 title: head_title,
+                stylesheets,
                 warnings: warnings.finish(),
                 ..Fragment::default()
             })
@@ -142,8 +158,14 @@ fn one_line(text: &str) -> String {
     t.chars().filter(|&c| super::is_xml_char(c)).collect()
 }
 
-/// Returns the `<title>` text and warns about head content that will not reach the book.
-fn read_head(head: ElementRef<'_>, warnings: &mut Warnings) -> Option<String> {
+/// Returns the `<title>` text, gathers the stylesheets the head links (the book links its
+/// own: [`stylesheets_not_carried`] says which of these it lacks) and warns about other head
+/// content that will not reach the book.
+fn read_head(
+    head: ElementRef<'_>,
+    stylesheets: &mut Vec<String>,
+    warnings: &mut Warnings,
+) -> Option<String> {
     let mut title = None;
     for el in head.descendants().filter_map(ElementRef::wrap) {
         match el.value().name() {
@@ -153,6 +175,11 @@ fn read_head(head: ElementRef<'_>, warnings: &mut Warnings) -> Option<String> {
                     title = Some(t);
                 }
             }
+            "link" if is_stylesheet(el) => {
+                if let Some(href) = el.value().attr("href").map(str::trim) {
+                    stylesheets.push(href.to_string());
+                }
+            }
             name @ ("script" | "style" | "link") => {
                 warnings.add(format!("removed <{name}> element"));
             }
@@ -160,6 +187,53 @@ fn read_head(head: ElementRef<'_>, warnings: &mut Warnings) -> Option<String> {
         }
     }
     title
+}
+
+/// Whether a `<link>` links a stylesheet (`rel="stylesheet"`, any case, among other words).
+fn is_stylesheet(link: ElementRef<'_>) -> bool {
+    link.value().attr("rel").is_some_and(|rel| {
+        rel.split_ascii_whitespace()
+            .any(|w| w.eq_ignore_ascii_case("stylesheet"))
+    })
+}
+
+/// The stylesheets an HTML chapter at `chapter` links (`hrefs`, as written) that are not among
+/// the book's own (`css`, `[style] css`, which `init` fills from an EPUB source tree's
+/// manifest): what its look loses. A link to one the book carries loses nothing, and says
+/// nothing; a remote one is never carried.
+pub fn stylesheets_not_carried(
+    chapter: &std::path::Path,
+    hrefs: &[String],
+    css: &[std::path::PathBuf],
+) -> Vec<String> {
+    let dir = chapter.parent().unwrap_or(std::path::Path::new(""));
+    let carried: Vec<std::path::PathBuf> = css.iter().map(|c| lexical(c)).collect();
+    hrefs
+        .iter()
+        .filter(|href| {
+            let path = href.split(['#', '?']).next().unwrap_or_default();
+            let local = !path.is_empty() && !path.contains(':') && !path.starts_with('/');
+            let decoded = super::percent_decode(path);
+            !(local && carried.contains(&lexical(&dir.join(&decoded))))
+        })
+        .cloned()
+        .collect()
+}
+
+/// `path` with its `.` and `..` steps taken (without asking the file system).
+fn lexical(path: &std::path::Path) -> std::path::PathBuf {
+    use std::path::Component;
+    let mut out = std::path::PathBuf::new();
+    for part in path.components() {
+        match part {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -178,7 +252,7 @@ mod tests {
         let f = convert(
             "<body><section epub:type=\"chapter\" role=\"doc-chapter\"><h2>I</h2>\
              <p><abbr epub:type=\"z3998:name-title\">Mr.</abbr> <i epub:type=\"se:name.vessel.ship\">Nautilus</i> \
-             <b epub:type=\"se:name.vessel.ship\">X</b></p>\
+             <b epub:type=\"ex:name.vessel.ship\">X</b> <i epub:type=\"ex:name.vessel.ship\">Y</i></p>\
              <footer role=\"presentation\"><p epub:type=\"z3998:signature\">Jane</p></footer></section></body>",
         );
         assert!(
@@ -199,13 +273,20 @@ mod tests {
             "{}",
             f.body
         );
-        assert!(f.body.contains("<i>Nautilus</i>"), "{}", f.body);
+        // Standard Ebooks' own vocabulary stays (the document declares it); another drops.
+        assert!(
+            f.body
+                .contains("<i epub:type=\"se:name.vessel.ship\">Nautilus</i>"),
+            "{}",
+            f.body
+        );
+        assert!(f.body.contains("<b>X</b>"), "{}", f.body);
         let warned: Vec<&str> = f.warnings.iter().map(|n| n.message.as_str()).collect();
         assert!(
             warned
                 .iter()
                 .any(|w| w.starts_with("dropped 2 epub:type/role value(s)")
-                    && w.contains("epub:type=\"se:name.vessel.ship\" (2)")),
+                    && w.contains("epub:type=\"ex:name.vessel.ship\" (2)")),
             "{warned:?}"
         );
     }
@@ -213,7 +294,7 @@ mod tests {
     #[test]
     fn the_body_says_where_the_document_stands_in_the_book() {
         let f = convert(
-            "<html><body epub:type=\"backmatter z3998:non-fiction se:x\"><p>Notes.</p></body></html>",
+            "<html><body epub:type=\"backmatter z3998:non-fiction ex:x\"><p>Notes.</p></body></html>",
         );
         assert_eq!(f.body_types, ["backmatter", "z3998:non-fiction"]);
         let f = convert(
@@ -221,6 +302,47 @@ mod tests {
         );
         assert_eq!(f.title.as_deref(), Some("IV"));
         assert_eq!(f.title_types.as_deref(), Some("z3998:ordinal z3998:roman"));
+    }
+
+    /// Standard Ebooks' title page hides its heading (its picture shows the title) with
+    /// `section[epub|type~="titlepage"] h1`: the chapter's own section must say `titlepage`.
+    #[test]
+    fn the_section_that_is_the_whole_body_gives_its_types_with_its_heading() {
+        let f = convert(
+            "<body epub:type=\"frontmatter\">\n<section epub:type=\"titlepage\" id=\"t\">\
+             <h1 epub:type=\"title\">A Book</h1><p>By Ann.</p><img alt=\"\" src=\"t.svg\"/></section>\n</body>",
+        );
+        assert_eq!(f.title.as_deref(), Some("A Book"));
+        assert_eq!(f.body_types, ["frontmatter", "titlepage"]);
+        // A section among others is not the document's.
+        let f = convert(
+            "<body><section epub:type=\"titlepage\"><h1>A</h1></section><p>more</p></body>",
+        );
+        assert!(f.body_types.is_empty(), "{:?}", f.body_types);
+    }
+
+    #[test]
+    fn stylesheet_links_are_gathered_and_only_those_the_book_lacks_are_named() {
+        let f = convert(
+            "<html><head><link href=\"../css/core.css\" rel=\"stylesheet\" type=\"text/css\"/>\
+             <link rel=\"Alternate StyleSheet\" href=\"../css/se.css\"/><link rel=\"icon\" href=\"i.png\"/>\
+             </head><body><p>x</p></body></html>",
+        );
+        assert_eq!(f.stylesheets, ["../css/core.css", "../css/se.css"]);
+        let warned: Vec<&str> = f.warnings.iter().map(|n| n.message.as_str()).collect();
+        assert_eq!(warned, ["removed <link> element"]);
+        let chapter = std::path::Path::new("/b/src/epub/text/one.xhtml");
+        let css = [std::path::PathBuf::from("/b/src/epub/css/core.css")];
+        let lost = stylesheets_not_carried(
+            chapter,
+            &[
+                "../css/core.css".to_string(),
+                "./../css/se.css".to_string(),
+                "https://x.org/a.css".to_string(),
+            ],
+            &css,
+        );
+        assert_eq!(lost, ["./../css/se.css", "https://x.org/a.css"]);
     }
 
     #[test]

@@ -28,6 +28,8 @@ pub struct MarkdownOptions {
     pub highlight: bool,
     /// mdBook's line-hiding prefixes by language, besides Rust's (see [`super::mdbook`]).
     pub hidelines: super::mdbook::HideLines,
+    /// The book's own TeX macros, expanded in its formulas (see [`super::tex_macros`]).
+    pub macros: crate::project::TexMacros,
 }
 
 impl Default for MarkdownOptions {
@@ -35,6 +37,7 @@ impl Default for MarkdownOptions {
         MarkdownOptions {
             highlight: true,
             hidelines: Default::default(),
+            macros: Default::default(),
         }
     }
 }
@@ -149,6 +152,8 @@ struct Renderer {
     hidelines: super::mdbook::HideLines,
     hide: Option<super::mdbook::Hide>,
     hidden: usize,
+    /// The book's own TeX macros.
+    macros: crate::project::TexMacros,
     /// For each open block quote: whether it is written as an admonition's `<aside>`.
     quotes: Vec<bool>,
 }
@@ -165,6 +170,7 @@ fn render(src: &str, options: MarkdownOptions, warnings: &mut Warnings) -> Rende
         bufs: vec![String::with_capacity(src.len() + src.len() / 4)],
         highlight: options.highlight,
         hidelines: options.hidelines,
+        macros: options.macros,
         ..Renderer::default()
     };
     // References need to know which notes are defined, possibly further down: a first pass
@@ -342,7 +348,7 @@ impl Renderer {
             Event::DisplayMath(tex) if self.images.is_empty() => (tex, true),
             _ => return false,
         };
-        let formula = math::formula(tex, display);
+        let formula = math::formula(tex, display, &self.macros);
         if let Some(why) = &formula.failure {
             warnings.add_at(Some(line()), math::failure_message(tex, why));
         }

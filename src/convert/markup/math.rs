@@ -33,13 +33,22 @@ pub(super) struct Formula {
 fn converter() -> Option<&'static LatexToMathML> {
     static CONVERTER: OnceLock<Option<LatexToMathML>> = OnceLock::new();
     CONVERTER
-        .get_or_init(|| LatexToMathML::new(MathCoreConfig::default()).ok())
+        .get_or_init(|| {
+            // The commands math-core marks "unreliable" (`\widetilde`, `\widecheck`) still make
+            // valid MathML, which a reader draws less well than a browser might: better than the
+            // TeX as code (a real book, Jolt's, writes `\widetilde` 197 times).
+            let config = MathCoreConfig {
+                allow_unreliable_rendering: true,
+                ..MathCoreConfig::default()
+            };
+            LatexToMathML::new(config).ok()
+        })
         .as_ref()
 }
 
-/// The formula `tex` (without its delimiters), inline or `display`, as MathML; as code when
-/// the converter refuses it.
-pub(super) fn formula(tex: &str, display: bool) -> Formula {
+/// The formula `tex` (without its delimiters), inline or `display`, as MathML, the book's own
+/// `macros` expanded first ([`super::tex_macros`]); as code when the converter refuses it.
+pub(super) fn formula(tex: &str, display: bool, macros: &[(String, String)]) -> Formula {
     let mode = match display {
         true => MathDisplay::Block,
         false => MathDisplay::Inline,
@@ -55,16 +64,16 @@ pub(super) fn formula(tex: &str, display: bool) -> Formula {
         false => Cow::Borrowed(tex),
     };
     let tex = tex.as_ref();
-    let converted = match converter() {
-        Some(c) if !tex.trim().is_empty() => c
-            .convert_with_local_state(tex, mode)
-            .map_err(|e| e.to_string()),
-        Some(_) => Err("it is empty".to_string()),
-        None => Err("the converter could not start".to_string()),
+    let expanded = super::tex_macros::expand(tex, macros);
+    let converted = match (converter(), expanded) {
+        (_, Err(why)) => Err(why),
+        (Some(c), Ok(expanded)) if !tex.trim().is_empty() => convert_guarded(c, &expanded, mode),
+        (Some(_), Ok(_)) => Err("it is empty".to_string()),
+        (None, Ok(_)) => Err("the converter could not start".to_string()),
     };
     match converted {
         Ok(result) => Formula {
-            html: with_alttext(&result.mathml, tex),
+            html: with_alttext(&result, tex),
             failure: None,
         },
         Err(why) => Formula {
@@ -72,6 +81,91 @@ pub(super) fn formula(tex: &str, display: bool) -> Formula {
             failure: Some(why),
         },
     }
+}
+
+/// One conversion, a panic of the converter caught: math-core 0.7 panics on some formulas a
+/// real book holds (`ColumnSeparator node should be handled in emit_table`, on a Mina book
+/// page). Its conversion keeps no state between formulas (`convert_with_local_state`), so a
+/// caught panic costs that formula, kept as code with a warning, not the book; the panic's
+/// own message is kept off the terminal ([`quiet_converter_panics`]).
+fn convert_guarded(c: &LatexToMathML, tex: &str, mode: MathDisplay) -> Result<String, String> {
+    match convert_once(c, tex, mode) {
+        // KaTeX takes the size switches in math (`{\small \mathsf{AND}}`, a book's macros
+        // are full of them); math-core refuses them there. The formula is then converted
+        // without them, at the size around it: its content whole, its `alttext` as written.
+        Err(why) if why.contains("math mode") => match without_size_switches(tex) {
+            Some(plain) => convert_once(c, &plain, mode).map_err(|_| why),
+            None => Err(why),
+        },
+        other => other,
+    }
+}
+
+/// The TeX size switches (`\small`, `\Large`…), which KaTeX allows in math.
+const SIZE_SWITCHES: [&str; 10] = [
+    "tiny",
+    "scriptsize",
+    "footnotesize",
+    "small",
+    "normalsize",
+    "large",
+    "Large",
+    "LARGE",
+    "huge",
+    "Huge",
+];
+
+/// `tex` without its size switches; None when it has none.
+fn without_size_switches(tex: &str) -> Option<String> {
+    let mut out = String::with_capacity(tex.len());
+    let mut rest = tex;
+    let mut found = false;
+    while let Some(at) = rest.find('\\') {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 1..];
+        let name_len = after.bytes().take_while(u8::is_ascii_alphabetic).count();
+        let skip = match name_len {
+            0 => after.chars().next().map_or(0, char::len_utf8),
+            n => n,
+        };
+        if SIZE_SWITCHES.contains(&&after[..name_len]) && name_len > 0 {
+            found = true;
+        } else {
+            out.push('\\');
+            out.push_str(&after[..skip]);
+        }
+        rest = &after[skip..];
+    }
+    out.push_str(rest);
+    found.then_some(out)
+}
+
+/// One call of the converter, its panics caught.
+fn convert_once(c: &LatexToMathML, tex: &str, mode: MathDisplay) -> Result<String, String> {
+    quiet_converter_panics();
+    let run = std::panic::AssertUnwindSafe(|| c.convert_with_local_state(tex, mode));
+    match std::panic::catch_unwind(run) {
+        Ok(Ok(converted)) => Ok(converted.mathml),
+        Ok(Err(e)) => Err(e.to_string()),
+        Err(_) => Err("the converter failed on it".to_string()),
+    }
+}
+
+/// Installs, once, a panic hook that says nothing for panics inside the math converter's
+/// crates (caught by [`convert_guarded`]) and hands every other panic to the hook before it.
+fn quiet_converter_panics() {
+    static INSTALLED: OnceLock<()> = OnceLock::new();
+    INSTALLED.get_or_init(|| {
+        let before = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            let in_converter = info
+                .location()
+                .is_some_and(|l| l.file().contains("math-core"));
+            if !in_converter {
+                before(info);
+            }
+        }));
+    });
 }
 
 /// `mathml` (which starts `<math`) with the TeX it came from as its `alttext`, white space
@@ -433,7 +527,7 @@ mod tests {
 
     #[test]
     fn a_formula_becomes_mathml_with_its_tex_as_alttext() {
-        let f = formula("K = [a]([b]G) \\pmod p", true);
+        let f = formula("K = [a]([b]G) \\pmod p", true, &[]);
         assert!(f.failure.is_none());
         assert!(
             f.html
@@ -446,7 +540,7 @@ mod tests {
 
     #[test]
     fn a_formula_the_converter_refuses_stays_as_code() {
-        let f = formula("\\field^n <x>", false);
+        let f = formula("\\field^n <x>", false, &[]);
         assert_eq!(
             f.html,
             "<code class=\"language-tex\">\\field^n &lt;x&gt;</code>"
@@ -512,6 +606,66 @@ mod tests {
             "{}",
             f.body
         );
+    }
+
+    /// The Mina book's `macros.txt` (mdbook-katex): `\GG`, and `\and`, which uses `\small`.
+    #[test]
+    fn a_chapter_uses_the_books_macros_and_their_size_switches() {
+        let opts = crate::convert::markup::MarkdownOptions {
+            macros: std::sync::Arc::new(vec![
+                ("GG".to_string(), r"{\mathbb{G}}".to_string()),
+                ("and".to_string(), r"{\small \mathsf{AND}}".to_string()),
+                ("loop".to_string(), r"\loop\loop".to_string()),
+            ]),
+            ..Default::default()
+        };
+        let src = "Let $g \\in \\GG$ and $a \\and b$.\n\nBad: $\\loop$.\n";
+        let f = crate::convert::markup::markdown_to_xhtml_with(
+            src,
+            &mut Recorder::default(),
+            opts,
+            None,
+            None,
+        )
+        .expect("converts");
+        assert_well_formed(&f);
+        assert_eq!(f.body.matches("<math").count(), 2, "{}", f.body);
+        assert!(f.body.contains("alttext=\"g \\in \\GG\""), "{}", f.body);
+        assert!(f.body.contains("alttext=\"a \\and b\""), "{}", f.body);
+        assert!(
+            f.body
+                .contains("<code class=\"language-tex\">\\loop</code>"),
+            "{}",
+            f.body
+        );
+        let warned: Vec<&str> = f.warnings.iter().map(|n| n.message.as_str()).collect();
+        assert!(
+            warned
+                .iter()
+                .any(|w| w.contains("`\\loop`") && w.contains("1000")),
+            "{warned:?}"
+        );
+    }
+
+    /// math-core 0.7 panics on `&\color{…}` in an aligned row (a Mina book page): the formula
+    /// stays as code with a warning, and the book goes on.
+    #[test]
+    fn a_formula_the_converter_panics_on_stays_as_code() {
+        let tex = "\\begin{align*}\na &\\equiv 0\\\\\n\\color{green}b &\\color{green}\\equiv 0\n\\end{align*}";
+        let f = formula(tex, true, &[]);
+        assert_eq!(f.failure.as_deref(), Some("the converter failed on it"));
+        assert!(
+            f.html.starts_with("<pre><code class=\"language-tex\">"),
+            "{}",
+            f.html
+        );
+    }
+
+    #[test]
+    fn wide_accents_become_mathml() {
+        let f = formula(r"\widetilde{\textsf{ra}}", false, &[]);
+        assert_eq!(f.failure, None);
+        assert!(f.html.starts_with("<math"), "{}", f.html);
     }
 
     #[test]

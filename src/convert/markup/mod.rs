@@ -20,6 +20,7 @@ mod mdbook;
 mod pandoc;
 mod parse;
 mod sanitize;
+mod tex_macros;
 
 use std::collections::HashMap;
 
@@ -27,6 +28,7 @@ pub use html::document_about;
 #[cfg(test)]
 pub use html::html_to_xhtml;
 pub use html::html_to_xhtml_fixed;
+pub use html::stylesheets_not_carried;
 #[cfg(test)]
 pub use markdown::markdown_to_xhtml;
 pub use markdown::{MarkdownOptions, markdown_to_xhtml_with};
@@ -80,6 +82,9 @@ pub struct Fragment {
     pub body_types: Vec<String>,
     /// The `epub:type` of the heading taken out as [`Fragment::title`], when it had one.
     pub title_types: Option<String>,
+    /// The stylesheets an HTML source's head links, as written (see
+    /// `html::stylesheets_not_carried`).
+    pub stylesheets: Vec<String>,
 }
 
 /// Where a document is cut into chapters: before every heading of `level` or above.

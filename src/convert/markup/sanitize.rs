@@ -122,6 +122,7 @@ pub(crate) fn sanitize(
         nodes,
         title_ids: Vec::new(),
         title_types: None,
+        wrapper_types: Vec::new(),
     };
     tree.fix_mathml();
     tree.space_section_numbers();
@@ -147,6 +148,7 @@ pub(crate) fn sanitize(
     };
     let (links, ids) = tree.fix_ids_and_links(opts.marker, &mut warnings);
     let title_types = tree.title_types.take().filter(|_| title.is_some());
+    let wrapper_types = std::mem::take(&mut tree.wrapper_types);
     let (body, pieces) = tree.bodies(cuts);
     Ok(Fragment {
         title_types,
@@ -163,7 +165,8 @@ pub(crate) fn sanitize(
         site_navigation: site_nav,
         unsupported: Vec::new(),
         hidden_letters: 0,
-        body_types: Vec::new(),
+        body_types: wrapper_types,
+        stylesheets: Vec::new(),
     })
 }
 
@@ -1373,6 +1376,9 @@ struct Tree {
     /// The `epub:type` of the heading taken out as the title (`z3998:ordinal z3998:roman`):
     /// the chapter's own heading carries it.
     title_types: Option<String>,
+    /// The `epub:type` of the section the whole body is, when the title came from it (see
+    /// [`Tree::wrapper_types_of`]).
+    wrapper_types: Vec<String>,
 }
 
 impl Tree {
@@ -1565,11 +1571,37 @@ impl Tree {
             .elem(found)
             .and_then(|e| e.attrs.iter().find(|(k, _)| *k == "epub:type"))
             .map(|(_, v)| v.clone());
+        let wrapper = self.wrapper_types_of(found);
         let title = self.take_heading(found).0;
         if title.is_some() {
             self.title_types = types;
+            self.wrapper_types = wrapper;
         }
         title
+    }
+
+    /// The `epub:type` values of the `<section>` (or `<article>`) that holds `heading` and is
+    /// the whole body, as Standard Ebooks wraps every file (`<section epub:type="titlepage">`).
+    /// The chapter's own section takes them with the heading, so that the source's
+    /// stylesheets still find the heading where they look for it (SE's hide the title page's
+    /// heading, which its picture shows: kept visible, the title came out twice).
+    fn wrapper_types_of(&self, heading: usize) -> Vec<String> {
+        let Some(parent) = self.nodes.get(heading).map(|n| n.parent) else {
+            return Vec::new();
+        };
+        let is_wrapper = matches!(self.name(parent), Some("section" | "article"))
+            && self.nodes.get(parent).is_some_and(|n| n.parent == 0)
+            && self
+                .children(0)
+                .into_iter()
+                .all(|c| c == parent || self.is_blank_text(c));
+        let value = self
+            .elem(parent)
+            .filter(|_| is_wrapper)
+            .and_then(|e| e.attrs.iter().find(|(k, _)| *k == "epub:type"));
+        value.map_or_else(Vec::new, |(_, v)| {
+            v.split_ascii_whitespace().map(str::to_string).collect()
+        })
     }
 
     /// Whether node `i` is inside a link (`a` element).

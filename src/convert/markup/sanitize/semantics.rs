@@ -4,9 +4,11 @@
 //! on the elements ARIA in HTML allows them on, and `<time>` values HTML accepts.
 //!
 //! Part of the sanitiser's first pass. A Standard Ebooks book types its chapters, names and
-//! letters this way and its stylesheets select on those values, so they are kept; a value
-//! of another vocabulary (`se:name.vessel`) is dropped and counted, never guessed at:
-//! EPUBCheck reports undeclared prefixes and roles an element may not take.
+//! letters this way and its stylesheets select on those values, so they are kept, as are the
+//! values of Standard Ebooks' own `se:` vocabulary (`se:name.vessel.ship`), which the book
+//! declares as SE's toolchain does ([`crate::xml::EPUB_TYPE_PREFIXES`]). A value of another
+//! vocabulary is dropped and counted, never guessed at: EPUBCheck reports undeclared prefixes
+//! and roles an element may not take.
 
 /// The EPUB Structural Semantics Vocabulary 1.1, with the deprecated terms EPUBCheck still
 /// accepts (it only notes them), sorted for a binary search.
@@ -349,6 +351,14 @@ fn known_type(term: &str) -> bool {
     match term.split_once(':') {
         None => EPUB_TERMS.binary_search(&term).is_ok(),
         Some(("z3998", rest)) => Z3998_TERMS.binary_search(&rest).is_ok(),
+        // SE's vocabulary is open (`se:name.vessel.ship`, `se:letter.dateline`): any term of
+        // its spelling, lower-case words joined by dots and hyphens.
+        Some(("se", rest)) => {
+            !rest.is_empty()
+                && rest
+                    .bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b"-.".contains(&b))
+        }
         Some(_) => false,
     }
 }
@@ -619,10 +629,13 @@ mod tests {
     }
 
     #[test]
-    fn epub_and_z3998_terms_are_kept_and_other_vocabularies_dropped() {
-        let (kept, dropped) = epub_types("p", "z3998:salutation se:letter.dateline bogus title");
-        assert_eq!(kept, ["z3998:salutation", "title"]);
-        assert_eq!(dropped, ["se:letter.dateline", "bogus"]);
+    fn epub_z3998_and_se_terms_are_kept_and_other_vocabularies_dropped() {
+        let (kept, dropped) = epub_types(
+            "p",
+            "z3998:salutation se:letter.dateline bogus title se:Bad ex:thing",
+        );
+        assert_eq!(kept, ["z3998:salutation", "se:letter.dateline", "title"]);
+        assert_eq!(dropped, ["bogus", "se:Bad", "ex:thing"]);
         let (kept, dropped) = epub_types("span", "noteref");
         assert!(kept.is_empty());
         assert_eq!(dropped, ["noteref"]);
