@@ -3,7 +3,8 @@
 //! notes `^[text]` become footnotes (a reference where the note was, its definition at the
 //! end), attribute blocks after links, pictures and code are taken off, raw inline code
 //! (`` `<br>`{=html} ``) is kept for HTML and left out for other formats, `^sup^` and
-//! `~sub~` become `<sup>` and `<sub>` (pandoc's rule: no space inside, `\ ` for one).
+//! `~sub~` become `<sup>` and `<sub>` (pandoc's rule: no space inside, `\ ` for one; `~sub~`
+//! after a letter or digit only, GFM's `~strike~` otherwise).
 //!
 //! One forward pass over the text with a stack of open brackets, cleared at every blank line
 //! (brackets never span paragraphs), so the cost is linear; code, raw HTML and math, as the
@@ -135,13 +136,17 @@ fn scan(src: &str, skip: &[(Range<usize>, bool)], found: &mut Found) -> Vec<(Ran
 
 /// Where the `^sup^` or `~sub~` opened at `open` closes (before `limit`, where code begins):
 /// the same mark on the same word, nothing inside or a space making it text, as pandoc
-/// reads it; `[^` is a note's label, `~~` strikethrough.
+/// reads it; `[^` is a note's label, `~~` strikethrough. A `~sub~` follows a letter or digit
+/// (H~2~O): a `~word~` of its own is GFM's strikethrough, as mdBook and GitHub show it.
 fn script_close(bytes: &[u8], open: usize, limit: usize) -> Option<usize> {
     let mark = bytes[open];
     let before = open.checked_sub(1).map(|k| bytes[k]);
     let refused = match mark {
         b'^' => before == Some(b'['),
-        _ => before == Some(b'~') || bytes.get(open + 1) == Some(&b'~'),
+        _ => {
+            !before.is_some_and(|b| b.is_ascii_alphanumeric() || b >= 0x80)
+                || bytes.get(open + 1) == Some(&b'~')
+        }
     };
     if refused || before == Some(b'/') {
         return None;

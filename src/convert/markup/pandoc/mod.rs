@@ -250,8 +250,12 @@ fn line_block(lines: &[&str], i: usize, out: &mut String) -> Option<usize> {
 }
 
 /// The text of a line of a line block (`|` alone or `| text`): its leading spaces made
-/// no-break spaces, a character that would open a block escaped.
+/// no-break spaces, a character that would open a block escaped. A line that also ends
+/// with `|` is a table's row to GFM (a table short of its delimiter row is text).
 fn line_block_text(line: &str) -> Option<String> {
+    if line.len() > 1 && line.trim_end().ends_with('|') {
+        return None;
+    }
     let rest = match line.strip_prefix('|')? {
         "" => return Some("\u{A0}".to_string()),
         r => r.strip_prefix(' ')?,
