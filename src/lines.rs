@@ -44,12 +44,9 @@ pub fn is_cjk(c: char) -> bool {
 
 /// A line that is a picture and nothing else: `![alt](path)` (a Markdown image, an optional
 /// `"title"` after the path ignored) or `[img:path]`; as (alt, path). A web address is not a
-/// picture of the book (the line stays text), nor is a line indented as Markdown indents code
-/// (four spaces or a tab): an example of the syntax in a manual, which is shown, not loaded.
+/// picture of the book (the line stays text). Whether the line is an example of the syntax
+/// in a manual, shown and not loaded, its neighbours decide (`convert::text::blocks`).
 pub fn picture(line: &str) -> Option<(&str, &str)> {
-    if line.starts_with("    ") || line.starts_with('\t') {
-        return None;
-    }
     let line = trim_line(line);
     let (alt, src) = if let Some(rest) = line.strip_prefix("![") {
         let (alt, rest) = rest.split_once("](")?;

@@ -115,3 +115,49 @@ fn the_guide_builds_in_one_command_without_warnings_and_passes_epubcheck() {
     left.sort();
     assert_eq!(left, ["book.toml", "src"]);
 }
+
+#[test]
+fn editing_book_toml_rebuilds_and_links_under_site_url_resolve() {
+    let f = Fixture::empty();
+    let toml = "[book]\ntitle = \"Course\"\nauthors = [\"A\"]\n[output.html]\nsite-url = \"/course/\"\n\
+                [output.html.code.hidelines]\npython = \"~\"\n";
+    f.write("book.toml", toml);
+    f.write(
+        "src/SUMMARY.md",
+        "# Summary\n\n- [Intro](intro.md)\n- [Arrays](basic/array.md)\n",
+    );
+    f.write(
+        "src/intro.md",
+        "# Intro\n\nSee [slices](/course/basic/array.html#slices).\n\n```python\n~import secret\nprint(1)\n```\n",
+    );
+    f.write("src/basic/array.md", "# Arrays\n\n## Slices\n\nText.\n");
+    assert!(run(epubforge().arg("init").arg(f.path(""))).ok);
+    let epub = f.path("out.epub");
+    let build = || {
+        run(epubforge()
+            .arg("build")
+            .arg(f.path(""))
+            .arg("-o")
+            .arg(&epub))
+    };
+    let intro = |epub: &std::path::Path| text(epub, "EPUB/text/chapter-0001.xhtml");
+    let r = build();
+    assert!(r.ok, "{}", r.stderr);
+    assert_valid(&epub);
+    assert!(
+        intro(&epub).contains("href=\"chapter-0002.xhtml#slices\""),
+        "{}",
+        intro(&epub)
+    );
+    assert!(!r.stderr.contains("removed link"), "{}", r.stderr);
+    assert!(!intro(&epub).contains("secret"), "{}", intro(&epub));
+    assert!(build().stderr.contains("up to date"));
+    // Python's lines are no longer hidden: every chapter is converted again.
+    f.write(
+        "book.toml",
+        toml.replace("python = \"~\"", "python = \"@\""),
+    );
+    let r = build();
+    assert!(r.ok && !r.stderr.contains("up to date"), "{}", r.stderr);
+    assert!(intro(&epub).contains("secret"), "{}", intro(&epub));
+}

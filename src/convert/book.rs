@@ -190,6 +190,7 @@ pub(crate) fn assemble(
     let mut chapters = 0;
     let mut links = LinkMap::default();
     links.site_root = Some(project.mdbook.as_ref().map_or(&project.root, |m| &m.src));
+    links.site_url = project.mdbook.as_ref().and_then(|m| m.site_url.as_deref());
     let mut notes: Vec<(&Path, usize, ShortCandidates)> = Vec::new();
     let mut converted = converted.into_iter().zip(&sources);
     let mut take = |a: &mut Assembled, out: &mut Vec<Node>| {

@@ -11,7 +11,8 @@
 //! Markdown file. Only real links are rewritten, on the element's `href`, never text that
 //! shows one (a code span reading `<a href="two.md">`). A link from the site's root
 //! (`/basic/array.html#x`, as mdBook serves the book) starts from the book's chapter folder
-//! (`book.toml`'s `src`), else from the project folder.
+//! (`book.toml`'s `src`), else from the project folder; so does one under the path the site
+//! is served from (`/book-name/basic/array.html` when `site-url` is `/book-name/`).
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
@@ -42,6 +43,8 @@ pub(crate) struct LinkMap<'a> {
     chapters: usize,
     /// Where a link from the site's root (`/x.html`) starts.
     pub(crate) site_root: Option<&'a Path>,
+    /// The path the site is served under (`/book-name/`), which such a link may start with.
+    pub(crate) site_url: Option<&'a str>,
 }
 
 /// A source's links, each resolved to its new href (None: removed).
@@ -127,6 +130,14 @@ impl<'a> LinkMap<'a> {
             None => (link, None),
         };
         let dir = path.parent().unwrap_or(Path::new("."));
+        let rooted;
+        let file = match self.site_url.and_then(|site| file.strip_prefix(site)) {
+            Some(rest) => {
+                rooted = format!("/{rest}");
+                rooted.as_str()
+            }
+            None => file,
+        };
         let (dir, file) = match (file.strip_prefix('/'), self.site_root) {
             (Some(rest), Some(root)) if !rest.starts_with('/') => (root, rest),
             _ => (dir, file),

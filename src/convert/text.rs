@@ -38,13 +38,13 @@ pub enum Block {
 }
 
 /// A line that is a block of its own whatever its neighbours: a scene break, an illustration
-/// marker or a picture.
-fn standalone(line: &str) -> Option<Block> {
+/// marker or a picture (unless the line is an example: see [`Lines::example`]).
+fn standalone(line: &str, example: bool) -> Option<Block> {
     if is_scene_break(line) {
         Some(Block::SceneBreak(line.to_string()))
     } else if super::gutenberg::is_illustration(line) {
         Some(Block::Illustration(line.to_string()))
-    } else if picture(line).is_some() {
+    } else if !example && picture(line).is_some() {
         Some(Block::Picture(line.to_string()))
     } else {
         None
@@ -79,6 +79,10 @@ pub fn blocks(text: &str) -> Vec<Block> {
 struct Lines<'a> {
     text: Vec<&'a str>,
     indented: Vec<bool>,
+    /// Lines a manual shows as examples: indented as Markdown indents code (four spaces or a
+    /// tab, in a file where most lines are not), or between ``` fences. A picture written
+    /// there is shown, not loaded.
+    example: Vec<bool>,
     /// The file marks paragraphs by indenting their first line (see [`indent_marks_paragraphs`]).
     indent_marks: bool,
 }
@@ -89,11 +93,31 @@ impl<'a> Lines<'a> {
         let text: Vec<&str> = raw.iter().map(|l| trim_line(l)).collect();
         let indented: Vec<bool> = raw.iter().zip(&text).map(|(r, t)| indented(r, t)).collect();
         let indent_marks = indent_marks_paragraphs(&text, &indented);
+        // Where most lines are indented so, the indent marks paragraphs, not examples.
+        let code_like = |r: &str| r.starts_with("    ") || r.starts_with('\t');
+        let written = text.iter().filter(|t| !t.is_empty()).count();
+        let code_indent = raw.iter().filter(|r| code_like(r)).count() * 2 < written;
+        let mut fenced = false;
+        let example = raw
+            .iter()
+            .zip(&text)
+            .map(|(r, t)| {
+                let fence = t.starts_with("```");
+                fenced ^= fence;
+                fence || fenced || (code_indent && code_like(r))
+            })
+            .collect();
         Lines {
             text,
             indented,
+            example,
             indent_marks,
         }
+    }
+
+    /// Line `i` as a block of its own (see [`standalone`]), if it is one.
+    fn standalone(&self, i: usize) -> Option<Block> {
+        standalone(self.text[i], self.example[i])
     }
 
     /// Whether line `i` starts a paragraph of its own because of its indent.
@@ -173,7 +197,7 @@ pub fn joined_lines(text: &str) -> Vec<usize> {
     let mut prev: Option<&str> = None;
     // The same walk as `line_mode`, recording joins instead of building paragraphs.
     for (i, &line) in lines.text.iter().enumerate() {
-        if line.is_empty() || standalone(line).is_some() {
+        if line.is_empty() || lines.standalone(i).is_some() {
             prev = None;
             continue;
         }
@@ -198,13 +222,13 @@ fn block_mode(lines: &Lines<'_>) -> Vec<Block> {
             start += 1;
             continue;
         }
-        if let Some(block) = standalone(line) {
+        if let Some(block) = lines.standalone(start) {
             out.push(block);
             start += 1;
             continue;
         }
         let end = (start..n)
-            .find(|&i| lines.text[i].is_empty() || standalone(lines.text[i]).is_some())
+            .find(|&i| lines.text[i].is_empty() || lines.standalone(i).is_some())
             .unwrap_or(n);
         let indents = &lines.indented[start..end];
         let several = indents[0]
@@ -236,7 +260,7 @@ fn line_mode(lines: &Lines<'_>) -> Vec<Block> {
             prev = None;
             continue;
         }
-        if let Some(block) = standalone(line) {
+        if let Some(block) = lines.standalone(i) {
             if !para.is_empty() {
                 out.push(Block::Paragraph(std::mem::take(&mut para)));
             }
@@ -399,14 +423,26 @@ mod tests {
         assert_eq!(picture("![x](https://e.com/a.jpg)"), None);
         assert_eq!(picture("他说![不](a.jpg)"), None);
         assert_eq!(picture("[img:]"), None);
-        // pandoc's manual as a `.txt`: an example line, which failed the build as a missing picture.
-        assert_eq!(picture("    ![la lune](lalune.jpg \"Voyage\")"), None);
-        assert_eq!(picture("\t![x](y.jpg)"), None);
         assert_eq!(picture("[Illustration: x]"), None);
         assert_eq!(
             paragraphs("一段。\n![图](a.jpg)\n二段。"),
             ["一段。", "<picture ![图](a.jpg)>", "二段。"]
         );
+    }
+
+    #[test]
+    fn a_picture_line_shown_as_an_example_is_text() {
+        // pandoc's manual as a `.txt`: example lines, which failed the build as missing
+        // pictures (the indent reached `picture` trimmed).
+        let manual = "Text.\n\n    ![la lune](lalune.jpg \"Voyage\")\n\n\t![x](y.jpg)\n\n```\n![x](y.jpg \"t\")\n```\n\n![real](a.jpg)\n";
+        let pictures: Vec<Block> = blocks(manual)
+            .into_iter()
+            .filter(|b| matches!(b, Block::Picture(_)))
+            .collect();
+        assert_eq!(pictures, [Block::Picture("![real](a.jpg)".to_string())]);
+        // A file that indents every paragraph so keeps its pictures.
+        let novel = "    第一段。\n\n    ![图](a.jpg \"t\")\n\n    第二段。\n";
+        assert!(blocks(novel).iter().any(|b| matches!(b, Block::Picture(_))));
     }
 
     #[test]

@@ -55,12 +55,14 @@ pub(crate) struct Reuse {
     pub previous: Option<(PreviousEpub, Body)>,
 }
 
-/// The inputs a build records, in order: metadata, the shared cleanup rules, cover,
-/// stylesheets, fonts, then chapters (with the stamp the project's listing saw, when it has
+/// The inputs a build records, in order: metadata, the shared cleanup rules, an mdBook's
+/// `book.toml` (the settings every chapter's conversion reads), cover, stylesheets, fonts,
+/// then chapters (with the stamp the project's listing saw, when it has
 /// one); and where the chapters start.
 pub(crate) fn input_paths(project: &Project) -> (Vec<(&Path, Option<FileStamp>)>, usize) {
     let mut paths: Vec<(&Path, Option<FileStamp>)> = vec![(&project.metadata_path, None)];
     paths.extend(project.cleanup_file.as_deref().map(|p| (p, None)));
+    paths.extend(project.mdbook.as_ref().map(|m| (m.toml.as_path(), None)));
     paths.extend(project.cover.as_deref().map(|p| (p, None)));
     paths.extend(project.style.css.iter().map(|p| (p.as_path(), None)));
     paths.extend(project.style.fonts.iter().map(|f| (f.path.as_path(), None)));
@@ -130,7 +132,8 @@ pub(crate) fn plan(
             return Plan::UpToDate(recorded);
         }
     }
-    let settings = usize::from(project.cleanup_file.is_some()) + 1;
+    let settings =
+        usize::from(project.cleanup_file.is_some()) + usize::from(project.mdbook.is_some()) + 1;
     let keys = keys(&sources, &inputs, settings, first_chapter, last.as_ref());
     let Some((epub, (head, body))) = epub.zip(last) else {
         return Plan::Build(Box::new(Reuse {
@@ -253,7 +256,7 @@ fn stamps_now<'a>(paths: &[(&'a Path, Option<FileStamp>)]) -> Option<Vec<(&'a Pa
 /// The cache key of every chapter source: recorded for unchanged files when the metadata is
 /// the same (sources are made from the metadata and the file list alone), computed otherwise.
 /// The first `settings` inputs are the files a chapter's conversion depends on besides its
-/// own: `metadata.toml` and the shared cleanup rules.
+/// own: `metadata.toml`, the shared cleanup rules and `book.toml`.
 fn keys(
     sources: &[&ChapterSource],
     inputs: &Inputs,

@@ -1,8 +1,10 @@
 //! What an mdBook's `book.toml` beside `metadata.toml` tells the build: the folder its site
 //! links are rooted in (`[book] src`, `src/` by default: a link to `/basic/array.html` is
-//! `src/basic/array.md`), its line-hiding prefixes (`[output.html.code.hidelines]`) and the
-//! TeX macros of its math (`[preprocessor.katex] macros = "macros.txt"`, mdbook-katex's file:
-//! a line `\name:definition` a macro).
+//! `src/basic/array.md`), the path the site is served under (`[output.html] site-url`: a
+//! link to `/book-name/basic/array.html` is the same page), its line-hiding prefixes
+//! (`[output.html.code.hidelines]`) and the TeX macros of its math
+//! (`[preprocessor.katex] macros = "macros.txt"`, mdbook-katex's file: a line
+//! `\name:definition` a macro). The file is an input of the build: editing it rebuilds.
 //!
 //! Part of the project stage: read once when the project loads, through the project's
 //! containment check; a `book.toml` that cannot be read or parsed is ignored (`init` says so
@@ -25,8 +27,13 @@ pub type TexMacros = Arc<Vec<(String, String)>>;
 /// The settings of an mdBook that the build uses.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct MdBookSettings {
+    /// The `book.toml` itself: what the chapters' conversion depends on besides their text.
+    pub toml: PathBuf,
     /// The chapter folder (absolute): where a link from the site's root (`/x.html`) starts.
     pub src: PathBuf,
+    /// The path the site is served under (`site-url`, `/book-name/`), with its slashes; None
+    /// for the root.
+    pub site_url: Option<String>,
     /// Line-hiding prefixes by language (Rust's rule applies without one).
     pub hidelines: BTreeMap<String, String>,
     /// The TeX macros its math uses (`[preprocessor.katex] macros`); none when the file
@@ -69,6 +76,8 @@ struct Output {
 struct Html {
     #[serde(default)]
     code: Code,
+    #[serde(default, rename = "site-url")]
+    site_url: Option<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -84,7 +93,11 @@ pub(crate) fn read(root: &Path, boundary: &Boundary) -> Option<MdBookSettings> {
         return None;
     }
     let bytes = boundary.read_limited(&path, MAX_BYTES, "file").ok()?;
-    let config: BookToml = toml::from_str(std::str::from_utf8(&bytes).ok()?).ok()?;
+    // A file that does not parse gives no settings, but is still watched: fixing it rebuilds.
+    let config: BookToml = std::str::from_utf8(&bytes)
+        .ok()
+        .and_then(|t| toml::from_str(t).ok())
+        .unwrap_or_default();
     let written = config.book.src.as_deref().unwrap_or("src");
     let src = boundary
         .admit(root, written)
@@ -99,8 +112,11 @@ pub(crate) fn read(root: &Path, boundary: &Boundary) -> Option<MdBookSettings> {
         .and_then(|path| boundary.read_limited(&path, MAX_BYTES, "file").ok())
         .map(|bytes| katex_macros(&String::from_utf8_lossy(&bytes)))
         .unwrap_or_default();
+    let site_url = config.output.html.site_url.and_then(|u| site_path(&u));
     Some(MdBookSettings {
+        toml: path,
         src,
+        site_url,
         hidelines: config.output.html.code.hidelines,
         macros: Arc::new(macros),
     })
@@ -116,6 +132,12 @@ fn katex_macros(text: &str) -> Vec<(String, String)> {
         .collect()
 }
 
+/// `site-url` as the path its links start with (`/book-name/`); None when it is the root.
+fn site_path(url: &str) -> Option<String> {
+    let trimmed = url.trim().trim_matches('/');
+    (!trimmed.is_empty()).then(|| format!("/{trimmed}/"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -127,13 +149,16 @@ mod tests {
         std::fs::create_dir(root.join("text")).unwrap();
         std::fs::write(
             root.join("book.toml"),
-            "[book]\nauthor = \"A\"\nsrc = \"text\"\n[output.html.code.hidelines]\npython = \"~\"\n",
+            "[book]\nauthor = \"A\"\nsrc = \"text\"\n[output.html]\nsite-url = \"/course/\"\n\
+             [output.html.code.hidelines]\npython = \"~\"\n",
         )
         .unwrap();
         let boundary = Boundary::new(root, false);
         let got = read(root, &boundary).unwrap();
         assert_eq!(got.src, root.join("text"));
         assert_eq!(got.hidelines.get("python").map(String::as_str), Some("~"));
+        assert_eq!(got.site_url.as_deref(), Some("/course/"));
+        assert_eq!(got.toml, root.join("book.toml"));
         std::fs::write(
             root.join("book.toml"),
             "[book]\ntitle = \"T\"\n[preprocessor.katex]\nmacros = \"m.txt\"\n",

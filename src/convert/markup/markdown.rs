@@ -78,7 +78,9 @@ pub fn markdown_to_xhtml_with<'a>(
         flattened,
         marker,
         hidden,
-    } = render(&pandoc.text, opts, &mut warnings);
+    } = render(&pandoc.text, opts, &mut warnings, &|l| {
+        pandoc.source_line(l)
+    });
     let parsed = parse_fragment(&html, MAX_DEPTH as u32);
     // Lines of the rendered HTML mean nothing to the author: deep raw HTML goes unlocated.
     let deep = Deep {
@@ -162,7 +164,14 @@ struct Renderer {
 /// nested deeper than the sanitiser keeps are left out, their content kept, so that the HTML
 /// parser never sees a list nested 100 000 deep; the source line where that began comes back
 /// with the HTML.
-fn render(src: &str, options: MarkdownOptions, warnings: &mut Warnings) -> Rendered {
+/// `source_line` gives the author's line of a line of `src` (which pandoc's constructs were
+/// rewritten into).
+fn render(
+    src: &str,
+    options: MarkdownOptions,
+    warnings: &mut Warnings,
+    source_line: &dyn Fn(usize) -> usize,
+) -> Rendered {
     let opts = parser_options();
     let src = &*math::prepare(src, opts);
     let events = || Parser::new_ext(src, opts).into_offset_iter();
@@ -196,7 +205,7 @@ fn render(src: &str, options: MarkdownOptions, warnings: &mut Warnings) -> Rende
                 open.push(left_out);
                 if left_out && flattened.is_none() {
                     let before = src.get(..at.start).unwrap_or_default();
-                    flattened = Some(before.matches('\n').count() + 1);
+                    flattened = Some(source_line(before.matches('\n').count() + 1));
                 }
                 left_out
             }
@@ -209,7 +218,7 @@ fn render(src: &str, options: MarkdownOptions, warnings: &mut Warnings) -> Rende
             }
             _ => false,
         };
-        let at_line = |lines: &mut math::Lines| lines.line(src, at.start);
+        let at_line = |lines: &mut math::Lines| source_line(lines.line(src, at.start));
         if !r.formula(&e, &mut || at_line(&mut lines), warnings) && !left_out {
             r.event(e);
         }

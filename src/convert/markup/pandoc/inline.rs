@@ -2,7 +2,9 @@
 //! spans `[text]{#id .class}` become `<span>` markup around the text (still Markdown), inline
 //! notes `^[text]` become footnotes (a reference where the note was, its definition at the
 //! end), attribute blocks after links, pictures and code are taken off, raw inline code
-//! (`` `<br>`{=html} ``) is kept for HTML and left out for other formats.
+//! (`` `<br>`{=html} ``) is kept for HTML and left out for other formats, `^sup^` and
+//! `~sub~` become `<sup>` and `<sub>` (pandoc's rule: no space inside, `\ ` for one; `~sub~`
+//! after a letter or digit only, GFM's `~strike~` otherwise).
 //!
 //! One forward pass over the text with a stack of open brackets, cleared at every blank line
 //! (brackets never span paragraphs), so the cost is linear; code, raw HTML and math, as the
@@ -33,12 +35,14 @@ enum Mark {
     Put(String),
 }
 
-/// The text with its inline constructs rewritten; what is not supported is counted in `found`.
-pub(super) fn rewrite(src: &str, opts: Options, found: &mut Found) -> String {
+/// The text with its inline constructs rewritten, and the line of `src` (1-based) each of its
+/// lines comes from; what is not supported is counted in `found`.
+pub(super) fn rewrite(src: &str, opts: Options, found: &mut Found) -> (String, Vec<u32>) {
     let skip = verbatim(src, opts);
     let mut marks = scan(src, &skip, found);
     if marks.is_empty() {
-        return src.to_string();
+        let lines = memchr::memchr_iter(b'\n', src.as_bytes()).count();
+        return (src.to_string(), (1..=lines as u32).collect());
     }
     marks.sort_by_key(|(range, _)| range.start);
     apply(src, marks)
@@ -116,11 +120,64 @@ fn scan(src: &str, skip: &[(Range<usize>, bool)], found: &mut Found) -> Vec<(Ran
                 }
             }
             b')' if link_seen => drop_attrs(src, i + 1, &mut marks),
+            b'^' | b'~' => {
+                let next = skip.get(next_skip).map_or(bytes.len(), |(r, _)| r.start);
+                if let Some(close) = script_close(bytes, i, next) {
+                    script(src, i..close, &mut marks);
+                    i = close;
+                }
+            }
             _ => {}
         }
         i += 1;
     }
     marks
+}
+
+/// Where the `^sup^` or `~sub~` opened at `open` closes (before `limit`, where code begins):
+/// the same mark on the same word, nothing inside or a space making it text, as pandoc
+/// reads it; `[^` is a note's label, `~~` strikethrough. A `~sub~` follows a letter or digit
+/// (H~2~O): a `~word~` of its own is GFM's strikethrough, as mdBook and GitHub show it.
+fn script_close(bytes: &[u8], open: usize, limit: usize) -> Option<usize> {
+    let mark = bytes[open];
+    let before = open.checked_sub(1).map(|k| bytes[k]);
+    let refused = match mark {
+        b'^' => before == Some(b'['),
+        _ => {
+            !before.is_some_and(|b| b.is_ascii_alphanumeric() || b >= 0x80)
+                || bytes.get(open + 1) == Some(&b'~')
+        }
+    };
+    if refused || before == Some(b'/') {
+        return None;
+    }
+    let mut j = open + 1;
+    while j < bytes.len().min(limit) {
+        match bytes[j] {
+            b if b == mark => break,
+            b'\\' => j += 2,
+            b if b.is_ascii_whitespace() => return None,
+            _ => j += 1,
+        }
+    }
+    let closes = j < bytes.len().min(limit) && j > open + 1 && bytes[j] == mark;
+    (closes && bytes.get(j + 1) != Some(&b'~')).then_some(j)
+}
+
+/// The marks of a `^sup^` or `~sub~` over `range` (its two marks): the element around the
+/// text, an escaped space a no-break space.
+fn script(src: &str, range: Range<usize>, marks: &mut Vec<(Range<usize>, Mark)>) {
+    let tag = match src.as_bytes()[range.start] {
+        b'^' => "sup",
+        _ => "sub",
+    };
+    marks.push((range.start..range.start + 1, Mark::Put(format!("<{tag}>"))));
+    let inner = &src[range.start + 1..range.end];
+    for (k, _) in inner.match_indices("\\ ") {
+        let at = range.start + 1 + k;
+        marks.push((at..at + 2, Mark::Put("\u{A0}".to_string())));
+    }
+    marks.push((range.end..range.end + 1, Mark::Put(format!("</{tag}>"))));
 }
 
 fn blank_line_follows(bytes: &[u8], newline: usize) -> bool {
@@ -181,53 +238,95 @@ fn code_attrs(
     }
 }
 
-/// Makes the edits, in order; a note's text goes to a definition at the end.
-fn apply(src: &str, marks: Vec<(Range<usize>, Mark)>) -> String {
-    let mut bufs = vec![String::with_capacity(src.len() + 64)];
-    let mut defs = String::new();
-    let mut notes = 0usize;
+/// Makes the edits, in order; a note's text goes to a definition at the end. With the text,
+/// the line of `src` each of its lines comes from.
+fn apply(src: &str, marks: Vec<(Range<usize>, Mark)>) -> (String, Vec<u32>) {
+    let mut w = Writer {
+        bufs: vec![String::with_capacity(src.len() + 64)],
+        lines: Vec::new(),
+        line: 1,
+    };
+    // Each note's definition, with the line where the note began.
+    let mut defs: Vec<(u32, String)> = Vec::new();
+    let mut opened: Vec<u32> = Vec::new();
     let mut at = 0;
     for (range, mark) in marks {
         if range.start < at {
             continue;
         }
-        if let Some(top) = bufs.last_mut() {
-            top.push_str(&src[at..range.start]);
-        }
+        w.copy(&src[at..range.start]);
+        w.line += newlines(&src[range.clone()]);
         at = range.end;
         match mark {
-            Mark::NoteOpen => bufs.push(String::new()),
-            Mark::NoteClose if bufs.len() < 2 => bufs[0].push(']'),
+            Mark::NoteOpen => {
+                opened.push(w.line);
+                w.bufs.push(String::new());
+            }
+            Mark::NoteClose if w.bufs.len() < 2 => w.put("]"),
             Mark::NoteClose => {
-                let text = bufs.pop().unwrap_or_default();
-                notes += 1;
-                let label = format!("epubforge-inline-{notes}");
+                let text = w.bufs.pop().unwrap_or_default();
+                let label = format!("epubforge-inline-{}", defs.len() + 1);
                 let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
-                defs.push_str(&format!("\n[^{label}]: {text}\n"));
-                if let Some(top) = bufs.last_mut() {
-                    top.push_str(&format!("[^{label}]"));
-                }
+                let line = opened.pop().unwrap_or(w.line);
+                defs.push((line, format!("\n[^{label}]: {text}\n")));
+                w.put(&format!("[^{label}]"));
             }
-            Mark::Put(s) => {
-                if let Some(top) = bufs.last_mut() {
-                    top.push_str(&s);
-                }
-            }
+            Mark::Put(s) => w.put(&s),
         }
     }
     // An open note (its close fell into a skipped range) keeps its text where it was.
-    while bufs.len() > 1 {
-        let text = bufs.pop().unwrap_or_default();
-        if let Some(top) = bufs.last_mut() {
-            top.push_str("^[");
-            top.push_str(&text);
+    while w.bufs.len() > 1 {
+        let text = w.bufs.pop().unwrap_or_default();
+        w.put("^[");
+        w.put(&text);
+    }
+    w.copy(&src[at..]);
+    let last = w.line;
+    if !defs.is_empty() {
+        w.bufs[0].push_str("\n\n");
+        w.lines.extend([last, last]);
+    }
+    for (line, def) in defs {
+        w.lines.extend((0..newlines(&def)).map(|_| line));
+        w.bufs[0].push_str(&def);
+    }
+    let out = w.bufs.pop().unwrap_or_default();
+    (out, w.lines)
+}
+
+fn newlines(s: &str) -> u32 {
+    memchr::memchr_iter(b'\n', s.as_bytes()).count() as u32
+}
+
+/// The text being written: the body, then one buffer per open note; the source line of each
+/// line of the body so far, and the source line being read.
+struct Writer {
+    bufs: Vec<String>,
+    lines: Vec<u32>,
+    line: u32,
+}
+
+impl Writer {
+    /// Copies source text: its lines, in the body, keep their source lines; a note's are
+    /// joined into one.
+    fn copy(&mut self, text: &str) {
+        let n = newlines(text);
+        if self.bufs.len() == 1 {
+            self.lines.extend(self.line..self.line + n);
+        }
+        self.line += n;
+        if let Some(top) = self.bufs.last_mut() {
+            top.push_str(text);
         }
     }
-    let mut out = bufs.pop().unwrap_or_default();
-    out.push_str(&src[at..]);
-    if !defs.is_empty() {
-        out.push_str("\n\n");
-        out.push_str(&defs);
+
+    /// Writes new text, which stands where the source line being read is.
+    fn put(&mut self, text: &str) {
+        if self.bufs.len() == 1 {
+            self.lines.extend((0..newlines(text)).map(|_| self.line));
+        }
+        if let Some(top) = self.bufs.last_mut() {
+            top.push_str(text);
+        }
     }
-    out
 }

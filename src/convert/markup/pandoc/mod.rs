@@ -26,6 +26,19 @@ pub(super) struct Rewritten<'s> {
     pub text: Cow<'s, str>,
     /// One note per kind of construct left unsupported, counting them.
     pub unsupported: Vec<Note>,
+    /// The source line (1-based) of each line of `text`; empty when `text` is the source.
+    lines: Vec<u32>,
+}
+
+impl Rewritten<'_> {
+    /// The source line that line `line` (1-based) of the rewritten text comes from: warnings
+    /// about the text the renderer reads cite the line the author wrote.
+    pub fn source_line(&self, line: usize) -> usize {
+        match self.lines.get(line.saturating_sub(1)).or(self.lines.last()) {
+            Some(&l) => l as usize,
+            None => line,
+        }
+    }
 }
 
 /// Constructs not supported, by kind: how many and the first line (when known).
@@ -58,23 +71,31 @@ pub(super) fn rewrite(src: &str, opts: Options) -> Rewritten<'_> {
         return Rewritten {
             text: Cow::Borrowed(src),
             unsupported: Vec::new(),
+            lines: Vec::new(),
         };
     }
     let mut found = Found::default();
-    let blocks = blocks(src, opts, &mut found);
-    let text = inline::rewrite(&blocks, opts, &mut found);
+    let (blocks, block_lines) = blocks(src, opts, &mut found);
+    let (text, inline_lines) = inline::rewrite(&blocks, opts, &mut found);
+    let lines = inline_lines
+        .iter()
+        .map(|&l| block_lines.get(l as usize - 1).copied().unwrap_or(l))
+        .collect();
     Rewritten {
         text: Cow::Owned(text),
         unsupported: found.notes(),
+        lines,
     }
 }
 
 /// Whether anything pandoc's own can be in `src` (a cheap test that spares plain CommonMark
 /// the extra passes).
 fn may_hold_pandoc(src: &str) -> bool {
-    ["--", ":::", "{", "^[", "\n+", "[@", "(@", "~", "\n:"]
-        .iter()
-        .any(|t| src.contains(t))
+    [
+        "--", ":::", "{", "^", "\n+", "[@", "(@", "~", "\n:", "|", "Table:",
+    ]
+    .iter()
+    .any(|t| src.contains(t))
         || src.starts_with('+')
 }
 
@@ -99,8 +120,9 @@ fn code_blocks(src: &str, opts: Options) -> Vec<Fence> {
     out
 }
 
-/// The block pass: tables, fenced divs and raw blocks rewritten, line by line.
-fn blocks(src: &str, opts: Options, found: &mut Found) -> String {
+/// The block pass: tables, line blocks, fenced divs and raw blocks rewritten, line by line;
+/// with the source line of each line written.
+fn blocks(src: &str, opts: Options, found: &mut Found) -> (String, Vec<u32>) {
     let code = code_blocks(src, opts);
     let raw_lines: Vec<&str> = src.split_inclusive('\n').collect();
     let lines: Vec<&str> = raw_lines
@@ -108,6 +130,7 @@ fn blocks(src: &str, opts: Options, found: &mut Found) -> String {
         .map(|l| l.trim_end_matches(['\n', '\r']))
         .collect();
     let mut out = String::with_capacity(src.len() + src.len() / 8);
+    let mut map = LineMap::default();
     let (mut start, mut next_code, mut divs) = (0usize, 0usize, 0usize);
     let mut block_start = true;
     let mut i = 0;
@@ -115,36 +138,23 @@ fn blocks(src: &str, opts: Options, found: &mut Found) -> String {
         while code.get(next_code).is_some_and(|c| c.range.end <= start) {
             next_code += 1;
         }
-        let line = lines[i];
         // An indented block's range begins after its indentation: within the line.
         let end = start + raw_lines[i].len();
         let used = match code.get(next_code).filter(|c| c.range.start < end) {
             Some(fence) => code_lines(fence, &raw_lines[i..], start, &mut out, found, i + 1),
-            None => {
-                if let Some(n) = div_fence(line, &mut divs, &mut out, found, i + 1) {
-                    n
-                } else if let Some((t, n)) = block_start.then(|| table::at(&lines, i)).flatten() {
-                    out.push_str(&t.html());
-                    n
-                } else if matches!(line.trim(), ":" | "~") {
-                    // A lone colon is text to pandoc, an empty definition to pulldown-cmark.
-                    out.push_str(&format!("\\{}\n", line.trim()));
-                    1
-                } else if let Some(rest) = tilde_definition(line) {
-                    out.push_str(":   ");
-                    out.push_str(rest);
-                    out.push('\n');
-                    1
-                } else {
-                    line_notes(line, found, i + 1);
+            None => match div_fence(lines[i], &mut divs, &mut out, found, i + 1) {
+                Some(n) => n,
+                None => block(&lines, i, block_start, &mut out).unwrap_or_else(|| {
+                    line_notes(lines[i], found, i + 1);
                     out.push_str(raw_lines[i]);
                     0
-                }
-            }
+                }),
+            },
         };
         // 0: the line was copied as it is.
-        block_start = used > 0 || line.trim().is_empty();
+        block_start = used > 0 || lines[i].trim().is_empty();
         let used = used.max(1);
+        map.follow(&out, i + 1, used);
         for l in &raw_lines[i..i + used] {
             start += l.len();
         }
@@ -153,7 +163,124 @@ fn blocks(src: &str, opts: Options, found: &mut Found) -> String {
     for _ in 0..divs {
         out.push_str("\n\n</div>\n");
     }
-    out
+    map.follow(&out, lines.len().max(1), 1);
+    (out, map.lines)
+}
+
+/// The source line of each line written, kept up with the text as it grows.
+#[derive(Default)]
+struct LineMap {
+    lines: Vec<u32>,
+    /// How much of the text has been looked at.
+    seen: usize,
+}
+
+impl LineMap {
+    /// The lines written since the last call came from `used` source lines from `line`: one
+    /// for one when as many were written, else all from `line` (a table, a div's markup).
+    fn follow(&mut self, out: &str, line: usize, used: usize) {
+        let written = memchr::memchr_iter(b'\n', &out.as_bytes()[self.seen..]).count();
+        self.seen = out.len();
+        let line = u32::try_from(line).unwrap_or(u32::MAX);
+        let one_for_one = written == used;
+        self.lines.extend((0..written).map(|k| match one_for_one {
+            true => line.saturating_add(k as u32),
+            false => line,
+        }));
+    }
+}
+
+/// The block that line `i` opens, outside code and div fences: written to `out`, with how
+/// many lines it took (None: the line is copied as it is).
+fn block(lines: &[&str], i: usize, block_start: bool, out: &mut String) -> Option<usize> {
+    let line = lines[i];
+    if block_start {
+        let table = table::captioned_before(lines, i)
+            .or_else(|| table::indented(lines, i))
+            .or_else(|| table::at(lines, i).map(|(t, n)| (t.html(), n)));
+        if let Some((html, n)) = table {
+            out.push_str(&html);
+            return Some(n);
+        }
+        if let Some(n) = line_block(lines, i, out) {
+            return Some(n);
+        }
+    }
+    if matches!(line.trim(), ":" | "~") {
+        // A lone colon is text to pandoc, an empty definition to pulldown-cmark.
+        out.push_str(&format!("\\{}\n", line.trim()));
+        return Some(1);
+    }
+    let rest = tilde_definition(line)?;
+    out.push_str(":   ");
+    out.push_str(rest);
+    out.push('\n');
+    Some(1)
+}
+
+/// Most lines a line block may take.
+const MAX_LINE_BLOCK: usize = 2000;
+
+/// A line block (`| line`, each line kept, leading spaces kept; a line starting with a space
+/// continues the one before), at `lines[i]`: written as a `line-block` div holding one
+/// paragraph whose lines end in hard breaks. How many lines it took.
+fn line_block(lines: &[&str], i: usize, out: &mut String) -> Option<usize> {
+    line_block_text(lines[i])?;
+    // `| a | b` over a delimiter row is a pipe table.
+    if lines.get(i + 1).is_some_and(|l| is_delimiter_row(l)) {
+        return None;
+    }
+    let mut kept: Vec<String> = Vec::new();
+    let mut j = i;
+    while j < lines.len() && j - i < MAX_LINE_BLOCK {
+        match (line_block_text(lines[j]), kept.last_mut()) {
+            (Some(text), _) => kept.push(text),
+            (None, Some(last)) if lines[j].starts_with(' ') && !lines[j].trim().is_empty() => {
+                last.push(' ');
+                last.push_str(lines[j].trim());
+            }
+            _ => break,
+        }
+        j += 1;
+    }
+    out.push_str("\n<div class=\"line-block\">\n\n");
+    out.push_str(&kept.join("\\\n"));
+    out.push_str("\n\n</div>\n\n");
+    Some(j - i)
+}
+
+/// The text of a line of a line block (`|` alone or `| text`): its leading spaces made
+/// no-break spaces, a character that would open a block escaped. A line that also ends
+/// with `|` is a table's row to GFM (a table short of its delimiter row is text).
+fn line_block_text(line: &str) -> Option<String> {
+    if line.len() > 1 && line.trim_end().ends_with('|') {
+        return None;
+    }
+    let rest = match line.strip_prefix('|')? {
+        "" => return Some("\u{A0}".to_string()),
+        r => r.strip_prefix(' ')?,
+    };
+    let text = rest.trim_start_matches(' ');
+    let lead = rest.len() - text.len();
+    let mut s = "\u{A0}".repeat(lead);
+    if lead == 0 && text.starts_with(['#', '-', '+', '*', '>', '=', '`', '~', '|', '<']) {
+        s.push('\\');
+    }
+    let digits = text.len() - text.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+    match digits > 0 && lead == 0 && text[digits..].starts_with(['.', ')']) {
+        true => s.push_str(&format!("{}\\{}", &text[..digits], &text[digits..])),
+        false => s.push_str(text),
+    }
+    if s.is_empty() {
+        s.push('\u{A0}');
+    }
+    Some(s)
+}
+
+/// A pipe table's delimiter row (`|---|:--:|`).
+fn is_delimiter_row(line: &str) -> bool {
+    let t = line.trim();
+    t.contains('-') && t.contains('|') && t.chars().all(|c| matches!(c, '|' | '-' | ':' | ' '))
 }
 
 /// The lines of a code block from `lines[0]` (at byte `start`): copied, except a raw block

@@ -26,6 +26,8 @@ pub(super) struct Table {
     head: Option<Vec<String>>,
     rows: Vec<Vec<String>>,
     caption: Option<String>,
+    /// Cells of a grid table's body spanning columns: (row, cell, columns).
+    spans: Vec<(usize, usize, usize)>,
 }
 
 /// The table starting at `lines[i]` (which follows a blank line or opens the text), and how
@@ -51,6 +53,68 @@ pub(super) fn at(lines: &[&str], i: usize) -> Option<(Table, usize)> {
     let (caption, more) = caption_after(lines, i + used);
     table.caption = caption;
     Some((table, used + more))
+}
+
+/// A table whose caption is written above it (`Table: …`, or `: …` where no paragraph
+/// comes before it to make it a definition), then a blank line: its markup, and how many
+/// lines the caption and the table took.
+pub(super) fn captioned_before(lines: &[&str], i: usize) -> Option<(String, usize)> {
+    let first = lines[i];
+    let text = first.strip_prefix("Table:").or_else(|| {
+        let before = lines[..i].iter().rev().find(|l| !blank(l));
+        let after_block = before.is_none_or(|l| l.starts_with('#'));
+        first.strip_prefix(": ").filter(|_| after_block)
+    })?;
+    let mut caption = text.trim().to_string();
+    let mut j = i + 1;
+    while j < lines.len() && !blank(lines[j]) && j - i < MAX_ROWS_LINES {
+        caption.push('\n');
+        caption.push_str(lines[j].trim());
+        j += 1;
+    }
+    if !lines.get(j).is_some_and(|l| blank(l)) {
+        return None;
+    }
+    let (mut table, used) = at(lines, j + 1).filter(|(t, _)| t.caption.is_none())?;
+    table.caption = Some(caption);
+    Some((table.html(), j + 1 - i + used))
+}
+
+/// A table indented as the content of a list item or a definition is (its caption above or
+/// below it too): read without the indentation, its markup written with it, so that it
+/// stays inside. How many lines it took.
+pub(super) fn indented(lines: &[&str], i: usize) -> Option<(String, usize)> {
+    let line = lines[i];
+    let indent = line.len() - line.trim_start_matches(' ').len();
+    if indent == 0 || blank(line) {
+        return None;
+    }
+    let prefix = &line[..indent];
+    let dedented = &line[indent..];
+    let next = lines.get(i + 1).and_then(|l| l.strip_prefix(prefix));
+    // A cheap look first: most indented lines are prose.
+    let may_open = dedented.starts_with(['+', '-'])
+        || dedented.starts_with("Table:")
+        || dedented.starts_with(": ")
+        || next.and_then(dash_runs).is_some_and(|r| r.len() >= 2);
+    if !may_open {
+        return None;
+    }
+    let view: Vec<&str> = lines[i..]
+        .iter()
+        .take(2 * MAX_ROWS_LINES + 2)
+        .map_while(|l| l.strip_prefix(prefix).or_else(|| blank(l).then_some("")))
+        .collect();
+    let (html, used) =
+        captioned_before(&view, 0).or_else(|| at(&view, 0).map(|(t, n)| (t.html(), n)))?;
+    let mut out = String::with_capacity(html.len() + html.len() / 8);
+    for l in html.split_inclusive('\n') {
+        if !l.trim().is_empty() {
+            out.push_str(prefix);
+        }
+        out.push_str(l);
+    }
+    Some((out, used))
 }
 
 fn is_front_matter(i: usize, line: &str) -> bool {
@@ -111,6 +175,7 @@ fn simple_with_head(lines: &[&str], i: usize) -> Option<(Table, usize)> {
         head: Some(cells(&runs, &[head])),
         rows: body.iter().map(|l| cells(&runs, &[l])).collect(),
         caption: None,
+        spans: Vec::new(),
     };
     Some((table, end - i))
 }
@@ -141,6 +206,7 @@ fn multiline_with_head(lines: &[&str], i: usize) -> Option<(Table, usize)> {
             .map(|g| cells(&runs, g))
             .collect(),
         caption: None,
+        spans: Vec::new(),
     };
     Some((table, close + 1 - i))
 }
@@ -164,6 +230,7 @@ fn headless(lines: &[&str], i: usize, runs: &[(usize, usize)]) -> Option<(Table,
         head: None,
         rows,
         caption: None,
+        spans: Vec::new(),
     };
     Some((table, close + 1 - i))
 }
@@ -243,6 +310,9 @@ fn aligns_from(runs: &[(usize, usize)], line: &str) -> Vec<Align> {
 }
 
 /// A grid table: `+---+---+` lines around rows of `| … | … |`, `+===+` under the header.
+/// pandoc 3's spans are read so that no text is lost: a cell spanning columns (a bound
+/// without its `|`) is one cell spanning them; a row span (a separator line broken by the
+/// spanning cell) ends the row there, the cell's text staying in the first row.
 fn grid(lines: &[&str], i: usize) -> Option<(Table, usize)> {
     let top = lines[i].trim_end();
     let bounds = grid_bounds(top)?;
@@ -250,21 +320,30 @@ fn grid(lines: &[&str], i: usize) -> Option<(Table, usize)> {
     let mut table = Table::default();
     let mut rows: Vec<Vec<String>> = Vec::new();
     let mut current: Vec<&str> = Vec::new();
+    let end_row = |rows: &mut Vec<Vec<String>>, current: &mut Vec<&str>, t: &mut Table| {
+        if !current.is_empty() {
+            let (cells, spans) = grid_cells(&bounds, current);
+            t.spans
+                .extend(spans.into_iter().map(|(k, n)| (rows.len(), k, n)));
+            rows.push(cells);
+            current.clear();
+        }
+    };
     let mut j = i + 1;
     while j < lines.len() && j - i < MAX_ROWS_LINES {
         let line = lines[j].trim_end();
-        if line.starts_with('|') {
-            current.push(line);
-        } else if line.starts_with('+') && grid_bounds(line).is_some() {
-            if !current.is_empty() {
-                rows.push(grid_cells(&bounds, &current));
-                current.clear();
-            }
+        if line.starts_with('+') && grid_bounds(line).is_some() {
+            end_row(&mut rows, &mut current, &mut table);
             if line.contains('=') && table.head.is_none() && !rows.is_empty() {
                 aligns = grid_aligns(line, &bounds);
                 let head = rows.drain(..).fold(Vec::new(), merge_rows);
+                table.spans.clear();
                 table.head = Some(head);
             }
+        } else if is_partial_separator(line) {
+            end_row(&mut rows, &mut current, &mut table);
+        } else if line.starts_with('|') {
+            current.push(line);
         } else {
             break;
         }
@@ -278,17 +357,33 @@ fn grid(lines: &[&str], i: usize) -> Option<(Table, usize)> {
     Some((table, j - i))
 }
 
+/// A separator line broken by a cell spanning rows: `+` or `|` at both ends, dashes in some
+/// columns, spaces in the spanning ones.
+fn is_partial_separator(line: &str) -> bool {
+    line.len() >= 3
+        && line.starts_with(['+', '|'])
+        && line.ends_with(['+', '|'])
+        && line.contains('+')
+        && line.contains("--")
+        && line
+            .chars()
+            .all(|c| matches!(c, '+' | '-' | '=' | ':' | '|' | ' '))
+}
+
 /// Several header rows of a grid table are one, their cells' lines joined.
 fn merge_rows(mut acc: Vec<String>, row: Vec<String>) -> Vec<String> {
     if acc.is_empty() {
         return row;
     }
-    for (a, r) in acc.iter_mut().zip(row) {
+    let mut row = row.into_iter();
+    for (a, r) in acc.iter_mut().zip(row.by_ref()) {
         if !r.is_empty() {
             a.push('\n');
             a.push_str(&r);
         }
     }
+    // A row with more cells (the other spans columns) keeps them all.
+    acc.extend(row);
     acc
 }
 
@@ -330,18 +425,32 @@ fn grid_aligns(line: &str, bounds: &[usize]) -> Vec<Align> {
 
 /// The cells of one grid row: the text between the column bounds of each line, the lines
 /// of a cell kept as lines (a cell holds blocks: lists, paragraphs), their common
-/// indentation taken off.
-fn grid_cells(bounds: &[usize], lines: &[&str]) -> Vec<String> {
-    let mut cells: Vec<Vec<String>> = vec![Vec::new(); bounds.len() - 1];
-    for line in lines {
-        let chars: Vec<char> = line.chars().collect();
-        for (k, w) in bounds.windows(2).enumerate() {
-            let (from, to) = ((w[0] + 1).min(chars.len()), w[1].min(chars.len()));
+/// indentation taken off. A bound that no line of the row marks with `|` is inside a cell
+/// spanning columns: with the cells, (cell, columns) of each such span.
+fn grid_cells(bounds: &[usize], lines: &[&str]) -> (Vec<String>, Vec<(usize, usize)>) {
+    let rows: Vec<Vec<char>> = lines.iter().map(|l| l.chars().collect()).collect();
+    let marked = |b: usize| {
+        rows.iter()
+            .all(|chars| matches!(chars.get(b), Some('|' | '+')))
+    };
+    let last = bounds.len() - 1;
+    let kept: Vec<usize> = (0..bounds.len())
+        .filter(|&k| k == 0 || k == last || marked(bounds[k]))
+        .collect();
+    let mut cells: Vec<Vec<String>> = vec![Vec::new(); kept.len() - 1];
+    let mut spans = Vec::new();
+    for (k, w) in kept.windows(2).enumerate() {
+        if w[1] - w[0] > 1 {
+            spans.push((k, w[1] - w[0]));
+        }
+        for chars in &rows {
+            let from = (bounds[w[0]] + 1).min(chars.len());
+            let to = bounds[w[1]].min(chars.len());
             let text: String = chars[from..to].iter().collect();
             cells[k].push(text.trim_end_matches([' ', '|']).to_string());
         }
     }
-    cells.into_iter().map(|c| dedent(&c)).collect()
+    (cells.into_iter().map(|c| dedent(&c)).collect(), spans)
 }
 
 fn dedent(lines: &[String]) -> String {
@@ -388,29 +497,46 @@ impl Table {
         }
         if let Some(head) = &self.head {
             s.push_str("<thead>\n");
-            self.row(&mut s, head, "th");
+            self.row(&mut s, head, "th", &[]);
             s.push_str("</thead>\n");
         }
         s.push_str("<tbody>\n");
-        for row in &self.rows {
-            self.row(&mut s, row, "td");
+        // Spans come in the order of their rows.
+        let mut spans = self.spans.iter().peekable();
+        for (r, row) in self.rows.iter().enumerate() {
+            let mut mine = Vec::new();
+            while let Some(&(_, k, n)) = spans.next_if(|&&(at, _, _)| at == r) {
+                mine.push((k, n));
+            }
+            self.row(&mut s, row, "td", &mine);
         }
         s.push_str("</tbody>\n</table>\n\n");
         s
     }
 
-    fn row(&self, s: &mut String, cells: &[String], tag: &str) {
+    /// One row; `spans` are (cell, columns) of its cells spanning several columns.
+    fn row(&self, s: &mut String, cells: &[String], tag: &str, spans: &[(usize, usize)]) {
         s.push_str("<tr>\n");
+        let mut column = 0;
         for (k, cell) in cells.iter().enumerate() {
-            let align = match self.aligns.get(k) {
+            let span = spans
+                .iter()
+                .find(|&&(at, _)| at == k)
+                .map_or(1, |&(_, n)| n);
+            let align = match self.aligns.get(column) {
                 Some(Align::Left) => " style=\"text-align: left\"",
                 Some(Align::Right) => " style=\"text-align: right\"",
                 Some(Align::Center) => " style=\"text-align: center\"",
                 _ => "",
             };
+            column += span;
+            let open = match span {
+                1 => format!("<{tag}{align}>"),
+                n => format!("<{tag}{align} colspan=\"{n}\">"),
+            };
             match cell.trim().is_empty() {
-                true => s.push_str(&format!("<{tag}{align}></{tag}>\n")),
-                false => s.push_str(&format!("<{tag}{align}>\n\n{cell}\n\n</{tag}>\n")),
+                true => s.push_str(&format!("{open}</{tag}>\n")),
+                false => s.push_str(&format!("{open}\n\n{cell}\n\n</{tag}>\n")),
             }
         }
         s.push_str("</tr>\n");

@@ -152,3 +152,98 @@ fn a_lone_colon_after_a_paragraph_is_text_not_an_empty_definition() {
     assert!(!f.body.contains("<dl>"), "{}", f.body);
     assert!(body_text(&f).contains("list\n:"), "{}", f.body);
 }
+
+#[test]
+fn line_blocks_keep_each_line_and_its_indentation() {
+    let src = "# T\n\n| The limerick packs laughs *anatomical*\n|    Into space that is quite economical.\n| 200 Main St.\n|\n| - not a list\n  continued here\n\nAfter.\n";
+    let f = convert(src);
+    assert!(f.body.contains("<div class=\"line-block\">"), "{}", f.body);
+    assert_eq!(count(&f.body, "<br/>"), 4, "{}", f.body);
+    assert!(!f.body.contains("<ul>"), "{}", f.body);
+    let text = body_text(&f);
+    assert!(!text.contains("| "), "{text}");
+    assert!(text.contains("\u{A0}\u{A0}\u{A0}Into space"), "{text}");
+    assert!(text.contains("- not a list continued here"), "{text}");
+    // A row short of its delimiter row is text to GFM, not a line block.
+    let f = convert("# T\n\n| Not enough table | to be a table |\n");
+    assert!(!f.body.contains("line-block"), "{}", f.body);
+    // A pipe table is not a line block.
+    let f = convert("# T\n\n| a | b |\n|---|---|\n| 1 | 2 |\n");
+    assert_eq!(count(&f.body, "<table"), 1, "{}", f.body);
+}
+
+#[test]
+fn a_caption_written_above_its_table_is_its_caption() {
+    let src = "# T\n\nTable: Prices, *above*.\n\n  Fruit   Price\n-------  ------\n  Apple     1\n\n## Next\n\n: Colon caption.\n\n+----+----+\n| a  | b  |\n+----+----+\n";
+    let f = convert(src);
+    assert_eq!(count(&f.body, "<table"), 2, "{}", f.body);
+    assert_eq!(count(&f.body, "<caption>"), 2, "{}", f.body);
+    let caption = f.body.find("<caption>").unwrap();
+    let end = f.body.find("</caption>").unwrap();
+    assert!(
+        f.body[caption..end].contains("Prices, <em>above</em>."),
+        "{}",
+        f.body
+    );
+    let text = body_text(&f);
+    assert!(
+        !text.contains("Table:") && !text.contains(": Colon"),
+        "{text}"
+    );
+}
+
+#[test]
+fn superscripts_and_subscripts_as_pandoc_reads_them() {
+    let src = "# T\n\nH~2~O is 2^10^ and P~a\\ cat~, ~~struck~~, ~gfm~, [^n] 2^3 and 4^5.\n\n[^n]: A note.\n";
+    let f = convert(src);
+    assert!(f.body.contains("H<sub>2</sub>O"), "{}", f.body);
+    assert!(f.body.contains("2<sup>10</sup>"), "{}", f.body);
+    assert!(f.body.contains("P<sub>a\u{A0}cat</sub>"), "{}", f.body);
+    assert!(f.body.contains("<del>struck</del>"), "{}", f.body);
+    // GFM's single-tilde strikethrough, on a word of its own.
+    assert!(f.body.contains("<del>gfm</del>"), "{}", f.body);
+    assert!(body_text(&f).contains("2^3 and 4^5."), "{}", f.body);
+    assert_eq!(count(&f.body, "epub:type=\"noteref\""), 1, "{}", f.body);
+}
+
+#[test]
+fn grid_tables_with_row_and_column_spans_keep_every_word() {
+    let src = "# T\n\n+------+------+------+\n| Head | Two  | Three|\n+======+======+======+\n| spans two   | x    |\n+------+------+------+\n| tall | y    | z    |\n+      +------+------+\n|      | w    | v    |\n+------+------+------+\n";
+    let f = convert(src);
+    assert_eq!(count(&f.body, "<table"), 1, "{}", f.body);
+    assert!(f.body.contains("colspan=\"2\""), "{}", f.body);
+    let text = body_text(&f);
+    for word in ["Head", "spans two", "tall", "w", "v", "z"] {
+        assert!(text.contains(word), "{word} in {text}");
+    }
+    assert!(!text.contains("+---") && !text.contains("| "), "{text}");
+}
+
+#[test]
+fn a_table_inside_a_list_item_stays_in_the_item() {
+    let src = "# T\n\n1.  First item:\n\n    +-----+-----+\n    | a   | b   |\n    +-----+-----+\n\n    Table: In the item.\n\n2.  Second item.\n";
+    let f = convert(src);
+    assert_eq!(count(&f.body, "<table"), 1, "{}", f.body);
+    assert_eq!(count(&f.body, "<ol"), 1, "{}", f.body);
+    let table = f.body.find("<table").unwrap();
+    let item_end = f.body.find("</li>").unwrap();
+    assert!(table < item_end, "{}", f.body);
+    assert!(f.body.contains("In the item."), "{}", f.body);
+    assert!(!body_text(&f).contains("+---"), "{}", f.body);
+}
+
+#[test]
+fn warnings_cite_the_line_the_author_wrote_after_rewritten_blocks() {
+    // The table and the div become many more lines of markup than the source has.
+    let src = "# T\n\n+---+---+\n| a | b |\n+---+---+\n| c | d |\n+---+---+\n\n::: note\nText.\n:::\n\nThen $\\field^n$ here.\n";
+    let f = convert(src);
+    let line = src.lines().position(|l| l.contains("field")).unwrap() + 1;
+    assert_eq!(line, 13);
+    let notes = notes(&f);
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.starts_with(&format!("line {line}: "))),
+        "{notes:?}"
+    );
+}
