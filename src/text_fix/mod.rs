@@ -621,7 +621,7 @@ impl TextFix {
         heading: &dyn Fn(&str) -> bool,
         split: bool,
         mut tally: Option<&mut Tally>,
-    ) -> std::result::Result<Option<(String, Vec<usize>)>, (RuleOverrun, usize)> {
+    ) -> std::result::Result<Option<Cleaned>, (RuleOverrun, usize)> {
         let found = self.applicable(text, Some(file.relative));
         let text_rules = Which {
             known: Some(&found),
@@ -667,17 +667,7 @@ impl TextFix {
                 )
                 .map_err(|e| (e, start + 1))?;
                 changed |= fixed.is_some();
-                match fixed {
-                    Some((f, _)) if f.is_empty() && !body.is_empty() => {}
-                    Some((f, from)) => {
-                        origins.extend(from.unwrap_or_default());
-                        pieces.push(Cow::Owned(f));
-                    }
-                    None => {
-                        origins.extend(start + 1..=t);
-                        pieces.push(Cow::Owned(body));
-                    }
-                }
+                push_body((&mut pieces, &mut origins), body, fixed, start + 1..=t);
             }
             if let Some(&line) = lines.get(t) {
                 let fixed = apply_rules(
@@ -690,21 +680,43 @@ impl TextFix {
                 )
                 .map_err(|e| (e, t + 1))?;
                 changed |= fixed.is_some();
-                match fixed {
-                    Some(f) if f.trim().is_empty() => {}
-                    Some(f) => {
-                        origins.push(t + 1);
-                        pieces.push(Cow::Owned(f));
-                    }
-                    None => {
-                        origins.push(t + 1);
-                        pieces.push(Cow::Borrowed(line));
-                    }
+                // A title the rules emptied goes.
+                if fixed.as_deref().is_none_or(|f| !f.trim().is_empty()) {
+                    origins.push(t + 1);
+                    pieces.push(fixed.map_or(Cow::Borrowed(line), Cow::Owned));
                 }
             }
             start = t + 1;
         }
         Ok(changed.then(|| (pieces.join("\n"), origins)))
+    }
+}
+
+/// A text the rules changed, with the source line of each of its lines when they are known.
+type Traced = (String, Option<Vec<usize>>);
+
+/// A file the rules changed, with the source line of each of its lines.
+type Cleaned = (String, Vec<usize>);
+
+/// Appends a piece of text between title lines as the rules left it (`fixed`, with the source
+/// line of each of its lines; None: unchanged, on source lines `lines`) to a file's pieces,
+/// and its lines' source lines to `origins`. A piece the rules emptied adds nothing.
+fn push_body(
+    (pieces, origins): (&mut Vec<Cow<'_, str>>, &mut Vec<usize>),
+    body: String,
+    fixed: Option<Traced>,
+    lines: std::ops::RangeInclusive<usize>,
+) {
+    match fixed {
+        Some((f, _)) if f.is_empty() && !body.is_empty() => {}
+        Some((f, from)) => {
+            origins.extend(from.unwrap_or_default());
+            pieces.push(Cow::Owned(f));
+        }
+        None => {
+            origins.extend(lines);
+            pieces.push(Cow::Owned(body));
+        }
     }
 }
 
@@ -782,7 +794,7 @@ fn apply_rules_traced(
     (file, first_line): (Option<FileRef<'_>>, usize),
     mut tally: Option<&mut Tally>,
     clock: &mut Clock,
-) -> std::result::Result<Option<(String, Option<Vec<usize>>)>, RuleOverrun> {
+) -> std::result::Result<Option<Traced>, RuleOverrun> {
     let max_len = rules::max_len(text.len());
     let mut current: Option<String> = None;
     let mut origin: Option<Vec<usize>> = None;
