@@ -830,15 +830,44 @@ fn read_head(boundary: &Boundary, path: &Path, rel: &str, notes: &mut Vec<String
         notes.push(format!("{rel}: {e}"));
         return String::new();
     }
-    if bytes.len() as u64 == QUICK_HEAD_BYTES {
-        let utf16 = bytes.starts_with(&[0xFF, 0xFE]) || bytes.starts_with(&[0xFE, 0xFF]);
+    let utf16 = bytes.starts_with(&[0xFF, 0xFE]) || bytes.starts_with(&[0xFE, 0xFF]);
+    let cut = bytes.len() as u64 == QUICK_HEAD_BYTES;
+    if cut {
         let end = match utf16 {
             true => bytes.len() & !1,
             false => memchr::memrchr(b'\n', &bytes).map_or(bytes.len(), |i| i + 1),
         };
         bytes.truncate(end);
     }
-    crate::source::decode(&bytes, None, EncodingErrors::Replace)
+    let Ok(head) = crate::source::decode(&bytes, None, EncodingErrors::Replace) else {
+        return String::new();
+    };
+    let mut text = head.text;
+    if cut && !utf16 {
+        text.push_str(&read_tail(boundary, path, head.encoding.name()));
+    }
+    text
+}
+
+/// How much of the end of a long text file built in one go is read for its site lines: a
+/// download's footer (`Txt66.com`, `声明：本电子书仅供…`) is as telling as its header.
+const QUICK_TAIL_BYTES: u64 = 64 << 10;
+
+/// The last [`QUICK_TAIL_BYTES`] of a text file, from its first line break on, decoded as
+/// `encoding` (the head's), after a line break; empty when it cannot be read.
+fn read_tail(boundary: &Boundary, path: &Path, encoding: &str) -> String {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut bytes = Vec::new();
+    let read = boundary.open(path).ok().and_then(|mut file| {
+        let len = file.metadata().ok()?.len();
+        let from = len.saturating_sub(QUICK_TAIL_BYTES).max(QUICK_HEAD_BYTES);
+        file.seek(SeekFrom::Start(from)).ok()?;
+        file.take(QUICK_TAIL_BYTES).read_to_end(&mut bytes).ok()
+    });
+    let Some(start) = read.and_then(|_| memchr::memchr(b'\n', &bytes)) else {
+        return String::new();
+    };
+    crate::source::decode(&bytes[start..], Some(encoding), EncodingErrors::Replace)
         .map(|d| d.text)
         .unwrap_or_default()
 }

@@ -149,7 +149,7 @@ fn check_lists_each_rule_with_its_matches_at_file_and_line() {
         findings.iter().filter(|f| f["code"] == code).collect()
     };
     let rules = notes("cleanup-rule");
-    assert_eq!(rules.len(), 18, "{rules:#?}");
+    assert_eq!(rules.len(), 21, "{rules:#?}");
     let page_turns = rules
         .iter()
         .find(|f| f["message"].as_str().unwrap().contains("page turns"))

@@ -260,3 +260,46 @@ fn check_prints_the_outline_the_build_then_makes_and_warns_at_each_trap() {
     assert!(r.stderr.contains(" 7 | ===第二回 乙===\n"), "{}", r.stderr);
     assert!(!r.stderr.contains('\u{fffd}'), "{}", r.stderr);
 }
+
+/// Regression: the outline and the split's warnings cited lines of the text the cleanup rules
+/// had left, so every line the preset removed shifted the lines after it; they cite the file.
+#[test]
+fn check_cites_the_source_files_lines_after_the_preset_removed_some() {
+    let body = "　　话说天下大势，分久必合，合久必分。";
+    let lines = [
+        "第一章 甲",
+        body,
+        "www.example-novels.com",
+        "请收藏本站：https://www.example-novels.com",
+        "",
+        "第二章 乙",
+        body,
+        "☆☆☆正文结束[75txt.com];更多章节请查看尾部网址☆☆☆",
+        "Txt66.com",
+        "第四章 丁",
+        body,
+    ];
+    let f = Fixture::empty();
+    f.write("小说.txt", lines.join("\n"));
+    f.write(
+        "metadata.toml",
+        format!(
+            "{BOOK}\n[text]\ncleanup-preset = \"web-novel\"\n\n[[chapters]]\nfile = \"小说.txt\"\nsplit = \"auto\"\n"
+        ),
+    );
+    let r = run(epubforge()
+        .args(["check", "--format", "json", "--no-epubcheck"])
+        .arg(f.path("")));
+    let report: serde_json::Value = serde_json::from_str(&r.stdout).expect(&r.stderr);
+    let outline: Vec<u64> = report["outline"]["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["line"].as_u64().unwrap())
+        .collect();
+    assert_eq!(outline, [1, 6, 10], "{:#}", report["outline"]);
+    let found = findings(&f);
+    let gap = found.iter().find(|f| f.3.contains("jumps from 2 to 4"));
+    assert_eq!(gap.and_then(|g| g.1), Some(10), "{found:#?}");
+    assert!(gap.unwrap().3.contains("(line 10)"), "{gap:?}");
+}

@@ -146,7 +146,7 @@ pub(crate) fn convert_decoded(
     };
     split_fits_kind(src, kind)?;
     let (text, back_matter) = gutenberg_text(&decoded.text, kind, &project.layout);
-    let mut after_rules = None;
+    let mut after_rules = crate::text_fix::AfterRules::default();
     let fixed = match kind {
         SourceKind::Text => {
             let fixing = (tally.as_deref_mut(), &mut after_rules);
@@ -181,7 +181,8 @@ pub(crate) fn convert_decoded(
             (nodes, markup)
         }
         Some(mode) => {
-            let (mut nodes, found, notes) = split_file(project, src, &fixed, mode, sinks)?;
+            let traced = (&*fixed, &after_rules);
+            let (mut nodes, found, notes) = split_file(project, src, traced, mode, sinks)?;
             nodes.extend(back_matter);
             front = notes.front;
             (lines, headings) = (found, notes);
@@ -202,7 +203,7 @@ pub(crate) fn convert_decoded(
         // When no cleanup rule changed the text and nothing converts it, the text-fix stage
         // changed punctuation only (typography, quotation marks), which the ledger does not
         // count: the source itself is what the book must hold, read once, not twice.
-        SourceKind::Text if after_rules.is_none() && project.text.conversion().is_none() => {
+        SourceKind::Text if after_rules.count.is_none() && project.text.conversion().is_none() => {
             crate::ledger::Given::Text(&text)
         }
         SourceKind::Text => crate::ledger::Given::Text(&fixed),
@@ -211,7 +212,7 @@ pub(crate) fn convert_decoded(
     let sheet = crate::ledger::Sheet {
         path: &src.path,
         source: &text,
-        after_rules,
+        after_rules: after_rules.count,
         given,
     };
     let (mut removed, lost) = account(&sheet, &nodes);
@@ -559,7 +560,7 @@ fn fix_text_file<'a>(
     src: &ChapterSource,
     file: FileRef<'_>,
     text: &'a str,
-    (tally, after_rules): (Option<&mut Tally>, &mut Option<usize>),
+    (tally, after_rules): (Option<&mut Tally>, &mut crate::text_fix::AfterRules),
 ) -> Result<std::borrow::Cow<'a, str>> {
     let mode = src.split.as_ref().unwrap_or(&SplitMode::Auto);
     let heading = |line: &str| super::split::is_heading(line, mode);
@@ -594,7 +595,7 @@ pub(crate) fn volumes_in(project: &Project, src: &ChapterSource) -> Result<Vec<S
         path: &src.path,
         relative: &relative,
     };
-    let fixed = fix_text_file(project, src, file, &text, (None, &mut None))?;
+    let fixed = fix_text_file(project, src, file, &text, (None, &mut Default::default()))?;
     let lines: Vec<&str> = fixed.split('\n').collect();
     Ok(super::split::split(&lines, mode)
         .sections
@@ -743,18 +744,20 @@ fn decode_warnings(path: &Path, decoded: &Decoded, kind: SourceKind) -> Vec<Diag
     warnings
 }
 
-/// A file split at its headings into chapters (and volumes), with the line each starts at.
+/// A file split at its headings into chapters (and volumes), with the line each starts at:
+/// the line of the file as written, before cleanup rules removed any (`after_rules`).
 fn split_file(
     project: &Project,
     src: &ChapterSource,
-    text: &str,
+    (text, after_rules): (&str, &crate::text_fix::AfterRules),
     mode: &super::split::SplitMode,
     (images, warnings): (&mut Vec<Image>, &mut Vec<Diagnostic>),
 ) -> Result<(Vec<Node>, Vec<Option<usize>>, super::HeadingNotes)> {
     let warn = |code, line, message| Diagnostic::warning(code, message).at(&src.path).line(line);
     let sinks = (text, &mut *images, &mut *warnings);
     let (pieces, split_warnings, notes) = with_pictures(project, src, sinks, |p| {
-        super::split_text(text, mode, src.volume, p)
+        let at = |line| after_rules.source_line(line);
+        super::split_text(text, mode, (src.volume, &at), p)
     })?;
     warnings.extend(
         split_warnings

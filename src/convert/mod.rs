@@ -319,13 +319,13 @@ pub enum Piece {
 pub(crate) fn split_text(
     text: &str,
     mode: &SplitMode,
-    volume: Option<std::num::NonZeroU16>,
+    (volume, at): (Option<std::num::NonZeroU16>, &dyn Fn(usize) -> usize),
     pictures: Pictures<'_>,
 ) -> (Vec<Piece>, Vec<SplitWarning>, HeadingNotes) {
     let lines: Vec<&str> = text.split('\n').collect();
-    let mut found = split::split(&lines, mode);
+    let mut found = split::split_traced(&lines, mode, at);
     if let Some(k) = volume {
-        keep_volume(&mut found, usize::from(k.get()));
+        keep_volume(&mut found, usize::from(k.get()), at);
     }
     let body_text = |range: std::ops::Range<usize>| -> String {
         lines
@@ -382,7 +382,7 @@ pub(crate) struct HeadingNotes {
 
 /// Keeps the sections of volume `k` (1-based) of a split, those before the first volume
 /// going with the first, and the warnings about their lines.
-fn keep_volume(found: &mut split::Split, k: usize) {
+fn keep_volume(found: &mut split::Split, k: usize, at: &dyn Fn(usize) -> usize) {
     let mut volume = 0;
     let mut kept = Vec::new();
     found.sections.retain(|s| {
@@ -394,8 +394,9 @@ fn keep_volume(found: &mut split::Split, k: usize) {
         }
         let keep = volume == k || (volume == 0 && k == 1);
         if keep {
-            let first = s.heading.as_ref().map_or(s.body.start + 1, |h| h.line);
-            kept.push(first..s.body.end.max(first) + 1);
+            // Headings and warnings cite the file's lines, the bodies index the text split.
+            let first = s.heading.as_ref().map_or(at(s.body.start + 1), |h| h.line);
+            kept.push(first..at(s.body.end.max(1)).max(first) + 1);
         }
         keep
     });
@@ -461,8 +462,9 @@ mod tests {
     #[test]
     fn split_text_gives_front_volumes_and_chapters_in_order() {
         let text = "简介：一个故事。\n第一卷 潜龙\n卷首语。\n第一章 风起\n甲。\n第二章 云涌\n乙。\n第二卷 在渊\n第一章 雨落\n丙。\n";
-        let (pieces, warnings, _) =
-            split_text(text, &SplitMode::Auto, None, &mut |_| Err(String::new()));
+        let (pieces, warnings, _) = split_text(text, &SplitMode::Auto, (None, &|l| l), &mut |_| {
+            Err(String::new())
+        });
         assert!(warnings.is_empty(), "{warnings:?}");
         let shape: Vec<String> = pieces
             .iter()

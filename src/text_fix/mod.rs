@@ -182,6 +182,34 @@ impl Prefilter {
     }
 }
 
+/// What the cleanup rules left of a plain-text file, when they changed it (both `None` when
+/// they did not).
+#[derive(Debug, Clone, Default)]
+pub struct AfterRules {
+    /// The letters and digits left, as [`crate::ledger::count`] counts them: the text
+    /// ledger's count of what the rules removed.
+    pub count: Option<usize>,
+    /// The 1-based line of the file as written where each line of the cleaned text comes
+    /// from: lines the rules removed must not shift the lines warnings and `check` cite.
+    pub lines: Option<Vec<usize>>,
+}
+
+impl AfterRules {
+    /// The line of the file as written for `line` (1-based) of the cleaned text.
+    pub fn source_line(&self, line: usize) -> usize {
+        let Some(lines) = self.lines.as_deref() else {
+            return line;
+        };
+        match lines.get(line.wrapping_sub(1)) {
+            Some(&l) => l,
+            // Past the lines traced (a text the rules left ending in a line end).
+            None => lines
+                .last()
+                .map_or(line, |&l| l + line.saturating_sub(lines.len())),
+        }
+    }
+}
+
 /// The chapter file a piece of text comes from.
 #[derive(Debug, Clone, Copy)]
 pub struct FileRef<'a> {
@@ -485,26 +513,32 @@ impl TextFix {
         split: bool,
         tally: Option<&mut Tally>,
     ) -> Result<Cow<'a, str>> {
-        self.text_file_counted(text, file, (lines, split), tally, &mut None)
+        let mut after = AfterRules::default();
+        self.text_file_counted(text, file, (lines, split), tally, &mut after)
     }
 
-    /// [`TextFix::text_file`], also setting `after_rules` to the letters and digits the
-    /// cleanup rules left (as [`crate::ledger::count`] counts them) when they changed the text:
-    /// the text ledger's count of what they removed.
+    /// [`TextFix::text_file`], also telling in `after_rules` what the cleanup rules left when
+    /// they changed the text: the text ledger's count, and where each line came from.
     pub fn text_file_counted<'a>(
         &self,
         text: &'a str,
         file: FileRef<'_>,
         (lines, split): (&LineReading<'_>, bool),
         tally: Option<&mut Tally>,
-        after_rules: &mut Option<usize>,
+        after_rules: &mut AfterRules,
     ) -> Result<Cow<'a, str>> {
         let heading = lines.heading;
         let cleaned = self
             .clean_file(text, file, heading, split, tally)
             .map_err(|(e, line)| self.overrun_error(e, Some(file), line))?;
-        *after_rules = cleaned.as_deref().map(crate::ledger::count);
-        let cleaned: Cow<'a, str> = cleaned.map_or(Cow::Borrowed(text), Cow::Owned);
+        after_rules.count = cleaned.as_ref().map(|c| crate::ledger::count(&c.0));
+        let cleaned: Cow<'a, str> = match cleaned {
+            Some((t, origins)) => {
+                after_rules.lines = Some(origins);
+                Cow::Owned(t)
+            }
+            None => Cow::Borrowed(text),
+        };
         Ok(self.convert_file(cleaned, lines))
     }
 
@@ -575,8 +609,8 @@ impl TextFix {
     }
 
     /// The cleanup rules on a plain-text file: title rules on its title lines, text rules on
-    /// the rest. None when nothing changes; a rule past its budget, with the first line of the
-    /// text it ran on.
+    /// the rest. None when nothing changes, else the text and the source line (1-based) of
+    /// each of its lines; a rule past its budget, with the first line of the text it ran on.
     fn clean_file(
         &self,
         text: &str,
@@ -584,7 +618,7 @@ impl TextFix {
         heading: &dyn Fn(&str) -> bool,
         split: bool,
         mut tally: Option<&mut Tally>,
-    ) -> std::result::Result<Option<String>, (RuleOverrun, usize)> {
+    ) -> std::result::Result<Option<Cleaned>, (RuleOverrun, usize)> {
         let found = self.applicable(text, Some(file.relative));
         let text_rules = Which {
             known: Some(&found),
@@ -601,7 +635,7 @@ impl TextFix {
         let titles = self.title_lines(text, (split, heading), may_title, &clock);
         let clock = &mut clock.borrow_mut();
         if titles.is_empty() {
-            return apply_rules(
+            let fixed = apply_rules_traced(
                 &self.rules,
                 &text_rules,
                 text,
@@ -609,16 +643,18 @@ impl TextFix {
                 tally,
                 clock,
             )
-            .map_err(|e| (e, 1));
+            .map_err(|e| (e, 1))?;
+            return Ok(fixed.map(|(t, lines)| (t, lines.unwrap_or_default())));
         }
         let lines: Vec<&str> = text.split('\n').collect();
         let mut pieces: Vec<Cow<'_, str>> = Vec::new();
+        let mut origins: Vec<usize> = Vec::new();
         let mut changed = false;
         let mut start = 0;
         for &t in titles.iter().chain(std::iter::once(&lines.len())) {
             if start < t {
                 let body = lines[start..t].join("\n");
-                let fixed = apply_rules(
+                let fixed = apply_rules_traced(
                     &self.rules,
                     &text_rules,
                     &body,
@@ -628,11 +664,7 @@ impl TextFix {
                 )
                 .map_err(|e| (e, start + 1))?;
                 changed |= fixed.is_some();
-                match fixed {
-                    Some(f) if f.is_empty() && !body.is_empty() => {}
-                    Some(f) => pieces.push(Cow::Owned(f)),
-                    None => pieces.push(Cow::Owned(body)),
-                }
+                push_body((&mut pieces, &mut origins), body, fixed, start + 1..=t);
             }
             if let Some(&line) = lines.get(t) {
                 let fixed = apply_rules(
@@ -645,15 +677,43 @@ impl TextFix {
                 )
                 .map_err(|e| (e, t + 1))?;
                 changed |= fixed.is_some();
-                match fixed {
-                    Some(f) if f.trim().is_empty() => {}
-                    Some(f) => pieces.push(Cow::Owned(f)),
-                    None => pieces.push(Cow::Borrowed(line)),
+                // A title the rules emptied goes.
+                if fixed.as_deref().is_none_or(|f| !f.trim().is_empty()) {
+                    origins.push(t + 1);
+                    pieces.push(fixed.map_or(Cow::Borrowed(line), Cow::Owned));
                 }
             }
             start = t + 1;
         }
-        Ok(changed.then(|| pieces.join("\n")))
+        Ok(changed.then(|| (pieces.join("\n"), origins)))
+    }
+}
+
+/// A text the rules changed, with the source line of each of its lines when they are known.
+type Traced = (String, Option<Vec<usize>>);
+
+/// A file the rules changed, with the source line of each of its lines.
+type Cleaned = (String, Vec<usize>);
+
+/// Appends a piece of text between title lines as the rules left it (`fixed`, with the source
+/// line of each of its lines; None: unchanged, on source lines `lines`) to a file's pieces,
+/// and its lines' source lines to `origins`. A piece the rules emptied adds nothing.
+fn push_body(
+    (pieces, origins): (&mut Vec<Cow<'_, str>>, &mut Vec<usize>),
+    body: String,
+    fixed: Option<Traced>,
+    lines: std::ops::RangeInclusive<usize>,
+) {
+    match fixed {
+        Some((f, _)) if f.is_empty() && !body.is_empty() => {}
+        Some((f, from)) => {
+            origins.extend(from.unwrap_or_default());
+            pieces.push(Cow::Owned(f));
+        }
+        None => {
+            origins.extend(lines);
+            pieces.push(Cow::Owned(body));
+        }
     }
 }
 
@@ -714,13 +774,32 @@ fn apply_rules(
     rules: &[Rule],
     which: &Which<'_>,
     text: &str,
+    at: (Option<FileRef<'_>>, usize),
+    tally: Option<&mut Tally>,
+    clock: &mut Clock,
+) -> std::result::Result<Option<String>, RuleOverrun> {
+    apply_rules_traced(rules, which, text, at, tally, clock).map(|r| r.map(|(t, _)| t))
+}
+
+/// [`apply_rules`], also giving, when the text starts at a known line (`first_line` > 0),
+/// the source line of each line of the result: a rule that removes lines must not shift the
+/// line numbers that the split, `check` and the warnings cite.
+fn apply_rules_traced(
+    rules: &[Rule],
+    which: &Which<'_>,
+    text: &str,
     (file, first_line): (Option<FileRef<'_>>, usize),
     mut tally: Option<&mut Tally>,
     clock: &mut Clock,
-) -> std::result::Result<Option<String>, RuleOverrun> {
+) -> std::result::Result<Option<Traced>, RuleOverrun> {
     let max_len = rules::max_len(text.len());
     let mut current: Option<String> = None;
     let mut origin: Option<Vec<usize>> = None;
+    let trace = |now: &str| -> Vec<usize> {
+        (0..=now.matches('\n').count())
+            .map(|k| first_line + k)
+            .collect()
+    };
     let mut candidates = which.initial(text);
     let mut k = 0;
     while let Some(&i) = candidates.get(k) {
@@ -732,12 +811,11 @@ fn apply_rules(
         if edits.is_empty() {
             continue;
         }
+        if first_line > 0 && origin.is_none() {
+            origin = Some(trace(now));
+        }
         if let (Some(t), Some(f)) = (tally.as_deref_mut(), file) {
-            let lines = origin.get_or_insert_with(|| {
-                (0..=now.matches('\n').count())
-                    .map(|k| first_line + k)
-                    .collect()
-            });
+            let lines = origin.get_or_insert_with(|| trace(now));
             record_edits(t, i, f, now, &edits, lines, first_line > 0);
         }
         let (fixed, new_origin) = rules::apply_edits(now, &edits, origin.as_deref());
@@ -751,7 +829,7 @@ fn apply_rules(
         k = 0;
         current = Some(fixed);
     }
-    Ok(current)
+    Ok(current.map(|c| (c, origin.filter(|_| first_line > 0))))
 }
 
 /// The rules of one scope that apply to one file.

@@ -15,7 +15,7 @@ use super::rules::Scope;
 /// one list for the address rule and the disguised-address rule.
 macro_rules! site_words {
     () => {
-        "请访问|请登陆|请登录|请到|请收藏|更新地址|欢迎访问|欢迎光临|访问网址|网址|首发|更新最快|最快更新|书库|书屋|小说网|文学网|中文网|书城|手机阅读|手机访问|手机用户"
+        "请访问|请登陆|请登录|请到|请关注|请收藏|更新地址|欢迎访问|欢迎光临|访问网址|网址|首发|更新最快|最快更新|书库|书屋|小说网|文学网|中文网|书城|手机阅读|手机访问|手机用户"
     };
 }
 
@@ -35,7 +35,7 @@ pub(super) type PresetRule = (
 const LINE: Option<usize> = Some(120);
 
 /// The rules of the `web-novel` preset, in the order they run.
-pub(super) const WEB_NOVEL: [PresetRule; 17] = [
+pub(super) const WEB_NOVEL: [PresetRule; 20] = [
     (
         // First: a paragraph with a site glued to its end must lose the site, not be taken
         // for a line about a site by the next rule.
@@ -107,12 +107,38 @@ pub(super) const WEB_NOVEL: [PresetRule; 17] = [
         &[".", ":"],
     ),
     (
-        "a lone web address on its own line",
-        r"^[ \t\x{3000}《〈(（【\[☆★]*(?i:https?://|www\.)[^\s]+[ \t\x{3000}》〉)）】\]☆★]*$",
+        "a lone web address on its own line, bare or framed (`*  http://www.speedy7.com/…  *`, \
+         `Txt66.com`)",
+        r"^[ \t\x{3000}《〈(（【\[☆★*#|]*(?:(?i:https?://|www\.)[^\s]+|(?i:[a-z0-9-]*[a-z][a-z0-9-]*\.)+(?i:com|net|org|cn|cc|la|info|me|tw|co)/?)[ \t\x{3000}》〉)）】\]☆★*#|]*$",
         "",
         Scope::Text,
         Some(200),
         &[".", ":"],
+    ),
+    (
+        "a line framed by stars that marks where the site's text starts or ends, or names \
+         a site: ☆☆☆正文结束[75txt.com];更多章节请查看尾部网址☆☆☆, ☆早安电子书☆",
+        r"^[ \t\x{3000}]*[☆★]+[^\n☆★]{0,60}?(?:正文|内容|网址|电子书|书网|书屋|小说网|论坛|(?i:https?://|www\.|[a-z0-9-]+\.(?:com|net|org|cn)))[^\n]{0,60}?[☆★]+[ \t\x{3000}]*$",
+        "",
+        Scope::Text,
+        Some(140),
+        &["☆", "★"],
+    ),
+    (
+        "a short line of a site's name and what it offers: 喜书网免费小说在线阅读",
+        r"^[ \t\x{3000}]*[^\s，。！？“”「」]{1,8}?(?:书网|小说网|文学网|中文网|书屋|书库|书城)(?:免费|最新|全本|手机)*(?:小说|电子书|txt|TXT)?(?:在线阅读|阅读|下载)[ \t\x{3000}]*$",
+        "",
+        Scope::Text,
+        Some(30),
+        &["书网", "小说网", "文学网", "中文网", "书屋", "书库", "书城"],
+    ),
+    (
+        "a short line naming an e-book site: 中国手机Txt电子书",
+        r"^[ \t\x{3000}]*[^\s]{0,8}?(?i:txt)[^\s]{0,4}?(?:电子书|小说|书网|书屋|书库|论坛)[^\s]{0,8}[ \t\x{3000}]*$",
+        "",
+        Scope::Text,
+        Some(40),
+        &["txt", "TXT", "Txt", "tXT", "TxT", "TXt", "txT", "tXt"],
     ),
     (
         "reading-site prompts: remember the address, no pop-ups, latest chapters",

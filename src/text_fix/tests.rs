@@ -247,6 +247,10 @@ fn a_preset_rule_is_tried_on_every_text_it_matches() {
         "正文 第一回 宴桃园",
         "他推开门ｗωｗ奇Qisuu書com网，走了进去。",
         "他是如何走向巅峰，请看《仙逆》详细信息请查阅:http://www.zhuaji.org/",
+        "☆☆☆正文结束[75txt.com];更多章节请查看尾部网址☆☆☆",
+        "中国手机Txt电子书",
+        "Txt66.com",
+        "喜书网免费小说在线阅读",
     ];
     let fixture = std::fs::read(
         Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/web-novel/青锋录.txt"),
@@ -335,5 +339,47 @@ fn the_web_novel_preset_finds_addresses_in_any_case_width_or_disguise() {
     assert_eq!(
         out,
         "第一章 风起\n他推开门，走了进去。\n这一夜风很大。\n他打开了google.com看新闻。\n"
+    );
+}
+
+#[test]
+fn the_web_novel_preset_removes_the_footers_and_banners_downloads_end_and_start_with() {
+    // Classes left after the preset on real downloads: a web address framed by an asterisk
+    // box's sides (紅樓夢 speedy7), star-framed lines naming the site (仙逆 75txt, 笑傲江湖
+    // 早安电子书), a lone bare domain and a short e-book site name (碧血剑 Txt66). An address
+    // in dialogue and a sentence that merely holds a domain stay.
+    let f = TextFix::new(Settings {
+        rules: TextFix::preset("web-novel").unwrap(),
+        conversion: None,
+        quotes: None,
+        typography: Typography::Off,
+    });
+    let text = "*************************\n\
+                *                       *\n\
+                *  精緻甲版 - 特別奉獻  *\n\
+                *  http://www.speedy7.com/cn/redmansions.htm  *\n\
+                *  此電子檔可隨意傳播。 *\n\
+                *************************\n\
+                \n\
+                第一回 甲\n\
+                “去www.cassell.org看看。”他说。\n\
+                ☆☆☆正文结束[75txt.com];更多章节请查看尾部网址☆☆☆ \n\
+                ☆早安电子书☆\n\
+                中国手机Txt电子书\n\
+                喜书网免费小说在线阅读\n\
+                更多更新免费电子书请关注www.wmtxt.com\n\
+                \n\
+                Txt66.com\n\
+                他说google.com不好用。\n";
+    let out = f.text_file(text, file(), &AUTO, true, None).unwrap();
+    assert_eq!(
+        out,
+        "*************************\n\
+         *                       *\n\
+         *  精緻甲版 - 特別奉獻  *\n\
+         *  此電子檔可隨意傳播。 *\n\
+         *************************\n\
+         \n\
+         第一回 甲\n“去www.cassell.org看看。”他说。\n\n他说google.com不好用。\n"
     );
 }

@@ -202,10 +202,14 @@ fn bare_chinese(line: &str) -> Option<Found> {
     }
     let title = rest[sep.len_utf8()..].trim_start_matches(is_space);
     let sentence = title.contains(['，', '。', '；', '：', ',', ';', ':', '“', '”', '「', '」']);
+    // A title may open with a numeral (`二十七 三战`, `十 五霸冈`) but is not one (`一 二`,
+    // `十 三 …`): a list of numbers or a number spaced out is no heading.
+    let lead = title.chars().take_while(|&c| is_numeral_char(c)).count();
     let starts_ok = title
         .chars()
         .next()
-        .is_some_and(|c| !is_numeral_char(c) && !c.is_ascii_punctuation());
+        .is_some_and(|c| !c.is_ascii_punctuation())
+        && title.chars().nth(lead).is_some_and(|c| !is_space(c));
     if sentence || !starts_ok || width(title) > MAX_BARE_TITLE_WIDTH {
         return None;
     }

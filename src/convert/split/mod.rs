@@ -179,6 +179,14 @@ pub struct Split {
 /// not blank; otherwise they are dropped. Every other line is either a heading line or in
 /// exactly one section's body, in order. Lines need not be trimmed.
 pub fn split(lines: &[&str], mode: &SplitMode) -> Split {
+    split_traced(lines, mode, &|line| line)
+}
+
+/// [`split`] of lines that are not the file's lines as written (cleanup rules removed some):
+/// `at` gives the file's line (1-based) for a line of `lines` (1-based), and every line the
+/// split reports (headings, skipped lines, warnings and their messages) is the file's. The
+/// sections' bodies stay indices into `lines`.
+pub fn split_traced(lines: &[&str], mode: &SplitMode, at: &dyn Fn(usize) -> usize) -> Split {
     let auto = matches!(mode, SplitMode::Auto);
     let blocks = auto && {
         let trimmed: Vec<&str> = lines.iter().map(|l| auto::trim_line(l)).collect();
@@ -212,8 +220,14 @@ pub fn split(lines: &[&str], mode: &SplitMode) -> Split {
     if blocks {
         add_subtitles(&mut found, lines);
     }
-    let (sections, mut numbering) = sections(found, lines);
+    let (sections, mut numbering) = sections(found, lines, at);
+    for w in &mut warnings {
+        w.line = at(w.line);
+    }
     numbering.append(&mut warnings);
+    for s in &mut skipped {
+        s.line = at(s.line);
+    }
     skipped.sort_by_key(|s| s.line);
     Split {
         sections,
@@ -223,7 +237,11 @@ pub fn split(lines: &[&str], mode: &SplitMode) -> Split {
 }
 
 /// The sections the heading lines cut `lines` into, with the numbering warnings.
-fn sections(found: Vec<HeadingLine>, lines: &[&str]) -> (Vec<Section>, Vec<SplitWarning>) {
+fn sections(
+    found: Vec<HeadingLine>,
+    lines: &[&str],
+    at: &dyn Fn(usize) -> usize,
+) -> (Vec<Section>, Vec<SplitWarning>) {
     let mut sections: Vec<Section> = Vec::new();
     let mut numbering = Numbering::default();
     let first_heading = found.first().map_or(lines.len(), |h| h.index);
@@ -259,7 +277,7 @@ fn sections(found: Vec<HeadingLine>, lines: &[&str]) -> (Vec<Section>, Vec<Split
                 kind: f.kind,
                 number: numbering.reading(f.kind, f.number, f.other),
                 title,
-                line: index + 1,
+                line: at(index + 1),
                 lines: body_start - index,
                 repaired: f.repaired,
                 implied,

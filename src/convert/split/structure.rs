@@ -538,8 +538,7 @@ pub(super) fn drop_page_markers(
         line,
         message: format!(
             "{count} heading-like line(s) such as `{example}` are a second numbering mixed \
-             with the chapters (a site's page markers): kept as text, not chapters; the first \
-             is at line {line}"
+             with the chapters (a site's page markers): kept as text, not chapters"
         ),
         kind: SplitWarningKind::PageMarkers,
     })

@@ -1295,6 +1295,19 @@ fn bare_chinese_numbers_head_chapters_when_they_read_as_chapters() {
     assert_eq!(chapter_lines(&split(&lines, &SplitMode::Auto)), at);
 }
 
+/// Regression (笑傲江湖 `二十七 三战`): a bare-numbered heading whose title opens with a
+/// numeral was not taken, and its chapter merged into the one before; numbers alone stay text.
+#[test]
+fn a_bare_chinese_heading_whose_title_opens_with_a_numeral_is_a_heading() {
+    let titles = ["灭门", "聆秘", "三战", "五霸冈"];
+    let (text, at) = book(4, |k| format!("{} {}", chinese(k), titles[k - 1]));
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(chapter_lines(&split(&lines, &SplitMode::Auto)), at);
+    let (text, _) = book(4, |k| format!("{} 二", chinese(k)));
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(chapter_lines(&split(&lines, &SplitMode::Auto)).is_empty());
+}
+
 /// Issue 26, the text ledger: `警世通言第一卷　俞伯牙…` and `上卷 第一回 …` were titled from
 /// `第` on, so the book lost `警世通言` and `上卷` of every heading (630 and 2677 letters of
 /// the real downloads, reported as `lost-text`). The label stays in the title.
