@@ -75,6 +75,7 @@ pub fn markdown_to_xhtml_with<'a>(
         flattened,
         marker,
         hidden,
+        highlighted,
     } = render(&pandoc.text, opts, &mut warnings);
     let parsed = parse_fragment(&html, MAX_DEPTH as u32);
     // Lines of the rendered HTML mean nothing to the author: deep raw HTML goes unlocated.
@@ -93,6 +94,12 @@ pub fn markdown_to_xhtml_with<'a>(
     let mut fragment = sanitize(parsed.html.root_element(), options, images, warnings)?;
     fragment.unsupported = pandoc.unsupported;
     fragment.hidden_letters = hidden;
+    if !highlighted.is_empty() {
+        fragment.body = highlight::restore(&fragment.body, &highlighted);
+        for piece in &mut fragment.pieces {
+            piece.body = highlight::restore(&piece.body, &highlighted);
+        }
+    }
     Ok(fragment)
 }
 
@@ -112,6 +119,8 @@ struct Rendered {
     marker: Option<String>,
     /// Letters and digits of the hidden code lines left out (see [`super::mdbook`]).
     hidden: usize,
+    /// The highlighted code blocks, put in place of their placeholders after sanitising.
+    highlighted: Vec<String>,
 }
 
 #[derive(Default)]
@@ -149,6 +158,9 @@ struct Renderer {
     hidelines: super::mdbook::HideLines,
     hide: Option<super::mdbook::Hide>,
     hidden: usize,
+    /// Highlighted blocks, each standing in the HTML as a placeholder (see
+    /// [`highlight::placeholder`]); None where the source could hold a placeholder's marks.
+    highlighted: Option<Vec<String>>,
     /// For each open block quote: whether it is written as an admonition's `<aside>`.
     quotes: Vec<bool>,
 }
@@ -165,6 +177,7 @@ fn render(src: &str, options: MarkdownOptions, warnings: &mut Warnings) -> Rende
         bufs: vec![String::with_capacity(src.len() + src.len() / 4)],
         highlight: options.highlight,
         hidelines: options.hidelines,
+        highlighted: highlight::placeholders_safe(src).then(Vec::new),
         ..Renderer::default()
     };
     // References need to know which notes are defined, possibly further down: a first pass
@@ -210,11 +223,13 @@ fn render(src: &str, options: MarkdownOptions, warnings: &mut Warnings) -> Rende
     }
     let marker = notes.then(|| r.marker.clone());
     let hidden = r.hidden;
+    let highlighted = r.highlighted.take().unwrap_or_default();
     Rendered {
         html: r.finish(warnings),
         flattened,
         marker,
         hidden,
+        highlighted,
     }
 }
 
@@ -262,6 +277,26 @@ fn ends_block(end: &TagEnd) -> bool {
 }
 
 impl Renderer {
+    /// A code block's content: highlighted, else escaped. The highlighted XHTML (many short
+    /// spans) goes into the HTML as a placeholder, put back after the sanitiser: parsing and
+    /// sanitising the spans again cost more than highlighting them.
+    fn code_block(&mut self, code: &str, lang: &str) -> String {
+        let Some(lit) = self
+            .highlight
+            .then(|| highlight::highlight(code, lang))
+            .flatten()
+        else {
+            return escape_text(code);
+        };
+        match &mut self.highlighted {
+            Some(blocks) => {
+                blocks.push(lit);
+                highlight::placeholder(blocks.len() - 1)
+            }
+            None => lit,
+        }
+    }
+
     fn out(&mut self) -> &mut String {
         if self.bufs.is_empty() {
             self.bufs.push(String::new());
@@ -512,10 +547,7 @@ impl Renderer {
                             }
                             None => code.into(),
                         };
-                        self.highlight
-                            .then(|| highlight::highlight(&code, &lang))
-                            .flatten()
-                            .unwrap_or_else(|| escape_text(&code))
+                        self.code_block(&code, &lang)
                     }
                     None => String::new(),
                 };
