@@ -143,9 +143,16 @@ mod tests {
         format!("<span class=\"{class}\">{text}</span>")
     }
 
+    /// A language, a block of it, and spans the block must hold (class, text).
+    type Case = (
+        &'static str,
+        &'static str,
+        &'static [(&'static str, &'static str)],
+    );
+
     #[test]
     fn keywords_strings_comments_and_numbers_get_their_classes() {
-        let cases: &[(&str, &str, &[(&str, &str)])] = &[
+        let cases: &[Case] = &[
             (
                 "rust",
                 "// hi\n#[derive(Debug)]\nfn main() {\n    let x = \"s\" + 1;\n    println!(\"{x}\", 'c', r#\"a\"b\"#);\n}\n",
