@@ -78,6 +78,7 @@ pub fn markdown_to_xhtml_with<'a>(
         flattened,
         marker,
         hidden,
+        highlighted,
     } = render(&pandoc.text, opts, &mut warnings, &|l| {
         pandoc.source_line(l)
     });
@@ -98,6 +99,12 @@ pub fn markdown_to_xhtml_with<'a>(
     let mut fragment = sanitize(parsed.html.root_element(), options, images, warnings)?;
     fragment.unsupported = pandoc.unsupported;
     fragment.hidden_letters = hidden;
+    if !highlighted.is_empty() {
+        fragment.body = highlight::restore(&fragment.body, &highlighted);
+        for piece in &mut fragment.pieces {
+            piece.body = highlight::restore(&piece.body, &highlighted);
+        }
+    }
     Ok(fragment)
 }
 
@@ -117,6 +124,8 @@ struct Rendered {
     marker: Option<String>,
     /// Letters and digits of the hidden code lines left out (see [`super::mdbook`]).
     hidden: usize,
+    /// The highlighted code blocks, put in place of their placeholders after sanitising.
+    highlighted: Vec<String>,
 }
 
 #[derive(Default)]
@@ -156,6 +165,9 @@ struct Renderer {
     hidden: usize,
     /// The book's own TeX macros.
     macros: crate::project::TexMacros,
+    /// Highlighted blocks, each standing in the HTML as a placeholder (see
+    /// [`highlight::placeholder`]); None where the source could hold a placeholder's marks.
+    highlighted: Option<Vec<String>>,
     /// For each open block quote: whether it is written as an admonition's `<aside>`.
     quotes: Vec<bool>,
 }
@@ -180,6 +192,7 @@ fn render(
         highlight: options.highlight,
         hidelines: options.hidelines,
         macros: options.macros,
+        highlighted: highlight::placeholders_safe(src).then(Vec::new),
         ..Renderer::default()
     };
     // References need to know which notes are defined, possibly further down: a first pass
@@ -225,11 +238,13 @@ fn render(
     }
     let marker = notes.then(|| r.marker.clone());
     let hidden = r.hidden;
+    let highlighted = r.highlighted.take().unwrap_or_default();
     Rendered {
         html: r.finish(warnings),
         flattened,
         marker,
         hidden,
+        highlighted,
     }
 }
 
@@ -277,6 +292,26 @@ fn ends_block(end: &TagEnd) -> bool {
 }
 
 impl Renderer {
+    /// A code block's content: highlighted, else escaped. The highlighted XHTML (many short
+    /// spans) goes into the HTML as a placeholder, put back after the sanitiser: parsing and
+    /// sanitising the spans again cost more than highlighting them.
+    fn code_block(&mut self, code: &str, lang: &str) -> String {
+        let Some(lit) = self
+            .highlight
+            .then(|| highlight::highlight(code, lang))
+            .flatten()
+        else {
+            return escape_text(code);
+        };
+        match &mut self.highlighted {
+            Some(blocks) => {
+                blocks.push(lit);
+                highlight::placeholder(blocks.len() - 1)
+            }
+            None => lit,
+        }
+    }
+
     fn out(&mut self) -> &mut String {
         if self.bufs.is_empty() {
             self.bufs.push(String::new());
@@ -527,10 +562,7 @@ impl Renderer {
                             }
                             None => code.into(),
                         };
-                        self.highlight
-                            .then(|| highlight::highlight(&code, &lang))
-                            .flatten()
-                            .unwrap_or_else(|| escape_text(&code))
+                        self.code_block(&code, &lang)
                     }
                     None => String::new(),
                 };
