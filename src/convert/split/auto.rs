@@ -166,7 +166,7 @@ pub(super) fn bare_numbered(line: &str) -> Option<Found> {
         return None;
     }
     let title = rest[sep.len_utf8()..].trim_start_matches(is_space);
-    let sentence = title.contains(['，', '。', '；', '：', ',', ';', ':', '“', '”', '「', '」']);
+    let sentence = reads_as_sentence(title);
     let starts_ok = title
         .chars()
         .next()
@@ -201,7 +201,7 @@ fn bare_chinese(line: &str) -> Option<Found> {
         return None;
     }
     let title = rest[sep.len_utf8()..].trim_start_matches(is_space);
-    let sentence = title.contains(['，', '。', '；', '：', ',', ';', ':', '“', '”', '「', '」']);
+    let sentence = reads_as_sentence(title);
     // A title may open with a numeral (`二十七 三战`, `十 五霸冈`) but is not one (`一 二`,
     // `十 三 …`): a list of numbers or a number spaced out is no heading.
     let lead = title.chars().take_while(|&c| is_numeral_char(c)).count();
@@ -220,6 +220,17 @@ fn bare_chinese(line: &str) -> Option<Found> {
         other: readings.1,
         repaired: false,
     })
+}
+
+/// Whether a bare-numbered heading's title reads like a sentence: a comma, a full stop, a
+/// colon, or a quotation; a title quoted whole is a title (Jin Yong's `九  “梁山泊、祝英台”`).
+fn reads_as_sentence(title: &str) -> bool {
+    let inner = title
+        .strip_prefix(['“', '「'])
+        .and_then(|t| t.strip_suffix(['”', '」']))
+        .filter(|t| !t.contains(['“', '”', '「', '」']))
+        .unwrap_or(title);
+    inner.contains(['，', '。', '；', '：', ',', ';', ':', '“', '”', '「', '」'])
 }
 
 /// Longest Chinese number heading a bare-numbered chapter (`一百二十三`).
