@@ -46,8 +46,20 @@ static MAYBE_ESCAPED: [bool; 256] = {
 /// Works on bytes: every character it changes is ASCII or, for U+FFFE and U+FFFF, starts
 /// with the byte 0xEF, which in UTF-8 only ever begins a character.
 fn escape(s: &str, attr: bool) -> String {
-    let bytes = s.as_bytes();
     let mut out = String::new();
+    escape_into(&mut out, s, attr);
+    out
+}
+
+/// Appends `s` escaped as text to `out`: [`escape_text`] without a string of its own, for
+/// writers that build a document from many small pieces (the code highlighter).
+pub fn push_escaped_text(out: &mut String, s: &str) {
+    escape_into(out, s, false);
+}
+
+/// [`escape`], appending to `out`.
+fn escape_into(out: &mut String, s: &str, attr: bool) {
+    let bytes = s.as_bytes();
     let mut kept = 0;
     let mut i = 0;
     while i < bytes.len() {
@@ -76,7 +88,7 @@ fn escape(s: &str, attr: bool) -> String {
                 continue;
             }
         };
-        if out.is_empty() {
+        if kept == 0 {
             out.reserve(s.len() + s.len() / 8);
         }
         out.push_str(&s[kept..i]);
@@ -84,11 +96,7 @@ fn escape(s: &str, attr: bool) -> String {
         i += len;
         kept = i;
     }
-    if kept == 0 {
-        return s.to_string();
-    }
     out.push_str(&s[kept..]);
-    out
 }
 
 /// True for characters allowed in XML 1.0 documents (the `Char` production).

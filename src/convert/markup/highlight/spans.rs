@@ -5,7 +5,7 @@
 //! document holds few, short spans, and escapes the text. The text itself is never changed:
 //! the tokens are the block cut into pieces, in order.
 
-use crate::xml::escape_text;
+use crate::xml::push_escaped_text;
 
 /// What a token is, as far as a reader's colours go: the classes and their colours are the
 /// stylesheet's ([`crate::book::CODE_CLASSES`]). On e-ink these are mostly greys: the
@@ -49,12 +49,15 @@ impl Class {
 }
 
 /// The output, adjacent text of one class joined in one span (with the white space between
-/// them; white space between different classes stays outside).
+/// them; white space between different classes stays outside). Written straight into one
+/// string: a block is thousands of small tokens.
 #[derive(Default)]
 pub(super) struct Spans {
     out: String,
-    run: String,
+    /// The class of the text last written: its span is still open when it has one.
     class: Option<Class>,
+    /// White space not yet written: it joins the next token's span if that is of the same
+    /// class, else it goes between the spans.
     space: String,
 }
 
@@ -77,38 +80,32 @@ impl Spans {
             return;
         }
         if class == self.class {
-            self.run.push_str(&self.space);
+            push_escaped_text(&mut self.out, &self.space);
         } else {
-            self.flush();
-            self.out.push_str(&escape_text(&self.space));
-            self.class = class;
-        }
-        self.space.clear();
-        self.run.push_str(text);
-    }
-
-    fn flush(&mut self) {
-        if self.run.is_empty() {
-            return;
-        }
-        let text = escape_text(&self.run);
-        match self.class {
-            Some(class) => {
+            self.close();
+            push_escaped_text(&mut self.out, &self.space);
+            if let Some(class) = class {
                 self.out.push_str("<span class=\"");
                 self.out.push_str(class.name());
                 self.out.push_str("\">");
-                self.out.push_str(&text);
-                self.out.push_str("</span>");
             }
-            None => self.out.push_str(&text),
+            self.class = class;
         }
-        self.run.clear();
+        self.space.clear();
+        push_escaped_text(&mut self.out, text);
+    }
+
+    /// Ends the open span, if one is.
+    fn close(&mut self) {
+        if self.class.take().is_some() {
+            self.out.push_str("</span>");
+        }
     }
 
     /// The XHTML.
     pub(super) fn finish(mut self) -> String {
-        self.flush();
-        self.out.push_str(&escape_text(&self.space));
+        self.close();
+        push_escaped_text(&mut self.out, &self.space);
         self.out
     }
 }
