@@ -442,8 +442,7 @@ fn detect(dir: &Path, file: Option<&str>, quick: bool) -> Result<Draft, InitErro
 
 /// The book's title and authors, from the first source that gives them: an mdBook's
 /// `book.toml`; what the files say (a Project Gutenberg header, a lone file's own metadata, a
-/// lone text file's first lines); a lone text file's name; else `fallback` for the title. A
-/// bare name under a line that is the title found so is its author (`连城诀` then `金庸`).
+/// lone text file's first lines); a lone text file's name; else `fallback` for the title.
 fn title_and_authors(
     book: Option<&mdbook::MdBook>,
     found: &mut Found,
@@ -465,7 +464,6 @@ fn title_and_authors(
             .author
             .take()
             .or_else(|| named.and_then(|n| n.1))
-            .or_else(|| found.header.author_under(&title))
             .into_iter()
             .collect(),
     };

@@ -331,18 +331,6 @@ pub struct Header {
     pub title: Option<String>,
     /// The author: `作者：…`, `（明）某某`, `某某 著` under the title.
     pub author: Option<String>,
-    /// A line alone over a bare name (`连城诀` then `金庸`): the name is the author only when
-    /// the line is the book's title as found elsewhere (the file's name), which
-    /// [`Header::author_under`] checks; a short line of prose over another is no header.
-    pub bare: Option<(String, String)>,
-}
-
-impl Header {
-    /// The bare name under a line that is `title`, if the first lines have one.
-    pub fn author_under(&self, title: &str) -> Option<String> {
-        let (line, name) = self.bare.as_ref()?;
-        (clean_title(line).as_deref() == Some(title.trim())).then(|| name.clone())
-    }
 }
 
 /// The title and author that the first lines of `text` give.
@@ -356,13 +344,6 @@ pub fn from_first_lines(text: &str) -> Header {
         .collect();
     let mut header = Header::default();
     for (i, line) in lines.iter().enumerate() {
-        if header.bare.is_none()
-            && let Some(next) = lines.get(i + 1)
-            && plain_title(line)
-            && bare_name(next)
-        {
-            header.bare = Some((line.to_string(), next.to_string()));
-        }
         if header.title.is_none() {
             header.title = labelled(line, &TITLE_LABELS)
                 .and_then(clean_title)
@@ -502,22 +483,6 @@ fn name(value: &str) -> Option<String> {
     (!trimmed.is_empty()).then(|| trimmed.to_string())
 }
 
-/// A line that is a name and nothing else, as Chinese authors' names are written: two to four
-/// Han characters (`金庸`, `司马光`), or a transcribed name with its middle dot (`大仲马·亚历山大`);
-/// never a heading (`第…`, `序`, `楔子`).
-fn bare_name(line: &str) -> bool {
-    let n = line.chars().count();
-    let han = line
-        .chars()
-        .all(|c| (crate::lines::is_cjk(c) && c.is_alphabetic()) || c == '·');
-    let heading = line.starts_with('第')
-        || [
-            "序", "序章", "楔子", "引子", "前言", "目录", "目錄", "正文", "简介", "簡介",
-        ]
-        .contains(&line);
-    han && !heading && ((2..=4).contains(&n) || (line.contains('·') && n <= 12))
-}
-
 /// Words of a site's line about the download, never in the line of a title alone.
 const SITE_LINE_WORDS: [&str; 9] = [
     "本书", "整理", "下载", "www", "http", "简介", "更新", "来自", "提供",
@@ -622,22 +587,6 @@ mod tests {
         // Not clearly a name after the underscore.
         assert_eq!(both("三国演义_第一卷到第十卷"), None);
         assert_eq!(book_name("2701-0"), "2701-0");
-    }
-
-    /// A held-out download (连城诀): the title alone, then the author's bare name. The name is
-    /// the author only under a line that is the book's title found elsewhere (its file name).
-    #[test]
-    fn a_bare_name_under_the_title_is_the_author() {
-        let h = from_first_lines(
-            "本书来自www.wmtxt.com\n　　\n　　连城诀\n　　金庸\n　　一  乡下人进城\n",
-        );
-        assert_eq!(h.author, None);
-        assert_eq!(h.author_under("连城诀").as_deref(), Some("金庸"));
-        assert_eq!(h.author_under("别的书"), None);
-        // Prose, a heading or a long line under a title is no name.
-        for top in ["连城诀\n第一章", "连城诀\n序", "连城诀\n他走了很远的路"] {
-            assert_eq!(from_first_lines(top).author_under("连城诀"), None, "{top}");
-        }
     }
 
     fn header(text: &str) -> (Option<String>, Option<String>) {
