@@ -35,6 +35,7 @@ use std::sync::Arc;
 
 /// Options for one build.
 #[derive(Debug, Clone, Default)]
+#[non_exhaustive]
 pub struct BuildOptions {
     /// Where to write the EPUB; default: [`Project::default_output`].
     pub output: Option<PathBuf>,
@@ -79,6 +80,7 @@ impl BuildOptions {
 
 /// Whether a build wrote the EPUB.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum BuildStatus {
     /// The EPUB was written.
     Built,
@@ -88,6 +90,7 @@ pub enum BuildStatus {
 
 /// What a build did.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct BuildReport {
     /// Built or up to date.
     pub status: BuildStatus,
@@ -157,6 +160,35 @@ pub fn build(project: &Project, opts: &BuildOptions) -> Result<BuildReport> {
     build_with(project, opts, None)
 }
 
+impl Project {
+    /// Builds this project's book as `opts` asks: the library's one way to build, the same as
+    /// the command line's. With `opts.cache` (the default) an up-to-date book is found by the
+    /// quick check of the build cache and left alone, and unchanged chapters are reused; the
+    /// EPUB is always byte-identical to a clean build's.
+    ///
+    /// ```
+    /// use epubforge::{BuildOptions, Project};
+    ///
+    /// let project = Project::load(std::path::Path::new(env!("CARGO_MANIFEST_DIR")))?;
+    /// let out = tempfile::tempdir().expect("a temporary folder");
+    /// let mut opts = BuildOptions::default();
+    /// opts.output = Some(out.path().join("book.epub"));
+    /// let report = project.build(&opts)?;
+    /// assert!(report.output.exists());
+    /// # Ok::<(), epubforge::Error>(())
+    /// ```
+    pub fn build(&self, opts: &BuildOptions) -> Result<BuildReport> {
+        if let Some(report) = quick_up_to_date(&self.root, opts) {
+            return Ok(report);
+        }
+        let report = build_with(self, opts, None)?;
+        if opts.cache && opts.output.is_none() {
+            crate::incremental::quick::remember_default(self, &report.output);
+        }
+        Ok(report)
+    }
+}
+
 /// The report of a book that the quick check ([`crate::incremental::quick`]) finds up to date
 /// without loading its project at `location`; None when it cannot tell (then the project is
 /// loaded and built as usual).
@@ -190,6 +222,7 @@ pub(crate) struct Prefetched {
 /// Reads the build record that a build with `opts` of a project whose
 /// [`Project::default_output`] is `default_output` will consult; meant to run while the
 /// project loads ([`Project::load_alongside`]).
+#[cfg_attr(not(feature = "cli"), allow(dead_code))]
 pub(crate) fn prefetch(opts: &BuildOptions, default_output: &Path) -> Prefetched {
     let output = opts
         .output

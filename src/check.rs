@@ -77,6 +77,7 @@ const SKETCH_SIZE: usize = 32;
 
 /// What a check found, and how long each stage took.
 #[derive(Debug, Clone, Default, Serialize)]
+#[non_exhaustive]
 pub struct CheckReport {
     /// The project folder or EPUB checked.
     pub target: PathBuf,
@@ -121,7 +122,17 @@ impl CheckReport {
     }
 }
 
-/// Checks a project folder (or metadata file).
+/// Checks a project folder (or metadata file): every problem the build would meet, and the
+/// outline it would make, without writing a book.
+///
+/// ```
+/// use epubforge::{LoadOptions, check_project};
+///
+/// let report = check_project(env!("CARGO_MANIFEST_DIR").as_ref(), &LoadOptions::default());
+/// assert_eq!(report.errors(), 0);
+/// let outline = report.outline.expect("the sample project loads");
+/// assert_eq!(outline.chapters, 3);
+/// ```
 pub fn check_project(location: &Path, opts: &LoadOptions) -> CheckReport {
     let mut report = CheckReport {
         target: location.to_path_buf(),
@@ -197,6 +208,18 @@ fn apply_ignores(project: &Project, report: &mut CheckReport) {
 
 /// Checks a finished EPUB: our structural rules, then EPUBCheck when it is installed and
 /// `epubcheck` gives its time limit, unless our rules found the EPUB dangerous to read.
+///
+/// ```
+/// use epubforge::{BuildOptions, Project, check_epub};
+///
+/// let out = tempfile::tempdir().expect("a temporary folder");
+/// let mut opts = BuildOptions::default();
+/// opts.output = Some(out.path().join("book.epub"));
+/// let report = Project::load(env!("CARGO_MANIFEST_DIR").as_ref())?.build(&opts)?;
+/// // Our own rules only; `Some(timeout)` runs EPUBCheck too when it is installed.
+/// assert_eq!(check_epub(&report.output, None).errors(), 0);
+/// # Ok::<(), epubforge::Error>(())
+/// ```
 pub fn check_epub(path: &Path, epubcheck: Option<Duration>) -> CheckReport {
     let mut report = CheckReport {
         target: path.to_path_buf(),

@@ -53,6 +53,7 @@ const SPLIT_MIN_HEADINGS: usize = 2;
 
 /// Options of [`init`].
 #[derive(Debug, Clone, Copy, Default)]
+#[non_exhaustive]
 pub struct InitOptions {
     /// Overwrite an existing `metadata.toml`.
     pub force: bool,
@@ -60,6 +61,7 @@ pub struct InitOptions {
 
 /// What [`init`] wrote.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct InitReport {
     /// The metadata file written.
     pub metadata_path: PathBuf,
@@ -80,6 +82,7 @@ pub struct InitReport {
 
 /// Where a chapter goes in `metadata.toml`.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Placement {
     /// A `[[chapters]]` entry: before any part.
     Chapters,
@@ -91,6 +94,7 @@ pub enum Placement {
 
 /// One chapter file as `init` understood it.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ChapterGuess {
     /// Path relative to the project folder, with `/` separators.
     pub file: String,
@@ -113,6 +117,7 @@ pub struct ChapterGuess {
 
 /// Why `init` wrote nothing.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum InitError {
     /// `metadata.toml` is already there.
     #[error(
@@ -227,6 +232,18 @@ struct Planned {
 }
 
 /// Writes `dir/metadata.toml` for the chapter files in `dir`.
+///
+/// ```
+/// use epubforge::{InitOptions, init};
+///
+/// let dir = tempfile::tempdir().expect("a temporary folder");
+/// std::fs::write(dir.path().join("01.md"), "# The first\n\nText.\n").unwrap();
+/// std::fs::write(dir.path().join("02.md"), "# The second\n\nMore.\n").unwrap();
+/// let report = init(dir.path(), &InitOptions::default())?;
+/// assert_eq!(report.chapters.len(), 2);
+/// assert!(report.metadata_path.exists());
+/// # Ok::<(), epubforge::InitError>(())
+/// ```
 pub fn init(dir: &Path, opts: &InitOptions) -> Result<InitReport, InitError> {
     let metadata_path = dir.join(METADATA_FILE);
     if metadata_path.exists() && !opts.force {
@@ -244,6 +261,7 @@ pub fn init(dir: &Path, opts: &InitOptions) -> Result<InitReport, InitError> {
 /// its project from exactly this text ([`Draft::project`]), so that `--save` keeps what was
 /// built.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct Draft {
     /// What was found; `metadata_path` is where the metadata goes when saved.
     pub report: InitReport,
@@ -292,6 +310,16 @@ impl Draft {
 
 /// The book in `input` as `init` would read it: a chapter file (the book is that file alone,
 /// whatever else its folder holds) or a folder of chapter files.
+///
+/// ```
+/// let dir = tempfile::tempdir().expect("a temporary folder");
+/// let novel = dir.path().join("novel.txt");
+/// std::fs::write(&novel, "第一章 开始\n\n正文。\n\n第二章 继续\n\n更多正文。\n").unwrap();
+/// let draft = epubforge::draft(&novel)?;
+/// // One file, split into chapters by its headings.
+/// assert_eq!(draft.chapters, Some(2));
+/// # Ok::<(), epubforge::InitError>(())
+/// ```
 pub fn draft(input: &Path) -> Result<Draft, InitError> {
     draft_with(input, false)
 }
@@ -301,6 +329,7 @@ pub fn draft(input: &Path) -> Result<Draft, InitError> {
 /// headings, a site header), not decoded and split whole, which the build then does; the
 /// encoding is left to the build to guess, and [`Draft::chapters`] is None (the build's outline
 /// counts them).
+#[cfg(feature = "cli")]
 pub fn draft_to_build(input: &Path) -> Result<Draft, InitError> {
     draft_with(input, true)
 }

@@ -22,6 +22,10 @@
 //! The handler's message tells the truth: every output moved into place by this run is
 //! recorded ([`record_replaced`]) and listed, with the books of a batch not finished
 //! ([`Batch`]); "no EPUB was changed" only when none was.
+//!
+//! Only the command line (the `cli` feature) installs the handler; without it files are still
+//! registered, and the handler's half is unused.
+#![cfg_attr(not(feature = "cli"), allow(dead_code))]
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -306,6 +310,7 @@ impl Drop for Batch {
 /// files and folders, say which outputs were replaced and which projects not finished, exit
 /// 130. Call once, from the binary; a second call (or a handler set by someone else) is an
 /// error.
+#[cfg(feature = "cli")]
 pub fn install() -> Result<(), ctrlc::Error> {
     ctrlc::set_handler(|| {
         // Each lock is held until the exit: no child starts, no file is registered and no

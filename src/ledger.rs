@@ -137,6 +137,7 @@ pub struct Sheet<'a> {
 
 /// Letters and digits removed, by cause: one chapter's, or a book's summed.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Removed {
     /// By the cleanup rules (the preset's, `cleanup.toml`'s, the book's own); in a Markdown
     /// or HTML chapter, with what conversion changed in its text nodes.

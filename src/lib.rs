@@ -28,7 +28,7 @@
 //! archive · escape · xml
 //! ```
 //!
-//! [`build()`] runs the whole chain for one [`Project`]; the build cache (`incremental`) decides
+//! [`Project::build`] runs the whole chain for one [`Project`]; the build cache (`incremental`) decides
 //! beforehand what it may skip. [`check_project`] runs the same conversion without writing a
 //! book, [`init`] writes a `metadata.toml` for a folder of chapters, and [`inspect`] reads
 //! any EPUB. Problems that do not stop a command are [`Diagnostic`]s; those that do are an
@@ -41,12 +41,10 @@
 //!
 //! let project = Project::load(std::path::Path::new(env!("CARGO_MANIFEST_DIR")))?;
 //! let out = tempfile::tempdir().expect("a temporary folder");
-//! let opts = BuildOptions {
-//!     output: Some(out.path().join("book.epub")),
-//!     source_date_epoch: Some(1_700_000_000),
-//!     ..BuildOptions::default()
-//! };
-//! let report = epubforge::build(&project, &opts)?;
+//! let mut opts = BuildOptions::default();
+//! opts.output = Some(out.path().join("book.epub"));
+//! opts.source_date_epoch = Some(1_700_000_000);
+//! let report = project.build(&opts)?;
 //! assert_eq!(report.status, BuildStatus::Built);
 //! assert_eq!(report.chapters, 3);
 //! let epub = epubforge::inspect::open(&report.output).expect("a readable EPUB");
@@ -54,15 +52,23 @@
 //! # Ok::<(), epubforge::Error>(())
 //! ```
 
+// The command line calls the library by its public name, as a user of the crate would.
+extern crate self as epubforge;
+
 mod archive;
+#[cfg(feature = "cli")]
 mod batch;
 mod book;
 mod build;
 mod check;
+#[cfg(feature = "cli")]
+mod cli;
+#[cfg(feature = "cli")]
+mod cmd;
 mod convert;
 mod diagnostic;
 mod error;
-pub mod escape;
+mod escape;
 mod fs;
 mod incremental;
 mod init;
@@ -80,6 +86,7 @@ mod store_check;
 mod stores;
 mod text_fix;
 mod volumes;
+#[cfg(feature = "cli")]
 mod watch;
 mod write;
 mod xml;
@@ -87,23 +94,18 @@ mod xml;
 #[cfg(test)]
 mod tests;
 
-pub use batch::{Outcome, build_all, build_one, find_projects, pool_size};
+// The front door: load a project and build it, check it, draft or write its metadata.toml,
+// read any EPUB; the problems they report; the values a metadata.toml holds.
 pub use book::{
     BookInfo, EpubVersion, FontSource, Layout, Person, Series, SplitMode, Style, Target, Theme,
     WritingMode,
 };
-pub use build::{BuildOptions, BuildReport, BuildStatus, SourceReport, build};
+pub use build::{BuildOptions, BuildReport, BuildStatus, SourceReport};
 pub use check::{CheckReport, REVIEW_CODES, check_epub, check_project};
 pub use convert::outline::{Entry as OutlineEntry, EntryKind, Outline};
 pub use diagnostic::{Code, Diagnostic, MessageId, Severity};
 pub use error::{Error, Result};
-pub use init::{
-    ChapterGuess, Draft, InitError, InitOptions, InitReport, Placement, draft, draft_to_build, init,
-};
-pub use interrupt::install as install_interrupt_handler;
-pub use interrupt::{
-    InFlight, RunningChild, create_registered, forget_replaced, record_replaced, spawn_registered,
-};
+pub use init::{ChapterGuess, Draft, InitError, InitOptions, InitReport, Placement, draft, init};
 pub use ledger::Removed;
 pub use project::{
     ChapterSource, ContentEntry, FileStamp, LoadOptions, METADATA_FILE, Project, Volumes,
@@ -111,4 +113,20 @@ pub use project::{
 pub use source::{Detection, EncodingErrors};
 pub use store_check::{check_epub_stores, check_project_stores};
 pub use stores::limits::Store;
-pub use watch::{WatchEvent, watch};
+
+/// The whole command line: parses the process's arguments, runs the command, and returns its
+/// exit code (what the `epubforge` binary does; the default `cli` feature).
+#[cfg(feature = "cli")]
+pub use cmd::run as run_cli;
+
+// What only the command line uses: many books at once, watch mode, the interrupt handler.
+#[cfg(feature = "cli")]
+pub(crate) use batch::{Outcome, build_all, build_one, find_projects, pool_size};
+#[cfg(feature = "cli")]
+pub(crate) use init::draft_to_build;
+#[cfg(feature = "cli")]
+pub(crate) use interrupt::install as install_interrupt_handler;
+#[cfg(feature = "cli")]
+pub(crate) use interrupt::{create_registered, forget_replaced, record_replaced, spawn_registered};
+#[cfg(feature = "cli")]
+pub(crate) use watch::{WatchEvent, watch};

@@ -9,6 +9,7 @@ use encoding_rs::{Encoding, UTF_8};
 
 /// What to do with bytes that are not valid in the chosen encoding.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub enum EncodingErrors {
     /// Stop with an error naming the byte offset (the default: never silent mojibake).
     #[default]
@@ -40,6 +41,7 @@ pub struct Decoded {
 
 /// How the encoding of a file was chosen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[non_exhaustive]
 pub enum Detection {
     /// A byte order mark said so.
     Bom,

@@ -48,15 +48,11 @@ pub enum WatchError {
 pub enum WatchEvent<'a> {
     /// Inputs of a project changed; its build starts now.
     Changed {
-        /// The project, as given.
-        project: &'a Path,
         /// The inputs that changed.
         changed: &'a [PathBuf],
     },
-    /// A build ran (the first one, or after `changed` changed).
+    /// A build ran (the first one, or after a change).
     Build {
-        /// The files that changed (empty for the first build).
-        changed: &'a [PathBuf],
         /// How it went.
         outcome: &'a Outcome,
     },
@@ -281,10 +277,7 @@ pub fn watch(
     let mut watched: Vec<Watched> = projects.iter().map(|p| Watched::new(p)).collect();
     for w in &mut watched {
         let outcome = w.build(opts);
-        report(WatchEvent::Build {
-            changed: &[],
-            outcome: &outcome,
-        });
+        report(WatchEvent::Build { outcome: &outcome });
     }
     let (tx, rx) = mpsc::channel();
     let mut watcher = notify::recommended_watcher(tx).map_err(|source| WatchError::Notify {
@@ -307,15 +300,9 @@ pub fn watch(
                 continue;
             }
             let changed: Vec<PathBuf> = changed.into_iter().collect();
-            report(WatchEvent::Changed {
-                project: &w.location,
-                changed: &changed,
-            });
+            report(WatchEvent::Changed { changed: &changed });
             let outcome = w.build(opts);
-            report(WatchEvent::Build {
-                changed: &changed,
-                outcome: &outcome,
-            });
+            report(WatchEvent::Build { outcome: &outcome });
         }
         watch_outside(&mut watcher, &watched, &mut extra, report);
     }

@@ -2,6 +2,7 @@
 
 /// Bibliographic data from `[book]`.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct BookInfo {
     /// The title.
     pub title: String,
@@ -31,6 +32,7 @@ pub struct BookInfo {
 
 /// A person credited in the book.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Person {
     /// The name as displayed.
     pub name: String,
@@ -42,6 +44,7 @@ pub struct Person {
 
 /// A series the book belongs to.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct Series {
     /// The series name.
     pub name: String,

@@ -7,6 +7,7 @@ use super::TitleFormat;
 
 /// A built-in stylesheet.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Theme {
     /// Chinese, Japanese, Korean: two-character indent, no paragraph gap, generous leading.
     Cjk,
@@ -16,6 +17,7 @@ pub enum Theme {
 
 /// How the book looks: `[style]`, validated.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct Style {
     /// The built-in theme; None: chosen from the book's language.
     pub theme: Option<Theme>,
@@ -52,6 +54,7 @@ impl Default for Style {
 
 /// A font file to embed.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct FontSource {
     /// The font file (absolute, or joined to the project folder).
     pub path: PathBuf,
@@ -63,6 +66,7 @@ pub struct FontSource {
 
 /// The direction lines run in.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum WritingMode {
     /// Lines left to right, top to bottom.
     #[default]
@@ -73,6 +77,7 @@ pub enum WritingMode {
 
 /// The book's structure: `[layout]`, validated.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Layout {
     /// Horizontal or vertical text.
     pub writing_mode: WritingMode,
@@ -115,6 +120,7 @@ pub const DEFAULT_SPLIT_KB: usize = 300;
 
 /// The EPUB version to write.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum EpubVersion {
     /// EPUB 2.0.1 for old devices.
     V2,

@@ -5,6 +5,7 @@ use regex::Regex;
 
 /// How heading lines are recognised.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub enum SplitMode {
     /// The built-in rules for Chinese and English headings.
     Auto,

@@ -16,6 +16,7 @@
     serde::Deserialize,
 )]
 #[serde(rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum Target {
     /// A plain EPUB 3 for any reader.
     #[default]

@@ -55,7 +55,7 @@ pub fn build(path: &Path, opts: &BuildOptions, args: &BuildArgs) -> Option<Outco
     };
     let result = draft
         .project(&opts.load)
-        .and_then(|project| epubforge::build(&project, &opts));
+        .and_then(|project| project.build(&opts));
     if !args.quiet
         && let Ok(report) = &result
     {

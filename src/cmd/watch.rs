@@ -50,13 +50,13 @@ pub fn run(args: WatchArgs) -> ExitCode {
     let print = |line: String| term::err(&line);
     let mut on_event = |event: WatchEvent<'_>| match event {
         // Printed before the build starts: its status line always comes after.
-        WatchEvent::Changed { changed, .. } => {
+        WatchEvent::Changed { changed } => {
             if !args.quiet {
                 let names: Vec<String> = changed.iter().map(|p| term::path(p)).collect();
                 term::err(&format!("changed: {}", names.join(", ")));
             }
         }
-        WatchEvent::Build { outcome, .. } => {
+        WatchEvent::Build { outcome } => {
             super::build::report(outcome, &print_args, &print);
             // Settled: an interrupt from now on has replaced nothing.
             epubforge::forget_replaced();

@@ -21,6 +21,7 @@ use crate::text_fix::{FileRef, Tally};
 
 /// How one chapter file was read.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct SourceReport {
     /// The chapter file.
     pub path: PathBuf,

@@ -58,6 +58,7 @@ impl Origin {
 /// What an outline entry is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum EntryKind {
     /// A volume or part: a title page, then the entries under it.
     Volume,
@@ -75,6 +76,7 @@ fn lossy<S: serde::Serializer>(path: &Path, s: S) -> Result<S::Ok, S::Error> {
 
 /// One entry of the outline.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct Entry {
     /// Volume or chapter.
     pub kind: EntryKind,
@@ -100,6 +102,7 @@ pub struct Entry {
 
 /// The book's volumes and chapters, nested.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct Outline {
     /// Number of volumes (parts).
     pub volumes: usize,

@@ -24,6 +24,7 @@ pub(crate) mod values;
 pub(crate) use boundary::{Boundary, Found};
 pub(crate) use modified::{SOURCE_DATE_EPOCH, modified_date, source_date_epoch};
 pub(crate) use raw::{COVER_EXTENSIONS, is_language_tag};
+#[cfg(feature = "cli")]
 pub(crate) use text::CLEANUP_FILE;
 
 use std::path::{Path, PathBuf};
@@ -42,6 +43,7 @@ pub const METADATA_LIMIT: u64 = 16_000_000;
 
 /// A book project, validated and resolved.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct Project {
     /// The folder that holds `metadata.toml`; every relative path is resolved against it.
     pub root: PathBuf,
@@ -87,6 +89,7 @@ pub struct Project {
 
 /// How a book is cut into volumes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Volumes {
     /// One volume per `[[parts]]` entry.
     Parts,
@@ -96,6 +99,7 @@ pub enum Volumes {
 
 /// One entry of the reading order.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub enum ContentEntry {
     /// A chapter at the top level.
     Chapter(ChapterSource),
@@ -122,6 +126,7 @@ pub enum ChapterFormat {
 
 /// A chapter file and how to read it.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct ChapterSource {
     /// Absolute (project-relative, joined) path of the file.
     pub path: PathBuf,
@@ -158,6 +163,7 @@ pub struct ChapterSource {
 /// old modification time back still changes the status change time (and a new file written
 /// over the name changes the inode), so the build cache never takes it as unchanged.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[non_exhaustive]
 pub struct FileStamp {
     /// Size in bytes.
     pub size: u64,

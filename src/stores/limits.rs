@@ -23,6 +23,7 @@ use super::Target;
 
 /// A store `check --target` knows the limits of.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Store {
     /// Kobo (its EPUB guidelines).
     Kobo,

@@ -30,7 +30,7 @@ fn build_codes(dir: &Path) -> HashSet<Code> {
         source_date_epoch: Some(1_700_000_000),
         ..BuildOptions::default()
     };
-    match crate::build(&project, &opts) {
+    match project.build(&opts) {
         Ok(report) => report.warnings.iter().map(|d| d.code).collect(),
         Err(e) => HashSet::from([e.diagnostic().code]),
     }
