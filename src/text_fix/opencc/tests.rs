@@ -1,3 +1,4 @@
+use super::dicts::{S2T, ST_PHRASES, T2S, TW};
 use super::*;
 
 fn convert(name: &str, text: &str) -> String {
