@@ -26,7 +26,7 @@ pub fn run(args: WatchArgs) -> ExitCode {
     let from_env = match BuildOptions::from_env() {
         Ok(opts) => opts,
         Err(e) => {
-            term::err(&format!("error: {e}"));
+            term::err_styled(&term::diagnostic(&e.diagnostic(), None));
             return ExitCode::from(2);
         }
     };
@@ -47,7 +47,7 @@ pub fn run(args: WatchArgs) -> ExitCode {
         quiet: args.quiet,
         ..BuildArgs::default()
     };
-    let print = |line: String| term::err(&line);
+    let print = |line: String| term::err_styled_line(&line);
     let mut on_event = |event: WatchEvent<'_>| match event {
         // Printed before the build starts: its status line always comes after.
         WatchEvent::Changed { changed, .. } => {
