@@ -64,7 +64,7 @@ pub fn run(args: WatchArgs) -> ExitCode {
                 term::err("keeping the last good EPUB; watching for changes");
             }
         }
-        WatchEvent::Error(e) => term::err(&format!("watch error: {e}")),
+        WatchEvent::Error(problem) => term::err_styled_line(&term::diagnostic(&problem, None)),
     };
     if !args.quiet {
         term::err(&format!(
@@ -75,7 +75,7 @@ pub fn run(args: WatchArgs) -> ExitCode {
     match epubforge::watch(&projects, &opts, &mut on_event) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            term::err(&format!("error: {e}"));
+            term::err_styled(&term::diagnostic(&e.diagnostic(), None));
             ExitCode::FAILURE
         }
     }

@@ -7,9 +7,9 @@
 //! ```text
 //! error[metadata-syntax]: unknown field `autors`, expected one of `title`, `authors`, …
 //!   --> metadata.toml:3:1
-//!    |
-//!  3 | autors = ["Lu Xun"]
-//!    | ^
+//!     |
+//!   3 | autors = ["Lu Xun"]
+//!     | ^
 //!   = hint: did you mean `authors`?
 //! ```
 
