@@ -28,7 +28,7 @@ use crate::convert::chapter::{ConvertedChapter, convert_decoded, read_chapter, r
 use crate::convert::outline::Outline;
 use crate::convert::split;
 use crate::convert::{SourceKind, text};
-use crate::diagnostic::{Code, Diagnostic, MessageId, Severity};
+use crate::diagnostic::{Code, Diagnostic, Severity};
 use crate::lint::{LINT_CODES, Linter};
 use crate::project::toml_error::locate;
 use crate::project::{ChapterSource, LoadOptions, Project};
@@ -228,17 +228,8 @@ pub fn check_epub(path: &Path, epubcheck: Option<Duration>) -> CheckReport {
     let start = Instant::now();
     let mut fatal = false;
     for f in crate::inspect::verify::verify_path(path) {
-        use crate::inspect::Severity as V;
-        fatal |= f.severity == V::Fatal;
-        let severity = match f.severity {
-            V::Fatal | V::Error => Severity::Error,
-            V::Warning => Severity::Warning,
-        };
-        report.push(located(
-            Diagnostic::new(f.code, severity, f.message),
-            path,
-            &f.location,
-        ));
+        fatal |= f.severity == crate::inspect::Severity::Fatal;
+        report.push(f.diagnostic(path));
     }
     report.timings.push(("structural rules", start.elapsed()));
     let Some(timeout) = epubcheck else {
@@ -257,25 +248,8 @@ pub fn check_epub(path: &Path, epubcheck: Option<Duration>) -> CheckReport {
         None => {}
         Some(checker) => match checker.run_with(path, Some(timeout)) {
             Ok(r) => {
-                use crate::inspect::epubcheck::EpubcheckSeverity as S;
-                for m in r.messages {
-                    let severity = match m.severity {
-                        S::Fatal | S::Error => Severity::Error,
-                        S::Warning => Severity::Warning,
-                        _ => continue,
-                    };
-                    let code =
-                        MessageId::new(&m.id).map_or(Code::Epubcheck, Code::EpubcheckMessage);
-                    let f = Diagnostic::new(
-                        code,
-                        severity,
-                        format!("{} (EPUBCheck {})", m.message, m.id),
-                    );
-                    report.push(match &m.location {
-                        Some(loc) => located(f, path, loc),
-                        None => f.at(path),
-                    });
-                }
+                let findings = r.messages.iter().filter_map(|m| m.diagnostic(path));
+                report.findings.extend(findings);
             }
             Err(e) => report.push(
                 Diagnostic::warning(Code::Epubcheck, e.to_string())
@@ -286,24 +260,6 @@ pub fn check_epub(path: &Path, epubcheck: Option<Duration>) -> CheckReport {
     }
     report.timings.push(("EPUBCheck", start.elapsed()));
     report
-}
-
-/// A finding at `entry` or `entry:line:col` inside the EPUB at `epub`.
-fn located(mut f: Diagnostic, epub: &Path, location: &str) -> Diagnostic {
-    let mut parts = location.rsplitn(3, ':');
-    let (col, line, entry) = (parts.next(), parts.next(), parts.next());
-    let (entry, line, col) = match (entry, line.and_then(|l| l.parse().ok()), col) {
-        (Some(e), Some(l), Some(c)) => (e, Some(l), c.parse().ok()),
-        _ => (location, None, None),
-    };
-    f.path = Some(if entry.starts_with('(') || entry.is_empty() {
-        epub.to_path_buf()
-    } else {
-        epub.join(entry)
-    });
-    f.line = line;
-    f.column = col;
-    f
 }
 
 /// The line of `key = ...` in the metadata text, as (line, column, text).

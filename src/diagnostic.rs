@@ -1,18 +1,20 @@
 //! Problems found on the way, as data: a [`Diagnostic`] has a stable [`Code`], a severity, the
 //! file (and line and column where there is one), a message and a hint. The build, `check` and
-//! `init` all report them; [`Diagnostic::render`] formats one like a compiler message and
-//! `--format json` prints the fields as they are. Only the binary prints.
+//! `init` all report them, and [`render`] is the one place they are put into words: a
+//! compiler-style message for a terminal ([`render::text`]), the fields as they are for
+//! `--format json` ([`render::json`]). Only the binary prints.
 //!
 //! Codes are kebab-case words that scripts (and a future `[check] ignore`) can name; they
 //! never change once released. Errors that stop a command are [`crate::Error`]s, which turn
 //! into the same form ([`crate::Error::diagnostic`]).
 
-use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
 use crate::error::Error;
+
+pub mod render;
 
 /// How bad a problem is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -484,92 +486,16 @@ impl Diagnostic {
         self.hint = Some(hint.into());
         self
     }
-
-    /// `path:line:column`, as far as known.
-    fn location(&self, base: Option<&Path>) -> Option<String> {
-        let path = self.path.as_ref()?;
-        let shown = base
-            .and_then(|b| path.strip_prefix(b).ok())
-            .filter(|p| !p.as_os_str().is_empty())
-            .unwrap_or(path);
-        let mut loc = crate::escape::path(shown);
-        if let Some(l) = self.line {
-            let _ = write!(loc, ":{l}");
-            if let Some(c) = self.column {
-                let _ = write!(loc, ":{c}");
-            }
-        }
-        Some(loc)
-    }
-
-    /// Formats the diagnostic like a compiler message: severity and code, message, location,
-    /// the line of the file with a caret under the column (read from the file, when it is one),
-    /// and the hint. With `color`, severity and gutter carry ANSI styles (the caller's stream
-    /// strips them when it is not a terminal or `NO_COLOR` is set). `base` is stripped from
-    /// paths to keep them short.
-    pub fn render(&self, base: Option<&Path>, color: bool) -> String {
-        use anstyle::{AnsiColor, Style};
-        let paint = |style: Style, s: &str| {
-            if color {
-                format!("{style}{s}{style:#}")
-            } else {
-                s.to_string()
-            }
-        };
-        let (sev_style, sev) = match self.severity {
-            Severity::Error => (AnsiColor::Red.on_default().bold(), "error"),
-            Severity::Warning => (AnsiColor::Yellow.on_default().bold(), "warning"),
-            Severity::Note => (AnsiColor::Cyan.on_default().bold(), "note"),
-        };
-        let blue = AnsiColor::Blue.on_default().bold();
-        let bold = Style::new().bold();
-        let mut out = format!(
-            "{}{} {}\n",
-            paint(sev_style, &format!("{sev}[{}]", self.code)),
-            paint(bold, ":"),
-            paint(bold, &crate::escape::text(&self.message))
-        );
-        if let Some(loc) = self.location(base) {
-            let _ = writeln!(out, "  {} {loc}", paint(blue, "-->"));
-        }
-        if let (Some(l), Some(path)) = (self.line, &self.path)
-            && let Some(src) = source_line(path, l)
-        {
-            // A control character shows as one replacement character (a tab as a space), so
-            // that the caret stays under its column.
-            let shown: String = (src.chars().take(200))
-                .map(|c| match c {
-                    '\t' => ' ',
-                    c if crate::escape::is_control_like(c) => '\u{fffd}',
-                    c => c,
-                })
-                .collect();
-            let column = self.column.unwrap_or(1).min(201);
-            for row in snippet(l, column, &shown).lines() {
-                let (gutter, rest) = row.split_once('|').unwrap_or((row, ""));
-                let _ = writeln!(out, "  {}{rest}", paint(blue, &format!("{gutter}|")));
-            }
-        }
-        if let Some(h) = &self.hint {
-            let h = crate::escape::text(h);
-            let _ = writeln!(out, "  {} {h}", paint(blue, "= hint:"));
-        }
-        out
-    }
 }
 
-/// `path:line:column: message`, then the hint on a line of its own; escaped for a terminal
-/// ([`crate::escape`]).
+/// `path:line:column: message`, escaped for a terminal ([`crate::escape`]): the hint and the
+/// excerpt are fields of their own, which [`render::text`] lays out.
 impl std::fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        if let Some(loc) = self.location(None) {
+        if let Some(loc) = render::location(self, None) {
             write!(f, "{loc}: ")?;
         }
-        f.write_str(&crate::escape::text(&self.message))?;
-        if let Some(h) = &self.hint {
-            write!(f, "\n  hint: {}", crate::escape::text(h))?;
-        }
-        Ok(())
+        f.write_str(&crate::escape::text(&self.message))
     }
 }
 
@@ -587,46 +513,6 @@ mod lossy_path {
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<PathBuf>, D::Error> {
         Ok(Option::<String>::deserialize(d)?.map(PathBuf::from))
     }
-}
-
-/// Largest file whose lines a message quotes.
-const EXCERPT_FILE_LIMIT: u64 = 256 << 20;
-
-/// Line `line` (1-based) of the file at `path`, decoded as the build decodes a chapter
-/// ([`crate::source::decode`]: the same encoding detection and newlines, bad bytes replaced),
-/// so that a line of a GBK or Big5 file reads as its text, not as bytes taken for UTF-8;
-/// None when it is not a readable regular file or has fewer lines. Findings come file by
-/// file, so the last file decoded is kept (while its size and modification time stay).
-fn source_line(path: &Path, line: usize) -> Option<String> {
-    use std::cell::RefCell;
-    use std::rc::Rc;
-    type Kept = (PathBuf, u64, Option<std::time::SystemTime>, Rc<str>);
-    thread_local! {
-        static LAST: RefCell<Option<Kept>> = const { RefCell::new(None) };
-    }
-    let meta = std::fs::metadata(path).ok()?;
-    let (size, modified) = (meta.len(), meta.modified().ok());
-    let kept = LAST.with_borrow(|last| {
-        last.as_ref()
-            .filter(|(p, s, m, _)| p == path && *s == size && *m == modified)
-            .map(|(.., text)| Rc::clone(text))
-    });
-    let text = match kept {
-        Some(text) => text,
-        None => {
-            let bytes = crate::fs::read_limited(path, EXCERPT_FILE_LIMIT, "file").ok()?;
-            let text: Rc<str> =
-                match crate::source::decode(&bytes, None, crate::source::EncodingErrors::Replace) {
-                    Ok(decoded) => decoded.text.into(),
-                    Err(_) => String::from_utf8_lossy(&bytes).into(),
-                };
-            let kept = (path.to_path_buf(), size, modified, Rc::clone(&text));
-            LAST.with_borrow_mut(|last| *last = Some(kept));
-            text
-        }
-    };
-    let found = text.split('\n').nth(line.checked_sub(1)?)?;
-    Some(found.trim_end_matches(['\n', '\r']).to_string())
 }
 
 /// How an [`Error`] that stops a command reads as a problem: here rather than beside the error,
@@ -665,84 +551,9 @@ impl Error {
     }
 }
 
-/// The compiler-style excerpt: a gutter with the line number, the line, a caret under the
-/// (1-based, in characters) column, counting wide CJK characters as two terminal columns.
-pub(crate) fn snippet(line: usize, column: usize, source_line: &str) -> String {
-    let gutter = line.to_string();
-    format!(
-        "{pad} |\n{gutter} | {source_line}\n{pad} | {caret}^",
-        pad = " ".repeat(gutter.len()),
-        caret = " ".repeat(display_width(
-            &source_line
-                .chars()
-                .take(column.saturating_sub(1))
-                .collect::<String>()
-        )),
-    )
-}
-
-/// Terminal columns taken by `s`: CJK and other wide characters take two.
-fn display_width(s: &str) -> usize {
-    s.chars()
-        .map(|c| match c as u32 {
-            0x1100..=0x115F | 0x2E80..=0xA4CF | 0xAC00..=0xD7A3 | 0xF900..=0xFAFF => 2,
-            0xFE30..=0xFE4F | 0xFF00..=0xFF60 | 0xFFE0..=0xFFE6 | 0x20000..=0x3FFFD => 2,
-            _ => 1,
-        })
-        .sum()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn excerpt_of_a_gbk_file_is_decoded_as_the_build_decodes_it() {
-        // Regression: the line was read as bytes taken for UTF-8, and a GBK file showed U+FFFD.
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("c.txt");
-        let text = "第一章 风起\r\n".to_string()
-            + &"话说天下大势，分久必合，合久必分。周末七国分争，并入于秦。\r\n".repeat(20)
-            + "他说：我们走吧。\r\n";
-        let (bytes, _, bad) = encoding_rs::GBK.encode(&text);
-        assert!(!bad);
-        std::fs::write(&path, &bytes).unwrap();
-        let d = Diagnostic::warning(Code::BrokenLine, "msg")
-            .at(&path)
-            .line(Some(22))
-            .column(3);
-        let shown = d.render(Some(dir.path()), false);
-        assert!(shown.contains("22 | 他说：我们走吧。\n"), "{shown}");
-        assert!(!shown.contains('\u{fffd}'), "{shown}");
-        // The file kept for the next finding is read again once it changes.
-        std::fs::write(&path, "one\ntwo\n").unwrap();
-        let d = Diagnostic::warning(Code::BrokenLine, "msg")
-            .at(&path)
-            .line(Some(2));
-        assert!(d.render(None, false).contains("2 | two\n"));
-    }
-
-    #[test]
-    fn render_without_color_has_no_escape_codes_and_with_color_has_them() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("c.txt");
-        std::fs::write(&path, "one\ntwo\nabc\n").unwrap();
-        let d = Diagnostic::warning(Code::BrokenLine, "msg")
-            .at(&path)
-            .line(Some(3))
-            .column(2)
-            .hint("do");
-        let plain = d.render(Some(dir.path()), false);
-        assert_eq!(
-            plain,
-            "warning[broken-line]: msg\n  --> c.txt:3:2\n    |\n  3 | abc\n    |  ^\n  = hint: do\n"
-        );
-        assert!(d.render(None, true).contains('\u{1b}'));
-        assert_eq!(
-            d.to_string(),
-            format!("{}:3:2: msg\n  hint: do", path.display())
-        );
-    }
 
     #[test]
     fn codes_serialise_as_they_print() {

@@ -1,9 +1,10 @@
 //! The library's error type.
 //!
-//! Every variant names the file it is about, and where there is one the line and column, so the
-//! CLI can print it as it is: one screen, what went wrong, where, and what to do about it. The
-//! hint is a field of its own, never part of the message: [`Error::diagnostic`] gives the error
-//! in the form every other problem takes ([`Diagnostic`](crate::Diagnostic)), for `check` and JSON output.
+//! Every variant names the file it is about, and where there is one the line and column. Its
+//! `Display` is one line, `path:line:column: message`; the hint is a field of its own, never part
+//! of the message, and the excerpt of the line is read by the renderer: [`Error::diagnostic`]
+//! gives the error in the form every other problem takes ([`Diagnostic`](crate::Diagnostic)),
+//! which the CLI prints (`crate::diagnostic::render`).
 
 use std::path::{Path, PathBuf};
 
@@ -23,11 +24,7 @@ pub enum Error {
 
     /// `metadata.toml` is not valid TOML, has an unknown or mistyped key, or a value that is
     /// not usable.
-    #[error(
-        "{}:{line}:{column}: {message}{}\n{snippet}",
-        crate::escape::path(path),
-        hint_line(hint)
-    )]
+    #[error("{}:{line}:{column}: {message}", crate::escape::path(path))]
     MetadataSyntax {
         /// The metadata file.
         path: PathBuf,
@@ -39,12 +36,10 @@ pub enum Error {
         message: String,
         /// What to do about it.
         hint: Option<String>,
-        /// The offending line with a caret under the column.
-        snippet: String,
     },
 
     /// `metadata.toml` parsed, but its content is not usable (and no one place is to blame).
-    #[error("{}: {message}{}", crate::escape::path(path), hint_line(hint))]
+    #[error("{}: {message}", crate::escape::path(path))]
     Metadata {
         /// The metadata file.
         path: PathBuf,
@@ -56,7 +51,7 @@ pub enum Error {
 
     /// A chapter listed in the metadata does not exist.
     #[error(
-        "{}: chapter file not found (listed in {}{})\n  hint: {MISSING_CHAPTER_HINT}",
+        "{}: chapter file not found (listed in {}{})",
         crate::escape::path(path), crate::escape::path(metadata), line.map(|l| format!(":{l}")).unwrap_or_default()
     )]
     MissingChapter {
@@ -69,7 +64,7 @@ pub enum Error {
     },
 
     /// A chapter file's bytes could not be turned into text.
-    #[error("{}{}: {message}{}", crate::escape::path(path), at_line(*line, *column), hint_line(hint))]
+    #[error("{}{}: {message}", crate::escape::path(path), at_line(*line, *column))]
     Decode {
         /// The chapter file.
         path: PathBuf,
@@ -84,7 +79,7 @@ pub enum Error {
     },
 
     /// A chapter could not be converted to XHTML (for example a missing image).
-    #[error("{}: {message}{}", crate::escape::path(path), hint_line(hint))]
+    #[error("{}: {message}", crate::escape::path(path))]
     Convert {
         /// The chapter file.
         path: PathBuf,
@@ -110,7 +105,7 @@ pub enum Error {
     },
 
     /// The cover is missing or not an image.
-    #[error("{}: {message}\n  hint: {COVER_HINT}", crate::escape::path(path))]
+    #[error("{}: {message}", crate::escape::path(path))]
     Cover {
         /// The cover file.
         path: PathBuf,
@@ -120,7 +115,7 @@ pub enum Error {
 
     /// An embedded font cannot be read as a font or subset.
     #[error(
-        "{}: {message} (listed in {}:{line})\n  hint: {FONT_HINT}",
+        "{}: {message} (listed in {}:{line})",
         crate::escape::path(path),
         crate::escape::path(metadata)
     )]
@@ -136,7 +131,7 @@ pub enum Error {
     },
 
     /// An environment variable the build reads has a value it cannot use.
-    #[error("{variable}: {message}{}", hint_line(hint))]
+    #[error("{variable}: {message}")]
     Environment {
         /// The variable, e.g. `SOURCE_DATE_EPOCH`.
         variable: &'static str,
@@ -148,7 +143,7 @@ pub enum Error {
 
     /// An input asked for more work than its budget allows: inclusions past the book's
     /// budget, a cleanup rule whose output or steps pass theirs on one text.
-    #[error("{}{}: {message}{}", path.display(), at_line(*line, None), hint_line(hint))]
+    #[error("{}{}: {message}", crate::escape::path(path), at_line(*line, None))]
     Budget {
         /// The file holding the directive, or the chapter the rule ran on.
         path: PathBuf,
@@ -162,7 +157,7 @@ pub enum Error {
 
     /// `build --strict`: a chapter lost content on the way (elements removed with their
     /// content, [`Code::RemovedContent`](crate::Code::RemovedContent)).
-    #[error("{}: {message}{}\n  hint: {STRICT_HINT}", crate::escape::path(path), more_line(*more))]
+    #[error("{}: {message}{}", crate::escape::path(path), more_line(*more))]
     ContentRemoved {
         /// The first chapter that lost content.
         path: PathBuf,
@@ -188,12 +183,6 @@ const UNSUPPORTED_HINT: &str = "list the converted .md or .html file in metadata
 const MISSING_CHAPTER_HINT: &str = "check the `file` entry, or remove it from [[chapters]]";
 const COVER_HINT: &str = "use a JPEG, PNG, GIF, WebP or SVG image as the cover";
 const FONT_HINT: &str = "use a TrueType or OpenType font (.ttf, .otf, .ttc)";
-
-fn hint_line(hint: &Option<String>) -> String {
-    hint.as_ref()
-        .map(|h| format!("\n  hint: {h}"))
-        .unwrap_or_default()
-}
 
 fn at_line(line: Option<usize>, column: Option<usize>) -> String {
     match (line, column) {

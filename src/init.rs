@@ -120,10 +120,7 @@ pub struct ChapterGuess {
 #[non_exhaustive]
 pub enum InitError {
     /// `metadata.toml` is already there.
-    #[error(
-        "{}: already exists; not overwritten\n  hint: {EXISTS_HINT}",
-        crate::escape::path(path)
-    )]
+    #[error("{}: already exists; not overwritten", crate::escape::path(path))]
     Exists {
         /// The existing file.
         path: PathBuf,
@@ -153,7 +150,7 @@ pub enum InitError {
         tool: &'static str,
     },
     /// The one-command build was given a file that is not a chapter file.
-    #[error("{}: not a chapter file ({})", path.display(), kinds())]
+    #[error("{}: not a chapter file ({})", crate::escape::path(path), kinds())]
     NotChapterFile {
         /// The file.
         path: PathBuf,

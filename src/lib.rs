@@ -103,6 +103,7 @@ pub use book::{
 pub use build::{BuildOptions, BuildReport, BuildStatus, SourceReport};
 pub use check::{CheckReport, REVIEW_CODES, check_epub, check_project};
 pub use convert::outline::{Entry as OutlineEntry, EntryKind, Outline};
+pub use diagnostic::render;
 pub use diagnostic::{Code, Diagnostic, MessageId, Severity};
 pub use error::{Error, Result};
 pub use init::{ChapterGuess, Draft, InitError, InitOptions, InitReport, Placement, draft, init};

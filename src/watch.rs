@@ -24,6 +24,7 @@ use notify::{EventKind, RecursiveMode, Watcher, event::ModifyKind};
 
 use crate::batch::{self, Outcome};
 use crate::build::BuildOptions;
+use crate::diagnostic::{Code, Diagnostic};
 use crate::project::CACHE_DIR;
 use crate::project::{COVER_EXTENSIONS, Project, has_extension};
 
@@ -43,6 +44,17 @@ pub enum WatchError {
     },
 }
 
+impl WatchError {
+    /// The error as a [`Diagnostic`] (code `io`), for the one renderer.
+    pub fn diagnostic(&self) -> Diagnostic {
+        match self {
+            WatchError::Notify { path, source } => {
+                Diagnostic::error(Code::Io, format!("cannot watch: {source}")).at(path)
+            }
+        }
+    }
+}
+
 /// What watch mode reports.
 #[derive(Debug)]
 pub enum WatchEvent<'a> {
@@ -56,8 +68,8 @@ pub enum WatchEvent<'a> {
         /// How it went.
         outcome: &'a Outcome,
     },
-    /// The watcher reported an error; watching goes on.
-    Error(String),
+    /// The watcher reported a problem (a warning, code `io`); watching goes on.
+    Error(Diagnostic),
 }
 
 /// What a project reads, as the last load of it found: the changes that call for a rebuild.
@@ -320,10 +332,8 @@ fn watch_outside(
         if done.insert(folder.clone())
             && let Err(e) = watcher.watch(&folder, RecursiveMode::NonRecursive)
         {
-            report(WatchEvent::Error(format!(
-                "{}: cannot watch: {e}",
-                crate::escape::path(&folder)
-            )));
+            let problem = Diagnostic::warning(Code::Io, format!("cannot watch: {e}")).at(&folder);
+            report(WatchEvent::Error(problem));
         }
     }
 }
@@ -351,7 +361,8 @@ fn next_changes(
         let event = match event {
             Ok(event) => event,
             Err(e) => {
-                report(WatchEvent::Error(e.to_string()));
+                let problem = Diagnostic::warning(Code::Io, format!("watcher: {e}"));
+                report(WatchEvent::Error(problem));
                 continue;
             }
         };

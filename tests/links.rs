@@ -290,7 +290,7 @@ fn warnings_are_grouped_by_kind_with_a_summary_and_v_lists_them_all() {
     f.write("a.md", format!("# A\n\n{links}\n"));
     let run = f.build(&[]);
     assert!(run.ok, "{}", run.stderr);
-    let shown = run.stderr.matches("warning: ").count();
+    let shown = run.stderr.matches("warning[removed-link]: ").count();
     assert_eq!(shown, 10, "{}", run.stderr);
     assert!(
         run.stderr
@@ -305,7 +305,7 @@ fn warnings_are_grouped_by_kind_with_a_summary_and_v_lists_them_all() {
     );
     let run = f.build(&["-v"]);
     assert_eq!(
-        run.stderr.matches("warning: ").count(),
+        run.stderr.matches("warning[removed-link]: ").count(),
         13,
         "{}",
         run.stderr

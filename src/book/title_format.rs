@@ -15,9 +15,23 @@ enum Piece {
     Title,
 }
 
+/// What is wrong with a title format; the message is in words for the author.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TitleFormatError {
+    /// A `{` or `}` (the brace) that opens or closes nothing.
+    #[error("a lone `{0}`; write `{{{{` or `}}}}` for a brace")]
+    LoneBrace(String),
+    /// A `{…}` that is not one of the fields.
+    #[error("`{{{0}}}` is not {{n}}, {{n:zh}} or {{title}}")]
+    UnknownField(String),
+    /// No field at all: every chapter would have the same title.
+    #[error("it has none of {{n}}, {{n:zh}} and {{title}}")]
+    NoField,
+}
+
 impl TitleFormat {
     /// Parses a format; the error says what is wrong (an unknown `{…}`, a brace left open).
-    pub fn parse(format: &str) -> Result<TitleFormat, String> {
+    pub fn parse(format: &str) -> Result<TitleFormat, TitleFormatError> {
         let mut pieces = Vec::new();
         let mut text = String::new();
         let mut rest = format;
@@ -31,16 +45,13 @@ impl TitleFormat {
                 continue;
             }
             let Some(end) = after.find('}').filter(|_| rest[i..].starts_with('{')) else {
-                return Err(format!(
-                    "a lone `{}`; write `{{{{` or `}}}}` for a brace",
-                    &rest[i..=i]
-                ));
+                return Err(TitleFormatError::LoneBrace(rest[i..=i].to_string()));
             };
             let piece = match &after[..end] {
                 "n" => Piece::Number,
                 "n:zh" => Piece::Chinese,
                 "title" => Piece::Title,
-                other => return Err(format!("`{{{other}}}` is not {{n}}, {{n:zh}} or {{title}}")),
+                other => return Err(TitleFormatError::UnknownField(other.to_string())),
             };
             if !text.is_empty() {
                 pieces.push(Piece::Text(std::mem::take(&mut text)));
@@ -53,7 +64,7 @@ impl TitleFormat {
             pieces.push(Piece::Text(text));
         }
         if !pieces.iter().any(|p| !matches!(p, Piece::Text(_))) {
-            return Err("it has none of {n}, {n:zh} and {title}".into());
+            return Err(TitleFormatError::NoField);
         }
         Ok(TitleFormat { pieces })
     }

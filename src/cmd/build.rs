@@ -81,11 +81,12 @@ fn build_projects(
     note_jobs(args, projects.len());
     let many = projects.len() > 1;
     let bar = progress_bar(projects.len(), many, args.quiet);
+    // Lines come escaped (and a problem with colours): see [`report`].
     let print = |line: String| {
         if bar.is_hidden() {
-            term::err(&line);
+            term::err_styled_line(&line);
         } else {
-            bar.println(epubforge::escape::text(&line));
+            bar.println(term::for_bar(&line));
         }
     };
     let start = Instant::now();
@@ -125,7 +126,7 @@ fn build_projects(
 /// status 2, as bad arguments are.
 fn options(args: &BuildArgs) -> Result<BuildOptions, ExitCode> {
     let from_env = BuildOptions::from_env().map_err(|e| {
-        term::err(&format!("error: {e}"));
+        term::err_styled(&term::diagnostic(&e.diagnostic(), None));
         ExitCode::from(2)
     })?;
     Ok(BuildOptions {
@@ -198,7 +199,7 @@ fn build_to_stdout(
     let Some(outcome) = build(&opts) else {
         return ExitCode::FAILURE;
     };
-    report(&outcome, args, &|line| term::err(&line));
+    report(&outcome, args, &|line| term::err_styled_line(&line));
     let Ok(built) = &outcome.result else {
         return ExitCode::FAILURE;
     };
@@ -257,25 +258,36 @@ fn status_line(r: &epubforge::BuildReport, o: &Outcome, args: &BuildArgs, print:
             .iter()
             .map(|(stage, d)| format!("{stage} {:.1} ms", d.as_secs_f64() * 1e3))
             .collect();
-        print(format!("timings: {}", stages.join(", ")));
+        print(plain(&format!("timings: {}", stages.join(", "))));
     }
     if r.timings.is_empty() {
-        print(status);
+        print(plain(&status));
     } else {
-        print(format!("{status} in {}", seconds(o.elapsed)));
+        print(plain(&format!("{status} in {}", seconds(o.elapsed))));
     }
     // The text ledger: what of the chapters' text is not in the book, and why.
     if let Some(removed) = r.removed.summary() {
-        print(format!("            {removed}"));
+        print(plain(&format!("            {removed}")));
     }
 }
 
 /// How many warnings of one kind are printed before the rest are only counted (`-v` prints all).
 const SHOWN_PER_KIND: usize = 10;
 
+/// Text for `print`: escaped for a terminal.
+fn plain(line: &str) -> String {
+    epubforge::escape::text(line).into_owned()
+}
+
 /// Prints warnings grouped by kind (code), in the order kinds first appear: the first few of
-/// each, a line counting the rest, and a summary line; with `verbose`, every one.
-fn print_warnings(warnings: &[Diagnostic], verbose: bool, print: &dyn Fn(String)) {
+/// each (rendered as `check` renders them, paths shown from `base`), a line counting the rest,
+/// and a summary line; with `verbose`, every one.
+fn print_warnings(
+    warnings: &[Diagnostic],
+    base: Option<&Path>,
+    verbose: bool,
+    print: &dyn Fn(String),
+) {
     let mut kinds: Vec<(Code, Vec<&Diagnostic>)> = Vec::new();
     for w in warnings {
         match kinds.iter_mut().find(|(code, _)| *code == w.code) {
@@ -286,14 +298,14 @@ fn print_warnings(warnings: &[Diagnostic], verbose: bool, print: &dyn Fn(String)
     for (code, list) in &kinds {
         let shown = if verbose { list.len() } else { SHOWN_PER_KIND };
         for w in list.iter().take(shown) {
-            print(format!("warning: {w}"));
+            print(term::diagnostic(w, base));
         }
         if list.len() > shown {
-            print(format!(
+            print(plain(&format!(
                 "  … and {} more {} warnings (-v lists them all)",
                 list.len() - shown,
                 code.as_str()
-            ));
+            )));
         }
     }
     if warnings.len() > 1 {
@@ -301,11 +313,11 @@ fn print_warnings(warnings: &[Diagnostic], verbose: bool, print: &dyn Fn(String)
             .iter()
             .map(|(code, list)| format!("{} {}", list.len(), code.as_str()))
             .collect();
-        print(format!(
+        print(plain(&format!(
             "{} warnings: {}",
             warnings.len(),
             counts.join(", ")
-        ));
+        )));
     }
 }
 
@@ -318,27 +330,33 @@ fn print_outline(
 ) {
     if let Some(outline) = r.outline.as_ref().filter(|_| args.verbose) {
         let base = o.project.is_dir().then_some(o.project.as_path());
-        print(outline.render(base).trim_end().to_string());
+        print(plain(outline.render(base).trim_end()));
     }
 }
 
 /// Prints one book's outcome: warnings and the status line on stderr, the EPUB's path on
-/// stdout (scripts read it).
+/// stdout (scripts read it). `print` takes one line (or a rendered problem) that is escaped
+/// already and may carry colours.
 pub(crate) fn report(o: &Outcome, args: &BuildArgs, print: &dyn Fn(String)) {
+    let base = term::base_of(&o.project);
     match &o.result {
         Ok(r) => {
             if !args.quiet {
                 print_outline(r, o, args, print);
-                print_warnings(&r.warnings, args.verbose, print);
+                print_warnings(&r.warnings, base, args.verbose, print);
                 for s in &r.sources {
                     if args.verbose || s.detection == Detection::Guessed {
-                        print(format!("{}: read as {}", term::path(&s.path), s.encoding));
+                        print(plain(&format!(
+                            "{}: read as {}",
+                            term::path(&s.path),
+                            s.encoding
+                        )));
                     }
                 }
                 status_line(r, o, args, print);
                 for other in &r.also {
                     print_outline(other, o, args, print);
-                    print_warnings(&other.warnings, args.verbose, print);
+                    print_warnings(&other.warnings, base, args.verbose, print);
                     status_line(other, o, args, print);
                 }
             }
@@ -350,11 +368,12 @@ pub(crate) fn report(o: &Outcome, args: &BuildArgs, print: &dyn Fn(String)) {
             }
         }
         Err(e) => {
-            print(format!(
-                "failed      {} in {}\nerror: {e}",
+            print(plain(&format!(
+                "failed      {} in {}",
                 term::path(&o.project),
                 seconds(o.elapsed)
-            ));
+            )));
+            print(term::diagnostic(&e.diagnostic(), base));
         }
     }
 }

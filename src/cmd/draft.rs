@@ -45,7 +45,7 @@ pub fn build(path: &Path, opts: &BuildOptions, args: &BuildArgs) -> Option<Outco
             }),
             false => Ok(draft),
         })
-        .map_err(|e| super::term::err_styled(&e.diagnostic().render(None, true)))
+        .map_err(|e| super::term::err_styled(&super::term::diagnostic(&e.diagnostic(), None)))
         .ok()?;
     let opts = BuildOptions {
         output: opts.output.clone().or_else(|| Some(draft.output.clone())),
@@ -135,7 +135,7 @@ pub fn build_all(
     for path in paths {
         match build(path, opts, args) {
             Some(outcome) => {
-                super::build::report(&outcome, args, &|line| super::term::err(&line));
+                super::build::report(&outcome, args, &|line| super::term::err_styled_line(&line));
                 outcomes.push(outcome);
             }
             None => unread += 1,

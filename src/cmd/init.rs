@@ -35,7 +35,7 @@ pub fn run(args: InitArgs) -> ExitCode {
             ExitCode::SUCCESS
         }
         Err(e) => {
-            term::err_styled(&e.diagnostic().render(None, true));
+            term::err_styled(&term::diagnostic(&e.diagnostic(), None));
             ExitCode::from(2)
         }
     }

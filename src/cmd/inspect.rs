@@ -16,11 +16,9 @@ pub fn run(args: InspectArgs) -> ExitCode {
         }
         Err(e) => {
             let path = term::path(&args.epub);
-            let message = epubforge::escape::text(&e.to_string()).into_owned();
-            term::err_styled(&format!(
-                "{} {path}: {message}\n  hint: is this an EPUB? `epubforge check {path}` lists every problem\n",
-                crate::cmd::check::error_label(),
-            ));
+            let hint = format!("is this an EPUB? `epubforge check {path}` lists every problem");
+            let d = e.diagnostic(&args.epub).hint(hint);
+            term::err_styled(&term::diagnostic(&d, None));
             ExitCode::from(2)
         }
     }

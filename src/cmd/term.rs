@@ -90,6 +90,37 @@ pub fn err_styled(rendered: &str) {
     let _ = anstream::stderr().write_all(rendered.as_bytes());
 }
 
+/// Prints a line that is already escaped and may carry colours on stderr (see [`err_styled`]).
+pub fn err_styled_line(line: &str) {
+    err_styled(&format!("{line}\n"));
+}
+
+/// A styled line for a progress bar's `println`, which writes to the terminal itself: the
+/// colours are taken off where stderr would not show them (`NO_COLOR`).
+pub fn for_bar(line: &str) -> String {
+    match anstream::AutoStream::choice(&std::io::stderr()) {
+        anstream::ColorChoice::Never => anstream::adapter::strip_str(line).to_string(),
+        _ => line.to_string(),
+    }
+}
+
+/// A problem, rendered by the library's one renderer ([`epubforge::render::text`]) with
+/// colours (which [`err_styled`] strips where they do not belong); `base` is the folder paths
+/// are shown from.
+pub fn diagnostic(d: &epubforge::Diagnostic, base: Option<&Path>) -> String {
+    epubforge::render::text(d, base, true)
+}
+
+/// The folder that paths of findings about `target` (a project folder or its metadata file)
+/// are shown from: the folder itself, or the file's folder; None for the current folder.
+pub fn base_of(target: &Path) -> Option<&Path> {
+    let base = match target.is_dir() {
+        true => Some(target),
+        false => target.parent(),
+    };
+    base.filter(|b| !b.as_os_str().is_empty() && *b != Path::new("."))
+}
+
 /// The exit status of a command that returned `code`: `failure` instead when its stdout could
 /// not be written (a full disk), said in one line on stderr. A closed pipe is no failure.
 pub fn finish(code: ExitCode, failure: u8) -> ExitCode {

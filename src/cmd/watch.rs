@@ -26,7 +26,7 @@ pub fn run(args: WatchArgs) -> ExitCode {
     let from_env = match BuildOptions::from_env() {
         Ok(opts) => opts,
         Err(e) => {
-            term::err(&format!("error: {e}"));
+            term::err_styled(&term::diagnostic(&e.diagnostic(), None));
             return ExitCode::from(2);
         }
     };
@@ -47,7 +47,7 @@ pub fn run(args: WatchArgs) -> ExitCode {
         quiet: args.quiet,
         ..BuildArgs::default()
     };
-    let print = |line: String| term::err(&line);
+    let print = |line: String| term::err_styled_line(&line);
     let mut on_event = |event: WatchEvent<'_>| match event {
         // Printed before the build starts: its status line always comes after.
         WatchEvent::Changed { changed } => {
@@ -64,7 +64,7 @@ pub fn run(args: WatchArgs) -> ExitCode {
                 term::err("keeping the last good EPUB; watching for changes");
             }
         }
-        WatchEvent::Error(e) => term::err(&format!("watch error: {e}")),
+        WatchEvent::Error(problem) => term::err_styled_line(&term::diagnostic(&problem, None)),
     };
     if !args.quiet {
         term::err(&format!(
@@ -75,7 +75,7 @@ pub fn run(args: WatchArgs) -> ExitCode {
     match epubforge::watch(&projects, &opts, &mut on_event) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            term::err(&format!("error: {e}"));
+            term::err_styled(&term::diagnostic(&e.diagnostic(), None));
             ExitCode::FAILURE
         }
     }

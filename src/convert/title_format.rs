@@ -118,18 +118,21 @@ mod tests {
 
     #[test]
     fn a_bad_format_says_what_is_wrong() {
-        let e = TitleFormat::parse("第{x}章").unwrap_err();
+        let e = TitleFormat::parse("第{x}章").unwrap_err().to_string();
         assert!(e.contains("`{x}`"), "{e}");
         assert!(
             TitleFormat::parse("第{n章")
                 .unwrap_err()
+                .to_string()
                 .contains("lone `{`")
         );
         assert!(
             TitleFormat::parse("第n}章")
                 .unwrap_err()
+                .to_string()
                 .contains("lone `}`")
         );
-        assert!(TitleFormat::parse("第章").unwrap_err().contains("none of"));
+        let none = TitleFormat::parse("第章").unwrap_err().to_string();
+        assert!(none.contains("none of"), "{none}");
     }
 }

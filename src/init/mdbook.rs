@@ -84,7 +84,7 @@ pub fn find(dir: &Path, boundary: &crate::project::Boundary) -> Option<MdBook> {
     let mut book = MdBook::default();
     if toml_path.is_file() {
         let config = match read_text(boundary, &toml_path).and_then(|t| {
-            toml::from_str::<BookToml>(&t).map_err(|e| format!("book.toml: {}", e.message()))
+            toml::from_str::<BookToml>(&t).map_err(|e| Unusable::Toml(e.message().to_string()))
         }) {
             Ok(config) => config,
             Err(e) => {
@@ -107,7 +107,7 @@ pub fn find(dir: &Path, boundary: &crate::project::Boundary) -> Option<MdBook> {
     if summary_path.is_file() {
         match read_text(boundary, &summary_path) {
             Ok(text) => book.summary = Some(parse_summary(&text)),
-            Err(e) => book.notes.push(e),
+            Err(e) => book.notes.push(e.to_string()),
         }
     }
     Some(book)
@@ -135,12 +135,24 @@ fn chapter_folder(dir: &Path, src: Option<&str>, notes: &mut Vec<String>) -> Pat
     used
 }
 
+/// Why a file of an mdBook was not used; its message becomes one of `init`'s notes.
+#[derive(Debug, thiserror::Error)]
+enum Unusable {
+    /// It could not be read (refused by the project's boundary, too large…).
+    #[error(transparent)]
+    Read(#[from] crate::error::Error),
+    /// Its bytes are not UTF-8.
+    #[error("{}: not UTF-8", crate::escape::path(.0))]
+    NotUtf8(PathBuf),
+    /// `book.toml` is not one (the parser's message).
+    #[error("book.toml: {0}")]
+    Toml(String),
+}
+
 /// A file of the book as UTF-8 text, opened through `boundary`.
-fn read_text(boundary: &crate::project::Boundary, path: &Path) -> Result<String, String> {
-    let bytes = boundary
-        .read_limited(path, MAX_FILE_BYTES, "file")
-        .map_err(|e| e.to_string())?;
-    String::from_utf8(bytes).map_err(|_| format!("{}: not UTF-8", path.display()))
+fn read_text(boundary: &crate::project::Boundary, path: &Path) -> Result<String, Unusable> {
+    let bytes = boundary.read_limited(path, MAX_FILE_BYTES, "file")?;
+    String::from_utf8(bytes).map_err(|_| Unusable::NotUtf8(path.to_path_buf()))
 }
 
 /// Reads `SUMMARY.md` into its chapters, in order.

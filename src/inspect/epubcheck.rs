@@ -13,6 +13,7 @@ use std::time::Duration;
 use serde::Deserialize;
 
 use super::InspectError;
+use crate::diagnostic::{Code, Diagnostic, MessageId, Severity};
 
 /// JVM option that roughly halves EPUBCheck's start-up time.
 const JAVA_FAST_START: &str = "-XX:TieredStopAtLevel=1";
@@ -69,6 +70,25 @@ pub struct EpubcheckMessage {
     pub message: String,
     /// `path:line:col`, or `path` when EPUBCheck gives no line; `None` for book-wide messages.
     pub location: Option<String>,
+}
+
+impl EpubcheckMessage {
+    /// The message as a [`Diagnostic`] about the EPUB at `epub`, under EPUBCheck's id as its
+    /// code; None for advice and information (USAGE, INFO), which `check` does not report.
+    pub fn diagnostic(&self, epub: &Path) -> Option<Diagnostic> {
+        let severity = match self.severity {
+            EpubcheckSeverity::Fatal | EpubcheckSeverity::Error => Severity::Error,
+            EpubcheckSeverity::Warning => Severity::Warning,
+            _ => return None,
+        };
+        let code = MessageId::new(&self.id).map_or(Code::Epubcheck, Code::EpubcheckMessage);
+        let message = format!("{} (EPUBCheck {})", self.message, self.id);
+        let d = Diagnostic::new(code, severity, message);
+        Some(match &self.location {
+            Some(loc) => super::finding::located(d, epub, loc),
+            None => d.at(epub),
+        })
+    }
 }
 
 /// EPUBCheck's verdict on one book, counted by occurrence as its own summary line counts.
@@ -368,12 +388,12 @@ impl Epubcheck {
 
 /// For tests: the EPUBCheck to use, or `None` to skip. Under `CI=true` a missing EPUBCheck is
 /// an error, so CI cannot pass by skipping.
-pub fn require_in_ci() -> Result<Option<Epubcheck>, String> {
+pub fn require_in_ci() -> Result<Option<Epubcheck>, InspectError> {
     match find_epubcheck() {
         Some(found) => Ok(Some(found)),
-        None if std::env::var("CI").is_ok_and(|v| v == "true") => {
-            Err("CI=true but EPUBCheck (java + epubcheck.jar) was not found".to_string())
-        }
+        None if std::env::var("CI").is_ok_and(|v| v == "true") => Err(InspectError::Epubcheck(
+            "CI=true but EPUBCheck (java + epubcheck.jar) was not found".to_string(),
+        )),
         None => Ok(None),
     }
 }

@@ -1,11 +1,15 @@
 //! One problem found in an EPUB by our own rules ([`super::verify`]), and how bad it is: the
-//! type every rule family (package, references, fixed layout) returns, in a file of its own so
+//! record every rule family (package, references, fixed layout) returns, in a file of its own so
 //! that the families and the verifier that runs them import it without importing each other.
+//! It leaves inspect as a [`Diagnostic`] ([`Finding::diagnostic`]), the one problem type every
+//! command reports and the one renderer prints; EPUBCheck's messages take the same way
+//! ([`located`]).
 
 use std::fmt;
+use std::path::Path;
 
 use super::InspectError;
-use crate::diagnostic::Code;
+use crate::diagnostic::{self, Code, Diagnostic};
 
 /// How bad a finding is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -75,6 +79,51 @@ impl Finding {
     }
 }
 
+impl Finding {
+    /// The finding as a [`Diagnostic`] about the EPUB at `epub`: its entry as a path inside
+    /// the EPUB (`book.epub/EPUB/nav.xhtml`) with line and column, a fatal finding an error.
+    pub fn diagnostic(&self, epub: &Path) -> Diagnostic {
+        let severity = match self.severity {
+            Severity::Fatal | Severity::Error => diagnostic::Severity::Error,
+            Severity::Warning => diagnostic::Severity::Warning,
+        };
+        located(
+            Diagnostic::new(self.code, severity, self.message.clone()),
+            epub,
+            &self.location,
+        )
+    }
+}
+
+impl InspectError {
+    /// The error as a [`Diagnostic`] about the EPUB at `epub` (what `inspect` prints when it
+    /// cannot open one), with the code and place `check` gives it.
+    pub fn diagnostic(&self, epub: &Path) -> Diagnostic {
+        Finding::from_error(self).diagnostic(epub)
+    }
+}
+
+/// `d` at `location` inside the EPUB at `epub`: `entry:line:col`, `entry`, or the EPUB as a
+/// whole for `(zip)` and the like.
+pub(crate) fn located(mut d: Diagnostic, epub: &Path, location: &str) -> Diagnostic {
+    let mut parts = location.rsplitn(3, ':');
+    let (col, line, entry) = (parts.next(), parts.next(), parts.next());
+    let (entry, line, col) = match (entry, line.and_then(|l| l.parse().ok()), col) {
+        (Some(e), Some(l), Some(c)) => (e, Some(l), c.parse().ok()),
+        _ => (location, None, None),
+    };
+    d.path = Some(if entry.starts_with('(') || entry.is_empty() {
+        epub.to_path_buf()
+    } else {
+        epub.join(entry)
+    });
+    d.line = line;
+    d.column = col;
+    d
+}
+
+/// `severity: location: message`, for a test's failure message; what a user reads is the
+/// [`Finding::diagnostic`], rendered by [`crate::diagnostic::render`].
 impl fmt::Display for Finding {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let sev = match self.severity {

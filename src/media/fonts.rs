@@ -215,7 +215,7 @@ fn with_vertical_tables(
     if extra.is_empty() {
         Ok(base)
     } else {
-        add_tables(&base, extra).map_err(FontError::Check)
+        add_tables(&base, extra)
     }
 }
 
@@ -534,8 +534,8 @@ fn table_checksum(data: &[u8]) -> u32 {
 
 /// Re-assembles the sfnt `base` with `extra` tables added (replacing same-tagged ones), with
 /// sorted table records, 4-byte alignment, fresh checksums and `head.checkSumAdjustment`.
-fn add_tables(base: &[u8], extra: Vec<([u8; 4], Vec<u8>)>) -> Result<Vec<u8>, String> {
-    let bad = || "the subsetter wrote a malformed table directory".to_string();
+fn add_tables(base: &[u8], extra: Vec<([u8; 4], Vec<u8>)>) -> Result<Vec<u8>, FontError> {
+    let bad = || FontError::Check("the subsetter wrote a malformed table directory".to_string());
     let version = read_u32(base, 0).ok_or_else(bad)?;
     let count = usize::from(read_u16(base, 4).ok_or_else(bad)?);
     let mut tables: BTreeMap<[u8; 4], Vec<u8>> = BTreeMap::new();
@@ -584,7 +584,8 @@ fn add_tables(base: &[u8], extra: Vec<([u8; 4], Vec<u8>)>) -> Result<Vec<u8>, St
         out.extend_from_slice(data);
         out.resize(out.len().div_ceil(4) * 4, 0);
     }
-    let head_at = head_at.ok_or_else(|| "the subset has no head table".to_string())?;
+    let head_at =
+        head_at.ok_or_else(|| FontError::Check("the subset has no head table".to_string()))?;
     let adjust = 0xB1B0_AFBAu32.wrapping_sub(table_checksum(&out));
     out.get_mut(head_at + 8..head_at + 12)
         .ok_or_else(bad)?

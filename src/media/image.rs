@@ -151,7 +151,7 @@ pub enum ImageError {
         /// The image file.
         path: PathBuf,
         /// What the header claims, and the limit.
-        reason: String,
+        reason: raster::TooLarge,
     },
     /// The file ends before its format's end marker.
     #[error(

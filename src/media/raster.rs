@@ -25,22 +25,43 @@ pub const MAX_PIXELS: u64 = 40_000_000;
 /// The most memory a decoder may allocate for one image.
 pub const MAX_DECODE_BYTES: u64 = 512 * 1024 * 1024;
 
-/// Why an image's header is refused, in words for the user.
-pub fn check_dimensions(width: u32, height: u32) -> Result<(), String> {
+/// Why an image's header is refused; the message is in words for the user.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TooLarge {
+    /// A side longer than [`MAX_SIDE`].
+    #[error(
+        "it claims {width}x{height} pixels, more than the limit of {MAX_SIDE} a side \
+         (a cover needs about 1600x2560); scale it down"
+    )]
+    Side {
+        /// Width the header claims.
+        width: u32,
+        /// Height the header claims.
+        height: u32,
+    },
+    /// More pixels than [`MAX_PIXELS`].
+    #[error(
+        "it claims {width}x{height} pixels ({} megapixels), more than the limit of {} \
+         megapixels (a cover needs about 4); scale it down",
+        u64::from(*width) * u64::from(*height) / 1_000_000,
+        MAX_PIXELS / 1_000_000
+    )]
+    Area {
+        /// Width the header claims.
+        width: u32,
+        /// Height the header claims.
+        height: u32,
+    },
+}
+
+/// Checks an image header's dimensions against [`MAX_SIDE`] and [`MAX_PIXELS`].
+pub fn check_dimensions(width: u32, height: u32) -> Result<(), TooLarge> {
     let pixels = u64::from(width) * u64::from(height);
     if width > MAX_SIDE || height > MAX_SIDE {
-        return Err(format!(
-            "it claims {width}x{height} pixels, more than the limit of {MAX_SIDE} a side \
-             (a cover needs about 1600x2560); scale it down"
-        ));
+        return Err(TooLarge::Side { width, height });
     }
     if pixels > MAX_PIXELS {
-        return Err(format!(
-            "it claims {width}x{height} pixels ({} megapixels), more than the limit of {} \
-             megapixels (a cover needs about 4); scale it down",
-            pixels / 1_000_000,
-            MAX_PIXELS / 1_000_000
-        ));
+        return Err(TooLarge::Area { width, height });
     }
     Ok(())
 }
@@ -287,9 +308,9 @@ mod tests {
     fn dimensions_are_limited_by_side_and_by_area() {
         assert!(check_dimensions(1600, 2560).is_ok());
         assert!(check_dimensions(MAX_SIDE, 2000).is_ok());
-        let e = check_dimensions(30_000, 30_000).unwrap_err();
+        let e = check_dimensions(30_000, 30_000).unwrap_err().to_string();
         assert!(e.contains("30000x30000") && e.contains("16384"), "{e}");
-        let e = check_dimensions(10_000, 10_000).unwrap_err();
+        let e = check_dimensions(10_000, 10_000).unwrap_err().to_string();
         assert!(e.contains("100 megapixels"), "{e}");
         assert_eq!(limits().max_image_width, Some(MAX_SIDE));
     }

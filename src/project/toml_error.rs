@@ -1,5 +1,5 @@
-//! Turns a TOML parse error into an [`Error::MetadataSyntax`]: file, line, column, the line
-//! itself with a caret, and for an unknown key the closest valid one.
+//! Turns a TOML parse error into an [`Error::MetadataSyntax`]: file, line, column, and for an
+//! unknown key the closest valid one (the renderer quotes the line with a caret).
 
 use std::path::Path;
 
@@ -26,15 +26,13 @@ pub(super) fn at_hinted(
     message: String,
     hint: Option<String>,
 ) -> Error {
-    let (line, column, source_line) = locate(text, offset);
-    let snippet = crate::diagnostic::snippet(line, column, source_line);
+    let (line, column, _) = locate(text, offset);
     Error::MetadataSyntax {
         path: path.to_path_buf(),
         line,
         column,
         message,
         hint,
-        snippet,
     }
 }
 

@@ -87,8 +87,34 @@ pub(crate) fn check_identifier(identifier: &str) -> Result<(), BadIdentifier> {
     Ok(())
 }
 
+/// Why an identifier is not valid in its scheme (the message says it to the author).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum Invalid {
+    /// A UUID not in its standard form.
+    #[error("a UUID is 32 hex digits in groups of 8-4-4-4-12")]
+    Uuid,
+    /// A character of an ISBN that is not a digit.
+    #[error("`{0}` is not a digit")]
+    NotDigit(char),
+    /// The check digit of an ISBN-10 or ISBN-13 (the number) is wrong.
+    #[error("the ISBN-{0} check digit does not match")]
+    CheckDigit(u8),
+    /// An ISBN of this many digits.
+    #[error("it has {0} digits, not 10 or 13")]
+    IsbnLength(usize),
+    /// A URL whose scheme is not one.
+    #[error("`{0}` is not a URL scheme")]
+    Scheme(String),
+    /// A URL without a host.
+    #[error("it names no host")]
+    NoHost,
+    /// A character a URL must percent-encode.
+    #[error("{0:?} must be percent-encoded")]
+    Unencoded(char),
+}
+
 /// A UUID in its one standard form, 8-4-4-4-12 hex digits (RFC 9562).
-fn check_uuid(uuid: &str) -> Result<(), String> {
+fn check_uuid(uuid: &str) -> Result<(), Invalid> {
     let groups: Vec<&str> = uuid.split('-').collect();
     let lengths: Vec<usize> = groups.iter().map(|g| g.len()).collect();
     let hex = groups
@@ -97,7 +123,7 @@ fn check_uuid(uuid: &str) -> Result<(), String> {
     if lengths == [8, 4, 4, 4, 12] && hex {
         Ok(())
     } else {
-        Err("a UUID is 32 hex digits in groups of 8-4-4-4-12".into())
+        Err(Invalid::Uuid)
     }
 }
 
@@ -112,7 +138,7 @@ fn looks_like_isbn13(value: &str) -> bool {
 }
 
 /// Checks an ISBN-10 or ISBN-13 (hyphens and spaces allowed) and its check digit.
-pub(crate) fn check_isbn(isbn: &str) -> Result<(), String> {
+pub(crate) fn check_isbn(isbn: &str) -> Result<(), Invalid> {
     let chars: Vec<char> = isbn.chars().filter(|c| !matches!(c, '-' | ' ')).collect();
     match chars.len() {
         10 => {
@@ -121,41 +147,41 @@ pub(crate) fn check_isbn(isbn: &str) -> Result<(), String> {
                 let v = match c {
                     '0'..='9' => c.to_digit(10).unwrap_or(0),
                     'X' | 'x' if i == 9 => 10,
-                    _ => return Err(format!("`{c}` is not a digit")),
+                    _ => return Err(Invalid::NotDigit(*c)),
                 };
                 sum += v * (10 - i as u32);
             }
             match sum.is_multiple_of(11) {
                 true => Ok(()),
-                false => Err("the ISBN-10 check digit does not match".into()),
+                false => Err(Invalid::CheckDigit(10)),
             }
         }
         13 => {
             let mut sum = 0u32;
             for (i, c) in chars.iter().enumerate() {
-                let v = c.to_digit(10).ok_or(format!("`{c}` is not a digit"))?;
+                let v = c.to_digit(10).ok_or(Invalid::NotDigit(*c))?;
                 sum += if i % 2 == 0 { v } else { 3 * v };
             }
             match sum.is_multiple_of(10) {
                 true => Ok(()),
-                false => Err("the ISBN-13 check digit does not match".into()),
+                false => Err(Invalid::CheckDigit(13)),
             }
         }
-        n => Err(format!("it has {n} digits, not 10 or 13")),
+        n => Err(Invalid::IsbnLength(n)),
     }
 }
 
 /// `scheme://rest`: a scheme of letters, digits, `+`, `-` and `.` starting with a letter; a
 /// host; no character a URL must percent-encode (space, `<`, `"`, control characters…).
-fn check_url(scheme: &str, rest: &str) -> Result<(), String> {
+fn check_url(scheme: &str, rest: &str) -> Result<(), Invalid> {
     let scheme_ok = scheme.starts_with(|c: char| c.is_ascii_alphabetic())
         && (scheme.chars()).all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'));
     if !scheme_ok {
-        return Err(format!("`{scheme}` is not a URL scheme"));
+        return Err(Invalid::Scheme(scheme.to_string()));
     }
     let host = rest.split(['/', '?', '#']).next().unwrap_or_default();
     if host.is_empty() {
-        return Err("it names no host".into());
+        return Err(Invalid::NoHost);
     }
     let bad = rest.chars().find(|&c| {
         c.is_whitespace()
@@ -163,7 +189,7 @@ fn check_url(scheme: &str, rest: &str) -> Result<(), String> {
             || matches!(c, '<' | '>' | '"' | '{' | '}' | '|' | '\\' | '^' | '`')
     });
     match bad {
-        Some(c) => Err(format!("{c:?} must be percent-encoded")),
+        Some(c) => Err(Invalid::Unencoded(c)),
         None => Ok(()),
     }
 }
