@@ -28,6 +28,7 @@
 //! left out, and why, is in [`Split::skipped`] for `check`'s outline.
 
 mod auto;
+mod japanese;
 mod label;
 mod missed;
 mod numerals;
