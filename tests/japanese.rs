@@ -132,3 +132,30 @@ fn a_web_novel_is_named_by_its_file_and_split_at_japanese_headings() {
     assert!(opf(&epub).contains("page-progression-direction=\"rtl\""));
     assert_valid(&epub);
 }
+
+/// `check 作品.txt` reviews the file as the one command builds it: the outline of its Japanese
+/// headings, each at its file and line, and writes nothing.
+#[test]
+fn check_on_a_japanese_text_file_prints_its_outline() {
+    let f = Fixture::empty();
+    f.write("[山田太郎] 森の向こうの村.txt", WEB_NOVEL);
+    let r = common::run(
+        common::epubforge()
+            .args(["check", "[山田太郎] 森の向こうの村.txt"])
+            .current_dir(f.dir.path()),
+    );
+    assert!(r.ok, "{}", r.stderr);
+    assert!(
+        r.stdout.contains("4 chapter(s)"),
+        "{}\n{}",
+        r.stdout,
+        r.stderr
+    );
+    for (title, line) in [("プロローグ", 1), ("第1話 出会い", 7), ("エピローグ", 22)]
+    {
+        let at = format!("{title}  (./[山田太郎] 森の向こうの村.txt:{line},");
+        assert!(r.stdout.contains(&at), "{at}\n{}", r.stdout);
+    }
+    assert!(!f.path("metadata.toml").exists());
+    assert!(!f.path("[山田太郎] 森の向こうの村.epub").exists());
+}
