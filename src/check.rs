@@ -139,10 +139,10 @@ pub fn check_project(location: &Path, opts: &LoadOptions) -> CheckReport {
         ..CheckReport::default()
     };
     let start = Instant::now();
-    let project = match Project::load_with(location, opts) {
+    let project = match load_for_check(location, opts) {
         Ok(p) => p,
-        Err(e) => {
-            report.push(e.diagnostic());
+        Err(d) => {
+            report.push(*d);
             report.timings.push(("load metadata", start.elapsed()));
             return report;
         }
@@ -180,6 +180,18 @@ pub fn check_project(location: &Path, opts: &LoadOptions) -> CheckReport {
     report.timings.push(("compare chapters", start.elapsed()));
     apply_ignores(&project, &mut report);
     report
+}
+
+/// The project to check: a `metadata.toml` or the folder holding one; or a chapter file
+/// (`check 作品.txt`), checked as the one-command build builds it, from the metadata `init`
+/// would write for it.
+fn load_for_check(location: &Path, opts: &LoadOptions) -> Result<Project, Box<Diagnostic>> {
+    let boxed = |d: Diagnostic| Box::new(d);
+    if location.is_file() && SourceKind::known(location).is_some() {
+        let draft = crate::init::draft_to_build(location).map_err(|e| boxed(e.diagnostic()))?;
+        return draft.project(opts).map_err(|e| boxed(e.diagnostic()));
+    }
+    Project::load_with(location, opts).map_err(|e| boxed(e.diagnostic()))
 }
 
 /// Takes out the findings `[check] ignore` names; reports the entries that took out nothing.

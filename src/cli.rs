@@ -74,7 +74,8 @@ pub enum Format {
 /// Arguments of `epubforge check`.
 #[derive(Debug, Args)]
 pub struct CheckArgs {
-    /// A project folder, a metadata .toml file, or an .epub file.
+    /// A project folder, a metadata .toml file, a chapter file (checked as `epubforge FILE`
+    /// builds it), or an .epub file.
     #[arg(default_value = ".")]
     pub target: PathBuf,
 

@@ -27,6 +27,7 @@
 //! `init` would write, kept in memory and loaded as the build loads any `metadata.toml`, so
 //! that there is one detector, and `--save` keeps exactly what was built.
 
+mod japanese;
 mod mdbook;
 mod names;
 mod opf;
@@ -447,6 +448,8 @@ fn detect(dir: &Path, file: Option<&str>, quick: bool) -> Result<Draft, InitErro
         preset: (found.site_lines > 0).then_some((PRESET, found.site_lines)),
         chapters: &chapters,
         notes: &notes,
+        japanese: found.aozora.as_ref(),
+        vertical: japanese_fiction(&language, &chapters, dir),
     });
     Ok(Draft {
         output: default_output(dir, file),
@@ -466,6 +469,16 @@ fn detect(dir: &Path, file: Option<&str>, quick: bool) -> Result<Draft, InitErro
     })
 }
 
+/// Whether the book is Japanese fiction in plain text, set vertically by default: the
+/// language is Japanese and every chapter file is a text file (Markdown, HTML and EPUB
+/// sources keep their own layout).
+fn japanese_fiction(language: &str, chapters: &[ChapterGuess], dir: &Path) -> bool {
+    crate::book::primary_language(language) == "ja"
+        && chapters
+            .iter()
+            .all(|c| c.format.is_none() && SourceKind::of(&dir.join(&c.file)) == SourceKind::Text)
+}
+
 /// The book's title and authors, from the first source that gives them: an mdBook's
 /// `book.toml`; what the files say (a Project Gutenberg header, a lone file's own metadata, a
 /// lone text file's first lines); a lone text file's name; else `fallback` for the title.
@@ -475,7 +488,8 @@ fn title_and_authors(
     stem: Option<&str>,
     fallback: String,
 ) -> (String, Vec<String>) {
-    let named = stem.and_then(names::title_and_author);
+    let named =
+        stem.and_then(|s| japanese::web_novel_name(s).or_else(|| names::title_and_author(s)));
     let title = book
         .and_then(|b| b.title.clone())
         .or(found.about.title.take())
@@ -522,6 +536,8 @@ struct Found {
     about: About,
     /// What a lone text file's first lines say (`《书名》`, `作者：某某`).
     header: names::Header,
+    /// A lone Japanese text file's Aozora header block (title, subtitle, author, translator).
+    aozora: Option<japanese::AozoraHeader>,
     /// The headings the split text files are cut at; a file not split is one chapter.
     headings: Headings,
     /// A Markdown or HTML file is split at its headings: `headings` does not count its pieces.
@@ -727,6 +743,11 @@ fn examine(
     if kind == SourceKind::Text {
         if lone {
             found.header = names::from_first_lines(&text);
+            if let Some(h) = japanese::aozora_header(&text) {
+                found.header.title = Some(h.title.clone());
+                found.header.author = h.author.clone().or(found.header.author.take());
+                found.aozora = Some(h);
+            }
         }
         let preset = found.preset.get_or_insert_with(web_novel_preset);
         found.site_lines += site_lines(&text, &path, &p.file, preset, found.quick);
@@ -1513,6 +1534,8 @@ mod tests {
             preset: Some(("web-novel", 3)),
             chapters: &[c],
             notes: &["a note\nover two lines".to_string()],
+            japanese: None,
+            vertical: false,
         });
         let v: toml::Table = toml::from_str(&text).unwrap();
         assert_eq!(v["book"]["title"].as_str(), Some("T \"x\""));

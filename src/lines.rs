@@ -6,7 +6,7 @@
 /// Characters a scene-break line is made of.
 const SCENE_BREAK: &[char] = &[
     '*', '＊', '-', '－', '—', '–', '_', '~', '～', '·', '•', '◇', '◆', '○', '●', '□', '■', '☆',
-    '★', '※', '=', '＝', '#', '＃', '✲', '❖', '§', '⁂',
+    '★', '※', '=', '＝', '#', '＃', '✲', '❖', '§', '⁂', '×',
 ];
 
 /// Trims white space, including the ideographic space used as indent and stray BOMs.

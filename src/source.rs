@@ -1,8 +1,9 @@
 //! The source stage: a chapter file's bytes in, clean text out.
 //!
 //! Sits between `project` (which says which files and in what encoding) and `convert`. It
-//! detects the encoding (BOM, strict UTF-8, then a statistical guess with `chardetng` over
-//! GB18030, Big5, Shift_JIS, EUC-KR and single-byte encodings), refuses to produce mojibake,
+//! detects the encoding (BOM, 7-bit ISO-2022-JP by its escapes, strict UTF-8, then a
+//! statistical guess with `chardetng` over GB18030, Big5, Shift_JIS, EUC-JP, EUC-KR and
+//! single-byte encodings), refuses to produce mojibake,
 //! normalises newlines to `\n` and drops the characters XML 1.0 forbids, counting them.
 
 use encoding_rs::{Encoding, UTF_8};
@@ -99,21 +100,29 @@ impl DecodeError {
 }
 
 /// The guess for a file that chardetng took for windows-1252 only because it rules an
-/// encoding out at its first bad byte: a GBK or Big5 download with one damaged character (a
-/// real Jin Yong download has one) would be read as Latin mojibake, in English, one chapter.
-/// Taken instead: the CJK encoding that reads it as mostly Han text with at most one bad
-/// character in a thousand.
+/// encoding out at its first bad byte: a GBK, Big5, Shift_JIS or EUC-JP download with one
+/// damaged character (a real Jin Yong download has one) would be read as Latin mojibake, in
+/// English, one chapter. Taken instead: the CJK encoding that reads it as mostly Han text
+/// (and kana, for the Japanese encodings) with at most one bad character in a thousand.
 fn cjk_despite_damage(bytes: &[u8], guessed: &'static Encoding) -> &'static Encoding {
     if guessed != encoding_rs::WINDOWS_1252 {
         return guessed;
     }
-    let judged = [encoding_rs::GBK, encoding_rs::BIG5].map(|enc| {
+    let judged = [
+        encoding_rs::GBK,
+        encoding_rs::BIG5,
+        encoding_rs::SHIFT_JIS,
+        encoding_rs::EUC_JP,
+    ]
+    .map(|enc| {
+        let japanese = enc == encoding_rs::SHIFT_JIS || enc == encoding_rs::EUC_JP;
         let (text, _) = enc.decode_without_bom_handling(bytes);
         let (mut han, mut bad, mut other) = (0usize, 0usize, 0usize);
         for c in text.chars().filter(|c| !c.is_whitespace() && !c.is_ascii()) {
             match c {
                 '\u{FFFD}' => bad += 1,
                 '\u{3400}'..='\u{9FFF}' => han += 1,
+                '\u{3041}'..='\u{30FA}' if japanese => han += 1,
                 _ => other += 1,
             }
         }
@@ -140,6 +149,8 @@ pub fn decode(
         let enc = Encoding::for_label(label.trim().as_bytes())
             .ok_or_else(|| DecodeError::UnknownEncoding(label.to_string()))?;
         (enc, Detection::Forced, bytes)
+    } else if is_iso_2022_jp(bytes) {
+        (encoding_rs::ISO_2022_JP, Detection::Guessed, bytes)
     } else {
         match simdutf8::compat::from_utf8(bytes) {
             Ok(text) => {
@@ -207,6 +218,19 @@ pub fn decode(
         first_dropped_line,
         replaced,
     })
+}
+
+/// True when the bytes are 7-bit ISO-2022-JP (JIS, as old Japanese mail and some web-novel
+/// downloads are): no byte above 0x7F, and the escape that switches to JIS X 0208
+/// (`ESC $ B` or `ESC $ @`) somewhere. Such text is valid ASCII, so the UTF-8 check would take
+/// it, escapes and all.
+fn is_iso_2022_jp(bytes: &[u8]) -> bool {
+    bytes.is_ascii() && (memmem(bytes, b"\x1b$B") || memmem(bytes, b"\x1b$@"))
+}
+
+/// Whether `needle` occurs in `haystack`.
+fn memmem(haystack: &[u8], needle: &[u8]) -> bool {
+    haystack.windows(needle.len()).any(|w| w == needle)
 }
 
 /// True when the bytes look like UTF-8 with a few damaged sequences rather than another
@@ -428,6 +452,53 @@ mod tests {
             d.encoding.name()
         );
         assert_eq!(d.replaced, 1, "{}", d.text);
+    }
+
+    /// Real bytes: the head of an Aozora Bunko file as it is distributed (Shift_JIS, CRLF),
+    /// and the same text in EUC-JP and in 7-bit ISO-2022-JP (see the fixtures' README).
+    const AOZORA_SJIS: &[u8] = include_bytes!("../tests/fixtures/japanese/genkaku_sanbo.sjis.txt");
+    const AOZORA_EUC: &[u8] = include_bytes!("../tests/fixtures/japanese/genkaku_sanbo.eucjp.txt");
+    const AOZORA_JIS: &[u8] = include_bytes!("../tests/fixtures/japanese/genkaku_sanbo.jis.txt");
+
+    #[test]
+    fn japanese_encodings_are_detected_from_real_bytes() {
+        for (bytes, want) in [
+            (AOZORA_SJIS, "Shift_JIS"),
+            (AOZORA_EUC, "EUC-JP"),
+            (AOZORA_JIS, "ISO-2022-JP"),
+        ] {
+            let d = decode(bytes, None, EncodingErrors::Fail).unwrap();
+            assert_eq!(d.encoding.name(), want);
+            assert!(
+                d.text.starts_with("玄鶴山房\n芥川龍之介\n"),
+                "{want}: {}",
+                d.text
+            );
+            assert!(
+                d.text.contains("洒落《しゃれ》でもあるまい。」\n"),
+                "{want}"
+            );
+            assert!(!d.text.contains(['\r', '\u{1b}', '\u{FFFD}']), "{want}");
+        }
+    }
+
+    #[test]
+    fn plain_ascii_is_not_taken_for_iso_2022_jp() {
+        let d = decode(b"a $B line\nand (B another\n", None, EncodingErrors::Fail).unwrap();
+        assert_eq!(d.encoding.name(), "UTF-8");
+    }
+
+    /// A Shift_JIS file with one damaged two-byte character is still read as Shift_JIS (with
+    /// the damage replaced when asked), not as Latin mojibake.
+    #[test]
+    fn a_shift_jis_file_with_one_damaged_character_is_still_shift_jis() {
+        let at = AOZORA_SJIS.len() / 2;
+        let at = at + AOZORA_SJIS[at..].iter().position(|&b| b == b'\n').unwrap() + 1;
+        let bytes = [&AOZORA_SJIS[..at], &[0x85, 0x40][..], &AOZORA_SJIS[at..]].concat();
+        let d = decode(&bytes, None, EncodingErrors::Replace).unwrap();
+        assert_eq!(d.encoding.name(), "Shift_JIS");
+        assert!(d.replaced <= 1, "{}", d.replaced);
+        assert!(d.text.starts_with("玄鶴山房"), "{}", d.text);
     }
 
     #[test]

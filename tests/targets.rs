@@ -284,6 +284,37 @@ fn the_kindle_epub_has_no_empty_alt() {
     common::assert_valid(&kindle);
 }
 
+/// Issue 31: ruby survives the Kobo and Kindle targets of a vertical Japanese book; the kepub
+/// puts the whole `<ruby>` in one span, never a span between a base and its reading.
+#[test]
+fn ruby_is_kept_whole_by_the_kobo_and_kindle_targets() {
+    let f = Fixture::empty();
+    f.write(
+        "metadata.toml",
+        "[book]\ntitle = \"羅生門\"\nauthors = [\"芥川龍之介\"]\nlanguage = \"ja\"\n[layout]\nwriting-mode = \"vertical-rl\"\n[[chapters]]\nfile = \"a.html\"\n",
+    );
+    f.write(
+        "a.html",
+        "<html><body><h1>一</h1><p>ある日の暮方の事である。<ruby>漢字<rt>かんじ</rt></ruby>を読む。</p><p><ruby>下人<rp>（</rp><rt>げにん</rt><rp>）</rp></ruby>が雨やみを待っていた。</p></body></html>",
+    );
+    build(&f, &["--target", "kobo,kindle"]);
+    let whole = |doc: &str| {
+        doc.contains("<ruby>漢字<rt>かんじ</rt></ruby>")
+            && doc.contains("<ruby>下人<rp>（</rp><rt>げにん</rt><rp>）</rp></ruby>")
+    };
+    for out in ["out.kepub.epub", "out.kindle.epub"] {
+        let epub = f.path(out);
+        let docs = content_documents(&epub);
+        let chapter = docs
+            .iter()
+            .find(|(_, d)| d.contains("<ruby>"))
+            .map(|(_, d)| d.as_str())
+            .unwrap_or_else(|| panic!("{out}: no ruby left"));
+        assert!(whole(chapter), "{out}: {chapter}");
+        common::assert_valid(&epub);
+    }
+}
+
 #[test]
 fn azw3_is_made_by_calibre_or_refused_clearly() {
     let f = Fixture::sample();

@@ -69,7 +69,7 @@ const OPENING: &[char] = &[
 /// Splits decoded text into blocks. `text` has `\n` newlines.
 pub fn blocks(text: &str) -> Vec<Block> {
     let lines = Lines::of(text);
-    if blank_line_separated(&lines.text) {
+    if blank_line_separated(&lines.text) && !lines.japanese {
         return block_mode(&lines);
     }
     line_mode(&lines)
@@ -85,6 +85,9 @@ struct Lines<'a> {
     example: Vec<bool>,
     /// The file marks paragraphs by indenting their first line (see [`indent_marks_paragraphs`]).
     indent_marks: bool,
+    /// Japanese text written the Japanese way (see [`japanese_paragraphs`]): every line is a
+    /// paragraph, never joined to the next.
+    japanese: bool,
 }
 
 impl<'a> Lines<'a> {
@@ -108,6 +111,7 @@ impl<'a> Lines<'a> {
             })
             .collect();
         Lines {
+            japanese: japanese_paragraphs(&raw),
             text,
             indented,
             example,
@@ -129,6 +133,9 @@ impl<'a> Lines<'a> {
     /// by indenting their first line, a flush line always does (it was wrapped, whatever the
     /// line before ends with); elsewhere the join rule of the module doc decides.
     fn continues(&self, prev: &str, i: usize, typical: usize) -> bool {
+        if self.japanese {
+            return false;
+        }
         let line = self.text[i];
         if self.indent_marks && !self.indented[i] {
             // Unless the line before is well short of the wrap width (a header or contents
@@ -138,6 +145,24 @@ impl<'a> Lines<'a> {
         }
         continues(prev, line, typical)
     }
+}
+
+/// Japanese prose as Aozora Bunko and web novels write it: a paragraph is one line, opening
+/// with an ideographic space (U+3000) or, for dialogue, a corner bracket `「『`, and a line
+/// break is the author's (a verse, a line of a play). Taken when kana is in at least a fifth
+/// of the lines and at least a third open so. Such lines are never joined, and blank lines
+/// between them do not make blocks of several lines.
+fn japanese_paragraphs(raw: &[&str]) -> bool {
+    let (mut lines, mut kana, mut opened) = (0usize, 0usize, 0usize);
+    for line in raw.iter().filter(|l| !l.trim().is_empty()) {
+        lines += 1;
+        kana += usize::from(
+            line.chars()
+                .any(|c| matches!(c, '\u{3041}'..='\u{3096}' | '\u{30A1}'..='\u{30FA}')),
+        );
+        opened += usize::from(line.starts_with(['\u{3000}', '「', '『']));
+    }
+    lines > 0 && kana * 5 >= lines && opened * 3 >= lines
 }
 
 /// A line that starts with white space: two spaces, a tab, an ideographic space.
@@ -664,6 +689,30 @@ mod tests {
         let p =
             paragraphs("\u{3000}\u{3000}第一段。\n \u{3000} \n\u{3000}\u{3000}第二段。\u{3000}\n");
         assert_eq!(p, ["第一段。", "第二段。"]);
+    }
+
+    /// Japanese prose (an Aozora text, a web novel): one line one paragraph, dialogue flush,
+    /// narration indented with U+3000; a long narration line ending in kana is not joined to
+    /// the dialogue or narration after it, with or without blank lines between.
+    #[test]
+    fn japanese_lines_are_never_joined() {
+        let narration = "　たまたまこの家の前を通りかかった、髪の毛の長い画学生は細長い絵の具箱を小脇にしたまま";
+        let lines = [
+            narration,
+            "「玄鶴山房――玄鶴と云うのは何だろう？」",
+            narration,
+            "言ったりした",
+            "　彼等は二人とも笑いながら、気軽にこの家の前を通って行った。",
+        ];
+        let text = lines.join("\n");
+        assert_eq!(paragraphs(&text).len(), 5, "{:?}", paragraphs(&text));
+        assert!(joined_lines(&text).is_empty());
+        let spaced = lines.join("\n\n") + "\n" + &lines.join("\n");
+        assert_eq!(paragraphs(&spaced).len(), 10, "{:?}", paragraphs(&spaced));
+        // The same lines without kana (Chinese) are joined as before.
+        let chinese =
+            "　　他说这个东西很好看但是他没有钱买所以他只好站在那里看了很久很久的时间\n然后走了";
+        assert_eq!(paragraphs(chinese).len(), 1);
     }
 
     #[test]

@@ -25,6 +25,10 @@ pub(super) struct Book<'a> {
     pub preset: Option<(&'a str, usize)>,
     pub chapters: &'a [ChapterGuess],
     pub notes: &'a [String],
+    /// What a Japanese file's header block adds: a subtitle, translators and editors.
+    pub japanese: Option<&'a super::japanese::AozoraHeader>,
+    /// Japanese fiction in plain text: `[layout] writing-mode = "vertical-rl"` is written.
+    pub vertical: bool,
 }
 
 /// A TOML basic string.
@@ -53,6 +57,8 @@ pub(super) fn metadata(book: &Book<'_>) -> String {
     if authors.is_empty() {
         let placeholder = if book.language.starts_with("zh") {
             "佚名"
+        } else if book.language.starts_with("ja") {
+            "作者不詳"
         } else {
             "Unknown"
         };
@@ -65,6 +71,9 @@ pub(super) fn metadata(book: &Book<'_>) -> String {
         let _ = writeln!(out, "authors = [{}]", authors.join(", "));
     }
     let _ = writeln!(out, "language = {}", quote(book.language));
+    if let Some(h) = book.japanese {
+        japanese_keys(&mut out, h);
+    }
     if let Some(cover) = book.cover {
         let _ = writeln!(out, "cover = {}", quote(cover));
     }
@@ -83,6 +92,9 @@ pub(super) fn metadata(book: &Book<'_>) -> String {
         package_keys(&mut out, p);
     }
     out.push_str(OPTIONAL_KEYS);
+    if book.vertical {
+        out.push_str(VERTICAL);
+    }
     if let Some((preset, lines)) = book.preset {
         let _ = writeln!(
             out,
@@ -115,6 +127,29 @@ fn package_keys(out: &mut String, p: &super::opf::OpfBook) {
     if !p.stylesheets.is_empty() {
         let css: Vec<String> = p.stylesheets.iter().map(|c| quote(c)).collect();
         let _ = writeln!(out, "\n[style]\ncss = [{}]", css.join(", "));
+    }
+}
+
+/// Japanese fiction's layout: vertical, pages turning to the left.
+const VERTICAL: &str = "
+[layout]
+writing-mode = \"vertical-rl\"   # Japanese text, set vertically (pages turn right to left); \"horizontal-tb\" for horizontal
+";
+
+/// A Japanese header block's subtitle and its translators and editors as `contributors`.
+fn japanese_keys(out: &mut String, h: &super::japanese::AozoraHeader) {
+    if let Some(subtitle) = h.subtitle.as_deref().and_then(text) {
+        let _ = writeln!(out, "subtitle = {subtitle}");
+    }
+    let people: Vec<String> = h
+        .contributors
+        .iter()
+        .filter_map(|(name, role)| {
+            text(name).map(|n| format!("{{ name = {n}, role = {} }}", quote(role)))
+        })
+        .collect();
+    if !people.is_empty() {
+        let _ = writeln!(out, "contributors = [{}]", people.join(", "));
     }
 }
 

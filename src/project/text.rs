@@ -151,13 +151,16 @@ fn rules(
     Ok(rules)
 }
 
-/// CJK typography for Chinese and Japanese unless turned off; Latin only when asked for.
+/// CJK typography for Chinese unless turned off; for Japanese and Latin only when asked for.
 fn typography(language: &str, asked: Option<bool>) -> Typography {
     let primary = crate::book::primary_language(language);
     match (primary.as_str(), asked) {
         (_, Some(false)) => Typography::Off,
         ("zh", _) => Typography::Cjk { japanese: false },
-        ("ja", _) => Typography::Cjk { japanese: true },
+        // Japanese is kept as written (`!?` half-width is set upright in vertical text, `…`
+        // and `―` are the author's): its typography only when asked for.
+        ("ja", Some(true)) => Typography::Cjk { japanese: true },
+        ("ja", None) => Typography::Off,
         (_, Some(true)) => Typography::Latin,
         (_, None) => Typography::Off,
     }
@@ -394,7 +397,11 @@ mod tests {
             typography("zh-TW", None),
             Typography::Cjk { japanese: false }
         );
-        assert_eq!(typography("ja", None), Typography::Cjk { japanese: true });
+        assert_eq!(typography("ja", None), Typography::Off);
+        assert_eq!(
+            typography("ja", Some(true)),
+            Typography::Cjk { japanese: true }
+        );
         assert_eq!(typography("zh-CN", Some(false)), Typography::Off);
         assert_eq!(typography("en", None), Typography::Off);
         assert_eq!(typography("en-GB", Some(true)), Typography::Latin);

@@ -65,6 +65,13 @@ impl<'a> Spanner<'a> {
             };
             self.text(&rest[..lt], out);
             rest = &rest[lt..];
+            if self.verbatim == 0
+                && let Some(end) = ruby_end(rest)
+            {
+                self.whole(&rest[..end], out);
+                rest = &rest[end..];
+                continue;
+            }
             let end = markup_end(rest);
             self.markup(&rest[..end], out);
             rest = &rest[end..];
@@ -135,6 +142,20 @@ impl<'a> Spanner<'a> {
         }
     }
 
+    /// A `<ruby>` element, base and readings together, in one span of its own: a span
+    /// inside it would part a base from its reading.
+    fn whole(&mut self, element: &str, out: &mut String) {
+        if self.next_para {
+            self.para += 1;
+            self.seg = 0;
+            self.next_para = false;
+        }
+        self.seg += 1;
+        self.open_span(out);
+        out.push_str(element);
+        out.push_str("</span>");
+    }
+
     fn open_span(&self, out: &mut String) {
         use std::fmt::Write as _;
         let _ = write!(
@@ -143,6 +164,34 @@ impl<'a> Spanner<'a> {
             self.para, self.seg
         );
     }
+}
+
+/// When `s` starts with a `<ruby>` start tag, the length of the whole element up to its
+/// matching `</ruby>` (rubies nested inside counted); None otherwise, or when it is not closed.
+fn ruby_end(s: &str) -> Option<usize> {
+    let is_ruby = |tag: &str| local(tag_name(tag)) == "ruby" && !tag.ends_with("/>");
+    if !is_ruby(&s[..markup_end(s)]) {
+        return None;
+    }
+    let mut depth = 0usize;
+    let mut at = 0;
+    while let Some(lt) = s[at..].find('<') {
+        let start = at + lt;
+        let end = start + markup_end(&s[start..]);
+        let tag = &s[start..end];
+        if let Some(name) = tag.strip_prefix("</") {
+            if local(name.trim_end_matches('>').trim()) == "ruby" {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(end);
+                }
+            }
+        } else if is_ruby(tag) {
+            depth += 1;
+        }
+        at = end;
+    }
+    None
 }
 
 /// The length of the markup at the start of `s` (which starts with `<`): up to its `>`
@@ -328,6 +377,26 @@ mod tests {
         // Whitespace between blocks is left alone.
         assert!(out.contains("</h1>\n<p>"), "{out}");
         assert_eq!(spans(&out), None, "spans are added once");
+    }
+
+    /// A ruby element stays whole, in one span: no span between a base and its reading.
+    #[test]
+    fn a_ruby_is_never_split() {
+        let doc = "<html><body><p>彼は<ruby>漢字<rt>かんじ</rt></ruby>を読んだ。次。<ruby><rb>東京</rb><rp>（</rp><rt>とうきょう</rt><rp>）</rp></ruby></p></body></html>";
+        let out = spans(doc).unwrap();
+        assert!(
+            out.contains(
+                "<span class=\"koboSpan\" id=\"kobo.1.2\"><ruby>漢字<rt>かんじ</rt></ruby></span>"
+            ),
+            "{out}"
+        );
+        assert!(
+            out.contains("<span class=\"koboSpan\" id=\"kobo.1.5\"><ruby><rb>東京</rb><rp>（</rp><rt>とうきょう</rt><rp>）</rp></ruby></span>"),
+            "{out}"
+        );
+        assert!(out.contains("id=\"kobo.1.3\">を読んだ。</span>"), "{out}");
+        let ruby = &out[out.find("<ruby>").unwrap()..out.find("</ruby>").unwrap()];
+        assert!(!ruby.contains("koboSpan"), "{ruby}");
     }
 
     #[test]

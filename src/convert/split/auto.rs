@@ -150,7 +150,17 @@ pub(super) fn bare_numbered(line: &str) -> Option<Found> {
     }
     let first = line.chars().next()?;
     if is_numeral_char(first) && !first.is_ascii_digit() && !('０'..='９').contains(&first) {
-        return bare_chinese(line);
+        return bare_chinese(line).or_else(|| {
+            let number = super::japanese::lone_kanji_number(line)
+                .or_else(|| super::japanese::numbered_title(line));
+            number.map(|n| Found {
+                kind: HeadingKind::Chapter,
+                title: collapse_spaces(line),
+                number: Some(n),
+                other: None,
+                repaired: false,
+            })
+        });
     }
     let digits = line
         .char_indices()
@@ -540,6 +550,15 @@ pub(super) fn is_subtitle(line: &str) -> bool {
 /// Recognises the headings on one trimmed, non-empty line. Returns nothing for text, one entry
 /// for a heading, and volume then chapter for a line that holds both.
 pub(super) fn detect(line: &str) -> Vec<Found> {
+    if let Some(number) = super::japanese::detect(line) {
+        return vec![Found {
+            kind: HeadingKind::Chapter,
+            title: collapse_spaces(line),
+            number,
+            other: None,
+            repaired: false,
+        }];
+    }
     match strip_site_label(line) {
         Some(rest) => detect_heading(rest),
         None => detect_heading(line),

@@ -28,6 +28,7 @@
 //! left out, and why, is in [`Split::skipped`] for `check`'s outline.
 
 mod auto;
+mod japanese;
 mod label;
 mod missed;
 mod numerals;
@@ -483,6 +484,9 @@ const BARE_MIN: usize = 3;
 /// Fewest non-blank lines under each bare-numbered heading but the last: a numbered list has
 /// its items on consecutive lines, a chapter has text.
 const BARE_BODY_LINES: usize = 3;
+/// ... or this many characters: a section of one long paragraph, as Japanese essays write one
+/// line per paragraph (芥川's 文芸的な、余りに文芸的な), where a list item is short.
+const BARE_BODY_CHARS: usize = 200;
 
 /// Whether the bare-numbered lines of a file without other chapter headings are its chapters:
 /// at least [`BARE_MIN`], numbered from 0 or 1 and going up by one (a slip or two allowed), each
@@ -514,13 +518,21 @@ fn bare_chapters(bare: &[HeadingLine], lines: &[&str]) -> bool {
     let starts = numbers.first().is_some_and(|&n| n <= 1);
     let steps = numbers.windows(2).filter(|w| w[1] == w[0] + 1).count();
     let in_order = steps * 10 >= (numbers.len() - 1) * 9;
-    let texted = bare.windows(2).all(|w| {
-        lines[w[0].index + 1..w[1].index]
-            .iter()
-            .filter(|l| !auto::trim_line(l).is_empty())
-            .count()
-            >= BARE_BODY_LINES
-    });
+    // Nine in ten headings but the last have text under them (an essay's section may be
+    // one short paragraph); a numbered list has none.
+    let gaps = bare.len() - 1;
+    let with_text = bare
+        .windows(2)
+        .filter(|w| {
+            let body = lines[w[0].index + 1..w[1].index]
+                .iter()
+                .map(|l| auto::trim_line(l))
+                .filter(|l| !l.is_empty());
+            let (count, chars) = body.fold((0, 0), |(n, c), l| (n + 1, c + l.chars().count()));
+            count >= BARE_BODY_LINES || chars >= BARE_BODY_CHARS
+        })
+        .count();
+    let texted = with_text * 10 >= gaps * 9;
     starts && in_order && texted
 }
 
