@@ -6,6 +6,7 @@
 //! be split into volumes and chapters at its headings ([`split_text`], driven by `split`).
 
 pub(crate) mod about;
+pub mod aozora;
 pub mod book;
 pub mod chapter;
 mod directives;
@@ -190,7 +191,7 @@ fn paragraphs_to_xhtml(text: &str, pictures: Pictures<'_>) -> Converted {
             text::Block::Paragraph(p) => {
                 paragraphs += 1;
                 body.push_str("<p>");
-                body.push_str(&emphasis::paragraph_xhtml(&p));
+                body.push_str(&aozora::paragraph_xhtml(&p));
                 body.push_str("</p>\n");
             }
             text::Block::SceneBreak(s) => {
