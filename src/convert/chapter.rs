@@ -237,7 +237,7 @@ pub(crate) fn convert_decoded(
     };
     let (mut removed, lost) = account(&sheet, &nodes);
     removed.hidden_code = markup.hidden_letters;
-    removed.notation = aozora.as_ref().map_or(0, |a| a.legend + a.report.letters);
+    removed.notation += aozora.as_ref().map_or(0, |a| a.legend + a.report.letters);
     warnings.extend(lost);
     let includes = kind == SourceKind::Markdown && super::includes::reads_files(&fixed);
     let short_notes = match kind {
@@ -281,8 +281,16 @@ fn account(
     }
     let mut out = Vec::new();
     walk(nodes, &mut out);
-    let picture = |line: &str| crate::lines::picture(line).is_some();
-    crate::ledger::account(sheet, &out, &picture)
+    let picture =
+        |line: &str| crate::lines::picture(line).is_some() || super::aozora::is_page_break(line);
+    let (mut removed, lost) = crate::ledger::account(sheet, &out, &picture);
+    // A web novel's page-break lines are notation, not picture paths.
+    if let crate::ledger::Given::Text(text) = sheet.given {
+        let breaks = super::aozora::page_break_letters(text).min(removed.pictures);
+        removed.pictures -= breaks;
+        removed.notation += breaks;
+    }
+    (removed, lost)
 }
 
 /// A chapter file that is not split, the `n`th of the book: its chapter (titled by the entry,

@@ -186,8 +186,13 @@ pub fn convert_text_with(text: &str, detect_title: bool, pictures: Pictures<'_>)
 fn paragraphs_to_xhtml(text: &str, pictures: Pictures<'_>) -> Converted {
     let mut body = String::with_capacity(text.len() + text.len() / 8);
     let mut paragraphs = 0;
+    let mut page_break = false;
     for block in text::blocks(text) {
+        if std::mem::take(&mut page_break) && !matches!(block, text::Block::PageBreak) {
+            body.push_str("<div class=\"ao-newpage\"></div>\n");
+        }
         match block {
+            text::Block::PageBreak => page_break = paragraphs > 0,
             text::Block::Paragraph(p) => {
                 paragraphs += 1;
                 body.push_str("<p>");

@@ -100,6 +100,7 @@ sub.kaeriten, sup.okurigana { font-size: 0.6em; }
 p.ao-flush, p.ao-title, p.ao-head { text-indent: 0; }
 p.ao-title { font-size: 1.4em; font-weight: bold; }
 p.ao-newpage, h1.ao-newpage, h2.ao-newpage, h3.ao-newpage { page-break-before: always; break-before: page; }
+div.ao-newpage { page-break-after: always; break-after: page; }
 "#;
 
 /// The stylesheet rules for [`NOTATION`]'s indents (字下げ, `jisage_N`; a hanging indent,

@@ -40,8 +40,9 @@ pub enum Note {
     Block(Vec<Block>, Vec<String>),
     /// `ここで…終わり`: the end of the block of this kind.
     BlockEnd(BlockKind),
-    /// `N字下げ` at the start of a line.
-    Indent(u32),
+    /// `N字下げ` at the start of a line: the first line's indent and the rest's (`N字下げ、折り返して
+    /// M字下げ`, `改行天付き、折り返してM字下げ`).
+    Indent(u32, u32),
     /// `地付き` (0) or `地からN字上げ`: the rest of the line set to the foot.
     Foot(u32),
     /// 改ページ, 改丁, 改段, 改見開き.
@@ -355,9 +356,17 @@ fn line_layout(note: &str) -> Option<Note> {
             .filter(|(_, r)| *r == "字上げ")
             .map(|(n, _)| Note::Foot(n));
     }
-    number(note)
-        .filter(|(_, r)| *r == "字下げ")
-        .map(|(n, _)| Note::Indent(n))
+    let (first, fold) = note.split_once('、').unwrap_or((note, ""));
+    let first = match first {
+        "改行天付き" => 0,
+        _ => number(first).filter(|(_, r)| *r == "字下げ")?.0,
+    };
+    let rest = match fold.strip_prefix("折り返して") {
+        Some(f) => number(f).filter(|(_, r)| *r == "字下げ")?.0,
+        None if fold.is_empty() && note != "改行天付き" => first,
+        None => return None,
+    };
+    Some(Note::Indent(first, rest))
 }
 
 /// `挿絵（fig01.png、横321×縦450）入る`, `説明（fig.png）入る`: the file and the caption.
@@ -447,7 +456,9 @@ mod tests {
             read("ここで中見出し終わり"),
             Note::BlockEnd(BlockKind::Heading)
         );
-        assert_eq!(read("５字下げ"), Note::Indent(5));
+        assert_eq!(read("５字下げ"), Note::Indent(5, 5));
+        assert_eq!(read("改行天付き、折り返して１字下げ"), Note::Indent(0, 1));
+        assert_eq!(read("２字下げ、折り返して３字下げ"), Note::Indent(2, 3));
         assert_eq!(read("地から３字上げ"), Note::Foot(3));
         assert_eq!(read("地付き"), Note::Foot(0));
         assert_eq!(read("改丁"), Note::PageBreak);

@@ -43,8 +43,8 @@ impl Unit {
 pub struct Line {
     /// The text, in units.
     pub units: Vec<Unit>,
-    /// `［＃N字下げ］` at its start.
-    pub indent: Option<u32>,
+    /// `［＃N字下げ］` at its start: the first line's indent and the rest's.
+    pub indent: Option<(u32, u32)>,
     /// `［＃地付き］` / `［＃地からN字上げ］`: the unit it stands before and N.
     pub foot: Option<(usize, u32)>,
     /// A page break in the line.
@@ -84,8 +84,8 @@ pub struct Report {
 pub enum Mode {
     /// Aozora Bunko: annotations, and a ruby's base the run of one script before `《`.
     Aozora,
-    /// Web novels: no annotations; a base found without a bar is kanji only, and the reading
-    /// of `漢字（かんじ）` is kana.
+    /// Web novels: no annotations; a base found without a bar is kanji or Latin letters, and
+    /// its reading kana.
     Web,
 }
 
@@ -254,7 +254,12 @@ impl Reader<'_> {
         let kana = self.mode == Mode::Aozora || is_kana(&reading);
         let from = self.bar.take().or_else(|| self.base().filter(|_| kana));
         match from {
-            Some(from) if from < self.line.units.len() && !reading.is_empty() => {
+            // A reading holds no other reading: `｜漢字《かんじ｜漢字《かんじ》》` is read inside out.
+            Some(from)
+                if from < self.line.units.len()
+                    && !reading.is_empty()
+                    && !reading.contains(['《', '｜']) =>
+            {
                 let n = self.line.units.len();
                 apply(&mut self.line, from..n, Style::Ruby(plain(&reading)));
                 self.report.rubies += 1;
@@ -299,7 +304,8 @@ impl Reader<'_> {
         let last = script(units.last()?.ch?);
         let fits = match self.mode {
             Mode::Aozora => last != Script::Other,
-            Mode::Web => last == Script::Kanji,
+            // なろう reads a kanji or a Latin run (`ＲＰＧ《あーるぴーじー》`) as a base.
+            Mode::Web => matches!(last, Script::Kanji | Script::WideLatin | Script::Latin),
         };
         if !fits {
             return None;
@@ -358,8 +364,8 @@ impl Reader<'_> {
                 None => self.unsupported("…終わり without its start"),
             },
             Note::Block(..) | Note::BlockEnd(_) => self.line.blocks.push(note),
-            Note::Indent(k) if n == 0 => self.line.indent = Some(k),
-            Note::Indent(_) => self.unsupported("N字下げ inside a line"),
+            Note::Indent(first, rest) if n == 0 => self.line.indent = Some((first, rest)),
+            Note::Indent(..) => self.unsupported("N字下げ inside a line"),
             Note::Foot(k) => self.line.foot = Some((n, k)),
             Note::PageBreak => self.line.page_break = true,
             Note::LineBreak => self
@@ -490,7 +496,10 @@ fn script(c: char) -> Script {
         '\u{20000}'..='\u{3ffff}' => Script::Kanji,
         'ぁ'..='ゖ' | 'ゝ' | 'ゞ' => Script::Hiragana,
         'ァ'..='ヺ' | 'ー' | 'ヽ' | 'ヾ' | '\u{31f0}'..='\u{31ff}' => Script::Katakana,
-        'Ａ'..='Ｚ' | 'ａ'..='ｚ' | '０'..='９' => Script::WideLatin,
+        // Greek and Cyrillic are full-width letters in JIS X 0208.
+        'Ａ'..='Ｚ' | 'ａ'..='ｚ' | '０'..='９' | '\u{370}'..='\u{3ff}' | '\u{400}'..='\u{4ff}' => {
+            Script::WideLatin
+        }
         c if c.is_ascii_alphanumeric() || matches!(c, 'À'..='ž') => Script::Latin,
         _ => Script::Other,
     }
@@ -545,6 +554,10 @@ mod tests {
         assert_eq!(html("读了《红楼梦》", Mode::Web), "读了《红楼梦》");
         assert_eq!(html("ひらがな《よみ》", Mode::Web), "ひらがな《よみ》");
         assert_eq!(html("｜《ここ》", Mode::Web), "《ここ》");
+        assert_eq!(
+            html("次の｜漢字《かんじ｜漢字《かんじ》》", Mode::Web),
+            format!("次の漢字《かんじ{}》", ruby("漢字", "かんじ"))
+        );
     }
 
     #[test]
@@ -600,7 +613,7 @@ mod tests {
             1,
             &mut report,
         );
-        assert_eq!(line.indent, Some(5));
+        assert_eq!(line.indent, Some((5, 5)));
         assert_eq!(line.heading, Some((2, false, 0..1)));
         let line = read("［＃ページの左右中央］", Mode::Aozora, 2, &mut report);
         assert!(line.units.is_empty());

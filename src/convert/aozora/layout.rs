@@ -57,7 +57,7 @@ impl Blocks {
     /// is cut at a `地付き`): indent, foot, styles; `flush` when it did not open with a space.
     pub fn classes(&self, line: &Line, foot: Option<u32>, flush: bool) -> Vec<String> {
         let mut classes = Vec::new();
-        let indent = line.indent.map(|n| (n, n)).or_else(|| {
+        let indent = line.indent.or_else(|| {
             self.open.iter().rev().find_map(|b| match b {
                 Block::Indent(first, rest) => Some((*first, *rest)),
                 _ => None,

@@ -57,6 +57,25 @@ pub fn is_heading_line(line: &str) -> bool {
         })
 }
 
+/// Whether a line is a web novel's page break: `［newpage］`, `[newpage]` (pixiv), `【改ページ】`.
+pub fn is_page_break(line: &str) -> bool {
+    let t = line.trim();
+    let inner = t
+        .strip_prefix('［')
+        .and_then(|t| t.strip_suffix('］'))
+        .or_else(|| t.strip_prefix('[').and_then(|t| t.strip_suffix(']')))
+        .or_else(|| t.strip_prefix('【').and_then(|t| t.strip_suffix('】')));
+    inner.is_some_and(|i| i.eq_ignore_ascii_case("newpage") || i == "改ページ")
+}
+
+/// Letters and digits of the page-break lines of a text (see [`is_page_break`]): notation.
+pub fn page_break_letters(text: &str) -> usize {
+    text.lines()
+        .filter(|l| is_page_break(l))
+        .map(|l| l.chars().filter(|c| c.is_alphanumeric()).count())
+        .sum()
+}
+
 fn lines(text: &str) -> Vec<&str> {
     text.split('\n').map(|l| l.trim_end_matches('\r')).collect()
 }
@@ -116,7 +135,13 @@ pub fn translate(text: &str) -> Translated {
         }
     }
     for (i, line) in lines.iter().enumerate().take(end).skip(body_start) {
-        let read = inline::read(line, Mode::Aozora, i + 1, &mut out.report);
+        let mut read = inline::read(line, Mode::Aozora, i + 1, &mut out.report);
+        if is_page_break(line) {
+            read = Line {
+                page_break: true,
+                ..Line::default()
+            };
+        }
         writer.line(read, line, &mut out);
     }
     writer.close(&mut out);

@@ -81,3 +81,18 @@ fn web_novel_paragraphs_get_their_readings_and_emphasis() {
         "<em>what</em> &amp; 《x》"
     );
 }
+
+#[test]
+fn page_break_lines_of_web_novels() {
+    for line in ["［newpage］", "[newpage]", "【改ページ】", " [NEWPAGE] "] {
+        assert!(is_page_break(line), "{line}");
+    }
+    assert!(!is_page_break("newpage") && !is_page_break("［改ページしない］"));
+    assert_eq!(page_break_letters("a\n［newpage］\nb\n【改ページ】\n"), 11);
+    let t = translate("題\n［＃傍点］x［＃傍点終わり］\n本文\n[newpage]\n次\n");
+    assert!(
+        t.html.contains("<p class=\"ao-flush ao-newpage\">次</p>"),
+        "{}",
+        t.html
+    );
+}
