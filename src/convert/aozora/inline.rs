@@ -444,10 +444,7 @@ fn apply(line: &mut Line, range: std::ops::Range<usize>, style: Style) {
         Style::Span(class) => format!("<span class=\"{class}\">{inner}</span>"),
         Style::Sup => format!("<sup>{inner}</sup>"),
         Style::Sub => format!("<sub>{inner}</sub>"),
-        Style::Ruby(reading) => format!(
-            "<ruby>{inner}<rp>（</rp><rt>{}</rt><rp>）</rp></ruby>",
-            escape_text(reading)
-        ),
+        Style::Ruby(reading) => format!("<ruby>{inner}<rt>{}</rt></ruby>", escape_text(reading)),
         Style::Heading(..) => inner,
     };
     if let Some((_, _, h)) = &mut line.heading {
@@ -516,7 +513,7 @@ mod tests {
     }
 
     fn ruby(base: &str, reading: &str) -> String {
-        format!("<ruby>{base}<rp>（</rp><rt>{reading}</rt><rp>）</rp></ruby>")
+        format!("<ruby>{base}<rt>{reading}</rt></ruby>")
     }
 
     #[test]
