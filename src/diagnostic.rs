@@ -62,6 +62,15 @@ pub enum Code {
     /// step removed them (the text ledger, `src/ledger.rs`): a bug to report. An error with
     /// `build --strict`.
     LostText,
+    /// Aozora Bunko annotations (`［＃…］`) the converter does not support were removed: one
+    /// finding per kind and file, counting them.
+    AozoraAnnotation,
+    /// A `《` without its `》`, or a `［＃` without its `］`, in Aozora or web-novel notation:
+    /// kept as written, at its line.
+    AozoraUnmatched,
+    /// A 外字 annotation names no character the JIS X 0213 table has: its description is kept
+    /// in the text, at its line.
+    AozoraGaiji,
     /// A link to something that is not a chapter of the book was removed.
     RemovedLink,
     /// A web page's site navigation (`<nav>`, bars of links to the previous and next pages)
@@ -329,6 +338,9 @@ impl Code {
             Code::RemovedContent => "removed-content",
             Code::UnsupportedMarkup => "unsupported-markup",
             Code::LostText => "lost-text",
+            Code::AozoraAnnotation => "aozora-annotation",
+            Code::AozoraUnmatched => "aozora-unmatched",
+            Code::AozoraGaiji => "aozora-gaiji",
             Code::RemovedLink => "removed-link",
             Code::SiteNavigation => "site-navigation",
             Code::Include => "include",

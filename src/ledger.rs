@@ -148,6 +148,9 @@ pub struct Removed {
     pub pictures: usize,
     /// Code lines mdBook hides (`# ` lines of Rust blocks): mdBook's reader does not see them.
     pub hidden_code: usize,
+    /// Aozora Bunko's legend of its marks and the annotations not supported (see
+    /// `convert::aozora`): notation, not the author's text.
+    pub notation: usize,
     /// By nothing documented: reported as `lost-text`.
     pub lost: usize,
 }
@@ -159,6 +162,7 @@ impl Removed {
         self.conversion += other.conversion;
         self.pictures += other.pictures;
         self.hidden_code += other.hidden_code;
+        self.notation += other.notation;
         self.lost += other.lost;
     }
 
@@ -169,6 +173,10 @@ impl Removed {
             (self.conversion, "by conversion"),
             (self.pictures, "picture paths"),
             (self.hidden_code, "in hidden code lines (mdBook)"),
+            (
+                self.notation,
+                "of Aozora notation (its legend, annotations not supported)",
+            ),
             (self.lost, "LOST (see the lost-text warnings)"),
         ];
         let parts: Vec<String> = causes

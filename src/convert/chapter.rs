@@ -146,7 +146,27 @@ pub(crate) fn convert_decoded(
         relative: &relative,
     };
     split_fits_kind(src, kind)?;
-    let (text, back_matter) = gutenberg_text(&decoded.text, kind, &project.layout);
+    // Aozora Bunko's notation, translated, is read as HTML cut at its 見出し.
+    let aozora = (kind == SourceKind::Text && super::aozora::is_aozora(&decoded.text))
+        .then(|| super::aozora::translate(&decoded.text));
+    let (kind, split) = match &aozora {
+        Some(a) if a.deepest > 0 && src.split.is_some() => {
+            (SourceKind::Html, Some(SplitMode::Headings(a.deepest)))
+        }
+        Some(_) => (SourceKind::Html, None),
+        None => (kind, src.split.clone()),
+    };
+    let (text, back_matter) = match &aozora {
+        Some(a) => {
+            warnings.extend(super::aozora::diagnostics(&src.path, a));
+            let colophon = a
+                .colophon
+                .clone()
+                .map(|body| Node::Chapter(Chapter::new("奥付".to_string(), body, &project.layout)));
+            (Cow::Owned(a.html.clone()), colophon)
+        }
+        None => gutenberg_text(&decoded.text, kind, &project.layout),
+    };
     let mut after_rules = crate::text_fix::AfterRules::default();
     let fixed = match kind {
         SourceKind::Text => {
@@ -173,7 +193,7 @@ pub(crate) fn convert_decoded(
     let fixing = (tally, &mut text_nodes);
     let mut headings = super::HeadingNotes::default();
     let mut front = false;
-    let (nodes, markup) = match &src.split {
+    let (nodes, markup) = match &split {
         Some(SplitMode::Headings(level)) => {
             let (mut nodes, markup, more) =
                 split_markup(project, src, (kind, *level), &resolved, sinks, fixing)?;
@@ -218,6 +238,7 @@ pub(crate) fn convert_decoded(
     };
     let (mut removed, lost) = account(&sheet, &nodes);
     removed.hidden_code = markup.hidden_letters;
+    removed.notation += aozora.as_ref().map_or(0, |a| a.legend + a.report.letters);
     warnings.extend(lost);
     let includes = kind == SourceKind::Markdown && super::includes::reads_files(&fixed);
     let short_notes = match kind {
@@ -261,8 +282,16 @@ fn account(
     }
     let mut out = Vec::new();
     walk(nodes, &mut out);
-    let picture = |line: &str| crate::lines::picture(line).is_some();
-    crate::ledger::account(sheet, &out, &picture)
+    let picture =
+        |line: &str| crate::lines::picture(line).is_some() || super::aozora::is_page_break(line);
+    let (mut removed, lost) = crate::ledger::account(sheet, &out, &picture);
+    // A web novel's page-break lines are notation, not picture paths.
+    if let crate::ledger::Given::Text(text) = sheet.given {
+        let breaks = super::aozora::page_break_letters(text).min(removed.pictures);
+        removed.pictures -= breaks;
+        removed.notation += breaks;
+    }
+    (removed, lost)
 }
 
 /// A chapter file that is not split, the `n`th of the book: its chapter (titled by the entry,
@@ -590,6 +619,9 @@ pub(crate) fn volumes_in(project: &Project, src: &ChapterSource) -> Result<Vec<S
         return Ok(Vec::new());
     }
     let decoded = read_chapter(&project.boundary, src)?;
+    if super::aozora::is_aozora(&decoded.text) {
+        return Ok(Vec::new());
+    }
     let (text, _) = gutenberg_text(&decoded.text, kind, &project.layout);
     let relative = relative_path(project, &src.path);
     let file = FileRef {
@@ -611,6 +643,13 @@ pub(crate) fn volumes_in(project: &Project, src: &ChapterSource) -> Result<Vec<S
 /// build reads it (without its Project Gutenberg header and licence): `init` splits a file with
 /// several chapters, and the one-command build says how many it found.
 pub(crate) fn headings(text: &str) -> Headings {
+    if super::aozora::is_aozora(text) {
+        let translated = super::aozora::translate(text);
+        return Headings {
+            volumes: 0,
+            chapters: translated.headings,
+        };
+    }
     let (text, _) = gutenberg_text(text, SourceKind::Text, &crate::project::Layout::default());
     let lines: Vec<&str> = text.split('\n').collect();
     let mut counts = Headings::default();

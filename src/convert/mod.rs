@@ -6,6 +6,7 @@
 //! be split into volumes and chapters at its headings ([`split_text`], driven by `split`).
 
 pub(crate) mod about;
+pub mod aozora;
 pub mod book;
 pub mod chapter;
 mod directives;
@@ -185,12 +186,17 @@ pub fn convert_text_with(text: &str, detect_title: bool, pictures: Pictures<'_>)
 fn paragraphs_to_xhtml(text: &str, pictures: Pictures<'_>) -> Converted {
     let mut body = String::with_capacity(text.len() + text.len() / 8);
     let mut paragraphs = 0;
+    let mut page_break = false;
     for block in text::blocks(text) {
+        if std::mem::take(&mut page_break) && !matches!(block, text::Block::PageBreak) {
+            body.push_str("<div class=\"ao-newpage\"></div>\n");
+        }
         match block {
+            text::Block::PageBreak => page_break = paragraphs > 0,
             text::Block::Paragraph(p) => {
                 paragraphs += 1;
                 body.push_str("<p>");
-                body.push_str(&emphasis::paragraph_xhtml(&p));
+                body.push_str(&aozora::paragraph_xhtml(&p));
                 body.push_str("</p>\n");
             }
             text::Block::SceneBreak(s) => {

@@ -35,12 +35,17 @@ pub enum Block {
     Illustration(String),
     /// A picture line, `![alt](path)` or `[img:path]` (see [`picture`]), as written.
     Picture(String),
+    /// A web novel's page break, `［newpage］` or `【改ページ】` (see
+    /// [`super::aozora::is_page_break`]): the next block starts a page.
+    PageBreak,
 }
 
 /// A line that is a block of its own whatever its neighbours: a scene break, an illustration
 /// marker or a picture (unless the line is an example: see [`Lines::example`]).
 fn standalone(line: &str, example: bool) -> Option<Block> {
-    if is_scene_break(line) {
+    if super::aozora::is_page_break(line) {
+        Some(Block::PageBreak)
+    } else if is_scene_break(line) {
         Some(Block::SceneBreak(line.to_string()))
     } else if super::gutenberg::is_illustration(line) {
         Some(Block::Illustration(line.to_string()))
@@ -432,6 +437,7 @@ mod tests {
                 Block::SceneBreak(s) => format!("<break {s}>"),
                 Block::Illustration(s) => format!("<illustration {s}>"),
                 Block::Picture(s) => format!("<picture {s}>"),
+                Block::PageBreak => "<page break>".into(),
             })
             .collect()
     }

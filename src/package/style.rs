@@ -71,6 +71,60 @@ section.colophon { margin: 0 30% 0 0; }
 body.cover { writing-mode: horizontal-tb; -epub-writing-mode: horizontal-tb; -webkit-writing-mode: horizontal-tb; }
 "#;
 
+/// Ruby and the classes of Aozora Bunko's and web novels' notation (`convert::aozora`): 傍点 as
+/// `text-emphasis`, 傍線 as underlines (over the line in vertical writing: its right side),
+/// 字下げ and 地付き as margins, sizes, boxes. Written for CJK books.
+const NOTATION: &str = r#"ruby rt { font-size: 0.5em; }
+em.sesame_dot, em.white_sesame_dot, em.black_circle, em.white_circle, em.black_up-pointing_triangle, em.white_up-pointing_triangle, em.bullseye, em.fisheye, em.saltire { font-style: normal; }
+em.sesame_dot { -epub-text-emphasis-style: filled sesame; -webkit-text-emphasis-style: filled sesame; text-emphasis-style: filled sesame; }
+em.white_sesame_dot { -epub-text-emphasis-style: open sesame; -webkit-text-emphasis-style: open sesame; text-emphasis-style: open sesame; }
+em.black_circle { -epub-text-emphasis-style: filled circle; -webkit-text-emphasis-style: filled circle; text-emphasis-style: filled circle; }
+em.white_circle { -epub-text-emphasis-style: open circle; -webkit-text-emphasis-style: open circle; text-emphasis-style: open circle; }
+em.black_up-pointing_triangle { -epub-text-emphasis-style: filled triangle; -webkit-text-emphasis-style: filled triangle; text-emphasis-style: filled triangle; }
+em.white_up-pointing_triangle { -epub-text-emphasis-style: open triangle; -webkit-text-emphasis-style: open triangle; text-emphasis-style: open triangle; }
+em.bullseye { -epub-text-emphasis-style: "◎"; -webkit-text-emphasis-style: "◎"; text-emphasis-style: "◎"; }
+em.fisheye { -epub-text-emphasis-style: "◉"; -webkit-text-emphasis-style: "◉"; text-emphasis-style: "◉"; }
+em.saltire { -epub-text-emphasis-style: "×"; -webkit-text-emphasis-style: "×"; text-emphasis-style: "×"; }
+em.underline_solid, em.underline_double, em.underline_dotted, em.underline_dashed, em.underline_wave { font-style: normal; text-decoration-line: underline; }
+em.underline_double { text-decoration-style: double; }
+em.underline_dotted { text-decoration-style: dotted; }
+em.underline_dashed { text-decoration-style: dashed; }
+em.underline_wave { text-decoration-style: wavy; }
+.futoji { font-weight: bold; }
+.shatai { font-style: italic; }
+.keigakomi { border: 1px solid; }
+.warichu, .caption { font-size: 0.8em; }
+.ao-big-1 { font-size: 1.2em; } .ao-big-2 { font-size: 1.44em; } .ao-big-3 { font-size: 1.73em; }
+.ao-small-1 { font-size: 0.83em; } .ao-small-2 { font-size: 0.69em; } .ao-small-3 { font-size: 0.58em; }
+sub.kaeriten, sup.okurigana { font-size: 0.6em; }
+p.ao-flush, p.ao-title, p.ao-head { text-indent: 0; }
+p.ao-title { font-size: 1.4em; font-weight: bold; }
+p.ao-newpage, h1.ao-newpage, h2.ao-newpage, h3.ao-newpage { page-break-before: always; break-before: page; }
+div.ao-newpage { page-break-after: always; break-after: page; }
+"#;
+
+/// The stylesheet rules for [`NOTATION`]'s indents (字下げ, `jisage_N`; a hanging indent,
+/// `hang_N`; a first line further in, `ti_N`) and feet (地付き, `chitsuki_N`): on the left and
+/// right, or, in vertical writing, on the top and bottom.
+fn notation_steps(vertical: bool, o: &mut String) {
+    let (start, end) = if vertical {
+        ("top", "bottom")
+    } else {
+        ("left", "right")
+    };
+    for n in 1..=10 {
+        let _ = writeln!(o, ".jisage_{n} {{ margin-{start}: {n}em; }}");
+        let _ = writeln!(o, "p.hang_{n} {{ text-indent: -{n}em; }}");
+        let _ = writeln!(o, "p.ti_{n} {{ text-indent: {n}em; }}");
+    }
+    for n in 0..=10 {
+        let _ = writeln!(
+            o,
+            "p.chitsuki_{n} {{ text-align: right; text-indent: 0; margin-{end}: {n}em; }}"
+        );
+    }
+}
+
 /// Code: monospace, wrapped rather than running off the page (e-readers cannot scroll a block
 /// sideways), never hyphenated. Written only for books that show code.
 const CODE: &str = r#"pre { font-family: monospace; white-space: pre-wrap; overflow-wrap: break-word; word-wrap: break-word; text-align: left; text-indent: 0; -epub-hyphens: none; hyphens: none; font-size: 0.85em; line-height: 1.4; margin: 1em 0; }
@@ -137,6 +191,10 @@ pub fn stylesheet(lang: &str, look: &Look) -> String {
         Theme::Latin => LATIN,
     };
     let mut o = format!("{COMMON}{theme}");
+    if theme == CJK {
+        o.push_str(NOTATION);
+        notation_steps(look.vertical(), &mut o);
+    }
     code_css(look.code, &mut o);
     if look.vertical() {
         o.push_str(VERTICAL);

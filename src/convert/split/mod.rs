@@ -559,7 +559,8 @@ pub fn is_heading(line: &str, mode: &SplitMode) -> bool {
     !line.is_empty()
         && match mode {
             SplitMode::Auto => {
-                !auto::detect(line).is_empty()
+                crate::convert::aozora::is_heading_line(line)
+                    || !auto::detect(line).is_empty()
                     || auto::bare_numbered(line).is_some()
                     || volumes::weak(line).is_some()
             }
