@@ -230,6 +230,9 @@ pub enum Code {
     /// A picture that cannot be read (missing, outside the project, unreadable): its alt text
     /// stands in its place. An error with `build --strict`.
     UnreadableImage,
+    /// `epubforge fix`: a kind of problem the input EPUB had that the fixed one no longer
+    /// has (one note per kind, with the count and the first message).
+    Fixed,
 }
 
 impl Serialize for Code {
@@ -402,6 +405,7 @@ impl Code {
             Code::PageMarkers => "page-markers",
             Code::UnknownDirective => "unknown-directive",
             Code::UnreadableImage => "unreadable-image",
+            Code::Fixed => "fixed",
         }
     }
 }

@@ -61,7 +61,9 @@ mod build;
 mod check;
 mod convert;
 mod diagnostic;
+mod epub_in;
 mod error;
+mod fix;
 pub mod escape;
 mod fs;
 mod incremental;
@@ -99,6 +101,10 @@ pub use diagnostic::{Code, Diagnostic, MessageId, Severity};
 pub use error::{Error, Result};
 pub use init::{
     ChapterGuess, Draft, InitError, InitOptions, InitReport, Placement, draft, draft_to_build, init,
+};
+pub use fix::{
+    Cleanup, FixError, FixOptions, FixOutcome, FixReport, FixStatus, find_epubs, fix, fix_all,
+    spine_chars,
 };
 pub use interrupt::install as install_interrupt_handler;
 pub use interrupt::{

@@ -31,6 +31,7 @@ fn main() -> ExitCode {
         Command::Init(args) => (cmd::init::run(args), 2),
         Command::Check(args) => (cmd::check::run(args), 2),
         Command::Inspect(args) => (cmd::inspect::run(args), 2),
+        Command::Fix(args) => (cmd::fix::run(args), 1),
         Command::Completions(args) => (cmd::completions::run(args), 2),
         Command::Man => (cmd::man::run(), 2),
     };

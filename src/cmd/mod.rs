@@ -6,6 +6,7 @@ pub mod build;
 pub mod check;
 pub mod completions;
 pub mod draft;
+pub mod fix;
 pub mod init;
 pub mod inspect;
 pub mod man;
