@@ -99,7 +99,8 @@ fn fix_library(dir: &std::path::Path, opts: &FixOptions, args: &FixArgs) -> Exit
     ));
     for o in &failed {
         if let Err(e) = &o.result {
-            term::err(&format!("  {}: {e}", term::path(&o.input)));
+            let why = e.diagnostic().message;
+            term::err(&format!("  {}: {why}", term::path(&o.input)));
         }
     }
     match failed.is_empty() {

@@ -18,6 +18,8 @@
 mod all;
 mod options;
 mod review;
+#[cfg(test)]
+mod tests;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -211,6 +213,12 @@ fn output_for(epub: &Path, opts: &FixOptions, target: Target) -> PathBuf {
 /// Repairs (and converts) the EPUB at `epub`; see the module documentation.
 pub fn fix(epub: &Path, opts: &FixOptions) -> Result<FixReport, FixError> {
     opts.validate()?;
+    if !opts.in_place && is_same_file(&default_output(epub, opts), epub) {
+        return Err(FixError::Options(format!(
+            "{}: -o names the input; use --in-place to replace it",
+            crate::escape::path(epub)
+        )));
+    }
     let mut timings = Vec::new();
     let mut lap = {
         let mut last = Instant::now();
@@ -354,6 +362,14 @@ fn relocate(mut d: Diagnostic, project_dir: &Path, epub: &Path) -> Diagnostic {
         d.message = d.message.replace(&shown, &epub.display().to_string());
     }
     d
+}
+
+/// Whether `a` and `b` are the same existing file, however spelled.
+fn is_same_file(a: &Path, b: &Path) -> bool {
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    }
 }
 
 /// Whether `d` counts as a problem of the book (errors and warnings; notes do not).
