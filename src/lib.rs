@@ -61,6 +61,7 @@ mod build;
 mod check;
 mod convert;
 mod diagnostic;
+pub mod epub_in;
 mod error;
 pub mod escape;
 mod fs;
@@ -98,7 +99,8 @@ pub use convert::outline::{Entry as OutlineEntry, EntryKind, Outline};
 pub use diagnostic::{Code, Diagnostic, MessageId, Severity};
 pub use error::{Error, Result};
 pub use init::{
-    ChapterGuess, Draft, InitError, InitOptions, InitReport, Placement, draft, draft_to_build, init,
+    ChapterGuess, Draft, EpubInitOptions, InitError, InitOptions, InitReport, Placement, draft,
+    draft_to_build, init, init_epub,
 };
 pub use interrupt::install as install_interrupt_handler;
 pub use interrupt::{
