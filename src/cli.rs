@@ -56,13 +56,23 @@ pub enum Command {
 /// Arguments of `epubforge init`.
 #[derive(Debug, Args)]
 pub struct InitArgs {
-    /// The folder of chapter files.
+    /// The folder of chapter files, or an EPUB to unpack into a project.
     #[arg(default_value = ".")]
     pub dir: PathBuf,
 
-    /// Overwrite an existing metadata.toml.
+    /// With an EPUB: the folder to unpack it into (default: the EPUB's name without `.epub`,
+    /// beside it).
+    pub into: Option<PathBuf>,
+
+    /// Overwrite an existing metadata.toml (with an EPUB: write into a folder that is not
+    /// empty).
     #[arg(long)]
     pub force: bool,
+
+    /// With an EPUB: write the chapters as Markdown where that says all they hold (the others
+    /// stay XHTML, with a note).
+    #[arg(long)]
+    pub markdown: bool,
 }
 
 /// Output format of `epubforge check`.

@@ -61,7 +61,7 @@ mod build;
 mod check;
 mod convert;
 mod diagnostic;
-mod epub_in;
+pub mod epub_in;
 mod error;
 mod fix;
 pub mod escape;
@@ -100,7 +100,8 @@ pub use convert::outline::{Entry as OutlineEntry, EntryKind, Outline};
 pub use diagnostic::{Code, Diagnostic, MessageId, Severity};
 pub use error::{Error, Result};
 pub use init::{
-    ChapterGuess, Draft, InitError, InitOptions, InitReport, Placement, draft, draft_to_build, init,
+    ChapterGuess, Draft, EpubInitOptions, InitError, InitOptions, InitReport, Placement, draft,
+    draft_to_build, init, init_epub,
 };
 pub use fix::{
     Cleanup, FixError, FixOptions, FixOutcome, FixReport, FixStatus, find_epubs, fix, fix_all,
