@@ -48,7 +48,7 @@
 #      build.
 #   9. generates a code-heavy Markdown book (examples/gen_code.rs, 2400 fenced blocks) and times
 #      its clean build highlighted beside the same without highlighting (issue 28: at most 2.0).
-#  11. fix (issue 30): `epubforge fix --no-epubcheck` of the novel's EPUB (its clean build) beside
+#  11. fix (issue 30): `epubforge fix --no-epubcheck --force` of the novel's EPUB (its clean build) beside
 #      that clean build (--no-cache), interleaved (target: at most 1.5), and calibre's
 #      `ebook-convert in.epub out.epub` of the same EPUB once (target: fix at least 20x faster;
 #      SKIP_CALIBRE=1 skips it).
@@ -277,7 +277,7 @@ cp "$WORK/clean.epub" "$FIX_IN"
 FIXES=(); BUILDS=()
 for _ in $(seq "$RUNS"); do
   read -r t _ < <($M 1 '' "$BIN" build "$NOVEL" -o "$WORK/fix-base.epub" --no-cache -q); BUILDS+=("$t")
-  read -r t _ < <($M 1 '' "$BIN" fix "$FIX_IN" -o "$WORK/fix-out.epub" --no-epubcheck -q); FIXES+=("$t")
+  read -r t _ < <($M 1 '' "$BIN" fix "$FIX_IN" -o "$WORK/fix-out.epub" --no-epubcheck --force -q); FIXES+=("$t")
 done
 T_BUILD=$(median "${BUILDS[@]}"); T_FIX=$(median "${FIXES[@]}")
 printf '%-44s %8.3f s\n' "fix: clean build of the novel (--no-cache)" "$T_BUILD"

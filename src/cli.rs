@@ -198,6 +198,10 @@ pub struct FixArgs {
     )]
     pub epubcheck_timeout: u64,
 
+    /// Rebuild an EPUB even when it is already clean and nothing else is asked.
+    #[arg(short, long)]
+    pub force: bool,
+
     /// With --all: fix up to N books at once [default: one per core].
     #[arg(short, long, value_name = "N")]
     pub jobs: Option<usize>,

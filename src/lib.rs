@@ -63,8 +63,8 @@ mod convert;
 mod diagnostic;
 pub mod epub_in;
 mod error;
-mod fix;
 pub mod escape;
+mod fix;
 mod fs;
 mod incremental;
 mod init;
@@ -99,13 +99,13 @@ pub use check::{CheckReport, REVIEW_CODES, check_epub, check_project};
 pub use convert::outline::{Entry as OutlineEntry, EntryKind, Outline};
 pub use diagnostic::{Code, Diagnostic, MessageId, Severity};
 pub use error::{Error, Result};
-pub use init::{
-    ChapterGuess, Draft, EpubInitOptions, InitError, InitOptions, InitReport, Placement, draft,
-    draft_to_build, init, init_epub,
-};
 pub use fix::{
     Cleanup, FixError, FixOptions, FixOutcome, FixReport, FixStatus, find_epubs, fix, fix_all,
     spine_chars,
+};
+pub use init::{
+    ChapterGuess, Draft, EpubInitOptions, InitError, InitOptions, InitReport, Placement, draft,
+    draft_to_build, init, init_epub,
 };
 pub use interrupt::install as install_interrupt_handler;
 pub use interrupt::{

@@ -60,6 +60,7 @@ fn options(args: &FixArgs) -> Result<FixOptions, ExitCode> {
         fonts: args.font.clone(),
         epubcheck: (!args.no_epubcheck).then(|| Duration::from_secs(args.epubcheck_timeout)),
         source_date_epoch,
+        force: args.force,
     })
 }
 

@@ -58,6 +58,8 @@ pub struct FixOptions {
     pub epubcheck: Option<Duration>,
     /// Seconds since the epoch for `dcterms:modified` (`SOURCE_DATE_EPOCH`).
     pub source_date_epoch: Option<i64>,
+    /// Rebuild an EPUB even when it is already clean and nothing else is asked.
+    pub force: bool,
 }
 
 impl FixOptions {
@@ -228,10 +230,22 @@ pub fn fix(epub: &Path, opts: &FixOptions) -> Result<FixReport, FixError> {
             last = now;
         }
     };
-    let before = review::review(epub, opts.epubcheck);
-    let chars_before = spine_chars(epub).ok();
-    lap("review input", &mut timings);
-    if before.is_empty() && !opts.converts() {
+    let work = tempfile::Builder::new()
+        .prefix("epubforge-fix-")
+        .tempdir()
+        .map_err(io(Path::new("(temporary folder)"), "cannot create"))?;
+    let project_dir = work.path().join("book");
+    // The input is reviewed while it is unpacked: neither needs the other.
+    let ((before, chars_before), unpacked) = rayon::join(
+        || (review::review(epub, opts.epubcheck), spine_chars(epub).ok()),
+        || {
+            let diagnostics = unpack(epub, &project_dir)?;
+            options::apply(&project_dir, opts).map_err(|e| FixError::Build(Box::new(e)))?;
+            Ok::<_, FixError>(diagnostics)
+        },
+    );
+    lap("review input, unpack", &mut timings);
+    if before.is_empty() && !opts.converts() && !opts.force {
         return Ok(FixReport {
             input: epub.to_path_buf(),
             status: FixStatus::AlreadyClean,
@@ -245,14 +259,7 @@ pub fn fix(epub: &Path, opts: &FixOptions) -> Result<FixReport, FixError> {
             timings,
         });
     }
-    let work = tempfile::Builder::new()
-        .prefix("epubforge-fix-")
-        .tempdir()
-        .map_err(io(Path::new("(temporary folder)"), "cannot create"))?;
-    let project_dir = work.path().join("book");
-    let mut diagnostics = unpack(epub, &project_dir)?;
-    options::apply(&project_dir, opts).map_err(|e| FixError::Build(Box::new(e)))?;
-    lap("unpack", &mut timings);
+    let mut diagnostics = unpacked?;
     let staged = work.path().join("out");
     let built = build(epub, &project_dir, &staged, opts)?;
     lap("build", &mut timings);
@@ -263,8 +270,10 @@ pub fn fix(epub: &Path, opts: &FixOptions) -> Result<FixReport, FixError> {
         outputs.push(to);
     }
     lap("write", &mut timings);
-    let after = review::review(&outputs[0], opts.epubcheck);
-    let chars_after = spine_chars(&outputs[0]).ok();
+    let (after, chars_after) = rayon::join(
+        || review::review(&outputs[0], opts.epubcheck),
+        || spine_chars(&outputs[0]).ok(),
+    );
     let compared = review::compare(&before, &after);
     let mut report = FixReport {
         input: epub.to_path_buf(),
@@ -279,10 +288,15 @@ pub fn fix(epub: &Path, opts: &FixOptions) -> Result<FixReport, FixError> {
         timings: Vec::new(),
     };
     report.diagnostics.extend(review::ledger(&report));
-    let warnings = built.warnings.iter().chain(built.also.iter().flat_map(|r| &r.warnings));
+    let warnings = built
+        .warnings
+        .iter()
+        .chain(built.also.iter().flat_map(|r| &r.warnings));
     diagnostics.extend(warnings.map(|d| relocate(d.clone(), &project_dir, epub)));
     report.diagnostics.append(&mut diagnostics);
-    report.diagnostics.extend(review::stores(&report.outputs, opts));
+    report
+        .diagnostics
+        .extend(review::stores(&report.outputs, opts));
     lap("review result", &mut timings);
     report.timings = timings;
     Ok(report)
@@ -309,7 +323,9 @@ fn build(
     staged: &Path,
     opts: &FixOptions,
 ) -> Result<BuildReport, FixError> {
-    let failed = |e: crate::error::Error| FixError::Build(Box::new(relocate(e.diagnostic(), project_dir, epub)));
+    let failed = |e: crate::error::Error| {
+        FixError::Build(Box::new(relocate(e.diagnostic(), project_dir, epub)))
+    };
     let project = Project::load_with(project_dir, &LoadOptions::default()).map_err(failed)?;
     let name = default_output(epub, opts);
     let name = name.file_name().unwrap_or_default();

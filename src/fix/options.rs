@@ -182,9 +182,10 @@ mod tests {
     use super::*;
 
     fn applied(opts: &FixOptions) -> Table {
-        let mut table: Table = "[book]\ntitle = \"书\"\nlanguage = \"zh-CN\"\n[output]\npath = \"x.epub\"\n"
-            .parse()
-            .unwrap();
+        let mut table: Table =
+            "[book]\ntitle = \"书\"\nlanguage = \"zh-CN\"\n[output]\npath = \"x.epub\"\n"
+                .parse()
+                .unwrap();
         set_keys(&mut table, opts);
         table
     }
@@ -239,7 +240,12 @@ mod tests {
             cleanup: Some(Cleanup::parse("no-such-preset")),
             ..FixOptions::default()
         };
-        assert!(validate(&opts).unwrap_err().to_string().contains("web-novel"));
+        assert!(
+            validate(&opts)
+                .unwrap_err()
+                .to_string()
+                .contains("web-novel")
+        );
         let opts = FixOptions {
             fonts: vec![PathBuf::from("/no/such/font.otf")],
             ..FixOptions::default()

@@ -159,7 +159,10 @@ pub fn spine_documents(epub: &Path) -> Result<Vec<(String, String)>, InspectErro
             .take(MAX_XML_ENTRY_BYTES)
             .read_to_end(&mut bytes)
             .map_err(io)?;
-        documents.push((href.to_string(), String::from_utf8_lossy(&bytes).into_owned()));
+        documents.push((
+            href.to_string(),
+            String::from_utf8_lossy(&bytes).into_owned(),
+        ));
     }
     Ok(documents)
 }
@@ -170,7 +173,10 @@ fn body(xhtml: &str) -> &str {
         .find("<body")
         .and_then(|at| xhtml[at..].find('>').map(|k| at + k + 1))
         .unwrap_or(0);
-    let end = xhtml.rfind("</body>").filter(|&e| e >= start).unwrap_or(xhtml.len());
+    let end = xhtml
+        .rfind("</body>")
+        .filter(|&e| e >= start)
+        .unwrap_or(xhtml.len());
     &xhtml[start..end]
 }
 
@@ -199,16 +205,39 @@ mod tests {
             .filter(|d| d.code == Code::Fixed)
             .map(|d| d.message.as_str())
             .collect();
-        assert_eq!(fixed, ["1 × epub-lang: no lang", "2 × epub-xml: not well-formed"]);
-        let left: Vec<_> = c.diagnostics.iter().filter(|d| d.code != Code::Fixed).collect();
+        assert_eq!(
+            fixed,
+            ["1 × epub-lang: no lang", "2 × epub-xml: not well-formed"]
+        );
+        let left: Vec<_> = c
+            .diagnostics
+            .iter()
+            .filter(|d| d.code != Code::Fixed)
+            .collect();
         assert_eq!(left.len(), 2);
-        assert!(left[0].hint.as_deref().unwrap().contains("input has it too"));
-        assert!(left[1].hint.as_deref().unwrap().contains("new in the fixed EPUB"));
+        assert!(
+            left[0]
+                .hint
+                .as_deref()
+                .unwrap()
+                .contains("input has it too")
+        );
+        assert!(
+            left[1]
+                .hint
+                .as_deref()
+                .unwrap()
+                .contains("new in the fixed EPUB")
+        );
     }
 
     #[test]
     fn a_kind_partly_repaired_counts_what_went_and_says_what_is_left() {
-        let before = [d(Code::EpubUrl, "a"), d(Code::EpubUrl, "b"), d(Code::EpubUrl, "c")];
+        let before = [
+            d(Code::EpubUrl, "a"),
+            d(Code::EpubUrl, "b"),
+            d(Code::EpubUrl, "c"),
+        ];
         let c = compare(&before, &before[..1]);
         assert_eq!(c.fixed, vec![(Code::EpubUrl, 2)]);
         assert_eq!(c.diagnostics[0].message, "2 × epub-url: a (1 left)");

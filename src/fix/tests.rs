@@ -74,16 +74,26 @@ fn a_broken_epub_is_repaired_beside_itself_each_kind_reported_and_the_input_left
     let before = std::fs::read(&epub).unwrap();
     let found: Vec<Code> = problems(&epub).iter().map(|f| f.code).collect();
     for code in [Code::EpubLang, Code::EpubMetadata, Code::EpubUnlistedFile] {
-        assert!(found.contains(&code), "the test book lacks {code}: {found:?}");
+        assert!(
+            found.contains(&code),
+            "the test book lacks {code}: {found:?}"
+        );
     }
     let report = fix(&epub, &FixOptions::default()).unwrap();
     assert_eq!(report.status, FixStatus::Fixed);
     assert_eq!(report.outputs, [dir.path().join("broken.fixed.epub")]);
     assert_eq!(std::fs::read(&epub).unwrap(), before, "the input changed");
-    assert_eq!(problems(&report.outputs[0]), [], "the fixed EPUB has problems");
+    assert_eq!(
+        problems(&report.outputs[0]),
+        [],
+        "the fixed EPUB has problems"
+    );
     let fixed: Vec<Code> = report.fixed.iter().map(|(c, _)| *c).collect();
     for code in [Code::EpubLang, Code::EpubMetadata, Code::EpubUnlistedFile] {
-        assert!(fixed.contains(&code), "{code} not reported fixed: {fixed:?}");
+        assert!(
+            fixed.contains(&code),
+            "{code} not reported fixed: {fixed:?}"
+        );
         let notes = report.diagnostics.iter().filter(|d| d.code == Code::Fixed);
         assert!(notes.clone().any(|d| d.message.contains(code.as_str())));
     }
@@ -126,7 +136,10 @@ fn in_place_replaces_the_input_only_when_the_fix_succeeds() {
 #[test]
 fn kobo_puts_every_paragraph_in_kobo_spans_beside_the_input_as_a_kepub() {
     let dir = tempfile::tempdir().unwrap();
-    let epub = chinese_book(dir.path(), &["他说：“走吧。”她没有回答。", "第二段，很短。"]);
+    let epub = chinese_book(
+        dir.path(),
+        &["他说：“走吧。”她没有回答。", "第二段，很短。"],
+    );
     let opts = FixOptions {
         targets: vec![Target::Kobo],
         ..FixOptions::default()
@@ -135,10 +148,17 @@ fn kobo_puts_every_paragraph_in_kobo_spans_beside_the_input_as_a_kepub() {
     assert_eq!(report.outputs, [dir.path().join("书.fixed.kepub.epub")]);
     let mut paragraphs = 0;
     for (name, xhtml) in review::spine_documents(&report.outputs[0]).unwrap() {
-        for p in xhtml.split("<p").skip(1).filter(|p| p.starts_with(['>', ' '])) {
+        for p in xhtml
+            .split("<p")
+            .skip(1)
+            .filter(|p| p.starts_with(['>', ' ']))
+        {
             let p = &p[..p.find("</p>").unwrap_or(p.len())];
             paragraphs += 1;
-            assert!(p.contains("koboSpan"), "{name}: a paragraph without a kobo span: {p}");
+            assert!(
+                p.contains("koboSpan"),
+                "{name}: a paragraph without a kobo span: {p}"
+            );
         }
     }
     assert!(paragraphs >= 2, "{paragraphs} paragraphs");
@@ -161,7 +181,11 @@ fn convert_s2tw_gives_opencc_s2tw_of_the_input_text() {
     let letters = |s: &str| -> String { s.chars().filter(|c| c.is_alphanumeric()).collect() };
     let want = letters(&s2tw.convert(&text(&epub)));
     let got = letters(&text(&report.outputs[0]));
-    assert_ne!(letters(&text(&epub)), want, "the test text has nothing to convert");
+    assert_ne!(
+        letters(&text(&epub)),
+        want,
+        "the test text has nothing to convert"
+    );
     assert_eq!(got, want);
     let book = crate::inspect::open(&report.outputs[0]).unwrap();
     assert_eq!(book.metadata.languages, ["zh-TW"]);
@@ -192,7 +216,11 @@ fn a_library_is_fixed_in_parallel_and_a_bad_epub_does_not_stop_the_rest() {
         [Some(FixStatus::Fixed), None, Some(FixStatus::AlreadyClean)]
     );
     assert!(dir.path().join("broken.fixed.epub").is_file());
-    assert_eq!(find_epubs(dir.path()).len(), 3, "a fix's output is not fixed again");
+    assert_eq!(
+        find_epubs(dir.path()).len(),
+        3,
+        "a fix's output is not fixed again"
+    );
 }
 
 #[test]
@@ -224,9 +252,13 @@ fn send_to_kindle_repairs_come_out_right() {
             ..roxmltree::ParsingOptions::default()
         };
         let doc = roxmltree::Document::parse_with_options(&xhtml, options).unwrap();
-        let stray = doc.descendants().filter(|n| n.has_tag_name("body")).any(|body| {
-            body.children().any(|c| c.is_element() && c.tag_name().name() == "img")
-        });
+        let stray = doc
+            .descendants()
+            .filter(|n| n.has_tag_name("body"))
+            .any(|body| {
+                body.children()
+                    .any(|c| c.is_element() && c.tag_name().name() == "img")
+            });
         assert!(!stray, "{name}: <img> outside a block");
     }
     let language = crate::inspect::open(out).unwrap().metadata.languages;
