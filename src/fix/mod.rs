@@ -240,7 +240,7 @@ pub fn fix(epub: &Path, opts: &FixOptions) -> Result<FixReport, FixError> {
         || (review::review(epub, opts.epubcheck), spine_chars(epub).ok()),
         || {
             let diagnostics = unpack(epub, &project_dir)?;
-            options::apply(&project_dir, opts).map_err(|e| FixError::Build(Box::new(e)))?;
+            options::apply(&project_dir, opts).map_err(FixError::Build)?;
             Ok::<_, FixError>(diagnostics)
         },
     );

@@ -58,10 +58,10 @@ pub(super) fn validate(opts: &FixOptions) -> Result<(), super::FixError> {
 
 /// Writes `opts` into the project at `dir` (its `metadata.toml`, and the files the options
 /// name copied in); an error is about the option, at the file the user named.
-pub(super) fn apply(dir: &Path, opts: &FixOptions) -> Result<(), Diagnostic> {
+pub(super) fn apply(dir: &Path, opts: &FixOptions) -> Result<(), Box<Diagnostic>> {
     let path = dir.join(METADATA_FILE);
     let failed = |e: &dyn std::fmt::Display| {
-        Diagnostic::error(Code::Io, format!("cannot write the options: {e}")).at(&path)
+        Box::new(Diagnostic::error(Code::Io, format!("cannot write the options: {e}")).at(&path))
     };
     let text = std::fs::read_to_string(&path).map_err(|e| failed(&e))?;
     let mut table: Table = text.parse().map_err(|e| failed(&e))?;
@@ -143,12 +143,12 @@ fn section<'t>(table: &'t mut Table, name: &str) -> &'t mut Table {
 }
 
 /// Copies the fonts into the project's `fix-fonts/`; their paths as `[style] fonts` names them.
-fn copy_fonts(dir: &Path, fonts: &[PathBuf]) -> Result<Vec<String>, Diagnostic> {
+fn copy_fonts(dir: &Path, fonts: &[PathBuf]) -> Result<Vec<String>, Box<Diagnostic>> {
     let folder = dir.join("fix-fonts");
     let mut names = Vec::new();
     for (i, font) in fonts.iter().enumerate() {
         let failed = |e: std::io::Error| {
-            Diagnostic::error(Code::Font, format!("cannot read the font: {e}")).at(font)
+            Box::new(Diagnostic::error(Code::Font, format!("cannot read the font: {e}")).at(font))
         };
         std::fs::create_dir_all(&folder).map_err(failed)?;
         let ext = font
@@ -163,9 +163,11 @@ fn copy_fonts(dir: &Path, fonts: &[PathBuf]) -> Result<Vec<String>, Diagnostic> 
 }
 
 /// Adds the rules file's rules to the project's `cleanup.toml` (after any it has).
-fn copy_rules(dir: &Path, rules: &Path) -> Result<(), Diagnostic> {
+fn copy_rules(dir: &Path, rules: &Path) -> Result<(), Box<Diagnostic>> {
     let failed = |e: std::io::Error| {
-        Diagnostic::error(Code::CleanupRule, format!("cannot read the rules: {e}")).at(rules)
+        Box::new(
+            Diagnostic::error(Code::CleanupRule, format!("cannot read the rules: {e}")).at(rules),
+        )
     };
     let added = std::fs::read_to_string(rules).map_err(failed)?;
     let target = dir.join(CLEANUP_FILE);
