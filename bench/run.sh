@@ -48,6 +48,10 @@
 #      build.
 #   9. generates a code-heavy Markdown book (examples/gen_code.rs, 2400 fenced blocks) and times
 #      its clean build highlighted beside the same without highlighting (issue 28: at most 2.0).
+#  11. fix (issue 30): `epubforge fix --no-epubcheck --force` of the novel's EPUB (its clean build) beside
+#      that clean build (--no-cache), interleaved (target: at most 1.5), and calibre's
+#      `ebook-convert in.epub out.epub` of the same EPUB once (target: fix at least 20x faster;
+#      SKIP_CALIBRE=1 skips it).
 #  10. with valgrind installed (SKIP_CALLGRIND=1 skips it, about ten minutes): instruction counts
 #      under callgrind, which the machine's load does not move: the text ledger's and the
 #      outline's shares of the novel's clean build (issue 26: the ledger at most 5%), the
@@ -264,6 +268,25 @@ done
 T_LIT=$(median "${LIT[@]}"); T_UNLIT=$(median "${UNLIT[@]}")
 printf '%-44s %8.3f s\n' "code book, highlight = false (--no-cache)" "$T_UNLIT"
 printf '%-44s %8.3f s   %s of off (target <= 2.0)\n' "code book, highlighted (--no-cache)" "$T_LIT" "$(ratio "$T_LIT" "$T_UNLIT")"
+
+# 11. Fix (issue 30): the novel's EPUB fixed (unpacked, built again, checked before and after by
+#     our rules; EPUBCheck is not run, as the build does not run it) beside the novel's clean
+#     build, interleaved; then calibre's EPUB-to-EPUB conversion of the same EPUB, once.
+FIX_IN=$WORK/fix-in.epub
+cp "$WORK/clean.epub" "$FIX_IN"
+FIXES=(); BUILDS=()
+for _ in $(seq "$RUNS"); do
+  read -r t _ < <($M 1 '' "$BIN" build "$NOVEL" -o "$WORK/fix-base.epub" --no-cache -q); BUILDS+=("$t")
+  read -r t _ < <($M 1 '' "$BIN" fix "$FIX_IN" -o "$WORK/fix-out.epub" --no-epubcheck --force -q); FIXES+=("$t")
+done
+T_BUILD=$(median "${BUILDS[@]}"); T_FIX=$(median "${FIXES[@]}")
+printf '%-44s %8.3f s\n' "fix: clean build of the novel (--no-cache)" "$T_BUILD"
+printf '%-44s %8.3f s   %s of the build (target <= 1.5)\n' "fix: epubforge fix of its EPUB" "$T_FIX" "$(ratio "$T_FIX" "$T_BUILD")"
+if command -v ebook-convert >/dev/null && [ -z "${SKIP_CALIBRE:-}" ]; then
+  read -r T_CAL_FIX _ < <(QTWEBENGINE_DISABLE_SANDBOX=1 QT_QPA_PLATFORM=offscreen \
+    $M 1 '' ebook-convert "$FIX_IN" "$WORK/fix-calibre.epub")
+  printf '%-44s %8.3f s   fix is %sx faster (target >= 20)\n' "fix: ebook-convert in.epub out.epub (1 run)" "$T_CAL_FIX" "$(ratio "$T_CAL_FIX" "$T_FIX")"
+fi
 
 # 10. Instruction shares (callgrind; skipped without valgrind or with SKIP_CALLGRIND=1): counts
 #     that do not move with the machine's load. The novel's clean build, with the text ledger's

@@ -44,6 +44,9 @@ pub enum Command {
     Check(CheckArgs),
     /// Print an EPUB's metadata, spine, table of contents and sizes.
     Inspect(InspectArgs),
+    /// Repair an EPUB (or every EPUB under a folder) for every store, and convert it with the
+    /// build's options.
+    Fix(FixArgs),
     /// Print a shell completion script.
     Completions(CompletionsArgs),
     /// Print the man page (roff).
@@ -53,13 +56,23 @@ pub enum Command {
 /// Arguments of `epubforge init`.
 #[derive(Debug, Args)]
 pub struct InitArgs {
-    /// The folder of chapter files.
+    /// The folder of chapter files, or an EPUB to unpack into a project.
     #[arg(default_value = ".")]
     pub dir: PathBuf,
 
-    /// Overwrite an existing metadata.toml.
+    /// With an EPUB: the folder to unpack it into (default: the EPUB's name without `.epub`,
+    /// beside it).
+    pub into: Option<PathBuf>,
+
+    /// Overwrite an existing metadata.toml (with an EPUB: write into a folder that is not
+    /// empty).
     #[arg(long)]
     pub force: bool,
+
+    /// With an EPUB: write the chapters as Markdown where that says all they hold (the others
+    /// stay XHTML, with a note).
+    #[arg(long)]
+    pub markdown: bool,
 }
 
 /// Output format of `epubforge check`.
@@ -119,6 +132,98 @@ pub struct CheckArgs {
 pub struct InspectArgs {
     /// The EPUB to inspect.
     pub epub: PathBuf,
+}
+
+/// Arguments of `epubforge fix`.
+#[derive(Debug, Args)]
+pub struct FixArgs {
+    /// The EPUB to fix.
+    #[arg(value_name = "BOOK.epub", required_unless_present = "all")]
+    pub epub: Option<PathBuf>,
+
+    /// Fix every EPUB under DIR in parallel, each beside itself (hidden folders and the
+    /// `*.fixed.epub` a fix wrote are skipped).
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["epub", "output"])]
+    pub all: Option<PathBuf>,
+
+    /// Write the fixed EPUB here [default: BOOK.fixed.epub beside the input].
+    #[arg(short, long, value_name = "OUT.epub")]
+    pub output: Option<PathBuf>,
+
+    /// Replace the input with the fixed EPUB (atomically, and only when the fix succeeds).
+    #[arg(long, conflicts_with = "output")]
+    pub in_place: bool,
+
+    /// Build for these readers and stores, each its own EPUB beside the output: epub (plain),
+    /// kobo (`.kepub.epub`), kindle (`.kindle.epub`), apple (`.apple.epub`), azw3 (the Kindle
+    /// EPUB converted by calibre's `ebook-convert`); repeat or separate with commas
+    /// [default: epub].
+    #[arg(long = "target", value_name = "TARGET", value_delimiter = ',', value_parser = parse_target)]
+    pub targets: Vec<TargetArg>,
+
+    /// Convert the text, the metadata and the table of contents with this OpenCC
+    /// configuration (s2t, s2tw, s2twp, s2hk, t2s, tw2s, tw2sp, hk2s, t2tw, t2hk, t2jp, jp2t…).
+    #[arg(long, value_name = "CONFIG")]
+    pub convert: Option<String>,
+
+    /// Apply typography (CJK punctuation and spacing, or Latin smart quotes); off by default,
+    /// so that a fix leaves the punctuation as it was.
+    #[arg(long)]
+    pub typography: bool,
+
+    /// Run cleanup rules: a file of `[[cleanup]]` rules (as in cleanup.toml) or a preset
+    /// (web-novel).
+    #[arg(long, value_name = "FILE|PRESET")]
+    pub cleanup: Option<String>,
+
+    /// Turn the book vertical or horizontal, with the page direction and the quotation marks
+    /// (corner brackets vertical, curly quotes horizontal) that go with it.
+    #[arg(long, value_name = "MODE", value_parser = parse_writing_mode)]
+    pub writing_mode: Option<epubforge::WritingMode>,
+
+    /// Embed this font (subset to the characters the book shows); repeat for more; the first
+    /// becomes the body font.
+    #[arg(long, value_name = "FILE")]
+    pub font: Vec<PathBuf>,
+
+    /// Do not run EPUBCheck before and after, even when it is installed.
+    #[arg(long)]
+    pub no_epubcheck: bool,
+
+    /// Stop EPUBCheck if it runs longer than this (it is then reported as not run).
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        default_value_t = epubforge::inspect::DEFAULT_EPUBCHECK_TIMEOUT.as_secs(),
+        value_parser = clap::value_parser!(u64).range(1..)
+    )]
+    pub epubcheck_timeout: u64,
+
+    /// Rebuild an EPUB even when it is already clean and nothing else is asked.
+    #[arg(short, long)]
+    pub force: bool,
+
+    /// With --all: fix up to N books at once [default: one per core].
+    #[arg(short, long, value_name = "N")]
+    pub jobs: Option<usize>,
+
+    /// Print only errors (and, with --all, the summary).
+    #[arg(short, long)]
+    pub quiet: bool,
+
+    /// Also print every problem left, and the time of each stage.
+    #[arg(short, long)]
+    pub verbose: bool,
+}
+
+fn parse_writing_mode(name: &str) -> Result<epubforge::WritingMode, String> {
+    match name.trim() {
+        "vertical-rl" | "vertical" => Ok(epubforge::WritingMode::VerticalRl),
+        "horizontal-tb" | "horizontal" => Ok(epubforge::WritingMode::HorizontalTb),
+        _ => Err(format!(
+            "\"{name}\" is not a writing mode: vertical-rl or horizontal-tb"
+        )),
+    }
 }
 
 /// Arguments of `epubforge completions`.

@@ -241,6 +241,24 @@ pub enum Code {
     /// A picture that cannot be read (missing, outside the project, unreadable): its alt text
     /// stands in its place. An error with `build --strict`.
     UnreadableImage,
+    /// `epubforge fix`: a kind of problem the input EPUB had that the fixed one no longer
+    /// has (one note per kind, with the count and the first message).
+    Fixed,
+    /// `init BOOK.epub`: a file of the EPUB was not written into the project (an unsafe name,
+    /// listed but missing, too large), or files in the zip are not in its manifest.
+    EpubInFile,
+    /// `init BOOK.epub`: something of the package document has no key in `metadata.toml` (a
+    /// second title, `dc:source`, an identifier the build refuses, a date that is not a day).
+    EpubInMetadata,
+    /// `init BOOK.epub`: a spine document was not made a chapter (not XHTML, the cover page),
+    /// or has no entry in the contents, or an entry points at no chapter.
+    EpubInChapter,
+    /// `init BOOK.epub`: what `inspect` noted while reading the contents (the nav fell back
+    /// to the NCX, nesting cut at its depth cap).
+    EpubInToc,
+    /// `init BOOK.epub --markdown`: a chapter kept as XHTML, since Markdown cannot say all
+    /// it holds.
+    EpubInMarkdown,
 }
 
 impl Serialize for Code {
@@ -416,6 +434,12 @@ impl Code {
             Code::PageMarkers => "page-markers",
             Code::UnknownDirective => "unknown-directive",
             Code::UnreadableImage => "unreadable-image",
+            Code::Fixed => "fixed",
+            Code::EpubInFile => "epub-in-file",
+            Code::EpubInMetadata => "epub-in-metadata",
+            Code::EpubInChapter => "epub-in-chapter",
+            Code::EpubInToc => "epub-in-toc",
+            Code::EpubInMarkdown => "epub-in-markdown",
         }
     }
 }

@@ -27,6 +27,7 @@
 //! `init` would write, kept in memory and loaded as the build loads any `metadata.toml`, so
 //! that there is one detector, and `--save` keeps exactly what was built.
 
+mod epub;
 mod japanese;
 mod mdbook;
 mod names;
@@ -35,6 +36,8 @@ mod render;
 mod skip;
 
 use std::path::{Path, PathBuf};
+
+pub use epub::{EpubInitOptions, init_epub};
 
 use crate::convert::about::About;
 use crate::convert::chapter::{

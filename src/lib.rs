@@ -67,8 +67,10 @@ mod cli;
 mod cmd;
 mod convert;
 mod diagnostic;
+pub mod epub_in;
 mod error;
 mod escape;
+mod fix;
 mod fs;
 mod incremental;
 mod init;
@@ -106,7 +108,11 @@ pub use convert::outline::{Entry as OutlineEntry, EntryKind, Outline};
 pub use diagnostic::render;
 pub use diagnostic::{Code, Diagnostic, MessageId, Severity};
 pub use error::{Error, Result};
-pub use init::{ChapterGuess, Draft, InitError, InitOptions, InitReport, Placement, draft, init};
+pub use fix::{FixError, FixOptions, FixOutcome, FixReport, FixStatus, fix};
+pub use init::{
+    ChapterGuess, Draft, EpubInitOptions, InitError, InitOptions, InitReport, Placement, draft,
+    init, init_epub,
+};
 pub use ledger::Removed;
 pub use project::{
     ChapterSource, ContentEntry, FileStamp, LoadOptions, METADATA_FILE, Project, Volumes,
@@ -121,6 +127,8 @@ pub use stores::limits::Store;
 pub use cmd::run as run_cli;
 
 // What only the command line uses: many books at once, watch mode, the interrupt handler.
+#[cfg(feature = "cli")]
+pub(crate) use fix::{Cleanup, find_epubs, fix_all, spine_chars};
 #[cfg(feature = "cli")]
 pub(crate) use batch::{Outcome, build_all, build_one, find_projects, pool_size};
 #[cfg(feature = "cli")]

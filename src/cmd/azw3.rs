@@ -57,7 +57,7 @@ fn azw3_path(epub: &Path) -> PathBuf {
 /// a temporary name and moved into place, so a failed conversion leaves the last good one.
 /// `ebook-convert` runs registered with the interrupt handler, and so does its partial file:
 /// a signal stops the one and removes the other.
-fn convert(epub: &Path) -> Result<PathBuf, String> {
+pub fn convert(epub: &Path) -> Result<PathBuf, String> {
     let out = azw3_path(epub);
     let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
     if let (Some(a), Some(e)) = (modified(&out), modified(epub))

@@ -7,6 +7,7 @@ pub mod build;
 pub mod check;
 pub mod completions;
 pub mod draft;
+pub mod fix;
 pub mod init;
 pub mod inspect;
 pub mod man;
@@ -42,6 +43,7 @@ pub fn run() -> ExitCode {
         Command::Init(args) => (init::run(args), 2),
         Command::Check(args) => (check::run(args), 2),
         Command::Inspect(args) => (inspect::run(args), 2),
+        Command::Fix(args) => (fix::run(args), 1),
         Command::Completions(args) => (completions::run(args), 2),
         Command::Man => (man::run(), 2),
     };

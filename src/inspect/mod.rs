@@ -12,18 +12,18 @@
 //! counts the bytes actually produced, the entry count is capped, XML entity declarations are
 //! refused (so nothing can expand), and TOC nesting is cut at a fixed depth.
 
-mod container;
+pub(crate) mod container;
 mod entities;
 pub(crate) mod epubcheck;
 pub(crate) mod facts;
 mod finding;
 mod fixed_layout;
-mod href;
+pub(crate) mod href;
 mod package_rules;
 pub(crate) mod read;
 mod references;
 pub(crate) mod verify;
-mod xml;
+pub(crate) mod xml;
 
 pub use container::EntryInfo;
 pub use epubcheck::{

@@ -1,0 +1,225 @@
+//! The chapter list: the spine's XHTML documents in reading order, each titled and nested as
+//! the table of contents (the nav, else the NCX) has it.
+//!
+//! A document's title and level are those of the first TOC entry that points into it; further
+//! entries into the same document are its sections, which the build lists from the headings
+//! that carry their ids down to `[layout] toc-depth` (set to the deepest such entry). A
+//! document no entry points to keeps its place in the reading order, at the level of the one
+//! before, and takes the title its own heading gives it (a note says so). `linear="no"` stays
+//! `linear = false`. The cover page (a document that shows only the cover image) is the
+//! build's to make again from `cover`; the navigation document, when the spine holds it,
+//! becomes `[layout] toc-page`. An entry that points at no chapter is a note.
+
+use std::collections::HashMap;
+
+use super::files::{Kind, Written, kind_of};
+use super::metadata::Metadata;
+use crate::diagnostic::{Code, Diagnostic};
+use crate::inspect::{Epub, TocEntry};
+
+/// One chapter of the unpacked project.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnpackedChapter {
+    /// Its file, relative to the project folder, with `/`.
+    pub file: String,
+    /// The TOC's title for it; None when no entry points to it.
+    pub title: Option<String>,
+    /// Its level in the table of contents, 1 at the top.
+    pub level: usize,
+    /// In the reading order (false: `linear="no"`).
+    pub linear: bool,
+}
+
+/// The chapters and the layout keys that follow from the TOC.
+#[derive(Debug, Default)]
+pub(super) struct Plan {
+    pub chapters: Vec<UnpackedChapter>,
+    /// `[layout] toc-depth`: 1 when no TOC entry points inside a chapter.
+    pub toc_depth: usize,
+    /// The spine read the navigation document as a page.
+    pub toc_page: bool,
+}
+
+/// A TOC entry with its depth (1 at the top), flattened in order.
+struct Flat<'a> {
+    depth: usize,
+    entry: &'a TocEntry,
+}
+
+fn flatten<'a>(toc: &'a [TocEntry], depth: usize, out: &mut Vec<Flat<'a>>) {
+    for entry in toc {
+        out.push(Flat { depth, entry });
+        flatten(&entry.children, depth + 1, out);
+    }
+}
+
+/// How many entries the table of contents has, at every level.
+pub(super) fn count_entries(toc: &[TocEntry]) -> usize {
+    toc.iter().map(|e| 1 + count_entries(&e.children)).sum()
+}
+
+fn path_of(href: &str) -> &str {
+    href.split('#').next().unwrap_or(href)
+}
+
+/// Lays out the chapters of `book` (whose files are `written`).
+pub(super) fn plan(
+    book: &Epub,
+    written: &Written,
+    meta: &Metadata,
+    dir: &std::path::Path,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Plan {
+    let mut flat = Vec::new();
+    flatten(&book.toc, 1, &mut flat);
+    let items: HashMap<&str, &crate::inspect::ManifestItem> =
+        book.manifest.iter().map(|i| (i.href.as_str(), i)).collect();
+    let mut plan = Plan {
+        toc_depth: 1,
+        ..Plan::default()
+    };
+    let mut docs: Vec<&str> = Vec::new();
+    for s in &book.spine {
+        let Some(href) = s.href.as_deref() else {
+            diagnostics.push(Diagnostic::warning(
+                Code::EpubInChapter,
+                format!(
+                    "the spine names \"{}\", which the manifest does not list; left out",
+                    s.idref
+                ),
+            ));
+            continue;
+        };
+        let Some(item) = items.get(href) else {
+            continue;
+        };
+        if kind_of(item) != Kind::Document {
+            diagnostics.push(note(format!(
+                "{href} ({}) is in the spine but is not XHTML; it is kept as a file, not as a chapter",
+                item.media_type
+            )));
+            continue;
+        }
+        if item.properties.iter().any(|p| p == "nav") {
+            plan.toc_page |= s.linear;
+            continue;
+        }
+        let Some(local) = written.local.get(href) else {
+            continue;
+        };
+        if meta.cover.is_some() && is_cover_page(&dir.join(local), meta.cover.as_deref(), local) {
+            diagnostics.push(note(format!(
+                "{href} shows only the cover; the build makes the cover page from `cover`"
+            )));
+            continue;
+        }
+        if docs.contains(&href) {
+            diagnostics.push(note(format!("{href} is in the spine twice; listed once")));
+            continue;
+        }
+        docs.push(href);
+        plan.chapters.push(UnpackedChapter {
+            file: local.clone(),
+            title: None,
+            level: 1,
+            linear: s.linear,
+        });
+    }
+    title_and_nest(&flat, &docs, &mut plan, diagnostics);
+    plan
+}
+
+/// Titles and levels from the TOC entries, sections as `toc_depth`.
+fn title_and_nest(
+    flat: &[Flat<'_>],
+    docs: &[&str],
+    plan: &mut Plan,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
+    let index: HashMap<&str, usize> = docs.iter().enumerate().map(|(i, d)| (*d, i)).collect();
+    let mut depth_of: Vec<Option<usize>> = vec![None; docs.len()];
+    for f in flat {
+        let path = path_of(&f.entry.href);
+        if path.is_empty() {
+            diagnostics.push(note(format!(
+                "the contents entry \"{}\" links nowhere; its entries nest under the chapter before",
+                f.entry.title
+            )));
+            continue;
+        }
+        let Some(&i) = index.get(path) else {
+            diagnostics.push(note(format!(
+                "the contents entry \"{}\" points at {path}, which is not a chapter; left out",
+                f.entry.title
+            )));
+            continue;
+        };
+        match depth_of[i] {
+            None => {
+                depth_of[i] = Some(f.depth);
+                plan.chapters[i].title = Some(f.entry.title.clone());
+            }
+            Some(d) => {
+                plan.toc_depth = plan
+                    .toc_depth
+                    .max((f.depth + 1).saturating_sub(d).clamp(1, 6));
+            }
+        }
+    }
+    let mut prev = 0;
+    for (i, chapter) in plan.chapters.iter_mut().enumerate() {
+        let wanted = match depth_of[i] {
+            Some(d) => d,
+            None => {
+                diagnostics.push(note(format!(
+                    "{} has no entry in the contents; it takes its own heading as its title",
+                    chapter.file
+                )));
+                prev.max(1)
+            }
+        };
+        chapter.level = wanted.clamp(1, prev + 1).min(6);
+        prev = chapter.level;
+    }
+}
+
+fn note(message: String) -> Diagnostic {
+    Diagnostic::note(Code::EpubInChapter, message)
+}
+
+/// Whether the document at `path` shows nothing but the cover picture (`cover`, relative to
+/// the project folder; the document is `local`).
+fn is_cover_page(path: &std::path::Path, cover: Option<&str>, local: &str) -> bool {
+    let Some(cover) = cover else { return false };
+    let Ok(meta) = std::fs::metadata(path) else {
+        return false;
+    };
+    if meta.len() > 64 << 10 {
+        return false;
+    }
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return false;
+    };
+    let html = scraper::Html::parse_document(&text);
+    let Ok(body) = scraper::Selector::parse("body") else {
+        return false;
+    };
+    let Some(body) = html.select(&body).next() else {
+        return false;
+    };
+    let words: String = body.text().collect();
+    if !words.trim().is_empty() {
+        return false;
+    }
+    let pictures: Vec<String> = body
+        .descendants()
+        .filter_map(|n| n.value().as_element())
+        .filter_map(|e| {
+            e.attr("src")
+                .or_else(|| e.attr("xlink:href"))
+                .or_else(|| e.attr("href"))
+        })
+        .filter_map(|src| crate::inspect::href::resolve(local, src).map(|r| r.path))
+        .collect();
+    !pictures.is_empty() && pictures.iter().all(|p| p == cover)
+}

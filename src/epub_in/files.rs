@@ -1,0 +1,331 @@
+//! The EPUB's files written into the project folder, where they stay in the EPUB's own layout
+//! below the package document's folder (`OEBPS/Text/ch1.xhtml` becomes `Text/ch1.xhtml`), so
+//! that every relative link between them still holds.
+//!
+//! An entry is written only when it is safe to: each part of its name a plain file name (no
+//! `..`, no root, no drive letter, no control character, no backslash), no folder on the way a
+//! symlink, at most [`MAX_ENTRY_BYTES`] inflated (counted on the bytes produced) and at most
+//! [`MAX_TOTAL_BYTES`] in all. The package document, the NCX and the navigation document are
+//! not written: `metadata.toml` and the build replace them.
+
+use std::collections::HashMap;
+use std::io::BufReader;
+use std::path::{Component, Path, PathBuf};
+
+use super::{Counts, Error};
+use crate::diagnostic::{Code, Diagnostic};
+use crate::inspect::container::Container;
+use crate::inspect::{Epub, ManifestItem};
+
+/// Largest entry written: 256 MiB.
+pub(super) const MAX_ENTRY_BYTES: u64 = 256 << 20;
+/// Most bytes written in all: 4 GiB.
+pub(super) const MAX_TOTAL_BYTES: u64 = 4 << 30;
+
+/// Where the EPUB's entries go in the folder.
+pub(super) struct Layout {
+    /// The package document's folder with its `/` (`OEBPS/`), stripped from every entry under
+    /// it; empty when some entry written lies outside it.
+    base: String,
+}
+
+impl Layout {
+    pub(super) fn new(book: &Epub) -> Layout {
+        let base = crate::inspect::href::dir_of(&book.opf_path).to_string();
+        let all_under = book
+            .manifest
+            .iter()
+            .filter(|i| !crate::inspect::href::is_external(&i.href) && safe_relative(&i.href))
+            .all(|i| i.href.starts_with(&base));
+        Layout {
+            base: if all_under { base } else { String::new() },
+        }
+    }
+
+    /// The path in the folder of the entry `entry`, relative, with `/`; None when the name is
+    /// not safe to write.
+    pub(super) fn local(&self, entry: &str) -> Option<String> {
+        let rel = entry.strip_prefix(&self.base).unwrap_or(entry);
+        safe_relative(rel).then(|| rel.to_string())
+    }
+}
+
+/// Whether `rel` is a relative path of plain names only.
+fn safe_relative(rel: &str) -> bool {
+    !rel.is_empty()
+        && rel.split('/').all(|part| {
+            !part.is_empty()
+                && part != "."
+                && part != ".."
+                && !part.contains(['\\', ':'])
+                && !part.chars().any(char::is_control)
+        })
+        && Path::new(rel)
+            .components()
+            .all(|c| matches!(c, Component::Normal(_)))
+}
+
+/// What kind of file a manifest item is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Kind {
+    Document,
+    Image,
+    Stylesheet,
+    Font,
+    Other,
+}
+
+pub(super) fn kind_of(item: &ManifestItem) -> Kind {
+    let mt = item.media_type.to_ascii_lowercase();
+    let ext = item
+        .href
+        .rsplit_once('.')
+        .map(|(_, e)| e.to_ascii_lowercase())
+        .unwrap_or_default();
+    if mt == "application/xhtml+xml" || mt == "text/html" {
+        Kind::Document
+    } else if mt.starts_with("image/") {
+        Kind::Image
+    } else if mt == "text/css" {
+        Kind::Stylesheet
+    } else if mt.starts_with("font/")
+        || mt.contains("font")
+        || mt == "application/vnd.ms-opentype"
+        || matches!(ext.as_str(), "ttf" | "otf" | "woff" | "woff2")
+    {
+        Kind::Font
+    } else {
+        Kind::Other
+    }
+}
+
+/// The files written: entry name → path in the folder, and how many of each kind.
+#[derive(Debug, Default)]
+pub(super) struct Written {
+    pub local: HashMap<String, String>,
+    pub counts: Counts,
+}
+
+/// Makes `dir` when missing; refuses one that holds anything unless `force`.
+pub(super) fn prepare(dir: &Path, force: bool) -> Result<(), Error> {
+    let io = |source| Error::Write {
+        path: dir.to_path_buf(),
+        source,
+    };
+    match std::fs::symlink_metadata(dir) {
+        Ok(meta) if !meta.is_dir() => Err(io(std::io::Error::other("not a folder"))),
+        Ok(_) => {
+            let occupied = std::fs::read_dir(dir).map_err(io)?.next().is_some();
+            if occupied && !force {
+                return Err(Error::NotEmpty {
+                    dir: dir.to_path_buf(),
+                });
+            }
+            Ok(())
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            std::fs::create_dir_all(dir).map_err(io)
+        }
+        Err(e) => Err(io(e)),
+    }
+}
+
+/// Whether the manifest item is one the build writes anew (package, NCX, nav).
+fn replaced(book: &Epub, item: &ManifestItem) -> bool {
+    item.href == book.opf_path
+        || item.media_type == "application/x-dtbncx+xml"
+        || item.properties.iter().any(|p| p == "nav")
+}
+
+/// Writes every manifest item that is in the zip (but the package, NCX and nav) into `dir`; what cannot be written is a diagnostic.
+pub(super) fn write(
+    epub: &Path,
+    dir: &Path,
+    book: &Epub,
+    layout: &Layout,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Result<Written, Error> {
+    let file = std::fs::File::open(epub).map_err(|source| Error::Read {
+        epub: epub.to_path_buf(),
+        source: crate::inspect::InspectError::Io {
+            path: epub.display().to_string(),
+            source,
+        },
+    })?;
+    let mut zip = Container::new(BufReader::new(file)).map_err(|source| Error::Read {
+        epub: epub.to_path_buf(),
+        source,
+    })?;
+    let mut written = Written::default();
+    let mut total: u64 = 0;
+    let skip =
+        |entry: &str, why: String| Diagnostic::warning(Code::EpubInFile, why).at(epub.join(entry));
+    for item in &book.manifest {
+        if crate::inspect::href::is_external(&item.href) || replaced(book, item) {
+            continue;
+        }
+        let Some(local) = layout.local(&item.href) else {
+            diagnostics.push(skip(
+                &item.href,
+                "the entry's name is not a safe path in a folder; not written".into(),
+            ));
+            continue;
+        };
+        if !zip.exists(&item.href) {
+            diagnostics.push(skip(
+                &item.href,
+                "listed in the manifest but not in the zip; not written".into(),
+            ));
+            continue;
+        }
+        let bytes = match zip.read_capped(&item.href, MAX_ENTRY_BYTES) {
+            Ok(bytes) => bytes,
+            Err(e)
+                if e.is_fatal()
+                    && !matches!(e, crate::inspect::InspectError::EntryTooLarge { .. }) =>
+            {
+                return Err(Error::Read {
+                    epub: epub.to_path_buf(),
+                    source: e,
+                });
+            }
+            Err(e) => {
+                diagnostics.push(skip(&item.href, format!("{}; not written", e.message())));
+                continue;
+            }
+        };
+        total += bytes.len() as u64;
+        if total > MAX_TOTAL_BYTES {
+            return Err(Error::Read {
+                epub: epub.to_path_buf(),
+                source: crate::inspect::InspectError::EntryTooLarge {
+                    name: item.href.clone(),
+                    cap: MAX_TOTAL_BYTES,
+                },
+            });
+        }
+        write_file(dir, &dir.join(&local), &bytes)?;
+        let counts = &mut written.counts;
+        match kind_of(item) {
+            Kind::Document => counts.chapters += 1,
+            Kind::Image => counts.images += 1,
+            Kind::Stylesheet => counts.stylesheets += 1,
+            Kind::Font => counts.fonts += 1,
+            Kind::Other => counts.other += 1,
+        }
+        written.local.insert(item.href.clone(), local);
+    }
+    unlisted(epub, book, &zip, diagnostics);
+    Ok(written)
+}
+
+/// A note for the zip's files that the manifest does not list (they are not written).
+fn unlisted<R: std::io::Read + std::io::Seek>(
+    epub: &Path,
+    book: &Epub,
+    zip: &Container<R>,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
+    let listed: std::collections::HashSet<&str> =
+        book.manifest.iter().map(|i| i.href.as_str()).collect();
+    let left: Vec<&str> = zip
+        .entries
+        .iter()
+        .map(|e| e.name.as_str())
+        .filter(|n| !n.ends_with('/') && *n != "mimetype" && !n.starts_with("META-INF/"))
+        .filter(|n| *n != book.opf_path && !listed.contains(n))
+        .collect();
+    if let Some(first) = left.first() {
+        diagnostics.push(
+            Diagnostic::note(
+                Code::EpubInFile,
+                format!(
+                    "{} file(s) in the zip are not in the manifest and were not written (the first: {})",
+                    left.len(),
+                    crate::escape::value(first)
+                ),
+            )
+            .at(epub.join(&book.opf_path)),
+        );
+    }
+}
+
+/// Writes `bytes` to `path` inside `dir`, making its folders; no folder on the way, and not
+/// the file itself, may be a symlink.
+pub(super) fn write_file(dir: &Path, path: &Path, bytes: &[u8]) -> Result<(), Error> {
+    let io = |p: &Path, source| Error::Write {
+        path: p.to_path_buf(),
+        source,
+    };
+    let rel = path
+        .strip_prefix(dir)
+        .map_err(|_| io(path, std::io::Error::other("outside the project folder")))?;
+    let mut at = PathBuf::from(dir);
+    let parts: Vec<Component<'_>> = rel.components().collect();
+    for (i, part) in parts.iter().enumerate() {
+        let Component::Normal(name) = part else {
+            return Err(io(path, std::io::Error::other("not a plain path")));
+        };
+        at.push(name);
+        let last = i + 1 == parts.len();
+        match std::fs::symlink_metadata(&at) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                return Err(io(&at, std::io::Error::other("a symlink; not followed")));
+            }
+            Ok(meta) if !last && !meta.is_dir() => {
+                return Err(io(&at, std::io::Error::other("not a folder")));
+            }
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                if !last {
+                    std::fs::create_dir(&at).map_err(|e| io(&at, e))?;
+                }
+            }
+            Err(e) => return Err(io(&at, e)),
+        }
+    }
+    std::fs::write(path, bytes).map_err(|e| io(path, e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_that_climb_out_or_name_a_root_are_not_safe() {
+        for bad in [
+            "../x",
+            "a/../../x",
+            "/etc/passwd",
+            "C:/x",
+            "a\\..\\b",
+            "a//b",
+            "",
+            "a/./b",
+            "a\u{1}b",
+        ] {
+            assert!(!safe_relative(bad), "{bad:?} taken");
+        }
+        for good in ["Text/ch1.xhtml", "a b/c%20d.png", "章节/第一章.xhtml"] {
+            assert!(safe_relative(good), "{good:?} refused");
+        }
+    }
+
+    #[test]
+    fn a_file_is_not_written_through_a_symlinked_folder() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let outside = tempfile::tempdir().expect("temp dir");
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::symlink(outside.path(), dir.path().join("Text")).expect("symlink");
+            let err = write_file(dir.path(), &dir.path().join("Text/ch1.xhtml"), b"x");
+            assert!(err.is_err());
+            assert!(!outside.path().join("ch1.xhtml").exists());
+        }
+        write_file(dir.path(), &dir.path().join("Images/a/b.png"), b"png").expect("written");
+        assert_eq!(
+            std::fs::read(dir.path().join("Images/a/b.png")).expect("read"),
+            b"png"
+        );
+    }
+}

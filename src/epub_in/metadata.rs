@@ -1,0 +1,281 @@
+//! What the package document says of the book, as `metadata.toml`'s keys: titles (the first as
+//! `title`, one typed `subtitle` as `subtitle`), creators with their roles and sort names
+//! (`aut` as `authors`, others as `contributors`, `dc:contributor` too), language, identifier,
+//! publisher, date (`published`, its day), description, subjects, series and its index (an
+//! EPUB 3 collection or calibre's), rights, the cover, and the page direction and writing mode
+//! (`[layout] writing-mode`). `inspect` reads most of it; the rest (subtitles, contributors,
+//! the spine's direction, `primary-writing-mode`, the Dublin Core elements we have no key for)
+//! is read here from the same package document.
+
+use std::io::BufReader;
+use std::path::Path;
+
+use super::files::Written;
+use crate::diagnostic::{Code, Diagnostic};
+use crate::inspect::container::Container;
+use crate::inspect::read::{NS_DC, read_text};
+use crate::inspect::xml::{Locator, attr, attr_ns, is, text_of};
+use crate::inspect::{Epub, InspectError};
+
+const NS_OPF: &str = "http://www.idpf.org/2007/opf";
+
+/// A person: name, sort name, MARC role.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(super) struct Person {
+    pub name: String,
+    pub file_as: Option<String>,
+    pub role: Option<String>,
+}
+
+/// What `inspect` does not read.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Extra {
+    pub subtitle: Option<String>,
+    /// Titles beyond the first (and the subtitle): not carried.
+    pub other_titles: Vec<String>,
+    pub contributors: Vec<Person>,
+    /// The spine's `page-progression-direction`.
+    pub direction: Option<String>,
+    /// `<meta name="primary-writing-mode">`.
+    pub writing_mode: Option<String>,
+    /// Dublin Core elements we have no key for, with where they are.
+    pub unkept: Vec<(String, String)>,
+}
+
+/// Reads what [`Extra`] holds from the package document.
+pub(super) fn read(epub: &Path, book: &Epub) -> Result<Extra, InspectError> {
+    let file = std::fs::File::open(epub).map_err(|source| InspectError::Io {
+        path: epub.display().to_string(),
+        source,
+    })?;
+    let mut zip = Container::new(BufReader::new(file))?;
+    let text = read_text(&mut zip, &book.opf_path)?;
+    let doc = crate::inspect::xml::parse(&book.opf_path, &text)?;
+    let mut locator = Locator::new(&book.opf_path, &doc);
+    let mut extra = Extra::default();
+    let refines = |id: Option<&str>, property: &str| -> Option<String> {
+        let id = id?;
+        doc.descendants()
+            .filter(|n| is(*n, "meta") && attr(*n, "property") == Some(property))
+            .find(|n| attr(*n, "refines").map(|r| r.trim_start_matches('#')) == Some(id))
+            .map(text_of)
+    };
+    let mut first_title = true;
+    for n in doc.descendants().filter(|n| n.is_element()) {
+        if n.tag_name().namespace() == Some(NS_DC) {
+            let value = text_of(n);
+            match n.tag_name().name() {
+                "title" => {
+                    let subtitle =
+                        refines(attr(n, "id"), "title-type").as_deref() == Some("subtitle");
+                    if subtitle && extra.subtitle.is_none() {
+                        extra.subtitle = Some(value);
+                    } else if first_title {
+                        first_title = false;
+                    } else if !value.is_empty() {
+                        extra.other_titles.push(value);
+                    }
+                }
+                "contributor" if !value.is_empty() => extra.contributors.push(Person {
+                    name: value,
+                    file_as: attr_ns(n, NS_OPF, "file-as")
+                        .map(str::to_string)
+                        .or_else(|| refines(attr(n, "id"), "file-as")),
+                    role: attr_ns(n, NS_OPF, "role")
+                        .map(str::to_string)
+                        .or_else(|| refines(attr(n, "id"), "role")),
+                }),
+                "source" | "type" | "coverage" | "relation" | "format" if !value.is_empty() => {
+                    extra.unkept.push((
+                        format!("dc:{} \"{value}\"", n.tag_name().name()),
+                        locator.at(n),
+                    ));
+                }
+                _ => {}
+            }
+        } else if is(n, "spine") {
+            extra.direction = attr(n, "page-progression-direction").map(str::to_string);
+        } else if is(n, "meta") && attr(n, "name") == Some("primary-writing-mode") {
+            extra.writing_mode = attr(n, "content").map(str::to_string);
+        }
+    }
+    Ok(extra)
+}
+
+/// The book's metadata as it will be written.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Metadata {
+    pub title: String,
+    pub subtitle: Option<String>,
+    pub authors: Vec<Person>,
+    pub contributors: Vec<Person>,
+    pub language: String,
+    pub identifier: Option<String>,
+    pub publisher: Option<String>,
+    /// `YYYY-MM-DD`.
+    pub published: Option<String>,
+    pub description: Option<String>,
+    pub subjects: Vec<String>,
+    pub rights: Option<String>,
+    pub series: Option<String>,
+    pub series_index: Option<String>,
+    pub cover: Option<String>,
+    /// `vertical-rl` when the book is written so.
+    pub writing_mode: Option<&'static str>,
+}
+
+impl Metadata {
+    pub(super) fn new(
+        book: &Epub,
+        extra: &Extra,
+        written: &Written,
+        diagnostics: &mut Vec<Diagnostic>,
+    ) -> Metadata {
+        let m = &book.metadata;
+        let mut lost = |what: String| {
+            diagnostics.push(Diagnostic::note(Code::EpubInMetadata, what));
+        };
+        let (mut authors, mut contributors) = (Vec::new(), Vec::new());
+        for c in &m.creators {
+            let person = Person {
+                name: c.name.clone(),
+                file_as: c.file_as.clone(),
+                role: c.role.clone(),
+            };
+            match c.role.as_deref() {
+                None | Some("aut") => authors.push(person),
+                Some(_) => contributors.push(person),
+            }
+        }
+        contributors.extend(extra.contributors.iter().cloned());
+        let language = m.languages.first().cloned().unwrap_or_else(|| {
+            lost("the package names no language; `und` written: set `language`".into());
+            "und".to_string()
+        });
+        for other in m.languages.iter().skip(1) {
+            lost(format!("a further dc:language \"{other}\" is not carried"));
+        }
+        for t in &extra.other_titles {
+            lost(format!("a further dc:title \"{t}\" is not carried"));
+        }
+        for (what, at) in &extra.unkept {
+            lost(format!(
+                "{what} at {at} has no key in metadata.toml; not carried"
+            ));
+        }
+        let identifier = m
+            .unique_identifier
+            .clone()
+            .or_else(|| m.identifiers.first().cloned());
+        let identifier = identifier.filter(|id| {
+            let ok = crate::project::values::check_identifier(id).is_ok() && identifier_scheme(id);
+            if !ok {
+                lost(format!(
+                    "the identifier \"{id}\" is not one a build accepts (urn:uuid:, urn:isbn:, another URN or a URL); a stable one is made from the title and authors"
+                ));
+            }
+            ok
+        });
+        let published = m.date.as_deref().and_then(|d| {
+            let day = day_of(d);
+            if day.is_none() {
+                lost(format!(
+                    "the date \"{d}\" is not a day (YYYY-MM-DD); not carried"
+                ));
+            }
+            day
+        });
+        let cover = m
+            .cover_href
+            .as_ref()
+            .and_then(|c| written.local.get(c))
+            .cloned();
+        Metadata {
+            title: m
+                .titles
+                .first()
+                .cloned()
+                .unwrap_or_else(|| "Untitled".into()),
+            subtitle: extra.subtitle.clone(),
+            authors,
+            contributors,
+            writing_mode: writing_mode(extra, &language),
+            language,
+            identifier,
+            publisher: m.publisher.clone(),
+            published,
+            description: m.description.clone(),
+            subjects: m.subjects.clone(),
+            rights: m.rights.clone(),
+            series: m.series.as_ref().map(|(s, _)| s.clone()),
+            series_index: m
+                .series
+                .as_ref()
+                .and_then(|(_, i)| i.clone())
+                .filter(|i| i.trim().parse::<f64>().is_ok_and(f64::is_finite)),
+            cover,
+        }
+    }
+}
+
+/// Whether an identifier names its scheme (the load takes any URN or URL; a bare word such as
+/// calibre's `calibre:123` or a raw UUID is not one).
+fn identifier_scheme(id: &str) -> bool {
+    let lower = id.to_ascii_lowercase();
+    lower.starts_with("urn:") || lower.starts_with("isbn:") || id.contains("://")
+}
+
+/// The day a `dc:date` names (`2020-05-01`, `2020-05-01T00:00:00+00:00`).
+fn day_of(date: &str) -> Option<String> {
+    let day = date.trim().get(..10)?;
+    day.parse::<toml::value::Datetime>()
+        .ok()
+        .filter(|d| d.date.is_some() && d.time.is_none())
+        .map(|_| day.to_string())
+}
+
+/// `vertical-rl` when the package says so (`primary-writing-mode`), or turns its pages right to
+/// left in Chinese, Japanese or Korean (a vertical book); otherwise none.
+fn writing_mode(extra: &Extra, language: &str) -> Option<&'static str> {
+    let cjk = ["zh", "ja", "ko"]
+        .iter()
+        .any(|l| language.get(..2).is_some_and(|p| p.eq_ignore_ascii_case(l)));
+    let said = extra.writing_mode.as_deref().map(str::trim);
+    match said {
+        Some(m) if m.starts_with("vertical") => Some("vertical-rl"),
+        Some(m) if m.starts_with("horizontal") => None,
+        _ if cjk && extra.direction.as_deref() == Some("rtl") => Some("vertical-rl"),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_date_gives_its_day_and_a_year_alone_gives_none() {
+        assert_eq!(day_of("2020-05-01").as_deref(), Some("2020-05-01"));
+        assert_eq!(
+            day_of("2020-05-01T00:00:00+00:00").as_deref(),
+            Some("2020-05-01")
+        );
+        assert_eq!(day_of("2020"), None);
+        assert_eq!(day_of("2020-13-45"), None);
+    }
+
+    #[test]
+    fn a_right_to_left_chinese_book_is_vertical_but_an_arabic_one_is_not() {
+        let rtl = Extra {
+            direction: Some("rtl".into()),
+            ..Extra::default()
+        };
+        assert_eq!(writing_mode(&rtl, "zh-TW"), Some("vertical-rl"));
+        assert_eq!(writing_mode(&rtl, "ar"), None);
+        let said = Extra {
+            writing_mode: Some("horizontal-lr".into()),
+            ..rtl
+        };
+        assert_eq!(writing_mode(&said, "ja"), None);
+    }
+}

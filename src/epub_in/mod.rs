@@ -1,0 +1,181 @@
+//! An EPUB taken in as a project: [`unpack`] writes the files of any EPUB 2 or 3 (ours,
+//! pandoc's, calibre's, a downloader's) into a folder, with a `metadata.toml` that lists its
+//! spine documents as chapters, so that the normal build (`project` → … → `archive`) makes the
+//! book again. `epubforge init BOOK.epub` is this; `epubforge fix` unpacks into a temporary
+//! folder and builds from there.
+//!
+//! This sits before `project`: it writes the file the project stage reads. It reads the EPUB
+//! only through `inspect` (the container, the package document, the nav or NCX, with their
+//! caps on entries and inflated sizes) and writes nothing outside the folder it is given: an
+//! entry name is taken only when each of its parts is a plain name (no `..`, no root, no drive,
+//! no control character), and no folder on the way may be a symlink.
+//!
+//! What it keeps: the spine's XHTML documents as chapter files under their own names (the
+//! EPUB's layout below the package document's folder, so links between them and to images
+//! and stylesheets stay as written; the build resolves links between chapters), images,
+//! stylesheets and fonts beside them, the cover, and in `metadata.toml` what the package
+//! document says (see [`metadata`]) and the chapter list in spine order with the table of
+//! contents' titles and nesting (see [`chapters`]). What it cannot carry is a [`Diagnostic`]
+//! with an `epub-in-…` code at the entry (and line) it comes from.
+
+mod chapters;
+mod files;
+mod metadata;
+mod render;
+
+use std::path::{Path, PathBuf};
+
+use crate::diagnostic::{Code, Diagnostic};
+use crate::inspect::{self, InspectError};
+
+pub use chapters::UnpackedChapter;
+
+/// Options of [`unpack`].
+#[derive(Debug, Clone, Default)]
+#[non_exhaustive]
+pub struct UnpackOptions {
+    /// Write into a folder that already holds files (they may be overwritten).
+    pub force: bool,
+}
+
+impl UnpackOptions {
+    /// The defaults: refuse a folder that is not empty.
+    pub fn new() -> UnpackOptions {
+        UnpackOptions::default()
+    }
+
+    /// With `force` set.
+    pub fn force(mut self, force: bool) -> UnpackOptions {
+        self.force = force;
+        self
+    }
+}
+
+/// What [`unpack`] found and wrote.
+#[derive(Debug, Clone)]
+pub struct Unpacked {
+    /// The `metadata.toml` written.
+    pub metadata_path: PathBuf,
+    /// The package's version (`3.0`, `2.0`).
+    pub version: String,
+    /// The book's title as written.
+    pub title: String,
+    /// The chapters listed, in spine order.
+    pub chapters: Vec<UnpackedChapter>,
+    /// Entries of the table of contents read (at every level).
+    pub toc_entries: usize,
+    /// Files written, by kind.
+    pub counts: Counts,
+    /// The cover, relative to the folder.
+    pub cover: Option<String>,
+    /// What could not be carried, or was changed on the way.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// How many files of each kind were written.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Counts {
+    /// Chapter documents.
+    pub chapters: usize,
+    /// Pictures.
+    pub images: usize,
+    /// Stylesheets.
+    pub stylesheets: usize,
+    /// Fonts.
+    pub fonts: usize,
+    /// Anything else the manifest lists (audio, scripts, data).
+    pub other: usize,
+}
+
+/// Why [`unpack`] wrote nothing (or stopped).
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The EPUB could not be read (no zip, no package document, a zip bomb).
+    #[error("{}: {source}", crate::escape::path(epub))]
+    Read {
+        /// The EPUB.
+        epub: PathBuf,
+        /// What went wrong.
+        source: InspectError,
+    },
+    /// A file could not be written.
+    #[error("{}: {source}", crate::escape::path(path))]
+    Write {
+        /// The file or folder.
+        path: PathBuf,
+        /// What went wrong.
+        source: std::io::Error,
+    },
+    /// The folder already holds files.
+    #[error(
+        "{}: not empty; nothing written\n  hint: name an empty or new folder, or pass --force",
+        crate::escape::path(dir)
+    )]
+    NotEmpty {
+        /// The folder.
+        dir: PathBuf,
+    },
+    /// The spine holds no XHTML document to make a chapter of.
+    #[error(
+        "{}: the spine has no XHTML document; nothing to make a book of",
+        crate::escape::path(epub)
+    )]
+    NoChapters {
+        /// The EPUB.
+        epub: PathBuf,
+    },
+}
+
+/// Unpacks the EPUB at `epub` into the folder `dir` (made when missing): its files, and a
+/// `metadata.toml` that builds it again.
+pub fn unpack(epub: &Path, dir: &Path, options: &UnpackOptions) -> Result<Unpacked, Error> {
+    let read = |source| Error::Read {
+        epub: epub.to_path_buf(),
+        source,
+    };
+    let book = inspect::open(epub).map_err(read)?;
+    files::prepare(dir, options.force)?;
+    let mut diagnostics = Vec::new();
+    let shown = |entry: &str| epub.join(entry);
+    for note in &book.notes {
+        diagnostics
+            .push(Diagnostic::note(Code::EpubInToc, note.clone()).at(epub.join(&book.opf_path)));
+    }
+    let extra = metadata::read(epub, &book).map_err(read)?;
+    let layout = files::Layout::new(&book);
+    let written = files::write(epub, dir, &book, &layout, &mut diagnostics)?;
+    let meta = metadata::Metadata::new(&book, &extra, &written, &mut diagnostics);
+    let plan = chapters::plan(&book, &written, &meta, dir, &mut diagnostics);
+    if plan.chapters.is_empty() {
+        return Err(Error::NoChapters {
+            epub: epub.to_path_buf(),
+        });
+    }
+    let stylesheets: Vec<String> = book
+        .manifest
+        .iter()
+        .filter(|i| files::kind_of(i) == files::Kind::Stylesheet)
+        .filter_map(|i| written.local.get(&i.href).cloned())
+        .collect();
+    let text = render::metadata_toml(&meta, &plan, &stylesheets);
+    let metadata_path = dir.join(crate::project::METADATA_FILE);
+    files::write_file(dir, &metadata_path, text.as_bytes())?;
+    for d in &mut diagnostics {
+        if d.path.is_none() {
+            *d = d.clone().at(shown(&book.opf_path));
+        }
+    }
+    Ok(Unpacked {
+        metadata_path,
+        version: book.version.clone(),
+        title: meta.title.clone(),
+        toc_entries: chapters::count_entries(&book.toc),
+        counts: written.counts,
+        cover: meta.cover.clone(),
+        chapters: plan.chapters,
+        diagnostics,
+    })
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,170 @@
+use std::path::Path;
+
+use super::*;
+use crate::inspect::testutil::TestBook;
+
+/// Writes `book` as `book.epub` in `dir` and returns its path.
+fn epub_file(dir: &Path, book: &TestBook) -> PathBuf {
+    let path = dir.join("book.epub");
+    std::fs::write(&path, book.to_zip()).expect("write the EPUB");
+    path
+}
+
+fn titles(toc: &[crate::inspect::TocEntry]) -> Vec<String> {
+    toc.iter()
+        .map(|e| {
+            let inner = titles(&e.children);
+            match inner.is_empty() {
+                true => e.title.clone(),
+                false => format!("{} [{}]", e.title, inner.join(", ")),
+            }
+        })
+        .collect()
+}
+
+/// Builds the project in `dir` and opens the EPUB made.
+fn rebuild(dir: &Path) -> crate::inspect::Epub {
+    let project = crate::Project::load(dir).expect("the unpacked project loads");
+    let out = dir.join("rebuilt.epub");
+    let opts = crate::BuildOptions {
+        output: Some(out.clone()),
+        source_date_epoch: Some(1_700_000_000),
+        ..crate::BuildOptions::default()
+    };
+    crate::build(&project, &opts).expect("the unpacked project builds");
+    crate::inspect::open(&out).expect("the rebuilt EPUB opens")
+}
+
+#[test]
+fn an_epub3_unpacks_into_a_project_that_builds_the_same_contents_back() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let epub = epub_file(tmp.path(), &TestBook::minimal_epub3());
+    let dir = tmp.path().join("book");
+    let unpacked = unpack(&epub, &dir, &UnpackOptions::new()).expect("unpacked");
+    let toml = std::fs::read_to_string(&unpacked.metadata_path).expect("metadata.toml");
+    for line in [
+        "title = \"Minimal Book\"",
+        "authors = [{ name = \"Ann Writer\", file-as = \"Writer, Ann\" }]",
+        "identifier = \"urn:uuid:12345678-1234-5678-1234-567812345678\"",
+        "series = \"The Series\"",
+        "series-index = 3",
+        "cover = \"images/cover.png\"",
+        "toc-depth = 2",
+        "file = \"text/chapter_1.xhtml\"",
+        "title = \"Chapter One\"",
+    ] {
+        assert!(toml.contains(line), "{line} missing from\n{toml}");
+    }
+    assert_eq!(unpacked.chapters.len(), 1);
+    assert_eq!(unpacked.counts.images, 1);
+    assert!(dir.join("images/cover.png").is_file());
+    assert!(
+        !dir.join("nav.xhtml").exists(),
+        "the nav is the build's to make"
+    );
+    let rebuilt = rebuild(&dir);
+    assert_eq!(titles(&rebuilt.toc), ["Chapter One [Section]"]);
+    assert_eq!(rebuilt.metadata.titles, ["Minimal Book"]);
+}
+
+#[test]
+fn a_chapter_missing_from_the_contents_keeps_its_place_and_nesting_follows_the_contents() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let two = crate::inspect::testutil::CHAPTER
+        .replace("Chapter One", "Chapter Two")
+        .replace("id=\"start\"", "id=\"two\"");
+    let three = crate::inspect::testutil::CHAPTER.replace("Chapter One", "Interlude");
+    let book = TestBook::minimal_epub3()
+        .add("EPUB/text/two.xhtml", two.as_bytes())
+        .add("EPUB/text/three.xhtml", three.as_bytes())
+        .edit(
+            "EPUB/package.opf",
+            "<item id=\"cover\"",
+            "<item id=\"c2\" href=\"text/two.xhtml\" media-type=\"application/xhtml+xml\"/><item id=\"c3\" href=\"text/three.xhtml\" media-type=\"application/xhtml+xml\"/><item id=\"cover\"",
+        )
+        .edit(
+            "EPUB/package.opf",
+            "<itemref idref=\"c1\"/>",
+            "<itemref idref=\"c1\"/><itemref idref=\"c3\"/><itemref idref=\"c2\" linear=\"no\"/>",
+        )
+        .edit(
+            "EPUB/nav.xhtml",
+            "<ol><li><a href=\"text/chapter%5F1.xhtml#s1\">Section</a></li></ol>",
+            "<ol><li><a href=\"text/chapter%5F1.xhtml#s1\">Section</a></li><li><a href=\"text/two.xhtml\">Second</a></li></ol>",
+        );
+    let epub = epub_file(tmp.path(), &book);
+    let dir = tmp.path().join("out");
+    let unpacked = unpack(&epub, &dir, &UnpackOptions::new()).expect("unpacked");
+    let got: Vec<(&str, Option<&str>, usize, bool)> = unpacked
+        .chapters
+        .iter()
+        .map(|c| (c.file.as_str(), c.title.as_deref(), c.level, c.linear))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("text/chapter_1.xhtml", Some("Chapter One"), 1, true),
+            ("text/three.xhtml", None, 1, true),
+            ("text/two.xhtml", Some("Second"), 2, false),
+        ]
+    );
+    assert!(
+        unpacked
+            .diagnostics
+            .iter()
+            .any(|d| d.code == Code::EpubInChapter && d.message.contains("three.xhtml")),
+        "{:#?}",
+        unpacked.diagnostics
+    );
+}
+
+#[test]
+fn a_folder_that_holds_files_is_refused_without_force() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let epub = epub_file(tmp.path(), &TestBook::minimal_epub3());
+    let dir = tmp.path().join("busy");
+    std::fs::create_dir(&dir).expect("mkdir");
+    std::fs::write(dir.join("notes.txt"), "mine").expect("write");
+    let err = unpack(&epub, &dir, &UnpackOptions::new()).expect_err("refused");
+    assert!(matches!(err, Error::NotEmpty { .. }), "{err}");
+    assert!(!dir.join(crate::project::METADATA_FILE).exists());
+    unpack(&epub, &dir, &UnpackOptions::new().force(true)).expect("forced");
+    assert_eq!(
+        std::fs::read_to_string(dir.join("notes.txt")).expect("kept"),
+        "mine"
+    );
+}
+
+#[test]
+fn an_entry_named_to_climb_out_of_the_folder_is_not_written() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let book = TestBook::minimal_epub3()
+        .add("evil.xhtml", crate::inspect::testutil::CHAPTER.as_bytes())
+        .edit(
+            "EPUB/package.opf",
+            "<item id=\"cover\"",
+            "<item id=\"evil\" href=\"../../evil.xhtml\" media-type=\"application/xhtml+xml\"/><item id=\"cover\"",
+        );
+    let epub = epub_file(tmp.path(), &book);
+    let dir = tmp.path().join("a/b");
+    let unpacked = unpack(&epub, &dir, &UnpackOptions::new()).expect("unpacked");
+    assert!(!tmp.path().join("evil.xhtml").exists());
+    assert!(!tmp.path().join("a/evil.xhtml").exists());
+    let inside: Vec<_> = walkdir::WalkDir::new(tmp.path())
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_name() == "evil.xhtml")
+        .map(|e| e.into_path())
+        .collect();
+    assert!(inside.iter().all(|p| p.starts_with(&dir)), "{inside:?}");
+    assert_eq!(unpacked.chapters.len(), 1);
+}
+
+#[test]
+fn a_spine_without_documents_is_an_error_not_an_empty_book() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let book = TestBook::minimal_epub3().edit("EPUB/package.opf", "<itemref idref=\"c1\"/>", "");
+    let epub = epub_file(tmp.path(), &book);
+    let err = unpack(&epub, &tmp.path().join("x"), &UnpackOptions::new()).expect_err("no chapters");
+    assert!(matches!(err, Error::NoChapters { .. }), "{err}");
+}

@@ -1,0 +1,394 @@
+//! `epubforge fix`: an EPUB someone already has, repaired and converted by the build.
+//!
+//! A fix is the build, not a second writer: the EPUB is unpacked into a project in a temporary
+//! folder ([`crate::epub_in::unpack`]), the options are written into its `metadata.toml` as
+//! the keys the build already reads ([`options`]), the project is built as any other, and the
+//! EPUB (one per target) is moved beside the input. So every option the build has (targets,
+//! OpenCC, typography, cleanup rules, writing mode, fonts) works on an EPUB, and the result is
+//! as valid as anything we build.
+//!
+//! Around the build, [`review`] runs inspect's rules (and EPUBCheck, when asked and
+//! installed) on the input and on the result: every kind of problem the input had that the
+//! result no longer has is reported as fixed, what is left is listed with why; and the text of
+//! the spine is counted before and after (the text ledger across the whole fix).
+//!
+//! Sits beside `build` and `batch` at the top of the pipeline: it imports them, nothing
+//! imports it but the binary.
+
+mod all;
+mod options;
+mod review;
+#[cfg(test)]
+mod tests;
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use crate::book::Target;
+use crate::build::{BuildOptions, BuildReport};
+use crate::diagnostic::{Code, Diagnostic, Severity};
+use crate::project::{LoadOptions, Project};
+
+pub use all::{FixOutcome, find_epubs, fix_all};
+pub use options::Cleanup;
+pub use review::spine_chars;
+
+/// What `fix` is asked to do besides repairing.
+#[derive(Debug, Clone, Default)]
+pub struct FixOptions {
+    /// Where the EPUB goes (one target); default: `BOOK.fixed.epub` beside the input.
+    pub output: Option<PathBuf>,
+    /// Replace the input with the result (atomically, and only when the fix succeeds).
+    pub in_place: bool,
+    /// The readers and stores to build for, each its own EPUB (`--target`); empty: the
+    /// plain EPUB.
+    pub targets: Vec<Target>,
+    /// An OpenCC configuration applied to the text, the metadata and the TOC (`[book] convert`).
+    pub convert: Option<String>,
+    /// Turn typography on (`[text] typography = true`); off otherwise, so that a fix leaves
+    /// the punctuation as it was.
+    pub typography: bool,
+    /// Cleanup rules: a preset or a file of `[[cleanup]]` rules.
+    pub cleanup: Option<Cleanup>,
+    /// Vertical or horizontal text (`[layout] writing-mode`), with the quotes that go with it.
+    pub writing_mode: Option<crate::book::WritingMode>,
+    /// Fonts to embed (subset); the first becomes the body font.
+    pub fonts: Vec<PathBuf>,
+    /// Run EPUBCheck (when installed) before and after, with this time limit.
+    pub epubcheck: Option<Duration>,
+    /// Seconds since the epoch for `dcterms:modified` (`SOURCE_DATE_EPOCH`).
+    pub source_date_epoch: Option<i64>,
+    /// Rebuild an EPUB even when it is already clean and nothing else is asked.
+    pub force: bool,
+}
+
+impl FixOptions {
+    /// Whether anything besides repairs is asked for: then even a clean EPUB is rebuilt.
+    pub fn converts(&self) -> bool {
+        self.targets.iter().any(|t| *t != Target::Epub)
+            || self.convert.is_some()
+            || self.typography
+            || self.cleanup.is_some()
+            || self.writing_mode.is_some()
+            || !self.fonts.is_empty()
+    }
+
+    /// Checks what the build would only find inside the temporary project: an unknown OpenCC
+    /// configuration or preset, a missing font or rules file, `--in-place` with `-o` or with
+    /// several targets.
+    pub fn validate(&self) -> Result<(), FixError> {
+        let bad = |m: String| Err(FixError::Options(m));
+        if self.in_place && self.output.is_some() {
+            return bad("--in-place and -o cannot be used together".into());
+        }
+        if (self.in_place || self.output.is_some()) && self.targets.len() > 1 {
+            return bad("-o and --in-place take one target; several go beside the input".into());
+        }
+        if let Some(name) = &self.convert
+            && crate::text_fix::Conversion::named(name).is_none()
+        {
+            return bad(format!(
+                "--convert {name}: not an OpenCC configuration (s2t, s2tw, s2twp, s2hk, t2s, tw2s, tw2sp, hk2s, t2tw, t2hk, t2jp, jp2t, …)"
+            ));
+        }
+        options::validate(self)
+    }
+}
+
+/// What a fix found and did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FixStatus {
+    /// The EPUB was rebuilt: repaired, converted, or both.
+    Fixed,
+    /// Nothing was wrong and nothing was asked: no EPUB was written.
+    AlreadyClean,
+}
+
+/// The report of one fix.
+#[derive(Debug, Clone)]
+pub struct FixReport {
+    /// The EPUB fixed.
+    pub input: PathBuf,
+    /// Fixed, or already clean.
+    pub status: FixStatus,
+    /// The EPUBs written, one per target, in order.
+    pub outputs: Vec<PathBuf>,
+    /// Errors and warnings the input had (our rules, EPUBCheck when run, Send-to-Kindle's).
+    pub found: usize,
+    /// Of those, how many the result no longer has, by kind.
+    pub fixed: Vec<(Code, usize)>,
+    /// Errors and warnings the result still has.
+    pub remaining: usize,
+    /// Letters and digits of the input's spine (see [`spine_chars`]); None when unreadable.
+    pub chars_before: Option<usize>,
+    /// The same of the result's.
+    pub chars_after: Option<usize>,
+    /// Every repair (code `fixed`), every problem left, and what the unpacking and the build
+    /// reported, in that order.
+    pub diagnostics: Vec<Diagnostic>,
+    /// Where the time went.
+    pub timings: Vec<(&'static str, Duration)>,
+}
+
+/// Why a fix failed: nothing was written or replaced.
+#[derive(Debug, thiserror::Error)]
+pub enum FixError {
+    /// The options cannot be used.
+    #[error("{0}")]
+    Options(String),
+    /// A file or folder could not be read or written.
+    #[error("{}: {action}: {source}", crate::escape::path(path))]
+    Io {
+        /// The file or folder.
+        path: PathBuf,
+        /// What we were doing.
+        action: &'static str,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+    /// The EPUB could not be read as a book.
+    #[error("{}: cannot read the EPUB: {message}", crate::escape::path(path))]
+    Unreadable {
+        /// The EPUB.
+        path: PathBuf,
+        /// Why.
+        message: String,
+    },
+    /// The book could not be built from what the EPUB holds.
+    #[error("{}", .0.render(None, false))]
+    Build(Box<Diagnostic>),
+}
+
+impl FixError {
+    /// The error as a diagnostic (code `io`, `epub-zip` or the build's).
+    pub fn diagnostic(&self) -> Diagnostic {
+        match self {
+            FixError::Build(d) => (**d).clone(),
+            FixError::Io { path, .. } => Diagnostic::error(Code::Io, self.to_string()).at(path),
+            FixError::Unreadable { path, message } => {
+                Diagnostic::error(Code::EpubZip, message.clone()).at(path)
+            }
+            FixError::Options(m) => Diagnostic::error(Code::Metadata, m.clone()),
+        }
+    }
+}
+
+fn io(path: &Path, action: &'static str) -> impl FnOnce(std::io::Error) -> FixError + use<> {
+    let path = path.to_path_buf();
+    move |source| FixError::Io {
+        path,
+        action,
+        source,
+    }
+}
+
+/// Where the plain EPUB of a fix goes: `-o`, the input itself with `--in-place`, else
+/// `BOOK.fixed.epub` beside the input.
+pub fn default_output(epub: &Path, opts: &FixOptions) -> PathBuf {
+    if let Some(out) = &opts.output {
+        return out.clone();
+    }
+    if opts.in_place {
+        return epub.to_path_buf();
+    }
+    let name = epub.file_name().unwrap_or_default().to_string_lossy();
+    let stem = match name.len().checked_sub(5) {
+        Some(at) if name.is_char_boundary(at) && name[at..].eq_ignore_ascii_case(".epub") => {
+            &name[..at]
+        }
+        _ => &name,
+    };
+    epub.with_file_name(format!("{stem}.fixed.epub"))
+}
+
+/// Where the EPUB of `target` goes: the output asked for when there is one target (or it is
+/// the plain EPUB), else beside it named by [`Target::output_beside`].
+fn output_for(epub: &Path, opts: &FixOptions, target: Target) -> PathBuf {
+    let base = default_output(epub, opts);
+    let single = opts.targets.len() <= 1 && (opts.output.is_some() || opts.in_place);
+    match single || target == Target::Epub {
+        true => base,
+        false => target.output_beside(&base),
+    }
+}
+
+/// Repairs (and converts) the EPUB at `epub`; see the module documentation.
+pub fn fix(epub: &Path, opts: &FixOptions) -> Result<FixReport, FixError> {
+    opts.validate()?;
+    if !opts.in_place && is_same_file(&default_output(epub, opts), epub) {
+        return Err(FixError::Options(format!(
+            "{}: -o names the input; use --in-place to replace it",
+            crate::escape::path(epub)
+        )));
+    }
+    let mut timings = Vec::new();
+    let mut lap = {
+        let mut last = Instant::now();
+        move |name: &'static str, timings: &mut Vec<(&'static str, Duration)>| {
+            let now = Instant::now();
+            timings.push((name, now - last));
+            last = now;
+        }
+    };
+    let work = tempfile::Builder::new()
+        .prefix("epubforge-fix-")
+        .tempdir()
+        .map_err(io(Path::new("(temporary folder)"), "cannot create"))?;
+    let project_dir = work.path().join("book");
+    // The input is reviewed while it is unpacked: neither needs the other.
+    let ((before, chars_before), unpacked) = rayon::join(
+        || (review::review(epub, opts.epubcheck), spine_chars(epub).ok()),
+        || {
+            let diagnostics = unpack(epub, &project_dir)?;
+            options::apply(&project_dir, opts).map_err(FixError::Build)?;
+            Ok::<_, FixError>(diagnostics)
+        },
+    );
+    lap("review input, unpack", &mut timings);
+    if before.is_empty() && !opts.converts() && !opts.force {
+        return Ok(FixReport {
+            input: epub.to_path_buf(),
+            status: FixStatus::AlreadyClean,
+            outputs: Vec::new(),
+            found: 0,
+            fixed: Vec::new(),
+            remaining: 0,
+            chars_before,
+            chars_after: chars_before,
+            diagnostics: Vec::new(),
+            timings,
+        });
+    }
+    let mut diagnostics = unpacked?;
+    let staged = work.path().join("out");
+    let built = build(epub, &project_dir, &staged, opts)?;
+    lap("build", &mut timings);
+    let mut outputs = Vec::new();
+    for report in std::iter::once(&built).chain(&built.also) {
+        let to = output_for(epub, opts, report.target);
+        place(&report.output, &to)?;
+        outputs.push(to);
+    }
+    lap("write", &mut timings);
+    let (after, chars_after) = rayon::join(
+        || review::review(&outputs[0], opts.epubcheck),
+        || spine_chars(&outputs[0]).ok(),
+    );
+    let compared = review::compare(&before, &after);
+    let mut report = FixReport {
+        input: epub.to_path_buf(),
+        status: FixStatus::Fixed,
+        found: before.len(),
+        fixed: compared.fixed,
+        remaining: after.len(),
+        chars_before,
+        chars_after,
+        diagnostics: compared.diagnostics,
+        outputs,
+        timings: Vec::new(),
+    };
+    report.diagnostics.extend(review::ledger(&report));
+    let warnings = built
+        .warnings
+        .iter()
+        .chain(built.also.iter().flat_map(|r| &r.warnings));
+    diagnostics.extend(warnings.map(|d| relocate(d.clone(), &project_dir, epub)));
+    report.diagnostics.append(&mut diagnostics);
+    report
+        .diagnostics
+        .extend(review::stores(&report.outputs, opts));
+    lap("review result", &mut timings);
+    report.timings = timings;
+    Ok(report)
+}
+
+/// Unpacks the EPUB into a project at `dir`; what it could not carry, as diagnostics.
+fn unpack(epub: &Path, dir: &Path) -> Result<Vec<Diagnostic>, FixError> {
+    let unpacked = crate::epub_in::unpack(epub, dir, &crate::epub_in::UnpackOptions::default())
+        .map_err(|e| FixError::Unreadable {
+            path: epub.to_path_buf(),
+            message: e.to_string(),
+        })?;
+    Ok(unpacked
+        .diagnostics
+        .into_iter()
+        .map(|d| relocate(d, dir, epub))
+        .collect())
+}
+
+/// Loads the unpacked project and builds it into `staged`.
+fn build(
+    epub: &Path,
+    project_dir: &Path,
+    staged: &Path,
+    opts: &FixOptions,
+) -> Result<BuildReport, FixError> {
+    let failed = |e: crate::error::Error| {
+        FixError::Build(Box::new(relocate(e.diagnostic(), project_dir, epub)))
+    };
+    let project = Project::load_with(project_dir, &LoadOptions::default()).map_err(failed)?;
+    let name = default_output(epub, opts);
+    let name = name.file_name().unwrap_or_default();
+    let build_opts = BuildOptions {
+        output: Some(staged.join(name)),
+        targets: opts.targets.clone(),
+        source_date_epoch: opts.source_date_epoch,
+        ..BuildOptions::default()
+    };
+    crate::build::build(&project, &build_opts).map_err(failed)
+}
+
+/// Moves the EPUB built at `from` to `to` atomically: into a temporary file in `to`'s folder,
+/// flushed, then renamed over `to`. A failure leaves `to` as it was.
+fn place(from: &Path, to: &Path) -> Result<(), FixError> {
+    crate::fs::check_replaceable(to).map_err(|e| FixError::Build(Box::new(e.diagnostic())))?;
+    let folder = match to.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let mut temp = tempfile::Builder::new()
+        .prefix(".epubforge-")
+        .suffix(".tmp")
+        .tempfile_in(folder)
+        .map_err(io(folder, "cannot write in"))?;
+    let mut source = std::fs::File::open(from).map_err(io(from, "cannot read"))?;
+    std::io::copy(&mut source, temp.as_file_mut()).map_err(io(to, "cannot write"))?;
+    temp.as_file().sync_all().map_err(io(to, "cannot write"))?;
+    temp.persist(to).map_err(|e| FixError::Io {
+        path: to.to_path_buf(),
+        action: "cannot replace",
+        source: e.error,
+    })?;
+    Ok(())
+}
+
+/// A diagnostic about a file of the temporary project, made about the same file in the EPUB
+/// (`BOOK.epub/OEBPS/ch1.xhtml`), so that nothing points into a folder that is gone.
+fn relocate(mut d: Diagnostic, project_dir: &Path, epub: &Path) -> Diagnostic {
+    if let Some(path) = &d.path
+        && let Ok(rel) = path.strip_prefix(project_dir)
+    {
+        d.path = Some(match rel.as_os_str().is_empty() {
+            true => epub.to_path_buf(),
+            false => epub.join(rel),
+        });
+    }
+    let shown = project_dir.display().to_string();
+    if d.message.contains(&shown) {
+        d.message = d.message.replace(&shown, &epub.display().to_string());
+    }
+    d
+}
+
+/// Whether `a` and `b` are the same existing file, however spelled.
+fn is_same_file(a: &Path, b: &Path) -> bool {
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    }
+}
+
+/// Whether `d` counts as a problem of the book (errors and warnings; notes do not).
+fn is_problem(d: &Diagnostic) -> bool {
+    matches!(d.severity, Severity::Error | Severity::Warning)
+}

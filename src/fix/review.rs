@@ -1,0 +1,252 @@
+//! What a fix repaired: inspect's rules (and EPUBCheck, when asked) on the input and on the
+//! result, compared kind by kind; the letters and digits of the spine counted on both sides.
+
+use std::collections::BTreeMap;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use super::{FixOptions, FixReport, is_problem};
+use crate::book::Target;
+use crate::check::CheckReport;
+use crate::diagnostic::{Code, Diagnostic, Severity};
+use crate::inspect::{InspectError, MAX_XML_ENTRY_BYTES};
+use crate::stores::limits::Store;
+
+/// The errors and warnings of the EPUB at `epub`: our structural rules, EPUBCheck when
+/// `epubcheck` gives its time limit (and it is installed), and the limits of Send-to-Kindle
+/// (the store that rejects the most EPUBs people already have).
+pub(super) fn review(epub: &Path, epubcheck: Option<Duration>) -> Vec<Diagnostic> {
+    let mut report = crate::check::check_epub(epub, epubcheck);
+    crate::store_check::check_epub_stores(epub, &[Store::Kindle], &mut report);
+    report.findings.retain(is_problem);
+    report.findings
+}
+
+/// The input's problems against the result's.
+pub(super) struct Compared {
+    /// Per kind, how many of the input's problems the result no longer has.
+    pub fixed: Vec<(Code, usize)>,
+    /// One `fixed` note per kind repaired, then every problem left (with why).
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// Compares kind by kind (a kind is a code: `epub-xml`, EPUBCheck's `RSC-005`…): a kind the
+/// input had more of than the result is fixed (one note, with a count and the input's first
+/// message); what the result still has is listed as it is found, with a hint saying whether
+/// the input had it too.
+pub(super) fn compare(before: &[Diagnostic], after: &[Diagnostic]) -> Compared {
+    let count = |list: &[Diagnostic]| {
+        let mut by: BTreeMap<String, (Code, usize, usize)> = BTreeMap::new();
+        for (i, d) in list.iter().enumerate() {
+            by.entry(d.code.to_string()).or_insert((d.code, 0, i)).1 += 1;
+        }
+        by
+    };
+    let (was, is) = (count(before), count(after));
+    let mut fixed = Vec::new();
+    let mut diagnostics = Vec::new();
+    for (name, &(code, n, first)) in &was {
+        let left = is.get(name).map_or(0, |e| e.1);
+        if left >= n {
+            continue;
+        }
+        let gone = n - left;
+        fixed.push((code, gone));
+        let example = &before[first];
+        let mut message = format!("{gone} × {name}: {}", example.message);
+        if left > 0 {
+            message.push_str(&format!(" ({left} left)"));
+        }
+        let mut note = Diagnostic::note(Code::Fixed, message);
+        note.path = example.path.clone();
+        diagnostics.push(note);
+    }
+    for d in after {
+        let had = was.get(d.code.as_str()).map_or(0, |e| e.1);
+        let why = match had {
+            0 => "new in the fixed EPUB: a bug to report, with the input",
+            _ => "the input has it too, and what it holds does not let the fix repair it",
+        };
+        let mut d = d.clone();
+        d.hint = Some(match d.hint.take() {
+            Some(h) => format!("{h}; {why}"),
+            None => why.to_string(),
+        });
+        diagnostics.push(d);
+    }
+    Compared { fixed, diagnostics }
+}
+
+/// The text ledger across the fix: the result must hold at least the letters and digits of
+/// the input's spine; fewer is a `lost-text` warning (a conversion that changes the count,
+/// OpenCC's phrases, is said to be one).
+pub(super) fn ledger(report: &FixReport) -> Option<Diagnostic> {
+    let (Some(before), Some(after)) = (report.chars_before, report.chars_after) else {
+        return None;
+    };
+    (after < before).then(|| {
+        Diagnostic::warning(
+            Code::LostText,
+            format!(
+                "the fixed EPUB's spine holds {after} letters and digits, the input's {before}: {} missing",
+                before - after
+            ),
+        )
+        .at(&report.outputs[0])
+        .hint("the warnings above say which chapters; if none does, please report it with the EPUB")
+    })
+}
+
+/// `check --target`'s store limits on the EPUB each asked store gets (the plain EPUB is
+/// reviewed for no store: [`review`] already holds Send-to-Kindle's).
+pub(super) fn stores(outputs: &[PathBuf], opts: &FixOptions) -> Vec<Diagnostic> {
+    let mut report = CheckReport::default();
+    let targets = match opts.targets.is_empty() {
+        true => vec![Target::Epub],
+        false => opts.targets.clone(),
+    };
+    for (target, output) in targets.iter().zip(outputs) {
+        let asked: Vec<Store> = Store::ALL
+            .into_iter()
+            .filter(|s| s.target() == *target && *target != Target::Epub)
+            .collect();
+        crate::store_check::check_epub_stores(output, &asked, &mut report);
+    }
+    report
+        .findings
+        .into_iter()
+        .filter(|d| d.severity != Severity::Note)
+        .collect()
+}
+
+/// The letters and digits ([`crate::ledger::count`]) of the bodies of the EPUB's spine
+/// documents, the navigation document left out (a fix makes its own), an image's `alt`
+/// counted as text. Entries are read with inspect's size cap.
+pub fn spine_chars(epub: &Path) -> Result<usize, InspectError> {
+    let mut total = 0;
+    for (_, xhtml) in spine_documents(epub)? {
+        total += crate::ledger::count_xhtml(body(&xhtml));
+    }
+    Ok(total)
+}
+
+/// The spine's documents (the navigation document left out), as (entry name, text).
+pub fn spine_documents(epub: &Path) -> Result<Vec<(String, String)>, InspectError> {
+    let book = crate::inspect::open(epub)?;
+    let io = |source| InspectError::Io {
+        path: epub.display().to_string(),
+        source,
+    };
+    let file = std::fs::File::open(epub).map_err(io)?;
+    let mut zip = zip::ZipArchive::new(std::io::BufReader::new(file))?;
+    let nav: Vec<&str> = book
+        .manifest
+        .iter()
+        .filter(|m| m.properties.iter().any(|p| p == "nav"))
+        .map(|m| m.href.as_str())
+        .collect();
+    let mut documents = Vec::new();
+    for href in book.spine.iter().filter_map(|s| s.href.as_deref()) {
+        if nav.contains(&href) {
+            continue;
+        }
+        let Ok(entry) = zip.by_name(href) else {
+            continue;
+        };
+        let mut bytes = Vec::new();
+        entry
+            .take(MAX_XML_ENTRY_BYTES)
+            .read_to_end(&mut bytes)
+            .map_err(io)?;
+        documents.push((
+            href.to_string(),
+            String::from_utf8_lossy(&bytes).into_owned(),
+        ));
+    }
+    Ok(documents)
+}
+
+/// The `<body>` of an XHTML document (all of it when there is none).
+fn body(xhtml: &str) -> &str {
+    let start = xhtml
+        .find("<body")
+        .and_then(|at| xhtml[at..].find('>').map(|k| at + k + 1))
+        .unwrap_or(0);
+    let end = xhtml
+        .rfind("</body>")
+        .filter(|&e| e >= start)
+        .unwrap_or(xhtml.len());
+    &xhtml[start..end]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn d(code: Code, message: &str) -> Diagnostic {
+        Diagnostic::error(code, message)
+    }
+
+    #[test]
+    fn a_kind_the_result_no_longer_has_is_fixed_with_its_count_and_what_is_left_says_why() {
+        let before = [
+            d(Code::EpubXml, "not well-formed"),
+            d(Code::EpubXml, "not well-formed"),
+            d(Code::EpubLang, "no lang"),
+            d(Code::EpubFragment, "no such id"),
+        ];
+        let after = [d(Code::EpubFragment, "no such id"), d(Code::EpubNcx, "bad")];
+        let c = compare(&before, &after);
+        assert_eq!(c.fixed, vec![(Code::EpubLang, 1), (Code::EpubXml, 2)]);
+        let fixed: Vec<&str> = c
+            .diagnostics
+            .iter()
+            .filter(|d| d.code == Code::Fixed)
+            .map(|d| d.message.as_str())
+            .collect();
+        assert_eq!(
+            fixed,
+            ["1 × epub-lang: no lang", "2 × epub-xml: not well-formed"]
+        );
+        let left: Vec<_> = c
+            .diagnostics
+            .iter()
+            .filter(|d| d.code != Code::Fixed)
+            .collect();
+        assert_eq!(left.len(), 2);
+        assert!(
+            left[0]
+                .hint
+                .as_deref()
+                .unwrap()
+                .contains("input has it too")
+        );
+        assert!(
+            left[1]
+                .hint
+                .as_deref()
+                .unwrap()
+                .contains("new in the fixed EPUB")
+        );
+    }
+
+    #[test]
+    fn a_kind_partly_repaired_counts_what_went_and_says_what_is_left() {
+        let before = [
+            d(Code::EpubUrl, "a"),
+            d(Code::EpubUrl, "b"),
+            d(Code::EpubUrl, "c"),
+        ];
+        let c = compare(&before, &before[..1]);
+        assert_eq!(c.fixed, vec![(Code::EpubUrl, 2)]);
+        assert_eq!(c.diagnostics[0].message, "2 × epub-url: a (1 left)");
+    }
+
+    #[test]
+    fn the_body_alone_is_counted() {
+        let x = "<html><head><title>Title words</title></head><body class=\"x\"><p>ab 12</p></body></html>";
+        assert_eq!(crate::ledger::count_xhtml(body(x)), 4);
+        assert_eq!(body("<p>no body</p>"), "<p>no body</p>");
+    }
+}

@@ -1,0 +1,276 @@
+//! `fix` end to end on small EPUBs made in the test ([`crate::inspect::testutil`]), each broken
+//! in known ways: the repairs reported by kind, the input untouched, the text counted equal,
+//! kepub spans on every paragraph, OpenCC's conversion of the input's own text.
+
+use std::path::{Path, PathBuf};
+
+use super::*;
+use crate::inspect::testutil::TestBook;
+
+const CHAPTER: &str = "EPUB/text/chapter_1.xhtml";
+
+/// The test book with a Chinese chapter of `paragraphs`, in a folder of its own.
+fn chinese_book(dir: &Path, paragraphs: &[&str]) -> PathBuf {
+    let body: String = paragraphs.iter().map(|p| format!("<p>{p}</p>\n")).collect();
+    let chapter = format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<html xmlns=\"http://www.w3.org/1999/xhtml\" lang=\"zh-CN\" xml:lang=\"zh-CN\">\n<head><title>第一章</title></head>\n<body>\n<h1 id=\"start\">第一章 开始</h1>\n{body}<h2 id=\"s1\">小节</h2>\n</body>\n</html>\n"
+    );
+    let mut book = TestBook::minimal_epub3().edit(
+        "EPUB/package.opf",
+        "<dc:language>en</dc:language>",
+        "<dc:language>zh-CN</dc:language>",
+    );
+    book.entry_mut(CHAPTER).data = chapter.into_bytes();
+    let path = dir.join("书.epub");
+    std::fs::write(&path, book.to_zip()).unwrap();
+    path
+}
+
+/// The test book broken three ways: a chapter without `lang`, no `dcterms:modified`, a file
+/// the manifest does not list.
+fn broken_book(dir: &Path) -> PathBuf {
+    let book = TestBook::minimal_epub3()
+        .edit(CHAPTER, " lang=\"en\" xml:lang=\"en\"", "")
+        .edit(
+            "EPUB/package.opf",
+            "<meta property=\"dcterms:modified\">2024-01-02T03:04:05Z</meta>",
+            "",
+        )
+        .add("EPUB/stray.css", b"p { margin: 0 }");
+    let path = dir.join("broken.epub");
+    std::fs::write(&path, book.to_zip()).unwrap();
+    path
+}
+
+fn problems(epub: &Path) -> Vec<crate::inspect::Finding> {
+    crate::inspect::verify_path(epub)
+}
+
+/// The text of every paragraph (`<p>`) of the spine's documents, tags removed.
+fn paragraphs(epub: &Path) -> String {
+    let mut out = String::new();
+    for (_, xhtml) in review::spine_documents(epub).unwrap() {
+        for p in xhtml
+            .split("<p")
+            .skip(1)
+            .filter(|p| p.starts_with(['>', ' ']))
+        {
+            let p = &p[..p.find("</p>").unwrap_or(p.len())];
+            let mut inside = true;
+            for c in p.chars() {
+                match c {
+                    '<' => inside = true,
+                    '>' => inside = false,
+                    c if !inside => out.push(c),
+                    _ => {}
+                }
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn a_broken_epub_is_repaired_beside_itself_each_kind_reported_and_the_input_left_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let epub = broken_book(dir.path());
+    let before = std::fs::read(&epub).unwrap();
+    let found: Vec<Code> = problems(&epub).iter().map(|f| f.code).collect();
+    for code in [Code::EpubLang, Code::EpubMetadata, Code::EpubUnlistedFile] {
+        assert!(
+            found.contains(&code),
+            "the test book lacks {code}: {found:?}"
+        );
+    }
+    let report = fix(&epub, &FixOptions::default()).unwrap();
+    assert_eq!(report.status, FixStatus::Fixed);
+    assert_eq!(report.outputs, [dir.path().join("broken.fixed.epub")]);
+    assert_eq!(std::fs::read(&epub).unwrap(), before, "the input changed");
+    assert_eq!(
+        problems(&report.outputs[0]),
+        [],
+        "the fixed EPUB has problems"
+    );
+    let fixed: Vec<Code> = report.fixed.iter().map(|(c, _)| *c).collect();
+    for code in [Code::EpubLang, Code::EpubMetadata, Code::EpubUnlistedFile] {
+        assert!(
+            fixed.contains(&code),
+            "{code} not reported fixed: {fixed:?}"
+        );
+        let notes = report.diagnostics.iter().filter(|d| d.code == Code::Fixed);
+        assert!(notes.clone().any(|d| d.message.contains(code.as_str())));
+    }
+    assert_eq!(report.remaining, 0);
+    // Nothing lost (the drawn cover page and the input's navigation document, a chapter now,
+    // only add letters).
+    assert!(report.chars_before.is_some_and(|n| n > 0));
+    assert!(report.chars_after >= report.chars_before);
+    assert!(!report.diagnostics.iter().any(|d| d.code == Code::LostText));
+}
+
+#[test]
+fn a_clean_epub_with_nothing_asked_is_already_clean_and_nothing_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let epub = dir.path().join("clean.epub");
+    std::fs::write(&epub, TestBook::minimal_epub3().to_zip()).unwrap();
+    let report = fix(&epub, &FixOptions::default()).unwrap();
+    assert_eq!(report.status, FixStatus::AlreadyClean);
+    assert!(report.outputs.is_empty());
+    assert!(!dir.path().join("clean.fixed.epub").exists());
+}
+
+#[test]
+fn in_place_replaces_the_input_only_when_the_fix_succeeds() {
+    let dir = tempfile::tempdir().unwrap();
+    let epub = broken_book(dir.path());
+    let opts = FixOptions {
+        in_place: true,
+        ..FixOptions::default()
+    };
+    let report = fix(&epub, &opts).unwrap();
+    assert_eq!(report.outputs, [epub.clone()]);
+    assert_eq!(problems(&epub), []);
+    let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+    assert_eq!(names.len(), 1, "a temporary file was left beside the input");
+
+    let junk = dir.path().join("junk.epub");
+    std::fs::write(&junk, b"not a zip at all").unwrap();
+    assert!(fix(&junk, &opts).is_err());
+    assert_eq!(std::fs::read(&junk).unwrap(), b"not a zip at all");
+}
+
+#[test]
+fn kobo_puts_every_paragraph_in_kobo_spans_beside_the_input_as_a_kepub() {
+    let dir = tempfile::tempdir().unwrap();
+    let epub = chinese_book(
+        dir.path(),
+        &["他说：“走吧。”她没有回答。", "第二段，很短。"],
+    );
+    let opts = FixOptions {
+        targets: vec![Target::Kobo],
+        ..FixOptions::default()
+    };
+    let report = fix(&epub, &opts).unwrap();
+    assert_eq!(report.outputs, [dir.path().join("书.fixed.kepub.epub")]);
+    let mut paragraphs = 0;
+    for (name, xhtml) in review::spine_documents(&report.outputs[0]).unwrap() {
+        for p in xhtml
+            .split("<p")
+            .skip(1)
+            .filter(|p| p.starts_with(['>', ' ']))
+        {
+            let p = &p[..p.find("</p>").unwrap_or(p.len())];
+            paragraphs += 1;
+            assert!(
+                p.contains("koboSpan"),
+                "{name}: a paragraph without a kobo span: {p}"
+            );
+        }
+    }
+    assert!(paragraphs >= 2, "{paragraphs} paragraphs");
+    assert_eq!(problems(&report.outputs[0]), []);
+}
+
+#[test]
+fn convert_s2tw_gives_opencc_s2tw_of_the_input_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let epub = chinese_book(
+        dir.path(),
+        &["这里的头发和发展都要转换。", "后来他们去了台湾的软件公司。"],
+    );
+    let opts = FixOptions {
+        convert: Some("s2tw".into()),
+        ..FixOptions::default()
+    };
+    let report = fix(&epub, &opts).unwrap();
+    let s2tw = crate::text_fix::Conversion::named("s2tw").unwrap();
+    let letters = |s: &str| -> String { s.chars().filter(|c| c.is_alphanumeric()).collect() };
+    let want = letters(&s2tw.convert(&paragraphs(&epub)));
+    let got = letters(&paragraphs(&report.outputs[0]));
+    assert_ne!(
+        letters(&paragraphs(&epub)),
+        want,
+        "the test text has nothing to convert"
+    );
+    assert_eq!(got, want);
+    let book = crate::inspect::open(&report.outputs[0]).unwrap();
+    assert_eq!(book.metadata.languages, ["zh-TW"]);
+}
+
+#[test]
+fn a_library_is_fixed_in_parallel_and_a_bad_epub_does_not_stop_the_rest() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = broken_book(dir.path());
+    std::fs::create_dir_all(dir.path().join("sub")).unwrap();
+    let clean = dir.path().join("sub/clean.epub");
+    std::fs::write(&clean, TestBook::minimal_epub3().to_zip()).unwrap();
+    let bad = dir.path().join("sub/bad.epub");
+    std::fs::write(&bad, b"PK not really").unwrap();
+    let epubs = find_epubs(dir.path());
+    assert_eq!(epubs, [good.clone(), bad.clone(), clean.clone()]);
+    let seen = std::sync::atomic::AtomicUsize::new(0);
+    let outcomes = fix_all(&epubs, &FixOptions::default(), 2, &|_| {
+        seen.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    });
+    assert_eq!(seen.into_inner(), 3);
+    let status: Vec<_> = outcomes
+        .iter()
+        .map(|o| o.result.as_ref().map(|r| r.status).ok())
+        .collect();
+    assert_eq!(
+        status,
+        [Some(FixStatus::Fixed), None, Some(FixStatus::AlreadyClean)]
+    );
+    assert!(dir.path().join("broken.fixed.epub").is_file());
+    assert_eq!(
+        find_epubs(dir.path()).len(),
+        3,
+        "a fix's output is not fixed again"
+    );
+}
+
+#[test]
+fn send_to_kindle_repairs_come_out_right_in_the_kindle_epub() {
+    let dir = tempfile::tempdir().unwrap();
+    // No XML declaration, an empty `alt`, an `<img>` straight in `<body>`, a language tag
+    // Amazon's list does not hold as written (`ZH-cn`).
+    let chapter = "<html xmlns=\"http://www.w3.org/1999/xhtml\" lang=\"zh-CN\" xml:lang=\"zh-CN\">\n<head><title>一</title></head>\n<body>\n<h1 id=\"start\">第一章</h1>\n<img src=\"../images/cover.png\" alt=\"\"/>\n<p>正文在这里。</p>\n<h2 id=\"s1\">小节</h2>\n</body>\n</html>\n";
+    let mut book = TestBook::minimal_epub3().edit(
+        "EPUB/package.opf",
+        "<dc:language>en</dc:language>",
+        "<dc:language>ZH-cn</dc:language>",
+    );
+    book.entry_mut(CHAPTER).data = chapter.as_bytes().to_vec();
+    let epub = dir.path().join("kindle.epub");
+    std::fs::write(&epub, book.to_zip()).unwrap();
+    let opts = FixOptions {
+        targets: vec![Target::Kindle],
+        ..FixOptions::default()
+    };
+    let report = fix(&epub, &opts).unwrap();
+    let out = &report.outputs[0];
+    let left: Vec<Code> = review::review(out, None).iter().map(|d| d.code).collect();
+    assert_eq!(left, [], "Send-to-Kindle still finds problems");
+    for (name, xhtml) in review::spine_documents(out).unwrap() {
+        assert!(
+            xhtml.starts_with("<?xml version=\"1.0\" encoding=\"UTF-8\"?>"),
+            "{name} has no XML declaration"
+        );
+        assert!(!xhtml.contains("alt=\"\""), "{name} has an empty alt");
+        let options = roxmltree::ParsingOptions {
+            allow_dtd: true,
+            ..roxmltree::ParsingOptions::default()
+        };
+        let doc = roxmltree::Document::parse_with_options(&xhtml, options).unwrap();
+        let stray = doc
+            .descendants()
+            .filter(|n| n.has_tag_name("body"))
+            .any(|body| {
+                body.children()
+                    .any(|c| c.is_element() && c.tag_name().name() == "img")
+            });
+        assert!(!stray, "{name}: <img> outside a block");
+    }
+    let language = crate::inspect::open(out).unwrap().metadata.languages;
+    assert!(language[0].eq_ignore_ascii_case("zh-CN"), "{language:?}");
+}
