@@ -272,6 +272,25 @@ mod tests {
     }
 
     #[test]
+    fn notation_classes_are_styled_for_cjk_books_in_their_writing_mode() {
+        let css = default_css("ja");
+        assert!(css.contains("em.sesame_dot { -epub-text-emphasis-style: filled sesame;"));
+        assert!(css.contains(".jisage_3 { margin-left: 3em; }"));
+        assert!(css.contains("p.chitsuki_0 { text-align: right;"));
+        assert!(!default_css("en").contains("sesame"));
+        let look = Look {
+            layout: Layout {
+                writing_mode: WritingMode::VerticalRl,
+                ..Layout::default()
+            },
+            ..Look::default()
+        };
+        let css = stylesheet("ja", &look);
+        assert!(css.contains(".jisage_3 { margin-top: 3em; }"), "{css}");
+        assert!(css.contains("margin-bottom: 2em; }"));
+    }
+
+    #[test]
     fn vertical_writing_sets_all_three_properties_and_tcy() {
         let look = Look {
             layout: Layout {
