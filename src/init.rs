@@ -28,6 +28,7 @@
 //! that there is one detector, and `--save` keeps exactly what was built.
 
 mod epub;
+mod markdown;
 mod mdbook;
 mod names;
 mod opf;
