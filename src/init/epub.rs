@@ -98,7 +98,7 @@ fn rewrite_as_markdown(dir: &Path, unpacked: &mut Unpacked) -> Result<(), epub_i
             );
             c.file = md_name;
         } else if !converted.is_empty() {
-            let relinked = relink(&text, &link);
+            let relinked = epub_in::merge::relink(&text, &link);
             if relinked != text {
                 std::fs::write(&path, relinked).map_err(|e| write_err(&path, e))?;
             }
@@ -133,27 +133,4 @@ fn follow(from: &str, href: &str, converted: &HashSet<String>) -> String {
         Some(f) => format!("{new}#{f}"),
         None => new,
     }
-}
-
-/// An XHTML chapter's `href="…"` values passed through `link`.
-fn relink(text: &str, link: &dyn Fn(&str) -> String) -> String {
-    let html = scraper::Html::parse_document(text);
-    let mut out = text.to_string();
-    let mut seen = HashSet::new();
-    for e in html
-        .root_element()
-        .descendants()
-        .filter_map(scraper::ElementRef::wrap)
-    {
-        let Some(href) = e.value().attr("href") else {
-            continue;
-        };
-        let new = link(href);
-        if new != href && seen.insert(href.to_string()) {
-            for q in ['"', '\''] {
-                out = out.replace(&format!("href={q}{href}{q}"), &format!("href={q}{new}{q}"));
-            }
-        }
-    }
-    out
 }
