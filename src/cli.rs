@@ -62,6 +62,7 @@ pub struct InitArgs {
 
     /// With an EPUB: the folder to unpack it into (default: the EPUB's name without `.epub`,
     /// beside it).
+    #[arg(value_name = "INTO")]
     pub into: Option<PathBuf>,
 
     /// Overwrite an existing metadata.toml (with an EPUB: write into a folder that is not

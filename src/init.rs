@@ -29,6 +29,7 @@
 
 mod epub;
 mod japanese;
+mod markdown;
 mod mdbook;
 mod names;
 mod opf;

@@ -68,7 +68,8 @@ fn an_epub3_unpacks_into_a_project_that_builds_the_same_contents_back() {
 }
 
 #[test]
-fn a_chapter_missing_from_the_contents_keeps_its_place_and_nesting_follows_the_contents() {
+fn a_document_missing_from_the_contents_joins_the_chapter_before_and_nesting_follows_the_contents()
+{
     let tmp = tempfile::tempdir().expect("temp dir");
     let two = crate::inspect::testutil::CHAPTER
         .replace("Chapter One", "Chapter Two")
@@ -104,15 +105,22 @@ fn a_chapter_missing_from_the_contents_keeps_its_place_and_nesting_follows_the_c
         got,
         [
             ("text/chapter_1.xhtml", Some("Chapter One"), 1, true),
-            ("text/three.xhtml", None, 1, true),
             ("text/two.xhtml", Some("Second"), 2, false),
         ]
     );
+    // The untitled document continues the chapter before it: joined to it, its file gone.
+    let joined = std::fs::read_to_string(dir.join("text/chapter_1.xhtml")).expect("read");
+    assert!(
+        joined.contains("<div id=\"joined-three-xhtml\">"),
+        "{joined}"
+    );
+    assert!(joined.contains("Interlude"), "{joined}");
+    assert!(!dir.join("text/three.xhtml").exists());
     assert!(
         unpacked
             .diagnostics
             .iter()
-            .any(|d| d.code == Code::EpubInChapter && d.message.contains("three.xhtml")),
+            .any(|d| d.code == Code::EpubInChapter && d.message.contains("joined")),
         "{:#?}",
         unpacked.diagnostics
     );
