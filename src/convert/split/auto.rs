@@ -188,7 +188,8 @@ pub(super) fn bare_numbered(line: &str) -> Option<Found> {
 }
 
 /// `十一 聚气`, `三、风起`: a Chinese number of at most [`MAX_BARE_CHINESE_CHARS`] characters,
-/// white space or `、`, and a short title that does not read like a sentence.
+/// white space or `、`, and a short title that does not read like a sentence; or the number
+/// alone (`十一`).
 fn bare_chinese(line: &str) -> Option<Found> {
     let (readings, repaired, end) = leading_number(line)?;
     let number = line.get(..end)?;
@@ -196,7 +197,16 @@ fn bare_chinese(line: &str) -> Option<Found> {
         return None;
     }
     let rest = line.get(end..)?;
-    let sep = rest.chars().next()?;
+    let Some(sep) = rest.chars().next() else {
+        // A numeral alone on its line (`一`, `二十三`, as 雪山飞狐 heads its chapters).
+        return Some(Found {
+            kind: HeadingKind::Chapter,
+            title: line.to_string(),
+            number: Some(readings.0),
+            other: readings.1,
+            repaired: false,
+        });
+    };
     if sep != '、' && !is_space(sep) {
         return None;
     }

@@ -19,7 +19,8 @@
 //!
 //! What a heading is, is decided by the whole file, not line by line (the `structure`
 //! submodule): a contents list at the top is front matter whatever its numerals; a site's page
-//! markers (`第1节` mixed with the `第一回` chapters) are text; a label before every heading
+//! markers (`第1节` mixed with the `第一回` chapters) are text; the pages a site cut a chapter
+//! into (`第一回 天涯思君不可忘(1)`, `(2)`…) are one chapter (the `pages` submodule); a label before every heading
 //! (`警世通言第一卷`) or a `第` left out (`二回　…`) is read when it recurs in sequence; a book
 //! whose only headings are volumes or stories (`卷一`, `第一卷　俞伯牙…`) has them as
 //! chapters. A book's volumes are decided the same way (the `volumes` submodule): a volume
@@ -31,6 +32,7 @@ mod auto;
 mod label;
 mod missed;
 mod numerals;
+mod pages;
 mod structure;
 mod volumes;
 
@@ -145,6 +147,9 @@ pub(crate) enum SkipReason {
     /// A heading repeated a few short lines below itself (a site's page header between the
     /// two): the second one starts the chapter.
     Repeated,
+    /// A later page of a chapter a site cut into pages (`第一回 天涯思君不可忘(2)` after
+    /// `(1)`): the chapter's text goes on, so the line stays text in it.
+    PagePiece,
     /// A heading inside decoration (`===第一章===`, `【第一章】`, `[0001] 标题`): text, as
     /// decorated lines are often emphasis inside a chapter; fix the source if it is a heading.
     Decorated,
@@ -206,6 +211,7 @@ pub fn split_traced(lines: &[&str], mode: &SplitMode, at: &dyn Fn(usize) -> usiz
         structure::drop_numbered_contents(&mut found, lines, &mut skipped);
     }
     structure::drop_listed_volumes(&mut found, lines, &mut skipped);
+    pages::join_pages(&mut found, lines, &mut skipped);
     if auto {
         structure::drop_repeated(&mut found, lines, &mut skipped);
         warnings.extend(structure::drop_page_markers(
@@ -260,9 +266,13 @@ fn sections(
         wrapped,
         span,
         implied,
+        paged,
     } in found
     {
         label::keep_whole_line(lines[index], &mut found);
+        if paged {
+            pages::drop_page_number(&mut found);
+        }
         if let Some(last) = sections.last_mut() {
             last.body.end = index;
         }
@@ -329,6 +339,9 @@ struct HeadingLine {
     span: usize,
     /// A volume found by the numbering, not by a heading (see [`Heading::implied`]).
     implied: bool,
+    /// The first page of a chapter a site cut into pages: its title loses the page number
+    /// (see the `pages` submodule).
+    paged: bool,
 }
 
 /// The heading lines, in order, and the weak and skipped ones (Auto mode only).
@@ -375,6 +388,7 @@ fn find_headings(lines: &[&str], mode: &SplitMode, blocks: bool) -> Candidates {
             wrapped: wrapped.map(|w| format!(" {w}")),
             found,
             implied: false,
+            paged: false,
         });
     }
     // Unnumbered sections (`后记` after Jin Yong's `一 灭门` … `四十 曲谐`) do not count.
@@ -415,6 +429,7 @@ fn not_found(
         wrapped: None,
         span: 1,
         implied: false,
+        paged: false,
     };
     if let Some(f) = auto::bare_numbered(line) {
         bare.push(one(vec![f]));
@@ -483,10 +498,14 @@ const BARE_MIN: usize = 3;
 /// Fewest non-blank lines under each bare-numbered heading but the last: a numbered list has
 /// its items on consecutive lines, a chapter has text.
 const BARE_BODY_LINES: usize = 3;
+/// Or fewest characters under it: a story set as one or two long paragraphs (三十三剑客图's
+/// `一 赵处女`) is text too, where a list item is a line.
+const BARE_BODY_CHARS: usize = 200;
 
 /// Whether the bare-numbered lines of a file without other chapter headings are its chapters:
 /// at least [`BARE_MIN`], numbered from 0 or 1 and going up by one (a slip or two allowed), each
-/// with at least [`BARE_BODY_LINES`] lines of text under it before the next.
+/// with at least [`BARE_BODY_LINES`] lines or [`BARE_BODY_CHARS`] characters of text under it
+/// before the next.
 fn bare_chapters(bare: &[HeadingLine], lines: &[&str]) -> bool {
     // A heading set two or three times over with nothing between (Jin Yong's downloads repeat
     // `二十 悄立雁门…`) counts once here; the repeats are dropped later.
@@ -515,11 +534,14 @@ fn bare_chapters(bare: &[HeadingLine], lines: &[&str]) -> bool {
     let steps = numbers.windows(2).filter(|w| w[1] == w[0] + 1).count();
     let in_order = steps * 10 >= (numbers.len() - 1) * 9;
     let texted = bare.windows(2).all(|w| {
-        lines[w[0].index + 1..w[1].index]
-            .iter()
-            .filter(|l| !auto::trim_line(l).is_empty())
-            .count()
-            >= BARE_BODY_LINES
+        let body = || {
+            lines[w[0].index + 1..w[1].index]
+                .iter()
+                .map(|l| auto::trim_line(l))
+                .filter(|l| !l.is_empty())
+        };
+        body().count() >= BARE_BODY_LINES
+            || body().map(|l| l.chars().count()).sum::<usize>() >= BARE_BODY_CHARS
     });
     starts && in_order && texted
 }
