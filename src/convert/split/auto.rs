@@ -676,11 +676,20 @@ fn title_reads_as_title(title: &str, glued: bool) -> bool {
             // `第一回合` is a round of a fight, not chapter 1 titled 合.
             '合',
         ]);
-        if has_comma || ends_sentence || continues_sentence {
+        // `第五回完`, `第五回完 Typed by …`: the end of a chapter, not a chapter titled 完.
+        let ends_chapter = title
+            .strip_prefix(['完', '终', '終'])
+            .is_some_and(|rest| !rest.starts_with(|c: char| is_han(c)));
+        if has_comma || ends_sentence || continues_sentence || ends_chapter {
             return false;
         }
     }
     !(ends_sentence && (has_comma || width(title) > MAX_EXCLAIMED_TITLE_WIDTH))
+}
+
+/// A CJK ideograph.
+fn is_han(c: char) -> bool {
+    matches!(c, '\u{3400}'..='\u{9FFF}' | '\u{F900}'..='\u{FAFF}' | '\u{20000}'..='\u{3FFFF}')
 }
 
 /// `第` + number + unit at the start of `text`.

@@ -266,13 +266,9 @@ fn sections(
         wrapped,
         span,
         implied,
-        paged,
     } in found
     {
         label::keep_whole_line(lines[index], &mut found);
-        if paged {
-            pages::drop_page_number(&mut found);
-        }
         if let Some(last) = sections.last_mut() {
             last.body.end = index;
         }
@@ -339,9 +335,6 @@ struct HeadingLine {
     span: usize,
     /// A volume found by the numbering, not by a heading (see [`Heading::implied`]).
     implied: bool,
-    /// The first page of a chapter a site cut into pages: its title loses the page number
-    /// (see the `pages` submodule).
-    paged: bool,
 }
 
 /// The heading lines, in order, and the weak and skipped ones (Auto mode only).
@@ -388,7 +381,6 @@ fn find_headings(lines: &[&str], mode: &SplitMode, blocks: bool) -> Candidates {
             wrapped: wrapped.map(|w| format!(" {w}")),
             found,
             implied: false,
-            paged: false,
         });
     }
     // Unnumbered sections (`后记` after Jin Yong's `一 灭门` … `四十 曲谐`) do not count.
@@ -429,7 +421,6 @@ fn not_found(
         wrapped: None,
         span: 1,
         implied: false,
-        paged: false,
     };
     if let Some(f) = auto::bare_numbered(line) {
         bare.push(one(vec![f]));

@@ -1,8 +1,9 @@
 //! A chapter cut into pages by the site it was downloaded from: `第一回 天涯思君不可忘(1)`,
 //! `第一回 天涯思君不可忘(2)`… each page headed again with the chapter's heading and its page
-//! number. The pages of one chapter are one chapter: the first heading (its page number taken
-//! off) starts it, the others stay text in it, listed in `skipped`, and the numbering sees one
-//! heading, so it warns about nothing.
+//! number. The pages of one chapter are one chapter: the first heading starts it (its title
+//! keeps the page number as written, so that the text ledger finds every character of the
+//! line in the book), the others stay text in it, listed in `skipped`, and the numbering sees
+//! one heading, so it warns about nothing.
 
 use super::auto;
 use super::{HeadingKind, HeadingLine, SkipReason, Skipped};
@@ -44,15 +45,6 @@ fn piece(h: &HeadingLine) -> Option<(u64, &str, u64)> {
     })
 }
 
-/// Takes the page number off the title of a chapter's first page (`天涯思君不可忘(1)`).
-pub(super) fn drop_page_number(found: &mut [auto::Found]) {
-    if let Some(f) = found.last_mut()
-        && let Some((base, _)) = page_of(&f.title)
-    {
-        f.title = base.to_string();
-    }
-}
-
 /// Joins the pages of each chapter (see the module docs): a heading line is a later page of
 /// the one before it when both are one numbered chapter heading with the same number and
 /// title, and its page number is the next. Returns how many page headings were joined.
@@ -64,7 +56,6 @@ pub(super) fn join_pages(
     let mut drop = vec![false; found.len()];
     // The heading that opens the run each line continues, and the page it is on.
     let mut open: Option<(usize, u64)> = None;
-    let mut first_pages = Vec::new();
     for k in 0..found.len() {
         let Some((number, base, page)) = piece(&found[k]) else {
             open = None;
@@ -77,16 +68,10 @@ pub(super) fn join_pages(
         match open {
             Some((start, _)) if continues => {
                 drop[k] = true;
-                if !first_pages.contains(&start) {
-                    first_pages.push(start);
-                }
                 open = Some((start, page));
             }
             _ => open = Some((k, page)),
         }
-    }
-    for &k in &first_pages {
-        found[k].paged = true;
     }
     let joined = drop.iter().filter(|d| **d).count();
     if joined > 0 {

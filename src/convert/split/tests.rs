@@ -1428,7 +1428,7 @@ fn lines_a_pattern_missed_that_look_like_its_headings_are_listed() {
 
 /// Issue 26 (held-out 倚天屠龙记, 神雕侠侣 downloads): a site cut each chapter into pages,
 /// each headed `第一回 天涯思君不可忘(1)`, `(2)`…: 295 entries and 254 numbering warnings. The
-/// pages of a chapter are one chapter, titled without the page number.
+/// pages of a chapter are one chapter, its heading the first page's.
 #[test]
 fn the_pages_a_site_cut_a_chapter_into_are_one_chapter() {
     let pages = [3, 1, 4, 2, 5, 1, 3, 2];
@@ -1459,8 +1459,11 @@ fn the_pages_a_site_cut_a_chapter_into_are_one_chapter() {
         assert_eq!(chapter_lines(&found), chapters, "{paren:?}");
         assert!(found.warnings.is_empty(), "{:?}", found.warnings);
         let titles: Vec<&str> = headings(&found).iter().map(|h| h.1).collect();
-        assert_eq!(titles[0], "第一回 某某某某一");
-        assert!(titles.iter().all(|t| !t.ends_with(paren[1])), "{titles:?}");
+        assert_eq!(
+            titles[0],
+            format!("第一回 某某某某一{}1{}", paren[0], paren[1])
+        );
+        assert_eq!(titles.len(), pages.len());
         let skipped: Vec<usize> = found.skipped.iter().map(|s| s.line).collect();
         assert_eq!(skipped, pieces);
         assert!(found.skipped.iter().all(|s| s.why == SkipReason::PagePiece));
@@ -1563,4 +1566,9 @@ fn glued_titles_after_hui_are_headings() {
     let lines: Vec<&str> = text.lines().collect();
     let found = split(&lines, &SplitMode::Auto);
     assert_eq!(chapter_lines(&found), at);
+    // The end of a chapter marked after it (鹿鼎记: `第五回完   Typed by …`) is no heading.
+    for end in ["第五回完", "第五回完   Typed by Bai Li", "第五回终）"] {
+        assert!(auto::detect(end).is_empty(), "{end}");
+    }
+    assert!(!auto::detect("第五回完璧归赵").is_empty());
 }

@@ -181,7 +181,6 @@ pub(super) fn implied_volumes(found: &mut Vec<HeadingLine>, lines: &[&str]) {
                 wrapped: None,
                 span: 0,
                 implied: true,
-                paged: false,
             }));
         }
         if h.found.iter().any(|f| f.kind == HeadingKind::Volume) {
@@ -263,7 +262,6 @@ fn title_lines(lines: &[&str], floor: usize, end: usize) -> Option<HeadingLine> 
         wrapped: None,
         span,
         implied: true,
-        paged: false,
     })
 }
 
