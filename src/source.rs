@@ -103,7 +103,7 @@ impl DecodeError {
 /// encoding out at its first bad byte: a GBK or Big5 download with one damaged character (a
 /// real Jin Yong download has one) would be read as Latin mojibake, in English, one chapter.
 /// Taken instead: the CJK encoding that reads it as mostly Han text with at most one bad
-/// character in a thousand.
+/// character in a thousand (or one in a shorter text).
 fn cjk_despite_damage(bytes: &[u8], guessed: &'static Encoding) -> &'static Encoding {
     if guessed != encoding_rs::WINDOWS_1252 {
         return guessed;
@@ -122,7 +122,7 @@ fn cjk_despite_damage(bytes: &[u8], guessed: &'static Encoding) -> &'static Enco
     });
     judged
         .into_iter()
-        .filter(|&(_, han, bad, other)| han > 2 * other && bad * 1000 <= han)
+        .filter(|&(_, han, bad, other)| han > 2 * other && bad * 1000 <= han.max(1000))
         .min_by_key(|&(_, _, bad, _)| bad)
         .map_or(guessed, |(enc, ..)| enc)
 }

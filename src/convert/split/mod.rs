@@ -495,8 +495,8 @@ const BARE_BODY_CHARS: usize = 200;
 
 /// Whether the bare-numbered lines of a file without other chapter headings are its chapters:
 /// at least [`BARE_MIN`], numbered from 0 or 1 and going up by one (a slip or two allowed), each
-/// with at least [`BARE_BODY_LINES`] lines or [`BARE_BODY_CHARS`] characters of text under it
-/// before the next.
+/// with text under it before the next, nine in ten at least [`BARE_BODY_LINES`] lines or
+/// [`BARE_BODY_CHARS`] characters of it.
 fn bare_chapters(bare: &[HeadingLine], lines: &[&str]) -> bool {
     // A heading set two or three times over with nothing between (Jin Yong's downloads repeat
     // `二十 悄立雁门…`) counts once here; the repeats are dropped later.
@@ -524,16 +524,23 @@ fn bare_chapters(bare: &[HeadingLine], lines: &[&str]) -> bool {
     let starts = numbers.first().is_some_and(|&n| n <= 1);
     let steps = numbers.windows(2).filter(|w| w[1] == w[0] + 1).count();
     let in_order = steps * 10 >= (numbers.len() - 1) * 9;
-    let texted = bare.windows(2).all(|w| {
-        let body = || {
-            lines[w[0].index + 1..w[1].index]
+    // Every heading has text under it, and nine in ten have a chapter's worth (a short
+    // story of one line among long ones, as 三十三剑客图's `二十一 寺行者`, is one too).
+    let bodies: Vec<(usize, usize)> = bare
+        .windows(2)
+        .map(|w| {
+            let body = lines[w[0].index + 1..w[1].index]
                 .iter()
                 .map(|l| auto::trim_line(l))
-                .filter(|l| !l.is_empty())
-        };
-        body().count() >= BARE_BODY_LINES
-            || body().map(|l| l.chars().count()).sum::<usize>() >= BARE_BODY_CHARS
-    });
+                .filter(|l| !l.is_empty());
+            body.fold((0, 0), |(n, chars), l| (n + 1, chars + l.chars().count()))
+        })
+        .collect();
+    let long = bodies
+        .iter()
+        .filter(|&&(n, chars)| n >= BARE_BODY_LINES || chars >= BARE_BODY_CHARS)
+        .count();
+    let texted = bodies.iter().all(|&(n, _)| n > 0) && long * 10 >= bodies.len() * 9;
     starts && in_order && texted
 }
 
