@@ -663,12 +663,16 @@ fn one_command_builds_a_damaged_gbk_or_big5_download_and_warns_at_each_damaged_l
         ),
     ] {
         let f = Fixture::empty();
-        let mut text = download("青锋录", "林某", chapters);
+        let title = match encoding == encoding_rs::BIG5 {
+            true => "青鋒錄",
+            false => "青锋录",
+        };
+        let mut text = download(title, "林某", chapters);
         if encoding == encoding_rs::BIG5 {
             text = traditional(&text);
         }
         // A long novel: at most one damaged place per thousand characters is damage.
-        let body = "　　这是正文，写得很长很长，一直写到这一行的末尾才停下来。\n".repeat(60);
+        let body = "　　这是正文，写得很长很长，一直写到这一行的末尾才停下来。\n".repeat(120);
         let body = if encoding == encoding_rs::BIG5 {
             traditional(&body)
         } else {
