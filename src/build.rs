@@ -517,7 +517,8 @@ fn combine(mut reports: Vec<BuildReport>, timings: Vec<(&'static str, Duration)>
     first
 }
 
-/// Under `opts.strict`, a chapter that lost content stops the build.
+/// Under `opts.strict`, a chapter that lost content (damaged bytes read as U+FFFD too) stops
+/// the build.
 fn refuse_loss(opts: &BuildOptions, warnings: &[Diagnostic]) -> Result<()> {
     if !opts.strict {
         return Ok(());
@@ -525,7 +526,7 @@ fn refuse_loss(opts: &BuildOptions, warnings: &[Diagnostic]) -> Result<()> {
     let mut lost = warnings.iter().filter(|w| {
         matches!(
             w.code,
-            Code::RemovedContent | Code::LostText | Code::UnreadableImage
+            Code::RemovedContent | Code::LostText | Code::UnreadableImage | Code::Encoding
         )
     });
     match lost.next() {

@@ -34,8 +34,11 @@ pub struct Decoded {
     pub dropped_controls: usize,
     /// 1-based line of the first dropped control character.
     pub first_dropped_line: Option<usize>,
-    /// Bytes replaced by U+FFFD (only with [`EncodingErrors::Replace`]).
+    /// Bytes replaced by U+FFFD: with [`EncodingErrors::Replace`], or in a file of a CJK
+    /// multi-byte encoding damaged in a few places (see [`Decoded::damaged_lines`]).
     pub replaced: usize,
+    /// The 1-based line of each replaced byte sequence, in order (a line once per sequence).
+    pub damaged_lines: Vec<usize>,
     /// NUL characters left in `text`, and the 1-based line of the first.
     pub nuls: (usize, Option<usize>),
 }
@@ -103,7 +106,8 @@ impl DecodeError {
 /// encoding out at its first bad byte: a GBK, Big5, Shift_JIS or EUC-JP download with one
 /// damaged character (a real Jin Yong download has one) would be read as Latin mojibake, in
 /// English, one chapter. Taken instead: the CJK encoding that reads it as mostly Han text
-/// (and kana, for the Japanese encodings) with at most one bad character in a thousand.
+/// (and kana, for the Japanese encodings) with at most one bad character in a thousand (or one
+/// in a shorter text).
 fn cjk_despite_damage(bytes: &[u8], guessed: &'static Encoding) -> &'static Encoding {
     if guessed != encoding_rs::WINDOWS_1252 {
         return guessed;
@@ -130,7 +134,7 @@ fn cjk_despite_damage(bytes: &[u8], guessed: &'static Encoding) -> &'static Enco
     });
     judged
         .into_iter()
-        .filter(|&(_, han, bad, other)| han > 2 * other && bad * 1000 <= han)
+        .filter(|&(_, han, bad, other)| han > 2 * other && bad * 1000 <= han.max(1000))
         .min_by_key(|&(_, _, bad, _)| bad)
         .map_or(guessed, |(enc, ..)| enc)
 }
@@ -196,9 +200,30 @@ pub fn decode(
             dropped_controls,
             first_dropped_line,
             replaced: 0,
+            damaged_lines: Vec::new(),
         });
     }
-    let (text, replaced) = decode_with(encoding, body, errors, bytes.len() - body.len())?;
+    // A GBK or Big5 download is often damaged in a few places (a truncated character where
+    // pages were joined): read with U+FFFD there rather than refusing the novel, and warn at
+    // each place. Many bad sequences mean the wrong encoding, which is still an error.
+    let tolerant = errors == EncodingErrors::Fail && damage_tolerated(encoding, detection);
+    let first_try = if tolerant {
+        EncodingErrors::Replace
+    } else {
+        errors
+    };
+    let offset = bytes.len() - body.len();
+    let (text, damage) = decode_with(encoding, body, first_try, offset)?;
+    if tolerant && !damage.offsets.is_empty() && !few_enough(&text, damage.offsets.len()) {
+        return Err(malformed_at(
+            encoding,
+            &body[..damage.first_byte],
+            offset + damage.first_byte,
+            &wrong_encoding_hint(encoding, Some(damage.offsets.len())),
+        ));
+    }
+    let replaced = damage.offsets.len();
+    let damaged_lines = lines_at(&text, &damage.offsets);
     if detection == Detection::Guessed
         && let Some((count, offset)) = implausible(&text)
     {
@@ -217,6 +242,7 @@ pub fn decode(
         dropped_controls,
         first_dropped_line,
         replaced,
+        damaged_lines,
     })
 }
 
@@ -231,6 +257,60 @@ fn is_iso_2022_jp(bytes: &[u8]) -> bool {
 /// Whether `needle` occurs in `haystack`.
 fn memmem(haystack: &[u8], needle: &[u8]) -> bool {
     haystack.windows(needle.len()).any(|w| w == needle)
+}
+
+/// Whether a file read as `encoding` may have a few bad byte sequences replaced without
+/// `encoding-errors = "replace"`: the CJK multi-byte encodings, guessed or named (init writes
+/// the guess into metadata.toml, and the build after it must read the file the same way).
+fn damage_tolerated(encoding: &'static Encoding, detection: Detection) -> bool {
+    let cjk = [
+        encoding_rs::GBK,
+        encoding_rs::GB18030,
+        encoding_rs::BIG5,
+        encoding_rs::SHIFT_JIS,
+        encoding_rs::EUC_JP,
+        encoding_rs::EUC_KR,
+    ];
+    matches!(detection, Detection::Guessed | Detection::Forced) && cjk.contains(&encoding)
+}
+
+/// At most one bad sequence in a thousand CJK characters (as [`cjk_despite_damage`] judges),
+/// or one in a shorter CJK text: damage, not the wrong encoding.
+fn few_enough(text: &str, bad: usize) -> bool {
+    let cjk = text
+        .chars()
+        .filter(|c| matches!(c, '\u{3040}'..='\u{30FF}' | '\u{3400}'..='\u{9FFF}' | '\u{AC00}'..='\u{D7AF}'))
+        .count();
+    cjk > 0 && bad * 1000 <= cjk.max(1000)
+}
+
+/// What to do when the bytes are not in the encoding tried (`bad` sequences of them).
+fn wrong_encoding_hint(encoding: &'static Encoding, bad: Option<usize>) -> String {
+    let what = match bad {
+        Some(n) => format!("{n} byte sequences are not valid {}", encoding.name()),
+        None => format!("the bytes here are not valid {}", encoding.name()),
+    };
+    format!(
+        "{what}: the file is in another encoding, or damaged; name its encoding with `encoding = \"...\"` on the file's [[chapters]] entry in metadata.toml (`epubforge init` writes one), or accept the damage (U+FFFD for each bad sequence) with encoding-errors = \"replace\""
+    )
+}
+
+/// The 1-based line of each byte offset of `text` (sorted), counting `\r\n`, `\r` and `\n`
+/// as line ends, as [`normalise`] makes them.
+fn lines_at(text: &str, offsets: &[usize]) -> Vec<usize> {
+    let bytes = text.as_bytes();
+    let (mut line, mut from) = (1, 0);
+    offsets
+        .iter()
+        .map(|&at| {
+            for i in from..at.min(bytes.len()) {
+                let lone_cr = bytes[i] == b'\r' && bytes.get(i + 1) != Some(&b'\n');
+                line += usize::from(bytes[i] == b'\n' || lone_cr);
+            }
+            from = from.max(at);
+            line
+        })
+        .collect()
 }
 
 /// True when the bytes look like UTF-8 with a few damaged sequences rather than another
@@ -258,12 +338,20 @@ fn mostly_utf8(bytes: &[u8]) -> bool {
     valid >= 3 && invalid * 10 <= valid
 }
 
+/// Where [`decode_with`] replaced bad byte sequences.
+struct Damage {
+    /// Byte offset in the decoded text of each U+FFFD put in.
+    offsets: Vec<usize>,
+    /// Byte offset in the body of the first bad sequence (0 when none).
+    first_byte: usize,
+}
+
 fn decode_with(
     encoding: &'static Encoding,
     body: &[u8],
     errors: EncodingErrors,
     body_offset: usize,
-) -> Result<(String, usize), DecodeError> {
+) -> Result<(String, Damage), DecodeError> {
     let mut decoder = encoding.new_decoder_without_bom_handling();
     let mut out = String::with_capacity(
         decoder
@@ -271,7 +359,10 @@ fn decode_with(
             .unwrap_or(body.len() * 3),
     );
     let mut read = 0;
-    let mut replaced = 0;
+    let mut damage = Damage {
+        offsets: Vec::new(),
+        first_byte: 0,
+    };
     loop {
         let (result, n) =
             decoder.decode_to_string_without_replacement(&body[read..], &mut out, true);
@@ -288,15 +379,18 @@ fn decode_with(
                         encoding,
                         &body[..at],
                         body_offset + at,
-                        "the file is not in this encoding; set `encoding = \"...\"` on the chapter entry, or add encoding-errors = \"replace\"",
+                        &wrong_encoding_hint(encoding, None),
                     ));
                 }
+                if damage.offsets.is_empty() {
+                    damage.first_byte = at;
+                }
+                damage.offsets.push(out.len());
                 out.push('\u{FFFD}');
-                replaced += 1;
             }
         }
     }
-    Ok((out, replaced))
+    Ok((out, damage))
 }
 
 fn malformed_at(
@@ -499,6 +593,48 @@ mod tests {
         assert_eq!(d.encoding.name(), "Shift_JIS");
         assert!(d.replaced <= 1, "{}", d.replaced);
         assert!(d.text.starts_with("玄鶴山房"), "{}", d.text);
+    }
+
+    /// A GBK or Big5 download damaged in a few places is read (U+FFFD there) without
+    /// `encoding-errors = "replace"`, and says on which lines; guessed or named the same.
+    #[test]
+    fn a_cjk_download_damaged_in_a_few_places_is_read_with_the_damaged_lines() {
+        let traditional = "魏軍接下來的突圍也在大汗的預料之中，東胡騎兵全部脫掉沉重的鐵甲。\n“四哥。”就在金兀術借酒澆愁的時候。\n";
+        for (enc, sample) in [(encoding_rs::GBK, SAMPLE), (encoding_rs::BIG5, traditional)] {
+            let text = sample.repeat(20);
+            let (para, _, _) = enc.encode(&text);
+            let mut bytes = para.to_vec();
+            for _ in 0..3 {
+                bytes.extend_from_slice(&[0x81, b'\r', b'\n']);
+                bytes.extend_from_slice(&para);
+            }
+            let lines: Vec<usize> = (1..=3).map(|k| 1 + 41 * k - 1).collect();
+            for forced in [None, Some(enc.name())] {
+                let d = decode(&bytes, forced, EncodingErrors::Fail).unwrap();
+                assert_eq!(d.encoding.name(), enc.name(), "{forced:?}");
+                assert_eq!(d.replaced, 3, "{forced:?}");
+                assert_eq!(d.damaged_lines, lines, "{forced:?}");
+                assert_eq!(d.text.matches('\u{FFFD}').count(), 3);
+                let line = d.text.split('\n').nth(lines[0] - 1).unwrap();
+                assert_eq!(line, "\u{FFFD}", "{forced:?}");
+            }
+        }
+    }
+
+    /// Bad sequences everywhere are the wrong encoding, not damage: still an error, and the
+    /// hint says how many and what to do.
+    #[test]
+    fn a_file_damaged_everywhere_in_the_named_encoding_is_an_error() {
+        let (line, _, _) = encoding_rs::GBK.encode(SAMPLE);
+        let bytes = [&line[..], &[0x81, 0x20][..]].concat().repeat(50);
+        let err = decode(&bytes, Some("gbk"), EncodingErrors::Fail).unwrap_err();
+        let hint = err.hint().unwrap();
+        assert!(hint.contains("byte sequences are not valid GBK"), "{hint}");
+        assert!(hint.contains("[[chapters]]"), "{hint}");
+        assert!(
+            matches!(err, DecodeError::Malformed { line: 3, .. }),
+            "{err:?}"
+        );
     }
 
     #[test]

@@ -652,6 +652,77 @@ fn build_of_a_text_file_builds_it_and_save_keeps_what_was_built() {
     assert!(r.stderr.contains("already exists"), "{}", r.stderr);
 }
 
+/// Issue 26 (held-out 鹿鼎记, 飞狐外传, 书剑恩仇录): a GBK or Big5 download with a few
+/// damaged byte sequences failed ("not in this encoding"). It builds, with an `encoding`
+/// warning at each damaged line; `--strict` refuses it.
+#[test]
+fn one_command_builds_a_damaged_gbk_or_big5_download_and_warns_at_each_damaged_line() {
+    for (encoding, chapters) in [
+        (
+            encoding_rs::GBK,
+            ["第一章 开端", "第二章 中途", "第三章 结尾"],
+        ),
+        (
+            encoding_rs::BIG5,
+            ["第一章 開端", "第二章 中途", "第三章 結尾"],
+        ),
+    ] {
+        let f = Fixture::empty();
+        let title = match encoding == encoding_rs::BIG5 {
+            true => "青鋒錄",
+            false => "青锋录",
+        };
+        let mut text = download(title, "林某", chapters);
+        if encoding == encoding_rs::BIG5 {
+            text = traditional(&text);
+        }
+        // A long novel: at most one damaged place per thousand characters is damage.
+        let body = "　　这是正文，写得很长很长，一直写到这一行的末尾才停下来。\n".repeat(120);
+        let body = if encoding == encoding_rs::BIG5 {
+            traditional(&body)
+        } else {
+            body
+        };
+        let text = text.replace("\n第二章", &format!("\n{body}第二章"));
+        let (good, _, unmappable) = encoding.encode(&text);
+        assert!(!unmappable);
+        // Two damaged places: a lead byte cut off before the line end.
+        let mut bytes = Vec::new();
+        let mut damaged = Vec::new();
+        for (n, line) in good.split(|&b| b == b'\n').enumerate() {
+            bytes.extend_from_slice(line);
+            if n == 9 || n == 30 {
+                bytes.push(0x81);
+                damaged.push(n + 1);
+            }
+            bytes.push(b'\n');
+        }
+        bytes.pop();
+        f.write("小说.txt", &bytes);
+        let r = common::run(
+            common::epubforge()
+                .arg("小说.txt")
+                .current_dir(f.dir.path()),
+        );
+        assert!(r.ok, "{}: {}", encoding.name(), r.stderr);
+        for line in &damaged {
+            let at = format!(
+                "小说.txt:{line}: 1 damaged byte sequence(s), not valid {}",
+                encoding.name()
+            );
+            assert!(r.stderr.contains(&at), "{at} not in {}", r.stderr);
+        }
+        assert_valid(&f.path("小说.epub"));
+        let r = common::run(
+            common::epubforge()
+                .args(["小说.txt", "--strict", "-o", "strict.epub"])
+                .current_dir(f.dir.path()),
+        );
+        assert!(!r.ok, "{}", r.stderr);
+        assert!(!f.path("strict.epub").exists());
+    }
+}
+
 #[test]
 fn one_command_takes_a_folder_of_chapters_and_the_build_options() {
     let f = Fixture::empty();

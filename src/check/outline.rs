@@ -189,11 +189,28 @@ fn interleaving(path: &Path, headings: &[Numbered<'_>]) -> Option<Diagnostic> {
 
 /// The heading-like lines the split of a text file left out ([`Skipped`]), each at its line
 /// with the reason in words: the first [`UNTAKEN_SHOWN`], then a count by reason. A site's
-/// page markers are left out of the list: the split's `page-markers` warning counts them.
+/// page markers are left out of the list: the split's `page-markers` warning counts them; the
+/// page headings of chapters cut into pages are counted in one warning.
 pub(super) fn untaken_headings(path: &Path, skipped: &[Skipped], report: &mut CheckReport) {
     let listed: Vec<&Skipped> = (skipped.iter())
-        .filter(|s| s.why != SkipReason::PageMarker)
+        .filter(|s| !matches!(s.why, SkipReason::PageMarker | SkipReason::PagePiece))
         .collect();
+    let pages: Vec<&Skipped> = (skipped.iter())
+        .filter(|s| s.why == SkipReason::PagePiece)
+        .collect();
+    if let Some(first) = pages.first() {
+        let message = format!(
+            "{} heading(s) such as \"{}\" head later pages of a chapter a site cut into pages: joined into their chapters, the lines kept as text",
+            pages.len(),
+            shorten(&first.text, 40)
+        );
+        report.push(
+            Diagnostic::warning(Code::HeadingNotTaken, message)
+                .at(path)
+                .line(Some(first.line))
+                .hint(reason(SkipReason::PagePiece).1),
+        );
+    }
     for s in listed.iter().take(UNTAKEN_SHOWN) {
         let (why, hint) = reason(s.why);
         let message = format!(
@@ -244,6 +261,10 @@ fn reason(why: SkipReason) -> (&'static str, &'static str) {
             "it repeats the heading a few lines below, which starts the chapter; it stays text",
             "remove the repeated line if it is a site's page header",
         ),
+        SkipReason::PagePiece => (
+            "it heads a later page of the chapter before it (a site cut the chapter into pages), so it stays text in that chapter",
+            "remove the page headings with a cleanup rule if you do not want them in the text",
+        ),
         SkipReason::Decorated => (
             "it is set in decoration, so it stays text in the chapter before it",
             "if it is a heading, write it as the other headings are written, or give `split` a regex that matches it",
@@ -265,6 +286,7 @@ fn reason_name(why: SkipReason) -> &'static str {
         SkipReason::ContentsList => "contents-list entries",
         SkipReason::PageMarker => "page markers",
         SkipReason::Repeated => "repeated headings",
+        SkipReason::PagePiece => "page headings of a chapter",
         SkipReason::Decorated => "decorated",
         SkipReason::UnreadableNumber => "unreadable numbers",
         SkipReason::PatternMissed => "missed by the pattern",

@@ -774,14 +774,38 @@ fn decode_warnings(path: &Path, decoded: &Decoded, kind: SourceKind) -> Vec<Diag
                 .line(nul_line),
         );
     }
-    if decoded.replaced > 0 {
-        let message = format!(
-            "replaced {} invalid byte sequence(s) with U+FFFD (encoding-errors = \"replace\")",
-            decoded.replaced
-        );
-        warnings.push(Diagnostic::warning(Code::Encoding, message).at(path));
-    }
+    warnings.extend(damage_warnings(path, decoded));
     warnings
+}
+
+/// Most damaged places warned about one by one in a file; the rest are counted in the last.
+const MAX_DAMAGE_WARNINGS: usize = 20;
+
+/// One `encoding` warning at each line where bad bytes became U+FFFD (a line once): the
+/// build goes on, `--strict` stops it.
+fn damage_warnings(path: &Path, decoded: &Decoded) -> Vec<Diagnostic> {
+    let mut lines = decoded.damaged_lines.clone();
+    lines.dedup();
+    let encoding = decoded.encoding.name();
+    let shown = lines.len().min(MAX_DAMAGE_WARNINGS);
+    lines
+        .iter()
+        .take(shown)
+        .enumerate()
+        .map(|(k, &line)| {
+            let here = decoded.damaged_lines.iter().filter(|&&l| l == line).count();
+            let mut message =
+                format!("{here} damaged byte sequence(s), not valid {encoding}, read as U+FFFD");
+            if k + 1 == shown && lines.len() > shown {
+                let more = lines.len() - shown;
+                message.push_str(&format!(" ({more} more line(s) like it in this file)"));
+            }
+            Diagnostic::warning(Code::Encoding, message)
+                .at(path)
+                .line(Some(line))
+                .hint("find an undamaged copy, or mend the character by hand; `--strict` stops the build here")
+        })
+        .collect()
 }
 
 /// A file split at its headings into chapters (and volumes), with the line each starts at:

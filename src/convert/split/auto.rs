@@ -198,7 +198,8 @@ pub(super) fn bare_numbered(line: &str) -> Option<Found> {
 }
 
 /// `十一 聚气`, `三、风起`: a Chinese number of at most [`MAX_BARE_CHINESE_CHARS`] characters,
-/// white space or `、`, and a short title that does not read like a sentence.
+/// white space or `、`, and a short title that does not read like a sentence; or the number
+/// alone (`十一`).
 fn bare_chinese(line: &str) -> Option<Found> {
     let (readings, repaired, end) = leading_number(line)?;
     let number = line.get(..end)?;
@@ -206,7 +207,16 @@ fn bare_chinese(line: &str) -> Option<Found> {
         return None;
     }
     let rest = line.get(end..)?;
-    let sep = rest.chars().next()?;
+    let Some(sep) = rest.chars().next() else {
+        // A numeral alone on its line (`一`, `二十三`, as 雪山飞狐 heads its chapters).
+        return Some(Found {
+            kind: HeadingKind::Chapter,
+            title: line.to_string(),
+            number: Some(readings.0),
+            other: readings.1,
+            repaired: false,
+        });
+    };
     if sep != '、' && !is_space(sep) {
         return None;
     }
@@ -685,11 +695,20 @@ fn title_reads_as_title(title: &str, glued: bool) -> bool {
             // `第一回合` is a round of a fight, not chapter 1 titled 合.
             '合',
         ]);
-        if has_comma || ends_sentence || continues_sentence {
+        // `第五回完`, `第五回完 Typed by …`: the end of a chapter, not a chapter titled 完.
+        let ends_chapter = title
+            .strip_prefix(['完', '终', '終'])
+            .is_some_and(|rest| !rest.starts_with(|c: char| is_han(c)));
+        if has_comma || ends_sentence || continues_sentence || ends_chapter {
             return false;
         }
     }
     !(ends_sentence && (has_comma || width(title) > MAX_EXCLAIMED_TITLE_WIDTH))
+}
+
+/// A CJK ideograph.
+fn is_han(c: char) -> bool {
+    matches!(c, '\u{3400}'..='\u{9FFF}' | '\u{F900}'..='\u{FAFF}' | '\u{20000}'..='\u{3FFFF}')
 }
 
 /// `第` + number + unit at the start of `text`.

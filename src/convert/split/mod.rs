@@ -19,7 +19,8 @@
 //!
 //! What a heading is, is decided by the whole file, not line by line (the `structure`
 //! submodule): a contents list at the top is front matter whatever its numerals; a site's page
-//! markers (`第1节` mixed with the `第一回` chapters) are text; a label before every heading
+//! markers (`第1节` mixed with the `第一回` chapters) are text; the pages a site cut a chapter
+//! into (`第一回 天涯思君不可忘(1)`, `(2)`…) are one chapter (the `pages` submodule); a label before every heading
 //! (`警世通言第一卷`) or a `第` left out (`二回　…`) is read when it recurs in sequence; a book
 //! whose only headings are volumes or stories (`卷一`, `第一卷　俞伯牙…`) has them as
 //! chapters. A book's volumes are decided the same way (the `volumes` submodule): a volume
@@ -32,6 +33,7 @@ mod japanese;
 mod label;
 mod missed;
 mod numerals;
+mod pages;
 mod structure;
 mod volumes;
 
@@ -146,6 +148,9 @@ pub(crate) enum SkipReason {
     /// A heading repeated a few short lines below itself (a site's page header between the
     /// two): the second one starts the chapter.
     Repeated,
+    /// A later page of a chapter a site cut into pages (`第一回 天涯思君不可忘(2)` after
+    /// `(1)`): the chapter's text goes on, so the line stays text in it.
+    PagePiece,
     /// A heading inside decoration (`===第一章===`, `【第一章】`, `[0001] 标题`): text, as
     /// decorated lines are often emphasis inside a chapter; fix the source if it is a heading.
     Decorated,
@@ -207,6 +212,7 @@ pub fn split_traced(lines: &[&str], mode: &SplitMode, at: &dyn Fn(usize) -> usiz
         structure::drop_numbered_contents(&mut found, lines, &mut skipped);
     }
     structure::drop_listed_volumes(&mut found, lines, &mut skipped);
+    pages::join_pages(&mut found, lines, &mut skipped);
     if auto {
         structure::drop_repeated(&mut found, lines, &mut skipped);
         warnings.extend(structure::drop_page_markers(
@@ -484,13 +490,15 @@ const BARE_MIN: usize = 3;
 /// Fewest non-blank lines under each bare-numbered heading but the last: a numbered list has
 /// its items on consecutive lines, a chapter has text.
 const BARE_BODY_LINES: usize = 3;
-/// ... or this many characters: a section of one long paragraph, as Japanese essays write one
-/// line per paragraph (芥川's 文芸的な、余りに文芸的な), where a list item is short.
+/// Or fewest characters under it: a story set as one or two long paragraphs (三十三剑客图's
+/// `一 赵处女`), or a section of one long paragraph, as Japanese essays write one line per
+/// paragraph (芥川's 文芸的な、余りに文芸的な), is text too, where a list item is a line.
 const BARE_BODY_CHARS: usize = 200;
 
 /// Whether the bare-numbered lines of a file without other chapter headings are its chapters:
 /// at least [`BARE_MIN`], numbered from 0 or 1 and going up by one (a slip or two allowed), each
-/// with at least [`BARE_BODY_LINES`] lines of text under it before the next.
+/// with text under it before the next, nine in ten at least [`BARE_BODY_LINES`] lines or
+/// [`BARE_BODY_CHARS`] characters of it.
 fn bare_chapters(bare: &[HeadingLine], lines: &[&str]) -> bool {
     // A heading set two or three times over with nothing between (Jin Yong's downloads repeat
     // `二十 悄立雁门…`) counts once here; the repeats are dropped later.
@@ -518,21 +526,23 @@ fn bare_chapters(bare: &[HeadingLine], lines: &[&str]) -> bool {
     let starts = numbers.first().is_some_and(|&n| n <= 1);
     let steps = numbers.windows(2).filter(|w| w[1] == w[0] + 1).count();
     let in_order = steps * 10 >= (numbers.len() - 1) * 9;
-    // Nine in ten headings but the last have text under them (an essay's section may be
-    // one short paragraph); a numbered list has none.
-    let gaps = bare.len() - 1;
-    let with_text = bare
+    // Every heading has text under it, and nine in ten have a chapter's worth (a short
+    // story of one line among long ones, as 三十三剑客图's `二十一 寺行者`, is one too).
+    let bodies: Vec<(usize, usize)> = bare
         .windows(2)
-        .filter(|w| {
+        .map(|w| {
             let body = lines[w[0].index + 1..w[1].index]
                 .iter()
                 .map(|l| auto::trim_line(l))
                 .filter(|l| !l.is_empty());
-            let (count, chars) = body.fold((0, 0), |(n, c), l| (n + 1, c + l.chars().count()));
-            count >= BARE_BODY_LINES || chars >= BARE_BODY_CHARS
+            body.fold((0, 0), |(n, chars), l| (n + 1, chars + l.chars().count()))
         })
+        .collect();
+    let long = bodies
+        .iter()
+        .filter(|&&(n, chars)| n >= BARE_BODY_LINES || chars >= BARE_BODY_CHARS)
         .count();
-    let texted = with_text * 10 >= gaps * 9;
+    let texted = bodies.iter().all(|&(n, _)| n > 0) && long * 10 >= bodies.len() * 9;
     starts && in_order && texted
 }
 

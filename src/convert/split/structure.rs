@@ -45,7 +45,7 @@ const REPEAT_LINES: usize = 12;
 const REPEAT_CHARS: usize = 600;
 
 /// The line-by-line result with the lines at `drop` taken out, each recorded in `skipped`.
-fn remove(
+pub(super) fn remove(
     found: &mut Vec<HeadingLine>,
     drop: &[bool],
     lines: &[&str],
@@ -273,8 +273,8 @@ pub(super) fn drop_numbered_contents(
         }
         let j = (i..n).find(|&k| !thin[k]).unwrap_or(n);
         match list_end(i, j, &numbers, &next) {
-            Some(end) => {
-                drop[i..end].fill(true);
+            Some((start, end)) => {
+                drop[start..end].fill(true);
                 i = end;
             }
             None => i = j,
@@ -291,16 +291,34 @@ fn kind_slot(kind: HeadingKind) -> usize {
     }
 }
 
-/// Where the contents list made of the thin headings `i..j` ends (the list may take heading
-/// `j` too), or None when the headings after it do not start over.
+/// Where the contents list made of the thin headings `i..j` starts (a volume heading before
+/// a list of chapters is not in it) and ends (the list may take heading `j` too), or None
+/// when the headings after it do not start over.
 fn list_end(
     i: usize,
     j: usize,
     numbers: &[Option<(HeadingKind, u64)>],
     next: &[[usize; 2]],
-) -> Option<usize> {
+) -> Option<(usize, usize)> {
     let n = numbers.len();
-    let (kind, first) = numbers[i..j].iter().flatten().next().copied()?;
+    // The list's kind is the one most of its entries have: a volume's own contents list
+    // starts with the volume heading (`第二卷`, then `第七回`… listed).
+    let listed_kind = |kind| {
+        numbers[i..j]
+            .iter()
+            .flatten()
+            .filter(|e| e.0 == kind)
+            .count()
+    };
+    let kind = match listed_kind(HeadingKind::Chapter) >= listed_kind(HeadingKind::Volume) {
+        true => HeadingKind::Chapter,
+        false => HeadingKind::Volume,
+    };
+    let start = i + numbers[i..j]
+        .iter()
+        .position(|e| e.is_some_and(|e| e.0 == kind))?;
+    let first = numbers[start]?.1;
+    let i = start;
     let slot = kind_slot(kind);
     for end in [j, j + 1] {
         if end > n || end - i < CONTENTS_MIN {
@@ -316,7 +334,7 @@ fn list_end(
         }
         let starts_over = after.first().is_some_and(|&restart| restart <= first);
         if listed >= CONTENTS_MIN && after.len() >= CONTENTS_MIN && starts_over {
-            return Some(end);
+            return Some((start, end));
         }
     }
     None

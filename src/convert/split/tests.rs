@@ -1425,3 +1425,150 @@ fn lines_a_pattern_missed_that_look_like_its_headings_are_listed() {
         ]
     );
 }
+
+/// Issue 26 (held-out 倚天屠龙记, 神雕侠侣 downloads): a site cut each chapter into pages,
+/// each headed `第一回 天涯思君不可忘(1)`, `(2)`…: 295 entries and 254 numbering warnings. The
+/// pages of a chapter are one chapter, its heading the first page's.
+#[test]
+fn the_pages_a_site_cut_a_chapter_into_are_one_chapter() {
+    let pages = [3, 1, 4, 2, 5, 1, 3, 2];
+    for paren in [["(", ")"], ["（", "）"]] {
+        let mut text = String::from("\n");
+        let (mut chapters, mut pieces) = (Vec::new(), Vec::new());
+        for (k, &n) in pages.iter().enumerate() {
+            for page in 1..=n {
+                let at = text.lines().count() + 1;
+                if page == 1 {
+                    chapters.push(at);
+                } else {
+                    pieces.push(at);
+                }
+                // A one-page chapter has no page number, as the downloads write it.
+                let mark = match n {
+                    1 => String::new(),
+                    _ => format!("{}{page}{}", paren[0], paren[1]),
+                };
+                let title = format!("第{}回 某某某某{}", chinese(k + 1), chinese(k + 1));
+                text.push_str(&format!(
+                    "{title}{mark}\n\n\n　　{LONG}\n\n　　又一段。\n\n"
+                ));
+            }
+        }
+        let lines: Vec<&str> = text.lines().collect();
+        let found = split(&lines, &SplitMode::Auto);
+        assert_eq!(chapter_lines(&found), chapters, "{paren:?}");
+        assert!(found.warnings.is_empty(), "{:?}", found.warnings);
+        let titles: Vec<&str> = headings(&found).iter().map(|h| h.1).collect();
+        assert_eq!(
+            titles[0],
+            format!("第一回 某某某某一{}1{}", paren[0], paren[1])
+        );
+        assert_eq!(titles.len(), pages.len());
+        let skipped: Vec<usize> = found.skipped.iter().map(|s| s.line).collect();
+        assert_eq!(skipped, pieces);
+        assert!(found.skipped.iter().all(|s| s.why == SkipReason::PagePiece));
+        assert_covers_every_line_once(&lines, &found);
+    }
+}
+
+/// Chapters whose titles end in a number in brackets that is not a page (`决战(1)` then
+/// `决战(2)` as chapters 10 and 11, or a page that does not follow on) stay chapters.
+#[test]
+fn numbered_titles_that_are_not_pages_of_one_chapter_stay_chapters() {
+    let (text, at) = book(6, |k| match k {
+        1 | 2 => format!("第{}章 决战({k})", chinese(k)),
+        3 | 4 => format!("第三章 重逢({})", [1, 3][k - 3]),
+        _ => format!("第{}章 归去", chinese(k - 1)),
+    });
+    let lines: Vec<&str> = text.lines().collect();
+    let found = split(&lines, &SplitMode::Auto);
+    assert_eq!(chapter_lines(&found), at);
+}
+
+/// Issue 26 (held-out 七劍十三俠, 西遊記): each volume opens with the contents of its own
+/// chapters, headings with nothing under them, before the chapters themselves. The lists
+/// are front matter of the volume, not empty chapters; written like the chapters or not.
+#[test]
+fn a_contents_list_inside_each_volume_is_not_chapters() {
+    let listed: [fn(usize) -> String; 3] = [
+        |k| format!("第{}回　某某某{}　某某某某", chinese(k), chinese(k)),
+        |k| format!("第{k:03}回　某某某{}　某某某某", chinese(k)),
+        |k| format!("第 {} 回", chinese(k)),
+    ];
+    for list in listed {
+        let mut text = String::from("七劍十三俠\n\n");
+        let mut chapters = Vec::new();
+        for v in 0..3 {
+            text.push_str(&format!("第{}卷\n\n", chinese(v + 1)));
+            for k in v * 6 + 1..=v * 6 + 6 {
+                text.push_str(&format!("{}\n", list(k)));
+            }
+            text.push('\n');
+            for k in v * 6 + 1..=v * 6 + 6 {
+                chapters.push(text.lines().count() + 1);
+                let heading = format!("第{}回　某某某{}　某某某某", chinese(k), chinese(k));
+                text.push_str(&format!("{heading}\n\n　　{LONG}\n\n　　又一段。\n\n"));
+            }
+        }
+        let lines: Vec<&str> = text.lines().collect();
+        let found = split(&lines, &SplitMode::Auto);
+        assert_eq!(chapter_lines(&found), chapters, "{}", list(1));
+        let volumes = headings(&found)
+            .iter()
+            .filter(|h| h.0 == HeadingKind::Volume)
+            .count();
+        assert_eq!(volumes, 3, "{}", list(1));
+        let listed = found.skipped.iter();
+        assert_eq!(
+            listed.filter(|s| s.why == SkipReason::ContentsList).count(),
+            18
+        );
+        assert_covers_every_line_once(&lines, &found);
+    }
+}
+
+/// Issue 26 (held-out 雪山飞狐, 三十三剑客图): a Chinese numeral alone on its line heads each
+/// chapter; a story of one or two long paragraphs is a chapter too.
+#[test]
+fn lone_chinese_numerals_and_one_paragraph_stories_are_chapters() {
+    let (text, at) = book(12, |k| format!("　　{}", chinese(k)));
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(chapter_lines(&split(&lines, &SplitMode::Auto)), at);
+    let mut text = String::from("三十三剑客图\n\n");
+    let mut at = Vec::new();
+    for k in 1..=12 {
+        at.push(text.lines().count() + 1);
+        text.push_str(&format!(
+            "　　{}　某某\n\n　　{}\n\n",
+            chinese(k),
+            LONG.repeat(4)
+        ));
+    }
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(chapter_lines(&split(&lines, &SplitMode::Auto)), at);
+    // A numbered list of one-line items stays text.
+    let list: Vec<String> = (1..=6).map(|k| format!("{}、某某", chinese(k))).collect();
+    let lines: Vec<&str> = list.iter().map(String::as_str).collect();
+    assert!(chapter_lines(&split(&lines, &SplitMode::Auto)).is_empty());
+}
+
+/// Issue 26 (held-out 封神演義, 100 回): a title glued to `回` with no separator is read
+/// whatever word it starts with.
+#[test]
+fn glued_titles_after_hui_are_headings() {
+    let titles = [
+        "周武王鹿臺散財",
+        "子牙大會眾將",
+        "紂王無道造炮烙",
+        "武王白魚躍龍舟",
+    ];
+    let (text, at) = book(100, |k| format!("第{}回{}", chinese(k), titles[k % 4]));
+    let lines: Vec<&str> = text.lines().collect();
+    let found = split(&lines, &SplitMode::Auto);
+    assert_eq!(chapter_lines(&found), at);
+    // The end of a chapter marked after it (鹿鼎记: `第五回完   Typed by …`) is no heading.
+    for end in ["第五回完", "第五回完   Typed by Bai Li", "第五回终）"] {
+        assert!(auto::detect(end).is_empty(), "{end}");
+    }
+    assert!(!auto::detect("第五回完璧归赵").is_empty());
+}
