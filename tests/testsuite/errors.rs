@@ -1,7 +1,7 @@
 //! Bad input: each gets a one-screen message naming the file (and line and column where there
 //! is one), a non-zero exit, and never a damaged EPUB in place of a good one.
 
-mod common;
+use crate::common;
 
 use common::Fixture;
 

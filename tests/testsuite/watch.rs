@@ -5,7 +5,7 @@
 //! The test waits for the lines watch prints, never for the EPUB alone: the EPUB is replaced
 //! before the status line is printed, and a test that looked at the file first raced the log.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::{Child, Command, Stdio};

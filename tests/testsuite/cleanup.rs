@@ -2,7 +2,7 @@
 //! on a downloaded novel, conversion, typography, what must never be touched, `check`'s dry
 //! run, and the build cache.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

@@ -2,7 +2,7 @@
 //! the downloaded-novel fixture, read through the build's own decoding, and `[check] ignore`
 //! with the report of entries that suppress nothing.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

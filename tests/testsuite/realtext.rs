@@ -3,7 +3,7 @@
 //! Gutenberg texts, 三国演义 and 水浒传 downloads, an mdBook book). The real books are not in
 //! the repository; these fixtures copy their structure, not their text.
 
-mod common;
+use crate::common;
 
 use common::{Fixture, assert_valid, epubforge, paragraphs, run, spine, text};
 

@@ -3,8 +3,7 @@
 //! a valid EPUB or a clear error naming the file: never a panic, an abort, a hang, unbounded
 //! memory, or a read or write outside the project folder.
 
-#[path = "../common/mod.rs"]
-mod common;
+use crate::common;
 
 mod boundary;
 mod budgets;

@@ -2,7 +2,7 @@
 //! `.txt` chapter becomes a figure with the image carried into the book, through the same
 //! containment check and image readers as a Markdown chapter's images.
 
-mod common;
+use crate::common;
 
 use common::{Fixture, assert_valid, names, text};
 

@@ -1,6 +1,6 @@
 //! What users really have: other encodings, whole novels in one file, Markdown and HTML.
 
-mod common;
+use crate::common;
 
 use common::{Fixture, assert_valid, paragraphs, spine, text};
 

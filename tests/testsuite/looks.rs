@@ -1,7 +1,7 @@
 //! How the book looks, end to end: themes and settings, vertical writing, generated pages,
 //! chapter splitting, embedded fonts, generated covers, accessibility metadata and EPUB 2.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

@@ -1,6 +1,6 @@
 //! The author tools through the real binary: init, check, inspect, diagnostics, completions, man.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::Command;

@@ -55,7 +55,7 @@ impl Nest {
 
 /// Runs `cmd` to its end under the [`HANG`] guard.
 fn run_within(cmd: &mut Command) -> Run {
-    crate::finishes_within(cmd, HANG, "the command")
+    super::finishes_within(cmd, HANG, "the command")
 }
 
 fn build(project: &Path, extra: &[&dyn AsRef<std::ffi::OsStr>]) -> Run {
@@ -180,7 +180,7 @@ fn images_outside_the_project_are_refused_before_they_are_opened() {
     n.link(n.path("secret.png"), "book/img.png");
     n.write("book/ch/2.md", "# Two\n\nText.\n");
     // `/dev/zero` is a path from a web site's root, not a file here: removed with a warning
-    // like a remote image and never read (tests/hostile/media.rs).
+    // like a remote image and never read (tests/testsuite/hostile/media.rs).
     for image in ["../../pipe.png", "../img.png", "../../secret.png"] {
         n.write("book/ch/1.md", format!("# One\n\n![x]({image})\n"));
         let out = n.path("book/out.epub");

@@ -2,7 +2,7 @@
 //! a rebuild after an edit is byte-identical to a clean build, an unchanged book is not rebuilt, a damaged or stale cache means a clean
 //! build, and a batch rebuilds only the book that changed.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

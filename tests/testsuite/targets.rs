@@ -2,7 +2,7 @@
 //! incrementally on its own; the kepub spans every sentence, the Kindle EPUB converts to AZW3
 //! when calibre is installed, the Apple EPUB asks for the embedded fonts.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};

@@ -1,6 +1,6 @@
 //! The core pipeline, end to end: the sample book and fixture books through the real binary.
 
-mod common;
+use crate::common;
 
 use common::{Fixture, assert_valid, paragraphs, spine, text};
 

@@ -13,8 +13,7 @@
 mod cases;
 mod normalize;
 
-#[path = "../common/mod.rs"]
-mod common;
+use crate::common;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};

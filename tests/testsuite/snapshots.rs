@@ -1,9 +1,9 @@
 //! Snapshots of the sample book's package document, navigation document, NCX and first
 //! chapter, built with `SOURCE_DATE_EPOCH` fixed: any change to the bytes the build writes
-//! shows as a diff (`cargo insta review`, or `INSTA_UPDATE=always cargo test --test snapshots`
+//! shows as a diff (`cargo insta review`, or `INSTA_UPDATE=always cargo test --test testsuite snapshots`
 //! once the change is intended).
 
-mod common;
+use crate::common;
 
 use common::{Fixture, run, text};
 

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use crate::bounded;
+use super::bounded;
 use crate::common::{Fixture, entries, epubforge, spine};
 
 /// 100 000 lines, each a volume heading and nothing else.

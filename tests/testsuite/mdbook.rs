@@ -3,7 +3,7 @@
 //! reading `book.toml`. Small books written here imitate Comprehensive Rust and the Rust
 //! book; each is built and checked with EPUBCheck.
 
-mod common;
+use crate::common;
 
 use common::{Fixture, assert_valid, epubforge, names, run, text};
 

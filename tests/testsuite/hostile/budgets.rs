@@ -2,12 +2,12 @@
 //! minutes or abort out of memory. Each test builds one such project and asserts that the
 //! build ends, with a clear message naming the file, the directive or rule and the budget
 //! where a budget is what stops it, and never with an abort. The time limit is a hang guard,
-//! far above what the fixed code takes; memory is held to 200 MB ([`crate::bounded`]), and
+//! far above what the fixed code takes; memory is held to 200 MB ([`super::bounded`]), and
 //! `tools/stress.sh` measures both on a release build.
 
 use std::time::Duration;
 
-use crate::bounded;
+use super::bounded;
 use crate::common::{Fixture, Run, epubforge};
 
 const BOOK: &str = "[book]\ntitle = \"T\"\nauthors = [\"A\"]\nlanguage = \"en\"\n";

@@ -1,7 +1,7 @@
 //! Hostile and extreme input: signals mid-build, concurrent builds, empty chapters, deep HTML,
 //! zip bombs. Each must end in a build or a clear error, never a panic or a broken file.
 
-mod common;
+use crate::common;
 
 use std::io::Write;
 use std::path::Path;
@@ -170,7 +170,7 @@ fn zero_byte_chapter_builds_with_a_warning() {
 
 #[test]
 fn deeply_nested_html_converts_without_overflowing_the_stack() {
-    // 100 000 levels, and the time they take, are tests/hostile/markup.rs's business.
+    // 100 000 levels, and the time they take, are tests/testsuite/hostile/markup.rs's business.
     let depth = 5_000;
     let f = Fixture::empty();
     f.write(

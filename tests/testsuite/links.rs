@@ -1,7 +1,7 @@
 //! Links between and inside chapters, after every way a chapter is cut (issue 15 item 2),
 //! heading levels and the table of contents (item 3), built and checked with EPUBCheck.
 
-mod common;
+use crate::common;
 
 use common::{Fixture, assert_valid, names, text};
 

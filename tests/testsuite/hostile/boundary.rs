@@ -55,7 +55,7 @@ fn run(args: &[&dyn AsRef<std::ffi::OsStr>]) -> common::Run {
     for a in args {
         cmd.arg(a);
     }
-    crate::finishes_within(&mut cmd, HANG, "the command")
+    super::finishes_within(&mut cmd, HANG, "the command")
 }
 
 const METADATA: &str = "[book]\ntitle = \"T\"\nauthors = [\"A\"]\nlanguage = \"en\"\n\n[[chapters]]\nfile = \"ch/1.txt\"\n";

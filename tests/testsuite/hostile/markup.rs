@@ -6,8 +6,8 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::common::{Fixture, assert_valid, entries, epubforge};
-use crate::process::{is_running, wait_until};
-use crate::{bounded, finishes_within};
+use super::process::{is_running, wait_until};
+use super::{bounded, finishes_within};
 
 /// A valid EPUB 3 of `docs` one-paragraph documents, each a manifest item and a spine item,
 /// written with stored (uncompressed) entries so that it is quick to make.
