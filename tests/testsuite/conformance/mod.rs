@@ -223,8 +223,8 @@ fn placeholder_images(project: &Path, expected: &str) {
     }
 }
 
-/// EPUBCheck on every book at once (one JVM each, in parallel): suite name to the ids of the
-/// cases whose documents it reported. Empty when EPUBCheck is not installed (outside CI).
+/// EPUBCheck on every book (in the suite's shared JVM, see `common::batch`): suite name to the
+/// ids of the cases whose documents it reported. Empty when EPUBCheck is not installed (outside CI).
 fn epubcheck_all(built: &[Built<'_>]) -> BTreeMap<&'static str, BTreeSet<String>> {
     // SUITES_EPUBCHECK=0 skips it while working on the normalisation (never under CI).
     let skip = std::env::var("SUITES_EPUBCHECK").is_ok_and(|v| v == "0")
@@ -234,13 +234,10 @@ fn epubcheck_all(built: &[Built<'_>]) -> BTreeMap<&'static str, BTreeSet<String>
         eprintln!("note: EPUBCheck not installed; the suites were built but not checked");
         return BTreeMap::new();
     };
-    let reports: Vec<_> = std::thread::scope(|scope| {
-        let handles: Vec<_> = built
-            .iter()
-            .map(|b| scope.spawn(|| checker.run(&b.epub).expect("EPUBCheck runs")))
-            .collect();
-        handles.into_iter().map(|h| h.join().unwrap()).collect()
-    });
+    let reports: Vec<_> = built
+        .iter()
+        .map(|b| common::batch::check(&checker, &b.epub))
+        .collect();
     let mut out = BTreeMap::new();
     for (b, report) in built.iter().zip(reports) {
         let mut bad = BTreeSet::new();

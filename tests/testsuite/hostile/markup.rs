@@ -5,9 +5,9 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::common::{Fixture, assert_valid, entries, epubforge};
 use super::process::{is_running, wait_until};
 use super::{bounded, finishes_within};
+use crate::common::{Fixture, assert_valid, entries, epubforge};
 
 /// A valid EPUB 3 of `docs` one-paragraph documents, each a manifest item and a spine item,
 /// written with stored (uncompressed) entries so that it is quick to make.
