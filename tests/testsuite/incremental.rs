@@ -837,6 +837,31 @@ fn a_quick_no_op_still_sees_every_change_that_matters() {
 }
 
 #[test]
+fn the_first_no_op_after_an_edit_is_quick() {
+    let book = listed_sample();
+    let p = book.path();
+    let out = p.join("out/book.epub");
+    build(p, &out, &[]);
+    // Until the new project's folders are old enough to trust, as a project's usually are.
+    until_quick(p, &[&"-o", &out]);
+    append(&first_chapter(p), "新的一段。\n");
+    let edited = build(p, &out, &["-v"]);
+    assert!(!edited.stderr.contains("up to date"), "{}", edited.stderr);
+    // The edited chapter's stamp is too close to that build's start to trust: the quick check
+    // reads that one file again instead of sending the no-op to the full check.
+    let r = build(p, &out, &["-v"]);
+    assert!(
+        r.stderr.contains("up to date") && r.stderr.contains("quick check"),
+        "{}",
+        r.stderr
+    );
+    // Another edit is still seen.
+    append(&first_chapter(p), "又一段。\n");
+    let r = build(p, &out, &["-v"]);
+    assert!(!r.stderr.contains("up to date"), "{}", r.stderr);
+}
+
+#[test]
 fn a_quick_no_op_finds_the_default_output_and_its_new_cover() {
     let book = listed_sample();
     let p = book.path();
