@@ -140,7 +140,7 @@ pub(crate) fn up_to_date(
         && quick.chapters().len() == head.sources.len()
         && quick.holds(head.started)
         && racy_files_hold(&record, &output);
-    trusted.then(|| (output, record.head))
+    trusted.then_some((output, record.head))
 }
 
 /// Whether the inputs changed too close to the recorded build to trust their stamps (a chapter
