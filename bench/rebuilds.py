@@ -7,12 +7,13 @@ Each round, for each binary in turn: waits until the edited file is old enough t
 binary's next no-op finds every stamp trusted (see incremental::RACY_SECS) and runs one untimed
 no-op, so that no timed run starts on a machine idle for seconds; then times one clean build
 (`--force`), QUICK no-op rebuilds, and QUICK rebuilds each after appending a paragraph to
-EDITED_FILE. The figures of every binary come from the same stretch of time, so a neighbour
+EDITED_FILE, each followed at once by the first no-op after that edit (the edited file's stamp
+is then too new to trust: see incremental::quick). The figures of every binary come from the same stretch of time, so a neighbour
 loading this shared machine for a while moves them together instead of skewing their ratios;
 two binaries (the current one and a baseline) are compared fairly in one run.
 
 Prints one line per binary, in the order given: "CLEAN CLEAN_PEAK_KB NOOP NOOP_PEAK_KB EDIT
-EDIT_PEAK_KB": medians in seconds, and the largest peak RSS of each kind's runs (each run's
+EDIT_PEAK_KB AFTER AFTER_PEAK_KB" (AFTER: the first no-op after an edit): medians in seconds, and the largest peak RSS of each kind's runs (each run's
 own: see measure.run).
 """
 import os
@@ -23,7 +24,7 @@ import time
 from measure import run
 
 RACY_SECS = 2
-KINDS = ("clean", "noop", "edit")
+KINDS = ("clean", "noop", "edit", "after")
 
 
 def main():
@@ -52,6 +53,7 @@ def main():
                 with open(edited, "a", encoding="utf-8") as f:
                     f.write(f"\u3000\u3000第{edits}次修改的一段。\n")
                 record(b, "edit", build)
+                record(b, "after", build)
     for b, (binary, _) in enumerate(binaries):
         if os.environ.get("BENCH_VERBOSE"):
             for kind, values in times[b].items():

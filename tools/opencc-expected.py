@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes what OpenCC 1.4.2 makes of two books, for tests/cleanup.rs (issue 16, Must show 1):
+"""Writes what OpenCC 1.4.2 makes of two books, for tests/testsuite/cleanup.rs (issue 16, Must show 1):
 
 - tests/fixtures/opencc/sample-s2tw.txt: the sample book (seeds/, metadata.toml) with s2tw;
 - tests/fixtures/opencc/big5.txt: a Big5 file, hard-wrapped at 30 characters, made from the
@@ -21,7 +21,7 @@ OUT = os.path.join(ROOT, "tests", "fixtures", "opencc")
 
 
 def chapter_text(epub):
-    """As tests/cleanup.rs's chapter_text: `# h1` and each p's text, chapter documents only."""
+    """As tests/testsuite/cleanup.rs's chapter_text: `# h1` and each p's text, chapter documents only."""
     z = zipfile.ZipFile(epub)
     opf = etree.fromstring(z.read("EPUB/package.opf"))
     ns = {"o": "http://www.idpf.org/2007/opf"}

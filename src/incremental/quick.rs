@@ -10,19 +10,26 @@
 //! stamps. The next build stats those paths and, when the digest, the options and the EPUB's
 //! own stamp are the ones recorded, reports the book up to date without loading it.
 //!
-//! Anything else falls back to the full check, which is always right: a changed or racy stamp
-//! (see [`super::RACY_SECS`]), another spelling of the project's path, chapter globs (a glob's
-//! folders are many and it already lists them fast), chapters that read other files (images,
-//! includes), `--strict`, `--force`. The quick check reads nothing of the project but stamps,
-//! and writes nothing. A build without `-o` finds its EPUB through a small pointer file in
+//! A file whose stamp is racy (see [`super::RACY_SECS`]: the chapter edited just before the
+//! last build, so the first no-op after an edit) is read and its hash compared with the
+//! recorded one, as the full check would; only those files are read. Once they are old enough
+//! to trust, the record is saved again with a fresh start, so that later no-ops read nothing.
+//!
+//! Anything else falls back to the full check, which is always right: a changed stamp, a racy
+//! folder, another spelling of the project's path, chapter globs (a glob's folders are many and
+//! it already lists them fast), chapters that read other files (images, includes), `--strict`,
+//! `--force`. Besides those racy files the quick check reads nothing of the project but
+//! stamps. A build without `-o` finds its EPUB through a small pointer file in
 //! `build/.epubforge-cache/` (the default output's file name depends on the title), written
 //! only when the EPUB goes to the default `build/` folder.
 
 use std::path::{Path, PathBuf};
 
-use super::record::{Head, Quick, RecordFile};
+use std::time::SystemTime;
+
+use super::record::{Head, InputRecord, Quick, RecordFile};
 use super::{CACHE_DIR, Hash, inputs_digest, trusted_before};
-use crate::project::{FileStamp, OUTPUT_FOLDER, Project, locate};
+use crate::project::{FileStamp, OUTPUT_FOLDER, Project, locate, nanos};
 
 /// The name of the pointer file to the default output's EPUB, in its cache folder.
 const POINTER: &str = "default-output";
@@ -122,18 +129,50 @@ pub(crate) fn up_to_date(
         None => default_output(&root, outside)?,
     };
     let record = RecordFile::load(&output)?;
-    let head = record.head;
+    let head = &record.head;
     let quick = head.quick.as_ref()?;
     let trusted = head.options == options(&output)
         && head.output.is_some()
         && FileStamp::of_path(&output) == head.output
-        && head.newest < trusted_before(head.started)
         && !head.sources.iter().any(|s| s.reads_other_files)
         && quick.outside == outside
         && quick.paths.first() == Some(&metadata)
         && quick.chapters().len() == head.sources.len()
-        && quick.holds(head.started);
-    trusted.then_some((output, head))
+        && quick.holds(head.started)
+        && racy_files_hold(&record, &output);
+    trusted.then_some((output, record.head))
+}
+
+/// Whether the inputs changed too close to the recorded build to trust their stamps (a chapter
+/// edited just before the last build: the first no-op after an edit) still hold the bytes that
+/// build hashed. Only those files are read, as the full check would read them; the rest are
+/// vouched for by their stamps ([`Quick::holds`]). Once every stamp is old enough to trust, the
+/// record is saved again with this check's start, so that later no-ops read nothing.
+fn racy_files_hold(record: &RecordFile, output: &Path) -> bool {
+    let head = &record.head;
+    let racy_after = trusted_before(head.started);
+    if head.newest < racy_after {
+        return true;
+    }
+    let Some(body) = record.body() else {
+        return false;
+    };
+    let racy: Vec<&InputRecord> = (body.inputs.iter())
+        .filter(|r| r.stamp.newest() >= racy_after)
+        .collect();
+    let hold = racy.iter().all(|r| {
+        let now = crate::fs::read(&r.path).map(|bytes| super::hash(&bytes));
+        !r.hash.is_empty() && now.is_ok_and(|h| h == r.hash)
+    });
+    let started = nanos(SystemTime::now());
+    if hold && head.newest < trusted_before(started) {
+        let head = Head {
+            started,
+            ..head.clone()
+        };
+        let _ = super::record::save_parts(output, &head, record.body_bytes());
+    }
+    hold
 }
 
 /// The EPUB the pointer in the default output folder names, when that folder lies inside the
@@ -167,4 +206,55 @@ pub(crate) fn remember_default(project: &Project, output: &Path) {
         return;
     }
     let _ = super::write_whole(&pointer, name.as_bytes());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::incremental::record::{Body, Record};
+
+    /// A record of one input, `file`, hashed as `recorded`, by a build that started at `started`.
+    fn record(file: &Path, recorded: &[u8], started: i128) -> RecordFile {
+        let stamp = FileStamp::of_path(file).unwrap();
+        let head = Head {
+            options: Hash::default(),
+            started,
+            output: None,
+            inputs: 1,
+            digest: Hash::default(),
+            newest: stamp.newest(),
+            chapters: 0,
+            sources: Vec::new(),
+            warnings: Vec::new(),
+            quick: None,
+        };
+        let body = Body {
+            inputs: vec![InputRecord {
+                path: file.to_path_buf(),
+                stamp,
+                hash: super::super::hash(recorded),
+            }],
+            ..Body::default()
+        };
+        RecordFile::from_bytes(Record { head, body }.to_bytes()).unwrap()
+    }
+
+    #[test]
+    fn a_racy_input_is_vouched_for_by_its_bytes_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let (file, output) = (dir.path().join("a.txt"), dir.path().join("out.epub"));
+        std::fs::write(&file, "now").unwrap();
+        let changed = FileStamp::of_path(&file).unwrap().newest();
+        // Recorded by a build that started as the file was written: its stamp proves nothing,
+        // its bytes decide.
+        assert!(racy_files_hold(&record(&file, b"now", changed), &output));
+        assert!(!racy_files_hold(&record(&file, b"then", changed), &output));
+        // Long after the write the stamp is trusted, and the file is not read.
+        let later = changed + 10 * 1_000_000_000;
+        std::fs::remove_file(&file).unwrap();
+        std::fs::write(&file, "now").unwrap();
+        let trusted = record(&file, b"then", later);
+        std::fs::remove_file(&file).unwrap();
+        assert!(racy_files_hold(&trusted, &output));
+    }
 }

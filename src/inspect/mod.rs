@@ -28,7 +28,7 @@ pub(crate) mod xml;
 pub use container::EntryInfo;
 pub use epubcheck::{
     DEFAULT_TIMEOUT as DEFAULT_EPUBCHECK_TIMEOUT, Epubcheck, EpubcheckMessage, EpubcheckReport,
-    EpubcheckSeverity, find_epubcheck, require_in_ci,
+    EpubcheckSeverity, find_epubcheck, parse_report, require_in_ci,
 };
 pub use finding::{Finding, Severity};
 pub use read::{
