@@ -12,6 +12,7 @@ mod errors;
 mod hostile;
 mod incremental;
 mod inputs;
+mod japanese;
 mod links;
 mod lint;
 mod looks;

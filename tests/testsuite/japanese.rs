@@ -2,7 +2,7 @@
 //! (Shift_JIS bytes as distributed) and on a web novel named as downloaders name them: title,
 //! author, `ja`, vertical, headings, scene breaks, lines never joined, EPUBCheck.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 
