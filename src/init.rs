@@ -331,7 +331,6 @@ pub fn draft(input: &Path) -> Result<Draft, InitError> {
 /// headings, a site header), not decoded and split whole, which the build then does; the
 /// encoding is left to the build to guess, and [`Draft::chapters`] is None (the build's outline
 /// counts them).
-#[cfg(feature = "cli")]
 pub fn draft_to_build(input: &Path) -> Result<Draft, InitError> {
     draft_with(input, true)
 }

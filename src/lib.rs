@@ -108,7 +108,7 @@ pub use convert::outline::{Entry as OutlineEntry, EntryKind, Outline};
 pub use diagnostic::render;
 pub use diagnostic::{Code, Diagnostic, MessageId, Severity};
 pub use error::{Error, Result};
-pub use fix::{FixError, FixOptions, FixOutcome, FixReport, FixStatus, fix};
+pub use fix::{FixError, FixOptions, FixReport, FixStatus, fix};
 pub use init::{
     ChapterGuess, Draft, EpubInitOptions, InitError, InitOptions, InitReport, Placement, draft,
     init, init_epub,
@@ -128,9 +128,9 @@ pub use cmd::run as run_cli;
 
 // What only the command line uses: many books at once, watch mode, the interrupt handler.
 #[cfg(feature = "cli")]
-pub(crate) use fix::{Cleanup, find_epubs, fix_all, spine_chars};
-#[cfg(feature = "cli")]
 pub(crate) use batch::{Outcome, build_all, build_one, find_projects, pool_size};
+#[cfg(feature = "cli")]
+pub(crate) use fix::{Cleanup, FixOutcome, find_epubs, fix_all};
 #[cfg(feature = "cli")]
 pub(crate) use init::draft_to_build;
 #[cfg(feature = "cli")]

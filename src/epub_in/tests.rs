@@ -31,7 +31,7 @@ fn rebuild(dir: &Path) -> crate::inspect::Epub {
         source_date_epoch: Some(1_700_000_000),
         ..crate::BuildOptions::default()
     };
-    crate::build(&project, &opts).expect("the unpacked project builds");
+    project.build(&opts).expect("the unpacked project builds");
     crate::inspect::open(&out).expect("the rebuilt EPUB opens")
 }
 

@@ -15,6 +15,7 @@
 //! Sits beside `build` and `batch` at the top of the pipeline: it imports them, nothing
 //! imports it but the binary.
 
+#[cfg(feature = "cli")]
 mod all;
 mod options;
 mod review;
@@ -29,6 +30,7 @@ use crate::build::{BuildOptions, BuildReport};
 use crate::diagnostic::{Code, Diagnostic, Severity};
 use crate::project::{LoadOptions, Project};
 
+#[cfg(feature = "cli")]
 pub use all::{FixOutcome, find_epubs, fix_all};
 pub use options::Cleanup;
 pub use review::spine_chars;

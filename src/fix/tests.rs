@@ -128,7 +128,7 @@ fn in_place_replaces_the_input_only_when_the_fix_succeeds() {
         ..FixOptions::default()
     };
     let report = fix(&epub, &opts).unwrap();
-    assert_eq!(report.outputs, [epub.clone()]);
+    assert_eq!(report.outputs, std::slice::from_ref(&epub));
     assert_eq!(problems(&epub), []);
     let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
     assert_eq!(names.len(), 1, "a temporary file was left beside the input");

@@ -24,7 +24,6 @@ pub(crate) mod values;
 pub(crate) use boundary::{Boundary, Found};
 pub(crate) use modified::{SOURCE_DATE_EPOCH, modified_date, source_date_epoch};
 pub(crate) use raw::{COVER_EXTENSIONS, is_language_tag};
-#[cfg(feature = "cli")]
 pub(crate) use text::CLEANUP_FILE;
 
 use std::path::{Path, PathBuf};
