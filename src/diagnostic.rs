@@ -524,7 +524,7 @@ impl Diagnostic {
     }
 }
 
-/// `path:line:column: message`, escaped for a terminal ([`crate::escape`]): the hint and the
+/// `path:line:column: message`, escaped for a terminal (`crate::escape`): the hint and the
 /// excerpt are fields of their own, which [`render::text`] lays out.
 impl std::fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

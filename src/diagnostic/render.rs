@@ -56,7 +56,7 @@ pub(crate) fn location(d: &Diagnostic, base: Option<&Path>) -> Option<String> {
 /// line each, the last ending in a line break. With `color`, severity and gutter carry ANSI
 /// styles (the caller's stream strips them when it is not a terminal or `NO_COLOR` is set).
 /// `base` is stripped from paths to keep them short. Everything the user or a file wrote is
-/// escaped for a terminal ([`crate::escape`]).
+/// escaped for a terminal (`crate::escape`).
 pub fn text(d: &Diagnostic, base: Option<&Path>, color: bool) -> String {
     use anstyle::{AnsiColor, Style};
     let paint = |style: Style, s: &str| match color {

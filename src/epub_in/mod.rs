@@ -14,8 +14,8 @@
 //! EPUB's layout below the package document's folder, so links between them and to images
 //! and stylesheets stay as written; the build resolves links between chapters), images,
 //! stylesheets and fonts beside them, the cover, and in `metadata.toml` what the package
-//! document says (see [`metadata`]) and the chapter list in spine order with the table of
-//! contents' titles and nesting (see [`chapters`]). What it cannot carry is a [`Diagnostic`]
+//! document says (see `metadata`) and the chapter list in spine order with the table of
+//! contents' titles and nesting (see `chapters`). What it cannot carry is a [`Diagnostic`]
 //! with an `epub-in-…` code at the entry (and line) it comes from.
 
 mod chapters;

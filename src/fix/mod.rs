@@ -121,7 +121,7 @@ pub struct FixReport {
     pub fixed: Vec<(Code, usize)>,
     /// Errors and warnings the result still has.
     pub remaining: usize,
-    /// Letters and digits of the input's spine (see [`spine_chars`]); None when unreadable.
+    /// Letters and digits of the input's spine (see `spine_chars`); None when unreadable.
     pub chars_before: Option<usize>,
     /// The same of the result's.
     pub chars_after: Option<usize>,

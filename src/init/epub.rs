@@ -27,7 +27,7 @@ pub fn default_folder(epub: &Path) -> PathBuf {
     epub.with_file_name(stem)
 }
 
-/// Unpacks `epub` into `dir` (default: [`default_folder`]).
+/// Unpacks `epub` into `dir` (default: `default_folder`).
 pub fn init_epub(
     epub: &Path,
     dir: Option<&Path>,

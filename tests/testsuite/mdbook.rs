@@ -74,7 +74,9 @@ fn an_mdbook_builds_without_hidden_lines_or_directives_and_with_its_site_links()
     // One warning names the directive removed; the missing anchor inserted nothing, said so;
     // the ledger counts the hidden lines as such, and nothing as lost.
     assert_eq!(
-        r.stderr.matches("{{%session outline}}").count(),
+        common::flat(&r.stderr)
+            .matches("{{%session outline}}")
+            .count(),
         1,
         "{}",
         r.stderr

@@ -413,11 +413,8 @@ fn init_on_an_mdbook_book_follows_its_summary_and_build_resolves_includes() {
         .unwrap();
     assert!(init_doc.contains("{{#include shown.rs}}"), "escaped stays");
     assert!(init_doc.contains("{{#include ../../../listings/missing.rs}}"));
-    let warnings: Vec<&str> = b
-        .stderr
-        .lines()
-        .filter(|l| l.starts_with("warning"))
-        .collect();
+    let flat = common::flat(&b.stderr);
+    let warnings: Vec<&str> = flat.lines().filter(|l| l.starts_with("warning")).collect();
     assert_eq!(warnings.len(), 2, "{}", b.stderr);
     assert!(
         warnings[0].contains("text/guide/cli/init.md:3:")
@@ -462,7 +459,8 @@ fn an_include_leaving_the_project_is_refused_with_a_warning() {
     let r = run(epubforge().arg("build").arg(&book).arg("-o").arg(&out));
     assert!(r.ok, "{}", r.stderr);
     assert!(
-        r.stderr.contains("a.md:3:") && r.stderr.contains("outside the project folder"),
+        common::flat(&r.stderr).contains("a.md:3:")
+            && r.stderr.contains("outside the project folder"),
         "{}",
         r.stderr
     );
@@ -477,7 +475,8 @@ fn an_include_leaving_the_project_is_refused_with_a_warning() {
         std::fs::write(book.join("a.md"), "# A\n\n{{#include link.rs}}\n").unwrap();
         let r = run(epubforge().arg("build").arg(&book).arg("-o").arg(&out));
         assert!(
-            r.stderr.contains("a.md:3:") && r.stderr.contains("--allow-outside-paths"),
+            common::flat(&r.stderr).contains("a.md:3:")
+                && r.stderr.contains("--allow-outside-paths"),
             "{}",
             r.stderr
         );

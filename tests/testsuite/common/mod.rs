@@ -207,3 +207,42 @@ pub fn assert_valid(epub: &Path) {
         );
     }
 }
+
+/// `stderr` with each problem on one line, `severity: place: message` (the place from the
+/// block's `-->` line), its excerpt and hints left out, other lines as they are: for tests that
+/// look for a problem at its file and line without depending on the renderer's layout (the
+/// layout itself is pinned by the snapshot tests).
+pub fn flat(stderr: &str) -> String {
+    let mut out = Vec::new();
+    let mut lines = stderr.lines().peekable();
+    while let Some(line) = lines.next() {
+        let head = ["error[", "warning[", "note[", "help["]
+            .iter()
+            .find(|p| line.starts_with(*p))
+            .and_then(|_| line.split_once("]: "));
+        let Some((severity_code, message)) = head else {
+            let trimmed = line.trim_start();
+            let excerpt = trimmed.starts_with('|')
+                || trimmed.starts_with("= ")
+                || trimmed
+                    .split_once(" |")
+                    .is_some_and(|(n, _)| n.parse::<usize>().is_ok());
+            if !excerpt {
+                out.push(line.to_string());
+            }
+            continue;
+        };
+        let severity = severity_code.split('[').next().unwrap_or_default();
+        match lines
+            .peek()
+            .and_then(|l| l.trim_start().strip_prefix("--> "))
+        {
+            Some(place) => {
+                out.push(format!("{severity}: {place}: {message}"));
+                lines.next();
+            }
+            None => out.push(format!("{severity}: {message}")),
+        }
+    }
+    out.join("\n")
+}

@@ -240,7 +240,7 @@ fn hostile_svg_image_and_cover_are_cleaned_and_pass_epubcheck() {
     built(&run);
     for file in ["drawing.svg", "cover.svg"] {
         assert!(
-            run.stderr
+            crate::common::flat(&run.stderr)
                 .lines()
                 .any(|l| l.contains(file) && l.contains("<script> ×2")),
             "no warning naming {file} and what was removed:\n{}",
@@ -302,7 +302,7 @@ fn hostile_user_css_is_cleaned_and_passes_epubcheck() {
     built(&run);
     let warned = |what: &str, line: usize| {
         assert!(
-            run.stderr
+            crate::common::flat(&run.stderr)
                 .lines()
                 .any(|l| l.contains(&format!("book.css:{line}")) && l.contains(what)),
             "no warning naming book.css:{line} and {what:?}:\n{}",
