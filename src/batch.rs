@@ -113,20 +113,32 @@ pub fn build_all(
     jobs: usize,
     done: &(dyn Fn(&Outcome) + Sync),
 ) -> Vec<Outcome> {
-    // An interrupt says which books were not finished.
-    let batch = crate::interrupt::Batch::begin(projects);
-    let run = || -> Vec<Outcome> {
-        projects
+    each_in_parallel(projects, jobs, |p| build_one(p, opts), done)
+}
+
+/// Runs `each` on every path of `paths` with up to `jobs` threads (0: one per core; capped by
+/// [`pool_size`]), calling `done` as each finishes; an interrupt meanwhile says which were not
+/// finished. Returns the outcomes in the order of `paths`. Many books built, or many EPUBs
+/// fixed, at once.
+pub(crate) fn each_in_parallel<O: Send>(
+    paths: &[PathBuf],
+    jobs: usize,
+    each: impl Fn(&PathBuf) -> O + Sync,
+    done: &(dyn Fn(&O) + Sync),
+) -> Vec<O> {
+    let batch = crate::interrupt::Batch::begin(paths);
+    let run = || -> Vec<O> {
+        paths
             .par_iter()
             .map(|p| {
-                let outcome = build_one(p, opts);
+                let outcome = each(p);
                 batch.finished(p);
                 done(&outcome);
                 outcome
             })
             .collect()
     };
-    let threads = pool_size(jobs, projects.len());
+    let threads = pool_size(jobs, paths.len());
     match rayon::ThreadPoolBuilder::new().num_threads(threads).build() {
         Ok(pool) => pool.install(run),
         Err(_) => run(),

@@ -4,8 +4,6 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use rayon::prelude::*;
-
 use super::{FixError, FixOptions, FixReport, fix};
 
 /// How the fix of one EPUB of a batch went.
@@ -65,28 +63,15 @@ pub fn fix_all(
         output: None,
         ..opts.clone()
     };
-    let batch = crate::interrupt::Batch::begin(epubs);
-    let run = || -> Vec<FixOutcome> {
-        epubs
-            .par_iter()
-            .map(|epub| {
-                let start = Instant::now();
-                let outcome = FixOutcome {
-                    input: epub.clone(),
-                    result: fix(epub, &opts),
-                    elapsed: start.elapsed(),
-                };
-                batch.finished(epub);
-                done(&outcome);
-                outcome
-            })
-            .collect()
+    let each = |epub: &PathBuf| {
+        let start = Instant::now();
+        FixOutcome {
+            input: epub.clone(),
+            result: fix(epub, &opts),
+            elapsed: start.elapsed(),
+        }
     };
-    let threads = crate::batch::pool_size(jobs, epubs.len());
-    match rayon::ThreadPoolBuilder::new().num_threads(threads).build() {
-        Ok(pool) => pool.install(run),
-        Err(_) => run(),
-    }
+    crate::batch::each_in_parallel(epubs, jobs, each, done)
 }
 
 #[cfg(test)]
