@@ -4,6 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
+use rayon::prelude::*;
 use toml::Spanned;
 
 use super::{Chapter, Part};
@@ -24,16 +25,10 @@ pub(super) fn contents(
     ctx: &Ctx<'_>,
     skip: &Skip,
 ) -> Result<Vec<ContentEntry>> {
-    let mut contents = Vec::new();
-    for chapter in chapters {
-        // Extended at once, not pushed one by one: a glob can bring thousands of 192-byte
-        // entries, and growing a vector by doubling copies them again and again.
-        contents.extend(
-            expand(chapter, ctx, skip)?
-                .into_iter()
-                .map(ContentEntry::Chapter),
-        );
-    }
+    let mut contents: Vec<ContentEntry> = expand_all(chapters, ctx, skip)?
+        .into_iter()
+        .map(ContentEntry::Chapter)
+        .collect();
     for part in parts {
         let offset = part.span().start;
         let part = part.into_inner();
@@ -45,10 +40,7 @@ pub(super) fn contents(
         if title.is_empty() {
             return Err(ctx.error_at(offset, "a [[parts]] entry has an empty `title`"));
         }
-        let mut chapters = Vec::new();
-        for chapter in part.chapters {
-            chapters.extend(expand(chapter, ctx, skip)?);
-        }
+        let chapters = expand_all(part.chapters, ctx, skip)?;
         if chapters.is_empty() {
             return Err(ctx.error_hinted(
                 offset,
@@ -58,13 +50,11 @@ pub(super) fn contents(
         }
         contents.push(ContentEntry::Part { title, chapters });
     }
-    for chapter in suffix_chapters {
-        contents.extend(
-            expand(chapter, ctx, skip)?
-                .into_iter()
-                .map(ContentEntry::Chapter),
-        );
-    }
+    contents.extend(
+        expand_all(suffix_chapters, ctx, skip)?
+            .into_iter()
+            .map(ContentEntry::Chapter),
+    );
     if contents.is_empty() {
         return Err(Error::Metadata {
             path: ctx.path.to_path_buf(),
@@ -75,6 +65,35 @@ pub(super) fn contents(
         });
     }
     Ok(contents)
+}
+
+/// Every entry of a list of chapter entries expanded, in order; the first entry's error in
+/// order is the one reported, as when they are expanded one by one. A list of files only (a
+/// hand-kept book lists thousands) is checked on every core: each entry looks at its file;
+/// a list with globs is expanded in order, one entry after the other.
+fn expand_all(
+    entries: Vec<Spanned<Chapter>>,
+    ctx: &Ctx,
+    skip: &Skip,
+) -> Result<Vec<ChapterSource>> {
+    if entries.iter().any(|e| e.get_ref().glob.is_some()) {
+        let mut out = Vec::new();
+        for entry in entries {
+            // Extended at once, not pushed one by one: a glob can bring thousands of entries.
+            out.extend(expand(entry, ctx, skip)?);
+        }
+        return Ok(out);
+    }
+    let expanded: Vec<Result<Vec<ChapterSource>>> = entries
+        .into_par_iter()
+        .with_min_len(64)
+        .map(|entry| expand(entry, ctx, skip))
+        .collect();
+    let mut out = Vec::with_capacity(expanded.len());
+    for one in expanded {
+        out.extend(one?);
+    }
+    Ok(out)
 }
 
 /// One `[[chapters]]` entry: a file, or the files a glob matches in natural order.
