@@ -13,142 +13,30 @@
 //! collected, not printed: only the binary prints.
 
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
 
-use crate::archive::{Finished, PackMemo};
-use crate::book;
+use crate::archive::PackMemo;
 use crate::book::Target;
-use crate::convert::book::{Loaded, load_book_with};
+use crate::convert::book::load_book_with;
 pub use crate::convert::chapter::SourceReport;
 use crate::convert::outline::Outline;
-use crate::diagnostic::{Code, Diagnostic};
-use crate::error::{Error, Result};
-use crate::incremental::Hash;
-use crate::incremental::plan::{Built, Plan, Recorded, Reuse, options_key, plan, recorded_at};
+use crate::error::Result;
+use crate::incremental::plan::{Plan, Reuse, options_key, plan, recorded_at};
 use crate::incremental::quick;
-use crate::incremental::record::{self, ChapterRecord, RecordFile};
-use crate::package::Look;
-use crate::project::{FileStamp, Project};
-use crate::write::{self, EntryPlan, Stale};
+use crate::incremental::record::RecordFile;
+use crate::project::Project;
+use crate::write::{self};
 use rayon::prelude::*;
 use std::sync::Arc;
 
-/// Options for one build.
-#[derive(Debug, Clone, Default)]
-#[non_exhaustive]
-pub struct BuildOptions {
-    /// Where to write the EPUB; default: [`Project::default_output`].
-    pub output: Option<PathBuf>,
-    /// Seconds since the epoch for `dcterms:modified` (`SOURCE_DATE_EPOCH`); default: the
-    /// newest input file's modification time.
-    pub source_date_epoch: Option<i64>,
-    /// Keep a build cache beside the EPUB and use it: skip an unchanged book, reuse unchanged
-    /// chapters. Off by default for library callers; the CLI turns it on.
-    pub cache: bool,
-    /// Ignore the cache (but write a fresh one when `cache` is on): a clean build.
-    pub force: bool,
-    /// How to load projects (batch and watch): whether paths may leave the project folder.
-    pub load: crate::project::LoadOptions,
-    /// Refuse to build a book that loses content ([`Error::ContentRemoved`]): what the
-    /// `removed-content` and `lost-text` warnings report becomes an error.
-    pub strict: bool,
-    /// The readers and stores to build for, each its own EPUB (`--target`); empty: those of
-    /// `[output] targets`, else the plain EPUB.
-    pub targets: Vec<Target>,
-    /// Count the size of each entry of the report's [`BuildReport::outline`] (`build -v`
-    /// shows them); off, its entries have no sizes, and the build does not read every
-    /// chapter's text again for them.
-    pub outline_sizes: bool,
-}
+mod commit;
+mod layout;
+mod report;
 
-impl BuildOptions {
-    /// Options with `source_date_epoch` read from the `SOURCE_DATE_EPOCH` environment variable
-    /// (an error when it is set to anything but seconds in the years 0 to 9999).
-    pub fn from_env() -> Result<BuildOptions> {
-        Ok(BuildOptions {
-            output: None,
-            cache: false,
-            force: false,
-            strict: false,
-            targets: Vec::new(),
-            outline_sizes: false,
-            load: crate::project::LoadOptions::default(),
-            source_date_epoch: crate::project::source_date_epoch()?,
-        })
-    }
-}
-
-/// Whether a build wrote the EPUB.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum BuildStatus {
-    /// The EPUB was written.
-    Built,
-    /// Nothing had changed since the last build; the EPUB was left as it was.
-    UpToDate,
-}
-
-/// What a build did.
-#[derive(Debug, Clone)]
-#[non_exhaustive]
-pub struct BuildReport {
-    /// Built or up to date.
-    pub status: BuildStatus,
-    /// Chapters copied from the previous EPUB rather than converted again.
-    pub reused: usize,
-    /// The EPUB written.
-    pub output: PathBuf,
-    /// Number of chapter documents.
-    pub chapters: usize,
-    /// Size of the EPUB in bytes.
-    pub bytes: u64,
-    /// The reader or store the EPUB is made for.
-    pub target: Target,
-    /// Problems that did not stop the build.
-    pub warnings: Vec<Diagnostic>,
-    /// How each chapter file was decoded.
-    pub sources: Vec<SourceReport>,
-    /// Where the time went, stage by stage, in order (`-v` prints it).
-    pub timings: Vec<(&'static str, Duration)>,
-    /// The letters and digits of the chapters' sources the book does not hold, by cause (the
-    /// text ledger, over the chapters this build converted).
-    pub removed: crate::ledger::Removed,
-    /// The EPUBs of the other targets built in the same run, in order (their warnings are
-    /// only those of their own target: the book's are in this report's).
-    pub also: Vec<BuildReport>,
-    /// The volumes and chapters of the book as built (`build -v` prints it); None when the
-    /// book was up to date, and in the reports of [`BuildReport::also`] of the same book.
-    pub outline: Option<Outline>,
-}
-
-/// Times the stages of a build: each [`Stopwatch::lap`] records the time since the last.
-#[derive(Debug, Clone)]
-pub(crate) struct Stopwatch {
-    last: Instant,
-    laps: Vec<(&'static str, Duration)>,
-}
-
-impl Stopwatch {
-    /// Starts timing now.
-    pub fn start() -> Stopwatch {
-        Stopwatch {
-            last: Instant::now(),
-            laps: Vec::new(),
-        }
-    }
-
-    /// Ends the stage `name` now; the next stage starts.
-    pub fn lap(&mut self, name: &'static str) {
-        let now = Instant::now();
-        self.laps.push((name, now - self.last));
-        self.last = now;
-    }
-
-    /// The stages timed so far.
-    pub fn take(&mut self) -> Vec<(&'static str, Duration)> {
-        std::mem::take(&mut self.laps)
-    }
-}
+use commit::{commit, record_of};
+use layout::{lay_out_all, set_aside};
+pub(crate) use report::Stopwatch;
+pub use report::{BuildOptions, BuildReport, BuildStatus};
+use report::{combine, refuse_loss, report, up_to_date};
 
 /// Builds a project into an EPUB.
 ///
@@ -420,125 +308,6 @@ fn build_outputs(
     Ok(reports)
 }
 
-/// Every pending output laid out (each for its target), the chapter bodies set aside in
-/// `bodies`. A chapter that one output's layout converts again (its record refuted) changes the
-/// book the others were laid out for: then they are all laid out again.
-fn lay_out_all(
-    project: &Project,
-    loaded: &mut Loaded,
-    look: &mut Look,
-    todo: &mut [Pending],
-    bodies: &mut [String],
-) -> Result<Vec<EntryPlan>> {
-    loop {
-        let mut plans = Vec::with_capacity(todo.len());
-        let mut converted = false;
-        for pending in todo.iter_mut() {
-            look.target = pending.target;
-            let (plan, again) = lay_out(
-                project,
-                loaded,
-                look,
-                &mut pending.reuse,
-                &pending.output,
-                bodies,
-            )?;
-            converted |= again;
-            plans.push(plan);
-        }
-        look.target = Target::Epub;
-        if !converted || todo.len() == 1 {
-            return Ok(plans);
-        }
-    }
-}
-
-/// How many chapters an output laid out by `plan` copies and of how many, and with a cache,
-/// the record of the output.
-fn record_of(
-    project: &Project,
-    opts: &BuildOptions,
-    loaded: &mut Loaded,
-    pending: &mut Pending,
-    plan: EntryPlan,
-) -> ((usize, usize), Option<record::Record>) {
-    let counts = (plan.copied_chapters(), plan.docs.len());
-    let record = opts.cache.then(|| {
-        let titles = chapter_titles(&mut loaded.book);
-        let reuse = std::mem::replace(&mut pending.reuse, Box::new(Reuse::none(project)));
-        reuse.into_record(built(loaded, plan, titles))
-    });
-    (counts, record)
-}
-
-/// The report of an output written and committed, `bytes` long, with `reused` of its
-/// `chapters` copied.
-fn report(
-    loaded: &Loaded,
-    pending: &Pending,
-    (reused, chapters): (usize, usize),
-    bytes: u64,
-) -> BuildReport {
-    let mut warnings = loaded.all_warnings();
-    let language = &loaded.book.info.language;
-    warnings.extend(crate::stores::output_warnings(
-        pending.target,
-        &pending.output,
-        bytes,
-        language,
-    ));
-    BuildReport {
-        status: BuildStatus::Built,
-        reused,
-        output: pending.output.clone(),
-        target: pending.target,
-        chapters,
-        bytes,
-        warnings,
-        sources: loaded.sources.iter().map(|s| s.report.clone()).collect(),
-        timings: Vec::new(),
-        removed: loaded.removed(),
-        also: Vec::new(),
-        outline: None,
-    }
-}
-
-/// The first report with the others as its [`BuildReport::also`] (their warnings, the same
-/// as the first's, left out) and the build's timings.
-fn combine(mut reports: Vec<BuildReport>, timings: Vec<(&'static str, Duration)>) -> BuildReport {
-    let mut first = reports.remove(0);
-    for r in &mut reports {
-        r.warnings
-            .retain(|w| crate::stores::is_output_warning(w.code));
-        r.sources.clear();
-    }
-    first.also = reports;
-    first.timings = timings;
-    first
-}
-
-/// Under `opts.strict`, a chapter that lost content (damaged bytes read as U+FFFD too) stops
-/// the build.
-fn refuse_loss(opts: &BuildOptions, warnings: &[Diagnostic]) -> Result<()> {
-    if !opts.strict {
-        return Ok(());
-    }
-    let mut lost = warnings.iter().filter(|w| {
-        matches!(
-            w.code,
-            Code::RemovedContent | Code::LostText | Code::UnreadableImage | Code::Encoding
-        )
-    });
-    match lost.next() {
-        Some(first) => Err(Error::ContentRemoved {
-            path: first.path.clone().unwrap_or_default(),
-            message: first.message.clone(),
-            more: lost.count(),
-        }),
-        None => Ok(()),
-    }
-}
-
 /// What the cache allows this build (everything is built without one).
 fn plan_build(
     project: &Project,
@@ -560,136 +329,4 @@ fn plan_build(
         options_key(opts.source_date_epoch, output, target),
         last,
     )
-}
-
-/// The report of a book left as it was.
-fn up_to_date(recorded: Recorded, output: PathBuf, target: Target) -> BuildReport {
-    BuildReport {
-        status: BuildStatus::UpToDate,
-        reused: recorded.chapters,
-        output,
-        target,
-        chapters: recorded.chapters,
-        bytes: recorded.bytes,
-        warnings: recorded.warnings,
-        sources: recorded.sources,
-        timings: Vec::new(),
-        removed: Default::default(),
-        also: Vec::new(),
-        outline: None,
-    }
-}
-
-/// Lays the book's entries out, its chapter bodies set aside in `bodies` (by chapter). A chapter
-/// taken from the cache whose recorded documents the layout refutes (its name moved: a split
-/// file before it gained a chapter) is converted after all, and the book laid out again; true
-/// when that happened.
-fn lay_out(
-    project: &Project,
-    loaded: &mut Loaded,
-    look: &Look,
-    reuse: &mut Reuse,
-    output: &Path,
-    bodies: &mut [String],
-) -> Result<(EntryPlan, bool)> {
-    let mut converted = false;
-    for _ in 0..2 {
-        let mut reused: Vec<Option<&[(String, Hash)]>> = vec![None; bodies.len()];
-        for (i, &k) in loaded.first_chapter.iter().enumerate() {
-            if let (Some(slot), Some(docs)) = (reused.get_mut(k), reuse.docs(i)) {
-                *slot = Some(docs);
-            }
-        }
-        let stale = match write::lay_out(&loaded.book, look, &reused, reuse.previous.as_ref()) {
-            Ok(plan) => return Ok((plan, converted)),
-            Err(Stale(stale)) => stale,
-        };
-        let again: Vec<usize> = (0..loaded.first_chapter.len())
-            .filter(|&i| reuse.is_reused(i) && stale.contains(&loaded.first_chapter[i]))
-            .collect();
-        if again.is_empty() {
-            break;
-        }
-        again.iter().for_each(|&i| reuse.forget(i));
-        loaded.convert_again(project, &again)?;
-        converted = true;
-        for (slot, body) in bodies.iter_mut().zip(set_aside(&mut loaded.book)) {
-            if !body.is_empty() {
-                *slot = body;
-            }
-        }
-    }
-    Err(Error::io(
-        output,
-        "cannot write",
-        std::io::Error::other("the chapters' documents could not be laid out"),
-    ))
-}
-
-/// Takes every chapter's body out of the book, in reading order.
-fn set_aside(book: &mut book::Book) -> Vec<String> {
-    book::chapters_mut(&mut book.contents)
-        .into_iter()
-        .map(|c| std::mem::take(&mut c.body))
-        .collect()
-}
-
-fn chapter_titles(book: &mut book::Book) -> Vec<String> {
-    book::chapters_mut(&mut book.contents)
-        .into_iter()
-        .map(|c| c.title.clone())
-        .collect()
-}
-
-/// What this build wrote, for its record.
-fn built(loaded: &Loaded, plan: EntryPlan, titles: Vec<String>) -> Built<'_> {
-    let chapters = titles
-        .into_iter()
-        .zip(plan.docs)
-        .map(|(title, docs)| ChapterRecord { title, docs })
-        .collect();
-    Built {
-        sources: &loaded.sources,
-        first_chapter: &loaded.first_chapter,
-        warnings: &loaded.warnings,
-        chapters,
-        entries: plan.frame,
-        frame: plan.frame_key,
-        modified: loaded.book.modified.clone(),
-    }
-}
-
-/// Moves the EPUB into place and, with a build cache, saves the build's record (its body
-/// serialised while the EPUB is moved); returns the EPUB's size. Should the EPUB not
-/// make it into place, or the record not be saved, there is no record: the next build is a
-/// clean one.
-fn commit(finished: Finished, output: &Path, record: Option<record::Record>) -> Result<u64> {
-    let (committed, record) = std::thread::scope(|scope| {
-        let commit = scope.spawn(|| finished.commit());
-        let record = record.map(|r| {
-            let body = record::body_bytes(&r.body);
-            (r.head, body)
-        });
-        (commit.join(), record)
-    });
-    let committed = committed.unwrap_or_else(|_| {
-        Err(Error::io(
-            output,
-            "cannot write",
-            std::io::Error::other("the writing thread panicked"),
-        ))
-    });
-    // Stamped once in place: the move itself changes the file's status change time.
-    let stamp = FileStamp::of_path(output);
-    if let Some((mut head, body)) = record {
-        head.output = stamp;
-        if committed.is_err()
-            || stamp.is_none()
-            || record::save_parts(output, &head, &body).is_err()
-        {
-            record::remove(output);
-        }
-    }
-    committed?;
-    Ok(stamp.map_or(0, |s| s.size))
 }
