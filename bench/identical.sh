@@ -110,8 +110,12 @@ build() {
   first=${args%% *}
   rest=""
   [ "$first" != "$args" ] && rest=${args#* }
+  # A folder without metadata.toml (an mdBook such as the guide) is built in one go, without
+  # `build` (which wants a project there).
+  local cmd=(build)
+  [ -d "$SRC/$first" ] && [ ! -e "$SRC/$first/metadata.toml" ] && cmd=()
   # shellcheck disable=SC2086
-  (cd "$SRC" && "$bin" build "$first" -o "$out/book.epub" --no-cache -q $rest) \
+  (cd "$SRC" && "$bin" "${cmd[@]}" "$first" -o "$out/book.epub" --no-cache -q $rest) \
     >"$out/log" 2>&1 && echo 0 || echo $?
 }
 
