@@ -969,14 +969,17 @@ mod tests {
             "",
         );
         let err = open_bytes(&book.to_zip()).unwrap_err();
-        assert_eq!(err.location(), "META-INF/container.xml");
+        assert_eq!(err.place().to_string(), "META-INF/container.xml");
     }
 
     #[test]
     fn malformed_opf_error_names_entry_line_and_column() {
         let book = TestBook::minimal_epub3().edit("EPUB/package.opf", "</spine>", "</spin>");
         let err = open_bytes(&book.to_zip()).unwrap_err();
-        assert!(err.location().starts_with("EPUB/package.opf:"), "{err}");
+        assert!(
+            err.place().to_string().starts_with("EPUB/package.opf:"),
+            "{err}"
+        );
         assert!(matches!(err, InspectError::Xml { line, .. } if line > 1));
     }
 

@@ -3,7 +3,7 @@
 //!
 //! This is not EPUBCheck (see [`super::epubcheck`] for that): it checks the container and
 //! package structure that our pipeline is responsible for, fast and without Java, and reports
-//! every problem it finds as a [`Finding`] instead of stopping at the first one.
+//! every problem it finds as a [`Diagnostic`] instead of stopping at the first one.
 //!
 //! Deliberate leniencies, so that pandoc's and calibre's books give no false errors: `playOrder`
 //! may be absent from an NCX altogether; a wrong `dtb:depth` is a warning (reading systems
@@ -15,10 +15,10 @@ use std::path::Path;
 
 use roxmltree::{Document, Node};
 
-use crate::diagnostic::Code;
+use crate::diagnostic::{Code, Diagnostic};
 
 use super::container::Container;
-use super::finding::{Finding, Severity};
+use super::finding::{self, Place};
 use super::fixed_layout;
 use super::href;
 use super::read::{self, CONTAINER_XML, NS_DC, Package};
@@ -37,37 +37,75 @@ const NS_XML: &str = "http://www.w3.org/XML/1998/namespace";
 const NS_XLINK: &str = "http://www.w3.org/1999/xlink";
 const NS_OPS: &str = "http://www.idpf.org/2007/ops";
 
-/// Check the EPUB at `path`. Never panics; an unreadable file or zip gives one Error.
-pub fn verify_path(path: &Path) -> Vec<Finding> {
-    match std::fs::File::open(path) {
-        Ok(file) => verify_reader(BufReader::with_capacity(super::READ_BUFFER, file)),
-        Err(e) => vec![Finding::error(
-            Code::Io,
-            path.display().to_string(),
-            e.to_string(),
-        )],
+/// Checks the EPUB at `path`: every problem our rules find, about an entry inside `path`
+/// (`book.epub/EPUB/nav.xhtml`) or `path` itself. Never panics; an unreadable file or zip gives
+/// one error.
+pub fn verify_path(path: &Path) -> Vec<Diagnostic> {
+    verify_file(path).findings
+}
+
+/// What [`verify_file`] found, and whether the EPUB is unsafe to read at all.
+pub(crate) struct Verified {
+    /// Every problem, about an entry inside the EPUB or the EPUB itself.
+    pub findings: Vec<Diagnostic>,
+    /// The EPUB cannot be read safely (an unreadable zip, more entries than we accept, an
+    /// entry that inflates past our caps): what it holds was not all checked, and no other
+    /// tool should be handed it (`check` does not run EPUBCheck on it).
+    pub fatal: bool,
+}
+
+/// [`verify_path`], saying too whether the EPUB is unsafe to read.
+pub(crate) fn verify_file(path: &Path) -> Verified {
+    let v = match std::fs::File::open(path) {
+        Ok(file) => verify_any(BufReader::with_capacity(super::READ_BUFFER, file)),
+        Err(e) => Verifier {
+            findings: vec![finding::error(Code::Io, Place::zip(), e.to_string())],
+            ..Verifier::default()
+        },
+    };
+    Verified {
+        findings: (v.findings.into_iter())
+            .map(|d| finding::in_epub(d, path))
+            .collect(),
+        fatal: v.fatal,
     }
 }
 
-/// Check an EPUB held in memory.
-pub fn verify_bytes(bytes: &[u8]) -> Vec<Finding> {
+/// Checks an EPUB held in memory: each problem's path is its entry (`EPUB/nav.xhtml`), or none
+/// for the zip as a whole.
+pub fn verify_bytes(bytes: &[u8]) -> Vec<Diagnostic> {
     verify_reader(Cursor::new(bytes))
 }
 
-/// Check an EPUB from any seekable reader.
-pub fn verify_reader<R: Read + Seek>(reader: R) -> Vec<Finding> {
+/// Checks an EPUB from any seekable reader, as [`verify_bytes`] does.
+pub fn verify_reader<R: Read + Seek>(reader: R) -> Vec<Diagnostic> {
+    verify_any(reader).findings
+}
+
+/// Every rule, in order.
+fn verify_any<R: Read + Seek>(reader: R) -> Verifier {
+    let mut v = Verifier::default();
     let mut container = match Container::new(reader) {
         Ok(c) => c,
-        Err(e) => return vec![Finding::from_error(&e)],
+        Err(e) => {
+            v.failed(&e);
+            return v;
+        }
     };
-    let mut v = Verifier::default();
     v.check_mimetype(&mut container);
     for name in &container.duplicates {
-        v.findings.push(Finding::error(
+        v.error(
             Code::EpubZip,
-            name.clone(),
+            name,
             "entry name occurs more than once in the zip",
-        ));
+        );
+    }
+    if container.has_duplicates && container.duplicates.is_empty() {
+        v.error(
+            Code::EpubZip,
+            Place::zip(),
+            "an entry name occurs more than once in the zip",
+        );
     }
     // The package rules run first, so that the package document's tree is gone before the
     // summaries of every other document are built (for a book of 100 000 items each takes
@@ -79,6 +117,7 @@ pub fn verify_reader<R: Read + Seek>(reader: R) -> Vec<Finding> {
         package.as_ref().map(|p| p.opf_path.as_str()),
     );
     v.findings.append(&mut package_rules.findings);
+    v.fatal |= package_rules.fatal;
     v.fixed_layout = std::mem::take(&mut package_rules.fixed_layout);
     v.check_viewports();
     if let Some(package) = &package {
@@ -87,12 +126,14 @@ pub fn verify_reader<R: Read + Seek>(reader: R) -> Vec<Finding> {
         v.check_ncx(&mut container, package);
     }
     v.check_links(&mut container, package.as_ref());
-    v.findings
+    v
 }
 
 #[derive(Default)]
 struct Verifier {
-    findings: Vec<Finding>,
+    findings: Vec<Diagnostic>,
+    /// A finding says the EPUB cannot be read safely ([`Verified::fatal`]).
+    fatal: bool,
     summaries: HashMap<String, XmlSummary>,
     /// The spine documents laid out `pre-paginated`.
     fixed_layout: HashSet<String>,
@@ -129,13 +170,18 @@ fn is_epub_timestamp(s: &str) -> bool {
 }
 
 impl Verifier {
-    fn error(&mut self, code: Code, location: impl Into<String>, message: impl Into<String>) {
-        self.findings.push(Finding::error(code, location, message));
+    fn error(&mut self, code: Code, place: impl Into<Place>, message: impl Into<String>) {
+        self.findings.push(finding::error(code, place, message));
     }
 
-    fn warning(&mut self, code: Code, location: impl Into<String>, message: impl Into<String>) {
-        self.findings
-            .push(Finding::warning(code, location, message));
+    fn warning(&mut self, code: Code, place: impl Into<Place>, message: impl Into<String>) {
+        self.findings.push(finding::warning(code, place, message));
+    }
+
+    /// `e` as a finding; fatal when the EPUB cannot be read safely past it.
+    fn failed(&mut self, e: &InspectError) {
+        self.fatal |= e.is_fatal();
+        self.findings.push(e.finding());
     }
 
     fn check_mimetype<R: Read + Seek>(&mut self, container: &mut Container<R>) {
@@ -172,7 +218,7 @@ impl Verifier {
             }
             _ => self.error(
                 Code::EpubMimetype,
-                "(zip)",
+                Place::zip(),
                 "no local file header at offset 0",
             ),
         }
@@ -186,7 +232,7 @@ impl Verifier {
                     String::from_utf8_lossy(&bytes)
                 ),
             ),
-            Err(e) => self.findings.push(Finding::from_error(&e)),
+            Err(e) => self.failed(&e),
         }
     }
 
@@ -215,13 +261,12 @@ impl Verifier {
                 && cap < MAX_XML_ENTRY_BYTES
             {
                 self.summarize_batch(batch);
-                self.findings.push(Finding {
-                    code: Code::EpubZip,
-                    severity: Severity::Fatal,
-                    location: name,
-                    message: "not checked: the XML in this EPUB inflates to more than 1 GiB in all"
-                        .to_string(),
-                });
+                self.fatal = true;
+                self.error(
+                    Code::EpubZip,
+                    name,
+                    "not checked: the XML in this EPUB inflates to more than 1 GiB in all",
+                );
                 return;
             }
             let size = read.as_ref().map_or(0, Vec::len);
@@ -256,7 +301,7 @@ impl Verifier {
                 Ok(summary) => {
                     self.summaries.insert(name, summary);
                 }
-                Err(e) => self.findings.push(Finding::from_error(&e)),
+                Err(e) => self.failed(&e),
             }
         }
     }
@@ -272,7 +317,7 @@ impl Verifier {
         let opf_path = match read::rootfile_path(container) {
             Ok(p) => p,
             Err(e @ InspectError::Structure { .. }) => {
-                self.findings.push(Finding::from_error(&e));
+                self.failed(&e);
                 return None;
             }
             Err(_) => return None,
@@ -290,7 +335,7 @@ impl Verifier {
         let package = match read::parse_package(&opf_path, &doc) {
             Ok(p) => p,
             Err(e) => {
-                self.findings.push(Finding::from_error(&e));
+                self.failed(&e);
                 return None;
             }
         };
@@ -508,7 +553,7 @@ impl Verifier {
                 continue;
             };
             for (at, element) in &summary.head_semantics {
-                found.push(Finding::error(
+                found.push(finding::error(
                     Code::EpubSemantics,
                     at.clone(),
                     format!(
@@ -721,7 +766,7 @@ fn stylesheets<R: Read + Seek>(
 
 /// `epub:type` on `<head>` or what it holds (EPUB 3.3 §4.3.2: structural semantics are for
 /// content; the XHTML schema EPUBCheck applies has no such attribute there).
-fn head_semantics(doc: &Document, locator: &mut Locator) -> Vec<(String, String)> {
+fn head_semantics(doc: &Document, locator: &mut Locator) -> Vec<(Place, String)> {
     let Some(head) = doc.root_element().children().find(|n| is(*n, "head")) else {
         return Vec::new();
     };
@@ -800,27 +845,33 @@ fn summarize(entry: &str, doc: &Document) -> XmlSummary {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::diagnostic::Severity;
     use crate::inspect::testutil::TestBook;
 
     const OPF: &str = "EPUB/package.opf";
     const CHAPTER: &str = "EPUB/text/chapter_1.xhtml";
     const NCX: &str = "EPUB/toc.ncx";
 
-    fn check(book: &TestBook) -> Vec<Finding> {
+    fn check(book: &TestBook) -> Vec<Diagnostic> {
         verify_bytes(&book.to_zip())
     }
 
+    /// `entry:line:column` of a finding, as far as it has them.
+    fn location(f: &Diagnostic) -> String {
+        crate::diagnostic::render::location(f, None).unwrap_or_default()
+    }
+
     /// The book must give exactly one finding; return it.
-    fn only(findings: &[Finding]) -> &Finding {
+    fn only(findings: &[Diagnostic]) -> &Diagnostic {
         assert_eq!(findings.len(), 1, "expected one finding, got {findings:#?}");
         &findings[0]
     }
 
-    fn assert_one(book: TestBook, severity: Severity, location: &str, message: &str) {
+    fn assert_one(book: TestBook, severity: Severity, place: &str, message: &str) {
         let findings = check(&book);
         let f = only(&findings);
         assert_eq!(f.severity, severity, "{f}");
-        assert!(f.location.starts_with(location), "location of {f}");
+        assert!(location(f).starts_with(place), "location of {f}");
         assert!(f.message.contains(message), "message of {f}");
     }
 
@@ -927,7 +978,7 @@ mod tests {
         let f = only(&findings);
         assert_eq!(f.severity, Severity::Error);
         // `</bdy>` is on line 10 of the chapter.
-        assert_eq!(f.location, "EPUB/text/chapter_1.xhtml:10:1", "{f}");
+        assert_eq!(location(f), "EPUB/text/chapter_1.xhtml:10:1", "{f}");
         assert!(f.message.contains("bdy"), "{f}");
     }
 
@@ -1016,7 +1067,7 @@ mod tests {
         assert!(
             findings
                 .iter()
-                .any(|f| f.location.starts_with("EPUB/package.opf:2:")
+                .any(|f| location(f).starts_with("EPUB/package.opf:2:")
                     && f.message
                         .contains("`isbn` names no non-empty dc:identifier")),
             "{findings:#?}"
@@ -1256,7 +1307,7 @@ mod tests {
             .filter(|f| f.severity == Severity::Error)
             .collect();
         assert_eq!(dup.len(), 1, "{findings:#?}");
-        assert_eq!(dup[0].location, "EPUB/a.css");
+        assert_eq!(location(dup[0]), "EPUB/a.css");
         assert!(dup[0].message.contains("more than once"));
     }
 
@@ -1320,14 +1371,18 @@ mod tests {
 
     #[test]
     fn not_a_zip_gives_one_fatal_error() {
-        let findings = verify_bytes(b"PK\x03\x04 not really");
-        assert_eq!(only(&findings).severity, Severity::Fatal);
+        let verified = verify_any(Cursor::new(b"PK\x03\x04 not really"));
+        assert!(verified.fatal);
+        assert_eq!(only(&verified.findings).severity, Severity::Error);
+        assert_eq!(only(&verified.findings).path, None, "the zip as a whole");
     }
 
     #[test]
     fn unreadable_path_gives_one_error_naming_it() {
         let findings = verify_path(Path::new("/nonexistent/book.epub"));
-        assert_eq!(only(&findings).location, "/nonexistent/book.epub");
+        let f = only(&findings);
+        assert_eq!(f.path.as_deref(), Some(Path::new("/nonexistent/book.epub")));
+        assert_eq!(f.code, Code::Io);
     }
 
     fn epub2_book() -> TestBook {
