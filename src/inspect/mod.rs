@@ -22,6 +22,7 @@ pub(crate) mod href;
 mod package_rules;
 pub(crate) mod read;
 mod references;
+pub(crate) mod report;
 pub(crate) mod verify;
 pub(crate) mod xml;
 
@@ -33,8 +34,8 @@ pub use epubcheck::{
 use finding::Place;
 pub use read::{
     Creator, Epub, EpubMetadata, ManifestItem, SpineItem, TocEntry, TocSource, open, open_bytes,
-    render_text,
 };
+pub use report::render_text;
 pub use verify::{verify_bytes, verify_path};
 
 use thiserror::Error;
