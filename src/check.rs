@@ -238,11 +238,9 @@ pub fn check_epub(path: &Path, epubcheck: Option<Duration>) -> CheckReport {
         ..CheckReport::default()
     };
     let start = Instant::now();
-    let mut fatal = false;
-    for f in crate::inspect::verify::verify_path(path) {
-        fatal |= f.severity == crate::inspect::Severity::Fatal;
-        report.push(f.diagnostic(path));
-    }
+    let verified = crate::inspect::verify::verify_file(path);
+    let fatal = verified.fatal;
+    report.findings.extend(verified.findings);
     report.timings.push(("structural rules", start.elapsed()));
     let Some(timeout) = epubcheck else {
         return report;

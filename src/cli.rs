@@ -217,13 +217,26 @@ pub struct FixArgs {
     pub verbose: bool,
 }
 
-fn parse_writing_mode(name: &str) -> Result<epubforge::WritingMode, String> {
+/// A value of an option that names one of a few words, and is none of them: clap prints it
+/// as its usage error for the option.
+#[derive(Debug, thiserror::Error)]
+pub enum ValueError {
+    /// `--writing-mode` got something else.
+    #[error("\"{0}\" is not a writing mode: vertical-rl or horizontal-tb")]
+    WritingMode(String),
+    /// `--target` (build, fix) got something else.
+    #[error("\"{0}\" is not a target: epub, kobo, kindle, apple or azw3")]
+    Target(String),
+    /// `check --target` got something else.
+    #[error("\"{0}\" is not a store: kobo, kindle, apple or google")]
+    Store(String),
+}
+
+fn parse_writing_mode(name: &str) -> Result<epubforge::WritingMode, ValueError> {
     match name.trim() {
         "vertical-rl" | "vertical" => Ok(epubforge::WritingMode::VerticalRl),
         "horizontal-tb" | "horizontal" => Ok(epubforge::WritingMode::HorizontalTb),
-        _ => Err(format!(
-            "\"{name}\" is not a writing mode: vertical-rl or horizontal-tb"
-        )),
+        _ => Err(ValueError::WritingMode(name.to_string())),
     }
 }
 
@@ -339,18 +352,17 @@ pub enum TargetArg {
     Azw3,
 }
 
-fn parse_target(name: &str) -> Result<TargetArg, String> {
+fn parse_target(name: &str) -> Result<TargetArg, ValueError> {
     if name.trim().eq_ignore_ascii_case("azw3") {
         return Ok(TargetArg::Azw3);
     }
     epubforge::Target::parse(name)
         .map(TargetArg::Epub)
-        .ok_or_else(|| format!("\"{name}\" is not a target: epub, kobo, kindle, apple or azw3"))
+        .ok_or_else(|| ValueError::Target(name.to_string()))
 }
 
-fn parse_store(name: &str) -> Result<epubforge::Store, String> {
-    epubforge::Store::parse(name)
-        .ok_or_else(|| format!("\"{name}\" is not a store: kobo, kindle, apple or google"))
+fn parse_store(name: &str) -> Result<epubforge::Store, ValueError> {
+    epubforge::Store::parse(name).ok_or_else(|| ValueError::Store(name.to_string()))
 }
 
 impl TargetArg {

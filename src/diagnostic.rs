@@ -28,237 +28,274 @@ pub enum Severity {
     Note,
 }
 
-/// What kind of problem: one stable name per kind.
-///
-/// In JSON (and every human-readable format) a code is its printed string, EPUBCheck's ids
-/// included; compact formats (the build cache's postcard) keep serde's variant encoding.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(remote = "Self", rename_all = "kebab-case")]
-#[non_exhaustive]
-pub enum Code {
+/// Declares [`Code`]: each code once, with its doc and its printed name, from which come the
+/// enum, [`Code::as_str`] and [`Code::ALL`] (by which a name is read back). The one code
+/// that carries data (EPUBCheck's message id) keeps its place, so that the compact format's
+/// variant numbers stay as they were.
+macro_rules! codes {
+    (
+        $( $(#[$a:meta])* $before:ident = $bname:literal, )*
+        @epubcheck $(#[$e:meta])* $special:ident(MessageId),
+        $( $(#[$c:meta])* $after:ident = $aname:literal, )*
+    ) => {
+        /// What kind of problem: one stable name per kind.
+        ///
+        /// In JSON (and every human-readable format) a code is its printed string, EPUBCheck's
+        /// ids included; compact formats (the build cache's postcard) keep serde's variant
+        /// encoding.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+        #[serde(remote = "Self")]
+        #[non_exhaustive]
+        pub enum Code {
+            $( $(#[$a])* $before, )*
+            $(#[$e])* $special(MessageId),
+            $( $(#[$c])* $after, )*
+        }
+
+        impl Code {
+            /// Every code that carries no data, in declaration order.
+            pub const ALL: &[Code] = &[$(Code::$before,)* $(Code::$after,)*];
+
+            /// The code as printed, e.g. `numbering-gap`.
+            pub fn as_str(&self) -> &str {
+                match self {
+                    $( Code::$before => $bname, )*
+                    Code::$special(id) => id.as_str(),
+                    $( Code::$after => $aname, )*
+                }
+            }
+        }
+    };
+}
+
+codes! {
     /// A file could not be read or written.
-    Io,
+    Io = "io",
     /// `metadata.toml` is not valid TOML, or a key is unknown or mistyped.
-    MetadataSyntax,
+    MetadataSyntax = "metadata-syntax",
     /// `metadata.toml` parsed, but a value is not usable.
-    Metadata,
+    Metadata = "metadata",
     /// A chapter listed in the metadata does not exist.
-    MissingFile,
+    MissingFile = "missing-file",
     /// A chapter file's bytes could not be turned into text, or some were replaced.
-    Encoding,
+    Encoding = "encoding",
     /// Characters XML forbids were dropped.
-    ControlCharacters,
+    ControlCharacters = "control-characters",
     /// A chapter could not be converted (a missing image, `split` on a non-text file...).
-    Convert,
+    Convert = "convert",
     /// Something in a Markdown or HTML chapter was removed or changed on the way.
-    Markup,
+    Markup = "markup",
     /// Elements of a Markdown or HTML chapter were removed with their content (video, frames,
     /// remote images…): one finding per chapter, counting them. An error with `build --strict`.
-    RemovedContent,
+    RemovedContent = "removed-content",
     /// A Markdown construct the converter does not support (pandoc's citations, raw blocks
     /// for other formats, example lists…): one finding per kind and chapter, counting them.
-    UnsupportedMarkup,
+    UnsupportedMarkup = "unsupported-markup",
     /// Letters or digits of a chapter's source are missing from the book and no documented
     /// step removed them (the text ledger, `src/ledger.rs`): a bug to report. An error with
     /// `build --strict`.
-    LostText,
+    LostText = "lost-text",
     /// Aozora Bunko annotations (`［＃…］`) the converter does not support were removed: one
     /// finding per kind and file, counting them.
-    AozoraAnnotation,
+    AozoraAnnotation = "aozora-annotation",
     /// A `《` without its `》`, or a `［＃` without its `］`, in Aozora or web-novel notation:
     /// kept as written, at its line.
-    AozoraUnmatched,
+    AozoraUnmatched = "aozora-unmatched",
     /// A 外字 annotation names no character the JIS X 0213 table has: its description is kept
     /// in the text, at its line.
-    AozoraGaiji,
+    AozoraGaiji = "aozora-gaiji",
     /// A link to something that is not a chapter of the book was removed.
-    RemovedLink,
+    RemovedLink = "removed-link",
     /// A web page's site navigation (`<nav>`, bars of links to the previous and next pages)
     /// was left out of an HTML chapter: one note per chapter, counting the blocks.
-    SiteNavigation,
+    SiteNavigation = "site-navigation",
     /// An mdBook `{{#include}}` could not be resolved (missing, outside the project, no such
     /// anchor, too deep) and was left as written.
-    Include,
+    Include = "include",
     /// A chapter has no text.
-    EmptyChapter,
+    EmptyChapter = "empty-chapter",
     /// A chapter has very little text.
-    ShortChapter,
+    ShortChapter = "short-chapter",
     /// A line seems to break mid-sentence; the build joins it with the next.
-    BrokenLine,
+    BrokenLine = "broken-line",
     /// Chapter headings skip or repeat a number.
-    HeadingNumbering,
+    HeadingNumbering = "heading-numbering",
     /// `check`: a line that looks like a chapter heading (decorated, bracketed, a typo in its
     /// numeral) was not taken as one: it stays text inside the chapter before it.
-    HeadingNotTaken,
+    HeadingNotTaken = "heading-not-taken",
     /// `check`: a heading taken through a typo in its numeral (`第十—回` read as 第十一回):
     /// the source should be fixed.
-    HeadingRepaired,
+    HeadingRepaired = "heading-repaired",
     /// `check`: a chapter far longer than the book's others (headings missed inside it?).
-    LongChapter,
+    LongChapter = "long-chapter",
     /// `check`: the headings of one file follow two numbering sequences that interleave (a
     /// site's page markers among the chapters).
-    InterleavedNumbering,
+    InterleavedNumbering = "interleaved-numbering",
     /// Chapter file names skip a number.
-    NumberingGap,
+    NumberingGap = "numbering-gap",
     /// Two chapter files have the same number.
-    NumberingDuplicate,
+    NumberingDuplicate = "numbering-duplicate",
     /// Two chapters have the same text.
-    DuplicateChapter,
+    DuplicateChapter = "duplicate-chapter",
     /// Two chapters have almost the same text.
-    SimilarChapter,
+    SimilarChapter = "similar-chapter",
     /// The book has no description.
-    NoDescription,
+    NoDescription = "no-description",
     /// The ISBN's check digit is wrong. No longer given: the load refuses an identifier that
     /// is invalid in its scheme (a `metadata-syntax` error naming the key).
-    InvalidIsbn,
+    InvalidIsbn = "invalid-isbn",
     /// The cover is not an image, or readers will show it badly.
-    Cover,
+    Cover = "cover",
     /// An embedded font cannot be used, or lacks characters the book shows.
-    Font,
+    Font = "font",
     /// Something scripted, remote or foreign was removed from an SVG image.
-    Svg,
+    Svg = "svg",
     /// Something remote or scripted was removed from a user stylesheet, or its bytes were not
     /// valid in its encoding.
-    Css,
+    Css = "css",
     /// `init` found no chapters, or would overwrite a metadata file.
-    Init,
+    Init = "init",
     /// One of our own structural rules for EPUBs is broken. No longer given: each rule has an
     /// `epub-…` code of its own.
-    Structure,
+    Structure = "structure",
     /// An EPUB's zip cannot be read safely (unreadable, too many entries, an entry that inflates
     /// past our caps) or names an entry twice.
-    EpubZip,
+    EpubZip = "epub-zip",
     /// An EPUB's `mimetype` entry is not first, not stored, or not `application/epub+zip`.
-    EpubMimetype,
+    EpubMimetype = "epub-mimetype",
     /// An XML entry of an EPUB is not well-formed.
-    EpubXml,
+    EpubXml = "epub-xml",
     /// `META-INF/container.xml` or the package document cannot be found or used.
-    EpubPackage,
+    EpubPackage = "epub-package",
     /// A package's `version` is not 2.0 or 3.0.
-    EpubVersion,
+    EpubVersion = "epub-version",
     /// A manifest item has no id or href, an id twice, a missing file, or the nav is wrong.
-    EpubManifest,
+    EpubManifest = "epub-manifest",
     /// A file in the EPUB's zip is not listed in the manifest.
-    EpubUnlistedFile,
+    EpubUnlistedFile = "epub-unlisted-file",
     /// A spine itemref names no manifest item.
-    EpubSpine,
+    EpubSpine = "epub-spine",
     /// The spine lists the same manifest item twice.
-    EpubSpineDuplicate,
+    EpubSpineDuplicate = "epub-spine-duplicate",
     /// A package property uses a prefix that is neither reserved nor declared, or declares one
     /// for the Dublin Core elements.
-    EpubPrefix,
+    EpubPrefix = "epub-prefix",
     /// A manifest item or spine itemref has a property the package vocabulary does not define.
-    EpubUnknownProperty,
+    EpubUnknownProperty = "epub-unknown-property",
     /// A `rendition:` property is repeated, has a value the spec does not define, or an
     /// itemref sets two that exclude each other.
-    EpubRendition,
+    EpubRendition = "epub-rendition",
     /// `epub:type` where structural semantics are not allowed (the `<head>`).
-    EpubSemantics,
+    EpubSemantics = "epub-semantics",
     /// A fixed-layout document has no viewport, or one without a valid width and height.
-    EpubViewport,
+    EpubViewport = "epub-viewport",
     /// The package metadata lacks a title, language, identifier or a valid `dcterms:modified`.
-    EpubMetadata,
+    EpubMetadata = "epub-metadata",
     /// An XHTML document's `<html>` has no `lang` or `xml:lang`.
-    EpubLang,
+    EpubLang = "epub-lang",
     /// The NCX disagrees with the package or is out of order.
-    EpubNcx,
+    EpubNcx = "epub-ncx",
     /// A link or reference points to a file that is not in the zip.
-    EpubMissingResource,
+    EpubMissingResource = "epub-missing-resource",
     /// A link's fragment names no id of its target.
-    EpubFragment,
+    EpubFragment = "epub-fragment",
     /// A URL is not allowed in an EPUB or is not a valid URL: path-absolute (`/x`), `file:`, or
     /// holding characters that must be percent-encoded.
-    EpubUrl,
+    EpubUrl = "epub-url",
     /// A resource is used by a document but not listed in the manifest.
-    EpubUnlistedResource,
+    EpubUnlistedResource = "epub-unlisted-resource",
     /// A hyperlink or the table of contents points to a document that is not in the spine.
-    EpubOutsideSpine,
+    EpubOutsideSpine = "epub-outside-spine",
     /// A resource in a format reading systems need not support has no fallback.
-    EpubForeignResource,
+    EpubForeignResource = "epub-foreign-resource",
     /// A resource a reading system must have in the container is fetched from the network.
-    EpubRemoteResource,
+    EpubRemoteResource = "epub-remote-resource",
     /// EPUBCheck reported it (EPUBCheck's own findings carry its message id as their code).
-    Epubcheck,
+    Epubcheck = "epubcheck",
     /// An environment variable has a value that cannot be used (`SOURCE_DATE_EPOCH`).
-    Environment,
+    Environment = "environment",
     /// What one cleanup rule does to the book (`check`'s dry run): how often it matches.
-    CleanupRule,
+    CleanupRule = "cleanup-rule",
     /// One change a cleanup rule makes, where it makes it (the first few per rule).
-    CleanupMatch,
+    CleanupMatch = "cleanup-match",
     /// Lint: a quote or bracket left open, or closed without being opened, in a paragraph.
-    UnmatchedBracket,
+    UnmatchedBracket = "unmatched-bracket",
     /// Lint: text decoded with the wrong encoding somewhere (锟斤拷, 烫烫烫, `Ã©`).
-    Mojibake,
+    Mojibake = "mojibake",
     /// Lint: a U+FFFD replacement character in the source (a character lost before it).
-    ReplacementCharacter,
+    ReplacementCharacter = "replacement-character",
     /// Lint: private-use characters, which show as boxes outside the font they were made for.
-    PrivateUse,
+    PrivateUse = "private-use",
     /// Lint: zero-width characters (zero-width space, word joiner, a BOM inside the text).
-    ZeroWidth,
+    ZeroWidth = "zero-width",
     /// Lint: the same punctuation mark twice (`，，`, `。。`), or two that never meet (`，。`).
-    DoubledPunctuation,
+    DoubledPunctuation = "doubled-punctuation",
     /// Lint: a paragraph that already appeared earlier in the book (a scraper's repeated page).
-    RepeatedParagraph,
+    RepeatedParagraph = "repeated-paragraph",
     /// Lint: a paragraph so long its line breaks were probably lost.
-    LongParagraph,
+    LongParagraph = "long-paragraph",
     /// Lint: a line that looks like a site's boilerplate (a web address, 请收藏, 首发…).
-    Boilerplate,
+    Boilerplate = "boilerplate",
     /// An entry of `[check] ignore` that suppressed nothing.
-    UnusedIgnore,
+    UnusedIgnore = "unused-ignore",
     /// A store or reader's published limit is exceeded (Kindle's 50 MB e-mail limit...); the
     /// message names the source of the limit.
-    StoreLimit,
+    StoreLimit = "store-limit",
+    @epubcheck
     /// A finding of EPUBCheck's, under its own message id (`RSC-012`, `OPF-027`, …).
     EpubcheckMessage(MessageId),
     /// A note too short for Kobo's pop-ups (under nine characters): Kobo jumps to it instead.
-    ShortNote,
+    ShortNote = "short-note",
     /// `check --target apple`: an image above Apple Books' 5.6 megapixels.
-    AppleImagePixels,
+    AppleImagePixels = "apple-image-pixels",
     /// `check --target google`: a cover outside Google Play's 640 to 7200 pixels.
-    GoogleCoverSize,
+    GoogleCoverSize = "google-cover-size",
     /// `check --target kobo`: a content document above Kobo's 10 MB.
-    KoboFileSize,
+    KoboFileSize = "kobo-file-size",
     /// `check --target kobo`: a cover page that does not show the cover with an `<img>`.
-    KoboCoverImage,
+    KoboCoverImage = "kobo-cover-image",
     /// `--target kindle`: a `dc:language` not on Amazon's list of Kindle languages.
-    KindleLanguage,
+    KindleLanguage = "kindle-language",
     /// `--target kindle`: a spine whose order is not the NCX's.
-    KindleSpineOrder,
+    KindleSpineOrder = "kindle-spine-order",
     /// `check --target kindle`: a construct Send-to-Kindle's converter rejects or garbles (a
     /// table of contents deeper than two levels, an empty `alt`, a CSS custom property, an id
     /// on `body`).
-    KindleConstruct,
+    KindleConstruct = "kindle-construct",
     /// An input asked for more work than its budget allows (inclusions across the book, a
     /// cleanup rule's output or steps on one text): the build stops, naming the budget.
-    Budget,
+    Budget = "budget",
     /// A second numbering of heading-like lines interleaved with a text file's chapters (a
     /// site's page markers, `第1节` among `第一回`) was kept as text: one finding per file,
     /// counting them, at the first.
-    PageMarkers,
+    PageMarkers = "page-markers",
     /// A preprocessor directive nothing here runs (`{{#each …}}`, `{{%session outline}}`) was
     /// removed from a Markdown chapter: one finding per chapter, naming them, at the first.
-    UnknownDirective,
+    UnknownDirective = "unknown-directive",
     /// A picture that cannot be read (missing, outside the project, unreadable): its alt text
     /// stands in its place. An error with `build --strict`.
-    UnreadableImage,
+    UnreadableImage = "unreadable-image",
     /// `epubforge fix`: a kind of problem the input EPUB had that the fixed one no longer
     /// has (one note per kind, with the count and the first message).
-    Fixed,
+    Fixed = "fixed",
     /// `init BOOK.epub`: a file of the EPUB was not written into the project (an unsafe name,
     /// listed but missing, too large), or files in the zip are not in its manifest.
-    EpubInFile,
+    EpubInFile = "epub-in-file",
     /// `init BOOK.epub`: something of the package document has no key in `metadata.toml` (a
     /// second title, `dc:source`, an identifier the build refuses, a date that is not a day).
-    EpubInMetadata,
+    EpubInMetadata = "epub-in-metadata",
     /// `init BOOK.epub`: a spine document was not made a chapter (not XHTML, the cover page),
     /// or has no entry in the contents, or an entry points at no chapter.
-    EpubInChapter,
+    EpubInChapter = "epub-in-chapter",
     /// `init BOOK.epub`: what `inspect` noted while reading the contents (the nav fell back
     /// to the NCX, nesting cut at its depth cap).
-    EpubInToc,
+    EpubInToc = "epub-in-toc",
     /// `init BOOK.epub --markdown`: a chapter kept as XHTML, since Markdown cannot say all
     /// it holds.
-    EpubInMarkdown,
+    EpubInMarkdown = "epub-in-markdown",
+    /// `build --target azw3`: calibre's `ebook-convert` could not make the AZW3 (not
+    /// installed, failed, stopped); the Kindle EPUB was written.
+    Azw3 = "azw3",
 }
 
 impl Serialize for Code {
@@ -274,15 +311,12 @@ impl Serialize for Code {
 
 impl<'de> Deserialize<'de> for Code {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Code, D::Error> {
-        use serde::de::IntoDeserializer;
         if !d.is_human_readable() {
             return Code::deserialize(d);
         }
         let name = <std::borrow::Cow<'de, str>>::deserialize(d)?;
-        let by_name: Result<Code, serde::de::value::Error> =
-            Code::deserialize(name.as_ref().into_deserializer());
+        let by_name = Code::ALL.iter().find(|c| c.as_str() == name).copied();
         by_name
-            .ok()
             .or_else(|| MessageId::new(&name).map(Code::EpubcheckMessage))
             .ok_or_else(|| serde::de::Error::custom(format!("unknown code `{name}`")))
     }
@@ -338,109 +372,6 @@ impl<'de> Deserialize<'de> for MessageId {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<MessageId, D::Error> {
         let s = <std::borrow::Cow<'de, str>>::deserialize(d)?;
         MessageId::new(&s).ok_or_else(|| serde::de::Error::custom("not an EPUBCheck message id"))
-    }
-}
-
-impl Code {
-    /// The code as printed, e.g. `numbering-gap`.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Code::Io => "io",
-            Code::MetadataSyntax => "metadata-syntax",
-            Code::Metadata => "metadata",
-            Code::MissingFile => "missing-file",
-            Code::Encoding => "encoding",
-            Code::ControlCharacters => "control-characters",
-            Code::Convert => "convert",
-            Code::Markup => "markup",
-            Code::RemovedContent => "removed-content",
-            Code::UnsupportedMarkup => "unsupported-markup",
-            Code::LostText => "lost-text",
-            Code::AozoraAnnotation => "aozora-annotation",
-            Code::AozoraUnmatched => "aozora-unmatched",
-            Code::AozoraGaiji => "aozora-gaiji",
-            Code::RemovedLink => "removed-link",
-            Code::SiteNavigation => "site-navigation",
-            Code::Include => "include",
-            Code::EmptyChapter => "empty-chapter",
-            Code::ShortChapter => "short-chapter",
-            Code::BrokenLine => "broken-line",
-            Code::HeadingNumbering => "heading-numbering",
-            Code::HeadingNotTaken => "heading-not-taken",
-            Code::HeadingRepaired => "heading-repaired",
-            Code::LongChapter => "long-chapter",
-            Code::InterleavedNumbering => "interleaved-numbering",
-            Code::NumberingGap => "numbering-gap",
-            Code::NumberingDuplicate => "numbering-duplicate",
-            Code::DuplicateChapter => "duplicate-chapter",
-            Code::SimilarChapter => "similar-chapter",
-            Code::NoDescription => "no-description",
-            Code::InvalidIsbn => "invalid-isbn",
-            Code::Cover => "cover",
-            Code::Font => "font",
-            Code::Svg => "svg",
-            Code::Css => "css",
-            Code::Init => "init",
-            Code::Structure => "structure",
-            Code::EpubZip => "epub-zip",
-            Code::EpubMimetype => "epub-mimetype",
-            Code::EpubXml => "epub-xml",
-            Code::EpubPackage => "epub-package",
-            Code::EpubVersion => "epub-version",
-            Code::EpubManifest => "epub-manifest",
-            Code::EpubUnlistedFile => "epub-unlisted-file",
-            Code::EpubSpine => "epub-spine",
-            Code::EpubSpineDuplicate => "epub-spine-duplicate",
-            Code::EpubPrefix => "epub-prefix",
-            Code::EpubUnknownProperty => "epub-unknown-property",
-            Code::EpubRendition => "epub-rendition",
-            Code::EpubSemantics => "epub-semantics",
-            Code::EpubViewport => "epub-viewport",
-            Code::EpubMetadata => "epub-metadata",
-            Code::EpubLang => "epub-lang",
-            Code::EpubNcx => "epub-ncx",
-            Code::EpubMissingResource => "epub-missing-resource",
-            Code::EpubFragment => "epub-fragment",
-            Code::EpubUrl => "epub-url",
-            Code::EpubUnlistedResource => "epub-unlisted-resource",
-            Code::EpubOutsideSpine => "epub-outside-spine",
-            Code::EpubForeignResource => "epub-foreign-resource",
-            Code::EpubRemoteResource => "epub-remote-resource",
-            Code::Epubcheck => "epubcheck",
-            Code::Environment => "environment",
-            Code::CleanupRule => "cleanup-rule",
-            Code::CleanupMatch => "cleanup-match",
-            Code::StoreLimit => "store-limit",
-            Code::EpubcheckMessage(id) => id.as_str(),
-            Code::UnmatchedBracket => "unmatched-bracket",
-            Code::Mojibake => "mojibake",
-            Code::ReplacementCharacter => "replacement-character",
-            Code::PrivateUse => "private-use",
-            Code::ZeroWidth => "zero-width",
-            Code::DoubledPunctuation => "doubled-punctuation",
-            Code::RepeatedParagraph => "repeated-paragraph",
-            Code::LongParagraph => "long-paragraph",
-            Code::Boilerplate => "boilerplate",
-            Code::UnusedIgnore => "unused-ignore",
-            Code::ShortNote => "short-note",
-            Code::AppleImagePixels => "apple-image-pixels",
-            Code::GoogleCoverSize => "google-cover-size",
-            Code::KoboFileSize => "kobo-file-size",
-            Code::KoboCoverImage => "kobo-cover-image",
-            Code::KindleLanguage => "kindle-language",
-            Code::KindleSpineOrder => "kindle-spine-order",
-            Code::KindleConstruct => "kindle-construct",
-            Code::Budget => "budget",
-            Code::PageMarkers => "page-markers",
-            Code::UnknownDirective => "unknown-directive",
-            Code::UnreadableImage => "unreadable-image",
-            Code::Fixed => "fixed",
-            Code::EpubInFile => "epub-in-file",
-            Code::EpubInMetadata => "epub-in-metadata",
-            Code::EpubInChapter => "epub-in-chapter",
-            Code::EpubInToc => "epub-in-toc",
-            Code::EpubInMarkdown => "epub-in-markdown",
-        }
     }
 }
 
@@ -616,6 +547,23 @@ mod tests {
             assert_eq!(postcard::from_bytes::<Code>(&bytes).unwrap(), code);
         }
         assert!(serde_json::from_str::<Code>("\"no such code!\"").is_err());
+    }
+
+    #[test]
+    fn every_code_has_one_name_that_reads_back_as_it() {
+        let mut seen = std::collections::HashSet::new();
+        for &code in Code::ALL {
+            let name = code.as_str();
+            assert!(seen.insert(name.to_string()), "{name} twice");
+            let kebab =
+                (name.bytes()).all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-');
+            assert!(kebab && !name.starts_with('-'), "{name}");
+            let json = serde_json::to_string(&code).unwrap();
+            assert_eq!(serde_json::from_str::<Code>(&json).unwrap(), code);
+            let bytes = postcard::to_stdvec(&code).unwrap();
+            assert_eq!(postcard::from_bytes::<Code>(&bytes).unwrap(), code);
+        }
+        assert!(Code::ALL.len() > 90, "{}", Code::ALL.len());
     }
 
     #[test]

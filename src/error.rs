@@ -237,10 +237,16 @@ impl Error {
             | Error::Decode { message, hint, .. }
             | Error::Convert { message, hint, .. }
             | Error::Budget { message, hint, .. } => (message.clone(), hint.as_deref()),
-            Error::MissingChapter { path, .. } => (
-                format!("chapter file {} not found", crate::escape::path(path)),
-                Some(MISSING_CHAPTER_HINT),
-            ),
+            Error::MissingChapter { path, metadata, .. } => {
+                // Named as the metadata's entry names it: from the project's folder.
+                let folder = metadata.parent().unwrap_or(Path::new(""));
+                let shown = path.strip_prefix(folder).unwrap_or(path);
+                let shown = crate::escape::path(shown);
+                (
+                    format!("chapter file {shown} not found"),
+                    Some(MISSING_CHAPTER_HINT),
+                )
+            }
             Error::Cover { message, .. } => (message.clone(), Some(COVER_HINT)),
             Error::UnsupportedFormat { format, tool, .. } => (
                 format!("{format} is not supported; convert it with {tool} first"),

@@ -11,6 +11,7 @@ use crate::book::{Book, Image};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::error::{Error, Result};
 use crate::fs::read_limited;
+use crate::media::css::NotCarried;
 use crate::media::{self, FontFile, cover, fonts};
 use crate::package::{self, Asset, Look};
 use crate::project::{Project, WritingMode};
@@ -172,17 +173,17 @@ fn carried(
     url: &str,
     images: &mut Vec<Image>,
     found: &mut Vec<Diagnostic>,
-) -> std::result::Result<String, String> {
+) -> std::result::Result<String, NotCarried> {
     let end = url.find(['?', '#']).unwrap_or(url.len());
     let fragment = url.find('#').map_or("", |i| &url[i..]);
     let file = crate::convert::markup::percent_decode(&url[..end]);
     if file.is_empty() {
-        return Err("it names no file".into());
+        return Err(NotCarried::NoFile);
     }
     // The project's containment check, before anything is opened or compared.
     let target = (project.boundary)
         .admit(dir, &file)
-        .map_err(|outside| outside.sentence(&file, &project.root))?;
+        .map_err(|outside| NotCarried::Outside(outside.sentence(&file, &project.root)))?;
     let same = |p: &Path| match (p.canonicalize(), target.canonicalize()) {
         (Ok(a), Ok(b)) => a == b,
         _ => p == target,
@@ -200,10 +201,8 @@ fn carried(
     }
     let name =
         media::image::carry(&project.boundary, &target, images, found).map_err(|e| match e {
-            media::image::ImageError::NotAnImage { .. } => {
-                "not an image, a font of [style] fonts or a stylesheet of [style] css".to_string()
-            }
-            other => other.to_string(),
+            media::image::ImageError::NotAnImage { .. } => NotCarried::NotCarriable,
+            other => NotCarried::Image(Box::new(other)),
         })?;
     Ok(format!("../images/{name}{fragment}"))
 }

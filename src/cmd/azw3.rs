@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use epubforge::{BuildReport, Outcome, Target};
+use epubforge::{BuildReport, Code, Diagnostic, Outcome, Target};
 
 use super::term;
 
@@ -27,12 +27,61 @@ pub fn convert_all(outcomes: &[Outcome], quiet: bool) -> usize {
                 term::out(&term::path(&azw3));
             }
             Err(e) => {
-                term::err(&format!("error: {}: {e}", term::path(kindle)));
+                term::err_styled(&term::diagnostic(&e.diagnostic(kindle), None));
                 failed += 1;
             }
         }
     }
     failed
+}
+
+/// Why no AZW3 was made of a Kindle EPUB.
+#[derive(Debug, thiserror::Error)]
+pub enum Azw3Error {
+    /// `ebook-convert` is not there.
+    #[error("AZW3 needs calibre's `ebook-convert` ({} not found)", term::path(.0))]
+    NoConverter(PathBuf),
+    /// It could not be started or waited for.
+    #[error("cannot run {}: {source}", term::path(tool))]
+    Run {
+        /// The converter.
+        tool: PathBuf,
+        /// What went wrong.
+        source: std::io::Error,
+    },
+    /// It ended without success.
+    #[error("ebook-convert failed ({status}): {last_lines}")]
+    Failed {
+        /// Its exit status.
+        status: std::process::ExitStatus,
+        /// The last lines it wrote to stderr.
+        last_lines: String,
+    },
+    /// It was stopped (by an interrupt).
+    #[error("ebook-convert was stopped")]
+    Stopped,
+    /// Its temporary files could not be made, or the AZW3 not moved into place.
+    #[error("{action}: {source}")]
+    Files {
+        /// What we were doing.
+        action: &'static str,
+        /// What went wrong.
+        source: std::io::Error,
+    },
+}
+
+impl Azw3Error {
+    /// The error as a problem of the Kindle EPUB at `kindle`, with what to do about it.
+    pub fn diagnostic(&self, kindle: &Path) -> Diagnostic {
+        let d = Diagnostic::error(Code::Azw3, self.to_string()).at(kindle);
+        match self {
+            Azw3Error::NoConverter(_) => d.hint(
+                "install calibre (https://calibre-ebook.com) or set EBOOK_CONVERT to its path; \
+                 the Kindle EPUB was written, and Send to Kindle takes it as it is",
+            ),
+            _ => d,
+        }
+    }
 }
 
 /// The Kindle EPUBs among a build's outputs (one per volume).
@@ -57,7 +106,7 @@ fn azw3_path(epub: &Path) -> PathBuf {
 /// a temporary name and moved into place, so a failed conversion leaves the last good one.
 /// `ebook-convert` runs registered with the interrupt handler, and so does its partial file:
 /// a signal stops the one and removes the other.
-pub fn convert(epub: &Path) -> Result<PathBuf, String> {
+pub fn convert(epub: &Path) -> Result<PathBuf, Azw3Error> {
     let out = azw3_path(epub);
     let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
     if let (Some(a), Some(e)) = (modified(&out), modified(epub))
@@ -70,24 +119,26 @@ pub fn convert(epub: &Path) -> Result<PathBuf, String> {
     // Not a hidden name: ebook-convert takes an output starting with `.` for a format.
     let stem = out.file_stem().unwrap_or_default().to_string_lossy();
     let tmp = out.with_file_name(format!("{stem}.partial-{}.azw3", std::process::id()));
-    let (_, partial) = epubforge::create_registered(|| Ok(&tmp)).map_err(|e| e.to_string())?;
-    let logs = tempfile::tempfile().map_err(|e| format!("cannot make a temporary file: {e}"))?;
+    let files = |action| move |source| Azw3Error::Files { action, source };
+    let (_, partial) =
+        epubforge::create_registered(|| Ok(&tmp)).map_err(files("cannot make the partial AZW3"))?;
+    let logs = tempfile::tempfile().map_err(files("cannot make a temporary file"))?;
     let status = run_converter(&tool, epub, &tmp, &logs);
     let result = status.and_then(|status| {
         if status.success() {
             return Ok(());
         }
-        Err(format!(
-            "ebook-convert failed ({status}): {}",
-            last_lines(logs)
-        ))
+        Err(Azw3Error::Failed {
+            status,
+            last_lines: last_lines(logs),
+        })
     });
     if let Err(e) = result {
         let _ = std::fs::remove_file(&tmp);
         return Err(e);
     }
     epubforge::record_replaced(&out, || std::fs::rename(&tmp, &out))
-        .map_err(|e| format!("cannot move the AZW3 into place: {e}"))?;
+        .map_err(files("cannot move the AZW3 into place"))?;
     drop(partial);
     Ok(out)
 }
@@ -99,8 +150,12 @@ fn run_converter(
     epub: &Path,
     tmp: &Path,
     logs: &std::fs::File,
-) -> Result<std::process::ExitStatus, String> {
-    let stderr = logs.try_clone().map_err(|e| e.to_string())?;
+) -> Result<std::process::ExitStatus, Azw3Error> {
+    let run = |source| Azw3Error::Run {
+        tool: tool.to_path_buf(),
+        source,
+    };
+    let stderr = logs.try_clone().map_err(run)?;
     let mut command = Command::new(tool);
     command
         .arg(epub)
@@ -114,19 +169,14 @@ fn run_converter(
     let child = match epubforge::spawn_registered(&mut command) {
         Ok(child) => child,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return Err(format!(
-                "AZW3 needs calibre's `ebook-convert` ({} not found): install calibre \
-                 (https://calibre-ebook.com) or set EBOOK_CONVERT to its path; the Kindle EPUB \
-                 was written, and Send to Kindle takes it as it is",
-                term::path(tool)
-            ));
+            return Err(Azw3Error::NoConverter(tool.to_path_buf()));
         }
-        Err(e) => return Err(format!("cannot run {}: {e}", term::path(tool))),
+        Err(e) => return Err(run(e)),
     };
     match child.wait_for(None) {
         Ok(Some(status)) => Ok(status),
-        Ok(None) => Err("ebook-convert was stopped".into()),
-        Err(e) => Err(format!("cannot wait for ebook-convert: {e}")),
+        Ok(None) => Err(Azw3Error::Stopped),
+        Err(e) => Err(run(e)),
     }
 }
 

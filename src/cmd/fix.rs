@@ -160,7 +160,12 @@ fn azw3(r: &FixReport, print: &dyn Fn(String)) {
             print(format!("converted   {}", term::path(&azw3)));
             term::out(&term::path(&azw3));
         }
-        Err(e) => print(format!("error: {}: {e}", term::path(kindle))),
+        Err(e) => print(
+            e.diagnostic(kindle)
+                .render(None, false)
+                .trim_end()
+                .to_string(),
+        ),
     }
 }
 

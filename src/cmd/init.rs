@@ -2,7 +2,8 @@
 
 use std::process::ExitCode;
 
-use epubforge::{EpubInitOptions, InitOptions};
+use epubforge::epub_in::Error as EpubInError;
+use epubforge::{Code, Diagnostic, EpubInitOptions, InitOptions};
 
 use super::term;
 use crate::cli::InitArgs;
@@ -18,17 +19,21 @@ pub fn run(args: InitArgs) -> ExitCode {
         return run_epub(&args);
     }
     if let Some(into) = &args.into {
-        term::err(&format!(
-            "error: {}: a second folder is only taken with an EPUB to unpack",
-            term::path(into)
-        ));
+        let d = Diagnostic::error(
+            Code::Init,
+            "a second folder is only taken with an EPUB to unpack",
+        )
+        .at(into)
+        .hint("give the chapters' folder alone, or an EPUB and the folder to unpack it into");
+        term::err_styled(&term::diagnostic(&d, None));
         return ExitCode::from(2);
     }
     match epubforge::init(&args.dir, &InitOptions { force: args.force }) {
         Ok(report) => {
             for note in &report.notes {
                 // One line each, whatever file names it holds.
-                term::err(&format!("note: {}", epubforge::escape::value(note)));
+                let d = Diagnostic::note(Code::Init, epubforge::escape::value(note).into_owned());
+                term::err_styled(&term::diagnostic(&d, None));
             }
             term::err(&format!(
                 "wrote {} with {} chapter(s), language {}{}",
@@ -82,8 +87,29 @@ fn run_epub(args: &InitArgs) -> ExitCode {
             ExitCode::SUCCESS
         }
         Err(e) => {
-            term::err(&format!("error: {e}"));
+            term::err_styled(&term::diagnostic(&epub_in_diagnostic(&e), None));
             ExitCode::from(2)
         }
+    }
+}
+
+/// Why `init BOOK.epub` wrote nothing, as a problem: at the EPUB (inside it, for what could
+/// not be read) or the folder, with what to do.
+fn epub_in_diagnostic(e: &EpubInError) -> Diagnostic {
+    match e {
+        EpubInError::Read { epub, source } => source.diagnostic(epub),
+        EpubInError::Write { path, source } => {
+            Diagnostic::error(Code::Io, source.to_string()).at(path)
+        }
+        EpubInError::NotEmpty { dir } => {
+            Diagnostic::error(Code::Init, "not empty; nothing written")
+                .at(dir)
+                .hint("name an empty or new folder, or pass --force")
+        }
+        EpubInError::NoChapters { epub } => Diagnostic::error(
+            Code::Init,
+            "the spine has no XHTML document; nothing to make a book of",
+        )
+        .at(epub),
     }
 }

@@ -74,7 +74,7 @@ pub fn text(d: &Diagnostic, base: Option<&Path>, color: bool) -> String {
         "{}{} {}\n",
         paint(sev_style, &format!("{sev}[{}]", d.code)),
         paint(bold, ":"),
-        paint(bold, &crate::escape::text(&d.message))
+        paint(bold, &crate::escape::text(&beneath(&d.message, base)))
     );
     if let Some(loc) = location(d, base) {
         let _ = writeln!(out, "  {} {loc}", paint(blue, "-->"));
@@ -90,6 +90,37 @@ pub fn text(d: &Diagnostic, base: Option<&Path>, color: bool) -> String {
         let _ = writeln!(out, "  {} {h}", paint(blue, "= hint:"));
     }
     out
+}
+
+/// `message` with the paths in it that lie under `base` (the project's folder) written from
+/// there, as the location is: `/home/me/book/images/map.png` reads `images/map.png`. A path
+/// is taken where `base/` starts a word (after a space, a quote or a bracket), not inside one.
+fn beneath<'m>(message: &'m str, base: Option<&Path>) -> std::borrow::Cow<'m, str> {
+    let Some(base) = base
+        .and_then(Path::to_str)
+        .filter(|b| !b.is_empty() && *b != ".")
+    else {
+        return message.into();
+    };
+    let prefix = format!("{}/", base.trim_end_matches('/'));
+    if !message.contains(&prefix) {
+        return message.into();
+    }
+    let mut out = String::with_capacity(message.len());
+    let mut rest = message;
+    while let Some(i) = rest.find(&prefix) {
+        let starts_word = rest[..i]
+            .chars()
+            .next_back()
+            .is_none_or(|c| c.is_whitespace() || "\"'`(<[{“‘「".contains(c));
+        out.push_str(&rest[..i]);
+        if !starts_word {
+            out.push_str(&prefix);
+        }
+        rest = &rest[i + prefix.len()..];
+    }
+    out.push_str(rest);
+    out.into()
 }
 
 /// The excerpt under a message: the diagnostic's line of its file with a caret under its column,
@@ -248,6 +279,25 @@ mod tests {
             .at(&path)
             .line(Some(2));
         assert!(d.render(None, false).contains("2 | two\n"));
+    }
+
+    #[test]
+    fn paths_under_the_project_in_a_message_are_written_from_it() {
+        let base = Path::new("/home/me/book");
+        let message = "picture \"images/map.png\" cannot be read: /home/me/book/images/map.png: \
+             gone; not /home/me/bookends/x nor /x/home/me/book/y (/home/me/book/a.txt)";
+        assert_eq!(
+            beneath(message, Some(base)),
+            "picture \"images/map.png\" cannot be read: images/map.png: gone; not \
+             /home/me/bookends/x nor /x/home/me/book/y (a.txt)"
+        );
+        assert_eq!(beneath(message, None), message);
+        let d =
+            Diagnostic::warning(Code::Include, "see /home/me/book/b.md").at("/home/me/book/a.md");
+        assert!(
+            d.render(Some(base), false)
+                .starts_with("warning[include]: see b.md\n  --> a.md\n")
+        );
     }
 
     #[test]

@@ -88,7 +88,7 @@ pub(super) fn read(epub: &Path, book: &Epub) -> Result<Extra, InspectError> {
                 "source" | "type" | "coverage" | "relation" | "format" if !value.is_empty() => {
                     extra.unkept.push((
                         format!("dc:{} \"{value}\"", n.tag_name().name()),
-                        locator.at(n),
+                        locator.at(n).to_string(),
                     ));
                 }
                 _ => {}

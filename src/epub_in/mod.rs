@@ -109,7 +109,7 @@ pub enum Error {
     },
     /// The folder already holds files.
     #[error(
-        "{}: not empty; nothing written\n  hint: name an empty or new folder, or pass --force",
+        "{}: not empty; nothing written (name an empty or new folder, or pass --force)",
         crate::escape::path(dir)
     )]
     NotEmpty {

@@ -42,7 +42,7 @@ fn broken_book(dir: &Path) -> PathBuf {
     path
 }
 
-fn problems(epub: &Path) -> Vec<crate::inspect::Finding> {
+fn problems(epub: &Path) -> Vec<crate::Diagnostic> {
     crate::inspect::verify_path(epub)
 }
 

@@ -41,6 +41,8 @@ pub(crate) struct Container<R> {
     names: HashSet<String>,
     /// Names that occur more than once in the central directory.
     pub duplicates: Vec<String>,
+    /// The zip names some entry twice, whether or not [`Self::duplicates`] could say which.
+    pub has_duplicates: bool,
     pub first_header: Option<FirstLocalHeader>,
 }
 
@@ -66,15 +68,13 @@ impl<R: Read + Seek> Container<R> {
             });
         }
         let mut duplicates = Vec::new();
-        if archive.has_duplicate_names() {
+        let has_duplicates = archive.has_duplicate_names();
+        if has_duplicates {
             // The archive index keeps one entry per name, so the duplicates can only be named
             // by walking the central directory ourselves.
             let cd_start = archive.central_directory_start();
             let mut reader = archive.into_inner();
             duplicates = duplicate_names(&mut reader, cd_start);
-            if duplicates.is_empty() {
-                duplicates.push("(unnamed)".to_string());
-            }
             archive = ZipArchive::new(reader)?;
         }
         let names = entries.iter().map(|e| e.name.clone()).collect();
@@ -83,6 +83,7 @@ impl<R: Read + Seek> Container<R> {
             entries,
             names,
             duplicates,
+            has_duplicates,
             first_header,
         })
     }

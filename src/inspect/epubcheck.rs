@@ -68,8 +68,12 @@ pub struct EpubcheckMessage {
     pub severity: EpubcheckSeverity,
     /// The message text.
     pub message: String,
-    /// `path:line:col`, or `path` when EPUBCheck gives no line; `None` for book-wide messages.
-    pub location: Option<String>,
+    /// The entry it is about; `None` for book-wide messages.
+    pub path: Option<String>,
+    /// 1-based line in the entry, when EPUBCheck gives one.
+    pub line: Option<usize>,
+    /// 1-based column in the line, when EPUBCheck gives one.
+    pub column: Option<usize>,
 }
 
 impl EpubcheckMessage {
@@ -83,11 +87,11 @@ impl EpubcheckMessage {
         };
         let code = MessageId::new(&self.id).map_or(Code::Epubcheck, Code::EpubcheckMessage);
         let message = format!("{} (EPUBCheck {})", self.message, self.id);
-        let d = Diagnostic::new(code, severity, message);
-        Some(match &self.location {
-            Some(loc) => super::finding::located(d, epub, loc),
-            None => d.at(epub),
-        })
+        let mut d = Diagnostic::new(code, severity, message);
+        d.path = self.path.as_ref().map(PathBuf::from);
+        d.line = self.line.filter(|_| self.path.is_some());
+        d.column = self.column.filter(|_| d.line.is_some());
+        Some(super::finding::in_epub(d, epub))
     }
 }
 
@@ -150,13 +154,14 @@ struct RawLocation {
 }
 
 impl RawLocation {
-    fn render(&self) -> Option<String> {
-        let path = self.path.clone()?;
-        Some(match (self.line, self.column) {
-            (Some(l), Some(c)) if l >= 0 && c >= 0 => format!("{path}:{l}:{c}"),
-            (Some(l), _) if l >= 0 => format!("{path}:{l}"),
-            _ => path,
-        })
+    /// The entry, line and column (EPUBCheck writes -1 for none); a line only with an entry,
+    /// a column only with a line.
+    fn place(&self) -> (Option<String>, Option<usize>, Option<usize>) {
+        let number = |n: Option<i64>| n.and_then(|n| usize::try_from(n).ok());
+        let path = self.path.clone();
+        let line = number(self.line).filter(|_| path.is_some());
+        let column = number(self.column).filter(|_| line.is_some());
+        (path, line, column)
     }
 }
 
@@ -173,11 +178,11 @@ pub fn parse_report(json: &[u8]) -> Result<EpubcheckReport, InspectError> {
     };
     for m in raw.messages {
         let severity = EpubcheckSeverity::parse(&m.severity);
-        let locations: Vec<Option<String>> = match m.locations {
-            Some(locs) if !locs.is_empty() => locs.iter().map(RawLocation::render).collect(),
-            _ => vec![None],
+        let places = match m.locations {
+            Some(locs) if !locs.is_empty() => locs.iter().map(RawLocation::place).collect(),
+            _ => vec![(None, None, None)],
         };
-        for location in locations {
+        for (path, line, column) in places {
             match severity {
                 EpubcheckSeverity::Fatal => report.fatal += 1,
                 EpubcheckSeverity::Error => report.errors += 1,
@@ -188,7 +193,9 @@ pub fn parse_report(json: &[u8]) -> Result<EpubcheckReport, InspectError> {
                 id: m.id.clone(),
                 severity: severity.clone(),
                 message: m.message.clone(),
-                location,
+                path,
+                line,
+                column,
             });
         }
     }
@@ -430,15 +437,13 @@ mod tests {
         assert_eq!(r.fatal, 1);
         assert_eq!(r.version, "5.3.0");
         assert_eq!(r.messages.len(), 8);
-        assert_eq!(
-            r.messages[0].location.as_deref(),
-            Some("EPUB/text/ch002.xhtml")
-        );
-        assert_eq!(
-            r.messages[2].location.as_deref(),
-            Some("EPUB/text/ch001.xhtml:21:57")
-        );
-        assert_eq!(r.messages[4].location, None);
+        let place = |m: &EpubcheckMessage| (m.path.clone(), m.line, m.column);
+        // EPUBCheck's -1 is no line and no column.
+        let ch002 = Some("EPUB/text/ch002.xhtml".to_string());
+        assert_eq!(place(&r.messages[0]), (ch002, None, None));
+        let ch001 = Some("EPUB/text/ch001.xhtml".to_string());
+        assert_eq!(place(&r.messages[2]), (ch001, Some(21), Some(57)));
+        assert_eq!(place(&r.messages[4]), (None, None, None));
         assert_eq!(r.messages[6].severity, EpubcheckSeverity::Usage);
         assert!(!r.is_clean());
     }
@@ -553,10 +558,8 @@ mod tests {
         assert_eq!(report.errors, 1, "{report:#?}");
         assert_eq!(report.messages[0].id, "RSC-012");
         assert!(
-            report.messages[0]
-                .location
-                .as_deref()
-                .is_some_and(|l| l.starts_with("EPUB/text/chapter_1.xhtml:7:")),
+            report.messages[0].path.as_deref() == Some("EPUB/text/chapter_1.xhtml")
+                && report.messages[0].line == Some(7),
             "{report:#?}"
         );
     }

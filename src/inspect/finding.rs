@@ -1,136 +1,132 @@
-//! One problem found in an EPUB by our own rules ([`super::verify`]), and how bad it is: the
-//! record every rule family (package, references, fixed layout) returns, in a file of its own so
-//! that the families and the verifier that runs them import it without importing each other.
-//! It leaves inspect as a [`Diagnostic`] ([`Finding::diagnostic`]), the one problem type every
-//! command reports and the one renderer prints; EPUBCheck's messages take the same way
-//! ([`located`]).
+//! How inspect's rules report a problem: as a [`Diagnostic`], the one problem type every
+//! command reports and the one renderer prints, at a [`Place`] of the EPUB (its entry, line and
+//! column as fields). In a file of its own so that the rule families (package, references,
+//! fixed layout) and the verifier that runs them import it without importing each other.
+//!
+//! A rule's diagnostic names its entry as a path relative to the EPUB's root
+//! (`EPUB/nav.xhtml`), or no path for the zip as a whole; [`in_epub`] puts it inside the EPUB
+//! file the user named (`book.epub/EPUB/nav.xhtml`).
 
-use std::fmt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::InspectError;
-use crate::diagnostic::{self, Code, Diagnostic};
+use crate::diagnostic::{Code, Diagnostic, Severity};
 
-/// How bad a finding is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Severity {
-    /// The EPUB cannot be read safely (an unreadable zip, more entries than we accept, an
-    /// entry that inflates past our caps): what it holds was not checked, and no other tool
-    /// should be handed it (`check` does not run EPUBCheck on it).
-    Fatal,
-    /// The EPUB is broken or invalid.
-    Error,
-    /// Legal, but worth fixing.
-    Warning,
+/// Where in an EPUB a problem is: an entry (none for the zip as a whole), and the line and
+/// column in it where known.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Place {
+    /// The entry's name in the zip.
+    pub entry: Option<String>,
+    /// 1-based line.
+    pub line: Option<usize>,
+    /// 1-based column, in characters.
+    pub column: Option<usize>,
 }
 
-/// One problem found in an EPUB.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Finding {
-    /// Which rule: a stable `epub-…` code.
-    pub code: Code,
-    /// How bad it is.
-    pub severity: Severity,
-    /// `entry:line:col` for XML, or the entry name, or `(zip)` for the archive as a whole.
-    pub location: String,
-    /// What is wrong, in words a user can act on.
-    pub message: String,
+impl Place {
+    /// The zip as a whole.
+    pub(crate) fn zip() -> Place {
+        Place::default()
+    }
+
+    /// Line `line`, column `column` of `entry`.
+    pub(crate) fn at(entry: &str, line: u32, column: u32) -> Place {
+        Place {
+            entry: Some(entry.to_string()),
+            line: usize::try_from(line).ok(),
+            column: usize::try_from(column).ok(),
+        }
+    }
 }
 
-impl Finding {
-    pub(super) fn error(
-        code: Code,
-        location: impl Into<String>,
-        message: impl Into<String>,
-    ) -> Self {
-        Finding {
-            code,
-            severity: Severity::Error,
-            location: location.into(),
-            message: message.into(),
+/// `entry:line:column` as far as known, for a message that names a place in words.
+impl std::fmt::Display for Place {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.entry.as_deref().unwrap_or("(zip)"))?;
+        if let Some(line) = self.line {
+            write!(f, ":{line}")?;
+            if let Some(column) = self.column {
+                write!(f, ":{column}")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl From<&str> for Place {
+    fn from(entry: &str) -> Place {
+        Place {
+            entry: Some(entry.to_string()),
+            ..Place::default()
         }
     }
+}
 
-    pub(super) fn warning(
-        code: Code,
-        location: impl Into<String>,
-        message: impl Into<String>,
-    ) -> Self {
-        Finding {
-            code,
-            severity: Severity::Warning,
-            location: location.into(),
-            message: message.into(),
+impl From<&String> for Place {
+    fn from(entry: &String) -> Place {
+        Place::from(entry.as_str())
+    }
+}
+
+impl From<String> for Place {
+    fn from(entry: String) -> Place {
+        Place {
+            entry: Some(entry),
+            ..Place::default()
         }
     }
+}
 
-    pub(super) fn from_error(e: &InspectError) -> Self {
-        let code = match e {
+/// A problem of `severity` at `place`.
+fn at(code: Code, severity: Severity, place: Place, message: String) -> Diagnostic {
+    let mut d = Diagnostic::new(code, severity, message);
+    d.path = place.entry.map(PathBuf::from);
+    d.line = place.line;
+    d.column = place.column;
+    d
+}
+
+/// An error at `place`.
+pub(super) fn error(code: Code, place: impl Into<Place>, message: impl Into<String>) -> Diagnostic {
+    at(code, Severity::Error, place.into(), message.into())
+}
+
+/// A warning at `place`.
+pub(super) fn warning(
+    code: Code,
+    place: impl Into<Place>,
+    message: impl Into<String>,
+) -> Diagnostic {
+    at(code, Severity::Warning, place.into(), message.into())
+}
+
+impl InspectError {
+    /// The error as a problem of the EPUB, at its entry (an error: the EPUB could not be read
+    /// past it).
+    pub(crate) fn finding(&self) -> Diagnostic {
+        let code = match self {
             InspectError::Xml { .. } => Code::EpubXml,
             InspectError::Structure { .. } => Code::EpubPackage,
             InspectError::Epubcheck(_) => Code::Epubcheck,
             _ => Code::EpubZip,
         };
-        let mut finding = Finding::error(code, e.location(), e.message());
-        if e.is_fatal() {
-            finding.severity = Severity::Fatal;
-        }
-        finding
+        error(code, self.place(), self.message())
     }
-}
 
-impl Finding {
-    /// The finding as a [`Diagnostic`] about the EPUB at `epub`: its entry as a path inside
-    /// the EPUB (`book.epub/EPUB/nav.xhtml`) with line and column, a fatal finding an error.
-    pub fn diagnostic(&self, epub: &Path) -> Diagnostic {
-        let severity = match self.severity {
-            Severity::Fatal | Severity::Error => diagnostic::Severity::Error,
-            Severity::Warning => diagnostic::Severity::Warning,
-        };
-        located(
-            Diagnostic::new(self.code, severity, self.message.clone()),
-            epub,
-            &self.location,
-        )
-    }
-}
-
-impl InspectError {
     /// The error as a [`Diagnostic`] about the EPUB at `epub` (what `inspect` prints when it
     /// cannot open one), with the code and place `check` gives it.
     pub fn diagnostic(&self, epub: &Path) -> Diagnostic {
-        Finding::from_error(self).diagnostic(epub)
+        in_epub(self.finding(), epub)
     }
 }
 
-/// `d` at `location` inside the EPUB at `epub`: `entry:line:col`, `entry`, or the EPUB as a
-/// whole for `(zip)` and the like.
-pub(crate) fn located(mut d: Diagnostic, epub: &Path, location: &str) -> Diagnostic {
-    let mut parts = location.rsplitn(3, ':');
-    let (col, line, entry) = (parts.next(), parts.next(), parts.next());
-    let (entry, line, col) = match (entry, line.and_then(|l| l.parse().ok()), col) {
-        (Some(e), Some(l), Some(c)) => (e, Some(l), c.parse().ok()),
-        _ => (location, None, None),
-    };
-    d.path = Some(if entry.starts_with('(') || entry.is_empty() {
-        epub.to_path_buf()
-    } else {
-        epub.join(entry)
+/// `d`, whose path is an entry of the EPUB at `epub` (or none, for the EPUB as a whole), about
+/// that entry inside `epub`: `book.epub/EPUB/nav.xhtml`.
+pub(crate) fn in_epub(mut d: Diagnostic, epub: &Path) -> Diagnostic {
+    d.path = Some(match d.path.take() {
+        Some(entry) => epub.join(entry),
+        None => epub.to_path_buf(),
     });
-    d.line = line;
-    d.column = col;
     d
-}
-
-/// `severity: location: message`, for a test's failure message; what a user reads is the
-/// [`Finding::diagnostic`], rendered by [`crate::diagnostic::render`].
-impl fmt::Display for Finding {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let sev = match self.severity {
-            Severity::Fatal => "fatal",
-            Severity::Error => "error",
-            Severity::Warning => "warning",
-        };
-        write!(f, "{sev}: {}: {}", self.location, self.message)
-    }
 }

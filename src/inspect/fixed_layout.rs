@@ -10,16 +10,16 @@ use std::collections::HashSet;
 
 use roxmltree::{Document, Node};
 
-use crate::diagnostic::Code;
+use crate::diagnostic::{Code, Diagnostic};
 
-use super::finding::Finding;
+use super::finding::{self, Place};
 use super::read::Package;
 use super::xml::{attr, is, text_of};
 
 /// The first `<meta name="viewport">` of an XHTML document: where it is and what it says.
 #[derive(Debug, Clone)]
 pub(crate) struct Viewport {
-    pub location: String,
+    pub location: Place,
     pub content: String,
 }
 
@@ -57,7 +57,7 @@ pub(crate) fn pre_paginated(doc: &Document, package: &Package) -> HashSet<String
 }
 
 /// The first viewport meta of an XHTML document, if any.
-pub(crate) fn viewport_of(doc: &Document, locate: impl FnOnce(Node) -> String) -> Option<Viewport> {
+pub(crate) fn viewport_of(doc: &Document, locate: impl FnOnce(Node) -> Place) -> Option<Viewport> {
     let meta = doc.descendants().find(|n| {
         is(*n, "meta")
             && attr(*n, "name").is_some_and(|v| v.trim().eq_ignore_ascii_case("viewport"))
@@ -69,9 +69,9 @@ pub(crate) fn viewport_of(doc: &Document, locate: impl FnOnce(Node) -> String) -
 }
 
 /// The rules on a fixed-layout document's viewport.
-pub(crate) fn check_viewport(entry: &str, viewport: Option<&Viewport>) -> Vec<Finding> {
+pub(crate) fn check_viewport(entry: &str, viewport: Option<&Viewport>) -> Vec<Diagnostic> {
     let Some(viewport) = viewport else {
-        return vec![Finding::error(
+        return vec![finding::error(
             Code::EpubViewport,
             entry,
             "fixed-layout document has no <meta name=\"viewport\"> giving its width and height",
@@ -79,7 +79,7 @@ pub(crate) fn check_viewport(entry: &str, viewport: Option<&Viewport>) -> Vec<Fi
     };
     let mut findings = Vec::new();
     let mut error = |message: String| {
-        findings.push(Finding::error(
+        findings.push(finding::error(
             Code::EpubViewport,
             viewport.location.clone(),
             message,

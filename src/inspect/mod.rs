@@ -4,8 +4,8 @@
 //! the zip that `archive` wrote (or any other EPUB), and
 //! - [`open`] parses it into an [`Epub`] (metadata, manifest, spine, table of contents, zip
 //!   entries) and [`render_text`] renders a human report;
-//! - [`verify_path`] runs our own structural rules and returns [`Finding`]s, for
-//!   `epubforge check` and the integration tests;
+//! - [`verify_path`] runs our own structural rules and returns them as
+//!   [`Diagnostic`](crate::Diagnostic)s, for `epubforge check` and the integration tests;
 //! - [`find_epubcheck`] finds the real EPUBCheck, when it is installed, to run it.
 //!
 //! Everything here treats the EPUB as hostile input: entries are inflated with a size cap that
@@ -22,6 +22,7 @@ pub(crate) mod href;
 mod package_rules;
 pub(crate) mod read;
 mod references;
+pub(crate) mod report;
 pub(crate) mod verify;
 pub(crate) mod xml;
 
@@ -30,11 +31,11 @@ pub use epubcheck::{
     DEFAULT_TIMEOUT as DEFAULT_EPUBCHECK_TIMEOUT, Epubcheck, EpubcheckMessage, EpubcheckReport,
     EpubcheckSeverity, find_epubcheck, parse_report, require_in_ci,
 };
-pub use finding::{Finding, Severity};
+use finding::Place;
 pub use read::{
     Creator, Epub, EpubMetadata, ManifestItem, SpineItem, TocEntry, TocSource, open, open_bytes,
-    render_text,
 };
+pub use report::render_text;
 pub use verify::{verify_bytes, verify_path};
 
 use thiserror::Error;
@@ -120,19 +121,20 @@ pub enum InspectError {
 }
 
 impl InspectError {
-    /// Where the problem is, as `entry` or `entry:line:col`, for findings.
-    pub fn location(&self) -> String {
+    /// Where the problem is: an entry, its line and column, or the zip as a whole.
+    pub(crate) fn place(&self) -> Place {
         match self {
-            InspectError::Io { path, .. } => path.clone(),
-            InspectError::Zip(_) | InspectError::TooManyEntries { .. } => "(zip)".to_string(),
-            InspectError::Epubcheck(_) => "(epubcheck)".to_string(),
+            InspectError::Io { .. }
+            | InspectError::Zip(_)
+            | InspectError::TooManyEntries { .. }
+            | InspectError::Epubcheck(_) => Place::zip(),
             InspectError::MissingEntry { name }
             | InspectError::EntryTooLarge { name, .. }
-            | InspectError::EntryRead { name, .. } => name.clone(),
+            | InspectError::EntryRead { name, .. } => Place::from(name),
             InspectError::Xml {
                 entry, line, col, ..
-            } => format!("{entry}:{line}:{col}"),
-            InspectError::Structure { entry, .. } => entry.clone(),
+            } => Place::at(entry, *line, *col),
+            InspectError::Structure { entry, .. } => Place::from(entry),
         }
     }
 

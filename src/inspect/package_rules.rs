@@ -10,9 +10,9 @@ use std::collections::HashSet;
 
 use roxmltree::{Document, Node};
 
-use crate::diagnostic::Code;
+use crate::diagnostic::{Code, Diagnostic};
 
-use super::finding::Finding;
+use super::finding;
 use super::read::Package;
 use super::xml::{Locator, attr, is, text_of};
 
@@ -102,7 +102,7 @@ const RESERVED_PREFIXES: &[&str] = &[
 const DC_ELEMENTS: &str = "http://purl.org/dc/elements/1.1/";
 
 /// All rules of this module, in document order of what they look at.
-pub(crate) fn check(opf_path: &str, doc: &Document, package: &Package) -> Vec<Finding> {
+pub(crate) fn check(opf_path: &str, doc: &Document, package: &Package) -> Vec<Diagnostic> {
     let mut rules = Rules {
         findings: Vec::new(),
         locator: Locator::new(opf_path, doc),
@@ -121,7 +121,7 @@ pub(crate) fn check(opf_path: &str, doc: &Document, package: &Package) -> Vec<Fi
 }
 
 struct Rules<'t> {
-    findings: Vec<Finding>,
+    findings: Vec<Diagnostic>,
     locator: Locator<'t>,
 }
 
@@ -132,7 +132,7 @@ fn children<'a, 'i>(node: Node<'a, 'i>, name: &'static str) -> impl Iterator<Ite
 impl Rules<'_> {
     fn error(&mut self, code: Code, node: Node, message: String) {
         let location = self.locator.at(node);
-        self.findings.push(Finding::error(code, location, message));
+        self.findings.push(finding::error(code, location, message));
     }
 
     /// OPF-001: only EPUB 2 (`2.0`, `2.0.1`) and EPUB 3 (`3.0`, `3.3`, …) packages exist;

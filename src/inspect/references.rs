@@ -12,9 +12,9 @@ use std::collections::{HashMap, HashSet};
 
 use roxmltree::Node;
 
-use crate::diagnostic::Code;
+use crate::diagnostic::{Code, Diagnostic};
 
-use super::finding::Finding;
+use super::finding::{self, Place};
 use super::fixed_layout::Viewport;
 use super::href::{self, Resolved};
 use super::read::Package;
@@ -170,7 +170,7 @@ pub(crate) fn check(
     stylesheets: &HashMap<String, XmlSummary>,
     exists: impl Fn(&str) -> bool,
     package: Option<&Package>,
-) -> Vec<Finding> {
+) -> Vec<Diagnostic> {
     let listed = package.map(Listed::new);
     let mut found = Vec::new();
     for (entry, summary) in summaries.iter().chain(stylesheets) {
@@ -183,14 +183,14 @@ pub(crate) fn check(
             continue;
         }
         for r in &summary.links {
-            let loc = || format!("{entry}:{}:{}", r.at.0, r.at.1);
+            let loc = || Place::at(entry, r.at.0, r.at.1);
             if let Some(message) = url_fault(&r.raw, summary.base.as_deref(), r.kind) {
                 let code = if message.contains("network") {
                     Code::EpubRemoteResource
                 } else {
                     Code::EpubUrl
                 };
-                found.push(Finding::error(code, loc(), message));
+                found.push(finding::error(code, loc(), message));
                 continue;
             }
             let Some(target) = href::resolve_with_base(entry, summary.base.as_deref(), &r.raw)
@@ -212,11 +212,11 @@ pub(crate) fn check(
                     .or_else(|| fragment_fault(summaries, r, &target))
             };
             if let Some((code, message)) = fault {
-                found.push(Finding::error(code, loc(), message));
+                found.push(finding::error(code, loc(), message));
             }
         }
     }
-    found.sort_by(|a, b| a.location.cmp(&b.location));
+    found.sort_by(|a, b| (&a.path, a.line, a.column).cmp(&(&b.path, b.line, b.column)));
     found
 }
 
@@ -336,9 +336,9 @@ pub(crate) struct XmlSummary {
     /// An XHTML document's first viewport meta.
     pub(crate) viewport: Option<Viewport>,
     /// Where an element of an XHTML `<head>` carries `epub:type`, and which element.
-    pub(crate) head_semantics: Vec<(String, String)>,
+    pub(crate) head_semantics: Vec<(Place, String)>,
     /// `<html>` root: location, has `lang`, has `xml:lang`.
-    pub(crate) html_root: Option<(String, bool, bool)>,
+    pub(crate) html_root: Option<(Place, bool, bool)>,
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 //!
 //! This is not EPUBCheck (see [`super::epubcheck`] for that): it checks the container and
 //! package structure that our pipeline is responsible for, fast and without Java, and reports
-//! every problem it finds as a [`Finding`] instead of stopping at the first one.
+//! every problem it finds as a [`Diagnostic`] instead of stopping at the first one.
 //!
 //! Deliberate leniencies, so that pandoc's and calibre's books give no false errors: `playOrder`
 //! may be absent from an NCX altogether; a wrong `dtb:depth` is a warning (reading systems
@@ -15,16 +15,20 @@ use std::path::Path;
 
 use roxmltree::{Document, Node};
 
-use crate::diagnostic::Code;
+use crate::diagnostic::{Code, Diagnostic};
 
 use super::container::Container;
-use super::finding::{Finding, Severity};
+use super::finding::{self, Place};
 use super::fixed_layout;
 use super::href;
 use super::read::{self, CONTAINER_XML, NS_DC, Package};
 use super::references::{self, Kind, Reference, XmlSummary};
 use super::xml::{self, Locator, attr, is, text_of};
 use super::{InspectError, MAX_XML_ENTRY_BYTES};
+
+mod ncx;
+mod package;
+mod summary;
 
 /// XML entries are inflated this many (or this many bytes) at a time, then parsed in parallel.
 const BATCH_ENTRIES: usize = 256;
@@ -37,37 +41,75 @@ const NS_XML: &str = "http://www.w3.org/XML/1998/namespace";
 const NS_XLINK: &str = "http://www.w3.org/1999/xlink";
 const NS_OPS: &str = "http://www.idpf.org/2007/ops";
 
-/// Check the EPUB at `path`. Never panics; an unreadable file or zip gives one Error.
-pub fn verify_path(path: &Path) -> Vec<Finding> {
-    match std::fs::File::open(path) {
-        Ok(file) => verify_reader(BufReader::with_capacity(super::READ_BUFFER, file)),
-        Err(e) => vec![Finding::error(
-            Code::Io,
-            path.display().to_string(),
-            e.to_string(),
-        )],
+/// Checks the EPUB at `path`: every problem our rules find, about an entry inside `path`
+/// (`book.epub/EPUB/nav.xhtml`) or `path` itself. Never panics; an unreadable file or zip gives
+/// one error.
+pub fn verify_path(path: &Path) -> Vec<Diagnostic> {
+    verify_file(path).findings
+}
+
+/// What [`verify_file`] found, and whether the EPUB is unsafe to read at all.
+pub(crate) struct Verified {
+    /// Every problem, about an entry inside the EPUB or the EPUB itself.
+    pub findings: Vec<Diagnostic>,
+    /// The EPUB cannot be read safely (an unreadable zip, more entries than we accept, an
+    /// entry that inflates past our caps): what it holds was not all checked, and no other
+    /// tool should be handed it (`check` does not run EPUBCheck on it).
+    pub fatal: bool,
+}
+
+/// [`verify_path`], saying too whether the EPUB is unsafe to read.
+pub(crate) fn verify_file(path: &Path) -> Verified {
+    let v = match std::fs::File::open(path) {
+        Ok(file) => verify_any(BufReader::with_capacity(super::READ_BUFFER, file)),
+        Err(e) => Verifier {
+            findings: vec![finding::error(Code::Io, Place::zip(), e.to_string())],
+            ..Verifier::default()
+        },
+    };
+    Verified {
+        findings: (v.findings.into_iter())
+            .map(|d| finding::in_epub(d, path))
+            .collect(),
+        fatal: v.fatal,
     }
 }
 
-/// Check an EPUB held in memory.
-pub fn verify_bytes(bytes: &[u8]) -> Vec<Finding> {
+/// Checks an EPUB held in memory: each problem's path is its entry (`EPUB/nav.xhtml`), or none
+/// for the zip as a whole.
+pub fn verify_bytes(bytes: &[u8]) -> Vec<Diagnostic> {
     verify_reader(Cursor::new(bytes))
 }
 
-/// Check an EPUB from any seekable reader.
-pub fn verify_reader<R: Read + Seek>(reader: R) -> Vec<Finding> {
+/// Checks an EPUB from any seekable reader, as [`verify_bytes`] does.
+pub fn verify_reader<R: Read + Seek>(reader: R) -> Vec<Diagnostic> {
+    verify_any(reader).findings
+}
+
+/// Every rule, in order.
+fn verify_any<R: Read + Seek>(reader: R) -> Verifier {
+    let mut v = Verifier::default();
     let mut container = match Container::new(reader) {
         Ok(c) => c,
-        Err(e) => return vec![Finding::from_error(&e)],
+        Err(e) => {
+            v.failed(&e);
+            return v;
+        }
     };
-    let mut v = Verifier::default();
     v.check_mimetype(&mut container);
     for name in &container.duplicates {
-        v.findings.push(Finding::error(
+        v.error(
             Code::EpubZip,
-            name.clone(),
+            name,
             "entry name occurs more than once in the zip",
-        ));
+        );
+    }
+    if container.has_duplicates && container.duplicates.is_empty() {
+        v.error(
+            Code::EpubZip,
+            Place::zip(),
+            "an entry name occurs more than once in the zip",
+        );
     }
     // The package rules run first, so that the package document's tree is gone before the
     // summaries of every other document are built (for a book of 100 000 items each takes
@@ -79,6 +121,7 @@ pub fn verify_reader<R: Read + Seek>(reader: R) -> Vec<Finding> {
         package.as_ref().map(|p| p.opf_path.as_str()),
     );
     v.findings.append(&mut package_rules.findings);
+    v.fatal |= package_rules.fatal;
     v.fixed_layout = std::mem::take(&mut package_rules.fixed_layout);
     v.check_viewports();
     if let Some(package) = &package {
@@ -87,12 +130,14 @@ pub fn verify_reader<R: Read + Seek>(reader: R) -> Vec<Finding> {
         v.check_ncx(&mut container, package);
     }
     v.check_links(&mut container, package.as_ref());
-    v.findings
+    v
 }
 
 #[derive(Default)]
 struct Verifier {
-    findings: Vec<Finding>,
+    findings: Vec<Diagnostic>,
+    /// A finding says the EPUB cannot be read safely ([`Verified::fatal`]).
+    fatal: bool,
     summaries: HashMap<String, XmlSummary>,
     /// The spine documents laid out `pre-paginated`.
     fixed_layout: HashSet<String>,
@@ -129,13 +174,18 @@ fn is_epub_timestamp(s: &str) -> bool {
 }
 
 impl Verifier {
-    fn error(&mut self, code: Code, location: impl Into<String>, message: impl Into<String>) {
-        self.findings.push(Finding::error(code, location, message));
+    fn error(&mut self, code: Code, place: impl Into<Place>, message: impl Into<String>) {
+        self.findings.push(finding::error(code, place, message));
     }
 
-    fn warning(&mut self, code: Code, location: impl Into<String>, message: impl Into<String>) {
-        self.findings
-            .push(Finding::warning(code, location, message));
+    fn warning(&mut self, code: Code, place: impl Into<Place>, message: impl Into<String>) {
+        self.findings.push(finding::warning(code, place, message));
+    }
+
+    /// `e` as a finding; fatal when the EPUB cannot be read safely past it.
+    fn failed(&mut self, e: &InspectError) {
+        self.fatal |= e.is_fatal();
+        self.findings.push(e.finding());
     }
 
     fn check_mimetype<R: Read + Seek>(&mut self, container: &mut Container<R>) {
@@ -172,7 +222,7 @@ impl Verifier {
             }
             _ => self.error(
                 Code::EpubMimetype,
-                "(zip)",
+                Place::zip(),
                 "no local file header at offset 0",
             ),
         }
@@ -186,317 +236,7 @@ impl Verifier {
                     String::from_utf8_lossy(&bytes)
                 ),
             ),
-            Err(e) => self.findings.push(Finding::from_error(&e)),
-        }
-    }
-
-    /// Well-formedness of every XML entry but `skip` (the package document, when the package
-    /// rules parsed it already), and the summaries the later rules need. Entries are inflated
-    /// in order, a batch at a time, and each batch parsed in parallel: for a book of 100 000
-    /// documents parsing is half the work.
-    fn summarize_xml<R: Read + Seek>(&mut self, container: &mut Container<R>, skip: Option<&str>) {
-        let names: Vec<String> = container
-            .entries
-            .iter()
-            .map(|e| e.name.clone())
-            .filter(|n| !n.ends_with('/') && is_xml_name(n) && Some(n.as_str()) != skip)
-            .collect();
-        let mut seen = HashSet::new();
-        let mut budget = MAX_TOTAL_XML_BYTES;
-        let mut batch = Vec::new();
-        let mut batch_bytes = 0;
-        for name in names {
-            if !seen.insert(name.clone()) {
-                continue;
-            }
-            let cap = budget.min(MAX_XML_ENTRY_BYTES);
-            let read = container.read_capped(&name, cap);
-            if let Err(InspectError::EntryTooLarge { .. }) = read
-                && cap < MAX_XML_ENTRY_BYTES
-            {
-                self.summarize_batch(batch);
-                self.findings.push(Finding {
-                    code: Code::EpubZip,
-                    severity: Severity::Fatal,
-                    location: name,
-                    message: "not checked: the XML in this EPUB inflates to more than 1 GiB in all"
-                        .to_string(),
-                });
-                return;
-            }
-            let size = read.as_ref().map_or(0, Vec::len);
-            budget = budget.saturating_sub(size as u64);
-            batch_bytes += size;
-            batch.push((name, read));
-            if batch.len() >= BATCH_ENTRIES || batch_bytes >= BATCH_BYTES {
-                self.summarize_batch(std::mem::take(&mut batch));
-                batch_bytes = 0;
-            }
-        }
-        self.summarize_batch(batch);
-    }
-
-    /// Parses and summarises entries read by [`Verifier::summarize_xml`], in parallel; findings
-    /// keep the entries' order.
-    fn summarize_batch(&mut self, batch: Vec<(String, Result<Vec<u8>, InspectError>)>) {
-        use rayon::prelude::*;
-        let done: Vec<(String, Result<XmlSummary, InspectError>)> = batch
-            .into_par_iter()
-            .map(|(name, read)| {
-                let summary = read.and_then(|bytes| {
-                    let text = xml::decode(&name, &bytes)?;
-                    drop(bytes);
-                    xml::parse(&name, &text).map(|doc| summarize(&name, &doc))
-                });
-                (name, summary)
-            })
-            .collect();
-        for (name, summary) in done {
-            match summary {
-                Ok(summary) => {
-                    self.summaries.insert(name, summary);
-                }
-                Err(e) => self.findings.push(Finding::from_error(&e)),
-            }
-        }
-    }
-
-    /// Container, manifest, spine and metadata rules. Returns the package for later rules.
-    fn check_package<R: Read + Seek>(&mut self, container: &mut Container<R>) -> Option<Package> {
-        if !container.exists(CONTAINER_XML) {
-            self.error(Code::EpubPackage, CONTAINER_XML, "missing");
-            return None;
-        }
-        // An unreadable or malformed container.xml or package document is reported by the
-        // well-formedness pass; nothing more can be checked from it.
-        let opf_path = match read::rootfile_path(container) {
-            Ok(p) => p,
-            Err(e @ InspectError::Structure { .. }) => {
-                self.findings.push(Finding::from_error(&e));
-                return None;
-            }
-            Err(_) => return None,
-        };
-        if !container.exists(&opf_path) {
-            self.error(
-                Code::EpubPackage,
-                CONTAINER_XML,
-                format!("rootfile `{opf_path}` is not in the zip"),
-            );
-            return None;
-        }
-        let text = read::read_text(container, &opf_path).ok()?;
-        let doc = xml::parse(&opf_path, &text).ok()?;
-        let package = match read::parse_package(&opf_path, &doc) {
-            Ok(p) => p,
-            Err(e) => {
-                self.findings.push(Finding::from_error(&e));
-                return None;
-            }
-        };
-        self.check_manifest(container, &opf_path, &doc, &package);
-        self.check_spine(&opf_path, &doc, &package);
-        self.check_metadata(&opf_path, &doc, &package);
-        self.findings
-            .extend(super::package_rules::check(&opf_path, &doc, &package));
-        self.fixed_layout = fixed_layout::pre_paginated(&doc, &package);
-        Some(package)
-    }
-
-    fn check_manifest<R: Read + Seek>(
-        &mut self,
-        container: &Container<R>,
-        opf_path: &str,
-        doc: &Document,
-        package: &Package,
-    ) {
-        let mut ids = HashSet::new();
-        let items = doc
-            .root_element()
-            .children()
-            .filter(|n| is(*n, "manifest"))
-            .flat_map(|m| m.children().filter(|n| is(*n, "item")));
-        let mut nav_count = 0;
-        let mut locator = Locator::new(opf_path, doc);
-        // Locations are worked out for findings only: most items have none.
-        for item in items {
-            let id = attr(item, "id").unwrap_or_default();
-            if id.is_empty() {
-                self.error(
-                    Code::EpubManifest,
-                    locator.at(item),
-                    "manifest item without an id",
-                );
-            } else if !ids.insert(id) {
-                self.error(
-                    Code::EpubManifest,
-                    locator.at(item),
-                    format!("manifest id `{id}` is used more than once"),
-                );
-            }
-            let raw = attr(item, "href").unwrap_or_default();
-            match href::resolve(opf_path, raw) {
-                _ if raw.trim().is_empty() => self.error(
-                    Code::EpubManifest,
-                    locator.at(item),
-                    "manifest item without an href",
-                ),
-                None => {}
-                Some(target) if !container.exists(&target.path) => self.error(
-                    Code::EpubManifest,
-                    locator.at(item),
-                    format!(
-                        "manifest item `{id}` points to `{}`, which is not in the zip",
-                        target.path
-                    ),
-                ),
-                Some(_) => {}
-            }
-            if attr(item, "properties").is_some_and(|p| p.split_whitespace().any(|p| p == "nav")) {
-                nav_count += 1;
-                if package.is_epub3() && nav_count == 2 {
-                    self.error(
-                        Code::EpubManifest,
-                        locator.at(item),
-                        "a second manifest item with properties `nav`; EPUB 3 allows exactly one",
-                    );
-                }
-            }
-        }
-        if package.is_epub3() && nav_count == 0 {
-            self.error(
-                Code::EpubManifest,
-                opf_path,
-                "EPUB 3 needs exactly one manifest item with properties `nav`; there is none",
-            );
-        }
-        self.check_unlisted_files(container, opf_path, package);
-    }
-
-    /// Files in the zip that are not part of the publication: a warning each (EPUBCheck's
-    /// OPF-003 is a usage note, not a warning, so this stays one).
-    fn check_unlisted_files<R: Read + Seek>(
-        &mut self,
-        container: &Container<R>,
-        opf_path: &str,
-        package: &Package,
-    ) {
-        let listed: HashSet<&str> = package.manifest.iter().map(|m| m.href.as_str()).collect();
-        for e in &container.entries {
-            let name = e.name.as_str();
-            if name == MIMETYPE
-                || name.starts_with("META-INF/")
-                || name == opf_path
-                || name.ends_with('/')
-                || listed.contains(name)
-            {
-                continue;
-            }
-            self.warning(
-                Code::EpubUnlistedFile,
-                name,
-                "in the zip but not in the manifest",
-            );
-        }
-    }
-
-    fn check_spine(&mut self, opf_path: &str, doc: &Document, package: &Package) {
-        let itemrefs = doc
-            .root_element()
-            .children()
-            .filter(|n| is(*n, "spine"))
-            .flat_map(|s| s.children().filter(|n| is(*n, "itemref")));
-        let mut locator = Locator::new(opf_path, doc);
-        for itemref in itemrefs {
-            let idref = attr(itemref, "idref").unwrap_or_default();
-            if package.item(idref).is_none() {
-                self.error(
-                    Code::EpubSpine,
-                    locator.at(itemref),
-                    format!("spine itemref `{idref}` names no manifest item"),
-                );
-            }
-        }
-    }
-
-    fn check_metadata(&mut self, opf_path: &str, doc: &Document, package: &Package) {
-        let root = doc.root_element();
-        let mut locator = Locator::new(opf_path, doc);
-        let root_loc = locator.at(root);
-        let metadata = root.children().find(|n| is(*n, "metadata"));
-        let Some(metadata) = metadata else {
-            self.error(Code::EpubMetadata, root_loc, "no <metadata> element");
-            return;
-        };
-        let meta_loc = locator.at(metadata);
-        let dc_nonempty = |name: &str| {
-            metadata.descendants().any(|n| {
-                n.is_element()
-                    && n.tag_name().namespace() == Some(NS_DC)
-                    && n.tag_name().name() == name
-                    && !text_of(n).is_empty()
-            })
-        };
-        match attr(root, "unique-identifier") {
-            None => self.error(
-                Code::EpubMetadata,
-                root_loc,
-                "package has no unique-identifier attribute",
-            ),
-            Some(uid)
-                if package
-                    .metadata
-                    .unique_identifier
-                    .as_deref()
-                    .is_none_or(str::is_empty) =>
-            {
-                self.error(
-                    Code::EpubMetadata,
-                    root_loc,
-                    format!("unique-identifier `{uid}` names no non-empty dc:identifier"),
-                )
-            }
-            Some(_) => {}
-        }
-        if !dc_nonempty("title") {
-            self.error(Code::EpubMetadata, meta_loc.clone(), "no dc:title");
-        }
-        if !dc_nonempty("language") {
-            self.error(Code::EpubMetadata, meta_loc.clone(), "no dc:language");
-        }
-        if package.is_epub3() {
-            let modified: Vec<Node> = metadata
-                .children()
-                .filter(|n| {
-                    is(*n, "meta")
-                        && attr(*n, "refines").is_none()
-                        && attr(*n, "property").map(str::trim) == Some("dcterms:modified")
-                })
-                .collect();
-            match modified.as_slice() {
-                [] => self.error(
-                    Code::EpubMetadata,
-                    meta_loc,
-                    "EPUB 3 needs a meta property=\"dcterms:modified\"",
-                ),
-                [one] => {
-                    let value = text_of(*one);
-                    if !is_epub_timestamp(&value) {
-                        self.error(
-                            Code::EpubMetadata,
-                            locator.at(*one),
-                            format!(
-                                "dcterms:modified `{value}` is not in the form CCYY-MM-DDThh:mm:ssZ"
-                            ),
-                        );
-                    }
-                }
-                [_, second, ..] => self.error(
-                    Code::EpubMetadata,
-                    locator.at(*second),
-                    "more than one dcterms:modified",
-                ),
-            }
+            Err(e) => self.failed(&e),
         }
     }
 
@@ -508,7 +248,7 @@ impl Verifier {
                 continue;
             };
             for (at, element) in &summary.head_semantics {
-                found.push(Finding::error(
+                found.push(finding::error(
                     Code::EpubSemantics,
                     at.clone(),
                     format!(
@@ -545,121 +285,6 @@ impl Verifier {
         }
     }
 
-    fn check_ncx<R: Read + Seek>(&mut self, container: &mut Container<R>, package: &Package) {
-        let Some(ncx) = package.ncx_item() else {
-            return;
-        };
-        let path = ncx.href.clone();
-        if !self.summaries.contains_key(&path) {
-            return; // missing or malformed: already reported
-        }
-        let Ok(text) = read::read_text(container, &path) else {
-            return;
-        };
-        let Ok(doc) = xml::parse(&path, &text) else {
-            return;
-        };
-        let head_meta = |name: &str| {
-            doc.descendants()
-                .find(|n| is(*n, "meta") && attr(*n, "name") == Some(name))
-        };
-        let mut locator = Locator::new(&path, &doc);
-        let root_loc = locator.at(doc.root_element());
-        let package_uid = package
-            .metadata
-            .unique_identifier
-            .clone()
-            .unwrap_or_default();
-        match head_meta("dtb:uid") {
-            None => self.error(Code::EpubNcx, root_loc.clone(), "no dtb:uid meta"),
-            Some(m) => {
-                let uid = attr(m, "content").unwrap_or_default().trim();
-                if uid != package_uid.trim() {
-                    self.error(
-                        Code::EpubNcx,
-                        locator.at(m),
-                        format!(
-                            "dtb:uid `{uid}` differs from the package identifier `{package_uid}`"
-                        ),
-                    );
-                }
-            }
-        }
-        let Some(nav_map) = doc.descendants().find(|n| is(*n, "navMap")) else {
-            self.error(Code::EpubNcx, root_loc, "no navMap");
-            return;
-        };
-        // Pre-order walk: a parent's depth is known before its children's, so this stays linear
-        // even for a hostile NCX nested millions deep.
-        let mut depths: HashMap<roxmltree::NodeId, usize> = HashMap::new();
-        let mut actual_depth = 0;
-        for point in nav_map.descendants().filter(|n| is(*n, "navPoint")) {
-            let depth = point
-                .parent()
-                .and_then(|p| depths.get(&p.id()))
-                .map_or(1, |d| d + 1);
-            depths.insert(point.id(), depth);
-            actual_depth = actual_depth.max(depth);
-        }
-        if let Some(m) = head_meta("dtb:depth") {
-            let declared = attr(m, "content").unwrap_or_default().trim();
-            if declared.parse::<usize>().ok() != Some(actual_depth) {
-                self.warning(
-                    Code::EpubNcx,
-                    locator.at(m),
-                    format!("dtb:depth is `{declared}` but the navMap nests {actual_depth} deep"),
-                );
-            }
-        }
-        self.check_play_order(&mut locator, nav_map);
-    }
-
-    /// navPoints in document order must number 1, 2, 3...; a repeat is allowed only for a
-    /// point with the same target as the earlier one. An NCX with no playOrder at all passes.
-    fn check_play_order(&mut self, locator: &mut Locator, nav_map: Node) {
-        let points: Vec<Node> = nav_map
-            .descendants()
-            .filter(|n| is(*n, "navPoint"))
-            .collect();
-        if points.iter().all(|p| attr(*p, "playOrder").is_none()) {
-            return;
-        }
-        let mut seen: HashMap<u64, String> = HashMap::new();
-        let mut max = 0u64;
-        for p in points {
-            let loc = locator.at(p);
-            let src = p
-                .children()
-                .find(|n| is(*n, "content"))
-                .and_then(|c| attr(c, "src"))
-                .unwrap_or_default()
-                .trim()
-                .to_string();
-            let Some(order) = attr(p, "playOrder").and_then(|o| o.trim().parse::<u64>().ok())
-            else {
-                self.error(
-                    Code::EpubNcx,
-                    loc,
-                    "navPoint without a numeric playOrder (others have one)",
-                );
-                continue;
-            };
-            if order == max + 1 {
-                max = order;
-                seen.insert(order, src);
-            } else if seen.get(&order).is_some_and(|s| *s == src) {
-                // Same target as an earlier point: sharing its playOrder is allowed.
-            } else {
-                self.error(
-                    Code::EpubNcx,
-                    loc,
-                    format!("playOrder {order} out of sequence; expected {}", max + 1),
-                );
-                max = max.max(order);
-            }
-        }
-    }
-
     fn check_viewports(&mut self) {
         let mut fixed: Vec<&String> = self.fixed_layout.iter().collect();
         fixed.sort();
@@ -678,7 +303,7 @@ impl Verifier {
         package: Option<&Package>,
     ) {
         let stylesheets = package
-            .map(|p| stylesheets(container, p))
+            .map(|p| summary::stylesheets(container, p))
             .unwrap_or_default();
         let found = references::check(
             &self.summaries,
@@ -690,137 +315,36 @@ impl Verifier {
     }
 }
 
-/// What the stylesheets of the manifest load, as summaries with no ids. One unreadable is
-/// skipped: the rules on its references cannot be applied, and nothing else depends on it.
-fn stylesheets<R: Read + Seek>(
-    container: &mut Container<R>,
-    package: &Package,
-) -> HashMap<String, XmlSummary> {
-    let mut out = HashMap::new();
-    for item in package
-        .manifest
-        .iter()
-        .filter(|m| m.media_type == "text/css")
-    {
-        let Ok(bytes) = container.read_capped(&item.href, MAX_XML_ENTRY_BYTES) else {
-            continue;
-        };
-        let css = String::from_utf8_lossy(&bytes);
-        let summary = XmlSummary {
-            ids: HashSet::new(),
-            links: references::css_references(&css),
-            base: None,
-            viewport: None,
-            head_semantics: Vec::new(),
-            html_root: None,
-        };
-        out.insert(item.href.clone(), summary);
-    }
-    out
-}
-
-/// `epub:type` on `<head>` or what it holds (EPUB 3.3 §4.3.2: structural semantics are for
-/// content; the XHTML schema EPUBCheck applies has no such attribute there).
-fn head_semantics(doc: &Document, locator: &mut Locator) -> Vec<(String, String)> {
-    let Some(head) = doc.root_element().children().find(|n| is(*n, "head")) else {
-        return Vec::new();
-    };
-    head.descendants()
-        .filter(|n| xml::attr_ns(*n, NS_OPS, "type").is_some())
-        .map(|n| (locator.at(n), n.tag_name().name().to_string()))
-        .collect()
-}
-
-fn summarize(entry: &str, doc: &Document) -> XmlSummary {
-    let mut ids = HashSet::new();
-    let mut links = Vec::new();
-    let xhtml = is_xhtml_name(entry);
-    let mut locator = Locator::new(entry, doc);
-    let ncx = extension(entry) == "ncx";
-    for node in doc.descendants().filter(|n| n.is_element()) {
-        for a in node.attributes() {
-            let local = a.name();
-            match a.namespace() {
-                None if local == "id" => {
-                    ids.insert(a.value().to_string());
-                }
-                Some(NS_XML) if local == "id" => {
-                    ids.insert(a.value().to_string());
-                }
-                _ => {}
-            }
-            let kind = match a.namespace() {
-                None if xhtml => references::reference_kind(node, local, false),
-                Some(NS_XLINK) if xhtml => references::reference_kind(node, local, true),
-                None if ncx && local == "src" && is(node, "content") => Some(Kind::Hyperlink),
-                _ => None,
-            };
-            if let Some(kind) = kind
-                && !a.value().trim().is_empty()
-            {
-                links.push(Reference {
-                    at: locator.line_col(node.range().start),
-                    raw: a.value().to_string(),
-                    kind,
-                });
-            }
-        }
-    }
-    let base = xhtml
-        .then(|| doc.descendants().find(|n| is(*n, "base")))
-        .flatten()
-        .and_then(|n| attr(n, "href"))
-        .map(str::to_string);
-    let viewport = xhtml
-        .then(|| fixed_layout::viewport_of(doc, |n| locator.at(n)))
-        .flatten();
-    let head_semantics = if xhtml {
-        head_semantics(doc, &mut locator)
-    } else {
-        Vec::new()
-    };
-    let root = doc.root_element();
-    let html_root = is(root, "html").then(|| {
-        (
-            locator.at(root),
-            attr(root, "lang").is_some_and(|l| !l.trim().is_empty()),
-            xml::attr_ns(root, NS_XML, "lang").is_some_and(|l| !l.trim().is_empty()),
-        )
-    });
-    XmlSummary {
-        ids,
-        links,
-        base,
-        viewport,
-        head_semantics,
-        html_root,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::diagnostic::Severity;
     use crate::inspect::testutil::TestBook;
 
     const OPF: &str = "EPUB/package.opf";
     const CHAPTER: &str = "EPUB/text/chapter_1.xhtml";
     const NCX: &str = "EPUB/toc.ncx";
 
-    fn check(book: &TestBook) -> Vec<Finding> {
+    fn check(book: &TestBook) -> Vec<Diagnostic> {
         verify_bytes(&book.to_zip())
     }
 
+    /// `entry:line:column` of a finding, as far as it has them.
+    fn location(f: &Diagnostic) -> String {
+        crate::diagnostic::render::location(f, None).unwrap_or_default()
+    }
+
     /// The book must give exactly one finding; return it.
-    fn only(findings: &[Finding]) -> &Finding {
+    fn only(findings: &[Diagnostic]) -> &Diagnostic {
         assert_eq!(findings.len(), 1, "expected one finding, got {findings:#?}");
         &findings[0]
     }
 
-    fn assert_one(book: TestBook, severity: Severity, location: &str, message: &str) {
+    fn assert_one(book: TestBook, severity: Severity, place: &str, message: &str) {
         let findings = check(&book);
         let f = only(&findings);
         assert_eq!(f.severity, severity, "{f}");
-        assert!(f.location.starts_with(location), "location of {f}");
+        assert!(location(f).starts_with(place), "location of {f}");
         assert!(f.message.contains(message), "message of {f}");
     }
 
@@ -927,7 +451,7 @@ mod tests {
         let f = only(&findings);
         assert_eq!(f.severity, Severity::Error);
         // `</bdy>` is on line 10 of the chapter.
-        assert_eq!(f.location, "EPUB/text/chapter_1.xhtml:10:1", "{f}");
+        assert_eq!(location(f), "EPUB/text/chapter_1.xhtml:10:1", "{f}");
         assert!(f.message.contains("bdy"), "{f}");
     }
 
@@ -1016,7 +540,7 @@ mod tests {
         assert!(
             findings
                 .iter()
-                .any(|f| f.location.starts_with("EPUB/package.opf:2:")
+                .any(|f| location(f).starts_with("EPUB/package.opf:2:")
                     && f.message
                         .contains("`isbn` names no non-empty dc:identifier")),
             "{findings:#?}"
@@ -1256,7 +780,7 @@ mod tests {
             .filter(|f| f.severity == Severity::Error)
             .collect();
         assert_eq!(dup.len(), 1, "{findings:#?}");
-        assert_eq!(dup[0].location, "EPUB/a.css");
+        assert_eq!(location(dup[0]), "EPUB/a.css");
         assert!(dup[0].message.contains("more than once"));
     }
 
@@ -1314,20 +838,24 @@ mod tests {
             entry.data = format!("{}{}{}", &text[..start], insert, &text[end..]).into_bytes();
             let bytes = book.to_zip();
             let _ = verify_bytes(&bytes);
-            let _ = super::super::read::open_bytes(&bytes).map(|e| super::super::read::render_text(&e));
+            let _ = super::super::read::open_bytes(&bytes).map(|e| super::super::report::render_text(&e));
         }
     }
 
     #[test]
     fn not_a_zip_gives_one_fatal_error() {
-        let findings = verify_bytes(b"PK\x03\x04 not really");
-        assert_eq!(only(&findings).severity, Severity::Fatal);
+        let verified = verify_any(Cursor::new(b"PK\x03\x04 not really"));
+        assert!(verified.fatal);
+        assert_eq!(only(&verified.findings).severity, Severity::Error);
+        assert_eq!(only(&verified.findings).path, None, "the zip as a whole");
     }
 
     #[test]
     fn unreadable_path_gives_one_error_naming_it() {
         let findings = verify_path(Path::new("/nonexistent/book.epub"));
-        assert_eq!(only(&findings).location, "/nonexistent/book.epub");
+        let f = only(&findings);
+        assert_eq!(f.path.as_deref(), Some(Path::new("/nonexistent/book.epub")));
+        assert_eq!(f.code, Code::Io);
     }
 
     fn epub2_book() -> TestBook {

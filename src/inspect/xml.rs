@@ -6,6 +6,7 @@
 use roxmltree::{Document, Node, ParsingOptions};
 
 use super::InspectError;
+use super::finding::Place;
 
 /// Most XML nodes we build for one entry (bounds memory on huge flat documents).
 const MAX_NODES: u32 = 4_000_000;
@@ -102,7 +103,7 @@ pub(crate) fn parse<'a>(entry: &str, text: &'a str) -> Result<Document<'a>, Insp
     })
 }
 
-/// Turns node positions into `entry:line:col`. roxmltree's own `text_pos_at` scans from the
+/// Turns node positions into [`Place`]s (entry, line, column). roxmltree's own `text_pos_at` scans from the
 /// start of the text on every call, which is quadratic over a big document with many links;
 /// this walks forward from the previous answer (queries come mostly in document order) and
 /// falls back to a line-start index for backward ones.
@@ -152,10 +153,10 @@ impl<'t> Locator<'t> {
         (line, col)
     }
 
-    /// `entry:line:col` of a node, for findings.
-    pub(crate) fn at(&mut self, node: Node<'_, '_>) -> String {
+    /// The entry, line and column of a node, for findings.
+    pub(crate) fn at(&mut self, node: Node<'_, '_>) -> Place {
         let (line, col) = self.line_col(node.range().start);
-        format!("{}:{line}:{col}", self.entry)
+        Place::at(&self.entry, line, col)
     }
 }
 
@@ -202,7 +203,7 @@ mod tests {
 ]>
 <lolz>&lol2;</lolz>"#;
         let err = parse("bomb.xml", text).unwrap_err();
-        assert_eq!(err.location(), "bomb.xml:3:2");
+        assert_eq!(err.place(), Place::at("bomb.xml", 3, 2));
         assert!(err.to_string().contains("entity declarations are refused"));
     }
 
@@ -241,7 +242,7 @@ mod tests {
             let expected = doc.text_pos_at(node.range().start);
             assert_eq!(
                 locator.at(*node),
-                format!("x.xml:{}:{}", expected.row, expected.col)
+                Place::at("x.xml", expected.row, expected.col)
             );
         }
     }
@@ -255,6 +256,6 @@ mod tests {
         assert_eq!(decode("x.xml", &bytes).unwrap(), "<a/>");
         assert_eq!(decode("z.xml", b"\xEF\xBB\xBF<a/>").unwrap(), "<a/>");
         let err = decode("y.xml", b"<a>\n\xFF</a>").unwrap_err();
-        assert_eq!(err.location(), "y.xml:2:1");
+        assert_eq!(err.place(), Place::at("y.xml", 2, 1));
     }
 }

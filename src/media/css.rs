@@ -49,7 +49,28 @@ pub struct Cleaned {
 
 /// Maps a relative URL (as written, `?query` and `#fragment` included) to where the file is in
 /// the book, or says why the book does not carry it.
-pub type LocalUrls<'a> = dyn FnMut(&str) -> Result<String, String> + 'a;
+pub type LocalUrls<'a> = dyn FnMut(&str) -> Result<String, NotCarried> + 'a;
+
+/// Why the file a stylesheet's relative URL names does not come along into the book: put in
+/// words in the note that reports the URL cut.
+#[derive(Debug, thiserror::Error)]
+pub enum NotCarried {
+    /// The URL names no file (only a query or a fragment).
+    #[error("it names no file")]
+    NoFile,
+    /// The file is outside the project: the containment check's sentence.
+    #[error("{0}")]
+    Outside(String),
+    /// The file is none of what a book carries.
+    #[error("not an image, a font of [style] fonts or a stylesheet of [style] css")]
+    NotCarriable,
+    /// The image could not be carried (unreadable, too large, …).
+    #[error(transparent)]
+    Image(Box<dyn std::error::Error + Send + Sync>),
+    /// The stylesheet can bring no files at all (an SVG image's own).
+    #[error("an SVG image cannot bring other files into the book")]
+    InsideSvg,
+}
 
 /// What a URL points at, for deciding what may stay in a book.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -733,8 +754,8 @@ impl<'i> RuleBodyItemParser<'i, (), ()> for Cleaner<'_, '_> {
 mod tests {
     use super::*;
 
-    fn no_files(url: &str) -> Result<String, String> {
-        Err(format!("the book does not carry {url}"))
+    fn no_files(_: &str) -> Result<String, NotCarried> {
+        Err(NotCarried::NotCarriable)
     }
 
     fn clean(css: &str) -> Cleaned {
@@ -821,7 +842,7 @@ mod tests {
             "other.css" => Ok("other.css".to_string()),
             "fonts/body.woff2" => Ok("../fonts/font-1.otf".to_string()),
             "img/hero.png" => Ok("../images/img-0123.png".to_string()),
-            _ => Err("the book does not carry it".to_string()),
+            _ => Err(NotCarried::NotCarriable),
         };
         let out = clean_stylesheet(css, &mut local);
         assert!(
@@ -853,7 +874,7 @@ mod tests {
             got[0]
         );
         assert!(got[1].starts_with("3: `src` (remote"), "{}", got[1]);
-        assert!(got[2].contains("url(img/lost.png): the book does not carry it"));
+        assert!(got[2].contains("url(img/lost.png): not an image, a font"));
     }
 
     #[test]

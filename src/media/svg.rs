@@ -619,8 +619,8 @@ impl Writer {
 }
 
 /// Files an SVG image names cannot come along: only what is inside it can be used.
-fn no_files(_: &str) -> Result<String, String> {
-    Err("an SVG image cannot bring other files into the book".to_string())
+fn no_files(_: &str) -> Result<String, css::NotCarried> {
+    Err(css::NotCarried::InsideSvg)
 }
 
 /// Why an `href` cannot stay on `element`, or None: `#id` anywhere, a raster `data:` URL on

@@ -174,3 +174,59 @@ fn a_problem_reads_the_same_from_build_and_from_check() {
     }
     assert!(compared >= broken_projects().len(), "{compared}");
 }
+
+/// A small EPUB 3 broken in several ways our rules and EPUBCheck report at an entry, a line and
+/// a column: a chapter that is not well-formed XML, a link to a missing file and a fragment
+/// that names no id, an `<html>` without `lang`, a file the manifest does not list.
+fn broken_epub(path: &std::path::Path) {
+    use std::io::Write as _;
+    use zip::write::SimpleFileOptions;
+    let opf = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<package xmlns=\"http://www.idpf.org/2007/opf\" version=\"3.0\" unique-identifier=\"id\" xml:lang=\"zh\">\n<metadata xmlns:dc=\"http://purl.org/dc/elements/1.1/\">\n<dc:identifier id=\"id\">urn:uuid:12345678-1234-5678-1234-567812345678</dc:identifier>\n<dc:title>书</dc:title>\n<dc:language>zh</dc:language>\n<meta property=\"dcterms:modified\">2020-01-01T00:00:00Z</meta>\n</metadata>\n<manifest>\n<item id=\"nav\" href=\"nav.xhtml\" media-type=\"application/xhtml+xml\" properties=\"nav\"/>\n<item id=\"a\" href=\"a.xhtml\" media-type=\"application/xhtml+xml\"/>\n<item id=\"b\" href=\"b.xhtml\" media-type=\"application/xhtml+xml\"/>\n</manifest>\n<spine>\n<itemref idref=\"nav\"/>\n<itemref idref=\"a\"/>\n<itemref idref=\"b\"/>\n</spine>\n</package>\n";
+    let nav = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\" xmlns:epub=\"http://www.idpf.org/2007/ops\" lang=\"zh\" xml:lang=\"zh\">\n<head><title>目录</title></head>\n<body>\n<nav epub:type=\"toc\"><ol>\n<li><a href=\"a.xhtml\">一</a></li>\n<li><a href=\"b.xhtml\">二</a></li>\n</ol></nav>\n</body>\n</html>\n";
+    let a = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\">\n<head><title>一</title></head>\n<body>\n<p>见<a href=\"gone.xhtml\">下一章</a>与<a href=\"b.xhtml#nowhere\">二</a>。</p>\n</body>\n</html>\n";
+    let b = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\" lang=\"zh\" xml:lang=\"zh\">\n<head><title>二</title></head>\n<body>\n<p>话说天下大势<b>分久必合。</p>\n</body>\n</html>\n";
+    let container = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<container version=\"1.0\" xmlns=\"urn:oasis:names:tc:opendocument:xmlns:container\">\n<rootfiles><rootfile full-path=\"EPUB/package.opf\" media-type=\"application/oebps-package+xml\"/></rootfiles>\n</container>\n";
+    let mut zip = zip::ZipWriter::new(std::fs::File::create(path).unwrap());
+    let stored = SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored);
+    for (name, text) in [
+        ("mimetype", "application/epub+zip"),
+        ("META-INF/container.xml", container),
+        ("EPUB/package.opf", opf),
+        ("EPUB/nav.xhtml", nav),
+        ("EPUB/a.xhtml", a),
+        ("EPUB/b.xhtml", b),
+        ("EPUB/notes.txt", "a file the manifest does not list\n"),
+    ] {
+        zip.start_file(name, stored).unwrap();
+        zip.write_all(text.as_bytes()).unwrap();
+    }
+    zip.finish().unwrap();
+}
+
+/// `check BOOK.epub` (our rules; EPUBCheck too where it is installed, in a snapshot of its own)
+/// and `inspect BOOK.epub` on a broken EPUB and on a file that is no zip: every problem an
+/// entry, line and column of the EPUB, read as the project's problems read.
+#[test]
+fn check_and_inspect_output_on_broken_epubs_is_as_pinned() {
+    let root = tempfile::tempdir().unwrap();
+    broken_epub(&root.path().join("broken.epub"));
+    std::fs::write(root.path().join("nozip.epub"), "not a zip at all\n").unwrap();
+    for book in ["broken", "nozip"] {
+        let epub = format!("{book}.epub");
+        let check = stderr_of(root.path(), &["check", &epub, "--no-epubcheck"]);
+        insta::assert_snapshot!(format!("stderr_check_epub_{book}"), check);
+        let inspect = run(common::epubforge()
+            .current_dir(root.path())
+            .args(["inspect", &epub]));
+        let shown = format!(
+            "exit status: {:?}\n--- stdout\n{}--- stderr\n{}",
+            inspect.code, inspect.stdout, inspect.stderr
+        );
+        insta::assert_snapshot!(format!("inspect_epub_{book}"), shown);
+    }
+    let installed = epubforge::inspect::require_in_ci().unwrap_or_else(|e| panic!("{e}"));
+    if installed.is_some() {
+        let check = stderr_of(root.path(), &["check", "broken.epub"]);
+        insta::assert_snapshot!("stderr_check_epub_broken_epubcheck", check);
+    }
+}

@@ -242,7 +242,7 @@ fn epubcheck_all(built: &[Built<'_>]) -> BTreeMap<&'static str, BTreeSet<String>
     for (b, report) in built.iter().zip(reports) {
         let mut bad = BTreeSet::new();
         for m in &report.messages {
-            let doc = m.location.as_deref().and_then(chapter_number);
+            let doc = m.path.as_deref().and_then(chapter_number);
             let id = match doc.and_then(|n| b.chapters.get(n - 1)) {
                 Some(&i) => b.suite.cases[i].id.clone(),
                 None => format!("{} (book-wide): {} {}", b.suite.name, m.id, m.message),
@@ -260,9 +260,9 @@ fn epubcheck_all(built: &[Built<'_>]) -> BTreeMap<&'static str, BTreeSet<String>
     out
 }
 
-/// `EPUB/text/chapter-0012.xhtml:3:4` → 12.
-fn chapter_number(location: &str) -> Option<usize> {
-    let file = location.split("chapter-").nth(1)?;
+/// `EPUB/text/chapter-0012.xhtml` → 12.
+fn chapter_number(entry: &str) -> Option<usize> {
+    let file = entry.split("chapter-").nth(1)?;
     file.get(..4)?.parse().ok()
 }
 

@@ -1,0 +1,188 @@
+//! Well-formedness of every XML entry, and the summary of each (ids, references, `lang`,
+//! viewport, `epub:type` in the head) that the later rules read instead of the documents:
+//! entries are inflated a batch at a time and parsed in parallel.
+
+use super::*;
+
+impl Verifier {
+    /// Well-formedness of every XML entry but `skip` (the package document, when the package
+    /// rules parsed it already), and the summaries the later rules need. Entries are inflated
+    /// in order, a batch at a time, and each batch parsed in parallel: for a book of 100 000
+    /// documents parsing is half the work.
+    pub(super) fn summarize_xml<R: Read + Seek>(
+        &mut self,
+        container: &mut Container<R>,
+        skip: Option<&str>,
+    ) {
+        let names: Vec<String> = container
+            .entries
+            .iter()
+            .map(|e| e.name.clone())
+            .filter(|n| !n.ends_with('/') && is_xml_name(n) && Some(n.as_str()) != skip)
+            .collect();
+        let mut seen = HashSet::new();
+        let mut budget = MAX_TOTAL_XML_BYTES;
+        let mut batch = Vec::new();
+        let mut batch_bytes = 0;
+        for name in names {
+            if !seen.insert(name.clone()) {
+                continue;
+            }
+            let cap = budget.min(MAX_XML_ENTRY_BYTES);
+            let read = container.read_capped(&name, cap);
+            if let Err(InspectError::EntryTooLarge { .. }) = read
+                && cap < MAX_XML_ENTRY_BYTES
+            {
+                self.summarize_batch(batch);
+                self.fatal = true;
+                self.error(
+                    Code::EpubZip,
+                    name,
+                    "not checked: the XML in this EPUB inflates to more than 1 GiB in all",
+                );
+                return;
+            }
+            let size = read.as_ref().map_or(0, Vec::len);
+            budget = budget.saturating_sub(size as u64);
+            batch_bytes += size;
+            batch.push((name, read));
+            if batch.len() >= BATCH_ENTRIES || batch_bytes >= BATCH_BYTES {
+                self.summarize_batch(std::mem::take(&mut batch));
+                batch_bytes = 0;
+            }
+        }
+        self.summarize_batch(batch);
+    }
+
+    /// Parses and summarises entries read by [`Verifier::summarize_xml`], in parallel; findings
+    /// keep the entries' order.
+    pub(super) fn summarize_batch(&mut self, batch: Vec<(String, Result<Vec<u8>, InspectError>)>) {
+        use rayon::prelude::*;
+        let done: Vec<(String, Result<XmlSummary, InspectError>)> = batch
+            .into_par_iter()
+            .map(|(name, read)| {
+                let summary = read.and_then(|bytes| {
+                    let text = xml::decode(&name, &bytes)?;
+                    drop(bytes);
+                    xml::parse(&name, &text).map(|doc| summarize(&name, &doc))
+                });
+                (name, summary)
+            })
+            .collect();
+        for (name, summary) in done {
+            match summary {
+                Ok(summary) => {
+                    self.summaries.insert(name, summary);
+                }
+                Err(e) => self.failed(&e),
+            }
+        }
+    }
+}
+
+/// What the stylesheets of the manifest load, as summaries with no ids. One unreadable is
+/// skipped: the rules on its references cannot be applied, and nothing else depends on it.
+pub(super) fn stylesheets<R: Read + Seek>(
+    container: &mut Container<R>,
+    package: &Package,
+) -> HashMap<String, XmlSummary> {
+    let mut out = HashMap::new();
+    for item in package
+        .manifest
+        .iter()
+        .filter(|m| m.media_type == "text/css")
+    {
+        let Ok(bytes) = container.read_capped(&item.href, MAX_XML_ENTRY_BYTES) else {
+            continue;
+        };
+        let css = String::from_utf8_lossy(&bytes);
+        let summary = XmlSummary {
+            ids: HashSet::new(),
+            links: references::css_references(&css),
+            base: None,
+            viewport: None,
+            head_semantics: Vec::new(),
+            html_root: None,
+        };
+        out.insert(item.href.clone(), summary);
+    }
+    out
+}
+
+/// `epub:type` on `<head>` or what it holds (EPUB 3.3 §4.3.2: structural semantics are for
+/// content; the XHTML schema EPUBCheck applies has no such attribute there).
+pub(super) fn head_semantics(doc: &Document, locator: &mut Locator) -> Vec<(Place, String)> {
+    let Some(head) = doc.root_element().children().find(|n| is(*n, "head")) else {
+        return Vec::new();
+    };
+    head.descendants()
+        .filter(|n| xml::attr_ns(*n, NS_OPS, "type").is_some())
+        .map(|n| (locator.at(n), n.tag_name().name().to_string()))
+        .collect()
+}
+
+pub(super) fn summarize(entry: &str, doc: &Document) -> XmlSummary {
+    let mut ids = HashSet::new();
+    let mut links = Vec::new();
+    let xhtml = is_xhtml_name(entry);
+    let mut locator = Locator::new(entry, doc);
+    let ncx = extension(entry) == "ncx";
+    for node in doc.descendants().filter(|n| n.is_element()) {
+        for a in node.attributes() {
+            let local = a.name();
+            match a.namespace() {
+                None if local == "id" => {
+                    ids.insert(a.value().to_string());
+                }
+                Some(NS_XML) if local == "id" => {
+                    ids.insert(a.value().to_string());
+                }
+                _ => {}
+            }
+            let kind = match a.namespace() {
+                None if xhtml => references::reference_kind(node, local, false),
+                Some(NS_XLINK) if xhtml => references::reference_kind(node, local, true),
+                None if ncx && local == "src" && is(node, "content") => Some(Kind::Hyperlink),
+                _ => None,
+            };
+            if let Some(kind) = kind
+                && !a.value().trim().is_empty()
+            {
+                links.push(Reference {
+                    at: locator.line_col(node.range().start),
+                    raw: a.value().to_string(),
+                    kind,
+                });
+            }
+        }
+    }
+    let base = xhtml
+        .then(|| doc.descendants().find(|n| is(*n, "base")))
+        .flatten()
+        .and_then(|n| attr(n, "href"))
+        .map(str::to_string);
+    let viewport = xhtml
+        .then(|| fixed_layout::viewport_of(doc, |n| locator.at(n)))
+        .flatten();
+    let head_semantics = if xhtml {
+        head_semantics(doc, &mut locator)
+    } else {
+        Vec::new()
+    };
+    let root = doc.root_element();
+    let html_root = is(root, "html").then(|| {
+        (
+            locator.at(root),
+            attr(root, "lang").is_some_and(|l| !l.trim().is_empty()),
+            xml::attr_ns(root, NS_XML, "lang").is_some_and(|l| !l.trim().is_empty()),
+        )
+    });
+    XmlSummary {
+        ids,
+        links,
+        base,
+        viewport,
+        head_semantics,
+        html_root,
+    }
+}
