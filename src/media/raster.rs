@@ -16,7 +16,6 @@
 //! [`MAX_PIXELS`] is 40 megapixels, above what phone cameras save by default; decoding that
 //! much takes at most 320 MB (16-bit RGBA), under [`MAX_DECODE_BYTES`].
 
-
 /// The longest side, in pixels, an image may claim.
 pub const MAX_SIDE: u32 = 16_384;
 /// The most pixels an image may claim (width times height).

@@ -67,7 +67,14 @@ pub(crate) fn xhtml(
 pub(super) fn nav_document(book: &Book, look: &Look, docs: &[Doc]) -> String {
     let words = locale::words(&book.info.language);
     let body = nav::nav_body(book, look, docs);
-    xhtml(look, &book.info.language, words.contents, "", Some("nav"), &body)
+    xhtml(
+        look,
+        &book.info.language,
+        words.contents,
+        "",
+        Some("nav"),
+        &body,
+    )
 }
 
 /// The `epub:type` (and `role`) of a chapter's section: a chapter of the body matter, with

@@ -83,7 +83,11 @@ impl Diagram {
 
 /// Every import the diagram does not allow, and every module it leaves out or names wrongly.
 fn problems(d: &Diagram, graph: &BTreeMap<Module, BTreeSet<Module>>) -> Vec<String> {
-    let mut out: Vec<String> = d.twice.iter().map(|n| format!("{n}: drawn twice")).collect();
+    let mut out: Vec<String> = d
+        .twice
+        .iter()
+        .map(|n| format!("{n}: drawn twice"))
+        .collect();
     for m in graph.keys() {
         if !d.layer.contains_key(&m[0]) {
             out.push(format!("{}: not in the diagram", m[0]));
@@ -159,7 +163,9 @@ fn an_import_up_across_or_beside_the_arrows_is_a_problem() {
     let m = |n: &str| vec![n.to_string()];
     let graph = |pairs: &[(&str, &str)]| {
         let mut g: BTreeMap<Module, BTreeSet<Module>> = BTreeMap::new();
-        for n in ["build", "check", "look", "package", "media", "stores", "convert", "book"] {
+        for n in [
+            "build", "check", "look", "package", "media", "stores", "convert", "book",
+        ] {
             g.entry(m(n)).or_default();
         }
         for n in ["lines", "xml"] {
@@ -170,7 +176,12 @@ fn an_import_up_across_or_beside_the_arrows_is_a_problem() {
         }
         g
     };
-    let fine = [("build", "look"), ("look", "media"), ("package", "stores"), ("convert", "xml")];
+    let fine = [
+        ("build", "look"),
+        ("look", "media"),
+        ("package", "stores"),
+        ("convert", "xml"),
+    ];
     let twice = ["media: drawn twice"];
     assert_eq!(problems(&d, &graph(&fine)), twice);
     let swapped = lines.map(|l| l.replace("stores · convert → media", "stores · convert"));
@@ -199,6 +210,9 @@ fn an_import_up_across_or_beside_the_arrows_is_a_problem() {
     missing.remove(&m("xml"));
     assert_eq!(
         problems(&d, &missing),
-        ["fix: not in the diagram", "xml: in the diagram, not a top-level module"]
+        [
+            "fix: not in the diagram",
+            "xml: in the diagram, not a top-level module"
+        ]
     );
 }

@@ -69,7 +69,9 @@ pub(super) fn edges(files: &[(String, String)]) -> BTreeMap<Module, BTreeSet<Mod
 }
 
 /// The top-level modules each top-level module imports.
-pub(super) fn folded(edges: &BTreeMap<Module, BTreeSet<Module>>) -> BTreeMap<Module, BTreeSet<Module>> {
+pub(super) fn folded(
+    edges: &BTreeMap<Module, BTreeSet<Module>>,
+) -> BTreeMap<Module, BTreeSet<Module>> {
     let mut out: BTreeMap<Module, BTreeSet<Module>> = BTreeMap::new();
     for (a, bs) in edges {
         let top = out.entry(a[..1].to_vec()).or_default();

@@ -133,7 +133,14 @@ fn raw_string(s: &[char], i: usize) -> Option<usize> {
     }
     let mut j = i + hashes + 1;
     while j < s.len() {
-        if s[j] == '"' && s[j + 1..].iter().take(hashes).filter(|&&c| c == '#').count() == hashes {
+        if s[j] == '"'
+            && s[j + 1..]
+                .iter()
+                .take(hashes)
+                .filter(|&&c| c == '#')
+                .count()
+                == hashes
+        {
             return Some(j + 1 + hashes);
         }
         j += 1;
@@ -279,12 +286,15 @@ impl Reader<'_> {
             self.at += 2;
         }
         if let Some(name) = name.filter(|n| n != "_" && n != "super" && n != "crate") {
-            self.out.bindings.insert(name, (self.scope(), prefix.clone()));
+            self.out
+                .bindings
+                .insert(name, (self.scope(), prefix.clone()));
         }
         self.out.paths.push((self.scope(), prefix));
     }
 
-    /// An attribute `#[…]` or `#![…]`; under `#[cfg(test)]` the item it marks is passed over.
+    /// An attribute `#[…]` or `#![…]`: under `#[cfg(test)]` the item it marks is passed over,
+    /// else its paths are read.
     fn attribute(&mut self) {
         let inner = self.is(1, '!');
         self.at += if inner { 2 } else { 1 };
@@ -294,10 +304,13 @@ impl Reader<'_> {
         let test_only = matches!(body, [Tok::Punct('['), Tok::Word(cfg), Tok::Punct('('), rest @ ..]
             if cfg == "cfg" && (rest.first() == Some(&Tok::Word("test".into()))
                 || rest.starts_with(&[Tok::Word("all".into()), Tok::Punct('('), Tok::Word("test".into())])));
-        if test_only && inner && self.scopes.is_empty() {
+        if test_only && inner && self.scopes.len() == 1 {
             self.at = self.toks.len();
         } else if test_only {
             self.skip_item();
+        } else {
+            // Paths inside an attribute are code too (`#[error("{}", crate::escape::path(p))]`).
+            self.at = start + 1;
         }
     }
 
@@ -328,15 +341,29 @@ impl Reader<'_> {
             self.skip_group();
         }
         const ITEMS: [&str; 14] = [
-            "fn", "mod", "impl", "struct", "enum", "use", "const", "static", "trait", "type",
-            "extern", "unsafe", "async", "macro_rules",
+            "fn",
+            "mod",
+            "impl",
+            "struct",
+            "enum",
+            "use",
+            "const",
+            "static",
+            "trait",
+            "type",
+            "extern",
+            "unsafe",
+            "async",
+            "macro_rules",
         ];
         let mut first = self.at;
         if self.word(0) == Some("pub") {
             first += if self.is(1, '(') { 4 } else { 1 };
         }
-        let item = matches!(self.toks.get(first), Some(Tok::Word(w)) if ITEMS.contains(&w.as_str()));
-        if let [Tok::Word(m), Tok::Word(name), Tok::Punct(';'), ..] = &self.toks[first.min(self.toks.len())..]
+        let item =
+            matches!(self.toks.get(first), Some(Tok::Word(w)) if ITEMS.contains(&w.as_str()));
+        if let [Tok::Word(m), Tok::Word(name), Tok::Punct(';'), ..] =
+            &self.toks[first.min(self.toks.len())..]
             && m == "mod"
         {
             let mut child = self.scope();
@@ -428,7 +455,10 @@ mod tests {
     #[test]
     fn crate_paths_with_nested_groups_self_and_renames() {
         assert_eq!(paths("p", "use crate::a::b;"), ["a::b"]);
-        assert_eq!(paths("p", "pub(crate) use crate::{a::b, c};"), ["a::b", "c"]);
+        assert_eq!(
+            paths("p", "pub(crate) use crate::{a::b, c};"),
+            ["a::b", "c"]
+        );
         assert_eq!(
             paths("p", "use crate::a::{b::{c, d::{e}}, f as g, self, h::*};"),
             ["a", "a::b::c", "a::b::d::e", "a::f", "a::h"]
@@ -441,20 +471,30 @@ mod tests {
     fn super_groups_super_super_and_self() {
         assert_eq!(paths("p::q", "use super::{x, y::z};"), ["p::x", "p::y::z"]);
         assert_eq!(paths("p::q::r", "use super::super::z;"), ["p::z"]);
-        assert_eq!(paths("p::q::r", "use super::super::{s, t};"), ["p::s", "p::t"]);
+        assert_eq!(
+            paths("p::q::r", "use super::super::{s, t};"),
+            ["p::s", "p::t"]
+        );
         assert_eq!(paths("p", "use self::inner::k;"), ["p::inner::k"]);
         assert_eq!(
             paths("p::q", "use {crate::a, super::b, ::std::fs};"),
             ["a", "p::b"]
         );
-        assert_eq!(paths("p", "use super::x;"), ["x"], "super of a top-level module");
+        assert_eq!(
+            paths("p", "use super::x;"),
+            ["x"],
+            "super of a top-level module"
+        );
     }
 
     /// Paths in code, and names a `use` binds (which `modcycles.py` does not follow).
     #[test]
     fn paths_in_code_and_through_bound_names() {
         let code = "fn f() { crate::a::f(); super::b::T::new(); super::super::c::g(); }";
-        assert_eq!(paths("p::q::r", code), ["a::f", "p::c::g", "p::q::b::T::new"]);
+        assert_eq!(
+            paths("p::q::r", code),
+            ["a::f", "p::c::g", "p::q::b::T::new"]
+        );
         assert_eq!(
             paths("p", "macro_rules! m { () => { $crate::m::x!() } }"),
             ["m::x"]
@@ -463,7 +503,8 @@ mod tests {
         assert_eq!(paths("p", bound), ["convert", "convert::text::lines"]);
         let renamed = "use super::x as y;\nfn f() -> y::z::W { todo!() }";
         assert_eq!(paths("p::q", renamed), ["p::x", "p::x::z::W"]);
-        let external = "use std::fs;\nuse regex::Regex;\nfn f() { fs::read(\"a\"); Regex::new(\"\"); }";
+        let external =
+            "use std::fs;\nuse regex::Regex;\nfn f() { fs::read(\"a\"); Regex::new(\"\"); }";
         assert_eq!(paths("p", external), Vec::<String>::new());
     }
 
@@ -508,14 +549,31 @@ mod tests {
         ";
         assert_eq!(paths("p", src), ["kept", "later::f", "z::Z"]);
         let read = read(&vec!["p".to_string()], src);
-        assert_eq!(read.test_only, [vec!["p".to_string(), "helpers".to_string()]]);
-        assert_eq!(paths("p", "#![cfg(test)]\nuse crate::a;"), Vec::<String>::new());
+        assert_eq!(
+            read.test_only,
+            [vec!["p".to_string(), "helpers".to_string()]]
+        );
+        assert_eq!(
+            paths("p", "#![cfg(test)]\nuse crate::a;"),
+            Vec::<String>::new()
+        );
+        let whole_file = "#![cfg(test)]\nuse crate::a;\nfn f() { crate::b::g(); }";
+        assert_eq!(paths("p", whole_file), Vec::<String>::new());
+        let attribute = "#[derive(Debug)]\n#[error(\"{}\", crate::escape::path(p))]\nstruct E;";
+        assert_eq!(
+            paths("p", attribute),
+            ["escape::path"],
+            "modcycles.py reads it too"
+        );
     }
 
     /// `super` inside an inline `mod a { … }` is the file's own module.
     #[test]
     fn inline_modules_shift_super_and_self() {
         let src = "mod inner { use super::sibling; mod deeper { use super::super::x::y; } }\nuse self::inner::z;";
-        assert_eq!(paths("p::q", src), ["p::q::inner::z", "p::q::sibling", "p::q::x::y"]);
+        assert_eq!(
+            paths("p::q", src),
+            ["p::q::inner::z", "p::q::sibling", "p::q::x::y"]
+        );
     }
 }

@@ -4,6 +4,9 @@
 #![allow(dead_code)]
 
 pub mod batch;
+mod project;
+
+pub use project::Project;
 
 use std::collections::BTreeMap;
 use std::io::Read;
