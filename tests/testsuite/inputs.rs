@@ -2,7 +2,7 @@
 
 use crate::common;
 
-use common::{Fixture, Project, assert_valid, paragraphs, spine, text};
+use common::{Fixture, Project, assert_valid, paragraphs, spine, text, toc_titles};
 
 const SEEDS: [&str; 3] = [
     "000_6761ebf9337845da.txt",
@@ -525,19 +525,6 @@ fn traditional(text: &str) -> String {
     text.chars()
         .map(|c| PAIRS.iter().find(|p| p.0 == c).map_or(c, |p| p.1))
         .collect()
-}
-
-/// The chapter titles of an EPUB's table of contents, at any depth.
-fn toc_titles(epub: &std::path::Path) -> Vec<String> {
-    fn walk(entries: &[epubforge::inspect::TocEntry], out: &mut Vec<String>) {
-        for e in entries {
-            out.push(e.title.clone());
-            walk(&e.children, out);
-        }
-    }
-    let mut out = Vec::new();
-    walk(&epubforge::inspect::open(epub).unwrap().toc, &mut out);
-    out
 }
 
 #[test]

@@ -6,19 +6,7 @@ use crate::common;
 
 use std::path::Path;
 
-use common::{Fixture, assert_valid, entries, text};
-
-fn toc_titles(epub: &Path) -> Vec<String> {
-    fn walk(entries: &[epubforge::inspect::TocEntry], out: &mut Vec<String>) {
-        for e in entries {
-            out.push(e.title.clone());
-            walk(&e.children, out);
-        }
-    }
-    let mut out = Vec::new();
-    walk(&epubforge::inspect::open(epub).unwrap().toc, &mut out);
-    out
-}
+use common::{Fixture, assert_valid, entries, text, toc_titles};
 
 /// Builds `name` in the fixture with the one command and returns the EPUB beside it.
 fn one_command(f: &Fixture, name: &str) -> std::path::PathBuf {

@@ -35,6 +35,19 @@ pub struct Run {
     pub stderr: String,
 }
 
+/// The chapter titles of an EPUB's table of contents, at any depth.
+pub fn toc_titles(epub: &Path) -> Vec<String> {
+    fn walk(entries: &[epubforge::inspect::TocEntry], out: &mut Vec<String>) {
+        for e in entries {
+            out.push(e.title.clone());
+            walk(&e.children, out);
+        }
+    }
+    let mut out = Vec::new();
+    walk(&epubforge::inspect::open(epub).unwrap().toc, &mut out);
+    out
+}
+
 /// Runs a command to completion and captures its output.
 pub fn run(cmd: &mut Command) -> Run {
     let out = cmd.output().expect("run epubforge");
