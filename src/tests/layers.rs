@@ -15,7 +15,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-use super::imports::{Module, edges, folded, sources};
+use super::imports::{Module, crate_edges, folded};
 
 /// The diagram read: each top-level module's layer (0 the top line), and the arrows drawn.
 #[derive(Debug, Default)]
@@ -127,9 +127,7 @@ fn the_module_diagram_in_the_guide_is_the_code_s() {
         .expect("the architecture chapter");
     let diagram = read(&diagram_block(&guide));
     assert!(diagram.layer.len() > 10, "the diagram is read: {diagram:?}");
-    let mut files = Vec::new();
-    sources(&root.join("src"), &root.join("src"), &mut files);
-    let graph = folded(&edges(&files));
+    let graph = folded(crate_edges());
     let shown: Vec<String> = (graph.iter())
         .map(|(a, bs)| {
             let bs: Vec<&str> = bs.iter().map(|b| b[0].as_str()).collect();

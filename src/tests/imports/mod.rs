@@ -44,7 +44,7 @@ fn modules(files: &[(String, String)]) -> BTreeMap<Module, reader::Imports> {
 }
 
 /// The modules each module imports, other than its own ancestors and descendants.
-pub(super) fn edges(files: &[(String, String)]) -> BTreeMap<Module, BTreeSet<Module>> {
+fn edges(files: &[(String, String)]) -> BTreeMap<Module, BTreeSet<Module>> {
     let mods = modules(files);
     let owner = |path: &[String]| {
         (1..=path.len())
@@ -123,7 +123,7 @@ fn cycles(edges: &BTreeMap<Module, BTreeSet<Module>>) -> Vec<String> {
 }
 
 /// Every `.rs` file under `dir`, by its path relative to `root` with `/` separators.
-pub(super) fn sources(root: &Path, dir: &Path, out: &mut Vec<(String, String)>) {
+fn sources(root: &Path, dir: &Path, out: &mut Vec<(String, String)>) {
     let entries = std::fs::read_dir(dir).expect("the source folder can be listed");
     for entry in entries {
         let path = entry.expect("a listed entry").path();
@@ -141,24 +141,33 @@ pub(super) fn sources(root: &Path, dir: &Path, out: &mut Vec<(String, String)>) 
     }
 }
 
+/// The imports between this crate's modules, read once for the tests that need them.
+pub(super) fn crate_edges() -> &'static BTreeMap<Module, BTreeSet<Module>> {
+    static EDGES: std::sync::OnceLock<BTreeMap<Module, BTreeSet<Module>>> =
+        std::sync::OnceLock::new();
+    EDGES.get_or_init(|| {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let mut files = Vec::new();
+        sources(&root, &root, &mut files);
+        edges(&files)
+    })
+}
+
 #[test]
 fn no_module_imports_a_module_that_imports_it_back() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut files = Vec::new();
-    sources(&root, &root, &mut files);
-    let edges = edges(&files);
+    let edges = crate_edges();
     assert!(
         edges.len() > 100,
         "the crate's modules are read: {}",
         edges.len()
     );
     assert_eq!(
-        cycles(&edges),
+        cycles(edges),
         Vec::<String>::new(),
         "import cycles between files"
     );
     assert_eq!(
-        cycles(&folded(&edges)),
+        cycles(&folded(edges)),
         Vec::<String>::new(),
         "import cycles between top-level modules"
     );
