@@ -15,7 +15,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-use super::imports::{Module, crate_edges, folded};
+use super::imports::{COMMAND_LINE, Module, crate_edges, folded};
 
 /// The diagram read: each top-level module's layer (0 the top line), and the arrows drawn.
 #[derive(Debug, Default)]
@@ -100,6 +100,9 @@ fn problems(d: &Diagram, graph: &BTreeMap<Module, BTreeSet<Module>>) -> Vec<Stri
     }
     for (a, bs) in graph {
         for b in bs {
+            if COMMAND_LINE.contains(&b[0].as_str()) {
+                out.push(format!("{} imports {}: the command line", a[0], b[0]));
+            }
             let (Some(la), Some(lb)) = (d.layer.get(&a[0]), d.layer.get(&b[0])) else {
                 continue;
             };
@@ -202,6 +205,10 @@ fn an_import_up_across_or_beside_the_arrows_is_a_problem() {
             "book imports look: a higher layer",
             "package imports look: the same layer, with no arrow drawn"
         ]
+    );
+    assert_eq!(
+        problems(&d, &graph(&[("build", "cmd")])),
+        ["build imports cmd: the command line"]
     );
     let mut missing = graph(&[]);
     missing.insert(m("fix"), BTreeSet::new());

@@ -12,6 +12,10 @@ use std::path::Path;
 /// A module's path (`["convert", "text"]`).
 pub(super) type Module = Vec<String>;
 
+/// The command line's modules: above the pipeline, out of its graph; an import of one is an
+/// edge to it all the same (see [`edges`]).
+pub(super) const COMMAND_LINE: [&str; 3] = ["cli", "cmd", "bin"];
+
 /// The pipeline's modules, by path, with what each file says about imports: `lib`, `main`,
 /// the binary's modules (`cli`, `cmd`, `bin`) and test-only files (`tests`, `testutil`, a
 /// `mod` under `#[cfg(test)]` and all below them) are left out.
@@ -34,7 +38,7 @@ fn modules(files: &[(String, String)]) -> BTreeMap<Module, reader::Imports> {
             || path.last().is_some_and(|l| l == "tests" || l == "testutil")
             || path
                 .first()
-                .is_some_and(|f| ["cli", "cmd", "bin"].contains(&f.as_str()));
+                .is_some_and(|f| COMMAND_LINE.contains(&f.as_str()));
         if !skip && !path.is_empty() {
             out.insert(path, imports);
         }
@@ -43,14 +47,19 @@ fn modules(files: &[(String, String)]) -> BTreeMap<Module, reader::Imports> {
     out
 }
 
-/// The modules each module imports, other than its own ancestors and descendants.
+/// The modules each module imports, other than its own ancestors and descendants; an import
+/// of the command line is an edge to its top-level module (`["cmd"]`).
 fn edges(files: &[(String, String)]) -> BTreeMap<Module, BTreeSet<Module>> {
     let mods = modules(files);
     let owner = |path: &[String]| {
+        let command_line = (path.first())
+            .filter(|f| COMMAND_LINE.contains(&f.as_str()))
+            .map(|f| vec![f.clone()]);
         (1..=path.len())
             .rev()
             .find(|&i| mods.contains_key(&path[..i]))
             .map(|i| path[..i].to_vec())
+            .or(command_line)
     };
     let mut out = BTreeMap::new();
     for (m, imports) in &mods {
@@ -218,5 +227,28 @@ fn a_back_import_is_a_cycle_between_files_and_between_top_level_modules() {
     assert_eq!(
         cycles(&edges),
         ["book::names, convert::text (book::names -> convert::text; convert::text -> book::names)"]
+    );
+}
+
+#[test]
+fn an_import_of_the_command_line_is_an_edge_to_it() {
+    let files = vec![
+        (
+            "cmd/build.rs".to_string(),
+            "use crate::convert;".to_string(),
+        ),
+        (
+            "convert/mod.rs".to_string(),
+            "fn f() { crate::cmd::build::run(); }".to_string(),
+        ),
+    ];
+    let edges = edges(&files);
+    assert_eq!(
+        edges.keys().cloned().collect::<Vec<_>>(),
+        [vec!["convert".to_string()]]
+    );
+    assert_eq!(
+        edges[&vec!["convert".to_string()]],
+        BTreeSet::from([vec!["cmd".to_string()]])
     );
 }
