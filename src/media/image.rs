@@ -289,7 +289,7 @@ fn check(bytes: Vec<u8>, path: &Path) -> Result<(Vec<u8>, ImageInfo, Vec<String>
         path: path.to_path_buf(),
         reason,
     })?;
-    if !raster::is_complete(info.format, &bytes) {
+    if !is_complete(info.format, &bytes) {
         return Err(ImageError::Truncated {
             path: path.to_path_buf(),
             format: info.format.name(),
@@ -412,6 +412,18 @@ fn svg_cover(checked: Vec<u8>, info: ImageInfo, mut warnings: Vec<String>) -> Pr
         info,
         notes: Vec::new(),
         warnings,
+    }
+}
+
+/// True when the file of a raster image runs to its format's end marker ([`raster`] walks
+/// each format); SVG is checked by parsing it (see [`svg`]), so it is always true here.
+pub(super) fn is_complete(format: ImageFormat, bytes: &[u8]) -> bool {
+    match format {
+        ImageFormat::Jpeg => raster::jpeg_complete(bytes),
+        ImageFormat::Png => raster::png_complete(bytes),
+        ImageFormat::Gif => raster::gif_complete(bytes),
+        ImageFormat::Webp => raster::webp_complete(bytes),
+        ImageFormat::Svg => true,
     }
 }
 

@@ -7,7 +7,7 @@
 //! decode runs under [`limits`] as well, in case a decoder finds more than the header said.
 //!
 //! A truncated file has a valid header, and some decoders (JPEG's) fill the missing part with
-//! grey instead of failing: [`is_complete`] walks the file's structure to its end marker
+//! grey instead of failing: `jpeg_complete` and its siblings walk the file's structure to its end marker
 //! (JPEG's EOI, PNG's IEND chunk, GIF's trailer, the RIFF size of WebP) without decoding, cheap
 //! enough for every chapter image of every build.
 //!
@@ -15,8 +15,6 @@
 //! illustrations are smaller. [`MAX_SIDE`] is 16384 (WebP's own maximum is 16383), and
 //! [`MAX_PIXELS`] is 40 megapixels, above what phone cameras save by default; decoding that
 //! much takes at most 320 MB (16-bit RGBA), under [`MAX_DECODE_BYTES`].
-
-use super::image::ImageFormat;
 
 /// The longest side, in pixels, an image may claim.
 pub const MAX_SIDE: u32 = 16_384;
@@ -75,18 +73,6 @@ pub fn limits() -> image::Limits {
     limits
 }
 
-/// True when the file of a raster image runs to its format's end marker; SVG is checked by
-/// parsing it (see [`super::svg`]), so it is always true here.
-pub fn is_complete(format: ImageFormat, bytes: &[u8]) -> bool {
-    match format {
-        ImageFormat::Jpeg => jpeg_complete(bytes),
-        ImageFormat::Png => png_complete(bytes),
-        ImageFormat::Gif => gif_complete(bytes),
-        ImageFormat::Webp => webp_complete(bytes),
-        ImageFormat::Svg => true,
-    }
-}
-
 fn be16(bytes: &[u8], at: usize) -> Option<usize> {
     Some(usize::from(u16::from_be_bytes([
         *bytes.get(at)?,
@@ -97,7 +83,7 @@ fn be16(bytes: &[u8], at: usize) -> Option<usize> {
 /// Walks the JPEG's segments (skipping each by its length, and each scan's entropy-coded data
 /// to the next marker) until the EOI marker. An Exif thumbnail's own EOI sits inside an APP1
 /// segment and is skipped with it.
-fn jpeg_complete(bytes: &[u8]) -> bool {
+pub(super) fn jpeg_complete(bytes: &[u8]) -> bool {
     let mut at = 2; // after SOI
     loop {
         // Stray bytes before a marker are skipped, as libjpeg does (with a warning), and a
@@ -147,7 +133,7 @@ fn jpeg_complete(bytes: &[u8]) -> bool {
 }
 
 /// Walks the PNG's chunks (length, type, data, CRC) until IEND.
-fn png_complete(bytes: &[u8]) -> bool {
+pub(super) fn png_complete(bytes: &[u8]) -> bool {
     let mut at = 8; // after the signature
     while let Some(length) = bytes
         .get(at..at + 4)
@@ -169,7 +155,7 @@ fn png_complete(bytes: &[u8]) -> bool {
 /// Walks the GIF's blocks (extensions and images, each a run of sub-blocks) until the trailer;
 /// a file that ends right after a whole image, without the trailer byte, is whole too (some
 /// encoders leave it out, and every decoder shows the image).
-fn gif_complete(bytes: &[u8]) -> bool {
+pub(super) fn gif_complete(bytes: &[u8]) -> bool {
     let table = |flags: u8| {
         if flags & 0x80 != 0 {
             3 << ((flags & 7) + 1)
@@ -215,7 +201,7 @@ fn gif_complete(bytes: &[u8]) -> bool {
 }
 
 /// A WebP file holds at least the size its RIFF header gives.
-fn webp_complete(bytes: &[u8]) -> bool {
+pub(super) fn webp_complete(bytes: &[u8]) -> bool {
     bytes
         .get(4..8)
         .and_then(|b| b.try_into().ok())
@@ -225,6 +211,7 @@ fn webp_complete(bytes: &[u8]) -> bool {
 
 #[cfg(test)]
 mod tests {
+    use super::super::image::{ImageFormat, is_complete};
     use super::*;
     use image::{ImageEncoder, Rgb, RgbImage};
 

@@ -3,7 +3,7 @@
 
 use std::borrow::Cow;
 
-use super::{Book, Chapter, Doc, DocKind, Image, Look, epub2, locale, pages, pieces, tcy};
+use super::{Book, Chapter, Doc, DocKind, Image, Look, epub2, locale, nav, pages, pieces, tcy};
 use crate::xml::{GENERATED_ID_PREFIX as P, escape_attr as attr, escape_text as text};
 
 /// A complete XHTML document with the book's stylesheets linked from `css_prefix` (`"../"` for
@@ -60,6 +60,20 @@ pub(crate) fn xhtml(
         lang = attr(lang),
         title = text(title),
         prefix = type_prefixes(body),
+    )
+}
+
+/// Writes `nav.xhtml`: [`nav::nav_body`] in the shell.
+pub(super) fn nav_document(book: &Book, look: &Look, docs: &[Doc]) -> String {
+    let words = locale::words(&book.info.language);
+    let body = nav::nav_body(book, look, docs);
+    xhtml(
+        look,
+        &book.info.language,
+        words.contents,
+        "",
+        Some("nav"),
+        &body,
     )
 }
 

@@ -515,7 +515,7 @@ fn package_entries(book: &Book, look: &Look, docs: &[Doc<'_>], chapters: bool) -
             } else {
                 rayon::join(
                     || render_package_document(book, look, docs),
-                    || Some(nav::nav_document(book, look, docs)),
+                    || Some(docs::nav_document(book, look, docs)),
                 )
             }
         },

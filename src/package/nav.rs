@@ -2,11 +2,12 @@
 
 use std::fmt::Write;
 
-use super::{Book, Doc, DocKind, Look, Matter, docs, locale, pieces};
+use super::{Book, Doc, DocKind, Look, Matter, locale, pieces};
 use crate::xml::{escape_attr as attr, escape_text as text};
 
-/// Writes `nav.xhtml`: the nested table of contents and the landmarks.
-pub(super) fn nav_document(book: &Book, look: &Look, docs: &[Doc]) -> String {
+/// The body of `nav.xhtml`: the nested table of contents and the landmarks (`docs` puts it
+/// in the document shell).
+pub(super) fn nav_body(book: &Book, look: &Look, docs: &[Doc]) -> String {
     let words = locale::words(&book.info.language);
     let listed = entries(docs, look);
     let mut body = String::with_capacity(1024 + listed.len() * 96);
@@ -75,14 +76,7 @@ pub(super) fn nav_document(book: &Book, look: &Look, docs: &[Doc]) -> String {
         );
     }
     body.push_str("</ol>\n</nav>\n");
-    docs::xhtml(
-        look,
-        &book.info.language,
-        words.contents,
-        "",
-        Some("nav"),
-        &body,
-    )
+    body
 }
 
 /// An entry of the table of contents: a document, or a section of a chapter.

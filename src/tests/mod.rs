@@ -6,5 +6,6 @@ mod agreement;
 mod fuzz;
 mod guide;
 mod imports;
+mod layers;
 mod prefetch;
 mod properties;

@@ -2,7 +2,7 @@
 
 use crate::common;
 
-use common::{Fixture, assert_valid, paragraphs, spine, text};
+use common::{Fixture, Project, assert_valid, paragraphs, spine, text};
 
 /// The seed files' paragraphs as the book must show them: one per line, trimmed, with the two
 /// mid-sentence breaks of the sample joined.
@@ -293,13 +293,9 @@ fn glob_expands_in_natural_order() {
 
 #[test]
 fn markup_characters_are_escaped_and_control_characters_dropped_with_warning() {
-    let f = Fixture::empty();
-    f.write("c.txt", "a < b && c > d\u{1}\u{2}。\n");
-    f.write(
-        "metadata.toml",
-        "[book]\ntitle = \"t\"\nauthors = [\"a\"]\nlanguage = \"en\"\n[[chapters]]\nfile = \"c.txt\"\n",
-    );
-    let r = f.build(&[]);
+    let (f, r) = Project::new("[book]\ntitle = \"t\"\nauthors = [\"a\"]\nlanguage = \"en\"\n")
+        .chapter("c.txt", "a < b && c > d\u{1}\u{2}。\n")
+        .build(&[]);
     assert!(r.ok, "{}", r.stderr);
     assert!(
         r.stderr.contains("dropped 2 control character"),

@@ -2,7 +2,7 @@
 
 use crate::common;
 
-use common::{Fixture, assert_valid, paragraphs, spine, text};
+use common::{Fixture, Project, assert_valid, paragraphs, spine, text, toc_titles};
 
 const SEEDS: [&str; 3] = [
     "000_6761ebf9337845da.txt",
@@ -225,13 +225,13 @@ fn gb18030_novel_splits_into_3_volumes_and_300_chapters() {
 
 #[test]
 fn numbering_gaps_in_a_split_file_are_warned_with_line_numbers() {
-    let f = Fixture::empty();
-    f.write("n.txt", "第1章\n甲。\n第2章\n乙。\n第4章\n丙。\n");
-    f.write(
-        "metadata.toml",
-        "[book]\ntitle = \"t\"\nauthors = [\"a\"]\nlanguage = \"zh-CN\"\n[[chapters]]\nfile = \"n.txt\"\nsplit = \"auto\"\n",
-    );
-    let r = f.build(&[]);
+    let (_f, r) = Project::new("[book]\ntitle = \"t\"\nauthors = [\"a\"]\nlanguage = \"zh-CN\"\n")
+        .chapter_with(
+            "n.txt",
+            "第1章\n甲。\n第2章\n乙。\n第4章\n丙。\n",
+            "split = \"auto\"\n",
+        )
+        .build(&[]);
     assert!(r.ok, "{}", r.stderr);
     assert!(r.stderr.contains("n.txt:5"), "{}", r.stderr);
     assert!(r.stderr.contains("from 2 to 4"), "{}", r.stderr);
@@ -239,13 +239,13 @@ fn numbering_gaps_in_a_split_file_are_warned_with_line_numbers() {
 
 #[test]
 fn regex_split_uses_the_users_pattern() {
-    let f = Fixture::empty();
-    f.write("n.txt", "== 开端 ==\n甲。\n== 发展 ==\n乙。\n");
-    f.write(
-        "metadata.toml",
-        "[book]\ntitle = \"t\"\nauthors = [\"a\"]\nlanguage = \"zh-CN\"\n[[chapters]]\nfile = \"n.txt\"\nsplit = '^== .+ ==$'\n",
-    );
-    let r = f.build(&[]);
+    let (f, r) = Project::new("[book]\ntitle = \"t\"\nauthors = [\"a\"]\nlanguage = \"zh-CN\"\n")
+        .chapter_with(
+            "n.txt",
+            "== 开端 ==\n甲。\n== 发展 ==\n乙。\n",
+            "split = '^== .+ ==$'\n",
+        )
+        .build(&[]);
     assert!(r.ok, "{}", r.stderr);
     let nav = text(&f.path("out.epub"), "EPUB/nav.xhtml");
     assert!(
@@ -323,13 +323,9 @@ fn markdown_and_html_chapters_build_clean_with_images_footnotes_and_links() {
 
 #[test]
 fn missing_markdown_image_is_a_warning_at_its_line_keeping_the_alt_and_strict_refuses() {
-    let f = Fixture::empty();
-    f.write("c.md", "# T\n\nText.\n\n![the map](pics/none.png)\n");
-    f.write(
-        "metadata.toml",
-        "[book]\ntitle = \"t\"\nauthors = [\"a\"]\nlanguage = \"en\"\n[[chapters]]\nfile = \"c.md\"\n",
-    );
-    let r = f.build(&[]);
+    let (f, r) = Project::new("[book]\ntitle = \"t\"\nauthors = [\"a\"]\nlanguage = \"en\"\n")
+        .chapter("c.md", "# T\n\nText.\n\n![the map](pics/none.png)\n")
+        .build(&[]);
     assert!(r.ok, "{}", r.stderr);
     assert!(
         r.stderr.contains("warning[unreadable-image]: picture"),
@@ -348,13 +344,9 @@ fn missing_markdown_image_is_a_warning_at_its_line_keeping_the_alt_and_strict_re
 
 #[test]
 fn scene_breaks_become_separators_and_keep_their_marks() {
-    let f = Fixture::empty();
-    f.write("c.txt", "第一段。\n＊＊＊\n第二段。\n◇\n第三段。\n");
-    f.write(
-        "metadata.toml",
-        "[book]\ntitle = \"t\"\nauthors = [\"a\"]\nlanguage = \"zh-CN\"\n[[chapters]]\nfile = \"c.txt\"\n",
-    );
-    assert!(f.build(&[]).ok);
+    let f = Project::new("[book]\ntitle = \"t\"\nauthors = [\"a\"]\nlanguage = \"zh-CN\"\n")
+        .chapter("c.txt", "第一段。\n＊＊＊\n第二段。\n◇\n第三段。\n")
+        .build_ok();
     let doc = text(&f.path("out.epub"), "EPUB/text/chapter-0001.xhtml");
     assert!(doc.contains("<p class=\"scene-break\">＊＊＊</p>"));
     assert!(doc.contains("<p class=\"scene-break\">◇</p>"));
@@ -533,19 +525,6 @@ fn traditional(text: &str) -> String {
     text.chars()
         .map(|c| PAIRS.iter().find(|p| p.0 == c).map_or(c, |p| p.1))
         .collect()
-}
-
-/// The chapter titles of an EPUB's table of contents, at any depth.
-fn toc_titles(epub: &std::path::Path) -> Vec<String> {
-    fn walk(entries: &[epubforge::inspect::TocEntry], out: &mut Vec<String>) {
-        for e in entries {
-            out.push(e.title.clone());
-            walk(&e.children, out);
-        }
-    }
-    let mut out = Vec::new();
-    walk(&epubforge::inspect::open(epub).unwrap().toc, &mut out);
-    out
 }
 
 #[test]

@@ -6,25 +6,24 @@ use crate::common;
 
 use std::path::Path;
 
-use common::{Fixture, assert_valid, entries, text};
-
-fn toc_titles(epub: &Path) -> Vec<String> {
-    fn walk(entries: &[epubforge::inspect::TocEntry], out: &mut Vec<String>) {
-        for e in entries {
-            out.push(e.title.clone());
-            walk(&e.children, out);
-        }
-    }
-    let mut out = Vec::new();
-    walk(&epubforge::inspect::open(epub).unwrap().toc, &mut out);
-    out
-}
+use common::{Fixture, assert_valid, entries, text, toc_titles};
 
 /// Builds `name` in the fixture with the one command and returns the EPUB beside it.
 fn one_command(f: &Fixture, name: &str) -> std::path::PathBuf {
     let r = common::run(common::epubforge().arg(name).current_dir(f.dir.path()));
     assert!(r.ok, "{}", r.stderr);
     f.path(&format!("{}.epub", name.trim_end_matches(".txt")))
+}
+
+/// Asserts the book's title and author, and that it is in Japanese.
+fn assert_named(epub: &Path, title: &str, author: &str) {
+    let book = epubforge::inspect::open(epub).unwrap();
+    assert_eq!(book.metadata.titles, [title]);
+    let authors: Vec<&str> = (book.metadata.creators.iter())
+        .map(|c| c.name.as_str())
+        .collect();
+    assert_eq!(authors, [author]);
+    assert_eq!(book.metadata.languages, ["ja"]);
 }
 
 fn opf(epub: &Path) -> String {
@@ -45,16 +44,7 @@ fn a_real_aozora_file_is_named_by_its_first_lines_and_set_vertically() {
             .unwrap();
     f.write("genkaku_sanbo.txt", bytes);
     let epub = one_command(&f, "genkaku_sanbo.txt");
-    let book = epubforge::inspect::open(&epub).unwrap();
-    assert_eq!(book.metadata.titles, ["玄鶴山房"]);
-    let authors: Vec<&str> = book
-        .metadata
-        .creators
-        .iter()
-        .map(|c| c.name.as_str())
-        .collect();
-    assert_eq!(authors, ["芥川龍之介"]);
-    assert_eq!(book.metadata.languages, ["ja"]);
+    assert_named(&epub, "玄鶴山房", "芥川龍之介");
     let package = opf(&epub);
     assert!(
         package.contains("page-progression-direction=\"rtl\""),
@@ -98,16 +88,7 @@ fn a_web_novel_is_named_by_its_file_and_split_at_japanese_headings() {
     let f = Fixture::empty();
     f.write("[山田太郎] 森の向こうの村.txt", WEB_NOVEL);
     let epub = one_command(&f, "[山田太郎] 森の向こうの村.txt");
-    let book = epubforge::inspect::open(&epub).unwrap();
-    assert_eq!(book.metadata.titles, ["森の向こうの村"]);
-    let authors: Vec<&str> = book
-        .metadata
-        .creators
-        .iter()
-        .map(|c| c.name.as_str())
-        .collect();
-    assert_eq!(authors, ["山田太郎"]);
-    assert_eq!(book.metadata.languages, ["ja"]);
+    assert_named(&epub, "森の向こうの村", "山田太郎");
     let toc = toc_titles(&epub);
     assert_eq!(
         toc[toc.len() - 4..],

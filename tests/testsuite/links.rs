@@ -3,11 +3,11 @@
 
 use crate::common;
 
-use common::{Fixture, assert_valid, names, text};
+use common::{Fixture, Project, assert_valid, names, text};
 
 /// The chapter documents of a built book, as text, by entry name.
 fn documents(f: &Fixture) -> Vec<(String, String)> {
-    let epub = f.path("out.epub");
+    let epub = f.epub();
     names(&epub)
         .into_iter()
         .filter(|n| n.starts_with("EPUB/text/chapter-"))
@@ -48,32 +48,25 @@ const METADATA: &str = "[book]\ntitle = \"Links\"\nauthors = [\"A\"]\nlanguage =
 
 #[test]
 fn markdown_links_reach_headings_in_this_and_other_chapters_and_mdbook_pages() {
-    let f = Fixture::empty();
-    f.write(
-        "metadata.toml",
-        format!(
-            "{METADATA}\n[[chapters]]\nfile = \"src/README.md\"\n\n[[chapters]]\nfile = \"src/ch01.md\"\n\n\
-             [[chapters]]\nfile = \"src/ch02.md\"\n"
-        ),
-    );
-    f.write(
-        "src/README.md",
-        "# Intro\n\nSee [the second](ch02.html#second-section) and [one](ch01.md).\n",
-    );
-    f.write(
-        "src/ch01.md",
-        "## Getting Started\n\nJump [later](#later-on), to [the top](#getting-started), \
-         [home](index.html), [two](ch02.md), [gone](ch09.html) and [nowhere](#nowhere).\n\n\
-         Code shows `<a href=\"ch02.md\">` and `[x](notes.txt)` as written.\n\n\
-         ### Later On\n\nText.\n",
-    );
-    f.write(
-        "src/ch02.md",
-        "# Two\n\n## Second Section\n\nBack to [one](./ch01.md#later-on).\n",
-    );
-    let run = f.build(&[]);
+    let (f, run) = Project::new(METADATA)
+        .chapter(
+            "src/README.md",
+            "# Intro\n\nSee [the second](ch02.html#second-section) and [one](ch01.md).\n",
+        )
+        .chapter(
+            "src/ch01.md",
+            "## Getting Started\n\nJump [later](#later-on), to [the top](#getting-started), \
+             [home](index.html), [two](ch02.md), [gone](ch09.html) and [nowhere](#nowhere).\n\n\
+             Code shows `<a href=\"ch02.md\">` and `[x](notes.txt)` as written.\n\n\
+             ### Later On\n\nText.\n",
+        )
+        .chapter(
+            "src/ch02.md",
+            "# Two\n\n## Second Section\n\nBack to [one](./ch01.md#later-on).\n",
+        )
+        .build(&[]);
     assert!(run.ok, "{}", run.stderr);
-    assert_valid(&f.path("out.epub"));
+    assert_valid(&f.epub());
     let docs = documents(&f);
     let intro = document(&docs, "chapter-0001.xhtml");
     assert_eq!(
@@ -114,7 +107,6 @@ fn markdown_links_reach_headings_in_this_and_other_chapters_and_mdbook_pages() {
 
 #[test]
 fn links_to_ids_in_later_pieces_of_a_chapter_split_for_size_follow_them() {
-    let f = Fixture::empty();
     let filler = format!("<p>{}</p>\n", "word ".repeat(400));
     let mut html = String::from(
         "<html><head><title>Big</title></head><body><h1>Big</h1>\
@@ -126,21 +118,15 @@ fn links_to_ids_in_later_pieces_of_a_chapter_split_for_size_follow_them() {
     html.push_str(
         "<p id=\"far\">Far away.</p>\n<h2>Far Heading</h2>\n<p><a href=\"#big\">top</a></p>\n",
     );
-    f.write("big.html", &html);
-    f.write(
-        "next.md",
-        "# Next\n\n[far](big.html#far) [h](big.html#far-heading)\n",
-    );
-    f.write(
-        "metadata.toml",
-        format!(
-            "{METADATA}\n[layout]\nsplit-size = 20\n\n[[chapters]]\nfile = \"big.html\"\n\n\
-             [[chapters]]\nfile = \"next.md\"\n"
-        ),
-    );
-    let run = f.build(&[]);
-    assert!(run.ok, "{}", run.stderr);
-    assert_valid(&f.path("out.epub"));
+    let f = Project::new(METADATA)
+        .metadata("[layout]\nsplit-size = 20\n")
+        .chapter("big.html", &html)
+        .chapter(
+            "next.md",
+            "# Next\n\n[far](big.html#far) [h](big.html#far-heading)\n",
+        )
+        .build_ok();
+    assert_valid(&f.epub());
     let docs = documents(&f);
     let last = docs
         .iter()
@@ -163,18 +149,13 @@ fn links_to_ids_in_later_pieces_of_a_chapter_split_for_size_follow_them() {
 
 #[test]
 fn urls_with_characters_not_valid_as_written_are_percent_encoded() {
-    let f = Fixture::empty();
-    f.write(
-        "metadata.toml",
-        format!("{METADATA}\n[[chapters]]\nfile = \"a.md\"\n"),
-    );
-    f.write(
-        "a.md",
-        "# A\n\n[s](https://example.com/search?tags[]=a&q=100%) <https://example.com/\\[\\>\n",
-    );
-    let run = f.build(&[]);
-    assert!(run.ok, "{}", run.stderr);
-    assert_valid(&f.path("out.epub"));
+    let f = Project::new(METADATA)
+        .chapter(
+            "a.md",
+            "# A\n\n[s](https://example.com/search?tags[]=a&q=100%) <https://example.com/\\[\\>\n",
+        )
+        .build_ok();
+    assert_valid(&f.epub());
     let docs = documents(&f);
     assert_eq!(
         hrefs(document(&docs, "chapter-0001.xhtml")),
@@ -214,21 +195,16 @@ fn nav_entries(nav: &str) -> Vec<(usize, String, String)> {
 }
 
 fn toc_book(depth: Option<usize>) -> Fixture {
-    let f = Fixture::empty();
-    let layout = depth.map_or(String::new(), |d| format!("\n[layout]\ntoc-depth = {d}\n"));
-    f.write(
-        "metadata.toml",
-        format!(
-            "{METADATA}{layout}\n[[chapters]]\nfile = \"a.md\"\n\n[[chapters]]\nfile = \"b.md\"\n"
-        ),
-    );
+    let layout = depth.map_or(String::new(), |d| format!("[layout]\ntoc-depth = {d}\n"));
     // The Rust book's shape: sections open with `##`, their parts are `###`.
-    f.write(
-        "a.md",
-        "## Installation\n\nText.\n\n### On Linux\n\nx\n\n#### Deeper\n\ny\n\n### On Windows\n\nz\n",
-    );
-    f.write("b.md", "# Two\n\n## Only *one*\n\nText.\n");
-    f
+    Project::new(METADATA)
+        .metadata(&layout)
+        .chapter(
+            "a.md",
+            "## Installation\n\nText.\n\n### On Linux\n\nx\n\n#### Deeper\n\ny\n\n### On Windows\n\nz\n",
+        )
+        .chapter("b.md", "# Two\n\n## Only *one*\n\nText.\n")
+        .write()
 }
 
 #[test]
@@ -281,14 +257,10 @@ fn toc_depth_puts_sections_into_nav_and_ncx_nested_and_headings_keep_no_gap() {
 
 #[test]
 fn warnings_are_grouped_by_kind_with_a_summary_and_v_lists_them_all() {
-    let f = Fixture::empty();
-    f.write(
-        "metadata.toml",
-        format!("{METADATA}\n[[chapters]]\nfile = \"a.md\"\n"),
-    );
     let links: String = (1..=13).map(|n| format!("[l{n}](gone{n}.md) ")).collect();
-    f.write("a.md", format!("# A\n\n{links}\n"));
-    let run = f.build(&[]);
+    let (f, run) = Project::new(METADATA)
+        .chapter("a.md", format!("# A\n\n{links}\n"))
+        .build(&[]);
     assert!(run.ok, "{}", run.stderr);
     let shown = run.stderr.matches("warning[removed-link]: ").count();
     assert_eq!(shown, 10, "{}", run.stderr);
@@ -314,30 +286,27 @@ fn warnings_are_grouped_by_kind_with_a_summary_and_v_lists_them_all() {
 
 #[test]
 fn a_heading_the_entry_title_replaces_is_kept_in_the_chapter() {
-    let f = Fixture::empty();
-    f.write(
-        "metadata.toml",
-        format!(
-            "{METADATA}\n[[chapters]]\nfile = \"a.md\"\ntitle = \"Custom\"\n\n\
-             [[chapters]]\nfile = \"b.md\"\ntitle = \"Same  title\"\n\n\
-             [[chapters]]\nfile = \"c.html\"\ntitle = \"Given\"\n\n\
-             [[chapters]]\nfile = \"d.html\"\ntitle = \"Given\"\n"
-        ),
-    );
-    f.write("a.md", "# Original *words*\n\nText.\n\n## Part\n\nMore.\n");
-    f.write("b.md", "# Same title\n\nText.\n");
-    // HTML the same way; a page's <title> is not text of the page.
-    f.write(
-        "c.html",
-        "<html><head><title>Site</title></head><body><h1>Page <b>heading</b></h1><p>Text.</p></body></html>",
-    );
-    f.write(
-        "d.html",
-        "<html><head><title>Site</title></head><body><p>Text.</p></body></html>",
-    );
-    let run = f.build(&[]);
-    assert!(run.ok, "{}", run.stderr);
-    let epub = f.path("out.epub");
+    let given = "title = \"Given\"\n";
+    let f = Project::new(METADATA)
+        .chapter_with(
+            "a.md",
+            "# Original *words*\n\nText.\n\n## Part\n\nMore.\n",
+            "title = \"Custom\"\n",
+        )
+        .chapter_with("b.md", "# Same title\n\nText.\n", "title = \"Same  title\"\n")
+        // HTML the same way; a page's <title> is not text of the page.
+        .chapter_with(
+            "c.html",
+            "<html><head><title>Site</title></head><body><h1>Page <b>heading</b></h1><p>Text.</p></body></html>",
+            given,
+        )
+        .chapter_with(
+            "d.html",
+            "<html><head><title>Site</title></head><body><p>Text.</p></body></html>",
+            given,
+        )
+        .build_ok();
+    let epub = f.epub();
     assert_valid(&epub);
     let a = text(&epub, "EPUB/text/chapter-0001.xhtml");
     assert!(
@@ -357,16 +326,13 @@ fn a_heading_the_entry_title_replaces_is_kept_in_the_chapter() {
 
 #[test]
 fn check_reports_links_the_build_cannot_make_before_any_build() {
-    let f = Fixture::empty();
-    f.write(
-        "metadata.toml",
-        format!("{METADATA}\n[[chapters]]\nfile = \"a.md\"\n\n[[chapters]]\nfile = \"b.md\"\n"),
-    );
-    f.write(
-        "a.md",
-        "# A\n\n[x](b.md#nope) [y](c.md) [z](b.md#real-one) [t](b.html)\n",
-    );
-    f.write("b.md", "# B\n\n## Real One\n\ntext\n");
+    let f = Project::new(METADATA)
+        .chapter(
+            "a.md",
+            "# A\n\n[x](b.md#nope) [y](c.md) [z](b.md#real-one) [t](b.html)\n",
+        )
+        .chapter("b.md", "# B\n\n## Real One\n\ntext\n")
+        .write();
     let run = common::run(common::epubforge().arg("check").arg(f.dir.path()));
     let out = format!("{}{}", run.stdout, run.stderr);
     assert!(out.contains("b.md has no id \"nope\""), "{out}");
@@ -391,26 +357,19 @@ const ONE_FILE_HTML: &str = "<html><head><title>The Whole Book</title></head><bo
 
 #[test]
 fn one_html_file_split_at_h2_makes_a_chapter_per_heading_with_links_between_them() {
-    let f = Fixture::empty();
-    f.write("book.html", ONE_FILE_HTML);
     let img = image::RgbImage::from_pixel(8, 8, image::Rgb([200, 30, 30]));
     let mut png = std::io::Cursor::new(Vec::new());
     img.write_to(&mut png, image::ImageFormat::Png).unwrap();
-    f.write("pic.png", png.into_inner());
-    f.write(
-        "after.md",
-        "# After\n\n[two](book.html#ch2) [scene](book.html#a-scene)\n",
-    );
-    f.write(
-        "metadata.toml",
-        format!(
-            "{METADATA}\n[layout]\ntoc-depth = 3\n\n[[chapters]]\nfile = \"book.html\"\nsplit = \"h2\"\n\n\
-             [[chapters]]\nfile = \"after.md\"\n"
-        ),
-    );
-    let run = f.build(&[]);
-    assert!(run.ok, "{}", run.stderr);
-    let epub = f.path("out.epub");
+    let f = Project::new(METADATA)
+        .metadata("[layout]\ntoc-depth = 3\n")
+        .file("pic.png", png.into_inner())
+        .chapter_with("book.html", ONE_FILE_HTML, "split = \"h2\"\n")
+        .chapter(
+            "after.md",
+            "# After\n\n[two](book.html#ch2) [scene](book.html#a-scene)\n",
+        )
+        .build_ok();
+    let epub = f.epub();
     assert_valid(&epub);
     let e = |d: usize, h: &str, t: &str| (d, h.to_string(), t.to_string());
     assert_eq!(
@@ -461,21 +420,15 @@ fn one_html_file_split_at_h2_makes_a_chapter_per_heading_with_links_between_them
 
 #[test]
 fn one_markdown_file_split_at_h2_nests_its_h2_chapters_under_h1_parts_and_keeps_notes_reachable() {
-    let f = Fixture::empty();
-    f.write(
-        "book.md",
-        "Before any heading.\n\n# Part One\n\n## First\n\nSee [the second](#second) and a note.[^n]\n\n\
-         ## Second\n\nText.\n\n# Part Two\n\nLast.\n\n[^n]: The note.\n",
-    );
-    f.write(
-        "metadata.toml",
-        format!(
-            "{METADATA}\n[[chapters]]\nfile = \"book.md\"\nsplit = \"h2\"\ntitle = \"Opening\"\n"
-        ),
-    );
-    let run = f.build(&[]);
-    assert!(run.ok, "{}", run.stderr);
-    let epub = f.path("out.epub");
+    let f = Project::new(METADATA)
+        .chapter_with(
+            "book.md",
+            "Before any heading.\n\n# Part One\n\n## First\n\nSee [the second](#second) and a note.[^n]\n\n\
+             ## Second\n\nText.\n\n# Part Two\n\nLast.\n\n[^n]: The note.\n",
+            "split = \"h2\"\ntitle = \"Opening\"\n",
+        )
+        .build_ok();
+    let epub = f.epub();
     assert_valid(&epub);
     let e = |d: usize, h: &str, t: &str| (d, h.to_string(), t.to_string());
     assert_eq!(
@@ -505,13 +458,9 @@ fn one_markdown_file_split_at_h2_nests_its_h2_chapters_under_h1_parts_and_keeps_
 
 #[test]
 fn split_at_a_heading_level_is_refused_on_text_and_a_regex_on_markup() {
-    let f = Fixture::empty();
-    f.write("a.txt", "Chapter 1\n\nText.\n");
-    f.write(
-        "metadata.toml",
-        format!("{METADATA}\n[[chapters]]\nfile = \"a.txt\"\nsplit = \"h2\"\n"),
-    );
-    let run = f.build(&[]);
+    let (f, run) = Project::new(METADATA)
+        .chapter_with("a.txt", "Chapter 1\n\nText.\n", "split = \"h2\"\n")
+        .build(&[]);
     assert!(!run.ok);
     assert!(
         run.stderr.contains("a.txt") && run.stderr.contains("Markdown and HTML"),

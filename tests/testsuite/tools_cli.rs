@@ -158,8 +158,16 @@ fn have(tool: &str) -> bool {
         .is_ok_and(|o| o.status.success())
 }
 
-fn check_and_inspect(epub: &Path, toc_titles: &[&str]) {
-    let c = run(epubforge().arg("check").arg(epub));
+/// `check` and `inspect` of a foreign EPUB. `check` runs EPUBCheck (a JVM of its own, tens of
+/// seconds on a busy machine) only where `epubcheck` says: once in the suite is enough to show
+/// that a foreign book goes through it; the other books show our own reading of them.
+fn check_and_inspect(epub: &Path, toc_titles: &[&str], epubcheck: bool) {
+    let mut check = epubforge();
+    check.arg("check");
+    if !epubcheck {
+        check.arg("--no-epubcheck");
+    }
+    let c = run(check.arg(epub));
     assert!(matches!(c.code, Some(0..=2)), "{}", c.stderr);
     assert!(
         c.stderr.contains("error(s)") || c.stderr.contains("no problems"),
@@ -204,6 +212,7 @@ fn check_and_inspect_read_pandoc_epub3_and_epub2() {
         check_and_inspect(
             &f.path(name),
             &["Part One", "    Chapter 1", "    Chapter 2"],
+            to == "epub3",
         );
     }
 }
@@ -229,7 +238,7 @@ fn check_and_inspect_read_calibre_epub() {
         .status
         .success();
     assert!(ok);
-    check_and_inspect(&f.path("c.epub"), &["Table of contents"]);
+    check_and_inspect(&f.path("c.epub"), &["Table of contents"], false);
 }
 
 #[test]

@@ -4,6 +4,9 @@
 #![allow(dead_code)]
 
 pub mod batch;
+mod project;
+
+pub use project::Project;
 
 use std::collections::BTreeMap;
 use std::io::Read;
@@ -30,6 +33,19 @@ pub struct Run {
     pub code: Option<i32>,
     pub stdout: String,
     pub stderr: String,
+}
+
+/// The chapter titles of an EPUB's table of contents, at any depth.
+pub fn toc_titles(epub: &Path) -> Vec<String> {
+    fn walk(entries: &[epubforge::inspect::TocEntry], out: &mut Vec<String>) {
+        for e in entries {
+            out.push(e.title.clone());
+            walk(&e.children, out);
+        }
+    }
+    let mut out = Vec::new();
+    walk(&epubforge::inspect::open(epub).unwrap().toc, &mut out);
+    out
 }
 
 /// Runs a command to completion and captures its output.

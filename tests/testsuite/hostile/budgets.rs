@@ -7,8 +7,8 @@
 
 use std::time::Duration;
 
-use super::bounded;
-use crate::common::{Fixture, Run, epubforge};
+use super::bounded_build;
+use crate::common::{Fixture, Run};
 
 const BOOK: &str = "[book]\ntitle = \"T\"\nauthors = [\"A\"]\nlanguage = \"en\"\n";
 
@@ -30,15 +30,7 @@ fn project(chapter: &str, extra: &str, files: &[(&str, &str)]) -> Fixture {
 
 /// Builds `f` under the hang guard and the memory limit.
 fn build(f: &Fixture, what: &str) -> Run {
-    bounded(
-        epubforge()
-            .arg("build")
-            .arg(f.dir.path())
-            .arg("-o")
-            .arg(f.path("out.epub")),
-        HANG,
-        what,
-    )
+    bounded_build(f, HANG, what)
 }
 
 /// The build stopped with an error (exit status 1, not a signal or a panic) whose message

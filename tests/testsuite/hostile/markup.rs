@@ -6,7 +6,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use super::process::{is_running, wait_until};
-use super::{bounded, finishes_within};
+use super::{bounded, bounded_build, finishes_within};
 use crate::common::{Fixture, assert_valid, entries, epubforge};
 
 /// A valid EPUB 3 of `docs` one-paragraph documents, each a manifest item and a spine item,
@@ -308,12 +308,8 @@ fn chapters_nested_100_000_deep_build_quickly_keeping_their_text() {
     );
     let out = f.path("out.epub");
     // Minutes before the fix; a few seconds after it, in a debug build on a busy machine.
-    let r = bounded(
-        epubforge()
-            .arg("build")
-            .arg(f.dir.path())
-            .arg("-o")
-            .arg(&out),
+    let r = bounded_build(
+        &f,
         Duration::from_secs(60),
         "a build of chapters nested 100 000 deep",
     );

@@ -42,6 +42,13 @@ fn bounded(cmd: &mut Command, limit: Duration, what: &str) -> Run {
     run_guarded(cmd, limit, what, Some(MEMORY_MB))
 }
 
+/// [`bounded`] on `epubforge build` of the project `f` into `out.epub`.
+fn bounded_build(f: &common::Fixture, limit: Duration, what: &str) -> Run {
+    let mut cmd = common::epubforge();
+    cmd.arg("build").arg(f.dir.path()).arg("-o").arg(f.epub());
+    bounded(&mut cmd, limit, what)
+}
+
 fn run_guarded(cmd: &mut Command, limit: Duration, what: &str, memory_mb: Option<u64>) -> Run {
     let logs = tempfile::tempdir().unwrap();
     let (out, err) = (logs.path().join("out"), logs.path().join("err"));

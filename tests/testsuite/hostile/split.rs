@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use super::bounded;
+use super::{bounded, bounded_build};
 use crate::common::{Fixture, entries, epubforge, spine};
 
 /// 100 000 lines, each a volume heading and nothing else.
@@ -45,12 +45,8 @@ fn a_hundred_thousand_empty_chapters_share_documents_and_keep_their_entries() {
          [[chapters]]\nfile = \"volumes.txt\"\nsplit = \"auto\"\n",
     );
     let out = f.path("out.epub");
-    let run = bounded(
-        epubforge()
-            .arg("build")
-            .arg(f.dir.path())
-            .arg("-o")
-            .arg(&out),
+    let run = bounded_build(
+        &f,
         Duration::from_secs(120),
         "a build of 100 000 empty chapters",
     );
@@ -104,12 +100,8 @@ fn runs_of_empty_chapters_keep_their_place_in_the_outline_and_the_book_is_valid(
          [[chapters]]\nfile = \"book.txt\"\nsplit = \"auto\"\n",
     );
     let out = f.path("out.epub");
-    let built = bounded(
-        epubforge()
-            .arg("build")
-            .arg(f.dir.path())
-            .arg("-o")
-            .arg(&out),
+    let built = bounded_build(
+        &f,
         Duration::from_secs(60),
         "a build with runs of empty chapters",
     );

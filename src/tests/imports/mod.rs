@@ -1,21 +1,27 @@
 //! Imports run one way: no module imports a module that imports it back, between files or
-//! between the top-level modules (`project`, `convert`, `package`…). Read from the `crate::`
-//! and `super::` paths of the source as `shared/tools/modcycles.py` reads them (test modules
-//! left out; `use crate::{a, b}` groups read too), so that `cargo test` holds the line
-//! without Python.
+//! between the top-level modules (`project`, `convert`, `package`…). [`reader`] reads every
+//! path form Rust allows from the source, so that `cargo test` holds the line without Python
+//! (`shared/tools/modcycles.py` reads `crate::` and `super::` paths by regular expression and
+//! misses some of them: see `reader`'s tests).
+
+mod reader;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-use regex::Regex;
-
 /// A module's path (`["convert", "text"]`).
-type Module = Vec<String>;
+pub(super) type Module = Vec<String>;
 
-/// The module each source file is, keyed by path; `lib`, `main`, the binary's modules and
-/// test-only files are not part of the pipeline.
-fn modules(files: &[(String, String)]) -> BTreeMap<Module, &str> {
+/// The command line's modules: above the pipeline, out of its graph; an import of one is an
+/// edge to it all the same (see [`edges`]).
+pub(super) const COMMAND_LINE: [&str; 3] = ["cli", "cmd", "bin"];
+
+/// The pipeline's modules, by path, with what each file says about imports: `lib`, `main`,
+/// the binary's modules (`cli`, `cmd`, `bin`) and test-only files (`tests`, `testutil`, a
+/// `mod` under `#[cfg(test)]` and all below them) are left out.
+fn modules(files: &[(String, String)]) -> BTreeMap<Module, reader::Imports> {
     let mut out = BTreeMap::new();
+    let mut test_only: Vec<Module> = Vec::new();
     for (rel, text) in files {
         let Some(stem) = rel.strip_suffix(".rs") else {
             continue;
@@ -24,64 +30,41 @@ fn modules(files: &[(String, String)]) -> BTreeMap<Module, &str> {
         if path.last().is_some_and(|l| l == "mod") {
             path.pop();
         }
-        let skip = matches!(path.as_slice(), [one] if one == "lib" || one == "main")
+        let root = matches!(path.as_slice(), [one] if one == "lib" || one == "main");
+        let module = if root { Vec::new() } else { path.clone() };
+        let imports = reader::read(&module, text);
+        test_only.extend(imports.test_only.iter().cloned());
+        let skip = root
             || path.last().is_some_and(|l| l == "tests" || l == "testutil")
             || path
                 .first()
-                .is_some_and(|f| ["cli", "cmd", "bin"].contains(&f.as_str()));
+                .is_some_and(|f| COMMAND_LINE.contains(&f.as_str()));
         if !skip && !path.is_empty() {
-            out.insert(path, text.as_str());
+            out.insert(path, imports);
         }
     }
+    out.retain(|m, _| !test_only.iter().any(|t| m.starts_with(t)));
     out
 }
 
-/// The modules each module imports, other than its own ancestors and descendants.
+/// The modules each module imports, other than its own ancestors and descendants; an import
+/// of the command line is an edge to its top-level module (`["cmd"]`).
 fn edges(files: &[(String, String)]) -> BTreeMap<Module, BTreeSet<Module>> {
     let mods = modules(files);
-    let comment = Regex::new(r"//[^\n]*").expect("a valid regex");
-    let crate_path = Regex::new(r"crate::((?:\w+::)*\w+)(?:::\{([^;]*?)\})?").expect("valid");
-    let super_path = Regex::new(r"\bsuper::((?:\w+::)*\w+)").expect("a valid regex");
-    // `use crate::{a::b, c}`, which modcycles.py does not read.
-    let crate_group = Regex::new(r"crate::\{([^;]*?)\}").expect("a valid regex");
-    let separator = Regex::new(r"[,\s]+").expect("a valid regex");
     let owner = |path: &[String]| {
+        let command_line = (path.first())
+            .filter(|f| COMMAND_LINE.contains(&f.as_str()))
+            .map(|f| vec![f.clone()]);
         (1..=path.len())
             .rev()
             .find(|&i| mods.contains_key(&path[..i]))
             .map(|i| path[..i].to_vec())
+            .or(command_line)
     };
     let mut out = BTreeMap::new();
-    for (m, text) in &mods {
-        let code = comment.replace_all(text, "");
-        let code = code.split("#[cfg(test)]\nmod tests {").next().unwrap_or("");
-        let mut paths: Vec<Module> = Vec::new();
-        for c in crate_path.captures_iter(code) {
-            let base: Module = c[1].split("::").map(str::to_string).collect();
-            paths.push(base.clone());
-            for part in separator.split(c.get(2).map_or("", |g| g.as_str())) {
-                let part = part.trim_matches(|ch| ch == '{' || ch == '}' || ch == ' ');
-                if part.starts_with(|ch: char| ch.is_ascii_lowercase() || ch == '_') {
-                    let mut p = base.clone();
-                    p.extend(part.split("::").map(str::to_string));
-                    paths.push(p);
-                }
-            }
-        }
-        for c in crate_group.captures_iter(code) {
-            for part in c[1].split(',') {
-                let part =
-                    part.trim_matches(|ch: char| ch == '{' || ch == '}' || ch.is_whitespace());
-                paths.push(part.split("::").map(str::to_string).collect());
-            }
-        }
-        for c in super_path.captures_iter(code) {
-            let mut p = m[..m.len() - 1].to_vec();
-            p.extend(c[1].split("::").map(str::to_string));
-            paths.push(p);
-        }
+    for (m, imports) in &mods {
         let targets: &mut BTreeSet<Module> = out.entry(m.clone()).or_default();
-        for p in paths {
+        for p in imports.resolved() {
             if let Some(o) = owner(&p)
                 && o != *m
                 && !m.starts_with(&o)
@@ -95,7 +78,9 @@ fn edges(files: &[(String, String)]) -> BTreeMap<Module, BTreeSet<Module>> {
 }
 
 /// The top-level modules each top-level module imports.
-fn folded(edges: &BTreeMap<Module, BTreeSet<Module>>) -> BTreeMap<Module, BTreeSet<Module>> {
+pub(super) fn folded(
+    edges: &BTreeMap<Module, BTreeSet<Module>>,
+) -> BTreeMap<Module, BTreeSet<Module>> {
     let mut out: BTreeMap<Module, BTreeSet<Module>> = BTreeMap::new();
     for (a, bs) in edges {
         let top = out.entry(a[..1].to_vec()).or_default();
@@ -165,24 +150,33 @@ fn sources(root: &Path, dir: &Path, out: &mut Vec<(String, String)>) {
     }
 }
 
+/// The imports between this crate's modules, read once for the tests that need them.
+pub(super) fn crate_edges() -> &'static BTreeMap<Module, BTreeSet<Module>> {
+    static EDGES: std::sync::OnceLock<BTreeMap<Module, BTreeSet<Module>>> =
+        std::sync::OnceLock::new();
+    EDGES.get_or_init(|| {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let mut files = Vec::new();
+        sources(&root, &root, &mut files);
+        edges(&files)
+    })
+}
+
 #[test]
 fn no_module_imports_a_module_that_imports_it_back() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut files = Vec::new();
-    sources(&root, &root, &mut files);
-    let edges = edges(&files);
+    let edges = crate_edges();
     assert!(
         edges.len() > 100,
         "the crate's modules are read: {}",
         edges.len()
     );
     assert_eq!(
-        cycles(&edges),
+        cycles(edges),
         Vec::<String>::new(),
         "import cycles between files"
     );
     assert_eq!(
-        cycles(&folded(&edges)),
+        cycles(&folded(edges)),
         Vec::<String>::new(),
         "import cycles between top-level modules"
     );
@@ -233,5 +227,28 @@ fn a_back_import_is_a_cycle_between_files_and_between_top_level_modules() {
     assert_eq!(
         cycles(&edges),
         ["book::names, convert::text (book::names -> convert::text; convert::text -> book::names)"]
+    );
+}
+
+#[test]
+fn an_import_of_the_command_line_is_an_edge_to_it() {
+    let files = vec![
+        (
+            "cmd/build.rs".to_string(),
+            "use crate::convert;".to_string(),
+        ),
+        (
+            "convert/mod.rs".to_string(),
+            "fn f() { crate::cmd::build::run(); }".to_string(),
+        ),
+    ];
+    let edges = edges(&files);
+    assert_eq!(
+        edges.keys().cloned().collect::<Vec<_>>(),
+        [vec!["convert".to_string()]]
+    );
+    assert_eq!(
+        edges[&vec!["convert".to_string()]],
+        BTreeSet::from([vec!["cmd".to_string()]])
     );
 }
