@@ -27,7 +27,7 @@ pub fn prepare(project: &Project, book: &mut Book, warnings: &mut Vec<Diagnostic
         code: package::code_use(book),
         target: crate::book::Target::Epub,
     };
-    if book.cover.is_none() {
+    if book.cover.is_none() && project.layout.generated_cover {
         book.cover = Some(generated_cover(project, None, true));
     }
     look.fonts = subset_fonts(project, book, &look, warnings)?;
@@ -141,7 +141,7 @@ pub(crate) fn cover_for(
     force: bool,
     output: &Path,
 ) -> Option<Image> {
-    if project.cover.is_some() {
+    if project.cover.is_some() || !project.layout.generated_cover {
         return None;
     }
     let cache_dir = cache.then(|| {

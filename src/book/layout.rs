@@ -81,6 +81,8 @@ pub enum WritingMode {
 pub struct Layout {
     /// Horizontal or vertical text.
     pub writing_mode: WritingMode,
+    /// A typographic cover drawn when the book names none (`[layout] generated-cover`).
+    pub generated_cover: bool,
     /// A generated title page after the cover.
     pub title_page: bool,
     /// A generated table-of-contents page in the reading order.
@@ -100,6 +102,7 @@ impl Default for Layout {
     fn default() -> Self {
         Layout {
             writing_mode: WritingMode::HorizontalTb,
+            generated_cover: true,
             title_page: true,
             toc_page: false,
             colophon: false,

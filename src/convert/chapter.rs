@@ -330,6 +330,15 @@ fn one_chapter(
         back_matter = back_matter.or_else(|| gutenberg_html(&mut converted, &project.layout));
     }
     warnings.extend(conversion_warnings(project, &src.path, &converted));
+    // The opening heading goes through the text-fix stage as the given title did, before the
+    // two are compared (and when kept, it is shown converted like the rest of the text).
+    if let (Some(_), true, Some(found)) = (&given, converted.title_is_heading, &converted.title) {
+        converted.title = Some(
+            project
+                .text
+                .title(found, Some(file), tally.as_deref_mut())?,
+        );
+    }
     keep_replaced_heading(given.as_deref(), &mut converted);
     // The `h1` carries the source heading's types only when it shows that heading's text.
     let same = |g: &str, t: &str| g.split_whitespace().eq(t.split_whitespace());

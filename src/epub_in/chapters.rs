@@ -207,8 +207,15 @@ fn is_cover_page(path: &std::path::Path, cover: Option<&str>, local: &str) -> bo
     let Some(body) = html.select(&body).next() else {
         return false;
     };
-    let words: String = body.text().collect();
-    if !words.trim().is_empty() {
+    // A drawn cover's SVG names itself in its `<title>`: a label, not words on the page.
+    let words = (body.descendants())
+        .filter(|n| {
+            !n.ancestors()
+                .any(|a| a.value().as_element().is_some_and(|e| e.name() == "svg"))
+        })
+        .filter_map(|n| n.value().as_text().map(|t| t.to_string()))
+        .any(|t| !t.trim().is_empty());
+    if words {
         return false;
     }
     let pictures: Vec<String> = body

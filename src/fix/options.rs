@@ -90,7 +90,7 @@ fn set_keys(table: &mut Table, opts: &FixOptions) {
         output.remove(key);
     }
     let layout = section(table, "layout");
-    for page in ["title-page", "toc-page", "colophon"] {
+    for page in ["generated-cover", "title-page", "toc-page", "colophon"] {
         layout.insert(page.into(), Value::Boolean(false));
     }
     let quotes = opts.writing_mode.map(|mode| {
@@ -195,6 +195,7 @@ mod tests {
     #[test]
     fn a_plain_fix_adds_no_pages_changes_no_punctuation_and_drops_the_projects_output() {
         let t = applied(&FixOptions::default());
+        assert_eq!(t["layout"]["generated-cover"].as_bool(), Some(false));
         assert_eq!(t["layout"]["title-page"].as_bool(), Some(false));
         assert_eq!(t["layout"]["toc-page"].as_bool(), Some(false));
         assert_eq!(t["text"]["typography"].as_bool(), Some(false));

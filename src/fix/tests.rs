@@ -46,30 +46,6 @@ fn problems(epub: &Path) -> Vec<crate::Diagnostic> {
     crate::inspect::verify_path(epub)
 }
 
-/// The text of every paragraph (`<p>`) of the spine's documents, tags removed.
-fn paragraphs(epub: &Path) -> String {
-    let mut out = String::new();
-    for (_, xhtml) in review::spine_documents(epub).unwrap() {
-        for p in xhtml
-            .split("<p")
-            .skip(1)
-            .filter(|p| p.starts_with(['>', ' ']))
-        {
-            let p = &p[..p.find("</p>").unwrap_or(p.len())];
-            let mut inside = true;
-            for c in p.chars() {
-                match c {
-                    '<' => inside = true,
-                    '>' => inside = false,
-                    c if !inside => out.push(c),
-                    _ => {}
-                }
-            }
-        }
-    }
-    out
-}
-
 #[test]
 fn a_broken_epub_is_repaired_beside_itself_each_kind_reported_and_the_input_left_alone() {
     let dir = tempfile::tempdir().unwrap();
@@ -171,30 +147,131 @@ fn kobo_puts_every_paragraph_in_kobo_spans_beside_the_input_as_a_kepub() {
     assert_eq!(problems(&report.outputs[0]), []);
 }
 
+/// Everything a reader sees as text, whitespace left out: the spine's bodies (headings too,
+/// not the label of a cover page's picture), the table of contents' titles, the book's titles
+/// and authors.
+fn seen_text(epub: &Path) -> String {
+    let mut out = String::new();
+    for (_, xhtml) in review::spine_documents(epub).unwrap() {
+        let mut body = &xhtml[xhtml.find("<body").unwrap()..];
+        let picture = body.find("<svg").zip(body.find("</svg>"));
+        let unlabelled = picture.map(|(a, b)| format!("{}{}", &body[..a], &body[b..]));
+        if let Some(text) = &unlabelled {
+            body = text;
+        }
+        let mut inside = false;
+        for c in body.chars() {
+            match c {
+                '<' => inside = true,
+                '>' => inside = false,
+                c if !inside && !c.is_whitespace() => out.push(c),
+                _ => {}
+            }
+        }
+    }
+    let book = crate::inspect::open(epub).unwrap();
+    fn titles(toc: &[crate::inspect::TocEntry], out: &mut String) {
+        for e in toc {
+            out.push('|');
+            out.push_str(&e.title);
+            titles(&e.children, out);
+        }
+    }
+    titles(&book.toc, &mut out);
+    let creators = book.metadata.creators.iter().map(|c| &c.name);
+    for t in book.metadata.titles.iter().chain(creators) {
+        out.push('|');
+        out.push_str(t);
+    }
+    out.retain(|c| !c.is_whitespace());
+    out
+}
+
 #[test]
-fn convert_s2tw_gives_opencc_s2tw_of_the_input_text() {
+fn convert_s2tw_gives_opencc_s2tw_of_the_input_text_headings_toc_and_metadata_too() {
     let dir = tempfile::tempdir().unwrap();
-    let epub = chinese_book(
-        dir.path(),
-        &["这里的头发和发展都要转换。", "后来他们去了台湾的软件公司。"],
-    );
+    let paragraphs = ["这里的头发和发展都要转换。", "后来他们去了台湾的软件公司。"];
+    let epub = chinese_book(dir.path(), &paragraphs);
+    // The book as such books come: the contents name the chapter as its heading does.
+    let mut book = TestBook::minimal_epub3();
+    for (name, from, to) in [
+        (
+            "EPUB/package.opf",
+            "<dc:language>en</dc:language>",
+            "<dc:language>zh-CN</dc:language>",
+        ),
+        ("EPUB/package.opf", "Minimal Book", "简体书"),
+        ("EPUB/package.opf", ">Ann Writer<", ">冯梦龙<"),
+        ("EPUB/nav.xhtml", "Chapter  One", "第一章 开始"),
+        ("EPUB/nav.xhtml", ">Section<", ">小节<"),
+    ] {
+        book = book.edit(name, from, to);
+    }
+    book.entry_mut(CHAPTER).data = zip_entry(&epub, CHAPTER);
+    std::fs::write(&epub, book.to_zip()).unwrap();
     let opts = FixOptions {
         convert: Some("s2tw".into()),
         ..FixOptions::default()
     };
     let report = fix(&epub, &opts).unwrap();
     let s2tw = crate::text_fix::Conversion::named("s2tw").unwrap();
-    let letters = |s: &str| -> String { s.chars().filter(|c| c.is_alphanumeric()).collect() };
-    let want = letters(&s2tw.convert(&paragraphs(&epub)));
-    let got = letters(&paragraphs(&report.outputs[0]));
-    assert_ne!(
-        letters(&paragraphs(&epub)),
-        want,
-        "the test text has nothing to convert"
-    );
-    assert_eq!(got, want);
+    let before = seen_text(&epub);
+    let want = s2tw.convert(&before);
+    assert_ne!(before, want, "the test text has nothing to convert");
+    assert!(before.contains("第一章开始|小节|简体书|冯梦龙"), "{before}");
+    assert_eq!(seen_text(&report.outputs[0]), want);
     let book = crate::inspect::open(&report.outputs[0]).unwrap();
     assert_eq!(book.metadata.languages, ["zh-TW"]);
+}
+
+#[test]
+fn a_heading_the_contents_name_otherwise_is_kept_and_converted_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let epub = chinese_book(dir.path(), &["后来他们去了台湾。"]);
+    let opts = FixOptions {
+        convert: Some("s2tw".into()),
+        ..FixOptions::default()
+    };
+    let report = fix(&epub, &opts).unwrap();
+    let text = seen_text(&report.outputs[0]);
+    assert!(text.contains("第一章開始"), "{text}");
+    assert!(!text.contains("开始"), "{text}");
+}
+
+/// The bytes of one entry of the EPUB at `epub`.
+fn zip_entry(epub: &Path, name: &str) -> Vec<u8> {
+    let mut zip = zip::ZipArchive::new(std::fs::File::open(epub).unwrap()).unwrap();
+    let mut data = Vec::new();
+    std::io::Read::read_to_end(&mut zip.by_name(name).unwrap(), &mut data).unwrap();
+    data
+}
+
+#[test]
+fn a_fix_adds_no_cover_and_no_text_the_input_did_not_have() {
+    let dir = tempfile::tempdir().unwrap();
+    let book = TestBook::minimal_epub3()
+        .remove("EPUB/images/cover.png")
+        .edit(
+            "EPUB/package.opf",
+            "\n    <item id=\"cover\" href=\"images/cover.png\" media-type=\"image/png\" properties=\"cover-image\"/>",
+            "",
+        )
+        .edit(CHAPTER, "<p><img src=\"../images/cover.png\" alt=\"cover\"/> ", "<p>");
+    let epub = dir.path().join("bare.epub");
+    std::fs::write(&epub, book.to_zip()).unwrap();
+    let opts = FixOptions {
+        force: true,
+        ..FixOptions::default()
+    };
+    let report = fix(&epub, &opts).unwrap();
+    let out = crate::inspect::open(&report.outputs[0]).unwrap();
+    let pictures: Vec<&str> = (out.manifest.iter())
+        .filter(|m| m.media_type.starts_with("image/"))
+        .map(|m| m.href.as_str())
+        .collect();
+    assert_eq!(pictures, Vec::<&str>::new(), "a cover was drawn");
+    assert_eq!(report.chars_before, report.chars_after);
+    assert_eq!(seen_text(&report.outputs[0]), seen_text(&epub));
 }
 
 #[test]

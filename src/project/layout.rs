@@ -53,6 +53,7 @@ pub(super) struct FullFont {
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub(super) struct RawLayout {
     writing_mode: Option<Spanned<String>>,
+    generated_cover: Option<bool>,
     title_page: Option<bool>,
     toc_page: Option<bool>,
     colophon: Option<bool>,
@@ -247,6 +248,7 @@ pub(super) fn validate_layout(raw: RawLayout, ctx: &Ctx) -> Result<Layout> {
     };
     Ok(Layout {
         writing_mode,
+        generated_cover: raw.generated_cover.unwrap_or(defaults.generated_cover),
         title_page: raw.title_page.unwrap_or(defaults.title_page),
         toc_page: raw.toc_page.unwrap_or(defaults.toc_page),
         colophon: raw.colophon.unwrap_or(defaults.colophon),
