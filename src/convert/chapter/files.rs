@@ -8,7 +8,8 @@
 use std::path::{Path, PathBuf};
 
 use crate::book::Image;
-use crate::convert::{self, includes::Budget};
+use crate::convert::includes::{Budget, ReadError};
+use crate::convert::{self, PictureError};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::error::{Error, Result};
 use crate::project::{ChapterSource, Found, Project};
@@ -42,7 +43,7 @@ pub(super) fn readable_image(
         &mut Vec<Diagnostic>,
         &mut std::collections::HashSet<String>,
     ),
-) -> std::result::Result<String, String> {
+) -> std::result::Result<String, PictureError> {
     let resolved = resolve_image(project, chapter, path, images, warnings);
     if let Err(why) = &resolved
         && warned.insert(path.to_string())
@@ -105,19 +106,23 @@ pub(super) fn include_file(
     project: &Project,
     dir: &Path,
     written: &str,
-) -> std::result::Result<(PathBuf, String), String> {
+) -> std::result::Result<(PathBuf, String), ReadError> {
     let (path, found) = (project.boundary)
         .admit_file(dir, written)
-        .map_err(|outside| format!("{written} {}", outside.sentence(written, &project.root)))?;
+        .map_err(|outside| ReadError::Outside {
+            written: written.to_string(),
+            sentence: outside.sentence(written, &project.root),
+        })?;
     if let Found::Missing = found {
-        return Err(format!("{} does not exist", crate::escape::path(&path)));
+        return Err(ReadError::Missing(path));
     }
     let bytes = (project.boundary)
         .read_limited(&path, MAX_INCLUDED_BYTES, "included file")
-        .map_err(|e| e.to_string())?;
-    let decoded = source::decode(&bytes, None, source::EncodingErrors::Fail)
-        .map_err(|e| format!("{}: {e}", crate::escape::path(&path)))?;
-    Ok((path, decoded.text))
+        .map_err(ReadError::Unreadable)?;
+    match source::decode(&bytes, None, source::EncodingErrors::Fail) {
+        Ok(decoded) => Ok((path, decoded.text)),
+        Err(source) => Err(ReadError::Undecodable { path, source }),
+    }
 }
 
 /// Resolves an image referenced by a Markdown or HTML chapter: a real image inside the project
@@ -130,12 +135,11 @@ pub(super) fn resolve_image(
     src: &str,
     images: &mut Vec<Image>,
     warnings: &mut Vec<Diagnostic>,
-) -> std::result::Result<String, String> {
+) -> std::result::Result<String, PictureError> {
     let dir = chapter.parent().unwrap_or(Path::new("."));
     let path = (project.boundary)
         .admit(dir, src)
-        .map_err(|outside| outside.sentence(src, &project.root))?;
-    let name = crate::media::image::carry(&project.boundary, &path, images, warnings)
-        .map_err(|e| e.to_string())?;
+        .map_err(|outside| PictureError::Outside(outside.sentence(src, &project.root)))?;
+    let name = crate::media::image::carry(&project.boundary, &path, images, warnings)?;
     Ok(format!("../images/{name}"))
 }

@@ -287,6 +287,15 @@ impl Body {
     }
 }
 
+/// What a chapter file's converter was given: its text as read and as fixed, what its cleanup
+/// rules left, and a Markdown or HTML file's text nodes as written and fixed.
+type Given<'a> = (
+    &'a str,
+    &'a str,
+    &'a crate::text_fix::AfterRules,
+    &'a [(String, Option<String>)],
+);
+
 /// The text ledger of a converted chapter file: what its `body` holds against what its
 /// converter was given (`text` as read, `fixed` by the text-fix stage, a markup file's
 /// `text_nodes`), and the `lost-text` warnings.
@@ -294,12 +303,7 @@ fn ledger(
     project: &Project,
     src: &ChapterSource,
     kind: SourceKind,
-    (text, fixed, after_rules, text_nodes): (
-        &str,
-        &str,
-        &crate::text_fix::AfterRules,
-        &[(String, Option<String>)],
-    ),
+    (text, fixed, after_rules, text_nodes): Given<'_>,
     body: &Body,
     notation: usize,
 ) -> (crate::ledger::Removed, Vec<Diagnostic>) {
@@ -645,9 +649,11 @@ fn convert_markup(
 ) -> Result<super::Converted> {
     let (images, warnings) = sinks;
     let mut warned = std::collections::HashSet::new();
+    // The markup layer's `ImageResolver` takes the reason as text; it keeps the alt text and
+    // leaves the saying to `readable_image`'s warning.
     let mut resolver = |s: &str| {
         let sinks = (&mut *images, &mut *warnings, &mut warned);
-        files::readable_image(project, (&src.path, text), s, sinks)
+        files::readable_image(project, (&src.path, text), s, sinks).map_err(|e| e.to_string())
     };
     let relative = relative_path(project, &src.path);
     let file = FileRef {

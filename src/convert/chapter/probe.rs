@@ -15,7 +15,7 @@ use crate::text_fix::FileRef;
 /// in text, a leading heading of any level in Markdown and HTML, else HTML's `<title>`): what
 /// `init` writes into `metadata.toml`. Images are not looked at.
 pub(crate) fn title_in(kind: SourceKind, text: &str) -> Option<String> {
-    let mut no_images = |_: &str| -> std::result::Result<String, String> { Ok(String::new()) };
+    let mut no_images = convert::no_images();
     match kind {
         SourceKind::Text => convert::convert_text(text, true).title,
         SourceKind::Markdown => {
@@ -41,7 +41,7 @@ pub(crate) fn title_in(kind: SourceKind, text: &str) -> Option<String> {
 /// several headings and no chapter holds half the text (else the highest with several);
 /// None when no level has two, or for plain text. What `init` writes.
 pub(crate) fn split_level(kind: SourceKind, text: &str) -> Option<usize> {
-    let mut no_images = |_: &str| -> std::result::Result<String, String> { Ok(String::new()) };
+    let mut no_images = convert::no_images();
     let at = Some(convert::markup::SplitAt {
         level: 6,
         file: "./file",
