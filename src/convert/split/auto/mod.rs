@@ -61,10 +61,13 @@ mod bare;
 mod near;
 mod numbered;
 
+use bare::label_end;
 pub(super) use bare::{Weak, bare_numbered, is_decoration, weak};
 pub(super) use near::{Family, family, is_subtitle, not_taken, untitled_english};
-pub(super) use numbered::title_without_number;
-use numbered::{numbered_chapter, unnumbered_chapter, volume_line};
+use numbered::{
+    DiNumber, allows_glued_title, di_number_unit, english_numbered, english_rest_ok,
+    is_chapter_unit, numbered_chapter, unnumbered_chapter, volume_line,
+};
 
 /// Longest heading line, in display columns (CJK characters count 2).
 pub(super) const MAX_HEADING_WIDTH: usize = 80;
@@ -289,6 +292,31 @@ fn title_reads_as_title(title: &str, glued: bool) -> bool {
 /// A CJK ideograph.
 fn is_han(c: char) -> bool {
     matches!(c, '\u{3400}'..='\u{9FFF}' | '\u{F900}'..='\u{FAFF}' | '\u{20000}'..='\u{3FFFF}')
+}
+
+/// The title of a numbered chapter heading without its numbering: `第十二章 风起` gives `风起`,
+/// `Chapter 3: Storm` gives `Storm`, `12、风起` gives `风起`, `第十二章` gives an empty title.
+/// None when the line is not a numbered chapter heading (a site label before it is left out).
+pub(super) fn title_without_number(line: &str) -> Option<&str> {
+    let line = trim_line(line);
+    let text = strip_site_label(line).unwrap_or(line);
+    // A label the title keeps (`警世通言第一卷 …`, `上卷 第一回 …`: see `super::label`).
+    let text = match label_end(text) {
+        Some(at) if di_number_unit(text).is_none() => &text[at..],
+        _ => text,
+    };
+    if !short_enough(text) {
+        return None;
+    }
+    let rest = if let Some(DiNumber { unit, rest, .. }) = di_number_unit(text) {
+        (is_chapter_unit(unit) && accept_rest(rest, allows_glued_title(unit))).then_some(rest)?
+    } else if let Some((_, rest)) = english_numbered(text, "chapter") {
+        english_rest_ok(rest).then_some(rest)?
+    } else {
+        bare_numbered(text)?;
+        text.trim_start_matches(|c: char| c.is_ascii_digit() || ('０'..='９').contains(&c))
+    };
+    Some(trim_line(split_title(rest).1))
 }
 
 #[cfg(test)]

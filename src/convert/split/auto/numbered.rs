@@ -5,10 +5,9 @@
 //! Apart from the entry point because these are the rules of the words themselves (units,
 //! keywords, English numbers and title case); the entry point only orders them.
 
-use super::bare::{bare_numbered, label_end};
 use super::{
     Found, MAX_KEYWORD_TITLE_WIDTH, accept_rest, collapse_spaces, is_separator, is_space,
-    short_enough, split_title, strip_site_label, title_reads_as_title, trim_line, width,
+    split_title, title_reads_as_title, width,
 };
 use crate::convert::split::HeadingKind;
 use crate::convert::split::numerals::{
@@ -18,13 +17,14 @@ use crate::convert::split::numerals::{
 
 /// `第` + number + unit at the start of `text`.
 pub(super) struct DiNumber<'a> {
-    unit: char,
+    /// The unit after the number (`章`, `回`, `卷`).
+    pub(super) unit: char,
     /// The number, with its other reading if it has one.
     number: Readings,
     /// The number was read through a typo (`第十—回`).
     repaired: bool,
     /// The text after the unit.
-    rest: &'a str,
+    pub(super) rest: &'a str,
 }
 
 /// The number after `第`, which some downloads space out (`第二 十 回`, `第 一 百 回`): its
@@ -381,29 +381,4 @@ pub(super) fn unnumbered_chapter(text: &str) -> Option<Found> {
         other: None,
         repaired: false,
     })
-}
-
-/// The title of a numbered chapter heading without its numbering: `第十二章 风起` gives `风起`,
-/// `Chapter 3: Storm` gives `Storm`, `12、风起` gives `风起`, `第十二章` gives an empty title.
-/// None when the line is not a numbered chapter heading (a site label before it is left out).
-pub(in crate::convert::split) fn title_without_number(line: &str) -> Option<&str> {
-    let line = trim_line(line);
-    let text = strip_site_label(line).unwrap_or(line);
-    // A label the title keeps (`警世通言第一卷 …`, `上卷 第一回 …`: see `super::label`).
-    let text = match label_end(text) {
-        Some(at) if di_number_unit(text).is_none() => &text[at..],
-        _ => text,
-    };
-    if !short_enough(text) {
-        return None;
-    }
-    let rest = if let Some(DiNumber { unit, rest, .. }) = di_number_unit(text) {
-        (is_chapter_unit(unit) && accept_rest(rest, allows_glued_title(unit))).then_some(rest)?
-    } else if let Some((_, rest)) = english_numbered(text, "chapter") {
-        english_rest_ok(rest).then_some(rest)?
-    } else {
-        bare_numbered(text)?;
-        text.trim_start_matches(|c: char| c.is_ascii_digit() || ('０'..='９').contains(&c))
-    };
-    Some(trim_line(split_title(rest).1))
 }
