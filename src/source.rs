@@ -139,52 +139,60 @@ fn cjk_despite_damage(bytes: &[u8], guessed: &'static Encoding) -> &'static Enco
         .map_or(guessed, |(enc, ..)| enc)
 }
 
+/// The encoding chosen for a file's bytes, how it was chosen, the bytes after any BOM, and
+/// the text when the bytes were found to be valid UTF-8 on the way (so as not to check twice).
+type Chosen<'b> = (&'static Encoding, Detection, &'b [u8], Option<&'b str>);
+
+/// Chooses the encoding of `bytes`: a BOM, else the encoding `forced`, else 7-bit
+/// ISO-2022-JP by its escapes, else strict UTF-8 (damaged UTF-8 is an error unless `errors`
+/// says replace), else a statistical guess.
+fn choose_encoding<'b>(
+    bytes: &'b [u8],
+    forced: Option<&str>,
+    errors: EncodingErrors,
+) -> Result<Chosen<'b>, DecodeError> {
+    if let Some((enc, bom_len)) = Encoding::for_bom(bytes) {
+        return Ok((enc, Detection::Bom, &bytes[bom_len..], None));
+    }
+    if let Some(label) = forced {
+        let enc = Encoding::for_label(label.trim().as_bytes())
+            .ok_or_else(|| DecodeError::UnknownEncoding(label.to_string()))?;
+        return Ok((enc, Detection::Forced, bytes, None));
+    }
+    if is_iso_2022_jp(bytes) {
+        return Ok((encoding_rs::ISO_2022_JP, Detection::Guessed, bytes, None));
+    }
+    match simdutf8::compat::from_utf8(bytes) {
+        Ok(text) => Ok((UTF_8, Detection::Utf8, bytes, Some(text))),
+        Err(e) if mostly_utf8(bytes) => {
+            if errors == EncodingErrors::Fail {
+                return Err(malformed_at(
+                    UTF_8,
+                    &bytes[..e.valid_up_to()],
+                    e.valid_up_to(),
+                    "the file is UTF-8 with damaged bytes; fix them, or add encoding-errors = \"replace\" to the chapter entry",
+                ));
+            }
+            Ok((UTF_8, Detection::Utf8, bytes, None))
+        }
+        Err(_) => {
+            let mut detector =
+                chardetng::EncodingDetector::new(chardetng::Iso2022JpDetection::Deny);
+            detector.feed(bytes, true);
+            let guessed = detector.guess(None, chardetng::Utf8Detection::Deny);
+            let encoding = cjk_despite_damage(bytes, guessed);
+            Ok((encoding, Detection::Guessed, bytes, None))
+        }
+    }
+}
+
 /// Decodes a chapter file's bytes. `forced` is a WHATWG encoding label from the metadata.
 pub fn decode(
     bytes: &[u8],
     forced: Option<&str>,
     errors: EncodingErrors,
 ) -> Result<Decoded, DecodeError> {
-    // Text found to be valid UTF-8 while detecting the encoding, so as not to check it twice.
-    let mut valid = None;
-    let (encoding, detection, body) = if let Some((enc, bom_len)) = Encoding::for_bom(bytes) {
-        (enc, Detection::Bom, &bytes[bom_len..])
-    } else if let Some(label) = forced {
-        let enc = Encoding::for_label(label.trim().as_bytes())
-            .ok_or_else(|| DecodeError::UnknownEncoding(label.to_string()))?;
-        (enc, Detection::Forced, bytes)
-    } else if is_iso_2022_jp(bytes) {
-        (encoding_rs::ISO_2022_JP, Detection::Guessed, bytes)
-    } else {
-        match simdutf8::compat::from_utf8(bytes) {
-            Ok(text) => {
-                valid = Some(text);
-                (UTF_8, Detection::Utf8, bytes)
-            }
-            Err(e) if mostly_utf8(bytes) => {
-                if errors == EncodingErrors::Fail {
-                    return Err(malformed_at(
-                        UTF_8,
-                        &bytes[..e.valid_up_to()],
-                        e.valid_up_to(),
-                        "the file is UTF-8 with damaged bytes; fix them, or add encoding-errors = \"replace\" to the chapter entry",
-                    ));
-                }
-                (UTF_8, Detection::Utf8, bytes)
-            }
-            Err(_) => {
-                let mut detector =
-                    chardetng::EncodingDetector::new(chardetng::Iso2022JpDetection::Deny);
-                detector.feed(bytes, true);
-                let guessed = detector.guess(None, chardetng::Utf8Detection::Deny);
-                (
-                    cjk_despite_damage(bytes, guessed),
-                    Detection::Guessed,
-                    bytes,
-                )
-            }
-        }
-    };
+    let (encoding, detection, body, valid) = choose_encoding(bytes, forced, errors)?;
 
     // Valid UTF-8 (the common case) is normalised straight from the bytes: no decoder pass.
     if encoding == UTF_8

@@ -376,7 +376,7 @@ mod tests {
         assert_eq!(take_title_block("---\nFoo\n---\n").0, "---\nFoo\n---\n");
         // Nor does the Markdown converter make a rule and a heading of it; its title is the
         // chapter's when no heading opens the file.
-        let mut no_images = |_: &str| -> Result<String, String> { Ok(String::new()) };
+        let mut no_images = crate::convert::no_images();
         let opts = crate::convert::markup::MarkdownOptions {
             highlight: false,
             ..Default::default()
@@ -407,7 +407,7 @@ mod tests {
     #[test]
     fn front_matter_with_any_keys_is_metadata_not_a_rule_and_a_heading() {
         // Issue 28: `minutes: 5` between `---` lines became <hr/> and an <h2> in the TOC.
-        let mut no_images = |_: &str| -> Result<String, String> { Ok(String::new()) };
+        let mut no_images = crate::convert::no_images();
         let opts = crate::convert::markup::MarkdownOptions {
             highlight: false,
             ..Default::default()

@@ -72,50 +72,79 @@ impl Budget {
     }
 
     /// Pays for `bytes` read or written; on refusal nothing is spent.
-    fn spend_bytes(&self, bytes: usize) -> Result<(), String> {
-        charge(&self.bytes, bytes, self.max_bytes, || {
-            format!(
-                "inclusions would read and write more than the book's budget of {} MB",
-                self.max_bytes >> 20
-            )
-        })
+    fn spend_bytes(&self, bytes: usize) -> Result<(), Overdrawn> {
+        match charge(&self.bytes, bytes, self.max_bytes) {
+            true => Ok(()),
+            false => Err(Overdrawn::Bytes(self.max_bytes >> 20)),
+        }
     }
 
     /// Pays for one more inclusion.
-    fn spend_inclusion(&self) -> Result<(), String> {
-        charge(&self.inclusions, 1, self.max_inclusions, || {
-            format!(
-                "the book makes more than its budget of {} inclusions",
-                self.max_inclusions
-            )
-        })
+    fn spend_inclusion(&self) -> Result<(), Overdrawn> {
+        match charge(&self.inclusions, 1, self.max_inclusions) {
+            true => Ok(()),
+            false => Err(Overdrawn::Inclusions(self.max_inclusions)),
+        }
     }
 }
 
-/// Adds `amount` to `counter` unless the sum would pass `max` (or overflow); then nothing is
-/// spent, and the error is what `exceeded` says was passed, with the likely cause.
-fn charge(
-    counter: &AtomicUsize,
-    amount: usize,
-    max: usize,
-    exceeded: impl FnOnce() -> String,
-) -> Result<(), String> {
+/// Adds `amount` to `counter` unless the sum would pass `max` (or overflow), then nothing is
+/// spent: whether it was paid.
+fn charge(counter: &AtomicUsize, amount: usize, max: usize) -> bool {
     counter
         .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |used| {
             used.checked_add(amount).filter(|&total| total <= max)
         })
-        .map(drop)
-        .map_err(|_| {
-            format!(
-                "{} (does a file include itself several times?); the build stops",
-                exceeded()
-            )
-        })
+        .is_ok()
+}
+
+/// The book's inclusion budget ([`Budget`]) would be passed: what would have passed it, with
+/// the likely cause. Stops the build, naming the directive.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum Overdrawn {
+    /// More bytes read and written than the budget's (in MB).
+    #[error(
+        "inclusions would read and write more than the book's budget of {0} MB (does a file include itself several times?); the build stops"
+    )]
+    Bytes(usize),
+    /// More inclusions than the budget's.
+    #[error(
+        "the book makes more than its budget of {0} inclusions (does a file include itself several times?); the build stops"
+    )]
+    Inclusions(usize),
+}
+
+/// Why the file a directive names was not read, said in the directive's warning (the
+/// directive then stays as written).
+#[derive(Debug, thiserror::Error)]
+pub enum ReadError {
+    /// The path leads outside the project folder.
+    #[error("{written} {sentence}")]
+    Outside {
+        /// The path as the directive writes it.
+        written: String,
+        /// The containment check's refusal, with what to do.
+        sentence: String,
+    },
+    /// No file is there.
+    #[error("{} does not exist", crate::escape::path(.0))]
+    Missing(PathBuf),
+    /// The file could not be read, or is larger than an included file may be.
+    #[error(transparent)]
+    Unreadable(crate::error::Error),
+    /// The file is not text in an encoding we can tell.
+    #[error("{}: {source}", crate::escape::path(path))]
+    Undecodable {
+        /// The file.
+        path: PathBuf,
+        /// Why its bytes are not text.
+        source: crate::source::DecodeError,
+    },
 }
 
 /// Reads the file a directive names: given the folder of the file holding the directive and the
 /// path as written, the file's path and text, or why not.
-pub type Reader<'a> = dyn FnMut(&Path, &str) -> Result<(PathBuf, String), String> + 'a;
+pub type Reader<'a> = dyn FnMut(&Path, &str) -> Result<(PathBuf, String), ReadError> + 'a;
 
 /// A problem with one directive: the file holding it, its 1-based line, what went wrong.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -180,7 +209,7 @@ struct State<'r, 'a> {
     budget: &'r Budget,
     /// The files read so far, by folder and path as written: a file included a thousand times
     /// is read once.
-    files: HashMap<(PathBuf, String), Result<(PathBuf, String), String>>,
+    files: HashMap<(PathBuf, String), Result<(PathBuf, String), ReadError>>,
     warnings: Vec<IncludeWarning>,
     /// Directives removed because nothing here knows them: one warning for them all.
     unknown: super::directives::Unknown,
@@ -193,7 +222,7 @@ enum Failure {
     /// Warned about; the directive is replaced by nothing (an anchor not found, as mdBook).
     Empty(String),
     /// The book's budget ran out: the resolution stops.
-    Budget(String),
+    Budget(Overdrawn),
     /// The budget ran out in an included file, at the directive named.
     Nested(IncludeWarning),
 }
@@ -258,12 +287,12 @@ impl State<'_, '_> {
                     self.warnings.push(warning(message));
                     String::new()
                 }
-                Err(Failure::Budget(message)) => return Err(warning(message)),
+                Err(Failure::Budget(overdrawn)) => return Err(warning(overdrawn.to_string())),
                 Err(Failure::Nested(inner)) => return Err(inner),
             };
             out.push(&text[written..d.start]);
             out.insert_lines(&replacement, self.budget)
-                .map_err(warning)?;
+                .map_err(|overdrawn| warning(overdrawn.to_string()))?;
             written = d.end;
         }
         out.push(&text[written..]);
@@ -340,7 +369,7 @@ impl State<'_, '_> {
         }
         match &self.files[&key] {
             Ok((found, content)) => Ok((found, content)),
-            Err(message) => Err(Failure::Warn(message.clone())),
+            Err(why) => Err(Failure::Warn(why.to_string())),
         }
     }
 }
@@ -369,7 +398,7 @@ impl Output {
 
     /// Writes `replacement`'s lines, each after the first preceded by the text of the line it
     /// is written into; the bytes this writes, prefixes and all, are paid for first.
-    fn insert_lines(&mut self, replacement: &str, budget: &Budget) -> Result<(), String> {
+    fn insert_lines(&mut self, replacement: &str, budget: &Budget) -> Result<(), Overdrawn> {
         let prefix_len = self.text.len() - self.line_start;
         let lines = replacement.lines();
         let (count, bytes) = lines
@@ -549,7 +578,7 @@ mod tests {
             files
                 .get(&path)
                 .map(|t| (path.clone(), t.clone()))
-                .ok_or_else(|| format!("{} does not exist", path.display()))
+                .ok_or_else(|| ReadError::Missing(path.clone()))
         };
         resolve(text, Path::new("src/ch.md"), &mut read, &Budget::default())
             .expect("within the budget")

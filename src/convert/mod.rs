@@ -147,12 +147,35 @@ pub struct Converted {
 /// `detect_title`, a first line that is a chapter heading (`第一章 风起`, `Chapter 1`) becomes
 /// the title and leaves the body.
 pub fn convert_text(text: &str, detect_title: bool) -> Converted {
-    convert_text_with(text, detect_title, &mut |_| Err(String::new()))
+    convert_text_with(text, detect_title, &mut |_| Err(PictureError::NotRead))
 }
 
 /// Resolves the path of a picture line of a text chapter to the href of the image in the book
 /// (as [`markup::ImageResolver`] does for Markdown and HTML); a refused picture stays text.
-pub type Pictures<'a> = &'a mut dyn FnMut(&str) -> Result<String, String>;
+pub type Pictures<'a> = &'a mut dyn FnMut(&str) -> Result<String, PictureError>;
+
+/// Why a picture a chapter shows is not in the book (its alt text or line stands in its
+/// place): said in the chapter's `unreadable-image` warning.
+#[derive(Debug, thiserror::Error)]
+pub enum PictureError {
+    /// The path leads outside the project folder: the containment check's refusal, with what
+    /// to do.
+    #[error("{0}")]
+    Outside(String),
+    /// The file is missing, unreadable, or not an image a book can carry.
+    #[error(transparent)]
+    Image(#[from] crate::media::image::ImageError),
+    /// This conversion reads no pictures (a title looked for, a heading counted).
+    #[error("pictures are not read here")]
+    NotRead,
+}
+
+/// An image resolver for the conversions that read no pictures (a title looked for, a
+/// heading level chosen): every image gets an empty href and no file is opened. Its error
+/// type is the one the markup layer's [`ImageResolver`] asks for.
+pub(crate) fn no_images<E>() -> impl FnMut(&str) -> Result<String, E> {
+    |_| Ok(String::new())
+}
 
 /// [`convert_text`], with picture lines made figures through `pictures`.
 pub fn convert_text_with(text: &str, detect_title: bool, pictures: Pictures<'_>) -> Converted {
@@ -469,7 +492,7 @@ mod tests {
     fn split_text_gives_front_volumes_and_chapters_in_order() {
         let text = "简介：一个故事。\n第一卷 潜龙\n卷首语。\n第一章 风起\n甲。\n第二章 云涌\n乙。\n第二卷 在渊\n第一章 雨落\n丙。\n";
         let (pieces, warnings, _) = split_text(text, &SplitMode::Auto, (None, &|l| l), &mut |_| {
-            Err(String::new())
+            Err(PictureError::NotRead)
         });
         assert!(warnings.is_empty(), "{warnings:?}");
         let shape: Vec<String> = pieces

@@ -228,7 +228,7 @@ proptest! {
             reads += 1;
             let k = ["a.md", "b.md", "c.md"].iter().position(|n| *n == written);
             k.map(|k| (PathBuf::from(written), files[k].clone()))
-                .ok_or_else(|| format!("{written} does not exist"))
+                .ok_or_else(|| crate::convert::includes::ReadError::Missing(PathBuf::from(written)))
         };
         let budget = Budget::new(max_bytes, max_inclusions);
         match resolve(&chapter, Path::new("ch.md"), &mut read, &budget) {

@@ -33,17 +33,21 @@ pub mod typography;
 
 use std::borrow::Cow;
 use std::cell::RefCell;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
-
-use aho_corasick::{AhoCorasick, Input, MatchKind};
-use regex::RegexSet;
 
 use crate::error::{Error, Result};
 
 pub use chinese::{Conversion, Quotes};
 pub use rules::{Clock, Origin, Rule, Scope};
 pub use typography::{Place, Typography};
+
+mod prefilter;
+mod tally;
+
+use prefilter::Prefilter;
+pub use tally::Tally;
+use tally::record_edits;
 
 /// Everything the stage does to a book's text, compiled once per project.
 #[derive(Debug, Clone)]
@@ -54,132 +58,6 @@ pub struct TextFix {
     conversion: Option<Conversion>,
     quotes: Option<Quotes>,
     typography: Typography,
-}
-
-/// Finds which rules can match a text: the rules that name strings they need by one search
-/// for all of those strings (a text that holds none of a rule's cannot match it), the others
-/// by one pass of their patterns together.
-#[derive(Debug, Clone, Default)]
-struct Prefilter {
-    /// The patterns of the other rules, together.
-    set: Option<RegexSet>,
-    /// For each pattern of `set`, its rule's index.
-    members: Vec<usize>,
-    /// Rules neither can tell about (look-around): always tried.
-    others: Vec<usize>,
-    /// Every string of several bytes some rule needs, longest first.
-    needs: Option<AhoCorasick>,
-    /// For each string of `needs`, the rules that need it or a part of it (found where it
-    /// is found: a match hides the shorter ones inside it).
-    needed_by: Vec<Vec<usize>>,
-    /// Strings of one byte some rules need: each set of them with the rules that need one
-    /// of the set.
-    bytes: Vec<(Vec<u8>, Vec<usize>)>,
-}
-
-impl Prefilter {
-    fn new(rules: &[Rule]) -> Prefilter {
-        let mut filter = Prefilter::default();
-        let mut patterns = Vec::new();
-        let mut needed: Vec<(&str, usize)> = Vec::new();
-        for (i, r) in rules.iter().enumerate() {
-            if !r.needs.is_empty() {
-                let (bytes, longer): (Vec<&str>, Vec<&str>) =
-                    r.needs.iter().partition(|s| s.len() == 1);
-                if !bytes.is_empty() {
-                    filter.add_bytes(bytes.concat().into_bytes(), i);
-                }
-                needed.extend(longer.into_iter().map(|s| (s, i)));
-                continue;
-            }
-            match r.plain() {
-                Some(re) => {
-                    filter.members.push(i);
-                    patterns.push(re.as_str().to_string());
-                }
-                None => filter.others.push(i),
-            }
-        }
-        // Each pattern compiled alone; together they may pass the size limit, and then
-        // every rule is simply tried.
-        filter.set = RegexSet::new(&patterns).ok();
-        if filter.set.is_none() {
-            filter.others.append(&mut filter.members);
-        }
-        filter.add_needs(needed);
-        filter.others.sort_unstable();
-        filter.others.dedup();
-        filter
-    }
-
-    /// Notes that rule `rule` needs one of `bytes` (one search serves the rules that need the
-    /// same bytes).
-    fn add_bytes(&mut self, mut bytes: Vec<u8>, rule: usize) {
-        bytes.sort_unstable();
-        bytes.dedup();
-        match self.bytes.iter_mut().find(|(b, _)| *b == bytes) {
-            Some((_, rules)) => rules.push(rule),
-            None => self.bytes.push((bytes, vec![rule])),
-        }
-    }
-
-    /// Sets up the search for the strings of several bytes that rules need (string, rule).
-    fn add_needs(&mut self, mut needed: Vec<(&str, usize)>) {
-        // Longest first: where several start at one place, the first found is the longest.
-        needed.sort_by_key(|n| std::cmp::Reverse(n.0.len()));
-        self.needs = AhoCorasick::builder()
-            .match_kind(MatchKind::LeftmostFirst)
-            .build(needed.iter().map(|n| n.0))
-            .ok();
-        self.needed_by = needed
-            .iter()
-            .map(|&(s, _)| {
-                let parts = needed.iter().filter(|n| s.contains(n.0));
-                parts.map(|n| n.1).collect()
-            })
-            .collect();
-        if self.needs.is_none() {
-            self.others.extend(self.needed_by.drain(..).flatten());
-        }
-    }
-
-    /// The rules that may match `text`, in order.
-    fn candidates(&self, text: &str) -> Vec<usize> {
-        let mut found: Vec<usize> = self.others.clone();
-        if let Some(set) = &self.set {
-            found.extend(set.matches(text).iter().map(|k| self.members[k]));
-        }
-        if let Some(needs) = &self.needs {
-            // From the start of each match on: the longest match at each place where one
-            // starts (a search for them all at once, far faster than an overlapping one).
-            let mut at = 0;
-            while let Some(m) = needs.find(Input::new(text).range(at..)) {
-                found.extend_from_slice(&self.needed_by[m.pattern().as_usize()]);
-                at = m.start() + 1;
-            }
-        }
-        let has = |bytes: &[u8]| {
-            let t = text.as_bytes();
-            bytes.chunks(3).any(|c| match *c {
-                [a] => memchr::memchr(a, t).is_some(),
-                [a, b] => memchr::memchr2(a, b, t).is_some(),
-                [a, b, c, ..] => memchr::memchr3(a, b, c, t).is_some(),
-                [] => false,
-            })
-        };
-        let bytes = self.bytes.iter().filter(|(b, _)| has(b));
-        found.extend(bytes.flat_map(|(_, rules)| rules));
-        found.sort_unstable();
-        found.dedup();
-        found
-    }
-
-    fn is_empty(&self) -> bool {
-        self.members.is_empty()
-            && self.others.is_empty()
-            && self.needed_by.is_empty()
-            && self.bytes.is_empty()
-    }
 }
 
 /// What the cleanup rules left of a plain-text file, when they changed it (both `None` when
@@ -217,78 +95,6 @@ pub struct FileRef<'a> {
     pub path: &'a Path,
     /// Its path relative to the project folder, `/`-separated, for `files` globs.
     pub relative: &'a str,
-}
-
-/// What the rules did, per rule, for `check`'s dry run.
-#[derive(Debug, Clone, Default)]
-pub struct Tally {
-    /// Indexed like the project's rules.
-    pub hits: Vec<RuleHits>,
-}
-
-/// What one rule did.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct RuleHits {
-    /// How many changes it made.
-    pub count: usize,
-    /// The first few, where they were.
-    pub examples: Vec<Example>,
-}
-
-/// One change a rule made.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Example {
-    /// The chapter file.
-    pub path: PathBuf,
-    /// Its line, where known.
-    pub line: Option<usize>,
-    /// The column (in characters) of the match in that line, where known.
-    pub column: Option<usize>,
-    /// The text matched.
-    pub matched: String,
-    /// What replaced it.
-    pub replaced: String,
-}
-
-/// Examples kept per rule.
-pub const EXAMPLES: usize = 3;
-
-impl Tally {
-    fn record(
-        &mut self,
-        rule: usize,
-        file: FileRef<'_>,
-        at: Option<(usize, usize)>,
-        m: &str,
-        r: &str,
-    ) {
-        if self.hits.len() <= rule {
-            self.hits.resize_with(rule + 1, RuleHits::default);
-        }
-        let hits = &mut self.hits[rule];
-        hits.count += 1;
-        if hits.examples.len() < EXAMPLES {
-            hits.examples.push(Example {
-                path: file.path.to_path_buf(),
-                line: at.map(|a| a.0),
-                column: at.map(|a| a.1),
-                matched: m.to_string(),
-                replaced: r.to_string(),
-            });
-        }
-    }
-
-    /// Adds another tally's counts and examples (the chapters in reading order).
-    pub fn merge(&mut self, other: Tally) {
-        if self.hits.len() < other.hits.len() {
-            self.hits.resize_with(other.hits.len(), RuleHits::default);
-        }
-        for (mine, theirs) in self.hits.iter_mut().zip(other.hits) {
-            mine.count += theirs.count;
-            let room = EXAMPLES.saturating_sub(mine.examples.len());
-            mine.examples.extend(theirs.examples.into_iter().take(room));
-        }
-    }
 }
 
 /// The settings the stage is made from (validated by the project stage).
@@ -859,37 +665,6 @@ impl Which<'_> {
                 .collect(),
             None => self.candidates(text),
         }
-    }
-}
-
-/// Records the changes of rule `rule` on `now` (whose lines come from source lines `lines`).
-fn record_edits(
-    tally: &mut Tally,
-    rule: usize,
-    file: FileRef<'_>,
-    now: &str,
-    edits: &[(std::ops::Range<usize>, String)],
-    lines: &[usize],
-    located: bool,
-) {
-    for (range, replacement) in edits {
-        // Only examples are placed: placing every change would read the text once for each.
-        let placed = tally
-            .hits
-            .get(rule)
-            .is_none_or(|h| h.examples.len() < EXAMPLES);
-        let at = (located && placed)
-            .then(|| {
-                let before = &now[..range.start];
-                let line = before.matches('\n').count();
-                let column = before[before.rfind('\n').map_or(0, |k| k + 1)..]
-                    .chars()
-                    .count()
-                    + 1;
-                lines.get(line).map(|&l| (l, column))
-            })
-            .flatten();
-        tally.record(rule, file, at, &now[range.clone()], replacement);
     }
 }
 

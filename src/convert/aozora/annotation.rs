@@ -52,11 +52,22 @@ pub enum Note {
     /// A picture: its file and its caption.
     Picture(String, String),
     /// 外字 named by its number: the character, or the description when the table has none.
-    Character(Result<String, String>),
+    Character(Gaiji),
     /// 返り点 (`［＃レ］`, `［＃一］`) or 送り仮名 (`［＃（ト）］`) of kanbun, as written.
     Kanbun(String, bool),
     /// Anything else, by kind (the words of the annotation without what it quotes).
     Unsupported(String),
+}
+
+/// A 外字 annotation read: the character its number names, or (when the table has none, or
+/// the annotation gives only a page and line of a dictionary) the description it quotes, which
+/// the text then shows in its place.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Gaiji {
+    /// The character (or characters) named.
+    Found(String),
+    /// Not in the table: the annotation's description (`てへん＋劣`).
+    Described(String),
 }
 
 /// What a block annotation sets.
@@ -188,9 +199,10 @@ fn character(note: &str) -> Option<Note> {
         (Some(a), Some(b)) if a < b => note[a + '「'.len_utf8()..b].to_string(),
         _ => note.split('、').next().unwrap_or(note).to_string(),
     };
-    Some(Note::Character(
-        super::gaiji::named(note).ok_or(description),
-    ))
+    Some(Note::Character(match super::gaiji::named(note) {
+        Some(found) => Gaiji::Found(found),
+        None => Gaiji::Described(description),
+    }))
 }
 
 /// `「X」に傍点`, `「X」は中見出し`, `「X」に「Y」のルビ`: a style on quoted text.
@@ -473,11 +485,11 @@ mod tests {
         );
         assert_eq!(
             read("「てへん＋劣」、第3水準1-84-77"),
-            Note::Character(Ok("\u{6318}".into()))
+            Note::Character(Gaiji::Found("\u{6318}".into()))
         );
         assert_eq!(
             read("「低のへん＋舌」、ページ数-行数"),
-            Note::Character(Err("低のへん＋舌".into()))
+            Note::Character(Gaiji::Described("低のへん＋舌".into()))
         );
         assert_eq!(read("レ"), Note::Kanbun("レ".into(), false));
         assert_eq!(read("（ト）"), Note::Kanbun("ト".into(), true));

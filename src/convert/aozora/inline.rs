@@ -6,7 +6,7 @@
 //! emphasised run), so that an annotation quoting the text before it (`［＃「吾輩」に傍点］`)
 //! finds that text by its characters and wraps whole units only.
 
-use super::annotation::{self, Note, Style};
+use super::annotation::{self, Gaiji, Note, Style};
 use crate::xml::{escape_attr, escape_text};
 
 /// A character of the line or a piece already marked up.
@@ -318,9 +318,9 @@ impl Reader<'_> {
         Some(units.len() - run)
     }
 
-    fn character(&mut self, found: Result<String, String>) {
+    fn character(&mut self, found: Gaiji) {
         match found {
-            Ok(s) => {
+            Gaiji::Found(s) => {
                 let mut chars = s.chars();
                 match (chars.next(), chars.next()) {
                     (Some(c), None) => self.push(c),
@@ -330,7 +330,7 @@ impl Reader<'_> {
                         .push(Unit::markup(s.clone(), escape_text(&s))),
                 }
             }
-            Err(description) => {
+            Gaiji::Described(description) => {
                 self.report
                     .described
                     .push((self.number, description.clone()));
