@@ -318,4 +318,69 @@ mod tests {
         assert!(f.body.contains("<h2 id=\"id-12-two\">1.2 Two</h2>"));
         assert!(f.body.contains("href=\"#id-12-two\""));
     }
+
+    fn html(src: &str) -> Fragment {
+        let f =
+            super::super::html_to_xhtml(src, &mut super::super::test_support::Recorder::default())
+                .expect("converts");
+        super::super::test_support::assert_well_formed(&f);
+        f
+    }
+
+    #[test]
+    fn a_pages_own_contents_list_stays_with_its_text() {
+        // The chapters of the EPUB 3 specification open with a <nav> of links into the page.
+        let f = html(
+            "<body><h1>Spec</h1><nav class=\"toc\" id=\"toc\"><p><strong>Table of Contents\
+             </strong></p><ol><li><a href=\"#a\">1. A</a></li><li><ol><li><a href=\"#b\">1.1. B\
+             </a></li></ol></li></ol></nav><h2 id=\"a\">A</h2><h3 id=\"b\">B</h3></body>",
+        );
+        assert_eq!(f.site_navigation, 0);
+        assert!(
+            f.body.starts_with(
+                "<nav id=\"toc\" class=\"toc\"><p><strong>Table of Contents</strong></p><ol>\
+                 <li><a href=\"#a\">1. A</a></li><li><ol><li><a href=\"#b\">1.1. B</a></li></ol>\
+                 </li></ol></nav>"
+            ),
+            "{}",
+            f.body
+        );
+        assert!(f.removed.is_empty());
+        // Its heading is not the chapter's title; where sectioning may not stand, a div.
+        let f = html(
+            "<nav><h2>Contents</h2><ul><li><a href=\"#x\">X</a></li></ul></nav><h1 id=\"x\">X</h1>\
+             <table><tr><th><nav><a href=\"#x\">Up</a></nav></th></tr></table>",
+        );
+        assert_eq!(f.title, None);
+        assert!(f.body.contains("Contents</h2><ul>"), "{}", f.body);
+        assert!(
+            f.body.contains("<th><div><a href=\"#x\">Up</a></div></th>"),
+            "{}",
+            f.body
+        );
+        // Links to other pages (or none) make it the site's navigation still.
+        let f = html("<nav><a href=\"#top\">Top</a> <a href=\"2.html\">Next</a></nav><p>T</p>");
+        assert_eq!((f.site_navigation, f.body.as_str()), (1, "<p>T</p>"));
+    }
+
+    #[test]
+    fn ruby_bases_are_kept_inside_ruby() {
+        let f = html(
+            "<p><ruby><rb>東京</rb><rp>(</rp><rt>とうきょう</rt><rp>)</rp></ruby>\
+             <ruby><rb>漢</rb><rt>かん</rt><rb>字</rb><rt>じ</rt></ruby> <rb>x</rb></p>",
+        );
+        assert!(
+            f.body.contains(
+                "<ruby><rb>東京</rb><rp>(</rp><rt>とうきょう</rt><rp>)</rp></ruby>\
+                 <ruby><rb>漢</rb><rt>かん</rt><rb>字</rb><rt>じ</rt></ruby> <span>x</span>"
+            ),
+            "{}",
+            f.body
+        );
+        assert!(
+            super::super::test_support::notes(&f).is_empty(),
+            "{:?}",
+            f.warnings
+        );
+    }
 }

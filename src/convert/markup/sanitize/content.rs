@@ -51,7 +51,7 @@ impl Tree {
                 // its rt. EPUBCheck's Schematron rejects a-in-a and dfn-in-dfn at any depth.
                 if (name == "a" && anc & IN_A != 0)
                     || (name == "dfn" && anc & IN_DFN != 0)
-                    || (matches!(name, "rt" | "rp") && self.name(parent) != Some("ruby"))
+                    || (matches!(name, "rb" | "rt" | "rp") && self.name(parent) != Some("ruby"))
                 {
                     name = if blocky && ctx != Ctx::Phrasing {
                         "div"
@@ -74,7 +74,7 @@ impl Tree {
                         name = "p";
                     }
                     if ctx == Ctx::FlowPlain
-                        && matches!(name, "section" | "article" | "aside" | "address")
+                        && matches!(name, "section" | "article" | "aside" | "nav" | "address")
                     {
                         self.rename(i, "div");
                         name = "div";

@@ -125,7 +125,8 @@ impl Tree {
     /// Takes out the heading that opens the body, if any, and returns its text: of any level,
     /// since chapters of a book often open with `## Title` (the Rust book's sections) or an
     /// `<h3>` (SICP's pages). Links before it (a page's "jump to top" arrow, a breadcrumb) do
-    /// not stop it from opening the body; text, pictures, formulas do.
+    /// not stop it from opening the body; text, pictures, formulas, a contents list's heading
+    /// do.
     pub(super) fn take_title(&mut self) -> Option<String> {
         let found =
             self.preorder()
@@ -139,7 +140,7 @@ impl Tree {
                     Some(Kind::Raw { .. }) => true,
                     _ => false,
                 })?;
-        if !self.name(found).is_some_and(is_heading) {
+        if !self.name(found).is_some_and(is_heading) || self.in_element(found, "nav") {
             return None;
         }
         let types = self

@@ -8,8 +8,8 @@ use scraper::Node as PNode;
 
 use super::urls::url_scheme;
 
-/// Elements allowed inside phrasing-only content (plus `rt`/`rp`, which pass 3 keeps inside
-/// `ruby` only).
+/// Elements allowed inside phrasing-only content (plus `rb`/`rt`/`rp`, which pass 3 keeps
+/// inside `ruby` only).
 pub(super) fn is_phrasing(name: &str) -> bool {
     matches!(
         name,
@@ -32,6 +32,7 @@ pub(super) fn is_phrasing(name: &str) -> bool {
             | "math"
             | "q"
             | "ruby"
+            | "rb"
             | "rt"
             | "rp"
             | "s"
@@ -81,7 +82,7 @@ pub(super) enum Action {
 }
 
 /// The elements kept as they are, in sorted order (for a binary search).
-const KEPT: [&str; 57] = [
+const KEPT: [&str; 59] = [
     "a",
     "address",
     "article",
@@ -116,9 +117,11 @@ const KEPT: [&str; 57] = [
     "kbd",
     "li",
     "mark",
+    "nav",
     "ol",
     "p",
     "q",
+    "rb",
     "rp",
     "rt",
     "ruby",
@@ -156,10 +159,8 @@ pub(super) fn classify(local: &str) -> Action {
         "ul" | "dir" | "menu" => Keep("ul"),
         // Sectioning and interactive wrappers whose content-model rules (no nested header,
         // one main, summary first in details, ...) we do not want to police: a div is always valid.
-        "center" | "main" | "header" | "footer" | "nav" | "hgroup" | "search" | "dialog"
-        | "details" | "summary" | "fieldset" | "legend" | "form" | "marquee" | "multicol" => {
-            Keep("div")
-        }
+        "center" | "main" | "header" | "footer" | "hgroup" | "search" | "dialog" | "details"
+        | "summary" | "fieldset" | "legend" | "form" | "marquee" | "multicol" => Keep("div"),
         "img" | "image" => Img,
         "object" | "embed" => Embedded,
         "input" => Input,
@@ -176,12 +177,27 @@ pub(super) fn classify(local: &str) -> Action {
 /// A web page's navigation: a `<nav>` (SICP's `Next: 1.2, Prev: Chapter 1, Up: …` bars), an
 /// element with `role="navigation"`, or DocBook's `navheader`/`navfooter` blocks. Links to the
 /// site's other pages mean nothing in a book, whose reader pages on and has a contents list.
+/// A page's own contents list (a `<nav>` whose links all lead into the page, as the chapters
+/// of the EPUB 3 specification open) is the author's text, and stays.
 pub(super) fn is_site_navigation(el: ElementRef<'_>) -> bool {
     let e = el.value();
-    e.name() == "nav"
-        || e.attr("role") == Some("navigation")
+    ((e.name() == "nav" || e.attr("role") == Some("navigation")) && !is_page_contents(el))
         || e.classes().any(|c| matches!(c, "navheader" | "navfooter"))
         || is_link_bar(el)
+}
+
+/// Whether a navigation block lists places in its own page: it has links, and every one is
+/// a `#fragment`.
+fn is_page_contents(el: ElementRef<'_>) -> bool {
+    let mut hrefs = el.descendants().filter_map(|n| match n.value() {
+        PNode::Element(e) if e.name() == "a" => e.attr("href"),
+        _ => None,
+    });
+    let mut any = false;
+    hrefs.all(|h| {
+        any = true;
+        h.trim_start().starts_with('#')
+    }) && any
 }
 
 /// Words of a bar of links between a site's pages (`Next: 1.2, Previous: 1, Up: 1

@@ -27,13 +27,13 @@ impl Tree {
                     "thead" | "tbody" | "tfoot" | "caption" | "colgroup" => pname != "table",
                     "col" => pname != "colgroup",
                     "figcaption" => pname != "figure",
-                    "rt" | "rp" => pname != "ruby",
+                    "rb" | "rt" | "rp" => pname != "ruby",
                     _ => false,
                 };
                 if wrong_parent {
                     match name {
                         "col" => self.remove(i),
-                        "rt" | "rp" => self.rename(i, "span"),
+                        "rb" | "rt" | "rp" => self.rename(i, "span"),
                         _ => self.rename(i, "div"),
                     }
                 }
@@ -227,7 +227,7 @@ impl Tree {
         }
         self.rename(ruby, "span");
         for c in self.children(ruby) {
-            if matches!(self.name(c), Some("rt" | "rp")) {
+            if matches!(self.name(c), Some("rb" | "rt" | "rp")) {
                 self.rename(c, "span");
             }
         }

@@ -143,6 +143,11 @@ impl Tree {
 
     /// Whether node `i` is inside a link (`a` element).
     pub(super) fn in_link(&self, i: usize) -> bool {
+        self.in_element(i, "a")
+    }
+
+    /// Whether node `i` is inside an element named `name`.
+    pub(super) fn in_element(&self, i: usize, name: &str) -> bool {
         let mut node = i;
         while let Some(parent) = self
             .nodes
@@ -150,7 +155,7 @@ impl Tree {
             .map(|n| n.parent)
             .filter(|&p| p != node)
         {
-            if self.name(parent) == Some("a") {
+            if self.name(parent) == Some(name) {
                 return true;
             }
             if parent == 0 {
