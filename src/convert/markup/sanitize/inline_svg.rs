@@ -27,22 +27,37 @@ pub(super) struct InlineSvg {
     pub removed: Option<String>,
 }
 
+/// Why an inline drawing could not be kept (it is then removed, and counted as removed).
+#[derive(Debug, thiserror::Error)]
+pub(super) enum Unkept {
+    /// The SVG cleaner refused it.
+    #[error("{0}")]
+    Clean(String),
+    /// The cleaner's output is not UTF-8.
+    #[error(transparent)]
+    Utf8(#[from] std::string::FromUtf8Error),
+    /// Nothing of the drawing is left after cleaning.
+    #[error("nothing of the drawing is left")]
+    Empty,
+    /// The cleaned drawing does not parse.
+    #[error(transparent)]
+    Xml(#[from] roxmltree::Error),
+}
+
 /// Cleans the drawing rooted at `el` (an `svg` element in the SVG namespace).
-pub(super) fn clean(el: ElementRef<'_>) -> Result<InlineSvg, String> {
-    let cleaned = svg::clean(to_xml(el).as_bytes()).map_err(|e| e.to_string())?;
+pub(super) fn clean(el: ElementRef<'_>) -> Result<InlineSvg, Unkept> {
+    let cleaned = svg::clean(to_xml(el).as_bytes()).map_err(|e| Unkept::Clean(e.to_string()))?;
     let removed = cleaned.summary();
-    let text = String::from_utf8(cleaned.bytes).map_err(|e| e.to_string())?;
+    let text = String::from_utf8(cleaned.bytes)?;
     let xml = match text.find("<svg") {
         Some(at) => text.get(at..).unwrap_or_default().to_string(),
-        None => return Err("nothing of the drawing is left".to_string()),
+        None => return Err(Unkept::Empty),
     };
-    let ids = roxmltree::Document::parse(&xml)
-        .map(|doc| {
-            doc.descendants()
-                .filter_map(|n| n.attribute("id").map(str::to_string))
-                .collect()
-        })
-        .map_err(|e| e.to_string())?;
+    let ids = roxmltree::Document::parse(&xml).map(|doc| {
+        doc.descendants()
+            .filter_map(|n| n.attribute("id").map(str::to_string))
+            .collect()
+    })?;
     Ok(InlineSvg { xml, ids, removed })
 }
 

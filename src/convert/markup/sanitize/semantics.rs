@@ -364,7 +364,7 @@ fn known_type(term: &str) -> bool {
 }
 
 /// The `epub:type` tokens of `value` that are kept on `name`, and those dropped. Note terms
-/// keep the sanitiser's rules for where they stand ([`super::note_type`]): the book's notes
+/// keep the sanitiser's rules for where they stand ([`super::attrs::note_type`]): the book's notes
 /// code reads them.
 pub(super) fn epub_types(name: &str, value: &str) -> (Vec<String>, Vec<String>) {
     let (mut kept, mut dropped): (Vec<String>, Vec<String>) = (Vec::new(), Vec::new());
@@ -380,7 +380,7 @@ pub(super) fn epub_types(name: &str, value: &str) -> (Vec<String>, Vec<String>) 
                 | "rearnotes"
         );
         let out = if is_note {
-            super::note_type(name, term).map(str::to_string)
+            super::attrs::note_type(name, term).map(str::to_string)
         } else {
             known_type(term).then(|| term.to_string())
         };

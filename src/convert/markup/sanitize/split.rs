@@ -14,7 +14,8 @@
 use std::collections::HashMap;
 
 use super::super::SplitPiece;
-use super::{Elem, Kind, Node, Tree, heading_level, percent_decode, slug};
+use super::policy::heading_level;
+use super::{Elem, Kind, Node, Tree, percent_decode, slug};
 
 /// One piece of a document cut at its headings.
 pub(super) struct Cut {

@@ -1,0 +1,515 @@
+//! Pass 1, the build: copies the parser's tree into the sanitiser's own arena, element by
+//! element with an explicit stack (no recursion however deep the source), as the element
+//! policy says ([`super::policy`]): Presentation MathML and inline SVG kept, cleaned; local
+//! images resolved, `<object>`/`<embed>` of one made an `<img>`; checkboxes disabled; the
+//! nesting capped at [`MAX_DEPTH`]. What it removes is counted for the chapter's warnings.
+
+use std::collections::HashMap;
+
+use scraper::ElementRef;
+use scraper::Node as PNode;
+use scraper::node::Element as PElement;
+
+use super::super::parse::{MAX_PARSE_DEPTH, NodeId};
+use super::super::{ImageResolver, ImageUse, MarkupError, is_xml_char};
+use super::attrs::{self, Dropped, attr_rank};
+use super::policy::{Action, classify, is_site_navigation, is_void};
+use super::urls::{percent_decode, url_scheme};
+use super::{
+    Deep, Elem, Kind, MAX_DEPTH, Node, SVG_NS, Warnings, XHTML_NS, inline_svg, mathml, semantics,
+    shorten,
+};
+
+/// What the build pass hands the passes after it.
+pub(super) struct Built {
+    /// The arena, node 0 the root.
+    pub nodes: Vec<Node>,
+    /// The images the body shows, each once.
+    pub image_uses: Vec<ImageUse>,
+    /// The warnings so far, the build's summary among them.
+    pub warnings: Warnings,
+    /// Elements removed with their content, `<name>` and how often.
+    pub removed: Vec<(String, usize)>,
+    /// Site navigation blocks left out (see [`is_site_navigation`]).
+    pub site_nav: usize,
+}
+
+/// Pass 1 over `root`'s children, with the warnings that sum it up.
+pub(super) fn run(
+    root: ElementRef<'_>,
+    deep: &Deep<'_>,
+    images: &mut dyn ImageResolver,
+    warnings: Warnings,
+) -> Result<Built, MarkupError> {
+    let mut b = Builder {
+        nodes: vec![Node {
+            kind: Kind::Root,
+            parent: 0,
+            children: Vec::new(),
+        }],
+        images,
+        image_hrefs: HashMap::new(),
+        image_uses: Vec::new(),
+        warnings,
+        dropped: Dropped::default(),
+        removed: Vec::new(),
+        line_of: deep.line_of,
+        flattened: None,
+        site_nav: 0,
+    };
+    b.build(root)?;
+    b.deep_notes(deep);
+    b.dropped.notes(&mut b.warnings);
+    Ok(Built {
+        nodes: b.nodes,
+        image_uses: b.image_uses,
+        warnings: b.warnings,
+        removed: b.removed,
+        site_nav: b.site_nav,
+    })
+}
+
+/// Where the children of an element just built go.
+enum Next {
+    /// Nowhere: it was removed with its content, or is void, or was written whole.
+    Skip,
+    /// Under this parent, at this depth.
+    Into(usize, usize),
+}
+
+/// The state of the build pass: the arena it fills and what it counts on the way.
+struct Builder<'r> {
+    nodes: Vec<Node>,
+    images: &'r mut dyn ImageResolver,
+    image_hrefs: HashMap<String, String>,
+    image_uses: Vec<ImageUse>,
+    warnings: Warnings,
+    /// Attributes and `epub:type`/`role` values dropped, for the chapter's summary.
+    dropped: Dropped,
+    /// Elements removed with their content, `<name>` and how often, in order of first removal.
+    removed: Vec<(String, usize)>,
+    /// The source line of an element, where known (see [`Deep::line_of`]).
+    line_of: &'r dyn Fn(NodeId) -> Option<usize>,
+    /// Whether elements nested too deep were flattened, and the source line of the first.
+    flattened: Option<Option<usize>>,
+    /// Site navigation blocks left out (see [`is_site_navigation`]).
+    site_nav: usize,
+}
+
+impl Builder<'_> {
+    /// One warning for all the ways deep nesting was undone, at the first place known.
+    fn deep_notes(&mut self, deep: &Deep<'_>) {
+        match (deep.flattened.or(self.flattened), deep.cut) {
+            (Some(line), _) => self.warnings.add_at(
+                line,
+                format!("flattened elements nested deeper than {MAX_DEPTH} levels"),
+            ),
+            (None, Some((line, count))) => self.warnings.add_at(
+                line,
+                format!(
+                    "closed {count} element(s) nested more than {MAX_PARSE_DEPTH} levels deep \
+                     where they opened; their text is kept"
+                ),
+            ),
+            (None, None) => {}
+        }
+    }
+
+    /// Element `name` (the name it is kept under) with the attributes of the source's `el`
+    /// it keeps (see [`attrs::filter`]).
+    fn filter_attrs(&mut self, name: &'static str, el: &PElement) -> Elem {
+        attrs::filter(name, el, &mut self.dropped, &mut self.warnings)
+    }
+
+    fn push(&mut self, parent: usize, kind: Kind) -> usize {
+        let i = self.nodes.len();
+        self.nodes.push(Node {
+            kind,
+            parent,
+            children: Vec::new(),
+        });
+        if let Some(p) = self.nodes.get_mut(parent) {
+            p.children.push(i);
+        }
+        i
+    }
+
+    fn push_text(&mut self, parent: usize, text: &str) {
+        let clean: String = text.chars().filter(|&c| is_xml_char(c)).collect();
+        if clean.is_empty() {
+            return;
+        }
+        // Unwrapping leaves neighbouring text nodes; merging keeps the tree small.
+        let last = self
+            .nodes
+            .get(parent)
+            .and_then(|p| p.children.last().copied());
+        if let Some(Node {
+            kind: Kind::Text(t),
+            ..
+        }) = last.and_then(|l| self.nodes.get_mut(l))
+        {
+            t.push_str(&clean);
+            return;
+        }
+        self.push(parent, Kind::Text(clean));
+    }
+
+    /// Pass 1. When it flattens deep nesting, [`Builder::flattened`] says where that began
+    /// (if the parser recorded it).
+    fn build(&mut self, root: ElementRef<'_>) -> Result<(), MarkupError> {
+        let mut stack: Vec<_> = root.children().rev().map(|c| (c, 0, 0)).collect();
+        while let Some((node, parent, depth)) = stack.pop() {
+            let next = match ElementRef::wrap(node) {
+                Some(el) => self.element(el, parent, depth)?,
+                None => {
+                    if let PNode::Text(t) = node.value() {
+                        self.push_text(parent, &t.text);
+                    }
+                    Next::Skip
+                }
+            };
+            if let Next::Into(parent, depth) = next {
+                stack.extend(node.children().rev().map(|c| (c, parent, depth)));
+            }
+        }
+        Ok(())
+    }
+
+    /// Copies (or unwraps, or drops) one element; says where its children go.
+    fn element(
+        &mut self,
+        el: ElementRef<'_>,
+        parent: usize,
+        depth: usize,
+    ) -> Result<Next, MarkupError> {
+        let e = el.value();
+        let (ns, local): (&str, &str) = (&e.name.ns, &e.name.local);
+        let in_math = self.parent_name(parent).is_some_and(mathml::is_mathml);
+        let math_local = match ns {
+            mathml::MATHML_NS => Some(local),
+            XHTML_NS if local.contains(':') => mathml::local_name(local, prefix_binding(el)),
+            _ => None,
+        };
+        if let Some(math_local) = math_local {
+            return Ok(self.mathml(el, math_local, parent, depth));
+        }
+        if ns == SVG_NS && local == "svg" && !in_math {
+            return Ok(self.inline_svg(el, parent));
+        }
+        if ns != XHTML_NS {
+            self.removed(local);
+            return Ok(Next::Skip);
+        }
+        if in_math {
+            // HTML inside MathML (mtext may hold it, no other token may): its text stays.
+            return Ok(Next::Into(parent, depth));
+        }
+        if is_site_navigation(el) {
+            self.site_nav += 1;
+            return Ok(Next::Skip);
+        }
+        Ok(match classify(local) {
+            Action::Remove(warn) => {
+                if warn {
+                    self.removed(local);
+                }
+                Next::Skip
+            }
+            Action::Unwrap => {
+                if !matches!(
+                    local,
+                    "font" | "html" | "body" | "picture" | "canvas" | "map"
+                ) {
+                    self.warnings.add(format!(
+                        "unwrapped unknown element <{}>",
+                        shorten(local, 40)
+                    ));
+                }
+                Next::Into(parent, depth)
+            }
+            Action::Img => {
+                let src = e.attr("src").unwrap_or("").trim();
+                self.image(e, src, e.attr("alt").unwrap_or(""), parent)?;
+                Next::Skip
+            }
+            Action::Embedded => self.embedded(el, parent, depth)?,
+            Action::Input => self.input(el, parent, depth),
+            Action::Keep("time") => {
+                let elem = time_element(self.filter_attrs("time", e), el);
+                self.keep(elem, el.id(), parent, depth)
+            }
+            Action::Keep(name) => {
+                let elem = self.filter_attrs(name, e);
+                self.keep(elem, el.id(), parent, depth)
+            }
+        })
+    }
+
+    /// Adds `elem` (from the source's `node`) under `parent`, unless the nesting is too deep
+    /// (then only its content is kept).
+    fn keep(&mut self, elem: Elem, node: NodeId, parent: usize, depth: usize) -> Next {
+        if depth >= MAX_DEPTH && !is_void(elem.name) {
+            if self.flattened.is_none() {
+                self.flattened = Some((self.line_of)(node));
+            }
+            return Next::Into(parent, depth);
+        }
+        let void = is_void(elem.name);
+        let i = self.push(parent, Kind::Element(elem));
+        if void {
+            Next::Skip
+        } else {
+            Next::Into(i, depth + 1)
+        }
+    }
+
+    fn parent_name(&self, i: usize) -> Option<&'static str> {
+        match self.nodes.get(i).map(|n| &n.kind) {
+            Some(Kind::Element(e)) => Some(e.name),
+            _ => None,
+        }
+    }
+
+    /// Counts an element removed with its content, for the chapter's one warning.
+    fn removed(&mut self, local: &str) {
+        let what = format!("<{}>", shorten(local, 40));
+        match self.removed.iter_mut().find(|(w, _)| *w == what) {
+            Some((_, n)) => *n += 1,
+            None => self.removed.push((what, 1)),
+        }
+    }
+
+    /// A MathML element: kept from the allow-list, its attributes from the schema's lists.
+    fn mathml(&mut self, el: ElementRef<'_>, local: &str, parent: usize, depth: usize) -> Next {
+        let Some(name) = mathml::element(local) else {
+            if matches!(local, "annotation-xml" | "mglyph") {
+                self.removed(local);
+                return Next::Skip;
+            }
+            self.warnings
+                .add(format!("unwrapped MathML element <{}>", shorten(local, 40)));
+            return Next::Into(parent, depth);
+        };
+        let mut attrs = Vec::new();
+        for (key, raw) in el.value().attrs.iter() {
+            let (key, value): (&str, String) = (
+                &key.local,
+                raw.chars().filter(|&c| is_xml_char(c)).collect(),
+            );
+            match mathml::attribute(name, key) {
+                Some("id") if value.trim().is_empty() => {}
+                Some(k) => attrs.push((k, value)),
+                None if key.len() > 2 && key.starts_with("on") => self.warnings.add(format!(
+                    "removed event-handler attribute {}",
+                    shorten(key, 40)
+                )),
+                None if key.starts_with("xmlns") => {}
+                None => self.dropped.name(key),
+            }
+        }
+        attrs.sort_by_key(|(n, _)| attr_rank(n));
+        self.keep(Elem { name, attrs }, el.id(), parent, depth)
+    }
+
+    /// An inline drawing, cleaned like an SVG image file.
+    fn inline_svg(&mut self, el: ElementRef<'_>, parent: usize) -> Next {
+        match inline_svg::clean(el) {
+            Ok(svg) => {
+                if let Some(removed) = svg.removed {
+                    self.warnings.add(removed);
+                }
+                self.push(
+                    parent,
+                    Kind::Raw {
+                        xml: svg.xml,
+                        ids: svg.ids,
+                    },
+                );
+            }
+            Err(_) => self.removed("svg"),
+        }
+        Next::Skip
+    }
+
+    /// `<object>` or `<embed>` of a local image becomes an `<img>` (an object's fallback
+    /// content as its `alt`); anything else is removed, an object's fallback content kept.
+    fn embedded(
+        &mut self,
+        el: ElementRef<'_>,
+        parent: usize,
+        depth: usize,
+    ) -> Result<Next, MarkupError> {
+        let e = el.value();
+        let object = &*e.name.local == "object";
+        let src = e.attr(if object { "data" } else { "src" }).unwrap_or("");
+        if is_local_image(src.trim(), e.attr("type")) {
+            let alt = if object {
+                fallback_text(el)
+            } else {
+                e.attr("title").unwrap_or("").to_string()
+            };
+            self.image(e, src.trim(), &alt, parent)?;
+            return Ok(Next::Skip);
+        }
+        self.removed(&e.name.local);
+        Ok(if object {
+            Next::Into(parent, depth)
+        } else {
+            Next::Skip
+        })
+    }
+
+    /// A checkbox stays, disabled (GFM task lists; a book is not a form); other inputs go.
+    fn input(&mut self, el: ElementRef<'_>, parent: usize, depth: usize) -> Next {
+        let e = el.value();
+        if !e
+            .attr("type")
+            .is_some_and(|t| t.trim().eq_ignore_ascii_case("checkbox"))
+        {
+            self.removed("input");
+            return Next::Skip;
+        }
+        let mut attrs = vec![("type", "checkbox".to_string())];
+        if e.attr("checked").is_some() {
+            attrs.push(("checked", String::new()));
+        }
+        attrs.push(("disabled", String::new()));
+        self.keep(
+            Elem {
+                name: "input",
+                attrs,
+            },
+            el.id(),
+            parent,
+            depth,
+        )
+    }
+
+    /// An `<img>` of `src` with `alt`, its other attributes from `el`. A remote, embedded or
+    /// empty `src` leaves the alt text (and a warning).
+    fn image(
+        &mut self,
+        el: &PElement,
+        src: &str,
+        alt: &str,
+        parent: usize,
+    ) -> Result<(), MarkupError> {
+        let alt: String = alt.chars().filter(|&c| is_xml_char(c)).collect();
+        let lower = src.to_ascii_lowercase();
+        let reason = if src.is_empty() {
+            Some("removed <img> without src".to_string())
+        } else if lower.starts_with("http:")
+            || lower.starts_with("https:")
+            || lower.starts_with("//")
+        {
+            Some(format!("removed remote image {}", shorten(src, 200)))
+        } else if lower.starts_with("data:") {
+            Some(format!("removed embedded image {}", shorten(src, 40)))
+        } else if url_scheme(src).is_some() {
+            Some(format!(
+                "removed image with unsupported URL {}",
+                shorten(src, 200)
+            ))
+        } else if src.starts_with(['/', '\\']) {
+            // A path from a web site's root names no file of the project (and reading it
+            // would leave the project folder).
+            Some(format!(
+                "removed image with a path from a site's root {} (write it relative to the chapter)",
+                shorten(src, 200)
+            ))
+        } else {
+            None
+        };
+        if let Some(reason) = reason {
+            self.warnings.add(reason);
+            self.removed("img");
+            self.push_text(parent, &alt);
+            return Ok(());
+        }
+        let path = src.split(['?', '#']).next().unwrap_or(src);
+        let decoded = percent_decode(path);
+        let href = match self.image_hrefs.get(&decoded) {
+            Some(h) => h.clone(),
+            None => {
+                let Ok(href) = self.images.resolve(&decoded) else {
+                    // A picture that cannot be read: the resolver has said so (where, and
+                    // why); its alt text stands in, as a browser shows it.
+                    self.push_text(parent, &alt);
+                    return Ok(());
+                };
+                self.image_hrefs.insert(decoded.clone(), href.clone());
+                self.image_uses.push(ImageUse {
+                    src: decoded,
+                    href: href.clone(),
+                });
+                href
+            }
+        };
+        let mut elem = self.filter_attrs("img", el);
+        elem.attrs.push(("src", href));
+        elem.attrs.push(("alt", alt));
+        elem.attrs.sort_by_key(|(n, _)| attr_rank(n));
+        self.push(parent, Kind::Element(elem));
+        Ok(())
+    }
+}
+
+/// The namespace the prefix of an element named `p:local` is bound to by an `xmlns:p`
+/// attribute on it or an ancestor (the HTML parser keeps such names whole).
+fn prefix_binding(el: ElementRef<'_>) -> Option<&str> {
+    let (prefix, _) = el.value().name.local.split_once(':')?;
+    let attr = format!("xmlns:{prefix}");
+    std::iter::once(el)
+        .chain(el.ancestors().filter_map(ElementRef::wrap))
+        .find_map(|a| a.value().attr(&attr))
+}
+
+/// A `<time>` with a `datetime` HTML accepts, or whose text is one (`<time>1813</time>`:
+/// written out, so that the text-fix stage may change the text); a `<span>` otherwise.
+fn time_element(mut elem: Elem, el: ElementRef<'_>) -> Elem {
+    if elem.attrs.iter().any(|(k, _)| *k == "datetime") {
+        return elem;
+    }
+    let text: String = el.text().collect();
+    if semantics::is_datetime(&text) {
+        elem.attrs.push(("datetime", text.trim().to_string()));
+    } else {
+        elem.name = "span";
+    }
+    elem
+}
+
+/// Whether an `<object>`'s `data` or an `<embed>`'s `src` names an image in the project: a
+/// relative URL with an image type or extension.
+fn is_local_image(src: &str, media_type: Option<&str>) -> bool {
+    let path = src
+        .split(['?', '#'])
+        .next()
+        .unwrap_or(src)
+        .to_ascii_lowercase();
+    let typed = media_type.is_some_and(|t| t.trim().to_ascii_lowercase().starts_with("image/"));
+    let named = [".png", ".jpg", ".jpeg", ".gif", ".webp", ".svg"]
+        .iter()
+        .any(|ext| path.ends_with(ext));
+    !path.is_empty() && url_scheme(src).is_none() && !src.starts_with("//") && (typed || named)
+}
+
+/// An object's fallback content as text: what it says, and the alt text of its images.
+fn fallback_text(el: ElementRef<'_>) -> String {
+    let mut words = Vec::new();
+    for node in el.descendants() {
+        match node.value() {
+            PNode::Text(t) => words.push(t.text.to_string()),
+            PNode::Element(e) if &*e.name.local == "img" => {
+                words.push(format!(" {} ", e.attr("alt").unwrap_or("")));
+            }
+            _ => {}
+        }
+    }
+    words
+        .concat()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
