@@ -232,6 +232,8 @@ mod tests {
             stamp: None,
             volume: None,
             linear: true,
+            toc: true,
+            heading: true,
         }
     }
 

@@ -94,6 +94,11 @@ pub struct Chapter {
     pub types: Vec<String>,
     /// In the spine's reading order (false: `linear="no"`, reached by links and the contents).
     pub linear: bool,
+    /// Listed in the table of contents (false: a page the contents do not name).
+    pub in_toc: bool,
+    /// Its document opens with an `h1` of [`Chapter::title`] (false: the body shows its own
+    /// heading, or none, and the title names it in the contents only).
+    pub heading: bool,
     /// The `epub:type` of the source heading its title comes from (`z3998:roman`): its `h1`
     /// carries it.
     pub title_types: Option<String>,
@@ -136,6 +141,8 @@ impl Chapter {
             sections: Vec::new(),
             types: Vec::new(),
             linear: true,
+            in_toc: true,
+            heading: true,
             title_types: None,
         };
         chapter.reflow(layout);
@@ -155,6 +162,16 @@ impl Chapter {
     /// The chapter in the reading order or out of it (`linear = false`).
     pub fn with_linear(self, linear: bool) -> Chapter {
         Chapter { linear, ..self }
+    }
+
+    /// The chapter listed in the contents or not (`toc = false`), opening with the build's
+    /// heading or showing its own (`heading = false`).
+    pub fn with_page(self, in_toc: bool, heading: bool) -> Chapter {
+        Chapter {
+            in_toc,
+            heading,
+            ..self
+        }
     }
 
     /// The chapter whose `h1` carries the `epub:type` of its source heading.

@@ -330,7 +330,13 @@ fn one_chapter(
         back_matter = back_matter.or_else(|| gutenberg_html(&mut converted, &project.layout));
     }
     warnings.extend(conversion_warnings(project, &src.path, &converted));
-    keep_replaced_heading(given.as_deref(), &mut converted);
+    let own = match src.heading {
+        true => {
+            keep_replaced_heading(given.as_deref(), &mut converted);
+            None
+        }
+        false => own_heading(project, kind, &converted, file, tally.as_deref_mut())?,
+    };
     // The `h1` carries the source heading's types only when it shows that heading's text.
     let same = |g: &str, t: &str| g.split_whitespace().eq(t.split_whitespace());
     let title_kept = converted.title_is_heading
@@ -345,11 +351,12 @@ fn one_chapter(
         (None, Some(t)) if kind == SourceKind::Text => t,
         (None, found) => fallback_title(project, src, n, found, file, tally)?,
     };
-    let body = std::mem::take(&mut converted.body);
+    let body = own.unwrap_or_default() + &std::mem::take(&mut converted.body);
     let chapter = Chapter::new(title, body, &project.layout)
         .at_level(src.level)
         .with_types(std::mem::take(&mut converted.body_types))
         .with_linear(src.linear)
+        .with_page(src.toc, src.heading)
         .with_title_types(converted.title_types.take().filter(|_| title_kept));
     let nodes = std::iter::once(Node::Chapter(chapter))
         .chain(back_matter)
@@ -475,6 +482,34 @@ fn conversion_warnings(
 /// else: put back at the top of the body (as the `h2` under the chapter's title), never lost.
 /// One that says the same (as `init` writes titles) is the title; an HTML `<title>` is not
 /// text of the page.
+/// The heading a chapter with `heading = false` shows: the one its file opens with, which the
+/// conversion took out as its title, put back as its `h1` (its text fixed as titles are). None
+/// when the file opens with no heading: the build then adds none.
+fn own_heading(
+    project: &Project,
+    kind: SourceKind,
+    converted: &super::Converted,
+    file: FileRef<'_>,
+    tally: Option<&mut Tally>,
+) -> Result<Option<String>> {
+    let Some(found) = converted.title.as_deref().filter(|_| converted.title_is_heading) else {
+        return Ok(None);
+    };
+    let shown = match kind {
+        SourceKind::Text => found.to_string(),
+        _ => project.text.title(found, Some(file), tally)?,
+    };
+    let types = converted
+        .title_types
+        .as_deref()
+        .map(|t| format!(" epub:type=\"{}\"", crate::xml::escape_attr(t)))
+        .unwrap_or_default();
+    Ok(Some(format!(
+        "<h1{types}>{}</h1>\n",
+        crate::xml::escape_text(&shown)
+    )))
+}
+
 fn keep_replaced_heading(given: Option<&str>, converted: &mut super::Converted) {
     let words = |s: &str| {
         s.split_whitespace()

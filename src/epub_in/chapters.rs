@@ -5,7 +5,9 @@
 //! entries into the same document are its sections, which the build lists from the headings
 //! that carry their ids down to `[layout] toc-depth` (set to the deepest such entry). A
 //! document no entry points to keeps its place in the reading order, at the level of the one
-//! before, and takes the title its own heading gives it (a note says so). `linear="no"` stays
+//! before, and stays out of the contents (`toc = false`, a note says so): a title page, or a
+//! piece of a chapter that calibre cut at a page break. Every document shows its own heading
+//! (`heading = false`), so that the build adds no text the EPUB did not have. `linear="no"` stays
 //! `linear = false`. The cover page (a document that shows only the cover image) is the
 //! build's to make again from `cover`; the navigation document, when the spine holds it,
 //! becomes `[layout] toc-page`. An entry that points at no chapter is a note.
@@ -172,7 +174,7 @@ fn title_and_nest(
             Some(d) => d,
             None => {
                 diagnostics.push(note(format!(
-                    "{} has no entry in the contents; it takes its own heading as its title",
+                    "{} has no entry in the contents; it stays out of them (`toc = false`)",
                     chapter.file
                 )));
                 prev.max(1)

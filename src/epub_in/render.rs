@@ -120,9 +120,15 @@ const HTML_EXTENSIONS: [&str; 4] = ["html", "htm", "xhtml", "xht"];
 fn chapters(out: &mut String, plan: &Plan) {
     for c in &plan.chapters {
         let _ = write!(out, "\n[[chapters]]\nfile = {}\n", quote(&c.file));
-        if let Some(t) = c.title.as_deref().filter(|t| !t.trim().is_empty()) {
-            let _ = writeln!(out, "title = {}", one_line(t));
+        match c.title.as_deref().filter(|t| !t.trim().is_empty()) {
+            Some(t) => {
+                let _ = writeln!(out, "title = {}", one_line(t));
+            }
+            // A page the contents do not name stays out of them.
+            None => out.push_str("toc = false\n"),
         }
+        // The page shows its own heading, or none, as the EPUB had it.
+        out.push_str("heading = false\n");
         if c.level > 1 {
             let _ = writeln!(out, "level = {}", c.level);
         }

@@ -326,9 +326,11 @@ fn source_key(src: &ChapterSource) -> Vec<u8> {
         stamp: _,
         volume,
         linear,
+        toc,
+        heading,
     } = src;
     let rest = format!(
-        "{title:?} {line:?} {encoding:?} {encoding_errors:?} {split:?} {level} {volume:?} {format:?} {linear}"
+        "{title:?} {line:?} {encoding:?} {encoding_errors:?} {split:?} {level} {volume:?} {format:?} {linear} {toc} {heading}"
     );
     let path = path.as_os_str().as_encoded_bytes();
     let mut key = Vec::with_capacity(path.len() + rest.len() + 8);
@@ -441,6 +443,8 @@ impl Reuse {
                 // Only a plain-text chapter is reused, and its source types nothing.
                 types: Vec::new(),
                 linear: src.linear,
+                in_toc: src.toc,
+                heading: src.heading,
                 title_types: None,
             })],
             images: Vec::new(),

@@ -155,6 +155,12 @@ pub struct ChapterSource {
     /// In the reading order (`linear = false`: out of it, reached by links only, as an EPUB
     /// source's `linear="no"` spine item).
     pub linear: bool,
+    /// Listed in the table of contents (`toc = false`: a page the contents do not name, as an
+    /// EPUB source's spine document that no contents entry points to).
+    pub toc: bool,
+    /// The build writes the chapter's heading (`heading = false`: the file shows its own, or
+    /// none, as an EPUB source's page does; `title` then names it in the contents only).
+    pub heading: bool,
 }
 
 /// What a file's metadata says about its content, as git's index compares it: size,

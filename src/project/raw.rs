@@ -92,6 +92,8 @@ struct Chapter {
     level: Option<Spanned<i64>>,
     format: Option<String>,
     linear: Option<bool>,
+    toc: Option<bool>,
+    heading: Option<bool>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -769,6 +771,8 @@ fn expand(entry: Spanned<Chapter>, ctx: &Ctx, skip: &Skip) -> Result<Vec<Chapter
         stamp: None,
         volume: None,
         linear: entry.linear.unwrap_or(true),
+        toc: entry.toc.unwrap_or(true),
+        heading: entry.heading.unwrap_or(true),
     };
     match (&entry.file, &entry.glob) {
         (Some(file), None) => chapter_file(ctx, file, template).map(|c| vec![c]),
