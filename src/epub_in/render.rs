@@ -1,6 +1,7 @@
 //! The text of the `metadata.toml` that [`super::unpack`] writes: `[book]` with everything the
 //! package document said, `[layout]` (no generated title page, since the EPUB's own pages are
-//! the chapters; the contents' depth; vertical text), `[style] css` with the EPUB's
+//! the chapters; the contents' depth; vertical text), `[text] typography = false` (the EPUB's
+//! punctuation as it is), `[style] css` with the EPUB's
 //! stylesheets, then one `[[chapters]]` entry per spine document, in reading order.
 
 use std::fmt::Write as _;
@@ -96,6 +97,8 @@ pub(super) fn metadata_toml(meta: &Metadata, plan: &Plan, stylesheets: &[String]
         let _ = writeln!(out, "cover = {}", quote(c));
     }
     layout(&mut out, meta, plan);
+    // An EPUB is a finished book: its punctuation is kept as it is (`true` to change it).
+    out.push_str("\n[text]\ntypography = false   # the EPUB's punctuation as it is\n");
     if !stylesheets.is_empty() {
         let css: Vec<String> = stylesheets.iter().map(|c| quote(c)).collect();
         let _ = writeln!(out, "\n[style]\ncss = [{}]", css.join(", "));
