@@ -234,6 +234,7 @@ mod tests {
             linear: true,
             toc: true,
             heading: true,
+            sections: None,
         }
     }
 

@@ -99,6 +99,8 @@ pub struct Chapter {
     /// Its document opens with an `h1` of [`Chapter::title`] (false: the body shows its own
     /// heading, or none, and the title names it in the contents only).
     pub heading: bool,
+    /// `sections` were given (the source's contents entries), not found in the body.
+    pub sections_given: bool,
     /// The `epub:type` of the source heading its title comes from (`z3998:roman`): its `h1`
     /// carries it.
     pub title_types: Option<String>,
@@ -143,6 +145,7 @@ impl Chapter {
             linear: true,
             in_toc: true,
             heading: true,
+            sections_given: false,
             title_types: None,
         };
         chapter.reflow(layout);
@@ -174,6 +177,19 @@ impl Chapter {
         }
     }
 
+    /// The chapter with the contents entries under it given (those whose id its body holds),
+    /// in place of its headings; unchanged when None.
+    pub fn with_sections(mut self, given: Option<Vec<Section>>) -> Chapter {
+        if let Some(given) = given {
+            self.sections = given
+                .into_iter()
+                .filter(|s| self.body.contains(&format!("id=\"{}\"", crate::xml::escape_attr(&s.id))))
+                .collect();
+            self.sections_given = true;
+        }
+        self
+    }
+
     /// The chapter whose `h1` carries the `epub:type` of its source heading.
     pub fn with_title_types(self, title_types: Option<String>) -> Chapter {
         Chapter {
@@ -200,7 +216,9 @@ impl Chapter {
         let bodies = pieces::split_body(&self.body, split_limit(layout));
         self.pieces = bodies.len();
         self.anchors = pieces::anchors(&bodies);
-        self.sections = pieces::sections(&self.body);
+        if !self.sections_given {
+            self.sections = pieces::sections(&self.body);
+        }
         let features: Vec<Features> = bodies.iter().map(|b| Features::of(b)).collect();
         self.features = if features.iter().all(|f| *f == Features::default()) {
             Vec::new()

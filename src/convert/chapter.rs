@@ -357,6 +357,7 @@ fn one_chapter(
         .with_types(std::mem::take(&mut converted.body_types))
         .with_linear(src.linear)
         .with_page(src.toc, src.heading)
+        .with_sections(given_sections(src, &converted.ids))
         .with_title_types(converted.title_types.take().filter(|_| title_kept));
     let nodes = std::iter::once(Node::Chapter(chapter))
         .chain(back_matter)
@@ -482,6 +483,20 @@ fn conversion_warnings(
 /// else: put back at the top of the body (as the `h2` under the chapter's title), never lost.
 /// One that says the same (as `init` writes titles) is the title; an HTML `<title>` is not
 /// text of the page.
+/// The chapter entry's `sections`, their ids as the body has them.
+fn given_sections(
+    src: &ChapterSource,
+    ids: &HashMap<String, String>,
+) -> Option<Vec<crate::book::Section>> {
+    let mut given = src.sections.clone()?;
+    for s in &mut given {
+        if let Some(now) = ids.get(&s.id) {
+            s.id = now.clone();
+        }
+    }
+    Some(given)
+}
+
 /// The heading a chapter with `heading = false` shows: the one its file opens with, which the
 /// conversion took out as its title, put back as its `h1` (its text fixed as titles are). None
 /// when the file opens with no heading: the build then adds none.

@@ -2,8 +2,8 @@
 //! the table of contents (the nav, else the NCX) has it.
 //!
 //! A document's title and level are those of the first TOC entry that points into it; further
-//! entries into the same document are its sections, which the build lists from the headings
-//! that carry their ids down to `[layout] toc-depth` (set to the deepest such entry). A
+//! entries into the same document are its `sections` (id, title and level each), which the
+//! build lists in place of its headings, down to `[layout] toc-depth` (set to the deepest). A
 //! document no entry points to keeps its place in the reading order, at the level of the one
 //! before, and stays out of the contents (`toc = false`, a note says so): a title page, or a
 //! piece of a chapter that calibre cut at a page break. Every document shows its own heading
@@ -30,6 +30,9 @@ pub struct UnpackedChapter {
     pub level: usize,
     /// In the reading order (false: `linear="no"`).
     pub linear: bool,
+    /// The contents entries that point inside it, in order: (level, fragment id, title), level
+    /// 2 right under the chapter.
+    pub sections: Vec<(usize, String, String)>,
 }
 
 /// The chapters and the layout keys that follow from the TOC.
@@ -125,6 +128,7 @@ pub(super) fn plan(
             title: None,
             level: 1,
             linear: s.linear,
+            sections: Vec::new(),
         });
     }
     title_and_nest(&flat, &docs, &mut plan, diagnostics);
@@ -162,9 +166,14 @@ fn title_and_nest(
                 plan.chapters[i].title = Some(f.entry.title.clone());
             }
             Some(d) => {
-                plan.toc_depth = plan
-                    .toc_depth
-                    .max((f.depth + 1).saturating_sub(d).clamp(1, 6));
+                let level = (f.depth + 1).saturating_sub(d).clamp(2, 6);
+                plan.toc_depth = plan.toc_depth.max(level);
+                if let Some((_, id)) = f.entry.href.split_once('#').filter(|(_, id)| !id.is_empty()) {
+                    let id = crate::inspect::href::percent_decode(id);
+                    plan.chapters[i]
+                        .sections
+                        .push((level, id, f.entry.title.clone()));
+                }
             }
         }
     }

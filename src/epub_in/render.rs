@@ -146,5 +146,25 @@ fn chapters(out: &mut String, plan: &Plan) {
         if !c.linear {
             out.push_str("linear = false\n");
         }
+        // The contents list what the EPUB's did under the chapter, not its headings.
+        if plan.toc_depth > 1 {
+            let listed: Vec<String> = c
+                .sections
+                .iter()
+                .map(|(level, id, title)| {
+                    format!(
+                        "  {{ id = {}, title = {}, level = {level} }},\n",
+                        quote(id),
+                        one_line(title)
+                    )
+                })
+                .collect();
+            match listed.is_empty() {
+                true => out.push_str("sections = []\n"),
+                false => {
+                    let _ = writeln!(out, "sections = [\n{}]", listed.concat());
+                }
+            }
+        }
     }
 }

@@ -328,9 +328,10 @@ fn source_key(src: &ChapterSource) -> Vec<u8> {
         linear,
         toc,
         heading,
+        sections,
     } = src;
     let rest = format!(
-        "{title:?} {line:?} {encoding:?} {encoding_errors:?} {split:?} {level} {volume:?} {format:?} {linear} {toc} {heading}"
+        "{title:?} {line:?} {encoding:?} {encoding_errors:?} {split:?} {level} {volume:?} {format:?} {linear} {toc} {heading} {sections:?}"
     );
     let path = path.as_os_str().as_encoded_bytes();
     let mut key = Vec::with_capacity(path.len() + rest.len() + 8);
@@ -445,6 +446,7 @@ impl Reuse {
                 linear: src.linear,
                 in_toc: src.toc,
                 heading: src.heading,
+                sections_given: false,
                 title_types: None,
             })],
             images: Vec::new(),

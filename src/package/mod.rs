@@ -421,6 +421,7 @@ pub fn frame_key(book: &Book, look: &Look) -> String {
                 linear,
                 in_toc,
                 heading,
+                sections_given: _,
                 title_types: _,
             })) => {
                 bytes("linear", &[u8::from(*linear)]);

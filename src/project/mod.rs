@@ -161,6 +161,9 @@ pub struct ChapterSource {
     /// The build writes the chapter's heading (`heading = false`: the file shows its own, or
     /// none, as an EPUB source's page does; `title` then names it in the contents only).
     pub heading: bool,
+    /// The entries the table of contents lists under the chapter (`sections`), in place of its
+    /// headings: an EPUB source's contents entries that point inside the document.
+    pub sections: Option<Vec<crate::book::Section>>,
 }
 
 /// What a file's metadata says about its content, as git's index compares it: size,

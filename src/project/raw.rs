@@ -94,6 +94,16 @@ struct Chapter {
     linear: Option<bool>,
     toc: Option<bool>,
     heading: Option<bool>,
+    sections: Option<Vec<RawSection>>,
+}
+
+/// One entry of a chapter's `sections`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct RawSection {
+    id: String,
+    title: String,
+    level: Option<i64>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -773,6 +783,7 @@ fn expand(entry: Spanned<Chapter>, ctx: &Ctx, skip: &Skip) -> Result<Vec<Chapter
         linear: entry.linear.unwrap_or(true),
         toc: entry.toc.unwrap_or(true),
         heading: entry.heading.unwrap_or(true),
+        sections: chapter_sections(entry.sections, ctx, offset)?,
     };
     match (&entry.file, &entry.glob) {
         (Some(file), None) => chapter_file(ctx, file, template).map(|c| vec![c]),
@@ -805,6 +816,37 @@ fn chapter_title(title: Option<&str>, ctx: &Ctx, offset: usize) -> Result<Option
         }
         t => Ok(Some(t)),
     }
+}
+
+/// A chapter entry's `sections`: each an id, a title and a level from 2 (right under the
+/// chapter) to 6, 2 when not given.
+fn chapter_sections(
+    sections: Option<Vec<RawSection>>,
+    ctx: &Ctx,
+    offset: usize,
+) -> Result<Option<Vec<crate::book::Section>>> {
+    let Some(sections) = sections else {
+        return Ok(None);
+    };
+    let mut out = Vec::with_capacity(sections.len());
+    for s in sections {
+        let level = s.level.unwrap_or(2);
+        if !(2..=MAX_LEVEL).contains(&level) || s.id.trim().is_empty() {
+            return Err(ctx.error_at(
+                offset,
+                format!(
+                    "a `sections` entry needs an id and a level from 2 to {MAX_LEVEL} (\"{}\", level {level})",
+                    s.id
+                ),
+            ));
+        }
+        out.push(crate::book::Section {
+            level: level as usize,
+            id: s.id,
+            title: values::clean(&s.title, ValueLines::One),
+        });
+    }
+    Ok(Some(out))
 }
 
 /// A chapter entry's `format`: what the file holds, whatever its extension.
