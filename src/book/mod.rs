@@ -183,7 +183,10 @@ impl Chapter {
         if let Some(given) = given {
             self.sections = given
                 .into_iter()
-                .filter(|s| self.body.contains(&format!("id=\"{}\"", crate::xml::escape_attr(&s.id))))
+                .filter(|s| {
+                    self.body
+                        .contains(&format!("id=\"{}\"", crate::xml::escape_attr(&s.id)))
+                })
                 .collect();
             self.sections_given = true;
         }

@@ -507,7 +507,11 @@ fn own_heading(
     file: FileRef<'_>,
     tally: Option<&mut Tally>,
 ) -> Result<Option<String>> {
-    let Some(found) = converted.title.as_deref().filter(|_| converted.title_is_heading) else {
+    let Some(found) = converted
+        .title
+        .as_deref()
+        .filter(|_| converted.title_is_heading)
+    else {
         return Ok(None);
     };
     let shown = match kind {

@@ -84,6 +84,9 @@ pub(super) fn plan(
         ..Plan::default()
     };
     let mut docs: Vec<&str> = Vec::new();
+    // A cover page the contents name stays a page, so that its entry stays too.
+    let named: std::collections::HashSet<&str> =
+        flat.iter().map(|f| path_of(&f.entry.href)).collect();
     for s in &book.spine {
         let Some(href) = s.href.as_deref() else {
             diagnostics.push(Diagnostic::warning(
@@ -112,7 +115,10 @@ pub(super) fn plan(
         let Some(local) = written.local.get(href) else {
             continue;
         };
-        if meta.cover.is_some() && is_cover_page(&dir.join(local), meta.cover.as_deref(), local) {
+        if meta.cover.is_some()
+            && !named.contains(href)
+            && is_cover_page(&dir.join(local), meta.cover.as_deref(), local)
+        {
             diagnostics.push(note(format!(
                 "{href} shows only the cover; the build makes the cover page from `cover`"
             )));
@@ -168,7 +174,12 @@ fn title_and_nest(
             Some(d) => {
                 let level = (f.depth + 1).saturating_sub(d).clamp(2, 6);
                 plan.toc_depth = plan.toc_depth.max(level);
-                if let Some((_, id)) = f.entry.href.split_once('#').filter(|(_, id)| !id.is_empty()) {
+                if let Some((_, id)) = f
+                    .entry
+                    .href
+                    .split_once('#')
+                    .filter(|(_, id)| !id.is_empty())
+                {
                     let id = crate::inspect::href::percent_decode(id);
                     plan.chapters[i]
                         .sections

@@ -29,4 +29,3 @@ pub(crate) fn relink(text: &str, link: &dyn Fn(&str) -> String) -> String {
     }
     out
 }
-
