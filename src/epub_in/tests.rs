@@ -150,8 +150,8 @@ fn a_page_missing_from_the_contents_stays_a_page_without_an_entry_or_a_heading_o
     assert_eq!(occurrences(&out, ">Chapter One</h1>"), 1);
     assert_eq!(
         occurrences(&out, ">Section</h"),
-        2,
-        "the page's and chapter one's"
+        3,
+        "one in each of the three files"
     );
     assert_eq!(occurrences(&out, ">Interlude<"), 1);
     assert_eq!(
