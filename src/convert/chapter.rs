@@ -488,7 +488,7 @@ fn given_sections(
     src: &ChapterSource,
     ids: &HashMap<String, String>,
 ) -> Option<Vec<crate::book::Section>> {
-    let mut given = src.sections.clone()?;
+    let mut given = src.sections.as_deref()?.0.clone();
     for s in &mut given {
         if let Some(now) = ids.get(&s.id) {
             s.id = now.clone();

@@ -99,6 +99,8 @@ pub enum Volumes {
 /// One entry of the reading order.
 #[derive(Debug, Clone)]
 #[non_exhaustive]
+// A chapter is the common entry: boxing it would cost every book an allocation per chapter.
+#[allow(clippy::large_enum_variant)]
 pub enum ContentEntry {
     /// A chapter at the top level.
     Chapter(ChapterSource),
@@ -163,8 +165,13 @@ pub struct ChapterSource {
     pub heading: bool,
     /// The entries the table of contents lists under the chapter (`sections`), in place of its
     /// headings: an EPUB source's contents entries that point inside the document.
-    pub sections: Option<Vec<crate::book::Section>>,
+    pub sections: Option<Box<Sections>>,
 }
+
+/// A chapter entry's `sections`, in order (boxed in [`ChapterSource`], which most chapters
+/// leave without).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Sections(pub Vec<crate::book::Section>);
 
 /// What a file's metadata says about its content, as git's index compares it: size,
 /// modification time, status change time and inode. A rewrite that keeps the size and puts the

@@ -824,7 +824,7 @@ fn chapter_sections(
     sections: Option<Vec<RawSection>>,
     ctx: &Ctx,
     offset: usize,
-) -> Result<Option<Vec<crate::book::Section>>> {
+) -> Result<Option<Box<super::Sections>>> {
     let Some(sections) = sections else {
         return Ok(None);
     };
@@ -846,7 +846,7 @@ fn chapter_sections(
             title: values::clean(&s.title, ValueLines::One),
         });
     }
-    Ok(Some(out))
+    Ok(Some(Box::new(super::Sections(out))))
 }
 
 /// A chapter entry's `format`: what the file holds, whatever its extension.
