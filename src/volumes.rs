@@ -232,6 +232,9 @@ mod tests {
             stamp: None,
             volume: None,
             linear: true,
+            toc: true,
+            heading: true,
+            sections: None,
         }
     }
 

@@ -94,6 +94,13 @@ pub struct Chapter {
     pub types: Vec<String>,
     /// In the spine's reading order (false: `linear="no"`, reached by links and the contents).
     pub linear: bool,
+    /// Listed in the table of contents (false: a page the contents do not name).
+    pub in_toc: bool,
+    /// Its document opens with an `h1` of [`Chapter::title`] (false: the body shows its own
+    /// heading, or none, and the title names it in the contents only).
+    pub heading: bool,
+    /// `sections` were given (the source's contents entries), not found in the body.
+    pub sections_given: bool,
     /// The `epub:type` of the source heading its title comes from (`z3998:roman`): its `h1`
     /// carries it.
     pub title_types: Option<String>,
@@ -136,6 +143,9 @@ impl Chapter {
             sections: Vec::new(),
             types: Vec::new(),
             linear: true,
+            in_toc: true,
+            heading: true,
+            sections_given: false,
             title_types: None,
         };
         chapter.reflow(layout);
@@ -155,6 +165,32 @@ impl Chapter {
     /// The chapter in the reading order or out of it (`linear = false`).
     pub fn with_linear(self, linear: bool) -> Chapter {
         Chapter { linear, ..self }
+    }
+
+    /// The chapter listed in the contents or not (`toc = false`), opening with the build's
+    /// heading or showing its own (`heading = false`).
+    pub fn with_page(self, in_toc: bool, heading: bool) -> Chapter {
+        Chapter {
+            in_toc,
+            heading,
+            ..self
+        }
+    }
+
+    /// The chapter with the contents entries under it given (those whose id its body holds),
+    /// in place of its headings; unchanged when None.
+    pub fn with_sections(mut self, given: Option<Vec<Section>>) -> Chapter {
+        if let Some(given) = given {
+            self.sections = given
+                .into_iter()
+                .filter(|s| {
+                    self.body
+                        .contains(&format!("id=\"{}\"", crate::xml::escape_attr(&s.id)))
+                })
+                .collect();
+            self.sections_given = true;
+        }
+        self
     }
 
     /// The chapter whose `h1` carries the `epub:type` of its source heading.
@@ -183,7 +219,9 @@ impl Chapter {
         let bodies = pieces::split_body(&self.body, split_limit(layout));
         self.pieces = bodies.len();
         self.anchors = pieces::anchors(&bodies);
-        self.sections = pieces::sections(&self.body);
+        if !self.sections_given {
+            self.sections = pieces::sections(&self.body);
+        }
         let features: Vec<Features> = bodies.iter().map(|b| Features::of(b)).collect();
         self.features = if features.iter().all(|f| *f == Features::default()) {
             Vec::new()

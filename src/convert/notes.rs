@@ -123,7 +123,8 @@ pub(crate) fn finish(
 /// every note (`epub:type` `footnote` or `endnote`, referenced by a `noteref` link to `#id` in
 /// its own body or to `chapter-NNNN.xhtml#id` in another) opening with its first reference's
 /// number as a link back to that reference, which gets an id when it has none; None for a
-/// body that needs no change. A note that already opens with a link is left as it is.
+/// body that needs no change. A note that already opens with a link, or links back anywhere
+/// (pandoc's `↩︎` at its end), is left as it is: its number would be text its source lacks.
 pub(crate) fn number(bodies: &[&str]) -> Vec<Option<String>> {
     use rayon::prelude::*;
     let scans: Vec<Option<Scan>> = bodies.par_iter().map(|b| scan(b)).collect();
@@ -231,7 +232,7 @@ fn scan(body: &str) -> Option<Scan> {
         notes: Default::default(),
     };
     for n in doc.descendants() {
-        if is_note(&n) && !opens_with_link(&n) {
+        if is_note(&n) && !opens_with_link(&n) && !links_back(&n) {
             if let Some(id) = n.attribute("id") {
                 let at = content_start(&xml, n) - OPEN.len();
                 out.notes.entry(id.to_string()).or_insert(at);
@@ -299,6 +300,12 @@ fn free_id(taken: &dyn Fn(&str) -> bool, wanted: &str) -> String {
         })
         .find(|id| !taken(id))
         .unwrap_or_default()
+}
+
+/// Whether a note holds a link back to its reference (`role="doc-backlink"`) of its own.
+fn links_back(note: &roxmltree::Node) -> bool {
+    note.descendants()
+        .any(|n| n.has_tag_name("a") && n.attribute("role") == Some("doc-backlink"))
 }
 
 /// The number and back links the Markdown converter writes into a note.

@@ -2,10 +2,12 @@
 //! the table of contents (the nav, else the NCX) has it.
 //!
 //! A document's title and level are those of the first TOC entry that points into it; further
-//! entries into the same document are its sections, which the build lists from the headings
-//! that carry their ids down to `[layout] toc-depth` (set to the deepest such entry). A
+//! entries into the same document are its `sections` (id, title and level each), which the
+//! build lists in place of its headings, down to `[layout] toc-depth` (set to the deepest). A
 //! document no entry points to keeps its place in the reading order, at the level of the one
-//! before, and takes the title its own heading gives it (a note says so). `linear="no"` stays
+//! before, and stays out of the contents (`toc = false`, a note says so): a title page, or a
+//! piece of a chapter that calibre cut at a page break. Every document shows its own heading
+//! (`heading = false`), so that the build adds no text the EPUB did not have. `linear="no"` stays
 //! `linear = false`. The cover page (a document that shows only the cover image) is the
 //! build's to make again from `cover`; the navigation document, when the spine holds it,
 //! becomes `[layout] toc-page`. An entry that points at no chapter is a note.
@@ -28,6 +30,9 @@ pub struct UnpackedChapter {
     pub level: usize,
     /// In the reading order (false: `linear="no"`).
     pub linear: bool,
+    /// The contents entries that point inside it, in order: (level, fragment id, title), level
+    /// 2 right under the chapter.
+    pub sections: Vec<(usize, String, String)>,
 }
 
 /// The chapters and the layout keys that follow from the TOC.
@@ -79,6 +84,9 @@ pub(super) fn plan(
         ..Plan::default()
     };
     let mut docs: Vec<&str> = Vec::new();
+    // A cover page the contents name stays a page, so that its entry stays too.
+    let named: std::collections::HashSet<&str> =
+        flat.iter().map(|f| path_of(&f.entry.href)).collect();
     for s in &book.spine {
         let Some(href) = s.href.as_deref() else {
             diagnostics.push(Diagnostic::warning(
@@ -107,7 +115,10 @@ pub(super) fn plan(
         let Some(local) = written.local.get(href) else {
             continue;
         };
-        if meta.cover.is_some() && is_cover_page(&dir.join(local), meta.cover.as_deref(), local) {
+        if meta.cover.is_some()
+            && !named.contains(href)
+            && is_cover_page(&dir.join(local), meta.cover.as_deref(), local)
+        {
             diagnostics.push(note(format!(
                 "{href} shows only the cover; the build makes the cover page from `cover`"
             )));
@@ -123,6 +134,7 @@ pub(super) fn plan(
             title: None,
             level: 1,
             linear: s.linear,
+            sections: Vec::new(),
         });
     }
     title_and_nest(&flat, &docs, &mut plan, diagnostics);
@@ -160,9 +172,19 @@ fn title_and_nest(
                 plan.chapters[i].title = Some(f.entry.title.clone());
             }
             Some(d) => {
-                plan.toc_depth = plan
-                    .toc_depth
-                    .max((f.depth + 1).saturating_sub(d).clamp(1, 6));
+                let level = (f.depth + 1).saturating_sub(d).clamp(2, 6);
+                plan.toc_depth = plan.toc_depth.max(level);
+                if let Some((_, id)) = f
+                    .entry
+                    .href
+                    .split_once('#')
+                    .filter(|(_, id)| !id.is_empty())
+                {
+                    let id = crate::inspect::href::percent_decode(id);
+                    plan.chapters[i]
+                        .sections
+                        .push((level, id, f.entry.title.clone()));
+                }
             }
         }
     }
@@ -172,7 +194,7 @@ fn title_and_nest(
             Some(d) => d,
             None => {
                 diagnostics.push(note(format!(
-                    "{} has no entry in the contents; it takes its own heading as its title",
+                    "{} has no entry in the contents; it stays out of them (`toc = false`)",
                     chapter.file
                 )));
                 prev.max(1)

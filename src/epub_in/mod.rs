@@ -20,7 +20,7 @@
 
 mod chapters;
 mod files;
-pub(crate) mod merge;
+pub(crate) mod links;
 mod metadata;
 mod render;
 
@@ -146,8 +146,7 @@ pub fn unpack(epub: &Path, dir: &Path, options: &UnpackOptions) -> Result<Unpack
     let layout = files::Layout::new(&book);
     let written = files::write(epub, dir, &book, &layout, &mut diagnostics)?;
     let meta = metadata::Metadata::new(&book, &extra, &written, &mut diagnostics);
-    let mut plan = chapters::plan(&book, &written, &meta, dir, &mut diagnostics);
-    merge::continuations(dir, &mut plan.chapters, &mut diagnostics)?;
+    let plan = chapters::plan(&book, &written, &meta, dir, &mut diagnostics);
     if plan.chapters.is_empty() {
         return Err(Error::NoChapters {
             epub: epub.to_path_buf(),

@@ -1,6 +1,7 @@
 //! The text of the `metadata.toml` that [`super::unpack`] writes: `[book]` with everything the
 //! package document said, `[layout]` (no generated title page, since the EPUB's own pages are
-//! the chapters; the contents' depth; vertical text), `[style] css` with the EPUB's
+//! the chapters; the contents' depth; vertical text), `[text] typography = false` (the EPUB's
+//! punctuation as it is), `[style] css` with the EPUB's
 //! stylesheets, then one `[[chapters]]` entry per spine document, in reading order.
 
 use std::fmt::Write as _;
@@ -96,6 +97,8 @@ pub(super) fn metadata_toml(meta: &Metadata, plan: &Plan, stylesheets: &[String]
         let _ = writeln!(out, "cover = {}", quote(c));
     }
     layout(&mut out, meta, plan);
+    // An EPUB is a finished book: its punctuation is kept as it is (`true` to change it).
+    out.push_str("\n[text]\ntypography = false   # the EPUB's punctuation as it is\n");
     if !stylesheets.is_empty() {
         let css: Vec<String> = stylesheets.iter().map(|c| quote(c)).collect();
         let _ = writeln!(out, "\n[style]\ncss = [{}]", css.join(", "));
@@ -120,9 +123,15 @@ const HTML_EXTENSIONS: [&str; 4] = ["html", "htm", "xhtml", "xht"];
 fn chapters(out: &mut String, plan: &Plan) {
     for c in &plan.chapters {
         let _ = write!(out, "\n[[chapters]]\nfile = {}\n", quote(&c.file));
-        if let Some(t) = c.title.as_deref().filter(|t| !t.trim().is_empty()) {
-            let _ = writeln!(out, "title = {}", one_line(t));
+        match c.title.as_deref().filter(|t| !t.trim().is_empty()) {
+            Some(t) => {
+                let _ = writeln!(out, "title = {}", one_line(t));
+            }
+            // A page the contents do not name stays out of them.
+            None => out.push_str("toc = false\n"),
         }
+        // The page shows its own heading, or none, as the EPUB had it.
+        out.push_str("heading = false\n");
         if c.level > 1 {
             let _ = writeln!(out, "level = {}", c.level);
         }
@@ -136,6 +145,26 @@ fn chapters(out: &mut String, plan: &Plan) {
         }
         if !c.linear {
             out.push_str("linear = false\n");
+        }
+        // The contents list what the EPUB's did under the chapter, not its headings.
+        if plan.toc_depth > 1 {
+            let listed: Vec<String> = c
+                .sections
+                .iter()
+                .map(|(level, id, title)| {
+                    format!(
+                        "  {{ id = {}, title = {}, level = {level} }},\n",
+                        quote(id),
+                        one_line(title)
+                    )
+                })
+                .collect();
+            match listed.is_empty() {
+                true => out.push_str("sections = []\n"),
+                false => {
+                    let _ = writeln!(out, "sections = [\n{}]", listed.concat());
+                }
+            }
         }
     }
 }

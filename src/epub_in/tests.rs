@@ -67,14 +67,32 @@ fn an_epub3_unpacks_into_a_project_that_builds_the_same_contents_back() {
     assert_eq!(rebuilt.metadata.titles, ["Minimal Book"]);
 }
 
+/// How often `needle` is in the rebuilt EPUB's chapter documents (`text/…`).
+fn occurrences(epub: &Path, needle: &str) -> usize {
+    let file = std::fs::File::open(epub).expect("open the EPUB");
+    let mut zip = zip::ZipArchive::new(file).expect("a zip");
+    let mut n = 0;
+    for i in 0..zip.len() {
+        let mut entry = zip.by_index(i).expect("an entry");
+        if !entry.name().is_ok_and(|n| n.contains("/text/")) {
+            continue;
+        }
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut entry, &mut text).expect("UTF-8");
+        n += text.matches(needle).count();
+    }
+    n
+}
+
 #[test]
-fn a_document_missing_from_the_contents_joins_the_chapter_before_and_nesting_follows_the_contents()
-{
+fn a_page_missing_from_the_contents_stays_a_page_without_an_entry_or_a_heading_of_ours() {
     let tmp = tempfile::tempdir().expect("temp dir");
     let two = crate::inspect::testutil::CHAPTER
         .replace("Chapter One", "Chapter Two")
         .replace("id=\"start\"", "id=\"two\"");
-    let three = crate::inspect::testutil::CHAPTER.replace("Chapter One", "Interlude");
+    let three = crate::inspect::testutil::CHAPTER
+        .replace("<h1 id=\"start\">Chapter One</h1>", "<p>Interlude</p>")
+        .replace("id=\"s1\"", "id=\"i1\"");
     let book = TestBook::minimal_epub3()
         .add("EPUB/text/two.xhtml", two.as_bytes())
         .add("EPUB/text/three.xhtml", three.as_bytes())
@@ -91,38 +109,55 @@ fn a_document_missing_from_the_contents_joins_the_chapter_before_and_nesting_fol
         .edit(
             "EPUB/nav.xhtml",
             "<ol><li><a href=\"text/chapter%5F1.xhtml#s1\">Section</a></li></ol>",
-            "<ol><li><a href=\"text/chapter%5F1.xhtml#s1\">Section</a></li><li><a href=\"text/two.xhtml\">Second</a></li></ol>",
+            "<ol><li><a href=\"text/chapter%5F1.xhtml#s1\">The section</a></li></ol></li><li><a href=\"text/two.xhtml\">Second</a>",
         );
     let epub = epub_file(tmp.path(), &book);
     let dir = tmp.path().join("out");
     let unpacked = unpack(&epub, &dir, &UnpackOptions::new()).expect("unpacked");
-    let got: Vec<(&str, Option<&str>, usize, bool)> = unpacked
+    let got: Vec<(&str, Option<&str>, bool, usize)> = unpacked
         .chapters
         .iter()
-        .map(|c| (c.file.as_str(), c.title.as_deref(), c.level, c.linear))
+        .map(|c| {
+            (
+                c.file.as_str(),
+                c.title.as_deref(),
+                c.linear,
+                c.sections.len(),
+            )
+        })
         .collect();
     assert_eq!(
         got,
         [
-            ("text/chapter_1.xhtml", Some("Chapter One"), 1, true),
-            ("text/two.xhtml", Some("Second"), 2, false),
+            ("text/chapter_1.xhtml", Some("Chapter One"), true, 1),
+            ("text/three.xhtml", None, true, 0),
+            ("text/two.xhtml", Some("Second"), false, 0),
         ]
     );
-    // The untitled document continues the chapter before it: joined to it, its file gone.
-    let joined = std::fs::read_to_string(dir.join("text/chapter_1.xhtml")).expect("read");
-    assert!(
-        joined.contains("<div id=\"joined-three-xhtml\">"),
-        "{joined}"
+    let source = crate::inspect::open(&epub).expect("the source opens");
+    let rebuilt = rebuild(&dir);
+    // The same contents: the nav's titles, not the headings', and no entry for the page.
+    assert_eq!(titles(&rebuilt.toc), titles(&source.toc));
+    assert_eq!(
+        titles(&rebuilt.toc),
+        ["Chapter One [The section]", "Second"]
     );
-    assert!(joined.contains("Interlude"), "{joined}");
-    assert!(!dir.join("text/three.xhtml").exists());
-    assert!(
-        unpacked
-            .diagnostics
-            .iter()
-            .any(|d| d.code == Code::EpubInChapter && d.message.contains("joined")),
-        "{:#?}",
-        unpacked.diagnostics
+    // The cover page (the build's, from `cover`), then the three pages.
+    assert_eq!(rebuilt.spine.len(), 4, "{:?}", rebuilt.spine);
+    // No text of ours: each heading once (its own), the page's text once, no heading made
+    // from the nav's titles.
+    let out = dir.join("rebuilt.epub");
+    assert_eq!(occurrences(&out, ">Chapter One</h1>"), 1);
+    assert_eq!(
+        occurrences(&out, ">Section</h"),
+        3,
+        "one in each of the three files"
+    );
+    assert_eq!(occurrences(&out, ">Interlude<"), 1);
+    assert_eq!(
+        occurrences(&out, ">The section<"),
+        0,
+        "the nav's title is no heading"
     );
 }
 

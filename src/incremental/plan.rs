@@ -326,9 +326,12 @@ fn source_key(src: &ChapterSource) -> Vec<u8> {
         stamp: _,
         volume,
         linear,
+        toc,
+        heading,
+        sections,
     } = src;
     let rest = format!(
-        "{title:?} {line:?} {encoding:?} {encoding_errors:?} {split:?} {level} {volume:?} {format:?} {linear}"
+        "{title:?} {line:?} {encoding:?} {encoding_errors:?} {split:?} {level} {volume:?} {format:?} {linear} {toc} {heading} {sections:?}"
     );
     let path = path.as_os_str().as_encoded_bytes();
     let mut key = Vec::with_capacity(path.len() + rest.len() + 8);
@@ -441,6 +444,9 @@ impl Reuse {
                 // Only a plain-text chapter is reused, and its source types nothing.
                 types: Vec::new(),
                 linear: src.linear,
+                in_toc: src.toc,
+                heading: src.heading,
+                sections_given: false,
                 title_types: None,
             })],
             images: Vec::new(),

@@ -98,7 +98,7 @@ fn rewrite_as_markdown(dir: &Path, unpacked: &mut Unpacked) -> Result<(), epub_i
             );
             c.file = md_name;
         } else if !converted.is_empty() {
-            let relinked = epub_in::merge::relink(&text, &link);
+            let relinked = epub_in::links::relink(&text, &link);
             if relinked != text {
                 std::fs::write(&path, relinked).map_err(|e| write_err(&path, e))?;
             }

@@ -155,7 +155,15 @@ pub(super) fn render(
         } => {
             let body = linked_piece(chapters, *number, *piece, body);
             let typed = section_types(chapter);
-            let body = if *first {
+            let body = if *first && !chapter.heading {
+                // The body shows its own heading (or none): the title names it for
+                // assistive technology only.
+                format!(
+                    "<section {typed} aria-label=\"{}\">\n{}</section>\n",
+                    attr(&chapter.title),
+                    body
+                )
+            } else if *first {
                 format!(
                     "<section {typed} aria-labelledby=\"{P}chapter-title\">\n<h1{} id=\"{P}chapter-title\">{}</h1>\n{}</section>\n",
                     chapter

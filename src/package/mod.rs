@@ -176,6 +176,13 @@ pub(crate) fn documents<'a>(book: &'a Book, look: &Look) -> Vec<Doc<'a>> {
         &mut (0, 0),
         &mut out,
     );
+    // A table of contents lists one entry at least: when every chapter says `toc = false`,
+    // it lists them all.
+    if !out.iter().any(|d| d.in_toc) {
+        for d in &mut out {
+            d.in_toc = matches!(d.kind, DocKind::Chapter { first: true, .. });
+        }
+    }
     if look.layout.colophon {
         out.push(generated("colophon", words.colophon, DocKind::Colophon));
     }
@@ -242,7 +249,7 @@ fn chapter_doc<'a>(
         id,
         title: chapter.title.clone(),
         depth,
-        in_toc: piece == 0,
+        in_toc: piece == 0 && chapter.in_toc,
         features: chapter.features(piece),
         kind: DocKind::Chapter {
             chapter,
@@ -412,9 +419,13 @@ pub fn frame_key(book: &Book, look: &Look) -> String {
                 sections,
                 types,
                 linear,
+                in_toc,
+                heading,
+                sections_given: _,
                 title_types: _,
             })) => {
                 bytes("linear", &[u8::from(*linear)]);
+                bytes("page", &[u8::from(*in_toc), u8::from(*heading)]);
                 bytes("chapter", title.as_bytes());
                 // They type the chapter's section and move the landmarks.
                 bytes("types", types.join(" ").as_bytes());

@@ -99,6 +99,8 @@ pub enum Volumes {
 /// One entry of the reading order.
 #[derive(Debug, Clone)]
 #[non_exhaustive]
+// A chapter is the common entry: boxing it would cost every book an allocation per chapter.
+#[allow(clippy::large_enum_variant)]
 pub enum ContentEntry {
     /// A chapter at the top level.
     Chapter(ChapterSource),
@@ -155,7 +157,21 @@ pub struct ChapterSource {
     /// In the reading order (`linear = false`: out of it, reached by links only, as an EPUB
     /// source's `linear="no"` spine item).
     pub linear: bool,
+    /// Listed in the table of contents (`toc = false`: a page the contents do not name, as an
+    /// EPUB source's spine document that no contents entry points to).
+    pub toc: bool,
+    /// The build writes the chapter's heading (`heading = false`: the file shows its own, or
+    /// none, as an EPUB source's page does; `title` then names it in the contents only).
+    pub heading: bool,
+    /// The entries the table of contents lists under the chapter (`sections`), in place of its
+    /// headings: an EPUB source's contents entries that point inside the document.
+    pub sections: Option<Box<Sections>>,
 }
+
+/// A chapter entry's `sections`, in order (boxed in [`ChapterSource`], which most chapters
+/// leave without).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Sections(pub Vec<crate::book::Section>);
 
 /// What a file's metadata says about its content, as git's index compares it: size,
 /// modification time, status change time and inode. A rewrite that keeps the size and puts the

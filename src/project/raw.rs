@@ -94,6 +94,18 @@ struct Chapter {
     level: Option<Spanned<i64>>,
     format: Option<String>,
     linear: Option<bool>,
+    toc: Option<bool>,
+    heading: Option<bool>,
+    sections: Option<Vec<RawSection>>,
+}
+
+/// One entry of a chapter's `sections`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct RawSection {
+    id: String,
+    title: String,
+    level: Option<i64>,
 }
 
 #[derive(Debug, Deserialize)]

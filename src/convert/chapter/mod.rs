@@ -21,6 +21,7 @@ use crate::text_fix::{FileRef, Tally};
 
 mod boilerplate;
 mod files;
+mod page;
 mod pieces;
 mod probe;
 mod read;
@@ -397,16 +398,23 @@ fn one_chapter(
         back_matter = back_matter.or_else(|| boilerplate::html(&mut converted, &project.layout));
     }
     warnings.extend(conversion_warnings(project, &src.path, &converted));
-    // The opening heading goes through the text-fix stage as the given title did, before the
-    // two are compared (and when kept, it is shown converted like the rest of the text).
-    if let (Some(_), true, Some(found)) = (&given, converted.title_is_heading, &converted.title) {
-        converted.title = Some(
-            project
-                .text
-                .title(found, Some(file), tally.as_deref_mut())?,
-        );
-    }
-    keep_replaced_heading(given.as_deref(), &mut converted);
+    let fixed = page::fix_opening_heading(
+        project,
+        given.as_deref(),
+        &mut converted,
+        file,
+        tally.as_deref_mut(),
+    )?;
+    let own = match src.heading {
+        true => {
+            keep_replaced_heading(given.as_deref(), &mut converted);
+            None
+        }
+        false => {
+            let how = (kind, fixed);
+            page::own_heading(project, how, &converted, file, tally.as_deref_mut())?
+        }
+    };
     // The `h1` carries the source heading's types only when it shows that heading's text.
     let same = |g: &str, t: &str| g.split_whitespace().eq(t.split_whitespace());
     let title_kept = converted.title_is_heading
@@ -421,11 +429,13 @@ fn one_chapter(
         (None, Some(t)) if kind == SourceKind::Text => t,
         (None, found) => fallback_title(project, src, n, found, file, tally)?,
     };
-    let body = std::mem::take(&mut converted.body);
+    let body = own.unwrap_or_default() + &std::mem::take(&mut converted.body);
     let chapter = Chapter::new(title, body, &project.layout)
         .at_level(src.level)
         .with_types(std::mem::take(&mut converted.body_types))
         .with_linear(src.linear)
+        .with_page(src.toc, src.heading)
+        .with_sections(page::given_sections(src, &converted.ids))
         .with_title_types(converted.title_types.take().filter(|_| title_kept));
     let nodes = std::iter::once(Node::Chapter(chapter))
         .chain(back_matter)

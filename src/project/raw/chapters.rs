@@ -155,6 +155,9 @@ fn expand(entry: Spanned<Chapter>, ctx: &Ctx, skip: &Skip) -> Result<Vec<Chapter
         stamp: None,
         volume: None,
         linear: entry.linear.unwrap_or(true),
+        toc: entry.toc.unwrap_or(true),
+        heading: entry.heading.unwrap_or(true),
+        sections: chapter_sections(entry.sections, ctx, offset)?,
     };
     match (&entry.file, &entry.glob) {
         (Some(file), None) => chapter_file(ctx, file, template).map(|c| vec![c]),
@@ -187,6 +190,37 @@ fn chapter_title(title: Option<&str>, ctx: &Ctx, offset: usize) -> Result<Option
         }
         t => Ok(Some(t)),
     }
+}
+
+/// A chapter entry's `sections`: each an id, a title and a level from 2 (right under the
+/// chapter) to 6, 2 when not given.
+fn chapter_sections(
+    sections: Option<Vec<super::RawSection>>,
+    ctx: &Ctx,
+    offset: usize,
+) -> Result<Option<Box<crate::project::Sections>>> {
+    let Some(sections) = sections else {
+        return Ok(None);
+    };
+    let mut out = Vec::with_capacity(sections.len());
+    for s in sections {
+        let level = s.level.unwrap_or(2);
+        if !(2..=MAX_LEVEL).contains(&level) || s.id.trim().is_empty() {
+            return Err(ctx.error_at(
+                offset,
+                format!(
+                    "a `sections` entry needs an id and a level from 2 to {MAX_LEVEL} (\"{}\", level {level})",
+                    s.id
+                ),
+            ));
+        }
+        out.push(crate::book::Section {
+            level: level as usize,
+            id: s.id,
+            title: values::clean(&s.title, ValueLines::One),
+        });
+    }
+    Ok(Some(Box::new(crate::project::Sections(out))))
 }
 
 /// A chapter entry's `format`: what the file holds, whatever its extension.
