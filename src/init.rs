@@ -377,32 +377,14 @@ fn detect(dir: &Path, file: Option<&str>, quick: bool) -> Result<Draft, InitErro
     let package = (file.is_none() && book.is_none())
         .then(|| opf::find(dir))
         .flatten();
-    let planned = match (&book, file, &package) {
-        (_, Some(f), _) => vec![Planned::top(f.to_string())],
-        (Some(b), None, _) => match &b.summary {
-            Some(summary) => from_summary(&boundary, &b.src, summary, &mut notes),
-            None => listed(dir, &b.src, true, &mut notes)?,
-        },
-        (None, None, Some(p)) => from_spine(&boundary, p, &mut notes),
-        (None, None, None) => {
-            let found = listed(dir, Path::new(""), false, &mut notes)?;
-            refuse_or_note_unsupported(dir, found.len(), &mut notes)?;
-            found
-        }
-    };
-    if planned.is_empty() {
-        return Err(InitError::NoChapters {
-            dir: dir.to_path_buf(),
-        });
-    }
-    // One text file: its name may give the title and author (`《书名》作者：某某.txt`).
-    let stem = match planned.as_slice() {
-        [one] if SourceKind::of(Path::new(&one.file)) == SourceKind::Text => Path::new(&one.file)
-            .file_stem()
-            .and_then(|s| s.to_str())
-            .map(str::to_string),
-        _ => None,
-    };
+    let planned = plan(
+        dir,
+        file,
+        &boundary,
+        (book.as_ref(), package.as_ref()),
+        &mut notes,
+    )?;
+    let stem = lone_text_stem(&planned);
     let mut found = Found {
         quick: quick && file.is_some(),
         ..Found::default()
@@ -412,13 +394,7 @@ fn detect(dir: &Path, file: Option<&str>, quick: bool) -> Result<Draft, InitErro
         .into_iter()
         .map(|p| examine(&boundary, dir, p, lone, &mut found, &mut notes))
         .collect();
-    let language = book
-        .as_ref()
-        .and_then(|b| b.language.clone())
-        .or_else(|| package.as_ref().and_then(|p| p.language.clone()))
-        .filter(|l| !l.trim().is_empty())
-        .or(found.about.language.take())
-        .unwrap_or_else(|| guess_language(&found.sample).to_string());
+    let language = book_language(book.as_ref(), package.as_ref(), &mut found);
     let fallback = match (file, &stem) {
         (Some(_), Some(stem)) => names::book_name(stem),
         _ => folder_title(dir),
@@ -435,11 +411,7 @@ fn detect(dir: &Path, file: Option<&str>, quick: bool) -> Result<Draft, InitErro
     if !language.starts_with("zh") {
         found.site_lines = 0;
     }
-    let cover = package
-        .as_ref()
-        .and_then(|p| p.cover.clone())
-        .filter(|c| dir.join(c).is_file())
-        .or_else(|| find_cover(dir, file));
+    let cover = book_cover(dir, file, package.as_ref());
     let metadata = render::metadata(&render::Book {
         title: &title,
         authors: &authors,
@@ -470,6 +442,71 @@ fn detect(dir: &Path, file: Option<&str>, quick: bool) -> Result<Draft, InitErro
             notes,
         },
     })
+}
+
+/// The chapter files to read: `file` alone, an mdBook's (its `SUMMARY.md`, else its folder), a
+/// package document's spine, or the folder's chapter files. An error when there are none.
+fn plan(
+    dir: &Path,
+    file: Option<&str>,
+    boundary: &Boundary,
+    (book, package): (Option<&mdbook::MdBook>, Option<&opf::OpfBook>),
+    notes: &mut Vec<String>,
+) -> Result<Vec<Planned>, InitError> {
+    let planned = match (book, file, package) {
+        (_, Some(f), _) => vec![Planned::top(f.to_string())],
+        (Some(b), None, _) => match &b.summary {
+            Some(summary) => from_summary(boundary, &b.src, summary, notes),
+            None => listed(dir, &b.src, true, notes)?,
+        },
+        (None, None, Some(p)) => from_spine(boundary, p, notes),
+        (None, None, None) => {
+            let found = listed(dir, Path::new(""), false, notes)?;
+            refuse_or_note_unsupported(dir, found.len(), notes)?;
+            found
+        }
+    };
+    if planned.is_empty() {
+        return Err(InitError::NoChapters {
+            dir: dir.to_path_buf(),
+        });
+    }
+    Ok(planned)
+}
+
+/// The stem of the one text file of a book made of one (its name may give the title and
+/// author: `《书名》作者：某某.txt`).
+fn lone_text_stem(planned: &[Planned]) -> Option<String> {
+    match planned {
+        [one] if SourceKind::of(Path::new(&one.file)) == SourceKind::Text => Path::new(&one.file)
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .map(str::to_string),
+        _ => None,
+    }
+}
+
+/// The book's language: the mdBook's, else the package document's, else what the files say
+/// of themselves, else guessed from their text.
+fn book_language(
+    book: Option<&mdbook::MdBook>,
+    package: Option<&opf::OpfBook>,
+    found: &mut Found,
+) -> String {
+    book.and_then(|b| b.language.clone())
+        .or_else(|| package.and_then(|p| p.language.clone()))
+        .filter(|l| !l.trim().is_empty())
+        .or(found.about.language.take())
+        .unwrap_or_else(|| guess_language(&found.sample).to_string())
+}
+
+/// The cover: the package document's, when its file is there, else a picture found beside
+/// the chapters.
+fn book_cover(dir: &Path, file: Option<&str>, package: Option<&opf::OpfBook>) -> Option<String> {
+    package
+        .and_then(|p| p.cover.clone())
+        .filter(|c| dir.join(c).is_file())
+        .or_else(|| find_cover(dir, file))
 }
 
 /// Whether the book is Japanese fiction in plain text, set vertically by default: the
@@ -735,25 +772,9 @@ fn examine(
     if found.about.is_empty() {
         found.about = crate::convert::about::about(kind, &text, lone);
     }
-    if found.sample.len() < LANGUAGE_SAMPLE_BYTES {
-        let room = LANGUAGE_SAMPLE_BYTES - found.sample.len();
-        let end = (0..=room.min(text.len()))
-            .rev()
-            .find(|&i| text.is_char_boundary(i))
-            .unwrap_or(0);
-        found.sample.push_str(&text[..end]);
-    }
+    sample_language(found, &text);
     if kind == SourceKind::Text {
-        if lone {
-            found.header = names::from_first_lines(&text);
-            if let Some(h) = japanese::aozora_header(&text) {
-                found.header.title = Some(h.title.clone());
-                found.header.author = h.author.clone().or(found.header.author.take());
-                found.aozora = Some(h);
-            }
-        }
-        let preset = found.preset.get_or_insert_with(web_novel_preset);
-        found.site_lines += site_lines(&text, &path, &p.file, preset, found.quick);
+        read_text_header(found, (&text, &path, &p.file), lone);
     }
     let counted = match kind {
         SourceKind::Text if p.title.is_none() && found.quick => quick_headings(&text),
@@ -792,6 +813,34 @@ fn examine(
         placement: p.placement,
         linear: p.linear,
     }
+}
+
+/// Adds the start of `text` to the sample the book's language is guessed from, up to
+/// `LANGUAGE_SAMPLE_BYTES` in all.
+fn sample_language(found: &mut Found, text: &str) {
+    if found.sample.len() < LANGUAGE_SAMPLE_BYTES {
+        let room = LANGUAGE_SAMPLE_BYTES - found.sample.len();
+        let end = (0..=room.min(text.len()))
+            .rev()
+            .find(|&i| text.is_char_boundary(i))
+            .unwrap_or(0);
+        found.sample.push_str(&text[..end]);
+    }
+}
+
+/// What a text chapter file says of the book: a lone file's first lines (title, author, an
+/// Aozora Bunko header) and the site lines a download's cleanup preset would remove.
+fn read_text_header(found: &mut Found, (text, path, file): (&str, &Path, &str), lone: bool) {
+    if lone {
+        found.header = names::from_first_lines(text);
+        if let Some(h) = japanese::aozora_header(text) {
+            found.header.title = Some(h.title.clone());
+            found.header.author = h.author.clone().or(found.header.author.take());
+            found.aozora = Some(h);
+        }
+    }
+    let preset = found.preset.get_or_insert_with(web_novel_preset);
+    found.site_lines += site_lines(text, path, file, preset, found.quick);
 }
 
 /// The preset a download with site lines gets.

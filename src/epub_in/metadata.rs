@@ -135,18 +135,7 @@ impl Metadata {
         let mut lost = |what: String| {
             diagnostics.push(Diagnostic::note(Code::EpubInMetadata, what));
         };
-        let (mut authors, mut contributors) = (Vec::new(), Vec::new());
-        for c in &m.creators {
-            let person = Person {
-                name: c.name.clone(),
-                file_as: c.file_as.clone(),
-                role: c.role.clone(),
-            };
-            match c.role.as_deref() {
-                None | Some("aut") => authors.push(person),
-                Some(_) => contributors.push(person),
-            }
-        }
+        let (authors, mut contributors) = people(&m.creators);
         contributors.extend(extra.contributors.iter().cloned());
         let language = m.languages.first().cloned().unwrap_or_else(|| {
             lost("the package names no language; `und` written: set `language`".into());
@@ -163,28 +152,8 @@ impl Metadata {
                 "{what} at {at} has no key in metadata.toml; not carried"
             ));
         }
-        let identifier = m
-            .unique_identifier
-            .clone()
-            .or_else(|| m.identifiers.first().cloned());
-        let identifier = identifier.filter(|id| {
-            let ok = crate::project::values::check_identifier(id).is_ok() && identifier_scheme(id);
-            if !ok {
-                lost(format!(
-                    "the identifier \"{id}\" is not one a build accepts (urn:uuid:, urn:isbn:, another URN or a URL); a stable one is made from the title and authors"
-                ));
-            }
-            ok
-        });
-        let published = m.date.as_deref().and_then(|d| {
-            let day = day_of(d);
-            if day.is_none() {
-                lost(format!(
-                    "the date \"{d}\" is not a day (YYYY-MM-DD); not carried"
-                ));
-            }
-            day
-        });
+        let identifier = kept_identifier(m, &mut lost);
+        let published = m.date.as_deref().and_then(|d| kept_day(d, &mut lost));
         let cover = m
             .cover_href
             .as_ref()
@@ -216,6 +185,55 @@ impl Metadata {
             cover,
         }
     }
+}
+
+/// The package's creators: authors (no role, or `aut`) and contributors (any other role).
+fn people(creators: &[crate::inspect::Creator]) -> (Vec<Person>, Vec<Person>) {
+    let (mut authors, mut contributors) = (Vec::new(), Vec::new());
+    for c in creators {
+        let person = Person {
+            name: c.name.clone(),
+            file_as: c.file_as.clone(),
+            role: c.role.clone(),
+        };
+        match c.role.as_deref() {
+            None | Some("aut") => authors.push(person),
+            Some(_) => contributors.push(person),
+        }
+    }
+    (authors, contributors)
+}
+
+/// The package's unique identifier (else its first), when a build accepts it; else a note
+/// through `lost`, and None (a stable one is made).
+fn kept_identifier(
+    m: &crate::inspect::EpubMetadata,
+    lost: &mut impl FnMut(String),
+) -> Option<String> {
+    let identifier = m
+        .unique_identifier
+        .clone()
+        .or_else(|| m.identifiers.first().cloned());
+    identifier.filter(|id| {
+        let ok = crate::project::values::check_identifier(id).is_ok() && identifier_scheme(id);
+        if !ok {
+            lost(format!(
+                "the identifier \"{id}\" is not one a build accepts (urn:uuid:, urn:isbn:, another URN or a URL); a stable one is made from the title and authors"
+            ));
+        }
+        ok
+    })
+}
+
+/// The day `dc:date` names, or a note through `lost` and None.
+fn kept_day(d: &str, lost: &mut impl FnMut(String)) -> Option<String> {
+    let day = day_of(d);
+    if day.is_none() {
+        lost(format!(
+            "the date \"{d}\" is not a day (YYYY-MM-DD); not carried"
+        ));
+    }
+    day
 }
 
 /// Whether an identifier names its scheme (the load takes any URN or URL; a bare word such as
