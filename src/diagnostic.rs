@@ -64,6 +64,11 @@ macro_rules! codes {
                     $( Code::$after => $aname, )*
                 }
             }
+
+            /// The code printed as `name`, one of [`Code::ALL`] (not an EPUBCheck id).
+            pub fn from_name(name: &str) -> Option<Code> {
+                Code::ALL.iter().find(|c| c.as_str() == name).copied()
+            }
         }
     };
 }
@@ -315,7 +320,7 @@ impl<'de> Deserialize<'de> for Code {
             return Code::deserialize(d);
         }
         let name = <std::borrow::Cow<'de, str>>::deserialize(d)?;
-        let by_name = Code::ALL.iter().find(|c| c.as_str() == name).copied();
+        let by_name = Code::from_name(&name);
         by_name
             .or_else(|| MessageId::new(&name).map(Code::EpubcheckMessage))
             .ok_or_else(|| serde::de::Error::custom(format!("unknown code `{name}`")))

@@ -19,7 +19,6 @@
 use std::path::Path;
 
 use serde::Deserialize;
-use serde::de::IntoDeserializer;
 use toml::Spanned;
 
 use super::toml_error;
@@ -113,10 +112,8 @@ pub(super) fn validate(raw: RawCheck, text: &str, path: &Path) -> Result<Vec<Ign
             // An untagged entry keeps no spans inside: errors point at the entry.
             let error = |message: String| toml_error::at(text, start, path, message);
             let name = code.trim();
-            let de: serde::de::value::StrDeserializer<'_, serde::de::value::Error> =
-                name.into_deserializer();
-            let code = Code::deserialize(de)
-                .map_err(|_| error(format!("`{name}` is not a finding's code")))?;
+            let code = Code::from_name(name)
+                .ok_or_else(|| error(format!("`{name}` is not a finding's code")))?;
             let files = match files {
                 None => None,
                 Some(f) => Some(

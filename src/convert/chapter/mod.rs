@@ -415,6 +415,7 @@ fn one_chapter(
             page::own_heading(project, how, &converted, file, tally.as_deref_mut())?
         }
     };
+    let sections = page::given_sections(project, src, &converted.ids, file, tally.as_deref_mut())?;
     // The `h1` carries the source heading's types only when it shows that heading's text.
     let same = |g: &str, t: &str| g.split_whitespace().eq(t.split_whitespace());
     let title_kept = converted.title_is_heading
@@ -435,7 +436,7 @@ fn one_chapter(
         .with_types(std::mem::take(&mut converted.body_types))
         .with_linear(src.linear)
         .with_page(src.toc, src.heading)
-        .with_sections(page::given_sections(src, &converted.ids))
+        .with_sections(sections)
         .with_title_types(converted.title_types.take().filter(|_| title_kept));
     let nodes = std::iter::once(Node::Chapter(chapter))
         .chain(back_matter)

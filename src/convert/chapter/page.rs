@@ -27,18 +27,28 @@ pub(super) fn fix_opening_heading(
     Ok(false)
 }
 
-/// The chapter entry's `sections`, their ids as the body has them.
+/// The chapter entry's `sections`, their ids as the body has them and their titles fixed as
+/// titles are (converted with the text, `--convert s2tw` too).
 pub(super) fn given_sections(
+    project: &Project,
     src: &ChapterSource,
     ids: &HashMap<String, String>,
-) -> Option<Vec<crate::book::Section>> {
-    let mut given = src.sections.as_deref()?.0.clone();
+    file: FileRef<'_>,
+    mut tally: Option<&mut Tally>,
+) -> Result<Option<Vec<crate::book::Section>>> {
+    let Some(given) = src.sections.as_deref() else {
+        return Ok(None);
+    };
+    let mut given = given.0.clone();
     for s in &mut given {
         if let Some(now) = ids.get(&s.id) {
             s.id = now.clone();
         }
+        s.title = project
+            .text
+            .title(&s.title, Some(file), tally.as_deref_mut())?;
     }
-    Some(given)
+    Ok(Some(given))
 }
 
 /// The heading a chapter with `heading = false` shows: the one its file opens with, which the

@@ -204,21 +204,6 @@ fn filter_attr(
     }
 }
 
-/// The `epub:type` a note's markup keeps: `noteref` on a link; `footnote` and `endnote` on a
-/// note (`aside` or list item), which is what Kobo's readers open as a pop-up (its EPUB
-/// guidelines, "Footnotes/Endnotes"); `footnotes`/`endnotes` on the list or section holding
-/// them. The deprecated `rearnote(s)` some tools still write become `endnote(s)`.
-pub(super) fn note_type(name: &str, value: &str) -> Option<&'static str> {
-    match (name, value) {
-        ("a", "noteref") => Some("noteref"),
-        ("aside" | "li", "footnote") => Some("footnote"),
-        ("aside" | "li", "endnote" | "rearnote") => Some("endnote"),
-        ("section" | "ol" | "ul", "footnotes") => Some("footnotes"),
-        ("section" | "ol" | "ul", "endnotes" | "rearnotes") => Some("endnotes"),
-        _ => None,
-    }
-}
-
 /// The attributes an element keeps that only some elements have (note references, list
 /// numbering, table cells, image sizes), checked: Some(kept or dropped) when `key` is one of
 /// them for `name`, None otherwise.

@@ -364,7 +364,7 @@ fn known_type(term: &str) -> bool {
 }
 
 /// The `epub:type` tokens of `value` that are kept on `name`, and those dropped. Note terms
-/// keep the sanitiser's rules for where they stand ([`super::attrs::note_type`]): the book's notes
+/// keep the sanitiser's rules for where they stand ([`note_type`]): the book's notes
 /// code reads them.
 pub(super) fn epub_types(name: &str, value: &str) -> (Vec<String>, Vec<String>) {
     let (mut kept, mut dropped): (Vec<String>, Vec<String>) = (Vec::new(), Vec::new());
@@ -380,7 +380,7 @@ pub(super) fn epub_types(name: &str, value: &str) -> (Vec<String>, Vec<String>) 
                 | "rearnotes"
         );
         let out = if is_note {
-            super::attrs::note_type(name, term).map(str::to_string)
+            note_type(name, term).map(str::to_string)
         } else {
             known_type(term).then(|| term.to_string())
         };
@@ -615,6 +615,21 @@ fn is_duration(d: &str) -> bool {
         (Some(d), None) => d > 0,
         (Some(_), Some(Some(t))) => t > 0,
         _ => false,
+    }
+}
+
+/// The `epub:type` a note's markup keeps: `noteref` on a link; `footnote` and `endnote` on a
+/// note (`aside` or list item), which is what Kobo's readers open as a pop-up (its EPUB
+/// guidelines, "Footnotes/Endnotes"); `footnotes`/`endnotes` on the list or section holding
+/// them. The deprecated `rearnote(s)` some tools still write become `endnote(s)`.
+fn note_type(name: &str, value: &str) -> Option<&'static str> {
+    match (name, value) {
+        ("a", "noteref") => Some("noteref"),
+        ("aside" | "li", "footnote") => Some("footnote"),
+        ("aside" | "li", "endnote" | "rearnote") => Some("endnote"),
+        ("section" | "ol" | "ul", "footnotes") => Some("footnotes"),
+        ("section" | "ol" | "ul", "endnotes" | "rearnotes") => Some("endnotes"),
+        _ => None,
     }
 }
 
