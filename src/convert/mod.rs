@@ -171,9 +171,8 @@ pub enum PictureError {
 }
 
 /// An image resolver for the conversions that read no pictures (a title looked for, a
-/// heading level chosen): every image gets an empty href and no file is opened. Its error
-/// type is the one the markup layer's [`ImageResolver`] asks for.
-pub(crate) fn no_images<E>() -> impl FnMut(&str) -> Result<String, E> {
+/// heading level chosen): every image gets an empty href and no file is opened.
+pub(crate) fn no_images() -> impl FnMut(&str) -> Result<String, std::convert::Infallible> {
     |_| Ok(String::new())
 }
 

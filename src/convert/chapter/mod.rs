@@ -669,11 +669,11 @@ fn convert_markup(
 ) -> Result<super::Converted> {
     let (images, warnings) = sinks;
     let mut warned = std::collections::HashSet::new();
-    // The markup layer's `ImageResolver` takes the reason as text; it keeps the alt text and
-    // leaves the saying to `readable_image`'s warning.
+    // The markup layer keeps the alt text of a picture refused here and leaves the saying to
+    // `readable_image`'s warning.
     let mut resolver = |s: &str| {
         let sinks = (&mut *images, &mut *warnings, &mut warned);
-        files::readable_image(project, (&src.path, text), s, sinks).map_err(|e| e.to_string())
+        files::readable_image(project, (&src.path, text), s, sinks)
     };
     let relative = relative_path(project, &src.path);
     let file = FileRef {

@@ -129,15 +129,20 @@ pub struct ImageUse {
 /// Maps a local image reference to the href written into the XHTML.
 pub trait ImageResolver {
     /// `src` is a local (relative) path as written in the source, percent-decoded. Return the
-    /// href to use in the body (e.g. `../images/img003.png`), or `Err(message)` when the image
-    /// is missing or unsupported; the image's alt text then stands in its place, and saying
-    /// so (where, why) is the resolver's business.
-    fn resolve(&mut self, src: &str) -> Result<String, String>;
+    /// href to use in the body (e.g. `../images/img003.png`), or None when the image is missing
+    /// or unsupported; the image's alt text then stands in its place, and saying so (where,
+    /// why) is the resolver's business.
+    fn resolve(&mut self, src: &str) -> Option<String>;
 }
 
-impl<F: FnMut(&str) -> Result<String, String>> ImageResolver for F {
-    fn resolve(&mut self, src: &str) -> Result<String, String> {
-        self(src)
+/// Any function from a path to an href or its own error is a resolver (the error is the
+/// caller's to report).
+impl<F, E> ImageResolver for F
+where
+    F: FnMut(&str) -> Result<String, E>,
+{
+    fn resolve(&mut self, src: &str) -> Option<String> {
+        self(src).ok()
     }
 }
 
@@ -195,12 +200,12 @@ pub(crate) mod test_support {
     }
 
     impl ImageResolver for Recorder {
-        fn resolve(&mut self, src: &str) -> Result<String, String> {
+        fn resolve(&mut self, src: &str) -> Option<String> {
             self.calls.push(src.to_string());
             if self.fail_on.as_deref() == Some(src) {
-                return Err("no such file".to_string());
+                return None;
             }
-            Ok(format!("../images/{}", src.replace(' ', "_")))
+            Some(format!("../images/{}", src.replace(' ', "_")))
         }
     }
 

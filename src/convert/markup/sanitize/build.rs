@@ -432,7 +432,7 @@ impl Builder<'_> {
         let href = match self.image_hrefs.get(&decoded) {
             Some(h) => h.clone(),
             None => {
-                let Ok(href) = self.images.resolve(&decoded) else {
+                let Some(href) = self.images.resolve(&decoded) else {
                     // A picture that cannot be read: the resolver has said so (where, and
                     // why); its alt text stands in, as a browser shows it.
                     self.push_text(parent, &alt);
