@@ -77,17 +77,10 @@ fi
 "$GEN" "$SRC/novel" "$CHAPTERS" 3000 2>/dev/null
 BOOKS+=("bench:novel (glob)|novel")
 "$GEN" "$SRC/listed" "$CHAPTERS" 3000 2>/dev/null
-python3 - "$SRC/listed" "$SRC/novel" <<'PY'
+python3 bench/listed.py "$SRC/listed"
+python3 - "$SRC/novel" <<'PY'
 import os, sys
-book, novel = sys.argv[1:3]
-head = open(os.path.join(book, "metadata.toml"), encoding="utf-8").read().split("[[chapters]]")[0]
-entries = []
-for name in sorted(os.listdir(os.path.join(book, "chapters"))):
-    with open(os.path.join(book, "chapters", name), encoding="utf-8") as f:
-        title = f.readline().strip()
-    entries.append(f'[[chapters]]\nfile = "chapters/{name}"\ntitle = "{title}"\n')
-with open(os.path.join(book, "metadata.toml"), "w", encoding="utf-8") as f:
-    f.write(head + "\n".join(entries))
+novel = sys.argv[1]
 # The text-fix variants of bench/run.sh (issue 16): the stage off, and preset + s2tw + typography.
 head, chapters = open(os.path.join(novel, "metadata.toml"), encoding="utf-8").read().split("[[chapters]]", 1)
 open(os.path.join(novel, "plain.toml"), "w").write(head + "[text]\ntypography = false\n\n[[chapters]]" + chapters)

@@ -194,18 +194,7 @@ fi
 # 6. The novel with an explicit chapter list: every chapter its own [[chapters]] table.
 LISTED=$WORK/listed
 "$GEN" "$LISTED" "$CHAPTERS" "$CHARS" 2>/dev/null
-python3 - "$LISTED" <<'PY'
-import os, sys
-book = sys.argv[1]
-head = open(os.path.join(book, "metadata.toml"), encoding="utf-8").read().split("[[chapters]]")[0]
-entries = []
-for name in sorted(os.listdir(os.path.join(book, "chapters"))):
-    with open(os.path.join(book, "chapters", name), encoding="utf-8") as f:
-        title = f.readline().strip()
-    entries.append(f'[[chapters]]\nfile = "chapters/{name}"\ntitle = "{title}"\n')
-with open(os.path.join(book, "metadata.toml"), "w", encoding="utf-8") as f:
-    f.write(head + "\n".join(entries))
-PY
+python3 bench/listed.py "$LISTED"
 L_EDIT=$(printf '%s/chapters/%05d.txt' "$LISTED" $(( (CHAPTERS + 1) / 2 )))
 L_BINS=("$BIN:$LISTED/build/listed.epub")
 if [ -n "${BASE_BIN:-}" ]; then L_BINS+=("$(realpath "$BASE_BIN"):$LISTED/build/base.epub"); fi
