@@ -217,7 +217,8 @@ codes! {
     EpubRemoteResource = "epub-remote-resource",
     /// EPUBCheck reported it (EPUBCheck's own findings carry its message id as their code).
     Epubcheck = "epubcheck",
-    /// An environment variable has a value that cannot be used (`SOURCE_DATE_EPOCH`).
+    /// An environment variable has a value that cannot be used (`SOURCE_DATE_EPOCH`), or the
+    /// process cannot install its Ctrl-C handler.
     Environment = "environment",
     /// What one cleanup rule does to the book (`check`'s dry run): how often it matches.
     CleanupRule = "cleanup-rule",
@@ -301,6 +302,10 @@ codes! {
     /// `build --target azw3`: calibre's `ebook-convert` could not make the AZW3 (not
     /// installed, failed, stopped); the Kindle EPUB was written.
     Azw3 = "azw3",
+    /// The command line asks for what cannot be done (`-o` with several books, `watch` to
+    /// standard output, `--all` on a folder holding none, options that exclude each other),
+    /// or an option does nothing here: exit status 2 for an error, as clap's own.
+    Usage = "usage",
 }
 
 impl Serialize for Code {

@@ -81,9 +81,10 @@ pub struct InitReport {
     pub language: String,
     /// The cover written, relative to the folder.
     pub cover: Option<String>,
-    /// What init could not follow (a draft chapter, a missing file, an undecodable one); also
-    /// written as comments in the file.
-    pub notes: Vec<String>,
+    /// What init could not follow (a draft chapter, a missing file, an undecodable one): notes
+    /// of code [`Code::Init`] at the file (and line) they are about; also written as comments
+    /// in the file.
+    pub notes: Vec<Diagnostic>,
 }
 
 /// Where a chapter goes in `metadata.toml`.
@@ -411,7 +412,7 @@ fn detect(dir: &Path, file: Option<&str>, quick: bool) -> Result<Draft, InitErro
         published: found.about.date.as_deref(),
         preset: (found.site_lines > 0).then_some((PRESET, found.site_lines)),
         chapters: &chapters,
-        notes: &notes,
+        notes: &notes.iter().map(|n| comment(n, dir)).collect::<Vec<_>>(),
         japanese: found.aozora.as_ref(),
         vertical: japanese_fiction(&language, &chapters, dir),
     });
@@ -431,6 +432,40 @@ fn detect(dir: &Path, file: Option<&str>, quick: bool) -> Result<Draft, InitErro
             notes,
         },
     })
+}
+
+/// A note of `init`'s (code `init`) about the file at `path`, at `line` where known.
+pub(super) fn note(
+    path: impl Into<PathBuf>,
+    line: Option<usize>,
+    message: impl Into<String>,
+) -> Diagnostic {
+    Diagnostic::note(Code::Init, message).at(path).line(line)
+}
+
+/// An error `init` went on past (a file it could not read or decode), as one of its notes: at
+/// the error's place, with its message and hint.
+pub(super) fn note_of(e: &crate::error::Error) -> Diagnostic {
+    Diagnostic {
+        code: Code::Init,
+        severity: crate::diagnostic::Severity::Note,
+        ..e.diagnostic()
+    }
+}
+
+/// A note as a comment of `metadata.toml`: `FILE:LINE: message`, the file named from `dir`.
+fn comment(note: &Diagnostic, dir: &Path) -> String {
+    let mut out = String::new();
+    if let Some(path) = &note.path {
+        let shown = path.strip_prefix(dir).unwrap_or(path);
+        out.push_str(&plan::slash_path(shown));
+        if let Some(line) = note.line {
+            out.push_str(&format!(":{line}"));
+        }
+        out.push_str(": ");
+    }
+    out.push_str(&note.message);
+    out
 }
 
 /// The stem of the one text file of a book made of one (its name may give the title and
@@ -883,6 +918,11 @@ mod tests {
         let files: Vec<&str> = report.chapters.iter().map(|c| c.file.as_str()).collect();
         assert_eq!(files, ["one.md"]);
         assert_eq!(report.notes.len(), 3, "{:?}", report.notes);
+        // Each a note of code `init` at the file it is about.
+        for n in &report.notes {
+            assert_eq!((n.code, n.severity), (Code::Init, crate::Severity::Note));
+            assert!(n.path.as_ref().is_some_and(|p| p.is_file()), "{n:?}");
+        }
     }
 
     #[test]
@@ -918,7 +958,8 @@ mod tests {
             report
                 .notes
                 .iter()
-                .any(|n| n.starts_with("notes.rst: reStructuredText is not supported")),
+                .any(|n| n.path == Some(d.join("notes.rst"))
+                    && n.message.starts_with("reStructuredText is not supported")),
             "{:?}",
             report.notes
         );
@@ -968,9 +1009,12 @@ mod tests {
         );
         assert_eq!(report.chapters[0].title.as_deref(), Some("第一章 开端"));
         assert_eq!(report.chapters[1].encoding, None);
-        assert!(report.notes[0].starts_with("2.txt: "), "{:?}", report.notes);
+        // At the first bad byte, as the build would report it.
+        let n = &report.notes[0];
+        assert_eq!(n.path, Some(d.join("2.txt")), "{:?}", report.notes);
+        assert_eq!((n.code, n.line), (Code::Init, Some(2)), "{n:?}");
         let meta = std::fs::read_to_string(d.join(METADATA_FILE)).unwrap();
-        assert!(meta.contains("#   2.txt: "), "{meta}");
+        assert!(meta.contains("#   2.txt:2: invalid UTF-8"), "{meta}");
     }
 
     #[test]

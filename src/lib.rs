@@ -1,31 +1,34 @@
 //! epubforge turns a folder of chapter files and a `metadata.toml` into an EPUB 3 that passes
 //! EPUBCheck, with an EPUB 2 NCX for older readers.
 //!
-//! The pipeline runs one way, one module per stage:
+//! The pipeline runs one way, one module per stage (the guide's *Architecture* chapter,
+//! `guide/src/architecture.md`, says what each does):
 //!
 //! ```text
-//! metadata.toml ─► project ─► source ─► text_fix ─► convert ─► look ─► package ─► write ─► archive
-//!                  (what)     (bytes →   (cleanup,   (text →    (CSS,   (OPF, nav,  (chunks, (zip,
-//!                              text)      OpenCC,     XHTML)     fonts,  NCX, docs)  stores)  atomic
-//!                                         typography)            cover)                       rename)
+//! project → source → text_fix → convert → look → package → write → archive
 //! ```
 //!
 //! What one stage hands the next lives in `book`, a leaf that imports no stage: the converted
 //! book (`Book`, `Node`, `Chapter`, `Part`, `Image`), the container's files (`Entry`), and the
 //! values read from `metadata.toml` ([`BookInfo`], [`Layout`], [`Style`], [`Target`],
-//! [`SplitMode`]). Imports point down these layers only, never back up (a unit test,
-//! `tests::imports`, fails on any import cycle between files or top-level modules):
+//! [`SplitMode`]). Imports point down these layers only, never back up, and inside a layer
+//! only along an arrow. This is the guide's diagram, which a unit test (`tests::layers`) reads
+//! and checks against every import of the code, and another keeps this copy the same;
+//! `tests::imports` fails on any import cycle between files or top-level modules:
 //!
 //! ```text
-//! build · batch · watch · check · init · store_check · lint        one command each
-//! volumes · write · incremental                                   a book as volumes; the
-//!                                                                 writer; the cache, which
-//!                                                                 fingerprints the stages
-//! look → package → media         convert → media                  the stages (`stores`
-//! inspect → stores                                                finishes an EPUB per reader)
-//! project → text_fix, source                                      what to build
-//! book · lines · ledger · diagnostic · error · fs · interrupt ·    leaves
-//! archive · escape · xml
+//! fix · watch                                             many books: fixing, watching
+//! batch · store_check                                     builds side by side; a book per store
+//! build · check → init                                    one command each
+//! write → incremental · look · volumes · lint · epub_in   the writer and its cache; the look;
+//!                                                         a book as volumes; EPUBs read in
+//! package · convert · inspect                             the book's structure; chapters to
+//!                                                         XHTML; any EPUB read
+//! media → project → text_fix                              pictures, fonts, CSS; what to build;
+//!                                                         cleanup rules
+//! archive · stores · ledger                               the zip; what each reader needs; removals
+//! diagnostic · interrupt                                  problems; Ctrl-C
+//! book → xml · fs → error → escape · source · lines       leaves: the model, paths, bytes
 //! ```
 //!
 //! [`Project::build`] runs the whole chain for one [`Project`]; the build cache (`incremental`) decides

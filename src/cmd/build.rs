@@ -23,10 +23,10 @@ pub fn run(args: BuildArgs) -> ExitCode {
     if let Some(dir) = &args.all {
         let found = epubforge::find_projects(dir);
         if found.is_empty() {
-            term::err(&format!(
-                "error: {}: no folder holding a metadata.toml found",
-                term::path(dir)
-            ));
+            let d = Diagnostic::error(Code::Usage, "no folder holding a metadata.toml found")
+                .at(dir)
+                .hint("`epubforge init` writes one in a folder of chapters");
+            term::problem(&d);
             return ExitCode::FAILURE;
         }
         projects.extend(found);
@@ -34,11 +34,19 @@ pub fn run(args: BuildArgs) -> ExitCode {
         projects.push(PathBuf::from("."));
     }
     if args.output.is_some() && projects.len() + drafts.len() > 1 {
-        term::err("error: -o/--output can only be used when building a single project");
+        let d = Diagnostic::error(
+            Code::Usage,
+            "-o/--output can only be used when building a single project",
+        )
+        .hint("build one project with -o, or leave -o out: each book is written beside its metadata.toml");
+        term::problem(&d);
         return ExitCode::from(2);
     }
     if args.save && drafts.is_empty() && !args.quiet {
-        term::err("note: --save only applies to a chapter file or a folder without metadata.toml");
+        term::problem(&Diagnostic::note(
+            Code::Usage,
+            "--save only applies to a chapter file or a folder without metadata.toml",
+        ));
     }
     let opts = match options(&args) {
         Ok(opts) => opts,
@@ -166,8 +174,11 @@ fn note_jobs(args: &BuildArgs, books: usize) {
     let threads = epubforge::pool_size(jobs, books);
     if threads < jobs {
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-        term::err(&format!(
-            "note: -j {jobs} is more than {books} book(s) on {cores} core(s) can use; building with {threads} threads"
+        term::problem(&Diagnostic::note(
+            Code::Usage,
+            format!(
+                "-j {jobs} is more than {books} book(s) on {cores} core(s) can use; building with {threads} threads"
+            ),
         ));
     }
 }
@@ -186,8 +197,13 @@ fn build_to_stdout(
 ) -> ExitCode {
     let tmp = match tempfile::Builder::new().prefix("epubforge-").tempdir() {
         Ok(tmp) => tmp,
-        Err(e) => {
-            term::err(&format!("error: cannot create a temporary folder: {e}"));
+        Err(source) => {
+            let e = epubforge::Error::Io {
+                path: std::env::temp_dir(),
+                action: "cannot create a temporary folder",
+                source,
+            };
+            term::problem(&e.diagnostic());
             return ExitCode::FAILURE;
         }
     };
@@ -208,8 +224,13 @@ fn build_to_stdout(
         std::fs::File::open(&built.output).and_then(|mut epub| term::copy_to_stdout(&mut epub));
     match copied {
         Ok(_) => ExitCode::SUCCESS,
-        Err(e) => {
-            term::err(&format!("error: cannot read the EPUB built: {e}"));
+        Err(source) => {
+            let e = epubforge::Error::Io {
+                path: built.output.clone(),
+                action: "cannot read the EPUB built",
+                source,
+            };
+            term::problem(&e.diagnostic());
             ExitCode::FAILURE
         }
     }

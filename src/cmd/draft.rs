@@ -59,6 +59,9 @@ pub fn build(path: &Path, opts: &BuildOptions, args: &BuildArgs) -> Option<Outco
     if !args.quiet
         && let Ok(report) = &result
     {
+        for note in &draft.report.notes {
+            super::term::err_styled(&super::term::diagnostic(note, super::term::base_of(path)));
+        }
         super::term::err(&summary(path, &draft, report));
         if !args.save {
             super::term::err(&format!(
@@ -108,7 +111,6 @@ fn summary(path: &Path, draft: &Draft, report: &epubforge::BuildReport) -> Strin
     if draft.site_lines > 0 {
         parts.push("site lines found: web-novel cleanup preset on".to_string());
     }
-    parts.extend(found.notes.iter().cloned());
     format!(
         "found       {}: {}",
         super::term::path(path),

@@ -19,7 +19,7 @@ pub fn run(args: FixArgs) -> ExitCode {
         Err(code) => return code,
     };
     if let Err(e) = opts.validate() {
-        term::err(&format!("error: {e}"));
+        term::problem(&e.diagnostic());
         return ExitCode::from(2);
     }
     match (&args.all, &args.epub) {
@@ -45,7 +45,7 @@ pub fn run(args: FixArgs) -> ExitCode {
 fn options(args: &FixArgs) -> Result<FixOptions, ExitCode> {
     let source_date_epoch = epubforge::BuildOptions::from_env()
         .map_err(|e| {
-            term::err(&format!("error: {e}"));
+            term::problem(&e.diagnostic());
             ExitCode::from(2)
         })?
         .source_date_epoch;
@@ -68,7 +68,10 @@ fn options(args: &FixArgs) -> Result<FixOptions, ExitCode> {
 fn fix_library(dir: &std::path::Path, opts: &FixOptions, args: &FixArgs) -> ExitCode {
     let epubs = epubforge::find_epubs(dir);
     if epubs.is_empty() {
-        term::err(&format!("error: {}: no EPUB found", term::path(dir)));
+        let d = epubforge::Diagnostic::error(epubforge::Code::Usage, "no EPUB found")
+            .at(dir)
+            .hint("name a folder holding .epub files, or one EPUB without --all");
+        term::problem(&d);
         return ExitCode::FAILURE;
     }
     let bar = progress_bar(epubs.len(), args.quiet);

@@ -30,10 +30,10 @@ pub fn run(args: InitArgs) -> ExitCode {
     }
     match epubforge::init(&args.dir, &InitOptions { force: args.force }) {
         Ok(report) => {
+            // Paths shown from the folder, as `build` and `check` show them.
+            let base = term::base_of(&args.dir);
             for note in &report.notes {
-                // One line each, whatever file names it holds.
-                let d = Diagnostic::note(Code::Init, epubforge::escape::value(note).into_owned());
-                term::err_styled(&term::diagnostic(&d, None));
+                term::err_styled(&term::diagnostic(note, base));
             }
             term::err(&format!(
                 "wrote {} with {} chapter(s), language {}{}",

@@ -12,7 +12,11 @@ pub fn run() -> ExitCode {
     let man = clap_mangen::Man::new(Cli::command());
     let mut out = Vec::new();
     if let Err(e) = man.render(&mut out) {
-        super::term::err(&format!("error: cannot render the man page: {e}"));
+        let d = epubforge::Diagnostic::error(
+            epubforge::Code::Io,
+            format!("cannot render the man page: {e}"),
+        );
+        super::term::problem(&d);
         return ExitCode::from(2);
     }
     // A closed pipe or a full disk is `term::finish`'s to report.

@@ -26,9 +26,12 @@ pub fn run() -> ExitCode {
     let cli = Cli::parse();
     // Ctrl-C or SIGTERM mid-build: delete the temporary EPUB, leave the old one alone.
     if let Err(e) = epubforge::install_interrupt_handler() {
-        term::err(&format!(
-            "warning: cannot install the interrupt handler: {e}"
-        ));
+        let d = epubforge::Diagnostic::warning(
+            epubforge::Code::Environment,
+            format!("cannot install the interrupt handler: {e}"),
+        )
+        .hint("Ctrl-C then stops the build without removing its temporary file");
+        term::problem(&d);
     }
     // `epubforge [PATHS] [OPTIONS]` is `epubforge build [PATHS] [OPTIONS]`.
     let command = cli.command.unwrap_or(Command::Build(cli::BuildArgs {

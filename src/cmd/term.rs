@@ -111,6 +111,12 @@ pub fn diagnostic(d: &epubforge::Diagnostic, base: Option<&Path>) -> String {
     epubforge::render::text(d, base, true)
 }
 
+/// Prints a problem of the command line itself (a usage error, a failure to write) on stderr,
+/// rendered as every other problem is ([`diagnostic`]), paths as given.
+pub fn problem(d: &epubforge::Diagnostic) {
+    err_styled(&diagnostic(d, None));
+}
+
 /// The folder that paths of findings about `target` (a project folder or its metadata file)
 /// are shown from: the folder itself, or the file's folder; None for the current folder.
 pub fn base_of(target: &Path) -> Option<&Path> {
@@ -135,7 +141,11 @@ pub fn finish(code: ExitCode, failure: u8) -> ExitCode {
         .take();
     match failed {
         Some(e) => {
-            err(&format!("error: cannot write to standard output: {e}"));
+            let d = epubforge::Diagnostic::error(
+                epubforge::Code::Io,
+                format!("cannot write to standard output: {e}"),
+            );
+            problem(&d);
             ExitCode::from(failure)
         }
         None => code,

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use epubforge::{BuildOptions, LoadOptions, WatchEvent};
+use epubforge::{BuildOptions, Code, Diagnostic, LoadOptions, WatchEvent};
 
 use super::term;
 use crate::cli::{BuildArgs, TargetArg, WatchArgs};
@@ -16,12 +16,16 @@ pub fn run(args: WatchArgs) -> ExitCode {
         projects.push(PathBuf::from("."));
     }
     if args.output.is_some() && projects.len() > 1 {
-        term::err("error: -o/--output can only be used when watching a single project");
-        return ExitCode::from(2);
+        return usage(
+            "-o/--output can only be used when watching a single project",
+            "watch one project with -o, or leave -o out: each book is written beside its metadata.toml",
+        );
     }
     if args.output.as_deref() == Some(Path::new("-")) {
-        term::err("error: watch cannot write to standard output (-o -); name a file");
-        return ExitCode::from(2);
+        return usage(
+            "watch cannot write to standard output (-o -)",
+            "name a file: -o book.epub",
+        );
     }
     let from_env = match BuildOptions::from_env() {
         Ok(opts) => opts,
@@ -31,8 +35,10 @@ pub fn run(args: WatchArgs) -> ExitCode {
         }
     };
     if args.targets.contains(&TargetArg::Azw3) {
-        term::err("error: watch makes EPUBs only; build --target azw3 makes the AZW3");
-        return ExitCode::from(2);
+        return usage(
+            "watch makes EPUBs only",
+            "`epubforge build --target azw3` makes the AZW3",
+        );
     }
     let opts = BuildOptions {
         output: args.output.clone(),
@@ -79,4 +85,10 @@ pub fn run(args: WatchArgs) -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// A usage error (code `usage`, with what to do instead): exit status 2, as clap's own.
+fn usage(message: &str, hint: &str) -> ExitCode {
+    term::problem(&Diagnostic::error(Code::Usage, message).hint(hint));
+    ExitCode::from(2)
 }

@@ -162,7 +162,7 @@ pub enum FixError {
 }
 
 impl FixError {
-    /// The error as a diagnostic (code `io`, `epub-zip` or the build's).
+    /// The error as a diagnostic (code `usage` for options, `io`, `epub-zip` or the build's).
     pub fn diagnostic(&self) -> Diagnostic {
         match self {
             FixError::Build(d) => (**d).clone(),
@@ -170,7 +170,7 @@ impl FixError {
             FixError::Unreadable { path, message } => {
                 Diagnostic::error(Code::EpubZip, message.clone()).at(path)
             }
-            FixError::Options(m) => Diagnostic::error(Code::Metadata, m.clone()),
+            FixError::Options(m) => Diagnostic::error(Code::Usage, m.clone()),
         }
     }
 }

@@ -48,14 +48,14 @@ pub(super) fn examine(
     p: Planned,
     lone: bool,
     found: &mut Found,
-    notes: &mut Vec<String>,
+    notes: &mut Vec<Diagnostic>,
 ) -> ChapterGuess {
     let path = dir.join(&p.file);
     let mut kind = SourceKind::of(&path);
     let (text, encoding) = match kind {
         // The build decodes the whole file and guesses its encoding itself.
-        SourceKind::Text if found.quick => (read_head(boundary, &path, &p.file, notes), None),
-        _ => read_whole(boundary, &path, &p.file, notes),
+        SourceKind::Text if found.quick => (read_head(boundary, &path, notes), None),
+        _ => read_whole(boundary, &path, notes),
     };
     // A `.txt` in pandoc's Markdown (a title block and `#` headings) is read as Markdown.
     let format = (kind == SourceKind::Text && SourceKind::is_pandoc_text(&text)).then(|| {
@@ -223,8 +223,7 @@ pub(super) const QUICK_HEAD_BYTES: u64 = 1 << 20;
 pub(super) fn read_head(
     boundary: &Boundary,
     path: &Path,
-    rel: &str,
-    notes: &mut Vec<String>,
+    notes: &mut Vec<Diagnostic>,
 ) -> String {
     use std::io::Read;
     let mut bytes = Vec::new();
@@ -234,7 +233,7 @@ pub(super) fn read_head(
             .map_err(|e| crate::error::Error::io(path, "cannot read", e))
     });
     if let Err(e) = read {
-        notes.push(format!("{rel}: {e}"));
+        notes.push(super::note_of(&e));
         return String::new();
     }
     let utf16 = bytes.starts_with(&[0xFF, 0xFE]) || bytes.starts_with(&[0xFE, 0xFF]);
@@ -286,8 +285,7 @@ pub(super) fn read_tail(boundary: &Boundary, path: &Path, encoding: &str) -> Str
 pub(super) fn read_whole(
     boundary: &Boundary,
     path: &Path,
-    rel: &str,
-    notes: &mut Vec<String>,
+    notes: &mut Vec<Diagnostic>,
 ) -> (String, Option<String>) {
     match decode_file(boundary, path, None, EncodingErrors::Fail) {
         Ok(d) => {
@@ -299,11 +297,7 @@ pub(super) fn read_whole(
         }
         Err(e) => {
             let replaced = decode_file(boundary, path, None, EncodingErrors::Replace);
-            let message = e.to_string();
-            let message = message
-                .strip_prefix(&format!("{}: ", crate::escape::path(path)))
-                .unwrap_or(&message);
-            notes.push(format!("{rel}: {message}"));
+            notes.push(super::note_of(&e));
             (replaced.map(|d| d.text).unwrap_or_default(), None)
         }
     }

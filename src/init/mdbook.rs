@@ -14,6 +14,8 @@ use std::path::{Path, PathBuf};
 use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 use serde::Deserialize;
 
+use crate::diagnostic::Diagnostic;
+
 /// Largest `book.toml` or `SUMMARY.md` read.
 const MAX_FILE_BYTES: u64 = 4 << 20;
 
@@ -50,7 +52,7 @@ pub struct MdBook {
     /// The reading order from `SUMMARY.md`, when there is one.
     pub summary: Option<Vec<Entry>>,
     /// What `book.toml` or `SUMMARY.md` said that `init` could not follow.
-    pub notes: Vec<String>,
+    pub notes: Vec<Diagnostic>,
 }
 
 /// Where a chapter of `SUMMARY.md` stands.
@@ -75,6 +77,8 @@ pub struct Entry {
     pub level: usize,
     /// Prefix, numbered (in a part) or suffix.
     pub place: Place,
+    /// The 1-based line of `SUMMARY.md` its link starts on.
+    pub line: usize,
 }
 
 /// The mdBook book in `dir` (the folder of `boundary`, which its files are read through), if
@@ -84,11 +88,16 @@ pub fn find(dir: &Path, boundary: &crate::project::Boundary) -> Option<MdBook> {
     let mut book = MdBook::default();
     if toml_path.is_file() {
         let config = match read_text(boundary, &toml_path).and_then(|t| {
-            toml::from_str::<BookToml>(&t).map_err(|e| Unusable::Toml(e.message().to_string()))
+            toml::from_str::<BookToml>(&t).map_err(|e| Unusable::Toml {
+                message: e.message().to_string(),
+                line: e.span().map(|s| line_of(&t, s.start)),
+            })
         }) {
             Ok(config) => config,
             Err(e) => {
-                book.notes.push(format!("{e}; its settings were not used"));
+                let mut note = e.note(&toml_path);
+                note.message.push_str("; its settings were not used");
+                book.notes.push(note);
                 BookToml::default()
             }
         };
@@ -107,7 +116,7 @@ pub fn find(dir: &Path, boundary: &crate::project::Boundary) -> Option<MdBook> {
     if summary_path.is_file() {
         match read_text(boundary, &summary_path) {
             Ok(text) => book.summary = Some(parse_summary(&text)),
-            Err(e) => book.notes.push(e.to_string()),
+            Err(e) => book.notes.push(e.note(&summary_path)),
         }
     }
     Some(book)
@@ -117,7 +126,7 @@ pub fn find(dir: &Path, boundary: &crate::project::Boundary) -> Option<MdBook> {
 /// same containment check as every path a project names: one leaving `dir` (climbing out,
 /// absolute, or a symlink pointing out) is noted and `src/` used instead, or `dir` itself when
 /// `src/` leads out too.
-fn chapter_folder(dir: &Path, src: Option<&str>, notes: &mut Vec<String>) -> PathBuf {
+fn chapter_folder(dir: &Path, src: Option<&str>, notes: &mut Vec<Diagnostic>) -> PathBuf {
     let boundary = crate::project::Boundary::new(dir, false);
     let written = src.unwrap_or("src");
     let Err(outside) = boundary.admit(dir, written) else {
@@ -129,8 +138,10 @@ fn chapter_folder(dir: &Path, src: Option<&str>, notes: &mut Vec<String>) -> Pat
         (PathBuf::new(), "the folder itself")
     };
     let leads = outside.describe(written, dir);
-    notes.push(format!(
-        "book.toml: src = \"{written}\" {leads}; {shown} was used"
+    notes.push(super::note(
+        dir.join("book.toml"),
+        None,
+        format!("src = \"{written}\" {leads}; {shown} was used"),
     ));
     used
 }
@@ -144,9 +155,32 @@ enum Unusable {
     /// Its bytes are not UTF-8.
     #[error("{}: not UTF-8", crate::escape::path(.0))]
     NotUtf8(PathBuf),
-    /// `book.toml` is not one (the parser's message).
-    #[error("book.toml: {0}")]
-    Toml(String),
+    /// `book.toml` is not one (the parser's message, and its line where it gives one).
+    #[error("book.toml: {message}")]
+    Toml {
+        /// The parser's message.
+        message: String,
+        /// The 1-based line it points at.
+        line: Option<usize>,
+    },
+}
+
+impl Unusable {
+    /// The note `init` gives for `path`: at the error's own place (the bad byte, the line the
+    /// TOML parser points at) where it has one.
+    fn note(&self, path: &Path) -> Diagnostic {
+        match self {
+            Unusable::Read(e) => super::note_of(e),
+            Unusable::NotUtf8(p) => super::note(p, None, "not UTF-8"),
+            Unusable::Toml { message, line } => super::note(path, *line, message.clone()),
+        }
+    }
+}
+
+/// The 1-based line of byte `offset` of `text`.
+fn line_of(text: &str, offset: usize) -> usize {
+    let before = text.get(..offset).unwrap_or(text);
+    memchr::memchr_iter(b'\n', before.as_bytes()).count() + 1
 }
 
 /// A file of the book as UTF-8 text, opened through `boundary`.
@@ -158,7 +192,15 @@ fn read_text(boundary: &crate::project::Boundary, path: &Path) -> Result<String,
 /// Reads `SUMMARY.md` into its chapters, in order.
 pub fn parse_summary(text: &str) -> Vec<Entry> {
     let mut reader = SummaryReader::default();
-    for event in Parser::new_ext(text, Options::empty()) {
+    // Links start in order: the line of each is counted on from the last.
+    let (mut at, mut line) = (0, 1);
+    for (event, range) in Parser::new_ext(text, Options::empty()).into_offset_iter() {
+        if matches!(event, Event::Start(Tag::Link { .. })) && range.start >= at {
+            let between = text.get(at..range.start).unwrap_or_default();
+            line += memchr::memchr_iter(b'\n', between.as_bytes()).count();
+            at = range.start;
+            reader.line = line;
+        }
         reader.event(event);
     }
     reader.entries
@@ -181,6 +223,8 @@ struct SummaryReader {
     link: Option<(String, String)>,
     /// The item at each depth already has its link (only an item's first link is a chapter).
     item_linked: Vec<bool>,
+    /// The line the last link started on.
+    line: usize,
 }
 
 impl SummaryReader {
@@ -254,6 +298,7 @@ impl SummaryReader {
             file: (!file.is_empty()).then(|| percent_decode(file)),
             level: self.depth.max(1),
             place,
+            line: self.line,
         });
     }
 }
@@ -296,6 +341,9 @@ mod tests {
     #[test]
     fn summary_gives_prefix_parts_nesting_drafts_and_suffix() {
         let entries = parse_summary(GUIDE);
+        // Each at the line of SUMMARY.md its link is on (for init's notes).
+        let lines: Vec<usize> = entries.iter().map(|e| e.line).collect();
+        assert_eq!(lines, [3, 7, 8, 12, 13, 14, 15, 16, 17, 18, 22]);
         let shape: Vec<(&str, Option<&str>, usize, Place)> = entries
             .iter()
             .map(|e| {
@@ -393,7 +441,7 @@ mod tests {
         let book = find(d, &crate::project::Boundary::new(d, false)).unwrap();
         assert_eq!(book.src, PathBuf::from("src"));
         assert!(
-            book.notes[0].contains("points outside the project folder"),
+            book.notes[0].message.contains("points outside the project folder"),
             "{:?}",
             book.notes
         );

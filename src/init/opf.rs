@@ -40,7 +40,8 @@ pub struct OpfBook {
     pub stylesheets: Vec<String>,
     /// The spine's XHTML documents, in reading order, with whether each is `linear`.
     pub spine: Vec<(String, bool)>,
-    /// What `init` could not follow (a spine item that is not in the manifest, or not XHTML).
+    /// What `init` could not follow (a spine item that is not in the manifest, or not XHTML),
+    /// about the package document (`opf`).
     pub notes: Vec<String>,
 }
 
@@ -100,20 +101,15 @@ fn settle_cover(dir: &Path, book: &mut OpfBook) {
     match found {
         Some(picture) => {
             book.notes.push(format!(
-                "{}: the cover {cover} {what}; its picture {picture} was taken: check it, or set `cover` to the finished one",
-                book.opf
+                "the cover {cover} {what}; its picture {picture} was taken: check it, or set `cover` to the finished one"
             ));
             book.cover = Some(picture);
         }
         None if template.is_some() => book.notes.push(format!(
-            "{}: the cover {cover} {what}; it was used as it is: set `cover` to the finished one",
-            book.opf
+            "the cover {cover} {what}; it was used as it is: set `cover` to the finished one"
         )),
         None => {
-            book.notes.push(format!(
-                "{}: the cover {cover} {what}; the book has none",
-                book.opf
-            ));
+            book.notes.push(format!("the cover {cover} {what}; the book has none"));
             book.cover = None;
         }
     }
@@ -320,16 +316,14 @@ fn read_spine(spine: Node<'_, '_>, items: &[Node<'_, '_>], base: &str, book: &mu
             item.and_then(|i| Some((i.attribute("href")?, i.attribute("media-type")?)))
         else {
             book.notes.push(format!(
-                "{}: spine item \"{idref}\" is not in the manifest; left out",
-                book.opf
+                "spine item \"{idref}\" is not in the manifest; left out"
             ));
             continue;
         };
         let path = join(base, href).filter(|_| media == "application/xhtml+xml");
         let Some(path) = path else {
             book.notes.push(format!(
-                "{}: spine item {href} ({media}) is not a chapter file here; left out",
-                book.opf
+                "spine item {href} ({media}) is not a chapter file here; left out"
             ));
             continue;
         };

@@ -25,7 +25,7 @@ pub(super) fn plan(
     file: Option<&str>,
     boundary: &Boundary,
     (book, package): (Option<&mdbook::MdBook>, Option<&opf::OpfBook>),
-    notes: &mut Vec<String>,
+    notes: &mut Vec<Diagnostic>,
 ) -> Result<Vec<Planned>, InitError> {
     let planned = match (book, file, package) {
         (_, Some(f), _) => vec![Planned::top(f.to_string())],
@@ -54,40 +54,42 @@ pub(super) fn from_summary(
     boundary: &Boundary,
     src: &Path,
     summary: &[mdbook::Entry],
-    notes: &mut Vec<String>,
+    notes: &mut Vec<Diagnostic>,
 ) -> Vec<Planned> {
     let has_parts = summary
         .iter()
         .any(|e| matches!(&e.place, mdbook::Place::Numbered(Some(_))));
     let mut seen = std::collections::HashSet::new();
     let mut out = Vec::new();
+    let summary_path = boundary.root().join(src).join("SUMMARY.md");
     for entry in summary {
+        let note = |message: String| super::note(&summary_path, Some(entry.line), message);
         let Some(file) = &entry.file else {
-            notes.push(format!(
-                "SUMMARY.md: draft chapter \"{}\" has no file; left out",
+            notes.push(note(format!(
+                "draft chapter \"{}\" has no file; left out",
                 entry.title
-            ));
+            )));
             continue;
         };
         let rel = slash_path(&src.join(file));
         let dir = boundary.root();
         if let Err(outside) = boundary.admit(dir, &rel) {
-            notes.push(format!(
-                "SUMMARY.md: \"{}\" ({rel}) {}; left out",
+            notes.push(note(format!(
+                "\"{}\" ({rel}) {}; left out",
                 entry.title,
                 outside.describe(&rel, dir)
-            ));
+            )));
             continue;
         }
         if !dir.join(&rel).is_file() || SourceKind::known(Path::new(&rel)).is_none() {
-            notes.push(format!(
-                "SUMMARY.md: \"{}\" ({rel}) is not a chapter file here; left out",
+            notes.push(note(format!(
+                "\"{}\" ({rel}) is not a chapter file here; left out",
                 entry.title
-            ));
+            )));
             continue;
         }
         if !seen.insert(rel.clone()) {
-            notes.push(format!("SUMMARY.md: {rel} is listed twice; kept the first"));
+            notes.push(note(format!("{rel} is listed twice; kept the first")));
             continue;
         }
         let placement = match &entry.place {
@@ -111,17 +113,16 @@ pub(super) fn from_summary(
 pub(super) fn from_spine(
     boundary: &Boundary,
     package: &opf::OpfBook,
-    notes: &mut Vec<String>,
+    notes: &mut Vec<Diagnostic>,
 ) -> Vec<Planned> {
-    notes.extend(package.notes.iter().cloned());
     let dir = boundary.root();
+    let opf = dir.join(&package.opf);
+    notes.extend(package.notes.iter().map(|n| super::note(&opf, None, n.clone())));
     let mut out = Vec::new();
     for (file, linear) in &package.spine {
         if boundary.admit(dir, file).is_err() || !dir.join(file).is_file() {
-            notes.push(format!(
-                "{}: {file} is not a chapter file here; left out",
-                package.opf
-            ));
+            let message = format!("{file} is not a chapter file here; left out");
+            notes.push(super::note(&opf, None, message));
             continue;
         }
         out.push(Planned {
@@ -138,7 +139,7 @@ pub(super) fn from_spine(
 pub(super) fn refuse_or_note_unsupported(
     dir: &Path,
     chapters: usize,
-    notes: &mut Vec<String>,
+    notes: &mut Vec<Diagnostic>,
 ) -> Result<(), InitError> {
     let other = files_where(dir, Path::new(""), |p| {
         crate::project::unsupported_kind(p).is_some()
@@ -158,8 +159,10 @@ pub(super) fn refuse_or_note_unsupported(
     for f in other {
         let (format, tool) =
             crate::project::unsupported_kind(Path::new(&f)).unwrap_or((format, tool));
-        notes.push(format!(
-            "{f}: {format} is not supported (convert it with {tool}); left out"
+        notes.push(super::note(
+            dir.join(&f),
+            None,
+            format!("{format} is not supported (convert it with {tool}); left out"),
         ));
     }
     Ok(())
@@ -182,7 +185,7 @@ pub(super) fn listed(
     dir: &Path,
     sub: &Path,
     mdbook: bool,
-    notes: &mut Vec<String>,
+    notes: &mut Vec<Diagnostic>,
 ) -> Result<Vec<Planned>, InitError> {
     let files = find_chapter_files(dir, sub)?;
     Ok(files
@@ -193,7 +196,11 @@ pub(super) fn listed(
         })
         .filter(|f| match skip::not_a_chapter(dir, f) {
             Some(why) => {
-                notes.push(format!("{f}: {why}, not a chapter; left out"));
+                notes.push(super::note(
+                    dir.join(f),
+                    None,
+                    format!("{why}, not a chapter; left out"),
+                ));
                 false
             }
             None => true,

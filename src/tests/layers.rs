@@ -145,6 +145,42 @@ fn the_module_diagram_in_the_guide_is_the_code_s() {
     );
 }
 
+/// The crate documentation's text (`//!` lines of `src/lib.rs`), one line each.
+fn crate_docs(lib: &str) -> String {
+    (lib.lines())
+        .filter_map(|l| l.strip_prefix("//!"))
+        .map(|l| format!("{}\n", l.strip_prefix(' ').unwrap_or(l).trim_end()))
+        .collect()
+}
+
+/// The lines of the first `text` block of `doc`.
+fn first_text_block(doc: &str) -> Vec<&str> {
+    (doc.split_once("```text\n"))
+        .and_then(|(_, block)| block.split("\n```").next())
+        .map_or(Vec::new(), |b| b.lines().map(str::trim_end).collect())
+}
+
+/// One picture of the pipeline: the crate documentation draws the guide's chain of stages
+/// and its checked diagram of layers, line for line.
+#[test]
+fn the_crate_docs_draw_the_guide_s_diagram() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let guide = std::fs::read_to_string(root.join("guide/src/architecture.md"))
+        .expect("the architecture chapter");
+    let lib = std::fs::read_to_string(root.join("src/lib.rs")).expect("the crate root");
+    let docs = crate_docs(&lib);
+    let ours: Vec<&str> = diagram_block(&docs).into_iter().map(str::trim_end).collect();
+    let guide_s: Vec<&str> = diagram_block(&guide).into_iter().map(str::trim_end).collect();
+    assert!(guide_s.len() > 5, "the guide's diagram is read: {guide_s:?}");
+    assert_eq!(
+        ours, guide_s,
+        "src/lib.rs draws other layers than guide/src/architecture.md: copy the guide's"
+    );
+    let chain = first_text_block(&guide);
+    assert!(chain.len() == 1 && chain[0].contains(" → "), "{chain:?}");
+    assert_eq!(first_text_block(&docs), chain, "the chain of stages differs");
+}
+
 #[test]
 fn an_import_up_across_or_beside_the_arrows_is_a_problem() {
     let lines = [

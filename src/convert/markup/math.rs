@@ -26,7 +26,35 @@ pub(super) struct Formula {
     /// The HTML written in its place.
     pub html: String,
     /// Why the TeX stayed as written, when it did.
-    pub failure: Option<String>,
+    pub failure: Option<Refused>,
+}
+
+/// Why a formula stayed as written: said inside the warning's message
+/// ([`failure_message`]).
+#[derive(Debug, thiserror::Error)]
+pub(super) enum Refused {
+    /// Nothing between the delimiters.
+    #[error("it is empty")]
+    Empty,
+    /// The converter could not be made (its configuration refused).
+    #[error("the converter could not start")]
+    NoConverter,
+    /// The book's macros could not be expanded ([`super::tex_macros`]).
+    #[error(transparent)]
+    Macros(super::tex_macros::Overrun),
+    /// math-core refused the TeX.
+    #[error("{0}")]
+    Converter(Box<math_core::LatexError>),
+    /// math-core panicked on it (caught; see [`convert_guarded`]).
+    #[error("the converter failed on it")]
+    Panicked,
+}
+
+impl Refused {
+    /// Whether math-core refused something KaTeX takes in math mode (a size switch).
+    fn not_in_math_mode(&self) -> bool {
+        matches!(self, Refused::Converter(e) if e.to_string().contains("math mode"))
+    }
 }
 
 /// The converter, made once: its configuration is the same for every book.
@@ -66,10 +94,10 @@ pub(super) fn formula(tex: &str, display: bool, macros: &[(String, String)]) -> 
     let tex = tex.as_ref();
     let expanded = super::tex_macros::expand(tex, macros);
     let converted = match (converter(), expanded) {
-        (_, Err(why)) => Err(why),
+        (_, Err(why)) => Err(Refused::Macros(why)),
         (Some(c), Ok(expanded)) if !tex.trim().is_empty() => convert_guarded(c, &expanded, mode),
-        (Some(_), Ok(_)) => Err("it is empty".to_string()),
-        (None, Ok(_)) => Err("the converter could not start".to_string()),
+        (Some(_), Ok(_)) => Err(Refused::Empty),
+        (None, Ok(_)) => Err(Refused::NoConverter),
     };
     match converted {
         Ok(result) => Formula {
@@ -88,12 +116,12 @@ pub(super) fn formula(tex: &str, display: bool, macros: &[(String, String)]) -> 
 /// page). Its conversion keeps no state between formulas (`convert_with_local_state`), so a
 /// caught panic costs that formula, kept as code with a warning, not the book; the panic's
 /// own message is kept off the terminal ([`quiet_converter_panics`]).
-fn convert_guarded(c: &LatexToMathML, tex: &str, mode: MathDisplay) -> Result<String, String> {
+fn convert_guarded(c: &LatexToMathML, tex: &str, mode: MathDisplay) -> Result<String, Refused> {
     match convert_once(c, tex, mode) {
         // KaTeX takes the size switches in math (`{\small \mathsf{AND}}`, a book's macros
         // are full of them); math-core refuses them there. The formula is then converted
         // without them, at the size around it: its content whole, its `alttext` as written.
-        Err(why) if why.contains("math mode") => match without_size_switches(tex) {
+        Err(why) if why.not_in_math_mode() => match without_size_switches(tex) {
             Some(plain) => convert_once(c, &plain, mode).map_err(|_| why),
             None => Err(why),
         },
@@ -141,13 +169,13 @@ fn without_size_switches(tex: &str) -> Option<String> {
 }
 
 /// One call of the converter, its panics caught.
-fn convert_once(c: &LatexToMathML, tex: &str, mode: MathDisplay) -> Result<String, String> {
+fn convert_once(c: &LatexToMathML, tex: &str, mode: MathDisplay) -> Result<String, Refused> {
     quiet_converter_panics();
     let run = std::panic::AssertUnwindSafe(|| c.convert_with_local_state(tex, mode));
     match std::panic::catch_unwind(run) {
         Ok(Ok(converted)) => Ok(converted.mathml),
-        Ok(Err(e)) => Err(e.to_string()),
-        Err(_) => Err("the converter failed on it".to_string()),
+        Ok(Err(e)) => Err(Refused::Converter(e)),
+        Err(_) => Err(Refused::Panicked),
     }
 }
 
@@ -186,7 +214,7 @@ fn as_code(tex: &str, display: bool) -> String {
 }
 
 /// The warning for a formula left as code, shown with its first characters.
-pub(super) fn failure_message(tex: &str, why: &str) -> String {
+pub(super) fn failure_message(tex: &str, why: &Refused) -> String {
     let one = tex.split_whitespace().collect::<Vec<_>>().join(" ");
     let mut shown: String = one.chars().take(50).collect();
     if one.chars().count() > 50 {
@@ -546,7 +574,8 @@ mod tests {
             "<code class=\"language-tex\">\\field^n &lt;x&gt;</code>"
         );
         let why = f.failure.unwrap();
-        assert!(why.contains("field"), "{why}");
+        assert!(matches!(why, Refused::Converter(_)), "{why:?}");
+        assert!(why.to_string().contains("field"), "{why}");
         let msg = failure_message("\\field^n", &why);
         assert!(msg.starts_with("TeX math `\\field^n` could not"), "{msg}");
     }
@@ -653,7 +682,7 @@ mod tests {
     fn a_formula_the_converter_panics_on_stays_as_code() {
         let tex = "\\begin{align*}\na &\\equiv 0\\\\\n\\color{green}b &\\color{green}\\equiv 0\n\\end{align*}";
         let f = formula(tex, true, &[]);
-        assert_eq!(f.failure.as_deref(), Some("the converter failed on it"));
+        assert!(matches!(f.failure, Some(Refused::Panicked)), "{:?}", f.failure);
         assert!(
             f.html.starts_with("<pre><code class=\"language-tex\">"),
             "{}",
@@ -664,7 +693,7 @@ mod tests {
     #[test]
     fn wide_accents_become_mathml() {
         let f = formula(r"\widetilde{\textsf{ra}}", false, &[]);
-        assert_eq!(f.failure, None);
+        assert!(f.failure.is_none(), "{:?}", f.failure);
         assert!(f.html.starts_with("<math"), "{}", f.html);
     }
 

@@ -20,12 +20,26 @@ const MAX_PASSES: usize = 64;
 const MAX_GROWTH: usize = 16;
 const GROWTH_SLACK: usize = 16 << 10;
 
+/// Why a formula's macros could not be expanded: a budget ran out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub(super) enum Overrun {
+    /// More than [`MAX_EXPANSIONS`] expansions.
+    #[error("its macros expand more than {MAX_EXPANSIONS} times")]
+    Expansions,
+    /// Macros still called after [`MAX_PASSES`] passes.
+    #[error("its macros still call macros after {MAX_PASSES} rounds")]
+    Passes,
+    /// Grown past [`MAX_GROWTH`] times its size.
+    #[error("its macros grow it past any formula's size")]
+    Growth,
+}
+
 /// `tex` with the book's `macros` (name without its backslash, definition with `#1`…`#9` for
 /// its arguments) expanded, or why it could not be.
 pub(super) fn expand<'t>(
     tex: &'t str,
     macros: &[(String, String)],
-) -> Result<Cow<'t, str>, String> {
+) -> Result<Cow<'t, str>, Overrun> {
     if macros.is_empty() || !tex.contains('\\') {
         return Ok(Cow::Borrowed(tex));
     }
@@ -38,9 +52,7 @@ pub(super) fn expand<'t>(
             None => return Ok(text),
         }
     }
-    Err(format!(
-        "its macros still call macros after {MAX_PASSES} rounds"
-    ))
+    Err(Overrun::Passes)
 }
 
 /// One pass over `tex`: every call of a macro replaced by its definition; None when there was
@@ -50,7 +62,7 @@ fn pass(
     macros: &[(String, String)],
     budget: &mut usize,
     limit: usize,
-) -> Result<Option<String>, String> {
+) -> Result<Option<String>, Overrun> {
     let mut out = String::with_capacity(tex.len());
     let mut changed = false;
     let mut rest = tex;
@@ -67,7 +79,7 @@ fn pass(
         };
         *budget = budget
             .checked_sub(1)
-            .ok_or_else(|| format!("its macros expand more than {MAX_EXPANSIONS} times"))?;
+            .ok_or(Overrun::Expansions)?;
         let wanted = arity(definition);
         let mut args = Vec::with_capacity(wanted);
         for _ in 0..wanted {
@@ -77,7 +89,7 @@ fn pass(
         }
         substitute(definition, &args, &mut out);
         if out.len() > limit {
-            return Err("its macros grow it past any formula's size".to_string());
+            return Err(Overrun::Growth);
         }
         changed = true;
     }
@@ -188,7 +200,11 @@ mod tests {
     fn a_macro_that_calls_itself_is_refused_not_followed() {
         let loops = vec![("a".to_string(), r"\a\a".to_string())];
         let why = expand(r"\a", &loops).unwrap_err();
-        assert!(why.contains("1000") || why.contains("size"), "{why}");
+        assert!(
+            matches!(why, Overrun::Expansions | Overrun::Growth),
+            "{why}"
+        );
+        assert!(why.to_string().contains("1000") || why.to_string().contains("size"));
         let deep = vec![("b".to_string(), r"x\b".to_string())];
         assert!(expand(r"\b", &deep).is_err());
     }
