@@ -38,7 +38,7 @@ pub fn run(args: BuildArgs) -> ExitCode {
             Code::Usage,
             "-o/--output can only be used when building a single project",
         )
-        .hint("build one project with -o, or leave -o out: each book is written beside its metadata.toml");
+        .hint("build one project with -o, or leave -o out: each book goes to its `[output] path`, else build/TITLE.epub in its folder");
         term::problem(&d);
         return ExitCode::from(2);
     }

@@ -18,7 +18,7 @@ pub fn run(args: WatchArgs) -> ExitCode {
     if args.output.is_some() && projects.len() > 1 {
         return usage(
             "-o/--output can only be used when watching a single project",
-            "watch one project with -o, or leave -o out: each book is written beside its metadata.toml",
+            "watch one project with -o, or leave -o out: each book goes to its `[output] path`, else build/TITLE.epub in its folder",
         );
     }
     if args.output.as_deref() == Some(Path::new("-")) {

@@ -79,6 +79,8 @@ pub struct Entry {
     pub place: Place,
     /// The 1-based line of `SUMMARY.md` its link starts on.
     pub line: usize,
+    /// The 1-based column (in characters) of that line its link starts at.
+    pub column: usize,
 }
 
 /// The mdBook book in `dir` (the folder of `boundary`, which its files are read through), if
@@ -90,7 +92,7 @@ pub fn find(dir: &Path, boundary: &crate::project::Boundary) -> Option<MdBook> {
         let config = match read_text(boundary, &toml_path).and_then(|t| {
             toml::from_str::<BookToml>(&t).map_err(|e| Unusable::Toml {
                 message: e.message().to_string(),
-                line: e.span().map(|s| line_of(&t, s.start)),
+                at: e.span().map(|s| place_of(&t, s.start)),
             })
         }) {
             Ok(config) => config,
@@ -160,8 +162,8 @@ enum Unusable {
     Toml {
         /// The parser's message.
         message: String,
-        /// The 1-based line it points at.
-        line: Option<usize>,
+        /// The 1-based line and column (in characters) it points at.
+        at: Option<(usize, usize)>,
     },
 }
 
@@ -172,15 +174,23 @@ impl Unusable {
         match self {
             Unusable::Read(e) => super::note_of(e),
             Unusable::NotUtf8(p) => super::note(p, None, "not UTF-8"),
-            Unusable::Toml { message, line } => super::note(path, *line, message.clone()),
+            Unusable::Toml { message, at } => {
+                let note = super::note(path, at.map(|a| a.0), message.clone());
+                match at {
+                    Some((_, column)) => note.column(*column),
+                    None => note,
+                }
+            }
         }
     }
 }
 
-/// The 1-based line of byte `offset` of `text`.
-fn line_of(text: &str, offset: usize) -> usize {
+/// The 1-based line and column (in characters) of byte `offset` of `text`.
+fn place_of(text: &str, offset: usize) -> (usize, usize) {
     let before = text.get(..offset).unwrap_or(text);
-    memchr::memchr_iter(b'\n', before.as_bytes()).count() + 1
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    let line = memchr::memchr_iter(b'\n', before.as_bytes()).count() + 1;
+    (line, before[line_start..].chars().count() + 1)
 }
 
 /// A file of the book as UTF-8 text, opened through `boundary`.
@@ -199,7 +209,8 @@ pub fn parse_summary(text: &str) -> Vec<Entry> {
             let between = text.get(at..range.start).unwrap_or_default();
             line += memchr::memchr_iter(b'\n', between.as_bytes()).count();
             at = range.start;
-            reader.line = line;
+            let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+            reader.at = (line, text[line_start..at].chars().count() + 1);
         }
         reader.event(event);
     }
@@ -223,8 +234,8 @@ struct SummaryReader {
     link: Option<(String, String)>,
     /// The item at each depth already has its link (only an item's first link is a chapter).
     item_linked: Vec<bool>,
-    /// The line the last link started on.
-    line: usize,
+    /// The line and column the last link started at.
+    at: (usize, usize),
 }
 
 impl SummaryReader {
@@ -298,7 +309,8 @@ impl SummaryReader {
             file: (!file.is_empty()).then(|| percent_decode(file)),
             level: self.depth.max(1),
             place,
-            line: self.line,
+            line: self.at.0,
+            column: self.at.1,
         });
     }
 }
@@ -344,6 +356,8 @@ mod tests {
         // Each at the line of SUMMARY.md its link is on (for init's notes).
         let lines: Vec<usize> = entries.iter().map(|e| e.line).collect();
         assert_eq!(lines, [3, 7, 8, 12, 13, 14, 15, 16, 17, 18, 22]);
+        let columns: Vec<usize> = entries.iter().map(|e| e.column).collect();
+        assert_eq!(columns, [1, 3, 3, 3, 7, 3, 7, 11, 7, 3, 1]);
         let shape: Vec<(&str, Option<&str>, usize, Place)> = entries
             .iter()
             .map(|e| {

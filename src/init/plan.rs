@@ -63,7 +63,9 @@ pub(super) fn from_summary(
     let mut out = Vec::new();
     let summary_path = boundary.root().join(src).join("SUMMARY.md");
     for entry in summary {
-        let note = |message: String| super::note(&summary_path, Some(entry.line), message);
+        let note = |message: String| {
+            super::note(&summary_path, Some(entry.line), message).column(entry.column)
+        };
         let Some(file) = &entry.file else {
             notes.push(note(format!(
                 "draft chapter \"{}\" has no file; left out",

@@ -230,3 +230,45 @@ fn check_and_inspect_output_on_broken_epubs_is_as_pinned() {
         insta::assert_snapshot!("stderr_check_epub_broken_epubcheck", check);
     }
 }
+
+/// The command line's own problems (options that cannot go together, a folder holding no
+/// book) and `init`'s notes (a `SUMMARY.md` entry it cannot follow, a `book.toml` that is not
+/// TOML) read as every other problem does: `SEVERITY[CODE]: message`, the place with its
+/// excerpt, the hint; never a hand-made `error:` line.
+#[test]
+fn usage_errors_and_init_notes_are_rendered_as_every_problem_is() {
+    let root = tempfile::tempdir().unwrap();
+    let r = root.path();
+    let write = |rel: &str, text: &str| {
+        let path = r.join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    write("book/book.toml", "[book]\ntitle = \"Book\"\nsrc = \"src\"\n");
+    write(
+        "book/src/SUMMARY.md",
+        "# Summary\n\n- [One](one.md)\n- [Draft]()\n- [Gone](gone.md)\n- [One again](one.md)\n",
+    );
+    write("book/src/one.md", "# One\n\nText.\n");
+    write("bad/book.toml", "[book]\ntitle = = \"x\"\n");
+    write("bad/src/SUMMARY.md", "- [One](one.md)\n");
+    write("bad/src/one.md", "# One\n\nText.\n");
+    std::fs::create_dir_all(r.join("empty")).unwrap();
+    let runs: [&[&str]; 8] = [
+        &["build", "book", "empty", "-o", "x.epub"],
+        &["build", "--all", "empty"],
+        &["watch", "book", "-o", "-"],
+        &["watch", "book", "--target", "azw3"],
+        &["fix", "--all", "empty"],
+        &["fix", "a.epub", "-o", "b.epub", "--target", "kobo", "--target", "kindle"],
+        &["init", "book"],
+        &["init", "bad"],
+    ];
+    let mut shown = String::new();
+    for args in runs {
+        let stderr = stderr_of(r, args);
+        assert!(!stderr.contains("\nerror: "), "{args:?}: {stderr}");
+        shown.push_str(&format!("$ epubforge {}\n{stderr}\n", args.join(" ")));
+    }
+    insta::assert_snapshot!("stderr_usage_and_init_notes", shown);
+}
