@@ -19,6 +19,7 @@ pub mod render;
 /// How bad a problem is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum Severity {
     /// The book cannot be built, or the EPUB is invalid.
     Error,
@@ -391,8 +392,25 @@ impl std::fmt::Display for Code {
     }
 }
 
-/// One problem found.
+/// One problem found: made with [`Diagnostic::error`], [`Diagnostic::warning`] or
+/// [`Diagnostic::note`] and the builder methods, read by its fields.
+///
+/// ```
+/// use epubforge::{Code, Diagnostic, Severity};
+///
+/// let d = Diagnostic::warning(Code::BrokenLine, "a line breaks mid-sentence")
+///     .at("chapters/03.txt")
+///     .line(Some(12))
+///     .column(5)
+///     .hint("join it with the next");
+/// assert_eq!(d.severity, Severity::Warning);
+/// assert_eq!(
+///     d.render(None, false),
+///     "warning[broken-line]: a line breaks mid-sentence\n  --> chapters/03.txt:12:5\n  = hint: join it with the next\n"
+/// );
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct Diagnostic {
     /// What kind of problem.
     pub code: Code,

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 
 /// Everything that can stop a build.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum Error {
     /// A file or folder could not be read or written.
     #[error("{}: {action}: {source}", crate::escape::path(path))]

@@ -15,6 +15,15 @@ use crate::project::{LoadOptions, Project};
 use crate::stores::limits::{self, Store};
 
 /// Adds to `report` what the limits of each of `stores` find in the EPUB at `epub`.
+///
+/// ```no_run
+/// use epubforge::{Store, check_epub, check_epub_stores};
+///
+/// let epub = std::path::Path::new("book.epub");
+/// let mut report = check_epub(epub, None);
+/// check_epub_stores(epub, &[Store::Kindle, Store::Kobo], &mut report);
+/// println!("{} findings", report.findings.len());
+/// ```
 pub fn check_epub_stores(epub: &Path, stores: &[Store], report: &mut CheckReport) {
     for &store in stores {
         review_file(store, epub, epub, report);

@@ -21,6 +21,7 @@ use crate::inspect::{Epub, TocEntry};
 
 /// One chapter of the unpacked project.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct UnpackedChapter {
     /// Its file, relative to the project folder, with `/`.
     pub file: String,

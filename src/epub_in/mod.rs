@@ -54,6 +54,7 @@ impl UnpackOptions {
 
 /// What [`unpack`] found and wrote.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct Unpacked {
     /// The `metadata.toml` written.
     pub metadata_path: PathBuf,
@@ -75,6 +76,7 @@ pub struct Unpacked {
 
 /// How many files of each kind were written.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Counts {
     /// Chapter documents.
     pub chapters: usize,
@@ -90,6 +92,7 @@ pub struct Counts {
 
 /// Why [`unpack`] wrote nothing (or stopped).
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum Error {
     /// The EPUB could not be read (no zip, no package document, a zip bomb).
     #[error("{}: {source}", crate::escape::path(epub))]

@@ -37,6 +37,7 @@ pub use review::spine_chars;
 
 /// What `fix` is asked to do besides repairing.
 #[derive(Debug, Clone, Default)]
+#[non_exhaustive]
 pub struct FixOptions {
     /// Where the EPUB goes (one target); default: `BOOK.fixed.epub` beside the input.
     pub output: Option<PathBuf>,
@@ -99,6 +100,7 @@ impl FixOptions {
 
 /// What a fix found and did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum FixStatus {
     /// The EPUB was rebuilt: repaired, converted, or both.
     Fixed,
@@ -108,6 +110,7 @@ pub enum FixStatus {
 
 /// The report of one fix.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct FixReport {
     /// The EPUB fixed.
     pub input: PathBuf,
@@ -134,6 +137,7 @@ pub struct FixReport {
 
 /// Why a fix failed: nothing was written or replaced.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum FixError {
     /// The options cannot be used.
     #[error("{0}")]
@@ -215,6 +219,18 @@ fn output_for(epub: &Path, opts: &FixOptions, target: Target) -> PathBuf {
 }
 
 /// Repairs (and converts) the EPUB at `epub`; see the module documentation.
+///
+/// ```no_run
+/// use epubforge::{FixOptions, FixStatus, fix};
+///
+/// let mut opts = FixOptions::default();
+/// opts.output = Some("book.fixed.epub".into());
+/// let report = fix(std::path::Path::new("book.epub"), &opts)?;
+/// if report.status == FixStatus::Fixed {
+///     println!("{} kinds repaired, {} problems left", report.fixed.len(), report.remaining);
+/// }
+/// # Ok::<(), epubforge::FixError>(())
+/// ```
 pub fn fix(epub: &Path, opts: &FixOptions) -> Result<FixReport, FixError> {
     opts.validate()?;
     if !opts.in_place && is_same_file(&default_output(epub, opts), epub) {

@@ -11,6 +11,7 @@ use crate::epub_in::{self, UnpackOptions, Unpacked};
 
 /// Options of [`init_epub`].
 #[derive(Debug, Clone, Copy, Default)]
+#[non_exhaustive]
 pub struct EpubInitOptions {
     /// Write into a folder that is not empty.
     pub force: bool,
@@ -28,6 +29,16 @@ pub fn default_folder(epub: &Path) -> PathBuf {
 }
 
 /// Unpacks `epub` into `dir` (default: `default_folder`).
+///
+/// ```no_run
+/// use epubforge::{EpubInitOptions, init_epub};
+///
+/// let mut opts = EpubInitOptions::default();
+/// opts.markdown = true;
+/// let unpacked = init_epub(std::path::Path::new("book.epub"), None, &opts)?;
+/// println!("wrote {}", unpacked.metadata_path.display());
+/// # Ok::<(), epubforge::epub_in::Error>(())
+/// ```
 pub fn init_epub(
     epub: &Path,
     dir: Option<&Path>,

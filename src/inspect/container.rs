@@ -13,6 +13,7 @@ use crate::archive::format::{CENTRAL_HEADER, LOCAL_HEADER, central, local, u16_a
 
 /// One zip entry.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct EntryInfo {
     /// Entry name.
     pub name: String,

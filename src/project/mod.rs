@@ -263,6 +263,7 @@ impl FileId {
 
 /// How a project is loaded.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct LoadOptions {
     /// Accept paths in `metadata.toml` that leave the project folder (absolute paths, `..`,
     /// symlinks pointing out). Off by default: a project from someone else must not be able to
@@ -273,6 +274,14 @@ pub struct LoadOptions {
 impl Project {
     /// Loads a project from a folder holding `metadata.toml`, or from the path of a `.toml` file,
     /// refusing paths that leave the project folder.
+    ///
+    /// ```
+    /// // The sample book that ships with the crate; `Project::build` makes its EPUB.
+    /// let project = epubforge::Project::load(std::path::Path::new(env!("CARGO_MANIFEST_DIR")))?;
+    /// assert_eq!(project.book.title, "安西烽火");
+    /// assert_eq!(project.chapters().count(), 3);
+    /// # Ok::<(), epubforge::Error>(())
+    /// ```
     pub fn load(location: &Path) -> Result<Project> {
         Project::load_with(location, &LoadOptions::default())
     }
