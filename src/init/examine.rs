@@ -220,11 +220,7 @@ pub(super) const QUICK_HEAD_BYTES: u64 = 1 << 20;
 /// shorter: what its metadata needs (title, author, language, whether it has headings, a site
 /// header). The build reads and decodes the whole file itself; reading it twice cost the
 /// one-command build a fifth of its time.
-pub(super) fn read_head(
-    boundary: &Boundary,
-    path: &Path,
-    notes: &mut Vec<Diagnostic>,
-) -> String {
+pub(super) fn read_head(boundary: &Boundary, path: &Path, notes: &mut Vec<Diagnostic>) -> String {
     use std::io::Read;
     let mut bytes = Vec::new();
     let read = boundary.open(path).and_then(|file| {

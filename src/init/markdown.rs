@@ -419,7 +419,8 @@ fn essence(c: &crate::convert::Converted) -> (Option<String>, String, BTreeMap<S
 /// Whether the build makes the same chapter of `md` as of `xhtml`; the difference when not.
 pub(super) fn faithful(xhtml: &str, md: &str) -> Result<(), Refusal> {
     // Every picture keeps its href: both conversions read the same one.
-    let mut images = |src: &str| -> Result<String, std::convert::Infallible> { Ok(src.to_string()) };
+    let mut images =
+        |src: &str| -> Result<String, std::convert::Infallible> { Ok(src.to_string()) };
     let from_html =
         crate::convert::convert_html(xhtml, &mut images, None, None).map_err(|e| e.to_string())?;
     let opts = crate::convert::markup::MarkdownOptions {

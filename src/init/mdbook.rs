@@ -455,7 +455,9 @@ mod tests {
         let book = find(d, &crate::project::Boundary::new(d, false)).unwrap();
         assert_eq!(book.src, PathBuf::from("src"));
         assert!(
-            book.notes[0].message.contains("points outside the project folder"),
+            book.notes[0]
+                .message
+                .contains("points outside the project folder"),
             "{:?}",
             book.notes
         );

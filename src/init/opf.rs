@@ -109,7 +109,8 @@ fn settle_cover(dir: &Path, book: &mut OpfBook) {
             "the cover {cover} {what}; it was used as it is: set `cover` to the finished one"
         )),
         None => {
-            book.notes.push(format!("the cover {cover} {what}; the book has none"));
+            book.notes
+                .push(format!("the cover {cover} {what}; the book has none"));
             book.cover = None;
         }
     }

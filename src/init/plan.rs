@@ -119,7 +119,12 @@ pub(super) fn from_spine(
 ) -> Vec<Planned> {
     let dir = boundary.root();
     let opf = dir.join(&package.opf);
-    notes.extend(package.notes.iter().map(|n| super::note(&opf, None, n.clone())));
+    notes.extend(
+        package
+            .notes
+            .iter()
+            .map(|n| super::note(&opf, None, n.clone())),
+    );
     let mut out = Vec::new();
     for (file, linear) in &package.spine {
         if boundary.admit(dir, file).is_err() || !dir.join(file).is_file() {

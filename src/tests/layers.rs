@@ -169,16 +169,29 @@ fn the_crate_docs_draw_the_guide_s_diagram() {
         .expect("the architecture chapter");
     let lib = std::fs::read_to_string(root.join("src/lib.rs")).expect("the crate root");
     let docs = crate_docs(&lib);
-    let ours: Vec<&str> = diagram_block(&docs).into_iter().map(str::trim_end).collect();
-    let guide_s: Vec<&str> = diagram_block(&guide).into_iter().map(str::trim_end).collect();
-    assert!(guide_s.len() > 5, "the guide's diagram is read: {guide_s:?}");
+    let ours: Vec<&str> = diagram_block(&docs)
+        .into_iter()
+        .map(str::trim_end)
+        .collect();
+    let guide_s: Vec<&str> = diagram_block(&guide)
+        .into_iter()
+        .map(str::trim_end)
+        .collect();
+    assert!(
+        guide_s.len() > 5,
+        "the guide's diagram is read: {guide_s:?}"
+    );
     assert_eq!(
         ours, guide_s,
         "src/lib.rs draws other layers than guide/src/architecture.md: copy the guide's"
     );
     let chain = first_text_block(&guide);
     assert!(chain.len() == 1 && chain[0].contains(" → "), "{chain:?}");
-    assert_eq!(first_text_block(&docs), chain, "the chain of stages differs");
+    assert_eq!(
+        first_text_block(&docs),
+        chain,
+        "the chain of stages differs"
+    );
 }
 
 #[test]

@@ -244,7 +244,10 @@ fn usage_errors_and_init_notes_are_rendered_as_every_problem_is() {
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(path, text).unwrap();
     };
-    write("book/book.toml", "[book]\ntitle = \"Book\"\nsrc = \"src\"\n");
+    write(
+        "book/book.toml",
+        "[book]\ntitle = \"Book\"\nsrc = \"src\"\n",
+    );
     write(
         "book/src/SUMMARY.md",
         "# Summary\n\n- [One](one.md)\n- [Draft]()\n- [Gone](gone.md)\n- [One again](one.md)\n",
@@ -260,7 +263,9 @@ fn usage_errors_and_init_notes_are_rendered_as_every_problem_is() {
         &["watch", "book", "-o", "-"],
         &["watch", "book", "--target", "azw3"],
         &["fix", "--all", "empty"],
-        &["fix", "a.epub", "-o", "b.epub", "--target", "kobo", "--target", "kindle"],
+        &[
+            "fix", "a.epub", "-o", "b.epub", "--target", "kobo", "--target", "kindle",
+        ],
         &["init", "book"],
         &["init", "bad"],
     ];

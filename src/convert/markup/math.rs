@@ -682,7 +682,11 @@ mod tests {
     fn a_formula_the_converter_panics_on_stays_as_code() {
         let tex = "\\begin{align*}\na &\\equiv 0\\\\\n\\color{green}b &\\color{green}\\equiv 0\n\\end{align*}";
         let f = formula(tex, true, &[]);
-        assert!(matches!(f.failure, Some(Refused::Panicked)), "{:?}", f.failure);
+        assert!(
+            matches!(f.failure, Some(Refused::Panicked)),
+            "{:?}",
+            f.failure
+        );
         assert!(
             f.html.starts_with("<pre><code class=\"language-tex\">"),
             "{}",

@@ -77,9 +77,7 @@ fn pass(
             out.push_str(name);
             continue;
         };
-        *budget = budget
-            .checked_sub(1)
-            .ok_or(Overrun::Expansions)?;
+        *budget = budget.checked_sub(1).ok_or(Overrun::Expansions)?;
         let wanted = arity(definition);
         let mut args = Vec::with_capacity(wanted);
         for _ in 0..wanted {
