@@ -1,6 +1,6 @@
 //! `epubforge check`: review a project or an EPUB without writing a book.
 //!
-//! For a project this runs the first stages of the pipeline (project -> source -> convert) far
+//! For a project this runs the first stages of the pipeline (`project`, `source`, `text_fix`, `convert`) far
 //! enough to find what an author should fix: missing or unreadable files, encoding problems,
 //! gaps and duplicates in chapter numbering (file names and heading lines), empty or very short
 //! chapters, lines the text converter will join because they look hard-broken, chapters that

@@ -1,8 +1,8 @@
 //! `epubforge init`: turns a folder of chapter files into a project by writing `metadata.toml`.
 //!
-//! This sits before the pipeline (project -> source -> convert -> package -> archive): it
-//! writes the file the project stage reads, so that a book builds right away and the author
-//! only edits what no file says (often just the authors). Where the chapters come from:
+//! This sits before the pipeline (see the crate documentation's chain of stages): it writes
+//! the file the project stage reads, so that a book builds right away and the author only
+//! edits what no file says (often just the authors). Where the chapters come from:
 //! - an mdBook book (`book.toml`, `SUMMARY.md`; [`mdbook`]): `SUMMARY.md`'s order, titles,
 //!   nesting (`level`), parts and prefix and suffix chapters, the chapters in `book.toml`'s `src`,
 //!   and its title, authors and language;

@@ -1,7 +1,7 @@
 //! Reading and checking finished EPUBs: ours, pandoc's, calibre's, EPUB 2 or 3.
 //!
-//! This sits after the pipeline (project -> source -> convert -> package -> archive): it opens
-//! the zip that `archive` wrote (or any other EPUB), and
+//! This sits after the pipeline (see the crate documentation's chain of stages): it opens the
+//! zip that `archive` wrote (or any other EPUB), and
 //! - [`open`] parses it into an [`Epub`] (metadata, manifest, spine, table of contents, zip
 //!   entries) and [`render_text`] renders a human report;
 //! - [`verify_path`] runs our own structural rules and returns them as

@@ -1,8 +1,8 @@
 //! Media that goes into the EPUB besides the text: images, the cover, embedded fonts and user
 //! stylesheets.
 //!
-//! This sits beside the package stage of the pipeline (project -> source -> convert ->
-//! package -> archive): the packager asks [`image::prepare_cover`] to check and, when needed,
+//! This sits beside the package stage of the pipeline (see the crate documentation's chain of
+//! stages): the packager asks [`image::prepare_cover`] to check and, when needed,
 //! shrink a user-supplied cover, [`image::load_image`] to read an image a chapter or stylesheet
 //! uses, [`cover::generate_cover`] to draw a cover when the book has none, and
 //! [`fonts::subset_font`] to cut an embedded font down to the characters the book uses.

@@ -1,6 +1,6 @@
 //! The project stage: `metadata.toml` in, a validated [`Project`] out.
 //!
-//! This is the first stage of the pipeline (project -> source -> convert -> package -> archive).
+//! This is the first stage of the pipeline (see the crate documentation's chain of stages).
 //! The TOML is parsed into raw types that mirror the file (`raw`), then checked and resolved
 //! into the types the rest of the code uses: paths made absolute against the project folder,
 //! globs expanded in natural order, the identifier and cover defaulted. Nothing downstream sees

@@ -1,7 +1,7 @@
 //! Markup conversion: Markdown and HTML chapter sources -> well-formed XHTML body fragments.
 //!
-//! Sits in the convert stage of the pipeline (project -> source -> **convert** -> package ->
-//! archive). The caller hands over decoded text; we hand back a [`Fragment`] whose `body` the
+//! Sits in the convert stage of the pipeline (see the crate documentation's chain of stages).
+//! The caller hands over decoded text; we hand back a [`Fragment`] whose `body` the
 //! packager drops inside its own `<section epub:type="chapter">`, right after the chapter's `<h1>`.
 //!
 //! Both input kinds end in the same place: Markdown is rendered to an HTML string
