@@ -31,7 +31,7 @@ pub fn run(args: FixArgs) -> ExitCode {
                 result: epubforge::fix(epub, &opts),
                 elapsed: start.elapsed(),
             };
-            report(&outcome, &args, &|line| term::err(&line));
+            report(&outcome, &args, &|line| term::err_styled_line(&line));
             match outcome.result {
                 Ok(_) => ExitCode::SUCCESS,
                 Err(_) => ExitCode::FAILURE,
@@ -75,9 +75,10 @@ fn fix_library(dir: &std::path::Path, opts: &FixOptions, args: &FixArgs) -> Exit
         return ExitCode::FAILURE;
     }
     let bar = progress_bar(epubs.len(), args.quiet);
+    // Lines come escaped (and a problem with colours), as `build` prints them.
     let print = |line: String| match bar.is_hidden() {
-        true => term::err(&line),
-        false => bar.println(epubforge::escape::text(&line)),
+        true => term::err_styled_line(&line),
+        false => bar.println(term::for_bar(&line)),
     };
     let start = Instant::now();
     let done = |o: &FixOutcome| {
@@ -113,8 +114,19 @@ fn fix_library(dir: &std::path::Path, opts: &FixOptions, args: &FixArgs) -> Exit
     }
 }
 
+/// Text for `print`: escaped for a terminal.
+fn plain(line: &str) -> String {
+    epubforge::escape::text(line).into_owned()
+}
+
+/// A problem for `print`: rendered as every command renders one, one line or block.
+fn problem(d: &epubforge::Diagnostic) -> String {
+    term::diagnostic(d, None).trim_end().to_string()
+}
+
 /// Prints what one fix did: its repairs and what is left (all of it, or the first few of
-/// each kind for a library), a status line, and the outputs' paths on stdout.
+/// each kind for a library), a status line, and the outputs' paths on stdout. `print` takes a
+/// line (or a rendered problem) that is escaped already and may carry colours.
 fn report(o: &FixOutcome, args: &FixArgs, print: &dyn Fn(String)) {
     let r = match &o.result {
         Ok(r) => r,
@@ -124,7 +136,7 @@ fn report(o: &FixOutcome, args: &FixArgs, print: &dyn Fn(String)) {
                 Some(_) => d,
                 None => d.at(&o.input),
             };
-            print(d.render(None, false).trim_end().to_string());
+            print(problem(&d));
             return;
         }
     };
@@ -132,14 +144,14 @@ fn report(o: &FixOutcome, args: &FixArgs, print: &dyn Fn(String)) {
         for line in shown(r, args.verbose) {
             print(line);
         }
-        print(status_line(r, o.elapsed));
+        print(plain(&status_line(r, o.elapsed)));
         if args.verbose {
             let stages: Vec<String> = r
                 .timings
                 .iter()
                 .map(|(stage, d)| format!("{stage} {:.1} ms", d.as_secs_f64() * 1e3))
                 .collect();
-            print(format!("timings: {}", stages.join(", ")));
+            print(plain(&format!("timings: {}", stages.join(", "))));
         }
     }
     for out in &r.outputs {
@@ -160,15 +172,10 @@ fn azw3(r: &FixReport, print: &dyn Fn(String)) {
     let Some(kindle) = kindle else { return };
     match super::azw3::convert(kindle) {
         Ok(azw3) => {
-            print(format!("converted   {}", term::path(&azw3)));
+            print(plain(&format!("converted   {}", term::path(&azw3))));
             term::out(&term::path(&azw3));
         }
-        Err(e) => print(
-            e.diagnostic(kindle)
-                .render(None, false)
-                .trim_end()
-                .to_string(),
-        ),
+        Err(e) => print(problem(&e.diagnostic(kindle))),
     }
 }
 
@@ -181,11 +188,14 @@ fn shown(r: &FixReport, all: bool) -> Vec<String> {
         let n = seen.entry(d.code.to_string()).or_default();
         *n += 1;
         if all || d.code == epubforge::Code::Fixed || *n <= SHOWN {
-            lines.push(d.render(None, false).trim_end().to_string());
+            lines.push(problem(d));
         }
     }
     for (code, n) in seen.into_iter().filter(|(_, n)| !all && *n > SHOWN) {
-        lines.push(format!("… and {} more [{code}] (-v shows them)", n - SHOWN));
+        lines.push(plain(&format!(
+            "… and {} more [{code}] (-v shows them)",
+            n - SHOWN
+        )));
     }
     lines
 }
