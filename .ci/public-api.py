@@ -9,16 +9,16 @@ Reads target/doc/epubforge/all.html, which
 writes (the library as a user of the crate sees it: without the default `cli` feature), and
 prints one Markdown line per kind of item: `- **Structs** (N): `A`, `B`, …`.
 
-usage: python3 tools/public-api.py              print the lines
-       python3 tools/public-api.py --check      exit 1 when the guide's lines differ (CI)
-       python3 tools/public-api.py --write      put them into the guide
+usage: python3 .ci/public-api.py              print the lines
+       python3 .ci/public-api.py --check      exit 1 when the guide's lines differ (CI)
+       python3 .ci/public-api.py --write      put them into the guide
 """
 import html
 import os
 import re
 import sys
 
-ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")  # .ci/ is one below
 ALL = os.path.join(ROOT, "target", "doc", "epubforge", "all.html")
 GUIDE = os.path.join(ROOT, "guide", "src", "architecture.md")
 SECTION = "## The public API"
@@ -34,8 +34,6 @@ def api_lines(all_html):
         items = [html.unescape(i) for i in re.findall(r"<a [^>]*>([^<]+)</a>", m.group(2))]
         shown = ", ".join(f"`{i}`" for i in items)
         lines.append(f"- **{m.group(1)}** ({len(items)}): {shown}")
-    if not lines:
-        sys.exit(f"{ALL}: no list of items found (run cargo doc first)")
     return lines
 
 
@@ -53,6 +51,12 @@ def main():
     with open(ALL, encoding="utf-8") as f:
         lines = api_lines(f.read())
     mode = sys.argv[1] if len(sys.argv) > 1 else ""
+    if not lines:
+        # rustdoc's page layout is not a stable interface: a toolchain that writes it otherwise
+        # must not turn CI red, but says that the list was not compared.
+        print(f"{ALL}: no list of items found in this rustdoc's layout; not compared",
+              file=sys.stderr)
+        sys.exit(1 if mode == "--write" else 0)
     if mode not in ("--check", "--write"):
         print("\n".join(lines))
         return
@@ -65,7 +69,7 @@ def main():
         print("guide/src/architecture.md lists another public API than cargo doc:", file=sys.stderr)
         for line in sorted(set(listed) ^ set(lines)):
             print(("  guide: " if line in listed else "  cargo doc: ") + line, file=sys.stderr)
-        print("run: python3 tools/public-api.py --write", file=sys.stderr)
+        print("run: python3 .ci/public-api.py --write", file=sys.stderr)
         sys.exit(1)
 
 
