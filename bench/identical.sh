@@ -141,7 +141,7 @@ for spec in "${BOOKS[@]}"; do
   count=0
   for f in $files; do
     count=$((count + 1))
-    if ! cmp -s "$o/$f" "$n/$f"; then result="DIFFERS ($f: $(cmp "$o/$f" "$n/$f" 2>&1 | head -c 80))"; fi
+    if ! cmp -s "$o/$f" "$n/$f"; then result="DIFFERS ($f: $(cmp "$o/$f" "$n/$f" 2>&1 | head -c 80 || true))"; fi
   done
   [ "$result" = identical ] || DIFFER=$((DIFFER + 1))
   printf '%-44s %-8s %s\n' "$name" "$count" "$result"

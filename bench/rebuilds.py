@@ -8,12 +8,14 @@ binary's next no-op finds every stamp trusted (see incremental::RACY_SECS) and r
 no-op, so that no timed run starts on a machine idle for seconds; then times one clean build
 (`--force`), QUICK no-op rebuilds, and QUICK rebuilds each after appending a paragraph to
 EDITED_FILE, each followed at once by the first no-op after that edit (the edited file's stamp
-is then too new to trust: see incremental::quick). The figures of every binary come from the same stretch of time, so a neighbour
+is then too new to trust: see incremental::quick) and the second (its stamp still too new,
+but the record just written by the first). The figures of every binary come from the same stretch of time, so a neighbour
 loading this shared machine for a while moves them together instead of skewing their ratios;
 two binaries (the current one and a baseline) are compared fairly in one run.
 
 Prints one line per binary, in the order given: "CLEAN CLEAN_PEAK_KB NOOP NOOP_PEAK_KB EDIT
-EDIT_PEAK_KB AFTER AFTER_PEAK_KB" (AFTER: the first no-op after an edit): medians in seconds, and the largest peak RSS of each kind's runs (each run's
+EDIT_PEAK_KB AFTER AFTER_PEAK_KB AGAIN AGAIN_PEAK_KB" (AFTER and AGAIN: the first and the second
+no-op after an edit): medians in seconds, and the largest peak RSS of each kind's runs (each run's
 own: see measure.run).
 """
 import os
@@ -24,7 +26,7 @@ import time
 from measure import run
 
 RACY_SECS = 2
-KINDS = ("clean", "noop", "edit", "after")
+KINDS = ("clean", "noop", "edit", "after", "again")
 
 
 def main():
@@ -54,6 +56,7 @@ def main():
                     f.write(f"\u3000\u3000第{edits}次修改的一段。\n")
                 record(b, "edit", build)
                 record(b, "after", build)
+                record(b, "again", build)
     for b, (binary, _) in enumerate(binaries):
         if os.environ.get("BENCH_VERBOSE"):
             for kind, values in times[b].items():

@@ -81,23 +81,69 @@ impl TempFile {
         self.tmp.as_file_mut()
     }
 
-    /// Moves the file over `path` (atomically, on the same file system).
+    /// Moves the file over `path` (atomically, on the same file system): swapped with the
+    /// file there, which is then deleted, as [`TempFile::persist_output`] does.
     pub fn persist(self, path: &Path) -> std::io::Result<()> {
+        if exchange(self.tmp.path(), path).is_ok() {
+            return Ok(());
+        }
         self.tmp.persist(path).map(drop).map_err(|e| e.error)
     }
 
     /// [`TempFile::persist`] for an output the user reads (an EPUB), recorded with
     /// [`record_replaced`] so that an interrupt can say it was replaced.
-    pub fn persist_output(self, path: &Path) -> std::io::Result<()> {
+    ///
+    /// An output already at `path` is swapped with this file in one atomic step (Linux's
+    /// `RENAME_EXCHANGE`) rather than renamed over: at every moment one complete EPUB or the
+    /// other is at `path`, as with a rename, but ext4 does not flush the new file first (it does
+    /// for a rename over an existing file: 10 to 40 ms for a 20 MB book on this project's
+    /// benchmark machine). The replaced file is then under the temporary name, returned as
+    /// [`Replaced`] for the caller to drop beside other work (freeing a big file's blocks takes
+    /// a while too). Where the swap is not available, or nothing is at `path`, a plain rename.
+    pub fn persist_output(self, path: &Path) -> std::io::Result<Replaced> {
         let TempFile {
             tmp,
             _in_flight: in_flight,
         } = self;
         // The guard is dropped after the record's lock is let go (the handler takes both).
-        let moved = record_replaced(path, || tmp.persist(path).map(drop).map_err(|e| e.error));
-        drop(in_flight);
-        moved
+        let moved = record_replaced(path, || {
+            if exchange(tmp.path(), path).is_ok() {
+                return Ok(Some(tmp));
+            }
+            tmp.persist(path).map(|_| None).map_err(|e| e.error)
+        });
+        match moved {
+            Ok(Some(tmp)) => Ok(Replaced {
+                _file: Some(TempFile {
+                    tmp,
+                    _in_flight: in_flight,
+                }),
+            }),
+            Ok(None) => Ok(Replaced { _file: None }),
+            Err(e) => Err(e),
+        }
     }
+}
+
+/// The file an output replaced ([`TempFile::persist_output`]), under its temporary name and
+/// still registered for the interrupt handler: deleted when dropped.
+#[derive(Debug)]
+#[must_use = "the replaced file is deleted as soon as this is dropped"]
+pub struct Replaced {
+    _file: Option<TempFile>,
+}
+
+/// Swaps the files at `a` and `b` atomically (both must exist, on one file system).
+#[cfg(any(target_os = "linux", target_os = "android"))]
+fn exchange(a: &Path, b: &Path) -> std::io::Result<()> {
+    use rustix::fs::{CWD, RenameFlags, renameat_with};
+    renameat_with(CWD, a, CWD, b, RenameFlags::EXCHANGE).map_err(std::io::Error::from)
+}
+
+/// Swaps the files at `a` and `b`: not available here, the caller renames instead.
+#[cfg(not(any(target_os = "linux", target_os = "android")))]
+fn exchange(_: &Path, _: &Path) -> std::io::Result<()> {
+    Err(std::io::ErrorKind::Unsupported.into())
 }
 
 impl std::io::Write for TempFile {
@@ -263,14 +309,14 @@ fn stop_all(children: &[Arc<Mutex<Child>>]) -> usize {
 /// Runs `rename`, which moves a finished output (an EPUB, an AZW3) over `path`, and records
 /// `path` as replaced when it succeeds. An interrupt handled meanwhile waits for both, so the
 /// interrupted message never misses an output replaced, nor lists one that was not.
-pub fn record_replaced(
+pub fn record_replaced<T>(
     path: &Path,
-    rename: impl FnOnce() -> std::io::Result<()>,
-) -> std::io::Result<()> {
+    rename: impl FnOnce() -> std::io::Result<T>,
+) -> std::io::Result<T> {
     let mut replaced = relock(&REPLACED);
-    rename()?;
+    let moved = rename()?;
     replaced.push(path.to_path_buf());
-    Ok(())
+    Ok(moved)
 }
 
 /// Forgets the outputs replaced so far: they are settled (watch mode, after each build).
@@ -417,6 +463,47 @@ mod tests {
         let failed = create_registered(|| std::fs::write(&missing, b"x").map(|()| &missing));
         assert!(failed.is_err());
         assert!(!in_flight().contains(&missing));
+    }
+
+    /// The files under `dir` other than `keep`.
+    fn others(dir: &Path, keep: &Path) -> Vec<PathBuf> {
+        let all = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path());
+        all.filter(|p| p != keep).collect()
+    }
+
+    #[test]
+    fn an_output_moved_into_place_replaces_the_old_one_which_goes_when_dropped() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("book.epub");
+        let write = |bytes: &[u8]| {
+            let mut tmp = TempFile::create(dir.path(), ".epub.tmp").unwrap();
+            std::io::Write::write_all(tmp.file_mut(), bytes).unwrap();
+            tmp
+        };
+        // Nothing there yet: a plain rename, nothing replaced.
+        let replaced = write(b"first").persist_output(&out).unwrap();
+        assert!(replaced._file.is_none());
+        assert_eq!(std::fs::read(&out).unwrap(), b"first");
+        assert!(others(dir.path(), &out).is_empty());
+        // Over the first: the new bytes at once; the old ones, until dropped, under the
+        // temporary name, registered for the interrupt handler.
+        let replaced = write(b"second").persist_output(&out).unwrap();
+        assert_eq!(std::fs::read(&out).unwrap(), b"second");
+        if replaced._file.is_some() {
+            let left = others(dir.path(), &out);
+            assert_eq!(left.len(), 1, "{left:?}");
+            assert_eq!(std::fs::read(&left[0]).unwrap(), b"first");
+            assert!(in_flight().contains(&left[0]));
+        }
+        drop(replaced);
+        assert!(others(dir.path(), &out).is_empty());
+        assert_eq!(std::fs::read(&out).unwrap(), b"second");
+        // A cache file the same way, the old one deleted at once.
+        let record = dir.path().join("a.record");
+        write_whole(&record, b"one").unwrap();
+        write_whole(&record, b"two").unwrap();
+        assert_eq!(std::fs::read(&record).unwrap(), b"two");
+        assert_eq!(others(dir.path(), &out), vec![record]);
     }
 
     #[cfg(unix)]

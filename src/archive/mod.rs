@@ -37,7 +37,7 @@ use self::format::{
 };
 use crate::book::Entry;
 use crate::error::{Error, Result};
-use crate::interrupt::TempFile;
+use crate::interrupt::{Replaced, TempFile};
 
 /// The deflate level, on libdeflate's scale (1-12). Deflating the 500-chapter benchmark
 /// slice's entries on one core (bench/run.sh) takes about 40 ms at level 1, 60 ms at level 2
@@ -733,7 +733,7 @@ impl EpubWriter {
     /// Writes the central directory, flushes to disk and renames the file into place.
     #[cfg(test)]
     pub fn finish(self) -> Result<()> {
-        self.finish_writing()?.commit()
+        self.finish_writing()?.commit().map(drop)
     }
 
     /// Writes the rest of the EPUB to its temporary file: [`Finished::commit`] then makes it
@@ -767,14 +767,15 @@ pub struct Finished {
 }
 
 impl Finished {
-    /// Renames the EPUB over the target.
+    /// Moves the EPUB into place, atomically: swapped with the EPUB already there, or renamed
+    /// there (see [`TempFile::persist_output`]). Returns the EPUB it replaced, which is deleted
+    /// when dropped.
     ///
     /// The file is not flushed to disk first (as mdBook and zola do not): a flush cost an edit
     /// rebuild of the benchmark novel 50 to 100 ms, two thirds of its time, and guards only
     /// against the machine itself crashing in the seconds after a build. A failed, interrupted
-    /// or killed build never touches the target either way; and ext4 (by default) and btrfs
-    /// write a file renamed over another before the rename itself reaches the disk.
-    pub fn commit(self) -> Result<()> {
+    /// or killed build never touches the target either way.
+    pub fn commit(self) -> Result<Replaced> {
         let path = self.path;
         // Checked again at the last moment: a FIFO or device put there during the build.
         crate::fs::check_replaceable(&path)?;

@@ -57,9 +57,9 @@ pub(super) fn built(loaded: &Loaded, plan: EntryPlan, titles: Vec<String>) -> Bu
 }
 
 /// Moves the EPUB into place and, with a build cache, saves the build's record (its body
-/// serialised while the EPUB is moved); returns the EPUB's size. Should the EPUB not
-/// make it into place, or the record not be saved, there is no record: the next build is a
-/// clean one.
+/// serialised while the EPUB is moved, the EPUB it replaced deleted while the record is
+/// saved); returns the EPUB's size. Should the EPUB not make it into place, or the record not
+/// be saved, there is no record: the next build is a clean one.
 pub(super) fn commit(
     finished: Finished,
     output: &Path,
@@ -82,15 +82,22 @@ pub(super) fn commit(
     });
     // Stamped once in place: the move itself changes the file's status change time.
     let stamp = FileStamp::of_path(output);
-    if let Some((mut head, body)) = record {
-        head.output = stamp;
-        if committed.is_err()
-            || stamp.is_none()
-            || record::save_parts(output, &head, &body).is_err()
-        {
-            record::remove(output);
+    let (committed, replaced) = match committed {
+        Ok(replaced) => (Ok(()), Some(replaced)),
+        Err(e) => (Err(e), None),
+    };
+    std::thread::scope(|scope| {
+        scope.spawn(move || drop(replaced));
+        if let Some((mut head, body)) = record {
+            head.output = stamp;
+            if committed.is_err()
+                || stamp.is_none()
+                || record::save_parts(output, &head, &body).is_err()
+            {
+                record::remove(output);
+            }
         }
-    }
+    });
     committed?;
     Ok(stamp.map_or(0, |s| s.size))
 }
