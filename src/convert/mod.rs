@@ -196,6 +196,13 @@ pub fn convert_text_with(text: &str, detect_title: bool, pictures: Pictures<'_>)
         {
             title = Some(h.title.clone());
             rest = text.get(offset + line.len()..).unwrap_or("");
+            // A heading glued to its first sentence: that sentence opens the text.
+            if let Some(g) = &h.glued {
+                let joined = format!("{g}{rest}");
+                let mut converted = paragraphs_to_xhtml(&joined, pictures);
+                converted.title = title;
+                return converted;
+            }
         }
         break;
     }
@@ -375,7 +382,13 @@ pub(crate) fn split_text(
         .sections
         .into_iter()
         .map(|section| {
-            let body = paragraphs_to_xhtml(&body_text(section.body), &mut *pictures);
+            // A heading glued to its first sentence: that sentence opens the body.
+            let glued = section.heading.as_ref().and_then(|h| h.glued.as_deref());
+            let text = match glued {
+                Some(g) => format!("{g}\n{}", body_text(section.body)),
+                None => body_text(section.body),
+            };
+            let body = paragraphs_to_xhtml(&text, &mut *pictures);
             match section.heading {
                 None => Piece::Front(body),
                 Some(h) if h.kind == HeadingKind::Volume => Piece::Volume {

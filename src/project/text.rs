@@ -1,6 +1,6 @@
 //! The settings of the text-fix stage: `[[cleanup]]` rules (in `metadata.toml` and in a
 //! `cleanup.toml` beside it that several books can share), `[text]` (`cleanup-preset`,
-//! `typography`, `quotes`) and `[book] convert`, as written (raw) and validated into a
+//! `typography`, `quotes`, `convert-code`) and `[book] convert`, as written (raw) and validated into a
 //! [`TextFix`].
 //!
 //! Part of the project stage. A pattern that does not compile is an error at the file, line
@@ -42,6 +42,7 @@ pub(super) struct RawText {
     cleanup_preset: Option<Spanned<String>>,
     typography: Option<bool>,
     quotes: Option<Spanned<String>>,
+    convert_code: Option<bool>,
 }
 
 /// `cleanup.toml` as written: rules only.
@@ -100,7 +101,8 @@ pub(super) fn validate(input: Input<'_>, book: &mut BookInfo, layout: &Layout) -
         conversion,
         quotes,
         typography,
-    }))
+    })
+    .converting_code(input.settings.convert_code.unwrap_or(true)))
 }
 
 /// `[book] convert`, when there is one.

@@ -13,8 +13,11 @@
 //! 3. **typography** ([`typography`]): CJK punctuation and spacing, or Latin smart quotes.
 //!
 //! A plain-text chapter is fixed line by line structure intact (a rule may remove lines, which
-//! is the point); a Markdown or HTML chapter only in its text nodes, outside `code`, `pre` and
-//! the like, never in its markup or attribute values. Conversion and typography never touch
+//! is the point); a Markdown or HTML chapter only in its text nodes, never in its markup or
+//! attribute values. Text inside `code`, `pre` and the like is only converted
+//! ([`TextFix::code_node`]: Chinese comments and strings of a program, as OpenCC and calibre
+//! convert them; `[text] convert-code = false` leaves code as written); cleanup rules,
+//! quotation marks and typography never touch it. Conversion and typography never touch
 //! URLs. Titles (chapter, part, volume) get the title rules, conversion and typography
 //! without the removal of spaces; the book's metadata gets conversion only
 //! ([`TextFix::metadata`]).
@@ -58,6 +61,8 @@ pub struct TextFix {
     conversion: Option<Conversion>,
     quotes: Option<Quotes>,
     typography: Typography,
+    /// Whether the conversion also runs on code ([`TextFix::code_node`]).
+    convert_code: bool,
 }
 
 /// What the cleanup rules left of a plain-text file, when they changed it (both `None` when
@@ -120,6 +125,26 @@ impl TextFix {
             conversion: settings.conversion,
             quotes: settings.quotes,
             typography: settings.typography,
+            convert_code: true,
+        }
+    }
+
+    /// The stage with the conversion running on code too (`true`, the default: OpenCC
+    /// changes only Chinese characters, so identifiers stay as they are) or not on code
+    /// (`[text] convert-code = false`).
+    pub fn converting_code(mut self, convert_code: bool) -> TextFix {
+        self.convert_code = convert_code;
+        self
+    }
+
+    /// A text node inside code (`code`, `pre`, `kbd`, `samp`, `var`, `tt`) of a Markdown or
+    /// HTML chapter: the conversion alone, when it runs on code; None when nothing changes.
+    /// Cleanup rules, quotation marks and typography never change code.
+    pub fn code_node(&self, text: &str) -> Option<String> {
+        let conversion = self.conversion.filter(|_| self.convert_code)?;
+        match conversion.convert(text) {
+            Cow::Owned(o) => Some(o),
+            Cow::Borrowed(_) => None,
         }
     }
 

@@ -387,3 +387,23 @@ fn the_web_novel_preset_removes_the_footers_and_banners_downloads_end_and_start_
          第一回 甲\n“去www.cassell.org看看。”他说。\n\n他说google.com不好用。\n"
     );
 }
+
+#[test]
+fn code_gets_the_conversion_alone_unless_turned_off() {
+    let rules = vec![rule("规则", "", Scope::Text)];
+    let converting = TextFix::new(Settings {
+        rules,
+        conversion: Conversion::named("s2tw"),
+        quotes: Some(Quotes::Corner),
+        typography: Typography::Cjk { japanese: false },
+    });
+    // Converted; the rule, the corner quotes and CJK typography leave code alone.
+    assert_eq!(
+        converting.code_node("// 转码“规则”,见...").as_deref(),
+        Some("// 轉碼“規則”,見...")
+    );
+    assert_eq!(converting.code_node("let a = 1;"), None);
+    let kept = converting.clone().converting_code(false);
+    assert_eq!(kept.code_node("// 转码"), None);
+    assert_eq!(fix(Vec::new(), Typography::Off).code_node("// 转码"), None);
+}

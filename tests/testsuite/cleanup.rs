@@ -224,6 +224,62 @@ fn code_spans_code_blocks_urls_and_markup_are_never_touched() {
     assert_valid(&out);
 }
 
+/// A Markdown chapter (a highlighted block, a plain block, a code span) and an HTML one
+/// (`pre`, `code`) with Chinese comments and strings, converted to traditional; `metadata`
+/// the extra `[text]` lines.
+fn converted_code(text_table: &str) -> (String, String) {
+    let f = Fixture::empty();
+    let md = "# 第一章 转码\n\n见`var 转码 = \"规则\"`。\n\n```js\n// 转码前,规则...\nlet a = \"转码后\";\n```\n\n\
+              ```\n输出到标准,输出...\n```\n";
+    let html = "<html><body><h1>第二章</h1><pre>// 报错,执行...</pre><p><code>可执行</code></p></body></html>";
+    f.write("1.md", md);
+    f.write("2.html", html);
+    f.write(
+        "metadata.toml",
+        format!(
+            "{}convert = \"s2tw\"\n{text_table}[[cleanup]]\npattern = \"规则\"\nreplace = \"\"\n\
+             [[chapters]]\nfile = \"1.md\"\n[[chapters]]\nfile = \"2.html\"\n",
+            BOOK.replace("zh-CN", "zh-TW")
+        ),
+    );
+    let out = f.path("book.epub");
+    let r = run(epubforge().arg("build").arg(f.path("")).arg("-o").arg(&out));
+    assert!(r.ok, "{}", r.stderr);
+    assert!(!r.stderr.contains("lost-text"), "{}", r.stderr);
+    assert_valid(&out);
+    let one = text(&out, "EPUB/text/chapter-0001.xhtml");
+    let two = text(&out, "EPUB/text/chapter-0002.xhtml");
+    (one, two)
+}
+
+#[test]
+fn conversion_reaches_chinese_inside_code_and_nothing_else_does() {
+    // OpenCC and calibre convert a program's Chinese comments and strings; cleanup rules and
+    // typography still leave code as written.
+    let (one, two) = converted_code("");
+    for code in ["轉碼", "轉碼前,規則...", "轉碼後", "輸出到標準,輸出..."] {
+        assert!(one.contains(code), "{code} in {one}");
+    }
+    assert!(!one.contains("转码"), "{one}");
+    assert!(two.contains("// 報錯,執行...</pre>"), "{two}");
+    assert!(two.contains("<code>可執行</code>"), "{two}");
+}
+
+#[test]
+fn convert_code_false_leaves_code_as_written() {
+    let (one, two) = converted_code("[text]\nconvert-code = false\n");
+    assert!(one.contains("<h1"), "{one}");
+    assert!(one.contains("轉碼</h1>"), "{one}");
+    for code in [
+        "var 转码 = \"规则\"",
+        "转码前,规则...",
+        "输出到标准,输出...",
+    ] {
+        assert!(one.contains(code), "{code} in {one}");
+    }
+    assert!(two.contains("// 报错,执行...</pre>"), "{two}");
+}
+
 #[test]
 fn the_sample_book_converted_to_taiwan_traditional_says_zh_tw() {
     let f = Fixture::sample();

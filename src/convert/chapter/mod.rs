@@ -683,9 +683,14 @@ fn convert_markup(
     // The converter takes text back or nothing: a rule past its budget is kept here, and
     // no rule runs after it.
     let (mut overrun, mut clock) = (None, crate::text_fix::Clock::default());
-    let mut fixer = |t: &str| {
+    let mut fixer = |t: &str, code: bool| {
         if overrun.is_some() {
             return None;
+        }
+        // Code: the conversion alone, which changes no letter count (the ledger's nodes are
+        // the prose the rules may cut).
+        if code {
+            return project.text.code_node(t);
         }
         match project
             .text

@@ -62,7 +62,7 @@ pub fn markdown_to_xhtml_with<'a>(
     src: &str,
     images: &mut dyn ImageResolver,
     opts: MarkdownOptions,
-    text: Option<&'a mut TextFixer<'a>>,
+    mut text: Option<&'a mut TextFixer<'a>>,
     split: Option<SplitAt<'_>>,
 ) -> Result<Fragment, MarkupError> {
     let mut warnings = Warnings::default();
@@ -78,7 +78,7 @@ pub fn markdown_to_xhtml_with<'a>(
         flattened,
         marker,
         hidden,
-        highlighted,
+        mut highlighted,
     } = render(&pandoc.text, opts, &mut warnings, &|l| {
         pandoc.source_line(l)
     });
@@ -93,10 +93,18 @@ pub fn markdown_to_xhtml_with<'a>(
         head_title: None,
         deep,
         marker: marker.as_deref(),
-        text: text.map(|t| t as &mut TextFixer<'_>),
+        text: text.as_deref_mut().map(|t| t as &mut TextFixer<'_>),
         split,
     };
     let mut fragment = sanitize(parsed.html.root_element(), options, images, warnings)?;
+    // A highlighted block's text is code to the text-fix stage, as in the sanitiser.
+    if let Some(fix) = text {
+        for block in &mut highlighted {
+            if let Some(fixed) = highlight::fix_text(block, &mut |t| fix(t, true)) {
+                *block = fixed;
+            }
+        }
+    }
     fragment.unsupported = pandoc.unsupported;
     fragment.hidden_letters = hidden;
     if !highlighted.is_empty() {

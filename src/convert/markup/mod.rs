@@ -36,9 +36,11 @@ pub use markdown::{MarkdownOptions, markdown_to_xhtml_with};
 pub(crate) use sanitize::{percent_decode, self_href};
 
 /// Rewrites one text node of a chapter's body (the text-fix stage: cleanup rules,
-/// conversion, typography); returns None when the text stays as it is. Never called on text
-/// inside `code`, `pre` and other verbatim elements, nor on attribute values.
-pub type TextFixer<'a> = dyn FnMut(&str) -> Option<String> + 'a;
+/// conversion, typography); returns None when the text stays as it is. The flag says the
+/// text is code (inside `code`, `pre`, `kbd`, `samp`, `var`, `tt`, or a highlighted code
+/// block's text), where only the conversion may change it. Never called on math, SVG or
+/// script, nor on attribute values.
+pub type TextFixer<'a> = dyn FnMut(&str, bool) -> Option<String> + 'a;
 
 /// One converted chapter body.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

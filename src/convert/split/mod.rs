@@ -77,6 +77,9 @@ pub struct Heading {
     /// and `lines` are theirs), or is made up (then `lines` is 0 and `line` is the first
     /// chapter's).
     pub implied: bool,
+    /// The text written on the heading's line after the heading (a heading glued to its
+    /// chapter's first sentence, see `auto::glued`): the body's first paragraph.
+    pub glued: Option<String>,
 }
 
 /// A heading and the lines that follow it up to the next heading.
@@ -267,9 +270,12 @@ fn sections(
         wrapped,
         span,
         implied,
+        glued,
     } in found
     {
-        label::keep_whole_line(lines[index], &mut found);
+        if glued.is_none() {
+            label::keep_whole_line(lines[index], &mut found);
+        }
         if let Some(last) = sections.last_mut() {
             last.body.end = index;
         }
@@ -288,6 +294,7 @@ fn sections(
                 lines: body_start - index,
                 repaired: f.repaired,
                 implied,
+                glued: glued.clone().filter(|_| k + 1 == count),
             };
             numbering.check(&heading);
             sections.push(Section {
@@ -336,6 +343,8 @@ struct HeadingLine {
     span: usize,
     /// A volume found by the numbering, not by a heading (see [`Heading::implied`]).
     implied: bool,
+    /// The text glued to the heading on its line (see [`Heading::glued`]).
+    glued: Option<String>,
 }
 
 /// The heading lines, in order, and the weak and skipped ones (Auto mode only).
@@ -360,7 +369,17 @@ fn find_headings(lines: &[&str], mode: &SplitMode, blocks: bool) -> Candidates {
         };
         if found.is_empty() {
             match mode {
-                SplitMode::Auto => not_found(index, line, (&mut bare, &mut weak, &mut skipped)),
+                SplitMode::Auto => match auto::glued(line) {
+                    Some((f, at)) => out.push(HeadingLine {
+                        index,
+                        found: vec![f],
+                        wrapped: None,
+                        span: 1,
+                        implied: false,
+                        glued: Some(line[at..].to_string()),
+                    }),
+                    None => not_found(index, line, (&mut bare, &mut weak, &mut skipped)),
+                },
                 _ => missed.extend(missed::pattern_missed(index, line)),
             }
             continue;
@@ -382,6 +401,7 @@ fn find_headings(lines: &[&str], mode: &SplitMode, blocks: bool) -> Candidates {
             wrapped: wrapped.map(|w| format!(" {w}")),
             found,
             implied: false,
+            glued: None,
         });
     }
     // Unnumbered sections (`后记` after Jin Yong's `一 灭门` … `四十 曲谐`) do not count.
@@ -422,6 +442,7 @@ fn not_found(
         wrapped: None,
         span: 1,
         implied: false,
+        glued: None,
     };
     if let Some(f) = auto::bare_numbered(line) {
         bare.push(one(vec![f]));
@@ -571,6 +592,7 @@ pub fn is_heading(line: &str, mode: &SplitMode) -> bool {
             SplitMode::Auto => {
                 crate::convert::aozora::is_heading_line(line)
                     || !auto::detect(line).is_empty()
+                    || auto::glued(line).is_some()
                     || auto::bare_numbered(line).is_some()
                     || volumes::weak(line).is_some()
             }

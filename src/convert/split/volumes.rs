@@ -181,6 +181,7 @@ pub(super) fn implied_volumes(found: &mut Vec<HeadingLine>, lines: &[&str]) {
                 wrapped: None,
                 span: 0,
                 implied: true,
+                glued: None,
             }));
         }
         if h.found.iter().any(|f| f.kind == HeadingKind::Volume) {
@@ -262,6 +263,7 @@ fn title_lines(lines: &[&str], floor: usize, end: usize) -> Option<HeadingLine> 
         wrapped: None,
         span,
         implied: true,
+        glued: None,
     })
 }
 

@@ -97,6 +97,30 @@ pub fn restore(body: &str, blocks: &[String]) -> String {
     out
 }
 
+/// A highlighted block with `fix` run on each run of text between its tags (entities
+/// included: they are ASCII, which the conversion leaves alone); None when nothing changes.
+pub fn fix_text(block: &str, fix: &mut dyn FnMut(&str) -> Option<String>) -> Option<String> {
+    let mut out: Option<String> = None;
+    let mut copied = 0;
+    let mut at = 0;
+    while at < block.len() {
+        let end = block[at..].find('<').map_or(block.len(), |i| at + i);
+        if end > at
+            && let Some(fixed) = fix(&block[at..end])
+        {
+            let o = out.get_or_insert_with(|| String::with_capacity(block.len()));
+            o.push_str(&block[copied..at]);
+            o.push_str(&fixed);
+            copied = end;
+        }
+        at = block[end..].find('>').map_or(block.len(), |i| end + i + 1);
+    }
+    out.map(|mut o| {
+        o.push_str(&block[copied..]);
+        o
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::spans::Class;

@@ -1,32 +1,39 @@
-//! Pass 2b: the text-fix stage (typography, the project's cleanup rules) on every text node
-//! outside code and notation, which it must never change.
+//! Pass 2b: the text-fix stage (typography, the project's cleanup rules, conversion) on every
+//! text node outside notation; inside code, the fixer is told so (only the conversion may
+//! change code).
 
 use super::Tree;
 use super::tree::Kind;
 
-/// Elements whose text is code or notation, which the text-fix stage never touches.
-const VERBATIM: [&str; 9] = [
-    "code", "pre", "kbd", "samp", "var", "tt", "math", "svg", "script",
-];
+/// Elements whose text is code: the fixer is called on it with `code` set (the conversion
+/// alone runs there).
+const CODE: [&str; 6] = ["code", "pre", "kbd", "samp", "var", "tt"];
+
+/// Elements whose text is notation or program, which the text-fix stage never touches.
+const NOTATION: [&str; 3] = ["math", "svg", "script"];
 
 impl Tree {
-    /// Pass 2b: the text-fix stage on every text node outside code and notation.
+    /// Pass 2b: the text-fix stage on every text node outside notation, telling it which are
+    /// code.
     pub(super) fn fix_text(&mut self, fix: &mut super::super::TextFixer<'_>) {
-        let mut stack = vec![0];
-        while let Some(i) = stack.pop() {
+        let mut stack = vec![(0, false)];
+        while let Some((i, code)) = stack.pop() {
             let Some(n) = self.nodes.get_mut(i) else {
                 continue;
             };
-            match &mut n.kind {
+            let inner = match &mut n.kind {
                 Kind::Text(t) => {
-                    if let Some(fixed) = fix(t) {
+                    if let Some(fixed) = fix(t, code) {
                         *t = fixed;
                     }
+                    continue;
                 }
-                Kind::Element(e) if VERBATIM.contains(&e.name) => {}
-                Kind::Removed => {}
-                _ => stack.extend(n.children.iter().rev().copied()),
-            }
+                Kind::Element(e) if NOTATION.contains(&e.name) => continue,
+                Kind::Element(e) => code || CODE.contains(&e.name),
+                Kind::Removed => continue,
+                _ => code,
+            };
+            stack.extend(n.children.iter().rev().map(|&c| (c, inner)));
         }
     }
 }

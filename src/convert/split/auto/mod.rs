@@ -51,6 +51,9 @@
 //! - **Weak headings** ([`weak`]): a label before the heading (`警世通言第一卷`, `上卷 第一回`)
 //!   or a `第` left out (`二回　救贫女…`); the split module takes them when they recur in
 //!   sequence through the file.
+//! - **Glued headings** ([`glued`]): a `第…回` couplet title with its chapter's first sentence
+//!   on the same line (`第一回 望成名學究訓頑兒　講制藝鄉紳勖後進話說…`); the title ends where the
+//!   couplet does, the rest is the chapter's first paragraph.
 //! - **Not handled:** headings wrapped in brackets (`【第一章】`) or quotes (`“第一章”他说`)
 //!   stay text, as does anything starting with another character; [`not_taken`] says which
 //!   such lines look like headings, for `check` to report.
@@ -58,11 +61,13 @@
 use super::HeadingKind;
 
 mod bare;
+mod glued;
 mod near;
 mod numbered;
 
 use bare::label_end;
 pub(super) use bare::{Weak, bare_numbered, is_decoration, weak};
+pub(crate) use glued::glued;
 pub(super) use near::{Family, family, is_subtitle, not_taken, untitled_english};
 use numbered::{
     DiNumber, allows_glued_title, di_number_unit, english_numbered, english_rest_ok,

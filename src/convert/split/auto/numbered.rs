@@ -20,9 +20,9 @@ pub(super) struct DiNumber<'a> {
     /// The unit after the number (`章`, `回`, `卷`).
     pub(super) unit: char,
     /// The number, with its other reading if it has one.
-    number: Readings,
+    pub(super) number: Readings,
     /// The number was read through a typo (`第十—回`).
-    repaired: bool,
+    pub(super) repaired: bool,
     /// The text after the unit.
     pub(super) rest: &'a str,
 }
