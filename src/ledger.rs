@@ -88,7 +88,14 @@ fn text_runs<'a>(xhtml: &'a str, f: &mut dyn FnMut(&'a str)) {
             && let Some(k) = tag.find(" alt=\"")
         {
             let alt = &tag[k + 6..];
-            f(&alt[..alt.find('"').unwrap_or(alt.len())]);
+            let mut alt = &alt[..alt.find('"').unwrap_or(alt.len())];
+            // Entity references are no text here either (`alt="&#x6253;"` is not "x6253").
+            while let Some(at) = alt.find('&') {
+                f(&alt[..at]);
+                alt = &alt[at..];
+                alt = &alt[alt.find(';').map_or(1, |k| k + 1)..];
+            }
+            f(alt);
         }
         rest = &after[end..];
     }
@@ -385,6 +392,12 @@ mod tests {
         assert_eq!(count("ＡＢ１２ ω 𝒊"), 6);
         assert_eq!(count_xhtml("<p class=\"x\">甲&amp;乙</p><h1>b</h1>"), 3);
         assert_eq!(count_xhtml("<p>甲<img src=\"a.png\" alt=\"乙丙\"/></p>"), 3);
+        // An alt's references are no more text than the body's (calibre writes
+        // `alt="&#x6253;&#x8D4F;"`): not the letters of "x6253".
+        assert_eq!(
+            count_xhtml("<p>&#x7532;<img src=\"a.png\" alt=\"&#x6253;&#x8D4F;b\"/></p>"),
+            1
+        );
     }
 
     #[test]

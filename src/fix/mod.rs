@@ -20,6 +20,8 @@ mod all;
 mod options;
 mod review;
 #[cfg(test)]
+mod heldout_tests;
+#[cfg(test)]
 mod tests;
 
 use std::path::{Path, PathBuf};
