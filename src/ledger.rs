@@ -98,9 +98,33 @@ fn text_runs<'a>(xhtml: &'a str, f: &mut dyn FnMut(&'a str)) {
             f(alt);
         }
         rest = &after[end..];
+        // A script's or a style sheet's content is no text a reader sees (pandoc and
+        // mdBook pages carry `<style>` in the body; the sanitiser removes it, with its word).
+        if let Some(close) = raw_text_end(tag) {
+            rest = rest.find(close).map_or("", |k| &rest[k..]);
+        }
     }
     if !rest.is_empty() {
         f(rest);
+    }
+}
+
+/// The end tag to skip to when `tag` opens a `<script>` or `<style>` (not self-closed).
+fn raw_text_end(tag: &str) -> Option<&'static str> {
+    let name = tag.get(1..)?;
+    let end = |n: &str| {
+        name.len() > n.len()
+            && name[..n.len()].eq_ignore_ascii_case(n)
+            && matches!(
+                name.as_bytes()[n.len()],
+                b' ' | b'>' | b'\t' | b'\n' | b'\r'
+            )
+    };
+    match () {
+        _ if tag.ends_with("/>") => None,
+        _ if end("script") => Some("</script"),
+        _ if end("style") => Some("</style"),
+        _ => None,
     }
 }
 
@@ -397,6 +421,13 @@ mod tests {
         assert_eq!(
             count_xhtml("<p>&#x7532;<img src=\"a.png\" alt=\"&#x6253;&#x8D4F;b\"/></p>"),
             1
+        );
+        // Nor are a body's style sheet and script (mdBook's pages, pandoc's of them).
+        assert_eq!(
+            count_xhtml(
+                "<style>\n.x { color: red }</style><p>ab</p><script type=\"t\">var q</script><style/>c"
+            ),
+            3
         );
     }
 

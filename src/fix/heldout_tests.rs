@@ -79,6 +79,11 @@ fn a_package_without_a_spine_is_read_in_the_manifests_order() {
         )
         .edit(
             "EPUB/package.opf",
+            "<dc:language>en</dc:language>",
+            "<dc:language>en_GB</dc:language>",
+        )
+        .edit(
+            "EPUB/package.opf",
             "<item id=\"cover\"",
             "<item id=\"c2\" href=\"text/two.xhtml\" media-type=\"text/html\"/>\n    <item id=\"cover\"",
         )
@@ -96,6 +101,9 @@ fn a_package_without_a_spine_is_read_in_the_manifests_order() {
         .into_iter()
         .map(|(_, x)| x)
         .collect();
+    // And its locale-shaped language (ebooklib's `zh_Hans`) stopped the build.
+    let out = crate::inspect::open(&report.outputs[0]).unwrap();
+    assert_eq!(out.metadata.languages, ["en-GB"]);
     let one = order.iter().position(|x| x.contains("Chapter One"));
     let two = order.iter().position(|x| x.contains("Chapter Two"));
     assert!(one.is_some() && one < two, "{order:#?}");

@@ -17,10 +17,10 @@
 
 #[cfg(feature = "cli")]
 mod all;
-mod options;
-mod review;
 #[cfg(test)]
 mod heldout_tests;
+mod options;
+mod review;
 #[cfg(test)]
 mod tests;
 

@@ -135,10 +135,8 @@ impl Epub {
             return Vec::new();
         }
         let document = |m: &&ManifestItem| {
-            matches!(
-                m.media_type.as_str(),
-                "application/xhtml+xml" | "text/html"
-            ) && !m.properties.iter().any(|p| p == "nav")
+            matches!(m.media_type.as_str(), "application/xhtml+xml" | "text/html")
+                && !m.properties.iter().any(|p| p == "nav")
         };
         self.manifest
             .iter()

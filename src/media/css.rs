@@ -907,8 +907,16 @@ mod tests {
         assert_eq!(out.css, ".a {  color: red }\n.b { }\n", "{:?}", out.removed);
         let got = whats(&out);
         assert_eq!(got.len(), 2, "{got:#?}");
-        assert!(got[0].starts_with("1: `direction` (not allowed"), "{}", got[0]);
-        assert!(got[1].starts_with("2: `Unicode-Bidi` (not allowed"), "{}", got[1]);
+        assert!(
+            got[0].starts_with("1: `direction` (not allowed"),
+            "{}",
+            got[0]
+        );
+        assert!(
+            got[1].starts_with("2: `Unicode-Bidi` (not allowed"),
+            "{}",
+            got[1]
+        );
     }
 
     #[test]

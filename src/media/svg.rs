@@ -143,8 +143,10 @@ fn dangling_targets(svg: &str) -> Vec<String> {
     let Ok(doc) = Document::parse(svg) else {
         return Vec::new();
     };
-    let ids: std::collections::HashSet<&str> =
-        doc.descendants().filter_map(|n| n.attribute("id")).collect();
+    let ids: std::collections::HashSet<&str> = doc
+        .descendants()
+        .filter_map(|n| n.attribute("id"))
+        .collect();
     doc.descendants()
         .filter_map(|n| n.attribute((XLINK_NS, "href")))
         .filter_map(|h| h.strip_prefix('#'))

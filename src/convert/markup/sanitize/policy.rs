@@ -231,7 +231,8 @@ fn is_link_bar(el: ElementRef<'_>) -> bool {
                     return false;
                 }
                 links += 1;
-                let text: String = ElementRef::wrap(node).map_or(String::new(), |a| a.text().collect());
+                let text: String =
+                    ElementRef::wrap(node).map_or(String::new(), |a| a.text().collect());
                 labels += usize::from(is_nav_word(&text));
             }
             PNode::Element(e)
