@@ -88,12 +88,43 @@ fn text_runs<'a>(xhtml: &'a str, f: &mut dyn FnMut(&'a str)) {
             && let Some(k) = tag.find(" alt=\"")
         {
             let alt = &tag[k + 6..];
-            f(&alt[..alt.find('"').unwrap_or(alt.len())]);
+            let mut alt = &alt[..alt.find('"').unwrap_or(alt.len())];
+            // Entity references are no text here either (`alt="&#x6253;"` is not "x6253").
+            while let Some(at) = alt.find('&') {
+                f(&alt[..at]);
+                alt = &alt[at..];
+                alt = &alt[alt.find(';').map_or(1, |k| k + 1)..];
+            }
+            f(alt);
         }
         rest = &after[end..];
+        // A script's or a style sheet's content is no text a reader sees (pandoc and
+        // mdBook pages carry `<style>` in the body; the sanitiser removes it, with its word).
+        if let Some(close) = raw_text_end(tag) {
+            rest = rest.find(close).map_or("", |k| &rest[k..]);
+        }
     }
     if !rest.is_empty() {
         f(rest);
+    }
+}
+
+/// The end tag to skip to when `tag` opens a `<script>` or `<style>` (not self-closed).
+fn raw_text_end(tag: &str) -> Option<&'static str> {
+    let name = tag.get(1..)?;
+    let end = |n: &str| {
+        name.len() > n.len()
+            && name[..n.len()].eq_ignore_ascii_case(n)
+            && matches!(
+                name.as_bytes()[n.len()],
+                b' ' | b'>' | b'\t' | b'\n' | b'\r'
+            )
+    };
+    match () {
+        _ if tag.ends_with("/>") => None,
+        _ if end("script") => Some("</script"),
+        _ if end("style") => Some("</style"),
+        _ => None,
     }
 }
 
@@ -385,6 +416,19 @@ mod tests {
         assert_eq!(count("ＡＢ１２ ω 𝒊"), 6);
         assert_eq!(count_xhtml("<p class=\"x\">甲&amp;乙</p><h1>b</h1>"), 3);
         assert_eq!(count_xhtml("<p>甲<img src=\"a.png\" alt=\"乙丙\"/></p>"), 3);
+        // An alt's references are no more text than the body's (calibre writes
+        // `alt="&#x6253;&#x8D4F;"`): not the letters of "x6253".
+        assert_eq!(
+            count_xhtml("<p>&#x7532;<img src=\"a.png\" alt=\"&#x6253;&#x8D4F;b\"/></p>"),
+            1
+        );
+        // Nor are a body's style sheet and script (mdBook's pages, pandoc's of them).
+        assert_eq!(
+            count_xhtml(
+                "<style>\n.x { color: red }</style><p>ab</p><script type=\"t\">var q</script><style/>c"
+            ),
+            3
+        );
     }
 
     #[test]

@@ -137,10 +137,18 @@ impl Metadata {
         };
         let (authors, mut contributors) = people(&m.creators);
         contributors.extend(extra.contributors.iter().cloned());
-        let language = m.languages.first().cloned().unwrap_or_else(|| {
+        let mut language = m.languages.first().cloned().unwrap_or_else(|| {
             lost("the package names no language; `und` written: set `language`".into());
             "und".to_string()
         });
+        if language.contains('_') {
+            // A locale's name (ebooklib's `zh_Hans`), which no store and no build accepts.
+            let tag = language.replace('_', "-");
+            lost(format!(
+                "dc:language \"{language}\" is a locale name, not a BCP 47 tag; written as \"{tag}\""
+            ));
+            language = tag;
+        }
         for other in m.languages.iter().skip(1) {
             lost(format!("a further dc:language \"{other}\" is not carried"));
         }

@@ -137,9 +137,19 @@ pub fn unpack(epub: &Path, dir: &Path, options: &UnpackOptions) -> Result<Unpack
         epub: epub.to_path_buf(),
         source,
     };
-    let book = inspect::open(epub).map_err(read)?;
+    let mut book = inspect::open(epub).map_err(read)?;
     files::prepare(dir, options.force)?;
     let mut diagnostics = Vec::new();
+    if book.spine.is_empty() {
+        book.spine = book.reading_order_from_manifest();
+        diagnostics.push(Diagnostic::warning(
+            Code::EpubInChapter,
+            format!(
+                "the spine lists no document; the reading order is the manifest's {} XHTML documents, in the manifest's order",
+                book.spine.len()
+            ),
+        ));
+    }
     let shown = |entry: &str| epub.join(entry);
     for note in &book.notes {
         diagnostics

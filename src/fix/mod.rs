@@ -17,6 +17,8 @@
 
 #[cfg(feature = "cli")]
 mod all;
+#[cfg(test)]
+mod heldout_tests;
 mod options;
 mod review;
 #[cfg(test)]

@@ -131,6 +131,31 @@ pub struct TocEntry {
     pub children: Vec<TocEntry>,
 }
 
+impl Epub {
+    /// A reading order for a package whose spine lists nothing (ebooklib writes one when a
+    /// downloader never sets it): the manifest's XHTML documents in manifest order, the order
+    /// they were added in, the navigation document left out. Empty when the spine lists
+    /// something: nobody's order is replaced.
+    pub fn reading_order_from_manifest(&self) -> Vec<SpineItem> {
+        if !self.spine.is_empty() {
+            return Vec::new();
+        }
+        let document = |m: &&ManifestItem| {
+            matches!(m.media_type.as_str(), "application/xhtml+xml" | "text/html")
+                && !m.properties.iter().any(|p| p == "nav")
+        };
+        self.manifest
+            .iter()
+            .filter(document)
+            .map(|m| SpineItem {
+                idref: m.id.clone(),
+                href: Some(m.href.clone()),
+                linear: true,
+            })
+            .collect()
+    }
+}
+
 /// Where the table of contents was read from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]

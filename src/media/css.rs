@@ -598,6 +598,16 @@ fn scripted_property(name: &str) -> bool {
     .any(|p| name.eq_ignore_ascii_case(p))
 }
 
+/// Properties an EPUB style sheet must not hold (EPUBCheck CSS-001): the text's direction is
+/// the markup's (`dir`), which the book sets from its language. Web pages and EPUB 2 books
+/// (calibre's GitBook exports) carry them.
+fn bidi_property(name: &str) -> bool {
+    name.eq_ignore_ascii_case("direction") || name.eq_ignore_ascii_case("unicode-bidi")
+}
+
+/// Why [`bidi_property`]'s declarations are cut.
+const BIDI_WHY: &str = "not allowed in an EPUB style sheet; the book's `dir` sets the direction";
+
 impl<'i> DeclarationParser<'i> for Cleaner<'_, '_> {
     type Declaration = ();
     type Error = ();
@@ -613,6 +623,8 @@ impl<'i> DeclarationParser<'i> for Cleaner<'_, '_> {
         let end = input.position().byte_index();
         if scripted_property(&name) {
             self.cut_declaration(start, end, &name, "script binding");
+        } else if bidi_property(&name) {
+            self.cut_declaration(start, end, &name, BIDI_WHY);
         } else if self.in_font_face && name.eq_ignore_ascii_case("src") {
             let value = start + value_offset(&self.source[start..end]);
             self.font_src(&pieces, start, value, end);
@@ -886,6 +898,25 @@ mod tests {
         assert!(!out.css.contains("evil"), "{}", out.css);
         assert!(out.css.contains("q { color: blue }"), "{}", out.css);
         assert_eq!(out.removed.len(), 2, "{:#?}", out.removed);
+    }
+
+    #[test]
+    fn direction_properties_are_cut_as_epubcheck_forbids_them() {
+        // calibre's EPUB 2 exports of GitBook books carry `direction: ltr` (EPUBCheck CSS-001).
+        let out = clean(".a { direction: ltr; color: red }\n.b { Unicode-Bidi: embed }\n");
+        assert_eq!(out.css, ".a {  color: red }\n.b { }\n", "{:?}", out.removed);
+        let got = whats(&out);
+        assert_eq!(got.len(), 2, "{got:#?}");
+        assert!(
+            got[0].starts_with("1: `direction` (not allowed"),
+            "{}",
+            got[0]
+        );
+        assert!(
+            got[1].starts_with("2: `Unicode-Bidi` (not allowed"),
+            "{}",
+            got[1]
+        );
     }
 
     #[test]

@@ -108,15 +108,51 @@ pub fn clean(bytes: &[u8]) -> Result<CleanSvg, SvgError> {
     if root.tag_name().name() != "svg" || !in_svg(root) {
         return Err(SvgError::NotSvg(root.tag_name().name().to_string()));
     }
-    let mut writer = Writer::default();
-    writer
-        .out
-        .push_str("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-    writer.document(root)?;
-    Ok(CleanSvg {
-        bytes: writer.out.into_bytes(),
-        removed: writer.removed,
-    })
+    // An `href="#id"` whose element is gone (dropped here, or never there) is EPUBCheck's
+    // RSC-012: the file is written again without what points to nothing, until nothing does.
+    let mut dangling = std::collections::HashSet::new();
+    for round in 1.. {
+        let mut writer = Writer {
+            out: String::new(),
+            removed: Vec::new(),
+            dangling: &dangling,
+        };
+        writer
+            .out
+            .push_str("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+        writer.document(root)?;
+        let more: Vec<String> = dangling_targets(&writer.out)
+            .into_iter()
+            .filter(|id| !dangling.contains(id))
+            .collect();
+        // Each round drops what pointed at the last round's gaps; a chain of `<use>` of
+        // `<use>` deeper than a few is left as it is.
+        if more.is_empty() || round == 4 {
+            return Ok(CleanSvg {
+                bytes: writer.out.into_bytes(),
+                removed: writer.removed,
+            });
+        }
+        dangling.extend(more);
+    }
+    unreachable!("the rounds end at 4")
+}
+
+/// The `#id` targets of `href`s in a written SVG that no element's `id` holds.
+fn dangling_targets(svg: &str) -> Vec<String> {
+    let Ok(doc) = Document::parse(svg) else {
+        return Vec::new();
+    };
+    let ids: std::collections::HashSet<&str> = doc
+        .descendants()
+        .filter_map(|n| n.attribute("id"))
+        .collect();
+    doc.descendants()
+        .filter_map(|n| n.attribute((XLINK_NS, "href")))
+        .filter_map(|h| h.strip_prefix('#'))
+        .filter(|id| !ids.contains(id))
+        .map(str::to_string)
+        .collect()
 }
 
 /// An SVG element: in the SVG namespace, or in none (a file that forgot `xmlns`).
@@ -442,13 +478,14 @@ fn url_targets(value: &str) -> Vec<&str> {
 }
 
 /// The rebuilt document and what was dropped.
-#[derive(Default)]
-struct Writer {
+struct Writer<'d> {
     out: String,
     removed: Vec<(String, usize)>,
+    /// `#id` targets no element holds: what points to them goes.
+    dangling: &'d std::collections::HashSet<String>,
 }
 
-impl Writer {
+impl Writer<'_> {
     fn note(&mut self, what: impl Into<String>) {
         let what = what.into();
         match self.removed.iter_mut().find(|(w, _)| *w == what) {
@@ -561,7 +598,14 @@ impl Writer {
                 }
             };
             if key == "xlink:href" {
-                match href_refusal(element, value) {
+                let missing = value
+                    .strip_prefix('#')
+                    .is_some_and(|id| self.dangling.contains(id));
+                let refusal = match missing {
+                    true => Some(format!("a link to a missing element ({})", short(value))),
+                    false => href_refusal(element, value),
+                };
+                match refusal {
                     None => kept.push((key, value.to_string())),
                     Some(why) if needs_href(element) => {
                         self.note(format!("<{element}> with {why}"));
@@ -693,6 +737,26 @@ mod tests {
             assert!(out.contains(kept), "{kept} missing from\n{out}");
         }
         assert!(!out.contains("DOCTYPE"));
+    }
+
+    #[test]
+    fn references_to_what_is_gone_go_with_it() {
+        // Readium's SVG_Animation sample: a `<use>` of an `<image>` of a file beside the SVG,
+        // dropped here, and one of an id the file never had; then a `<use>` of that `<use>`.
+        let svg = r##"<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="10" height="10">
+  <defs><image id="pic" width="5" height="5" xlink:href="../images/title.png"/><circle id="dot" r="1"/></defs>
+  <use id="u1" xlink:href="#pic"/><use xlink:href="#u1" x="3"/><use xlink:href="#never"/>
+  <use xlink:href="#dot" x="2"/>
+</svg>"##;
+        let (out, removed) = cleaned(svg);
+        parses(&out);
+        assert!(dangling_targets(&out).is_empty(), "{out}");
+        assert!(out.contains("<use xlink:href=\"#dot\" x=\"2\">"), "{out}");
+        assert!(!out.contains("u1") && !out.contains("never"), "{out}");
+        let missing = removed
+            .iter()
+            .filter(|(w, _)| w.starts_with("<use> with a link to a missing element"));
+        assert_eq!(missing.count(), 3, "{removed:?}");
     }
 
     #[test]

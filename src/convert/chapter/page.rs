@@ -78,8 +78,11 @@ pub(super) fn own_heading(
         .as_deref()
         .map(|t| format!(" epub:type=\"{}\"", crate::xml::escape_attr(t)))
         .unwrap_or_default();
+    // The id the conversion gave the links to this heading (`#chap01` of a heading taken out
+    // as the title); the build writes no h1 of its own that could hold it too.
     Ok(Some(format!(
-        "<h1{types}>{}</h1>\n",
+        "<h1{types} id=\"{}chapter-title\">{}</h1>\n",
+        crate::xml::GENERATED_ID_PREFIX,
         crate::xml::escape_text(&shown)
     )))
 }

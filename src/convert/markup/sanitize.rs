@@ -364,6 +364,30 @@ mod tests {
     }
 
     #[test]
+    fn a_books_contents_list_into_other_pages_is_no_link_bar() {
+        // Project Gutenberg's EPUBs (ebookmaker) cut the book into files: its CONTENTS block
+        // links into the others, one chapter a link, under one label.
+        let f = html(
+            "<blockquote><div><p class=\"toc\"><big>CONTENTS</big></p>\
+             <p class=\"toc\"><a href=\"h-0.html#c1\">Chapter 1</a></p>\
+             <p class=\"toc\"><a href=\"h-1.html#c2\">Chapter 2</a></p>\
+             <p class=\"toc\"><a href=\"h-1.html#c3\">Chapter 3</a></p></div></blockquote>",
+        );
+        assert_eq!(f.site_navigation, 0, "{}", f.body);
+        assert!(
+            f.body.contains("CONTENTS") && f.body.contains("Chapter 3"),
+            "{}",
+            f.body
+        );
+        // A bar whose links are each named, before or by their text, is still one.
+        let f = html(
+            "<div><p>Up: <a href=\"1.html\">1</a> [<a href=\"c.html\">Contents</a>]\
+             [<a href=\"i.html\">Index</a>]</p></div><p>T</p>",
+        );
+        assert_eq!((f.site_navigation, f.body.as_str()), (1, "<p>T</p>"));
+    }
+
+    #[test]
     fn ruby_bases_are_kept_inside_ruby() {
         let f = html(
             "<p><ruby><rb>東京</rb><rp>(</rp><rt>とうきょう</rt><rp>)</rp></ruby>\

@@ -209,7 +209,10 @@ const NAV_WORDS: [&str; 10] = [
 /// A block of links to a site's other pages and nothing else but the words that name them
 /// ([`NAV_WORDS`]) and punctuation: what a generated page repeats at its top and bottom when
 /// it has no `<nav>` (Texinfo's older `<div class="header">`). At least two links, one of the
-/// words, no picture, heading or formula.
+/// words, no picture, heading or formula; and each link named by one of the words, before it
+/// (`Next: <a>1.2</a>`) or as its text (`[<a>Contents</a>]`). A book's contents list under a
+/// `CONTENTS` label (Project Gutenberg's, one link per chapter) names one link at most: it is
+/// the author's text, and stays.
 fn is_link_bar(el: ElementRef<'_>) -> bool {
     if !matches!(
         el.value().name(),
@@ -217,7 +220,7 @@ fn is_link_bar(el: ElementRef<'_>) -> bool {
     ) {
         return false;
     }
-    let (mut links, mut named) = (0, false);
+    let (mut links, mut labels, mut named) = (0, 0, false);
     for node in el.descendants() {
         match node.value() {
             PNode::Element(e) if e.name() == "a" => {
@@ -228,6 +231,9 @@ fn is_link_bar(el: ElementRef<'_>) -> bool {
                     return false;
                 }
                 links += 1;
+                let text: String =
+                    ElementRef::wrap(node).map_or(String::new(), |a| a.text().collect());
+                labels += usize::from(is_nav_word(&text));
             }
             PNode::Element(e)
                 if is_heading(e.name()) || matches!(e.name(), "img" | "svg" | "math") =>
@@ -243,16 +249,23 @@ fn is_link_bar(el: ElementRef<'_>) -> bool {
                     .split(|c: char| !c.is_alphanumeric())
                     .filter(|w| !w.is_empty())
                 {
-                    if !NAV_WORDS.contains(&word.to_lowercase().as_str()) {
+                    if !is_nav_word(word) {
                         return false;
                     }
                     named = true;
+                    labels += 1;
                 }
             }
             _ => {}
         }
     }
-    links >= 2 && named
+    links >= 2 && named && labels >= links
+}
+
+/// Whether `text` (outside punctuation and spaces) is one of [`NAV_WORDS`].
+fn is_nav_word(text: &str) -> bool {
+    let word = text.trim_matches(|c: char| !c.is_alphanumeric());
+    NAV_WORDS.contains(&word.to_lowercase().as_str())
 }
 
 #[cfg(test)]
