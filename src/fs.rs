@@ -6,13 +6,16 @@
 //! opens without blocking, refuses anything but a regular file, and [`read_limited`] also stops
 //! at a size cap instead of reading whatever a file claims to hold. Errors name the path.
 //! A file of the project is opened through the project folder's handle ([`open_beneath`], used
-//! by `project::Boundary`), and read from that handle ([`read_file_limited`]).
+//! by `project::Boundary`), and read from that handle ([`read_file_limited`]). Files a caller
+//! holds in memory for a folder ([`hold`]: `fix`'s chapters) are read before the folder.
 
 #[cfg(unix)]
 mod beneath;
+mod held;
 
 #[cfg(unix)]
 pub use beneath::{Refusal, open_beneath};
+pub use held::{HeldFiles, held_in, hold, real_path};
 
 use std::fs::File;
 use std::io::Read;

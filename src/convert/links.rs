@@ -87,7 +87,7 @@ impl<'a> LinkMap<'a> {
         let targets: HashMap<PathBuf, usize> = self
             .targets
             .iter()
-            .filter_map(|(path, doc)| Some((path.canonicalize().ok()?, *doc)))
+            .filter_map(|(path, doc)| Some((crate::fs::real_path(path)?, *doc)))
             .collect();
         let mut n = 0;
         let mut memo: HashMap<usize, Resolved> = HashMap::new();
@@ -144,7 +144,7 @@ impl<'a> LinkMap<'a> {
         };
         let target = candidates(&percent_decode(file))
             .into_iter()
-            .filter_map(|f| dir.join(f).canonicalize().ok())
+            .filter_map(|f| crate::fs::real_path(&dir.join(f)))
             .find_map(|real| targets.get(&real).copied());
         let Some(doc) = target else {
             let message = format!("removed link to \"{link}\": it is not a chapter of the book");

@@ -118,7 +118,7 @@ pub(super) fn plan(
         };
         if meta.cover.is_some()
             && !named.contains(href)
-            && is_cover_page(&dir.join(local), meta.cover.as_deref(), local)
+            && is_cover_page(written, dir, meta.cover.as_deref(), local)
         {
             diagnostics.push(note(format!(
                 "{href} shows only the cover; the build makes the cover page from `cover`"
@@ -210,19 +210,21 @@ fn note(message: String) -> Diagnostic {
     Diagnostic::note(Code::EpubInChapter, message)
 }
 
-/// Whether the document at `path` shows nothing but the cover picture (`cover`, relative to
-/// the project folder; the document is `local`).
-fn is_cover_page(path: &std::path::Path, cover: Option<&str>, local: &str) -> bool {
+/// Whether the document `local` (held or written in `dir`) shows nothing but the cover
+/// picture (`cover`, relative to the project folder).
+fn is_cover_page(
+    written: &Written,
+    dir: &std::path::Path,
+    cover: Option<&str>,
+    local: &str,
+) -> bool {
     let Some(cover) = cover else { return false };
-    let Ok(meta) = std::fs::metadata(path) else {
+    let Some(text) = written.text(dir, local, 64 << 10) else {
         return false;
     };
-    if meta.len() > 64 << 10 {
+    if !may_name(&text, cover) {
         return false;
     }
-    let Ok(text) = std::fs::read_to_string(path) else {
-        return false;
-    };
     let html = scraper::Html::parse_document(&text);
     let Ok(body) = scraper::Selector::parse("body") else {
         return false;
@@ -252,4 +254,11 @@ fn is_cover_page(path: &std::path::Path, cover: Option<&str>, local: &str) -> bo
         .filter_map(|src| crate::inspect::href::resolve(local, src).map(|r| r.path))
         .collect();
     !pictures.is_empty() && pictures.iter().all(|p| p == cover)
+}
+
+/// The cheap test before parsing: a document that shows the cover names its file, as written
+/// or escaped (`%` or `&` somewhere); one that does not cannot be the cover page.
+fn may_name(text: &str, cover: &str) -> bool {
+    let name = cover.rsplit('/').next().unwrap_or(cover);
+    text.contains(name) || text.contains(['%', '&'])
 }

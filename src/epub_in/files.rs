@@ -99,11 +99,39 @@ pub(super) fn kind_of(item: &ManifestItem) -> Kind {
     }
 }
 
-/// The files written: entry name → path in the folder, and how many of each kind.
+/// The files written: entry name → path in the folder, and how many of each kind; with
+/// [`Mode::Hold`], the spine's documents are not written but held here (path in the folder →
+/// bytes).
 #[derive(Debug, Default)]
 pub(super) struct Written {
     pub local: HashMap<String, String>,
     pub counts: Counts,
+    pub held: HashMap<String, Vec<u8>>,
+}
+
+impl Written {
+    /// The text of the file at `local` (relative to `dir`), held or written, if it is at most
+    /// `cap` bytes and UTF-8.
+    pub(super) fn text(&self, dir: &Path, local: &str, cap: u64) -> Option<String> {
+        if let Some(bytes) = self.held.get(local) {
+            return (bytes.len() as u64 <= cap)
+                .then(|| String::from_utf8(bytes.clone()).ok())
+                .flatten();
+        }
+        let path = dir.join(local);
+        if std::fs::metadata(&path).ok()?.len() > cap {
+            return None;
+        }
+        std::fs::read_to_string(path).ok()
+    }
+}
+
+/// Where the spine's documents go: into the folder ([`super::unpack`]), or held in memory for
+/// a build that reads them from there ([`super::unpack_holding`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Mode {
+    Write,
+    Hold,
 }
 
 /// Makes `dir` when missing; refuses one that holds anything unless `force`.
@@ -143,6 +171,7 @@ pub(super) fn write(
     dir: &Path,
     book: &Epub,
     layout: &Layout,
+    mode: Mode,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Result<Written, Error> {
     let file = std::fs::File::open(epub).map_err(|source| Error::Read {
@@ -157,6 +186,11 @@ pub(super) fn write(
         source,
     })?;
     let mut written = Written::default();
+    let spine: std::collections::HashSet<&str> = book
+        .spine
+        .iter()
+        .filter_map(|s| s.href.as_deref())
+        .collect();
     let mut total: u64 = 0;
     let skip =
         |entry: &str, why: String| Diagnostic::warning(Code::EpubInFile, why).at(epub.join(entry));
@@ -204,9 +238,16 @@ pub(super) fn write(
                 },
             });
         }
-        write_file(dir, &dir.join(&local), &bytes)?;
+        let kind = kind_of(item);
+        if mode == Mode::Hold && kind == Kind::Document && spine.contains(item.href.as_str()) {
+            // Its folder is made: a picture beside it is reached through it (`Text/../x.png`).
+            make_folders(dir, &dir.join(&local))?;
+            written.held.insert(local.clone(), bytes);
+        } else {
+            write_file(dir, &dir.join(&local), &bytes)?;
+        }
         let counts = &mut written.counts;
-        match kind_of(item) {
+        match kind {
             Kind::Document => counts.chapters += 1,
             Kind::Image => counts.images += 1,
             Kind::Stylesheet => counts.stylesheets += 1,
@@ -253,6 +294,16 @@ fn unlisted<R: std::io::Read + std::io::Seek>(
 /// Writes `bytes` to `path` inside `dir`, making its folders; no folder on the way, and not
 /// the file itself, may be a symlink.
 pub(super) fn write_file(dir: &Path, path: &Path, bytes: &[u8]) -> Result<(), Error> {
+    make_folders(dir, path)?;
+    std::fs::write(path, bytes).map_err(|source| Error::Write {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+/// Makes the folders of `path` inside `dir`; no folder on the way, and not the file itself,
+/// may be a symlink.
+fn make_folders(dir: &Path, path: &Path) -> Result<(), Error> {
     let io = |p: &Path, source| Error::Write {
         path: p.to_path_buf(),
         source,
@@ -284,7 +335,7 @@ pub(super) fn write_file(dir: &Path, path: &Path, bytes: &[u8]) -> Result<(), Er
             Err(e) => return Err(io(&at, e)),
         }
     }
-    std::fs::write(path, bytes).map_err(|e| io(path, e))
+    Ok(())
 }
 
 #[cfg(test)]
@@ -309,6 +360,54 @@ mod tests {
         for good in ["Text/ch1.xhtml", "a b/c%20d.png", "章节/第一章.xhtml"] {
             assert!(safe_relative(good), "{good:?} refused");
         }
+    }
+
+    /// Builds the project in `dir` into `out` (the date fixed).
+    fn build(dir: &Path, out: &Path) -> Vec<u8> {
+        let project = crate::Project::load(dir).expect("the unpacked project loads");
+        let opts = crate::BuildOptions {
+            output: Some(out.to_path_buf()),
+            source_date_epoch: Some(1_700_000_000),
+            ..crate::BuildOptions::default()
+        };
+        project.build(&opts).expect("the unpacked project builds");
+        std::fs::read(out).expect("the EPUB built")
+    }
+
+    #[test]
+    fn chapters_held_in_memory_build_the_same_epub_as_chapters_written() {
+        let tmp = tempfile::tempdir().expect("temp dir");
+        let epub = tmp.path().join("book.epub");
+        let book = crate::inspect::testutil::TestBook::minimal_epub3();
+        std::fs::write(&epub, book.to_zip()).expect("write the EPUB");
+        let (written, held) = (tmp.path().join("written"), tmp.path().join("held"));
+        let options = super::super::UnpackOptions::new();
+        let a = super::super::unpack(&epub, &written, &options).expect("unpacked");
+        let (b, chapters) =
+            super::super::unpack_holding(&epub, &held, &options).expect("unpacked, held");
+        assert_eq!(chapters.len(), a.chapters.len());
+        for chapter in &a.chapters {
+            assert!(written.join(&chapter.file).is_file());
+            assert!(
+                !held.join(&chapter.file).exists(),
+                "{} written",
+                chapter.file
+            );
+            let bytes = std::fs::read(written.join(&chapter.file)).expect("read");
+            assert_eq!(chapters.get(&chapter.file), Some(&bytes));
+        }
+        let toml = |p: &Path| std::fs::read_to_string(p).expect("metadata.toml");
+        assert_eq!(toml(&a.metadata_path), toml(&b.metadata_path));
+        assert!(b.counts == a.counts && held.join("images/cover.png").is_file());
+        let from_disk = build(&written, &tmp.path().join("a.epub"));
+        let holding = crate::fs::hold(&held, chapters);
+        let from_memory = build(&held, &tmp.path().join("b.epub"));
+        drop(holding);
+        assert!(from_disk == from_memory, "the two EPUBs differ");
+        assert!(
+            crate::Project::load(&held).is_err(),
+            "released: the chapters are gone"
+        );
     }
 
     #[test]

@@ -24,6 +24,7 @@ pub(crate) mod links;
 mod metadata;
 mod render;
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use crate::diagnostic::{Code, Diagnostic};
@@ -133,6 +134,28 @@ pub enum Error {
 /// Unpacks the EPUB at `epub` into the folder `dir` (made when missing): its files, and a
 /// `metadata.toml` that builds it again.
 pub fn unpack(epub: &Path, dir: &Path, options: &UnpackOptions) -> Result<Unpacked, Error> {
+    unpack_in(epub, dir, options, files::Mode::Write).map(|(unpacked, _)| unpacked)
+}
+
+/// [`unpack`], but the spine's XHTML documents are not written into `dir`: they are returned
+/// (path relative to `dir`, with `/` → bytes), for a build that holds them in memory
+/// ([`crate::fs::hold`]); everything else is written as [`unpack`] writes it. `fix` unpacks so:
+/// thousands of chapters written, read and deleted again were most of its time.
+pub fn unpack_holding(
+    epub: &Path,
+    dir: &Path,
+    options: &UnpackOptions,
+) -> Result<(Unpacked, HashMap<String, Vec<u8>>), Error> {
+    unpack_in(epub, dir, options, files::Mode::Hold)
+}
+
+/// [`unpack`] with the spine's documents written or held (`mode`).
+fn unpack_in(
+    epub: &Path,
+    dir: &Path,
+    options: &UnpackOptions,
+    mode: files::Mode,
+) -> Result<(Unpacked, HashMap<String, Vec<u8>>), Error> {
     let read = |source| Error::Read {
         epub: epub.to_path_buf(),
         source,
@@ -157,7 +180,7 @@ pub fn unpack(epub: &Path, dir: &Path, options: &UnpackOptions) -> Result<Unpack
     }
     let extra = metadata::read(epub, &book).map_err(read)?;
     let layout = files::Layout::new(&book);
-    let written = files::write(epub, dir, &book, &layout, &mut diagnostics)?;
+    let mut written = files::write(epub, dir, &book, &layout, mode, &mut diagnostics)?;
     let meta = metadata::Metadata::new(&book, &extra, &written, &mut diagnostics);
     let plan = chapters::plan(&book, &written, &meta, dir, &mut diagnostics);
     if plan.chapters.is_empty() {
@@ -179,7 +202,8 @@ pub fn unpack(epub: &Path, dir: &Path, options: &UnpackOptions) -> Result<Unpack
             *d = d.clone().at(shown(&book.opf_path));
         }
     }
-    Ok(Unpacked {
+    let held = std::mem::take(&mut written.held);
+    let unpacked = Unpacked {
         metadata_path,
         version: book.version.clone(),
         title: meta.title.clone(),
@@ -188,7 +212,8 @@ pub fn unpack(epub: &Path, dir: &Path, options: &UnpackOptions) -> Result<Unpack
         cover: meta.cover.clone(),
         chapters: plan.chapters,
         diagnostics,
-    })
+    };
+    Ok((unpacked, held))
 }
 
 #[cfg(test)]

@@ -259,9 +259,9 @@ pub fn fix(epub: &Path, opts: &FixOptions) -> Result<FixReport, FixError> {
     let ((before, chars_before), unpacked) = rayon::join(
         || (review::review(epub, opts.epubcheck), spine_chars(epub).ok()),
         || {
-            let diagnostics = unpack(epub, &project_dir)?;
+            let unpacked = unpack(epub, &project_dir)?;
             options::apply(&project_dir, opts).map_err(FixError::Build)?;
-            Ok::<_, FixError>(diagnostics)
+            Ok::<_, FixError>(unpacked)
         },
     );
     lap("review input, unpack", &mut timings);
@@ -279,14 +279,16 @@ pub fn fix(epub: &Path, opts: &FixOptions) -> Result<FixReport, FixError> {
             timings,
         });
     }
-    let mut diagnostics = unpacked?;
+    let (mut diagnostics, chapters) = unpacked?;
     let staged = work.path().join("out");
+    let holding = crate::fs::hold(&project_dir, chapters);
     let built = build(epub, &project_dir, &staged, opts)?;
+    drop(holding);
     lap("build", &mut timings);
     let mut outputs = Vec::new();
     for report in std::iter::once(&built).chain(&built.also) {
         let to = output_for(epub, opts, report.target);
-        place(&report.output, &to)?;
+        place(&report.output, &to, opts.in_place)?;
         outputs.push(to);
     }
     lap("write", &mut timings);
@@ -322,18 +324,22 @@ pub fn fix(epub: &Path, opts: &FixOptions) -> Result<FixReport, FixError> {
     Ok(report)
 }
 
-/// Unpacks the EPUB into a project at `dir`; what it could not carry, as diagnostics.
-fn unpack(epub: &Path, dir: &Path) -> Result<Vec<Diagnostic>, FixError> {
-    let unpacked = crate::epub_in::unpack(epub, dir, &crate::epub_in::UnpackOptions::default())
-        .map_err(|e| FixError::Unreadable {
+/// The chapters of an unpacked EPUB, held in memory: path in the project → bytes.
+type Chapters = std::collections::HashMap<String, Vec<u8>>;
+
+/// Unpacks the EPUB into a project at `dir`, its chapters held in memory rather than written
+/// (see [`crate::epub_in::unpack_holding`]); what it could not carry, as diagnostics.
+fn unpack(epub: &Path, dir: &Path) -> Result<(Vec<Diagnostic>, Chapters), FixError> {
+    let options = crate::epub_in::UnpackOptions::default();
+    let (unpacked, chapters) =
+        crate::epub_in::unpack_holding(epub, dir, &options).map_err(|e| FixError::Unreadable {
             path: epub.to_path_buf(),
             message: e.to_string(),
         })?;
-    Ok(unpacked
-        .diagnostics
-        .into_iter()
+    let diagnostics = (unpacked.diagnostics.into_iter())
         .map(|d| relocate(d, dir, epub))
-        .collect())
+        .collect();
+    Ok((diagnostics, chapters))
 }
 
 /// Loads the unpacked project and builds it into `staged`.
@@ -358,10 +364,15 @@ fn build(
     crate::build::build(&project, &build_opts).map_err(failed)
 }
 
-/// Moves the EPUB built at `from` to `to` atomically: into a temporary file in `to`'s folder,
-/// flushed, then renamed over `to`. A failure leaves `to` as it was.
-fn place(from: &Path, to: &Path) -> Result<(), FixError> {
+/// Moves the EPUB built at `from` to `to` atomically: renamed over `to` when both are on the
+/// same disk, else copied into a temporary file in `to`'s folder then renamed over `to`. When
+/// it replaces the input (`durable`: `--in-place`), it is copied and flushed to the disk
+/// first, so that a crash leaves the old EPUB or the new one. A failure leaves `to` as it was.
+fn place(from: &Path, to: &Path, durable: bool) -> Result<(), FixError> {
     crate::fs::check_replaceable(to).map_err(|e| FixError::Build(Box::new(e.diagnostic())))?;
+    if !durable && std::fs::rename(from, to).is_ok() {
+        return Ok(());
+    }
     let folder = match to.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
@@ -373,7 +384,12 @@ fn place(from: &Path, to: &Path) -> Result<(), FixError> {
         .map_err(io(folder, "cannot write in"))?;
     let mut source = std::fs::File::open(from).map_err(io(from, "cannot read"))?;
     std::io::copy(&mut source, temp.as_file_mut()).map_err(io(to, "cannot write"))?;
-    temp.as_file().sync_all().map_err(io(to, "cannot write"))?;
+    if let Ok(meta) = source.metadata() {
+        let _ = temp.as_file().set_permissions(meta.permissions());
+    }
+    if durable {
+        temp.as_file().sync_all().map_err(io(to, "cannot write"))?;
+    }
     temp.persist(to).map_err(|e| FixError::Io {
         path: to.to_path_buf(),
         action: "cannot replace",

@@ -33,6 +33,8 @@ pub enum Found {
         /// Whether the path is a symlink.
         linked: bool,
     },
+    /// A file held in memory for the project folder (see [`crate::fs::hold`]): its stamp.
+    Held(super::FileStamp),
     /// Nothing, or a symlink to nothing.
     Missing,
     /// Something else: what it is (`"a folder"`, `"a FIFO, socket or device"`).
@@ -51,6 +53,8 @@ pub struct Boundary {
     /// per folder on the way, per file.
     /// Keyed by the folder's bytes: hashing a path hashes it component by component.
     folders: Arc<Mutex<HashMap<OsString, bool>>>,
+    /// Files held in memory for the folder ([`crate::fs::hold`]), read before the folder.
+    held: Option<Arc<crate::fs::HeldFiles>>,
 }
 
 /// A path that leads out of the project folder.
@@ -101,6 +105,7 @@ impl Boundary {
             root: root.to_path_buf(),
             real_root,
             folders: Arc::default(),
+            held: crate::fs::held_in(root),
         }
     }
 
@@ -165,6 +170,9 @@ impl Boundary {
             return Err(Outside {
                 leads_to: Some(lexical(&shown)),
             });
+        }
+        if let Some(stamp) = self.held_stamp(&joined) {
+            return Ok((joined, Found::Held(stamp)));
         }
         let Ok(meta) = std::fs::symlink_metadata(&joined) else {
             return Ok((joined, Found::Missing));
@@ -236,7 +244,29 @@ impl Boundary {
         limit: u64,
         what: &str,
     ) -> crate::error::Result<Vec<u8>> {
+        if let Some(bytes) = self.held.as_ref().and_then(|h| h.get(path)) {
+            if bytes.len() as u64 > limit {
+                return Err(crate::fs::too_large(path, what, limit));
+            }
+            return Ok(bytes.to_vec());
+        }
         crate::fs::read_file_limited(self.open(path)?, path, limit, what)
+    }
+
+    /// The stamp of a file held in memory at `path` (see [`crate::fs::hold`]), if it is one.
+    fn held_stamp(&self, path: &Path) -> Option<super::FileStamp> {
+        let held = self.held.as_ref()?;
+        let bytes = held.get(path)?;
+        let mtime = held
+            .modified
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as i128);
+        Some(super::FileStamp {
+            size: bytes.len() as u64,
+            mtime,
+            ctime: mtime,
+            inode: 0,
+        })
     }
 
     /// The error for a file of the project refused when opened: where it leads and what to do.
@@ -414,6 +444,40 @@ mod tests {
         let m = e.message("`[output] path`", "out/x.epub", &root);
         assert!(m.contains("elsewhere") && m.contains("out/x.epub"), "{m}");
         assert!(Outside::HINT.contains("--allow-outside-paths"));
+    }
+
+    #[test]
+    fn a_held_file_is_found_and_read_before_the_folder_and_only_in_its_own() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("disk.xhtml"), "on disk").unwrap();
+        let files = std::collections::HashMap::from([
+            ("Text/ch1.xhtml".to_string(), b"held".to_vec()),
+            ("disk.xhtml".to_string(), b"held instead".to_vec()),
+        ]);
+        let holding = crate::fs::hold(dir.path(), files);
+        let b = Boundary::new(dir.path(), false);
+        let (path, found) = b.admit_file(&dir.path().join("Text"), "ch1.xhtml").unwrap();
+        assert!(matches!(found, Found::Held(s) if s.size == 4), "{found:?}");
+        assert_eq!(b.read_limited(&path, 100, "file").unwrap(), b"held");
+        assert!(b.read_limited(&path, 3, "file").is_err(), "the cap holds");
+        let disk = dir.path().join("disk.xhtml");
+        assert_eq!(b.read_limited(&disk, 100, "file").unwrap(), b"held instead");
+        assert!(b.admit_file(dir.path(), "../Text/ch1.xhtml").is_err());
+        let other = tempfile::tempdir().unwrap();
+        let (_, found) = Boundary::new(other.path(), false)
+            .admit_file(other.path(), "Text/ch1.xhtml")
+            .unwrap();
+        assert!(
+            matches!(found, Found::Missing),
+            "another folder sees nothing held"
+        );
+        drop(holding);
+        let b = Boundary::new(dir.path(), false);
+        assert!(matches!(
+            b.admit_file(dir.path(), "Text/ch1.xhtml").unwrap().1,
+            Found::Missing
+        ));
+        assert_eq!(b.read_limited(&disk, 100, "file").unwrap(), b"on disk");
     }
 
     #[test]

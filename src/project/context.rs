@@ -107,6 +107,7 @@ impl<'a> Ctx<'a> {
                 let stamp = if linked { None } else { FileStamp::of(&meta) };
                 Ok((path, stamp))
             }
+            Found::Held(stamp) => Ok((path, Some(stamp))),
             Found::Missing => Err(self.error_hinted(
                 offset,
                 format!("{key}: {} does not exist", crate::escape::path(&path)),

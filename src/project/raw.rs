@@ -354,6 +354,7 @@ fn cleanup_file(ctx: &Ctx) -> Result<Option<PathBuf>> {
             ctx.saw(&meta);
             Ok(Some(path))
         }
+        Found::Held(_) => Ok(Some(path)),
         Found::Missing => Ok(None),
         Found::NotRegular(kind) => Err(error(
             format!(

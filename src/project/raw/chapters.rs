@@ -286,6 +286,11 @@ fn chapter_file(
             stamp: if linked { None } else { FileStamp::of(&meta) },
             ..template
         }),
+        Found::Held(stamp) => Ok(ChapterSource {
+            path,
+            stamp: Some(stamp),
+            ..template
+        }),
         Found::Missing => Err(Error::MissingChapter {
             path,
             metadata: ctx.path.to_path_buf(),
