@@ -218,9 +218,14 @@ fn a_spine_without_documents_is_an_error_not_an_empty_book() {
 #[test]
 fn the_contents_page_headings_without_links_and_the_cover_alt_come_back_in_place() {
     let tmp = tempfile::tempdir().expect("temp dir");
+    // Its link to the first chapter's heading (which the page shows as its own) holds.
     let two = crate::inspect::testutil::CHAPTER
         .replace("Chapter One", "Chapter Two")
-        .replace("id=\"start\"", "id=\"two\"");
+        .replace("id=\"start\"", "id=\"two\"")
+        .replace(
+            "</body>",
+            "<p><a href=\"chapter%5F1.xhtml#start\">Back</a></p></body>",
+        );
     let cover = r#"<?xml version="1.0" encoding="UTF-8"?>
 <html xmlns="http://www.w3.org/1999/xhtml" lang="en" xml:lang="en"><head><title>Cover</title></head>
 <body><div><img src="../images/cover.png" alt="A red door, half open"/></div></body></html>"#;
@@ -294,4 +299,11 @@ fn the_contents_page_headings_without_links_and_the_cover_alt_come_back_in_place
         1,
         "on the contents page"
     );
+    let report = crate::check::check_epub(&out, None);
+    let broken: Vec<&str> = (report.findings.iter())
+        .filter(|d| d.code == crate::diagnostic::Code::EpubFragment)
+        .map(|d| d.message.as_str())
+        .collect();
+    assert!(broken.is_empty(), "{broken:?}");
+    assert_eq!(occurrences(&out, "#epubforge-chapter-title\""), 1);
 }

@@ -78,8 +78,10 @@ pub(super) fn own_heading(
         .as_deref()
         .map(|t| format!(" epub:type=\"{}\"", crate::xml::escape_attr(t)))
         .unwrap_or_default();
+    // The id links to the heading were pointed at (the title's, as with a heading of ours).
     Ok(Some(format!(
-        "<h1{types}>{}</h1>\n",
+        "<h1 id=\"{}chapter-title\"{types}>{}</h1>\n",
+        crate::xml::GENERATED_ID_PREFIX,
         crate::xml::escape_text(&shown)
     )))
 }
