@@ -306,4 +306,23 @@ fn the_contents_page_headings_without_links_and_the_cover_alt_come_back_in_place
         .collect();
     assert!(broken.is_empty(), "{broken:?}");
     assert_eq!(occurrences(&out, "#epubforge-chapter-title\""), 1);
+    // In the NCX, the heading shares its first entry's target, and so its play order.
+    let file = std::fs::File::open(&out).expect("open the EPUB");
+    let mut zip = zip::ZipArchive::new(file).expect("a zip");
+    let mut ncx = String::new();
+    std::io::Read::read_to_string(&mut zip.by_name("EPUB/toc.ncx").expect("an NCX"), &mut ncx)
+        .expect("UTF-8");
+    let pairs: std::collections::HashSet<(&str, &str)> = ncx
+        .split("playOrder=\"")
+        .skip(1)
+        .map(|p| {
+            let order = p.split('"').next().unwrap_or("");
+            let src = p.split("src=\"").nth(1).and_then(|s| s.split('"').next());
+            (order, src.unwrap_or(""))
+        })
+        .collect();
+    let orders: std::collections::HashSet<&str> = pairs.iter().map(|p| p.0).collect();
+    let srcs: std::collections::HashSet<&str> = pairs.iter().map(|p| p.1).collect();
+    assert_eq!(ncx.matches("<navPoint").count(), 6, "{ncx}");
+    assert_eq!((orders.len(), srcs.len()), (5, 5), "{ncx}");
 }

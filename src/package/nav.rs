@@ -212,10 +212,15 @@ pub(super) fn ncx(book: &Book, look: &Look, docs: &[Doc]) -> String {
     }
     o.push_str("  <navMap>\n");
     let mut open = 0;
+    // Entries with one target share its play order (a heading-only entry has its first
+    // entry's target): the NCX requires it.
+    let mut orders: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
     for (i, doc) in docs.iter().enumerate() {
+        let next = orders.len() + 1;
+        let order = *orders.entry(doc.href.as_str()).or_insert(next);
         let _ = write!(
             o,
-            "{indent}<navPoint id=\"nav-{n}\" playOrder=\"{n}\"><navLabel><text>{title}</text></navLabel><content src=\"{src}\"/>",
+            "{indent}<navPoint id=\"nav-{n}\" playOrder=\"{order}\"><navLabel><text>{title}</text></navLabel><content src=\"{src}\"/>",
             indent = "  ".repeat(doc.depth + 1),
             n = i + 1,
             title = text(&doc.title),
