@@ -28,6 +28,9 @@ pub struct BookInfo {
     pub published: Option<String>,
     /// Series name and position.
     pub series: Option<Series>,
+    /// The cover picture's text alternative, when the source gave one (`cover-alt`); else
+    /// the cover page says "Cover: TITLE".
+    pub cover_alt: Option<String>,
 }
 
 /// A person credited in the book.

@@ -87,6 +87,12 @@ pub struct Layout {
     pub title_page: bool,
     /// A generated table-of-contents page in the reading order.
     pub toc_page: bool,
+    /// Where that page stands: before the chapter of this number in reading order (1, the
+    /// default: at the front, after the title page); past the last chapter, after it.
+    pub toc_page_before: usize,
+    /// That page's heading, and its entry in the table of contents under it (`None`: headed
+    /// in the book's language, "Contents", and not listed).
+    pub toc_page_title: Option<String>,
     /// A generated colophon at the end.
     pub colophon: bool,
     /// Chapters above this many bytes of XHTML are split into several documents.
@@ -105,6 +111,8 @@ impl Default for Layout {
             generated_cover: true,
             title_page: true,
             toc_page: false,
+            toc_page_before: 1,
+            toc_page_title: None,
             colophon: false,
             split_size: DEFAULT_SPLIT_KB * 1024,
             toc_depth: DEFAULT_TOC_DEPTH,

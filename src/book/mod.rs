@@ -122,9 +122,11 @@ pub enum Matter {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
 pub struct Section {
     /// 2 to 6: its `h2` to `h6` (the chapter's own heading is its `h1`); 1 for the heading of
-    /// an empty chapter that shares the document ([`EMPTY_CHAPTER_ID`]), listed beside it.
+    /// an empty chapter that shares the document ([`EMPTY_CHAPTER_ID`]), or a given entry into
+    /// the chapter's document at the chapter's own level, listed beside it.
     pub level: usize,
-    /// Its id.
+    /// Its id; empty for a heading-only contents entry (a source's `<span>` over the entries
+    /// nested under it), which has no target of its own.
     pub id: String,
     /// Its text.
     pub title: String,
@@ -177,15 +179,17 @@ impl Chapter {
         }
     }
 
-    /// The chapter with the contents entries under it given (those whose id its body holds),
-    /// in place of its headings; unchanged when None.
+    /// The chapter with the contents entries under it given (those whose id its body holds,
+    /// and heading-only ones), in place of its headings; unchanged when None.
     pub fn with_sections(mut self, given: Option<Vec<Section>>) -> Chapter {
         if let Some(given) = given {
             self.sections = given
                 .into_iter()
                 .filter(|s| {
-                    self.body
-                        .contains(&format!("id=\"{}\"", crate::xml::escape_attr(&s.id)))
+                    s.id.is_empty()
+                        || self
+                            .body
+                            .contains(&format!("id=\"{}\"", crate::xml::escape_attr(&s.id)))
                 })
                 .collect();
             self.sections_given = true;

@@ -10,7 +10,9 @@
 //! (`heading = false`), so that the build adds no text the EPUB did not have. `linear="no"` stays
 //! `linear = false`. The cover page (a document that shows only the cover image) is the
 //! build's to make again from `cover`; the navigation document, when the spine holds it,
-//! becomes `[layout] toc-page`. An entry that points at no chapter is a note.
+//! becomes `[layout] toc-page`, at its place (`toc-page-before`). A heading without a link (a
+//! nav's `<span>` entry) among a chapter's entries is a heading-only section over the entries
+//! after it; an entry that points at no chapter is a note.
 
 use std::collections::HashMap;
 
@@ -32,7 +34,8 @@ pub struct UnpackedChapter {
     /// In the reading order (false: `linear="no"`).
     pub linear: bool,
     /// The contents entries that point inside it, in order: (level, fragment id, title), level
-    /// 2 right under the chapter.
+    /// 2 right under the chapter; the id is empty for a heading without a link (a nav's
+    /// `<span>` entry) over the entries after it.
     pub sections: Vec<(usize, String, String)>,
 }
 
@@ -44,6 +47,14 @@ pub(super) struct Plan {
     pub toc_depth: usize,
     /// The spine read the navigation document as a page.
     pub toc_page: bool,
+    /// The number of the chapter that page came before (past the last: it came last).
+    pub toc_page_before: usize,
+    /// The title the contents gave that page, when they listed it.
+    pub toc_page_title: Option<String>,
+    /// The text alternative of the cover page's picture, when the spine had a cover page.
+    pub cover_alt: Option<String>,
+    /// The largest chapter document, in bytes.
+    pub largest: u64,
 }
 
 /// A TOC entry with its depth (1 at the top), flattened in order.
@@ -85,6 +96,7 @@ pub(super) fn plan(
         ..Plan::default()
     };
     let mut docs: Vec<&str> = Vec::new();
+    let mut nav: Option<&str> = None;
     // A cover page the contents name stays a page, so that its entry stays too.
     let named: std::collections::HashSet<&str> =
         flat.iter().map(|f| path_of(&f.entry.href)).collect();
@@ -110,21 +122,32 @@ pub(super) fn plan(
             continue;
         }
         if item.properties.iter().any(|p| p == "nav") {
-            plan.toc_page |= s.linear;
+            if s.linear && !plan.toc_page {
+                plan.toc_page = true;
+                plan.toc_page_before = plan.chapters.len() + 1;
+                nav = Some(href);
+            }
             continue;
         }
         let Some(local) = written.local.get(href) else {
             continue;
         };
-        if meta.cover.is_some()
-            && !named.contains(href)
-            && is_cover_page(written, dir, meta.cover.as_deref(), local)
-        {
+        let cover_alt = match named.contains(href) {
+            true => None,
+            false => cover_page_alt(written, dir, meta.cover.as_deref(), local),
+        };
+        if let Some(alt) = cover_alt {
             diagnostics.push(note(format!(
-                "{href} shows only the cover; the build makes the cover page from `cover`"
+                "{href} shows only the cover; the build makes the cover page from `cover` (and `cover-alt`)"
             )));
+            plan.cover_alt = plan
+                .cover_alt
+                .take()
+                .or(Some(alt).filter(|a| !a.is_empty()));
             continue;
         }
+        let size = written.size(dir, local);
+        plan.largest = plan.largest.max(size);
         if docs.contains(&href) {
             diagnostics.push(note(format!("{href} is in the spine twice; listed once")));
             continue;
@@ -138,7 +161,7 @@ pub(super) fn plan(
             sections: Vec::new(),
         });
     }
-    title_and_nest(&flat, &docs, &mut plan, diagnostics);
+    title_and_nest(&flat, &docs, nav, &mut plan, diagnostics);
     plan
 }
 
@@ -146,18 +169,36 @@ pub(super) fn plan(
 fn title_and_nest(
     flat: &[Flat<'_>],
     docs: &[&str],
+    nav: Option<&str>,
     plan: &mut Plan,
     diagnostics: &mut Vec<Diagnostic>,
 ) {
     let index: HashMap<&str, usize> = docs.iter().enumerate().map(|(i, d)| (*d, i)).collect();
     let mut depth_of: Vec<Option<usize>> = vec![None; docs.len()];
+    // The chapter the last entry pointed into, and its depth.
+    let mut current: Option<(usize, usize)> = None;
     for f in flat {
         let path = path_of(&f.entry.href);
+        if let Some((i, d)) = current.filter(|&(_, d)| path.is_empty() && f.depth > d) {
+            // A heading without a link inside a chapter's entries: a heading-only section.
+            let level = (f.depth + 1).saturating_sub(d).clamp(2, 6);
+            plan.toc_depth = plan.toc_depth.max(level);
+            let title = f.entry.title.clone();
+            plan.chapters[i]
+                .sections
+                .push((level, String::new(), title));
+            continue;
+        }
         if path.is_empty() {
             diagnostics.push(note(format!(
                 "the contents entry \"{}\" links nowhere; its entries nest under the chapter before",
                 f.entry.title
             )));
+            continue;
+        }
+        if nav == Some(path) && plan.toc_page_title.is_none() {
+            // The contents list their own page: it is listed again, under this title.
+            plan.toc_page_title = Some(f.entry.title.clone());
             continue;
         }
         let Some(&i) = index.get(path) else {
@@ -170,10 +211,12 @@ fn title_and_nest(
         match depth_of[i] {
             None => {
                 depth_of[i] = Some(f.depth);
+                current = Some((i, f.depth));
                 plan.chapters[i].title = Some(f.entry.title.clone());
             }
             Some(d) => {
-                let level = (f.depth + 1).saturating_sub(d).clamp(2, 6);
+                // An entry beside the chapter's own (the same depth) is listed beside it.
+                let level = (f.depth + 1).saturating_sub(d).clamp(1, 6);
                 plan.toc_depth = plan.toc_depth.max(level);
                 if let Some((_, id)) = f
                     .entry
@@ -210,28 +253,23 @@ fn note(message: String) -> Diagnostic {
     Diagnostic::note(Code::EpubInChapter, message)
 }
 
-/// Whether the document `local` (held or written in `dir`) shows nothing but the cover
-/// picture (`cover`, relative to the project folder).
-fn is_cover_page(
+/// When the document `local` (held or written in `dir`) shows nothing but the cover picture
+/// (`cover`, relative to the project folder): its picture's text alternative (its `alt` or
+/// `aria-label`), empty when it has none. None for any other document.
+fn cover_page_alt(
     written: &Written,
     dir: &std::path::Path,
     cover: Option<&str>,
     local: &str,
-) -> bool {
-    let Some(cover) = cover else { return false };
-    let Some(text) = written.text(dir, local, 64 << 10) else {
-        return false;
-    };
+) -> Option<String> {
+    let cover = cover?;
+    let text = written.text(dir, local, 64 << 10)?;
     if !may_name(&text, cover) {
-        return false;
+        return None;
     }
     let html = scraper::Html::parse_document(&text);
-    let Ok(body) = scraper::Selector::parse("body") else {
-        return false;
-    };
-    let Some(body) = html.select(&body).next() else {
-        return false;
-    };
+    let body = scraper::Selector::parse("body").ok()?;
+    let body = html.select(&body).next()?;
     // A drawn cover's SVG names itself in its `<title>`: a label, not words on the page.
     let words = (body.descendants())
         .filter(|n| {
@@ -241,7 +279,7 @@ fn is_cover_page(
         .filter_map(|n| n.value().as_text().map(|t| t.to_string()))
         .any(|t| !t.trim().is_empty());
     if words {
-        return false;
+        return None;
     }
     let pictures: Vec<String> = body
         .descendants()
@@ -253,7 +291,14 @@ fn is_cover_page(
         })
         .filter_map(|src| crate::inspect::href::resolve(local, src).map(|r| r.path))
         .collect();
-    !pictures.is_empty() && pictures.iter().all(|p| p == cover)
+    if pictures.is_empty() || pictures.iter().any(|p| p != cover) {
+        return None;
+    }
+    let alt = (body.descendants())
+        .filter_map(|n| n.value().as_element())
+        .find_map(|e| e.attr("alt").or_else(|| e.attr("aria-label")))
+        .unwrap_or_default();
+    Some(alt.split_whitespace().collect::<Vec<_>>().join(" "))
 }
 
 /// The cheap test before parsing: a document that shows the cover names its file, as written

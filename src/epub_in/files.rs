@@ -124,6 +124,15 @@ impl Written {
         }
         std::fs::read_to_string(path).ok()
     }
+
+    /// The size in bytes of the file at `local` (relative to `dir`), held or written; 0 when
+    /// it cannot be read.
+    pub(super) fn size(&self, dir: &Path, local: &str) -> u64 {
+        match self.held.get(local) {
+            Some(bytes) => bytes.len() as u64,
+            None => std::fs::metadata(dir.join(local)).map_or(0, |m| m.len()),
+        }
+    }
 }
 
 /// Where the spine's documents go: into the folder ([`super::unpack`]), or held in memory for

@@ -95,6 +95,9 @@ pub(super) fn metadata_toml(meta: &Metadata, plan: &Plan, stylesheets: &[String]
     }
     if let Some(c) = &meta.cover {
         let _ = writeln!(out, "cover = {}", quote(c));
+        if let Some(alt) = &plan.cover_alt {
+            let _ = writeln!(out, "cover-alt = {}", one_line(alt));
+        }
     }
     layout(&mut out, meta, plan);
     // An EPUB is a finished book: its punctuation is kept as it is (`true` to change it).
@@ -112,6 +115,23 @@ fn layout(out: &mut String, meta: &Metadata, plan: &Plan) {
     let _ = writeln!(out, "toc-depth = {}", plan.toc_depth);
     if plan.toc_page {
         out.push_str("toc-page = true\n");
+        if let Some(title) = &plan.toc_page_title {
+            let _ = writeln!(out, "toc-page-title = {}", one_line(title));
+        }
+        if plan.toc_page_before > 1 {
+            let _ = writeln!(
+                out,
+                "toc-page-before = {}   # where the EPUB's contents page stood",
+                plan.toc_page_before
+            );
+        }
+    }
+    // A round trip does not cut what the EPUB had as one document: the split size is twice
+    // the largest one's (the build's XHTML of it may grow a little: ids, attributes).
+    let kb = plan.largest.div_ceil(1024) * 2;
+    if kb > crate::book::DEFAULT_SPLIT_KB as u64 {
+        let kb = kb.min(100_000);
+        let _ = writeln!(out, "split-size = {kb}   # no document of the EPUB is cut");
     }
     if let Some(mode) = meta.writing_mode {
         let _ = writeln!(out, "writing-mode = {}", quote(mode));
@@ -147,14 +167,18 @@ fn chapters(out: &mut String, plan: &Plan) {
             out.push_str("linear = false\n");
         }
         // The contents list what the EPUB's did under the chapter, not its headings.
-        if plan.toc_depth > 1 {
+        if plan.toc_depth > 1 || !c.sections.is_empty() {
             let listed: Vec<String> = c
                 .sections
                 .iter()
                 .map(|(level, id, title)| {
+                    // A heading-only entry has no id.
+                    let id = match id.is_empty() {
+                        true => String::new(),
+                        false => format!("id = {}, ", quote(id)),
+                    };
                     format!(
-                        "  {{ id = {}, title = {}, level = {level} }},\n",
-                        quote(id),
+                        "  {{ {id}title = {}, level = {level} }},\n",
                         one_line(title)
                     )
                 })

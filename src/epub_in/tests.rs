@@ -211,3 +211,118 @@ fn a_spine_without_documents_is_an_error_not_an_empty_book() {
     let err = unpack(&epub, &tmp.path().join("x"), &UnpackOptions::new()).expect_err("no chapters");
     assert!(matches!(err, Error::NoChapters { .. }), "{err}");
 }
+
+/// A contents page in the middle of the spine that the contents list, a heading without a link
+/// over a section, an entry beside the chapter's own into its file, and a cover page with an
+/// `alt`: each comes back where and as the EPUB had it.
+#[test]
+fn the_contents_page_headings_without_links_and_the_cover_alt_come_back_in_place() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    // Its link to the first chapter's heading (which the page shows as its own) holds.
+    let two = crate::inspect::testutil::CHAPTER
+        .replace("Chapter One", "Chapter Two")
+        .replace("id=\"start\"", "id=\"two\"")
+        .replace(
+            "</body>",
+            "<p><a href=\"chapter%5F1.xhtml#start\">Back</a></p></body>",
+        );
+    let cover = r#"<?xml version="1.0" encoding="UTF-8"?>
+<html xmlns="http://www.w3.org/1999/xhtml" lang="en" xml:lang="en"><head><title>Cover</title></head>
+<body><div><img src="../images/cover.png" alt="A red door, half open"/></div></body></html>"#;
+    let nav = r#"<ol>
+      <li><a href="text/chapter%5F1.xhtml#start">Chapter One</a>
+        <ol><li><span>Group</span><ol><li><a href="text/chapter%5F1.xhtml#s1">Section</a></li></ol></li></ol>
+      </li>
+      <li><a href="text/chapter%5F1.xhtml#s2">Beside</a></li>
+      <li><a href="nav.xhtml">Contents page</a></li>
+      <li><a href="text/two.xhtml">Second</a></li>
+    </ol>"#;
+    let book = TestBook::minimal_epub3()
+        .add("EPUB/text/two.xhtml", two.as_bytes())
+        .add("EPUB/text/cover.xhtml", cover.as_bytes())
+        .edit("EPUB/text/chapter_1.xhtml", "</body>", "<p id=\"s2\">Beside</p></body>")
+        .edit(
+            "EPUB/package.opf",
+            "<item id=\"cover\"",
+            "<item id=\"c2\" href=\"text/two.xhtml\" media-type=\"application/xhtml+xml\"/><item id=\"cp\" href=\"text/cover.xhtml\" media-type=\"application/xhtml+xml\"/><item id=\"cover\"",
+        )
+        .edit(
+            "EPUB/package.opf",
+            "<itemref idref=\"c1\"/>\n    <itemref idref=\"nav\" linear=\"no\"/>",
+            "<itemref idref=\"cp\"/><itemref idref=\"c1\"/><itemref idref=\"nav\"/><itemref idref=\"c2\"/>",
+        );
+    let mut book = book;
+    let entry = book.entry_mut("EPUB/nav.xhtml");
+    let text = String::from_utf8(entry.data.clone()).expect("UTF-8");
+    let (head, rest) = text.split_once("<ol>").expect("a list");
+    let tail = rest.rsplit_once("</ol>").expect("a list").1;
+    entry.data = format!("{head}{nav}{tail}").into_bytes();
+    let epub = epub_file(tmp.path(), &book);
+    let dir = tmp.path().join("out");
+    let unpacked = unpack(&epub, &dir, &UnpackOptions::new()).expect("unpacked");
+    let toml = std::fs::read_to_string(&unpacked.metadata_path).expect("metadata.toml");
+    for line in [
+        "cover-alt = \"A red door, half open\"",
+        "toc-page = true",
+        "toc-page-title = \"Contents page\"",
+        "toc-page-before = 2",
+        "{ title = \"Group\", level = 2 }",
+        "{ id = \"s1\", title = \"Section\", level = 3 }",
+        "{ id = \"s2\", title = \"Beside\", level = 1 }",
+    ] {
+        assert!(toml.contains(line), "{line} missing from\n{toml}");
+    }
+    let source = crate::inspect::open(&epub).expect("the source opens");
+    let rebuilt = rebuild(&dir);
+    assert_eq!(
+        titles(&source.toc),
+        [
+            "Chapter One [Group [Section]]",
+            "Beside",
+            "Contents page",
+            "Second"
+        ]
+    );
+    assert_eq!(titles(&rebuilt.toc), titles(&source.toc));
+    // The reading order: the build's cover page, the chapter, the contents page, the second.
+    let spine: Vec<&str> = rebuilt
+        .spine
+        .iter()
+        .filter_map(|s| s.href.as_deref())
+        .collect();
+    let toc_at = spine.iter().position(|h| h.ends_with("toc.xhtml"));
+    assert_eq!(toc_at, Some(2), "{spine:?}");
+    let out = dir.join("rebuilt.epub");
+    assert_eq!(occurrences(&out, "aria-label=\"A red door, half open\""), 1);
+    assert_eq!(
+        occurrences(&out, "<span>Group</span>"),
+        1,
+        "on the contents page"
+    );
+    let report = crate::check::check_epub(&out, None);
+    let broken: Vec<&str> = (report.findings.iter())
+        .filter(|d| d.code == crate::diagnostic::Code::EpubFragment)
+        .map(|d| d.message.as_str())
+        .collect();
+    assert!(broken.is_empty(), "{broken:?}");
+    assert_eq!(occurrences(&out, "#epubforge-chapter-title\""), 1);
+    // In the NCX, the heading shares its first entry's target, and so its play order.
+    let file = std::fs::File::open(&out).expect("open the EPUB");
+    let mut zip = zip::ZipArchive::new(file).expect("a zip");
+    let mut ncx = String::new();
+    std::io::Read::read_to_string(&mut zip.by_name("EPUB/toc.ncx").expect("an NCX"), &mut ncx)
+        .expect("UTF-8");
+    let pairs: std::collections::HashSet<(&str, &str)> = ncx
+        .split("playOrder=\"")
+        .skip(1)
+        .map(|p| {
+            let order = p.split('"').next().unwrap_or("");
+            let src = p.split("src=\"").nth(1).and_then(|s| s.split('"').next());
+            (order, src.unwrap_or(""))
+        })
+        .collect();
+    let orders: std::collections::HashSet<&str> = pairs.iter().map(|p| p.0).collect();
+    let srcs: std::collections::HashSet<&str> = pairs.iter().map(|p| p.1).collect();
+    assert_eq!(ncx.matches("<navPoint").count(), 6, "{ncx}");
+    assert_eq!((orders.len(), srcs.len()), (5, 5), "{ncx}");
+}

@@ -314,7 +314,8 @@ pub fn fix(epub: &Path, opts: &FixOptions) -> Result<FixReport, FixError> {
         .warnings
         .iter()
         .chain(built.also.iter().flat_map(|r| &r.warnings));
-    diagnostics.extend(warnings.map(|d| relocate(d.clone(), &project_dir, epub)));
+    diagnostics
+        .extend(warnings.map(|d| review::as_repair(relocate(d.clone(), &project_dir, epub))));
     report.diagnostics.append(&mut diagnostics);
     report
         .diagnostics

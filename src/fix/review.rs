@@ -98,6 +98,22 @@ pub(super) fn ledger(report: &FixReport) -> Option<Diagnostic> {
     })
 }
 
+/// A build warning that says what was dropped or changed in the input's markup or stylesheets
+/// (an attribute or element EPUB does not allow, a CSS rule pointing at nothing) is, in a fix,
+/// a repair: a note under its own code, since the result no longer has the problem. Text that
+/// went missing is not a repair: the ledger's `lost-text` stays a warning, and so does
+/// everything else.
+pub(super) fn as_repair(mut d: Diagnostic) -> Diagnostic {
+    if d.severity == Severity::Warning && matches!(d.code, Code::Markup | Code::Css) {
+        d.severity = Severity::Note;
+        d.hint = Some(match d.hint.take() {
+            Some(h) => format!("{h}; a repair of the input: the fixed EPUB passes without it"),
+            None => "a repair of the input: the fixed EPUB passes without it".to_string(),
+        });
+    }
+    d
+}
+
 /// `check --target`'s store limits on the EPUB each asked store gets (the plain EPUB is
 /// reviewed for no store: [`review`] already holds Send-to-Kindle's).
 pub(super) fn stores(outputs: &[PathBuf], opts: &FixOptions) -> Vec<Diagnostic> {
@@ -248,5 +264,18 @@ mod tests {
         let x = "<html><head><title>Title words</title></head><body class=\"x\"><p>ab 12</p></body></html>";
         assert_eq!(crate::ledger::count_xhtml(body(x)), 4);
         assert_eq!(body("<p>no body</p>"), "<p>no body</p>");
+    }
+
+    #[test]
+    fn a_dropped_attribute_is_a_repair_and_lost_text_stays_a_warning() {
+        let dropped = Diagnostic::warning(Code::Markup, "dropped unsupported attributes: target");
+        let repaired = as_repair(dropped);
+        assert_eq!(repaired.severity, Severity::Note);
+        assert_eq!(repaired.code, Code::Markup);
+        assert!(repaired.hint.as_deref().unwrap().contains("a repair"));
+        for code in [Code::LostText, Code::SiteNavigation] {
+            let kept = as_repair(Diagnostic::warning(code, "text went"));
+            assert_eq!(kept.severity, Severity::Warning, "{code}");
+        }
     }
 }

@@ -234,7 +234,8 @@ pub(super) fn cover_page(book: &Book, look: &Look, cover: &Image) -> String {
     } else {
         (1600, 2560)
     };
-    let alt = format!("{}: {}", words.cover, book.info.title);
+    let alt = (book.info.cover_alt.clone())
+        .unwrap_or_else(|| format!("{}: {}", words.cover, book.info.title));
     let body = if look.cover_img() {
         let (open, close) = match look.epub2() {
             true => ("<div class=\"cover\">", "</div>"),

@@ -153,6 +153,7 @@ impl Doc<'_> {
 /// pages, chapters (split for size) and parts, then the colophon.
 pub(crate) fn documents<'a>(book: &'a Book, look: &Look) -> Vec<Doc<'a>> {
     let words = locale::words(&book.info.language);
+    let toc_title = look.layout.toc_page_title.as_deref();
     let generated = |id: &str, title: &str, kind| Doc {
         id: id.to_string(),
         href: format!("text/{id}.xhtml"),
@@ -166,9 +167,7 @@ pub(crate) fn documents<'a>(book: &'a Book, look: &Look) -> Vec<Doc<'a>> {
     if look.layout.title_page {
         out.push(generated("titlepage", &book.info.title, DocKind::TitlePage));
     }
-    if look.layout.toc_page {
-        out.push(generated("toc", words.contents, DocKind::TocPage));
-    }
+    let front = out.len();
     walk(
         &book.contents,
         1,
@@ -176,6 +175,20 @@ pub(crate) fn documents<'a>(book: &'a Book, look: &Look) -> Vec<Doc<'a>> {
         &mut (0, 0),
         &mut out,
     );
+    if look.layout.toc_page {
+        // Before the chapter `toc-page-before` numbers (its first piece), else at the end.
+        let before = look.layout.toc_page_before;
+        let at = (before > 1)
+            .then(|| {
+                out.iter().position(
+                    |d| matches!(d.kind, DocKind::Chapter { number, first: true, .. } if number == before),
+                )
+            })
+            .map_or(front, |found| found.unwrap_or(out.len()));
+        let mut page = generated("toc", toc_title.unwrap_or(words.contents), DocKind::TocPage);
+        page.in_toc = toc_title.is_some();
+        out.insert(at, page);
+    }
     // A table of contents lists one entry at least: when every chapter says `toc = false`,
     // it lists them all.
     if !out.iter().any(|d| d.in_toc) {

@@ -16,9 +16,7 @@ pub(super) fn nav_body(book: &Book, look: &Look, docs: &[Doc]) -> String {
         "<nav epub:type=\"toc\" role=\"doc-toc\" id=\"toc\">\n<h1>{}</h1>\n",
         text(words.contents)
     );
-    nested_list(&mut body, &listed, |d| {
-        format!("<a href=\"{}\">{}</a>", attr(&d.href), text(&d.title))
-    });
+    nested_list(&mut body, &listed, |d| link_or_heading(d, &d.href));
     body.push_str("</nav>\n");
     let _ = write!(
         body,
@@ -86,6 +84,17 @@ pub(super) struct Entry {
     pub title: String,
     /// Nesting depth, 1 for top level; never more than one below the entry before.
     pub depth: usize,
+    /// A heading without a target of its own (a section without an id): shown as `<span>`
+    /// over the entries nested under it; `href` is then its first entry's, for the NCX.
+    pub heading_only: bool,
+}
+
+/// An entry's label: a link to `href`, or a `<span>` for a heading-only entry.
+pub(super) fn link_or_heading(d: &Entry, href: &str) -> String {
+    match d.heading_only {
+        true => format!("<span>{}</span>", text(&d.title)),
+        false => format!("<a href=\"{}\">{}</a>", attr(href), text(&d.title)),
+    }
 }
 
 /// The table of contents: the documents listed, each chapter followed by its sections down
@@ -101,6 +110,7 @@ pub(super) fn entries(docs: &[Doc], look: &Look) -> Vec<Entry> {
             href: doc.href.clone(),
             title: doc.title.clone(),
             depth: doc.depth,
+            heading_only: false,
         });
         let DocKind::Chapter {
             chapter, number, ..
@@ -112,16 +122,40 @@ pub(super) fn entries(docs: &[Doc], look: &Look) -> Vec<Entry> {
         // A heading of only an image has no text to list.
         let listed = chapter.sections.iter();
         for s in listed.filter(|s| s.level <= toc_depth && !s.title.is_empty()) {
-            let piece = pieces::piece_of(&chapter.anchors, &s.id);
             before = (doc.depth + s.level - 1).min(before + 1);
+            let href = match s.id.is_empty() {
+                true => doc.href.clone(),
+                false => {
+                    let piece = pieces::piece_of(&chapter.anchors, &s.id);
+                    format!("text/{}.xhtml#{}", super::piece_id(*number, piece), s.id)
+                }
+            };
             out.push(Entry {
-                href: format!("text/{}.xhtml#{}", super::piece_id(*number, piece), s.id),
+                href,
                 title: s.title.clone(),
                 depth: before.min(max),
+                heading_only: s.id.is_empty(),
             });
         }
     }
+    settle_headings(&mut out);
     out
+}
+
+/// A heading-only entry heads the entries nested under it: it takes the first one's target
+/// (for the NCX, whose entries all need one). One with nothing under it (its entries cut off
+/// by `toc-depth` or a target's shallower contents) becomes a link to its chapter, as the
+/// navigation document allows a `<span>` only over a list.
+fn settle_headings(out: &mut [Entry]) {
+    for i in (0..out.len()).rev() {
+        if !out[i].heading_only {
+            continue;
+        }
+        match out.get(i + 1).filter(|next| next.depth > out[i].depth) {
+            Some(next) => out[i].href = next.href.clone(),
+            None => out[i].heading_only = false,
+        }
+    }
 }
 
 /// Writes `<ol>` lists nested by each entry's depth.
@@ -178,10 +212,15 @@ pub(super) fn ncx(book: &Book, look: &Look, docs: &[Doc]) -> String {
     }
     o.push_str("  <navMap>\n");
     let mut open = 0;
+    // Entries with one target share its play order (a heading-only entry has its first
+    // entry's target): the NCX requires it.
+    let mut orders: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
     for (i, doc) in docs.iter().enumerate() {
+        let next = orders.len() + 1;
+        let order = *orders.entry(doc.href.as_str()).or_insert(next);
         let _ = write!(
             o,
-            "{indent}<navPoint id=\"nav-{n}\" playOrder=\"{n}\"><navLabel><text>{title}</text></navLabel><content src=\"{src}\"/>",
+            "{indent}<navPoint id=\"nav-{n}\" playOrder=\"{order}\"><navLabel><text>{title}</text></navLabel><content src=\"{src}\"/>",
             indent = "  ".repeat(doc.depth + 1),
             n = i + 1,
             title = text(&doc.title),

@@ -4,7 +4,7 @@
 use std::fmt::Write;
 
 use super::{Book, Doc, Look, locale};
-use crate::xml::{escape_attr as attr, escape_text as text};
+use crate::xml::escape_text as text;
 
 /// Names joined the way the language lists them.
 fn join_names<'a>(lang: &str, names: impl Iterator<Item = &'a str>) -> String {
@@ -52,13 +52,18 @@ pub(super) fn toc_page(book: &Book, look: &Look, docs: &[Doc]) -> String {
     let _ = writeln!(
         o,
         "<nav epub:type=\"toc\" role=\"doc-toc\" aria-labelledby=\"toc-title\">\n<h1 id=\"toc-title\">{}</h1>",
-        text(words.contents)
+        text(
+            look.layout
+                .toc_page_title
+                .as_deref()
+                .unwrap_or(words.contents)
+        )
     );
     let listed = super::nav::entries(docs, look);
     super::nav::nested_list(&mut o, &listed, |d| {
         // Documents sit side by side under text/.
         let href = d.href.strip_prefix("text/").unwrap_or(&d.href);
-        format!("<a href=\"{}\">{}</a>", attr(href), text(&d.title))
+        super::nav::link_or_heading(d, href)
     });
     o.push_str("</nav>\n");
     o

@@ -56,6 +56,8 @@ pub(super) struct RawLayout {
     generated_cover: Option<bool>,
     title_page: Option<bool>,
     toc_page: Option<bool>,
+    toc_page_before: Option<Spanned<i64>>,
+    toc_page_title: Option<String>,
     colophon: Option<bool>,
     split_size: Option<Spanned<i64>>,
     toc_depth: Option<Spanned<i64>>,
@@ -251,11 +253,34 @@ pub(super) fn validate_layout(raw: RawLayout, ctx: &Ctx) -> Result<Layout> {
         generated_cover: raw.generated_cover.unwrap_or(defaults.generated_cover),
         title_page: raw.title_page.unwrap_or(defaults.title_page),
         toc_page: raw.toc_page.unwrap_or(defaults.toc_page),
+        toc_page_before: toc_page_before(raw.toc_page_before, ctx)?,
+        toc_page_title: (raw.toc_page_title.as_deref())
+            .map(|t| super::values::clean(t, super::values::Lines::One))
+            .filter(|t| !t.is_empty()),
         colophon: raw.colophon.unwrap_or(defaults.colophon),
         split_size,
         toc_depth,
         title_format,
     })
+}
+
+/// `[layout] toc-page-before`: the number of the chapter the contents page comes before, 1
+/// (the front) when not given.
+fn toc_page_before(raw: Option<Spanned<i64>>, ctx: &Ctx) -> Result<usize> {
+    let Some(n) = raw else {
+        return Ok(Layout::default().toc_page_before);
+    };
+    match usize::try_from(*n.get_ref()) {
+        Ok(before) if before >= 1 => Ok(before),
+        _ => Err(ctx.error_hinted(
+            n.span().start,
+            format!(
+                "`[layout] toc-page-before` = {} is out of range",
+                n.get_ref()
+            ),
+            "the number of a chapter in reading order, 1 for the first",
+        )),
+    }
 }
 
 /// Validates `[output] epub-version`.

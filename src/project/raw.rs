@@ -63,6 +63,7 @@ struct Book {
     series: Option<Spanned<String>>,
     series_index: Option<Spanned<toml::Value>>,
     cover: Option<Spanned<String>>,
+    cover_alt: Option<Spanned<String>>,
     convert: Option<Spanned<String>>,
 }
 
@@ -103,7 +104,8 @@ struct Chapter {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 struct RawSection {
-    id: String,
+    /// None: a heading without a target (the entries after it nest under it).
+    id: Option<String>,
     title: String,
     level: Option<i64>,
 }

@@ -77,6 +77,7 @@ pub(super) fn validate_book(
         rights: optional_text(raw.rights.as_ref(), "rights", ValueLines::Many, ctx)?,
         published,
         series,
+        cover_alt: optional_text(raw.cover_alt.as_ref(), "cover-alt", ValueLines::One, ctx)?,
     };
     Ok((info, cover))
 }

@@ -192,8 +192,8 @@ fn chapter_title(title: Option<&str>, ctx: &Ctx, offset: usize) -> Result<Option
     }
 }
 
-/// A chapter entry's `sections`: each an id, a title and a level from 2 (right under the
-/// chapter) to 6, 2 when not given.
+/// A chapter entry's `sections`: each an id (none: a heading-only entry), a title and a level
+/// from 1 (beside the chapter) or 2 (right under it) to 6, 2 when not given.
 fn chapter_sections(
     sections: Option<Vec<super::RawSection>>,
     ctx: &Ctx,
@@ -205,18 +205,21 @@ fn chapter_sections(
     let mut out = Vec::with_capacity(sections.len());
     for s in sections {
         let level = s.level.unwrap_or(2);
-        if !(2..=MAX_LEVEL).contains(&level) || s.id.trim().is_empty() {
+        // Without an id, a heading-only entry: it needs a title to show.
+        let blank_id = s.id.as_deref().is_some_and(|i| i.trim().is_empty());
+        let id = s.id.unwrap_or_default();
+        let nameless = blank_id || (id.is_empty() && s.title.trim().is_empty());
+        if !(1..=MAX_LEVEL).contains(&level) || nameless {
             return Err(ctx.error_at(
                 offset,
                 format!(
-                    "a `sections` entry needs an id and a level from 2 to {MAX_LEVEL} (\"{}\", level {level})",
-                    s.id
+                    "a `sections` entry needs an id (or, heading only, a title) and a level from 1 to {MAX_LEVEL} (\"{id}\", level {level})"
                 ),
             ));
         }
         out.push(crate::book::Section {
             level: level as usize,
-            id: s.id,
+            id,
             title: values::clean(&s.title, ValueLines::One),
         });
     }
