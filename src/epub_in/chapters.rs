@@ -101,26 +101,9 @@ pub(super) fn plan(
     let named: std::collections::HashSet<&str> =
         flat.iter().map(|f| path_of(&f.entry.href)).collect();
     for s in &book.spine {
-        let Some(href) = s.href.as_deref() else {
-            diagnostics.push(Diagnostic::warning(
-                Code::EpubInChapter,
-                format!(
-                    "the spine names \"{}\", which the manifest does not list; left out",
-                    s.idref
-                ),
-            ));
+        let Some((href, item)) = spine_document(s, &items, diagnostics) else {
             continue;
         };
-        let Some(item) = items.get(href) else {
-            continue;
-        };
-        if kind_of(item) != Kind::Document {
-            diagnostics.push(note(format!(
-                "{href} ({}) is in the spine but is not XHTML; it is kept as a file, not as a chapter",
-                item.media_type
-            )));
-            continue;
-        }
         if item.properties.iter().any(|p| p == "nav") {
             if s.linear && !plan.toc_page {
                 plan.toc_page = true;
@@ -232,6 +215,12 @@ fn title_and_nest(
             }
         }
     }
+    set_levels(&depth_of, plan, diagnostics);
+}
+
+/// Each chapter's level from its entry's depth (one below the chapter before at most); a
+/// chapter without an entry keeps the level of the one before and stays out of the contents.
+fn set_levels(depth_of: &[Option<usize>], plan: &mut Plan, diagnostics: &mut Vec<Diagnostic>) {
     let mut prev = 0;
     for (i, chapter) in plan.chapters.iter_mut().enumerate() {
         let wanted = match depth_of[i] {
@@ -247,6 +236,34 @@ fn title_and_nest(
         chapter.level = wanted.clamp(1, prev + 1).min(6);
         prev = chapter.level;
     }
+}
+
+/// The spine item's document and its manifest entry; None (said why) when the manifest does
+/// not list it or it is not XHTML.
+fn spine_document<'a>(
+    s: &'a crate::inspect::SpineItem,
+    items: &HashMap<&str, &'a crate::inspect::ManifestItem>,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Option<(&'a str, &'a crate::inspect::ManifestItem)> {
+    let Some(href) = s.href.as_deref() else {
+        diagnostics.push(Diagnostic::warning(
+            Code::EpubInChapter,
+            format!(
+                "the spine names \"{}\", which the manifest does not list; left out",
+                s.idref
+            ),
+        ));
+        return None;
+    };
+    let item = *items.get(href)?;
+    if kind_of(item) != Kind::Document {
+        diagnostics.push(note(format!(
+            "{href} ({}) is in the spine but is not XHTML; it is kept as a file, not as a chapter",
+            item.media_type
+        )));
+        return None;
+    }
+    Some((href, item))
 }
 
 fn note(message: String) -> Diagnostic {

@@ -201,41 +201,20 @@ pub(super) fn write(
         .filter_map(|s| s.href.as_deref())
         .collect();
     let mut total: u64 = 0;
-    let skip =
-        |entry: &str, why: String| Diagnostic::warning(Code::EpubInFile, why).at(epub.join(entry));
     for item in &book.manifest {
         if crate::inspect::href::is_external(&item.href) || replaced(book, item) {
             continue;
         }
         let Some(local) = layout.local(&item.href) else {
-            diagnostics.push(skip(
+            diagnostics.push(skipped(
+                epub,
                 &item.href,
                 "the entry's name is not a safe path in a folder; not written".into(),
             ));
             continue;
         };
-        if !zip.exists(&item.href) {
-            diagnostics.push(skip(
-                &item.href,
-                "listed in the manifest but not in the zip; not written".into(),
-            ));
+        let Some(bytes) = read_item(&mut zip, epub, item, diagnostics)? else {
             continue;
-        }
-        let bytes = match zip.read_capped(&item.href, MAX_ENTRY_BYTES) {
-            Ok(bytes) => bytes,
-            Err(e)
-                if e.is_fatal()
-                    && !matches!(e, crate::inspect::InspectError::EntryTooLarge { .. }) =>
-            {
-                return Err(Error::Read {
-                    epub: epub.to_path_buf(),
-                    source: e,
-                });
-            }
-            Err(e) => {
-                diagnostics.push(skip(&item.href, format!("{}; not written", e.message())));
-                continue;
-            }
         };
         total += bytes.len() as u64;
         if total > MAX_TOTAL_BYTES {
@@ -255,18 +234,60 @@ pub(super) fn write(
         } else {
             write_file(dir, &dir.join(&local), &bytes)?;
         }
-        let counts = &mut written.counts;
-        match kind {
-            Kind::Document => counts.chapters += 1,
-            Kind::Image => counts.images += 1,
-            Kind::Stylesheet => counts.stylesheets += 1,
-            Kind::Font => counts.fonts += 1,
-            Kind::Other => counts.other += 1,
-        }
+        written.counts.add(kind);
         written.local.insert(item.href.clone(), local);
     }
     unlisted(epub, book, &zip, diagnostics);
     Ok(written)
+}
+
+/// A manifest entry that is not carried: a warning at the entry.
+fn skipped(epub: &Path, entry: &str, why: String) -> Diagnostic {
+    Diagnostic::warning(Code::EpubInFile, why).at(epub.join(entry))
+}
+
+/// The bytes of a manifest item, capped; None (with a warning) when the zip lacks it or it
+/// cannot be read, an error when the zip itself fails.
+fn read_item<R: std::io::Read + std::io::Seek>(
+    zip: &mut Container<R>,
+    epub: &Path,
+    item: &ManifestItem,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Result<Option<Vec<u8>>, Error> {
+    if !zip.exists(&item.href) {
+        let why = "listed in the manifest but not in the zip; not written";
+        diagnostics.push(skipped(epub, &item.href, why.into()));
+        return Ok(None);
+    }
+    match zip.read_capped(&item.href, MAX_ENTRY_BYTES) {
+        Ok(bytes) => Ok(Some(bytes)),
+        Err(e)
+            if e.is_fatal() && !matches!(e, crate::inspect::InspectError::EntryTooLarge { .. }) =>
+        {
+            Err(Error::Read {
+                epub: epub.to_path_buf(),
+                source: e,
+            })
+        }
+        Err(e) => {
+            let why = format!("{}; not written", e.message());
+            diagnostics.push(skipped(epub, &item.href, why));
+            Ok(None)
+        }
+    }
+}
+
+impl Counts {
+    /// One more file of this kind.
+    fn add(&mut self, kind: Kind) {
+        match kind {
+            Kind::Document => self.chapters += 1,
+            Kind::Image => self.images += 1,
+            Kind::Stylesheet => self.stylesheets += 1,
+            Kind::Font => self.fonts += 1,
+            Kind::Other => self.other += 1,
+        }
+    }
 }
 
 /// A note for the zip's files that the manifest does not list (they are not written).
