@@ -141,7 +141,7 @@ pub fn unpack(epub: &Path, dir: &Path, options: &UnpackOptions) -> Result<Unpack
 /// (path relative to `dir`, with `/` → bytes), for a build that holds them in memory
 /// ([`crate::fs::hold`]); everything else is written as [`unpack`] writes it. `fix` unpacks so:
 /// thousands of chapters written, read and deleted again were most of its time.
-pub fn unpack_holding(
+pub(crate) fn unpack_holding(
     epub: &Path,
     dir: &Path,
     options: &UnpackOptions,
