@@ -51,6 +51,31 @@ pub struct Cleaned {
 /// the book, or says why the book does not carry it.
 pub type LocalUrls<'a> = dyn FnMut(&str) -> Result<String, NotCarried> + 'a;
 
+/// Why a URL or a piece of a stylesheet cannot stay: put in words in the warning that
+/// reports what was cut.
+#[derive(Debug, thiserror::Error)]
+enum Unkept {
+    /// A piece refused as it is (a malformed `url()`, a script, blocks nested too deeply).
+    #[error("{0}")]
+    Refused(&'static str),
+    /// A URL of a kind a book may not hold (a web address, `file:`, `javascript:` …).
+    #[error("{why} url({url})")]
+    Kind {
+        /// What kind of URL it is.
+        why: &'static str,
+        /// The URL, shortened.
+        url: String,
+    },
+    /// A relative URL whose file does not come into the book.
+    #[error("url({url}): {why}")]
+    NotCarried {
+        /// The URL, shortened.
+        url: String,
+        /// Why its file does not come along.
+        why: NotCarried,
+    },
+}
+
 /// Why the file a stylesheet's relative URL names does not come along into the book: put in
 /// words in the note that reports the URL cut.
 #[derive(Debug, thiserror::Error)]
@@ -356,10 +381,11 @@ impl<'a, 'l> Cleaner<'a, 'l> {
     }
 
     /// Why `url` cannot stay, or the text to put in its place (None: keep it as it is).
-    fn judge(&mut self, url: &str) -> Result<Option<String>, String> {
+    fn judge(&mut self, url: &str) -> Result<Option<String>, Unkept> {
         let kind = url_kind(url);
         if let Some(why) = kind.refusal() {
-            return Err(format!("{why} url({})", short(url)));
+            let url = short(url);
+            return Err(Unkept::Kind { why, url });
         }
         if kind != UrlKind::Relative {
             return Ok(None);
@@ -367,7 +393,10 @@ impl<'a, 'l> Cleaner<'a, 'l> {
         match (self.local)(url) {
             Ok(href) if href == url => Ok(None),
             Ok(href) => Ok(Some(href)),
-            Err(why) => Err(format!("url({}): {why}", short(url))),
+            Err(why) => Err(Unkept::NotCarried {
+                url: short(url),
+                why,
+            }),
         }
     }
 
@@ -376,11 +405,11 @@ impl<'a, 'l> Cleaner<'a, 'l> {
     fn settle<'p, 'i: 'p>(
         &mut self,
         pieces: impl IntoIterator<Item = &'p Piece<'i>>,
-    ) -> Result<Vec<Edit>, String> {
+    ) -> Result<Vec<Edit>, Unkept> {
         let mut edits = Vec::new();
         for piece in pieces {
             match piece {
-                Piece::Refused(why) => return Err((*why).to_string()),
+                Piece::Refused(why) => return Err(Unkept::Refused(why)),
                 Piece::Url {
                     url,
                     start,
@@ -446,7 +475,7 @@ impl<'a, 'l> Cleaner<'a, 'l> {
         }
         if kept.is_empty() {
             let why = cut.swap_remove(0);
-            self.cut_declaration(declaration, end, "src", &why);
+            self.cut_declaration(declaration, end, "src", &why.to_string());
             return;
         }
         for why in cut {
@@ -631,7 +660,7 @@ impl<'i> DeclarationParser<'i> for Cleaner<'_, '_> {
         } else {
             match self.settle(&pieces) {
                 Ok(edits) => self.edits.extend(edits),
-                Err(why) => self.cut_declaration(start, end, &name, &why),
+                Err(why) => self.cut_declaration(start, end, &name, &why.to_string()),
             }
         }
         Ok(())
@@ -709,7 +738,7 @@ impl<'i> AtRuleParser<'i> for Cleaner<'_, '_> {
         let verdict = if prelude.name.eq_ignore_ascii_case("document")
             || prelude.name.eq_ignore_ascii_case("-moz-document")
         {
-            Err("rules for web addresses".to_string())
+            Err(Unkept::Refused("rules for web addresses"))
         } else {
             self.settle(&prelude.pieces)
         };
