@@ -15,9 +15,9 @@ import tempfile
 import time
 
 
-def run(cmd):
-    """Wall time and peak RSS (KB) of one run of `cmd` (looked up in PATH), its output
-    discarded; exits showing its stderr if it fails."""
+def spawn(cmd):
+    """Wall time and resource usage (wait4's) of one run of `cmd` (looked up in PATH), its
+    output discarded; exits showing its stderr if it fails."""
     devnull = os.open(os.devnull, os.O_WRONLY)
     with tempfile.TemporaryFile() as errors:
         try:
@@ -39,6 +39,12 @@ def run(cmd):
             errors.seek(0)
             sys.stderr.buffer.write(errors.read())
             sys.exit(f"command failed: {' '.join(cmd)}")
+    return secs, usage
+
+
+def run(cmd):
+    """Wall time and peak RSS (KB) of one run of `cmd` (see `spawn`)."""
+    secs, usage = spawn(cmd)
     return secs, usage.ru_maxrss
 
 

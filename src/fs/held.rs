@@ -96,8 +96,9 @@ pub fn real_path(path: &Path) -> Option<PathBuf> {
     Some(folder.canonicalize().ok()?.join(name))
 }
 
-/// `path` with `.` and `..` folded away, without looking at the disk.
-fn lexical(path: &Path) -> PathBuf {
+/// `path` with `.` and `..` folded away, without looking at the disk (for a path that may not
+/// exist, or one refused before it was looked at).
+pub fn lexical(path: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for c in path.components() {
         match c {

@@ -130,7 +130,7 @@ impl Boundary {
         if climbs_out(base.strip_prefix(&self.root).ok(), written) {
             let shown = std::path::absolute(&joined).unwrap_or(joined);
             return Err(Outside {
-                leads_to: Some(lexical(&shown)),
+                leads_to: Some(crate::fs::lexical(&shown)),
             });
         }
         self.check(&joined).map(|()| joined)
@@ -168,7 +168,7 @@ impl Boundary {
         if !self.is_open() && climbs_out(base.strip_prefix(&self.root).ok(), written) {
             let shown = std::path::absolute(&joined).unwrap_or_else(|_| joined.clone());
             return Err(Outside {
-                leads_to: Some(lexical(&shown)),
+                leads_to: Some(crate::fs::lexical(&shown)),
             });
         }
         if let Some(stamp) = self.held_stamp(&joined) {
@@ -355,22 +355,6 @@ fn parent(path: &Path) -> PathBuf {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
     }
-}
-
-/// `path` with `.` and `..` folded away, without looking at the disk (for messages about a
-/// path that was refused before it was looked at).
-fn lexical(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for c in path.components() {
-        match c {
-            Component::ParentDir => {
-                out.pop();
-            }
-            Component::CurDir => {}
-            other => out.push(other),
-        }
-    }
-    out
 }
 
 #[cfg(test)]
