@@ -212,12 +212,9 @@ fn a_spine_without_documents_is_an_error_not_an_empty_book() {
     assert!(matches!(err, Error::NoChapters { .. }), "{err}");
 }
 
-/// A contents page in the middle of the spine that the contents list, a heading without a link
-/// over a section, an entry beside the chapter's own into its file, and a cover page with an
-/// `alt`: each comes back where and as the EPUB had it.
-#[test]
-fn the_contents_page_headings_without_links_and_the_cover_alt_come_back_in_place() {
-    let tmp = tempfile::tempdir().expect("temp dir");
+/// The minimal EPUB with a cover page first, a contents page between two chapters, a nav
+/// heading without a link over a section, and an entry beside the chapter's own into its file.
+fn book_with_contents_page_heading_and_cover() -> TestBook {
     // Its link to the first chapter's heading (which the page shows as its own) holds.
     let two = crate::inspect::testutil::CHAPTER
         .replace("Chapter One", "Chapter Two")
@@ -257,6 +254,37 @@ fn the_contents_page_headings_without_links_and_the_cover_alt_come_back_in_place
     let (head, rest) = text.split_once("<ol>").expect("a list");
     let tail = rest.rsplit_once("</ol>").expect("a list").1;
     entry.data = format!("{head}{nav}{tail}").into_bytes();
+    book
+}
+
+/// The EPUB's NCX, with how many play orders and how many targets its entries have.
+fn ncx_play_orders(out: &std::path::Path) -> (String, usize, usize) {
+    let file = std::fs::File::open(out).expect("open the EPUB");
+    let mut zip = zip::ZipArchive::new(file).expect("a zip");
+    let mut ncx = String::new();
+    std::io::Read::read_to_string(&mut zip.by_name("EPUB/toc.ncx").expect("an NCX"), &mut ncx)
+        .expect("UTF-8");
+    let pairs: std::collections::HashSet<(&str, &str)> = ncx
+        .split("playOrder=\"")
+        .skip(1)
+        .map(|p| {
+            let order = p.split('"').next().unwrap_or("");
+            let src = p.split("src=\"").nth(1).and_then(|s| s.split('"').next());
+            (order, src.unwrap_or(""))
+        })
+        .collect();
+    let orders: std::collections::HashSet<&str> = pairs.iter().map(|p| p.0).collect();
+    let srcs: std::collections::HashSet<&str> = pairs.iter().map(|p| p.1).collect();
+    (ncx.clone(), orders.len(), srcs.len())
+}
+
+/// A contents page in the middle of the spine that the contents list, a heading without a link
+/// over a section, an entry beside the chapter's own into its file, and a cover page with an
+/// `alt`: each comes back where and as the EPUB had it.
+#[test]
+fn the_contents_page_headings_without_links_and_the_cover_alt_come_back_in_place() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let book = book_with_contents_page_heading_and_cover();
     let epub = epub_file(tmp.path(), &book);
     let dir = tmp.path().join("out");
     let unpacked = unpack(&epub, &dir, &UnpackOptions::new()).expect("unpacked");
@@ -307,22 +335,7 @@ fn the_contents_page_headings_without_links_and_the_cover_alt_come_back_in_place
     assert!(broken.is_empty(), "{broken:?}");
     assert_eq!(occurrences(&out, "#epubforge-chapter-title\""), 1);
     // In the NCX, the heading shares its first entry's target, and so its play order.
-    let file = std::fs::File::open(&out).expect("open the EPUB");
-    let mut zip = zip::ZipArchive::new(file).expect("a zip");
-    let mut ncx = String::new();
-    std::io::Read::read_to_string(&mut zip.by_name("EPUB/toc.ncx").expect("an NCX"), &mut ncx)
-        .expect("UTF-8");
-    let pairs: std::collections::HashSet<(&str, &str)> = ncx
-        .split("playOrder=\"")
-        .skip(1)
-        .map(|p| {
-            let order = p.split('"').next().unwrap_or("");
-            let src = p.split("src=\"").nth(1).and_then(|s| s.split('"').next());
-            (order, src.unwrap_or(""))
-        })
-        .collect();
-    let orders: std::collections::HashSet<&str> = pairs.iter().map(|p| p.0).collect();
-    let srcs: std::collections::HashSet<&str> = pairs.iter().map(|p| p.1).collect();
+    let (ncx, orders, srcs) = ncx_play_orders(&out);
     assert_eq!(ncx.matches("<navPoint").count(), 6, "{ncx}");
-    assert_eq!((orders.len(), srcs.len()), (5, 5), "{ncx}");
+    assert_eq!((orders, srcs), (5, 5), "{ncx}");
 }
