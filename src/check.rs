@@ -29,14 +29,17 @@ use crate::convert::outline::Outline;
 use crate::convert::split;
 use crate::convert::{SourceKind, text};
 use crate::diagnostic::{Code, Diagnostic, Severity};
-use crate::lint::{LINT_CODES, Linter};
+#[cfg(test)]
+use crate::lint::LINT_CODES;
+use crate::lint::Linter;
 use crate::project::toml_error::locate;
 use crate::project::{ChapterSource, LoadOptions, Project};
 use crate::text_fix::{Origin, Tally};
 
 /// The codes only `check` reports: review of what builds but an author may want to fix.
 /// Everything else it reports is what `build` reports for the same project.
-pub const REVIEW_CODES: [Code; 23] = [
+#[cfg(test)]
+pub(crate) const REVIEW_CODES: [Code; 23] = [
     Code::NoDescription,
     Code::HeadingNotTaken,
     Code::HeadingRepaired,

@@ -484,7 +484,7 @@ impl Diagnostic {
 }
 
 /// `path:line:column: message`, escaped for a terminal (`crate::escape`): the hint and the
-/// excerpt are fields of their own, which [`render::text`] lays out.
+/// excerpt are fields of their own, which [`Diagnostic::render`] lays out.
 impl std::fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         if let Some(loc) = render::location(self, None) {

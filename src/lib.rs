@@ -10,8 +10,7 @@
 //!
 //! What one stage hands the next lives in `book`, a leaf that imports no stage: the converted
 //! book (`Book`, `Node`, `Chapter`, `Part`, `Image`), the container's files (`Entry`), and the
-//! values read from `metadata.toml` ([`BookInfo`], [`Layout`], [`Style`], [`Target`],
-//! [`SplitMode`]). Imports point down these layers only, never back up, and inside a layer
+//! values read from `metadata.toml` (`BookInfo`, `Layout`, `Style`, [`Target`], `SplitMode`). Imports point down these layers only, never back up, and inside a layer
 //! only along an arrow. This is the guide's diagram, which a unit test (`tests::layers`) reads
 //! and checks against every import of the code, and another keeps this copy the same;
 //! `tests::imports` fails on any import cycle between files or top-level modules:
@@ -55,6 +54,10 @@
 //! # Ok::<(), epubforge::Error>(())
 //! ```
 
+// Every public item is documented, and no public field or signature hands out a type a user of
+// the crate cannot name (the front door is all there is).
+#![warn(missing_docs, unnameable_types)]
+
 // The command line calls the library by its public name, as a user of the crate would.
 extern crate self as epubforge;
 
@@ -70,7 +73,7 @@ mod cli;
 mod cmd;
 mod convert;
 mod diagnostic;
-pub mod epub_in;
+mod epub_in;
 mod error;
 mod escape;
 mod fix;
@@ -99,30 +102,34 @@ mod xml;
 #[cfg(test)]
 mod tests;
 
-// The front door: load a project and build it, check it, draft or write its metadata.toml,
-// read any EPUB; the problems they report; the values a metadata.toml holds.
-pub use book::{
-    BookInfo, EpubVersion, FontSource, Layout, Person, Series, SplitMode, Style, Target, Theme,
-    WritingMode,
-};
+// The front door: load a project and build it, check it (or the EPUB a store gets), write its
+// metadata.toml from a folder, a text file or an EPUB, fix an EPUB, read any EPUB; the problems
+// they report (`Diagnostic::render` puts one into words); and the types their options and
+// reports name. Everything else is the crate's own.
+pub use book::{Target, WritingMode};
 pub use build::{BuildOptions, BuildReport, BuildStatus, SourceReport};
-pub use check::{CheckReport, REVIEW_CODES, check_epub, check_project};
+pub use check::{CheckReport, check_epub, check_project};
 pub use convert::outline::{Entry as OutlineEntry, EntryKind, Outline};
-pub use diagnostic::render;
 pub use diagnostic::{Code, Diagnostic, MessageId, Severity};
+pub use epub_in::{Counts as UnpackCounts, Error as UnpackError, Unpacked, UnpackedChapter};
 pub use error::{Error, Result};
-pub use fix::{FixError, FixOptions, FixReport, FixStatus, fix};
+pub use fix::{Cleanup, FixError, FixOptions, FixReport, FixStatus, fix};
 pub use init::{
     ChapterGuess, Draft, EpubInitOptions, InitError, InitOptions, InitReport, Placement, draft,
     init, init_epub,
 };
 pub use ledger::Removed;
-pub use project::{
-    ChapterSource, ContentEntry, FileStamp, LoadOptions, METADATA_FILE, Project, Volumes,
-};
-pub use source::{Detection, EncodingErrors};
+pub use project::{LoadOptions, Project};
+pub use source::Detection;
 pub use store_check::{check_epub_stores, check_project_stores};
 pub use stores::limits::Store;
+
+// What only the command line reads besides: the report forms of the problem renderer, the name
+// of the metadata file.
+#[cfg(feature = "cli")]
+pub(crate) use diagnostic::render;
+#[cfg(feature = "cli")]
+pub(crate) use project::METADATA_FILE;
 
 /// The whole command line: parses the process's arguments, runs the command, and returns its
 /// exit code (what the `epubforge` binary does; the default `cli` feature).
@@ -133,7 +140,7 @@ pub use cmd::run as run_cli;
 #[cfg(feature = "cli")]
 pub(crate) use batch::{Outcome, build_all, build_one, find_projects, pool_size};
 #[cfg(feature = "cli")]
-pub(crate) use fix::{Cleanup, FixOutcome, find_epubs, fix_all};
+pub(crate) use fix::{FixOutcome, find_epubs, fix_all};
 #[cfg(feature = "cli")]
 pub(crate) use init::draft_to_build;
 #[cfg(feature = "cli")]

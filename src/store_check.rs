@@ -33,6 +33,18 @@ pub fn check_epub_stores(epub: &Path, stores: &[Store], report: &mut CheckReport
 /// Adds to `report` what the limits of each of `stores` find in the EPUBs a build of the
 /// project at `location` makes for them. Nothing when the project has errors: the build
 /// would not get that far.
+///
+/// ```
+/// use epubforge::{LoadOptions, Store, check_project, check_project_stores};
+///
+/// let sample = env!("CARGO_MANIFEST_DIR").as_ref();
+/// let opts = LoadOptions::default();
+/// let mut report = check_project(sample, &opts);
+/// let before = report.findings.len();
+/// check_project_stores(sample, &opts, &[Store::Kobo, Store::Kindle], &mut report);
+/// // The sample book is within every limit of both stores.
+/// assert_eq!(report.findings.len(), before);
+/// ```
 pub fn check_project_stores(
     location: &Path,
     opts: &LoadOptions,

@@ -17,7 +17,8 @@ use crate::incremental::plan::Recorded;
 #[derive(Debug, Clone, Default)]
 #[non_exhaustive]
 pub struct BuildOptions {
-    /// Where to write the EPUB; default: [`Project::default_output`](crate::Project::default_output).
+    /// Where to write the EPUB; default: `[output] path` of the project's `metadata.toml`, else
+    /// `build/<title>.epub` in the project folder.
     pub output: Option<PathBuf>,
     /// Seconds since the epoch for `dcterms:modified` (`SOURCE_DATE_EPOCH`); default: the
     /// newest input file's modification time.

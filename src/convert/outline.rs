@@ -149,14 +149,14 @@ impl Outline {
     /// The outline of the book's `contents`, whose nodes came from `origins` (in reading
     /// order, a part before its chapters, as the build records them while it assembles the
     /// book), with the size of each entry.
-    pub fn of(contents: &[Node], origins: &[Origin]) -> Outline {
+    pub(crate) fn of(contents: &[Node], origins: &[Origin]) -> Outline {
         Outline::measured(contents, origins, true)
     }
 
     /// [`Outline::of`], the sizes counted only when `sizes` is on (else every entry's
     /// [`Entry::chars`] is None): counting reads every chapter's text again, which a build
     /// that does not show the outline need not pay for.
-    pub fn measured(contents: &[Node], origins: &[Origin], sizes: bool) -> Outline {
+    pub(crate) fn measured(contents: &[Node], origins: &[Origin], sizes: bool) -> Outline {
         let mut origins = origins.iter();
         let entries = walk(contents, &mut origins, sizes);
         let mut outline = Outline {

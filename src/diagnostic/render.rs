@@ -16,6 +16,7 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
+#[cfg(feature = "cli")]
 use serde::Serialize;
 
 use super::{Diagnostic, Severity};
@@ -27,7 +28,22 @@ const EXCERPT_FILE_LIMIT: u64 = 256 << 20;
 const EXCERPT_CHARS: usize = 200;
 
 impl Diagnostic {
-    /// [`text`]: the diagnostic as a compiler-style message.
+    /// The diagnostic as a compiler-style message: severity and code, message, location, the
+    /// line of the file with a caret under the column (read from the file, when it is one), and
+    /// the hint, one line each. With `color` severity and gutter carry ANSI styles; `base` is
+    /// stripped from paths. Everything the user or a file wrote is escaped for a terminal.
+    ///
+    /// ```
+    /// use epubforge::{Code, Diagnostic};
+    ///
+    /// let d = Diagnostic::warning(Code::Io, "cannot read the cover")
+    ///     .at("/book/covers/front.png")
+    ///     .hint("is the file there?");
+    /// let shown = d.render(Some(std::path::Path::new("/book")), false);
+    /// assert!(shown.starts_with("warning[io]: cannot read the cover\n"));
+    /// assert!(shown.contains("covers/front.png"));
+    /// assert!(shown.contains("hint: is the file there?"));
+    /// ```
     pub fn render(&self, base: Option<&Path>, color: bool) -> String {
         text(self, base, color)
     }
@@ -142,7 +158,8 @@ fn excerpt(d: &Diagnostic) -> Option<String> {
 
 /// The last line of a command's problem report: `TARGET: no problems found`, or how many errors
 /// and warnings (notes are not counted); escaped for a terminal.
-pub fn summary(target: &Path, findings: &[Diagnostic]) -> String {
+#[cfg(feature = "cli")]
+pub(crate) fn summary(target: &Path, findings: &[Diagnostic]) -> String {
     let count = |s: Severity| findings.iter().filter(|f| f.severity == s).count();
     let (e, w) = (count(Severity::Error), count(Severity::Warning));
     let target = crate::escape::path(target);
@@ -157,7 +174,8 @@ pub fn summary(target: &Path, findings: &[Diagnostic]) -> String {
 /// fields (a project's outline…) and every finding with its fields as they are, pretty-printed
 /// and ending in a line break. serde escapes every control character in a string: JSON needs no
 /// more.
-pub fn json(
+#[cfg(feature = "cli")]
+pub(crate) fn json(
     target: &Path,
     findings: &[Diagnostic],
     exit_code: u8,

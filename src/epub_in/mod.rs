@@ -53,7 +53,7 @@ impl UnpackOptions {
     }
 }
 
-/// What [`unpack`] found and wrote.
+/// What [`init_epub`](crate::init_epub) found in an EPUB and wrote.
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct Unpacked {
@@ -91,7 +91,7 @@ pub struct Counts {
     pub other: usize,
 }
 
-/// Why [`unpack`] wrote nothing (or stopped).
+/// Why [`init_epub`](crate::init_epub) wrote nothing (or stopped).
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {

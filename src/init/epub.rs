@@ -37,7 +37,7 @@ pub fn default_folder(epub: &Path) -> PathBuf {
 /// opts.markdown = true;
 /// let unpacked = init_epub(std::path::Path::new("book.epub"), None, &opts)?;
 /// println!("wrote {}", unpacked.metadata_path.display());
-/// # Ok::<(), epubforge::epub_in::Error>(())
+/// # Ok::<(), epubforge::UnpackError>(())
 /// ```
 pub fn init_epub(
     epub: &Path,

@@ -116,7 +116,8 @@ pub struct EpubcheckReport {
 
 impl EpubcheckReport {
     /// No fatal errors, no errors and no warnings.
-    pub fn is_clean(&self) -> bool {
+    #[cfg(test)]
+    pub(crate) fn is_clean(&self) -> bool {
         self.fatal == 0 && self.errors == 0 && self.warnings == 0
     }
 }
@@ -295,7 +296,8 @@ fn is_executable(path: &Path) -> bool {
 
 /// How long `check` lets EPUBCheck run by default: EPUBCheck 5.3.0 needs about a minute for a
 /// 70 MB book of text on a busy two-core machine, so a book of 50 MB fits several times over.
-pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(300);
+#[cfg(any(test, feature = "cli"))]
+pub(crate) const DEFAULT_TIMEOUT: Duration = Duration::from_secs(300);
 
 /// EPUBCheck's working folder (its JSON report and its output): removed when dropped, and by
 /// the interrupt handler if the process is stopped first. The folder goes before its
@@ -337,7 +339,8 @@ impl Scratch {
 
 impl Epubcheck {
     /// [`Epubcheck::run_with`] and the [`DEFAULT_TIMEOUT`].
-    pub fn run(&self, epub: &Path) -> Result<EpubcheckReport, InspectError> {
+    #[cfg(test)]
+    pub(crate) fn run(&self, epub: &Path) -> Result<EpubcheckReport, InspectError> {
         self.run_with(epub, Some(DEFAULT_TIMEOUT))
     }
 
@@ -399,7 +402,8 @@ impl Epubcheck {
 
 /// For tests: the EPUBCheck to use, or `None` to skip. Under `CI=true` a missing EPUBCheck is
 /// an error, so CI cannot pass by skipping.
-pub fn require_in_ci() -> Result<Option<Epubcheck>, InspectError> {
+#[cfg(test)]
+pub(crate) fn require_in_ci() -> Result<Option<Epubcheck>, InspectError> {
     match find_epubcheck() {
         Some(found) => Ok(Some(found)),
         None if std::env::var("CI").is_ok_and(|v| v == "true") => Err(InspectError::Epubcheck(

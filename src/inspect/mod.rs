@@ -3,10 +3,10 @@
 //! This sits after the pipeline (see the crate documentation's chain of stages): it opens the
 //! zip that `archive` wrote (or any other EPUB), and
 //! - [`open`] parses it into an [`Epub`] (metadata, manifest, spine, table of contents, zip
-//!   entries) and [`render_text`] renders a human report;
-//! - [`verify_path`] runs our own structural rules and returns them as
-//!   [`Diagnostic`](crate::Diagnostic)s, for `epubforge check` and the integration tests;
-//! - [`find_epubcheck`] finds the real EPUBCheck, when it is installed, to run it.
+//!   entries), and `report` renders it for `epubforge inspect`;
+//! - `verify` runs our own structural rules and returns them as
+//!   [`Diagnostic`](crate::Diagnostic)s, for [`check_epub`](crate::check_epub);
+//! - `epubcheck` finds the real EPUBCheck, when it is installed, and runs it.
 //!
 //! Everything here treats the EPUB as hostile input: entries are inflated with a size cap that
 //! counts the bytes actually produced, the entry count is capped, XML entity declarations are
@@ -22,34 +22,35 @@ pub(crate) mod href;
 mod package_rules;
 pub(crate) mod read;
 mod references;
+#[cfg(feature = "cli")]
 pub(crate) mod report;
 pub(crate) mod verify;
 pub(crate) mod xml;
 
 pub use container::EntryInfo;
-pub use epubcheck::{
-    DEFAULT_TIMEOUT as DEFAULT_EPUBCHECK_TIMEOUT, Epubcheck, EpubcheckMessage, EpubcheckReport,
-    EpubcheckSeverity, find_epubcheck, parse_report, require_in_ci,
-};
+#[cfg(feature = "cli")]
+pub(crate) use epubcheck::DEFAULT_TIMEOUT as DEFAULT_EPUBCHECK_TIMEOUT;
 use finding::Place;
-pub use read::{
-    Creator, Epub, EpubMetadata, ManifestItem, SpineItem, TocEntry, TocSource, open, open_bytes,
-};
-pub use report::render_text;
-pub use verify::{verify_bytes, verify_path};
+#[cfg(test)]
+pub(crate) use read::open_bytes;
+pub use read::{Creator, Epub, EpubMetadata, ManifestItem, SpineItem, TocEntry, TocSource, open};
+#[cfg(feature = "cli")]
+pub(crate) use report::render_text;
+#[cfg(test)]
+pub(crate) use verify::{verify_bytes, verify_path};
 
 use thiserror::Error;
 
 /// Largest inflated size we accept for one XML (or other text) entry: 64 MiB.
-pub const MAX_XML_ENTRY_BYTES: u64 = 64 * 1024 * 1024;
+pub(crate) const MAX_XML_ENTRY_BYTES: u64 = 64 * 1024 * 1024;
 /// The buffer for reading an EPUB file. Reading an entry seeks to it, which empties the
 /// buffer: a small one wastes little on the many small entries of a book, and large entries
 /// are read past it.
 const READ_BUFFER: usize = 2048;
 /// Most zip entries we accept in one EPUB.
-pub const MAX_ENTRIES: usize = 100_000;
+pub(crate) const MAX_ENTRIES: usize = 100_000;
 /// Deepest table-of-contents nesting we follow; deeper levels are dropped with a note.
-pub const MAX_TOC_DEPTH: usize = 64;
+pub(crate) const MAX_TOC_DEPTH: usize = 64;
 
 /// What can go wrong while opening, reading or checking an EPUB.
 #[derive(Debug, Error)]
@@ -66,7 +67,7 @@ pub enum InspectError {
     /// The bytes are not a readable zip archive.
     #[error("not a readable zip archive: {0}")]
     Zip(#[from] zip::result::ZipError),
-    /// More zip entries than [`MAX_ENTRIES`].
+    /// More zip entries than we accept (100,000).
     #[error("the zip holds {count} entries, more than the {cap} we accept")]
     TooManyEntries {
         /// Entries in the central directory.

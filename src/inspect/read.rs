@@ -7,7 +7,9 @@
 //! (no rootfile, malformed OPF); [`super::verify`] is the place that lists every problem.
 
 use std::collections::HashMap;
-use std::io::{BufReader, Cursor, Read, Seek};
+#[cfg(test)]
+use std::io::Cursor;
+use std::io::{BufReader, Read, Seek};
 use std::path::Path;
 
 use roxmltree::{Document, Node};
@@ -185,7 +187,8 @@ pub fn open(path: &Path) -> Result<Epub, InspectError> {
 }
 
 /// Parse an EPUB held in memory.
-pub fn open_bytes(bytes: &[u8]) -> Result<Epub, InspectError> {
+#[cfg(test)]
+pub(crate) fn open_bytes(bytes: &[u8]) -> Result<Epub, InspectError> {
     read_from(Cursor::new(bytes))
 }
 

@@ -10,7 +10,9 @@
 //! ignore it); EPUB 2 XHTML needs only `xml:lang` (XHTML 1.1 has no `lang` attribute).
 
 use std::collections::{HashMap, HashSet};
-use std::io::{BufReader, Cursor, Read, Seek};
+#[cfg(test)]
+use std::io::Cursor;
+use std::io::{BufReader, Read, Seek};
 use std::path::Path;
 
 use roxmltree::{Document, Node};
@@ -44,7 +46,8 @@ const NS_OPS: &str = "http://www.idpf.org/2007/ops";
 /// Checks the EPUB at `path`: every problem our rules find, about an entry inside `path`
 /// (`book.epub/EPUB/nav.xhtml`) or `path` itself. Never panics; an unreadable file or zip gives
 /// one error.
-pub fn verify_path(path: &Path) -> Vec<Diagnostic> {
+#[cfg(test)]
+pub(crate) fn verify_path(path: &Path) -> Vec<Diagnostic> {
     verify_file(path).findings
 }
 
@@ -77,12 +80,14 @@ pub(crate) fn verify_file(path: &Path) -> Verified {
 
 /// Checks an EPUB held in memory: each problem's path is its entry (`EPUB/nav.xhtml`), or none
 /// for the zip as a whole.
-pub fn verify_bytes(bytes: &[u8]) -> Vec<Diagnostic> {
+#[cfg(test)]
+pub(crate) fn verify_bytes(bytes: &[u8]) -> Vec<Diagnostic> {
     verify_reader(Cursor::new(bytes))
 }
 
 /// Checks an EPUB from any seekable reader, as [`verify_bytes`] does.
-pub fn verify_reader<R: Read + Seek>(reader: R) -> Vec<Diagnostic> {
+#[cfg(test)]
+pub(crate) fn verify_reader<R: Read + Seek>(reader: R) -> Vec<Diagnostic> {
     verify_any(reader).findings
 }
 

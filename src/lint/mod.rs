@@ -28,7 +28,8 @@ use crate::convert::text;
 use crate::diagnostic::{Code, Diagnostic};
 
 /// Every code the linter reports.
-pub const LINT_CODES: [Code; 9] = [
+#[cfg(test)]
+pub(crate) const LINT_CODES: [Code; 9] = [
     Code::UnmatchedBracket,
     Code::Mojibake,
     Code::ReplacementCharacter,

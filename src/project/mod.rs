@@ -45,27 +45,27 @@ pub const METADATA_LIMIT: u64 = 16_000_000;
 #[non_exhaustive]
 pub struct Project {
     /// The folder that holds `metadata.toml`; every relative path is resolved against it.
-    pub root: PathBuf,
+    pub(crate) root: PathBuf,
     /// The metadata file itself.
-    pub metadata_path: PathBuf,
+    pub(crate) metadata_path: PathBuf,
     /// Bibliographic data.
-    pub book: BookInfo,
+    pub(crate) book: BookInfo,
     /// The reading order: chapters, possibly grouped into parts.
-    pub contents: Vec<ContentEntry>,
+    pub(crate) contents: Vec<ContentEntry>,
     /// The cover image, if any.
-    pub cover: Option<PathBuf>,
+    pub(crate) cover: Option<PathBuf>,
     /// Where the EPUB goes when the command line does not say (`[output] path`).
-    pub output: Option<PathBuf>,
+    pub(crate) output: Option<PathBuf>,
     /// How the book looks (`[style]`).
-    pub style: Style,
+    pub(crate) style: Style,
     /// Title page, TOC page, colophon, writing mode, chapter splitting (`[layout]`).
-    pub layout: Layout,
+    pub(crate) layout: Layout,
     /// EPUB 3 (default) or EPUB 2 (`[output] epub-version`).
-    pub epub_version: EpubVersion,
+    pub(crate) epub_version: EpubVersion,
     /// The readers and stores to build for (`[output] targets`); empty: the plain EPUB.
-    pub targets: Vec<crate::book::Target>,
+    pub(crate) targets: Vec<crate::book::Target>,
     /// How the book is cut into volumes, each its own EPUB (`[output] split`); None: one book.
-    pub volumes: Option<Volumes>,
+    pub(crate) volumes: Option<Volumes>,
     /// The containment check for paths found later: images chapters refer to, the output.
     pub(crate) boundary: Boundary,
     /// Where the value of `[output] path` starts in `metadata.toml`, for messages about it.
@@ -76,14 +76,14 @@ pub struct Project {
     /// The chapter globs as written: a new file they match is a new chapter (watch mode).
     pub(crate) chapter_globs: Vec<String>,
     /// What the text-fix stage does to the chapters (cleanup rules, conversion, typography).
-    pub text: crate::text_fix::TextFix,
+    pub(crate) text: crate::text_fix::TextFix,
     /// The `cleanup.toml` beside the metadata, when there is one (an input of the build).
-    pub cleanup_file: Option<PathBuf>,
+    pub(crate) cleanup_file: Option<PathBuf>,
     /// `[check] ignore`: findings `check` does not report.
-    pub ignore: Vec<Ignore>,
+    pub(crate) ignore: Vec<Ignore>,
     /// The mdBook `book.toml` beside the metadata, when there is one: its site root and
     /// line-hiding prefixes.
-    pub mdbook: Option<MdBookSettings>,
+    pub(crate) mdbook: Option<MdBookSettings>,
 }
 
 /// How a book is cut into volumes.
@@ -276,10 +276,16 @@ impl Project {
     /// refusing paths that leave the project folder.
     ///
     /// ```
+    /// use epubforge::{BuildOptions, Project};
+    ///
     /// // The sample book that ships with the crate; `Project::build` makes its EPUB.
-    /// let project = epubforge::Project::load(std::path::Path::new(env!("CARGO_MANIFEST_DIR")))?;
-    /// assert_eq!(project.book.title, "安西烽火");
-    /// assert_eq!(project.chapters().count(), 3);
+    /// let project = Project::load(env!("CARGO_MANIFEST_DIR").as_ref())?;
+    /// let out = tempfile::tempdir().expect("a temporary folder");
+    /// let mut opts = BuildOptions::default();
+    /// opts.output = Some(out.path().join("book.epub"));
+    /// assert_eq!(project.build(&opts)?.chapters, 3);
+    /// // A folder without a metadata.toml is no project.
+    /// assert!(Project::load(out.path()).is_err());
     /// # Ok::<(), epubforge::Error>(())
     /// ```
     pub fn load(location: &Path) -> Result<Project> {
@@ -287,6 +293,22 @@ impl Project {
     }
 
     /// [`Project::load`] with options.
+    ///
+    /// ```
+    /// use epubforge::{LoadOptions, Project};
+    ///
+    /// let root = tempfile::tempdir().expect("a temporary folder");
+    /// let book = root.path().join("book");
+    /// std::fs::create_dir(&book).unwrap();
+    /// std::fs::write(root.path().join("shared.txt"), "Text.\n").unwrap();
+    /// let text = "[book]\ntitle = \"T\"\nauthors = [\"A\"]\nlanguage = \"en\"\n\n[[chapters]]\nfile = \"../shared.txt\"\n";
+    /// std::fs::write(book.join("metadata.toml"), text).unwrap();
+    /// // A chapter outside the project folder is refused unless the options allow it.
+    /// assert!(Project::load(&book).is_err());
+    /// let mut opts = LoadOptions::default();
+    /// opts.allow_outside_paths = true;
+    /// assert!(Project::load_with(&book, &opts).is_ok());
+    /// ```
     pub fn load_with(location: &Path, opts: &LoadOptions) -> Result<Project> {
         Project::load_alongside(location, opts, |_| ()).map(|(project, _)| project)
     }
@@ -294,7 +316,7 @@ impl Project {
     /// [`Project::load_with`], running `alongside` on another core while the chapter files
     /// are listed, with the path [`Project::default_output`] will give. Its result is None
     /// when the metadata was refused before the listing started.
-    pub fn load_alongside<T: Send>(
+    pub(crate) fn load_alongside<T: Send>(
         location: &Path,
         opts: &LoadOptions,
         alongside: impl FnOnce(&Path) -> T + Send,
@@ -307,12 +329,13 @@ impl Project {
 
     /// Parses and validates metadata text; `root` is the folder paths are relative to. Paths
     /// that leave `root` are refused.
-    pub fn from_str(text: &str, root: &Path, metadata_path: &Path) -> Result<Project> {
+    #[cfg(test)]
+    pub(crate) fn from_str(text: &str, root: &Path, metadata_path: &Path) -> Result<Project> {
         Project::from_str_with(text, root, metadata_path, &LoadOptions::default())
     }
 
     /// [`Project::from_str`] with options.
-    pub fn from_str_with(
+    pub(crate) fn from_str_with(
         text: &str,
         root: &Path,
         metadata_path: &Path,
@@ -336,7 +359,7 @@ impl Project {
     }
 
     /// Every chapter in reading order, flattened out of parts.
-    pub fn chapters(&self) -> impl Iterator<Item = &ChapterSource> {
+    pub(crate) fn chapters(&self) -> impl Iterator<Item = &ChapterSource> {
         self.contents.iter().flat_map(|entry| match entry {
             ContentEntry::Chapter(c) => std::slice::from_ref(c).iter(),
             ContentEntry::Part { chapters, .. } => chapters.iter(),
@@ -345,14 +368,14 @@ impl Project {
 
     /// The output path used when the command line gives none: `[output] path`, else
     /// `build/<title>.epub` under the project folder.
-    pub fn default_output(&self) -> PathBuf {
+    pub(crate) fn default_output(&self) -> PathBuf {
         default_output(&self.root, &self.book.title, self.output.as_deref())
     }
 
     /// Where the EPUB goes: `given` on the command line (anywhere the user likes), else
     /// [`Project::default_output`], which must stay in the project folder. Refused either way:
     /// one of the book's own inputs, or something that is not a regular file.
-    pub fn output_for(&self, given: Option<&Path>) -> Result<PathBuf> {
+    pub(crate) fn output_for(&self, given: Option<&Path>) -> Result<PathBuf> {
         output::output_for(self, given)
     }
 }

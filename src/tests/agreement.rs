@@ -1,5 +1,5 @@
 //! `check` and `build` agree (issue 14): on the same project, every code the build reports
-//! `check` reports too, and what `check` adds is review only ([`crate::REVIEW_CODES`]). Each
+//! `check` reports too, and what `check` adds is review only ([`crate::check::REVIEW_CODES`]). Each
 //! project holds one of the cases where they used to disagree: an HTML chapter (check warned
 //! of broken lines the build never joins), a small cover (the build warned, check said
 //! nothing), a damaged UTF-8 file, and a gap in the chapter numbers.
@@ -7,8 +7,9 @@
 use std::collections::HashSet;
 use std::path::Path;
 
+use crate::check::REVIEW_CODES;
 use crate::diagnostic::Code;
-use crate::{BuildOptions, LoadOptions, Project, REVIEW_CODES};
+use crate::{BuildOptions, LoadOptions, Project};
 
 fn write_project(dir: &Path, files: &[(&str, Vec<u8>)], book: &str) {
     let mut meta = format!(

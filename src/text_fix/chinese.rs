@@ -53,7 +53,8 @@ impl Conversion {
     }
 
     /// The configuration's name.
-    pub fn name(self) -> &'static str {
+    #[cfg(test)]
+    pub(crate) fn name(self) -> &'static str {
         self.name
     }
 

@@ -149,7 +149,8 @@ impl TextFix {
     }
 
     /// The stage that changes nothing.
-    pub fn off() -> TextFix {
+    #[cfg(test)]
+    pub(crate) fn off() -> TextFix {
         TextFix::new(Settings {
             rules: Vec::new(),
             conversion: None,
@@ -336,7 +337,8 @@ impl TextFix {
     /// A plain-text chapter file's decoded text. `lines` says whether a line is a heading
     /// (by the file's `split` rules) and which lines a paragraph joins; `split` whether the file is split at its headings (else
     /// only its first line can be a title). An error when a rule runs past its budget.
-    pub fn text_file<'a>(
+    #[cfg(test)]
+    pub(crate) fn text_file<'a>(
         &self,
         text: &'a str,
         file: FileRef<'_>,

