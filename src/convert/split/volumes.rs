@@ -40,12 +40,7 @@ pub(super) fn weak(line: &str) -> Option<Weak> {
 /// `张居正2－水龙吟 第一回　邸报中…`: a volume's name (a book's name and number, a title)
 /// before the first chapter of the volume, on one line: a volume and its first chapter.
 pub(super) fn opener(line: &str) -> Option<Weak> {
-    let (at, _) = line
-        .char_indices()
-        .take(MAX_OPENER_CHARS + 1)
-        .skip(2)
-        .find(|&(_, c)| c == '第')?;
-    let label = line.get(..at)?.trim_end_matches(auto::is_space);
+    let (at, label) = auto::before_di(line, 2..=MAX_OPENER_CHARS)?;
     let prose = [
         '。', '，', '！', '？', '；', '“', '”', '、', ',', '!', '?', ';', '"',
     ];

@@ -219,14 +219,24 @@ pub(super) fn labelled(line: &str) -> Option<Weak> {
 
 /// Where the `第` after a label of letters (`警世通言`, `上卷 `) starts, if the line has one.
 pub(super) fn label_end(line: &str) -> Option<usize> {
-    let (at, _) = line
-        .char_indices()
-        .take(MAX_LABEL_CHARS + 1)
-        .skip(1)
-        .find(|&(_, c)| c == '第')?;
-    let label = line.get(..at)?.trim_end_matches(is_space);
+    let (at, label) = before_di(line, 1..=MAX_LABEL_CHARS)?;
     let letters = !label.is_empty() && label.chars().all(|c| c.is_alphanumeric() || is_space(c));
     letters.then_some(at)
+}
+
+/// The first `第` of `line` at a character position in `within`: its byte offset, and the text
+/// before it without its trailing spaces (a label, a volume's name). What a heading after a
+/// label ([`label_end`]) and a volume's opener line (`split::volumes::opener`) both look for.
+pub(in crate::convert::split) fn before_di(
+    line: &str,
+    within: std::ops::RangeInclusive<usize>,
+) -> Option<(usize, &str)> {
+    let (at, _) = line
+        .char_indices()
+        .take(within.end() + 1)
+        .skip(*within.start())
+        .find(|&(_, c)| c == '第')?;
+    Some((at, line.get(..at)?.trim_end_matches(is_space)))
 }
 
 /// Characters that decorate a heading-like line: `===第一章===`, `【第一章】`, `[0001] 标题`,

@@ -66,7 +66,7 @@ mod near;
 mod numbered;
 
 use bare::label_end;
-pub(super) use bare::{Weak, bare_numbered, is_decoration, weak};
+pub(super) use bare::{Weak, bare_numbered, before_di, is_decoration, weak};
 pub(crate) use glued::glued;
 pub(super) use near::{Family, family, is_subtitle, not_taken, untitled_english};
 use numbered::{
