@@ -336,6 +336,7 @@ impl<'de> Deserialize<'de> for Code {
 /// An EPUBCheck message id (`RSC-012`, `HTM_059`, `OPF-007c`): a few ASCII letters, digits,
 /// `-` and `_`, kept inline so that [`Code`] stays `Copy`.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub struct MessageId {
     bytes: [u8; MessageId::CAP],
     len: u8,

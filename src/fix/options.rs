@@ -16,6 +16,7 @@ use crate::project::{CLEANUP_FILE, METADATA_FILE};
 
 /// Where `--cleanup` takes its rules from.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Cleanup {
     /// A built-in preset (`web-novel`).
     Preset(String),
