@@ -30,11 +30,15 @@
 //! book → xml · fs → error → escape · source · lines       leaves: the model, paths, bytes
 //! ```
 //!
-//! [`Project::build`] runs the whole chain for one [`Project`]; the build cache (`incremental`) decides
-//! beforehand what it may skip. [`check_project`] runs the same conversion without writing a
-//! book, [`init`] writes a `metadata.toml` for a folder of chapters, and [`inspect`] reads
-//! any EPUB. Problems that do not stop a command are [`Diagnostic`]s; those that do are an
-//! [`Error`]. Nothing here prints: the binary does.
+//! [`Project::load`] reads a project and [`Project::build`] runs the whole chain for it; the
+//! build cache (`incremental`) decides beforehand what it may skip. [`check_project`] runs the
+//! same conversion without writing a book and [`check_epub`] reviews a finished one; [`init`]
+//! writes a `metadata.toml` for a folder of chapters, [`draft`] the one for a single file, and
+//! [`init_epub`] unpacks an EPUB into a project; [`fix`] rebuilds an EPUB so that it passes
+//! EPUBCheck; [`inspect::open`] reads any EPUB. Problems that do not stop a command are
+//! [`Diagnostic`]s ([`Diagnostic::render`] puts one into words); those that do are an
+//! [`Error`]. Nothing here prints: the binary does. The rest of the crate is its own: these
+//! and the types their options and reports name are all that is public.
 //!
 //! Building the sample book that ships with the crate:
 //!
