@@ -274,6 +274,7 @@ fn a_fix_adds_no_cover_and_no_text_the_input_did_not_have() {
     assert_eq!(seen_text(&report.outputs[0]), seen_text(&epub));
 }
 
+#[cfg(feature = "cli")]
 #[test]
 fn a_library_is_fixed_in_parallel_and_a_bad_epub_does_not_stop_the_rest() {
     let dir = tempfile::tempdir().unwrap();

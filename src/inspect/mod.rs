@@ -22,7 +22,7 @@ pub(crate) mod href;
 mod package_rules;
 pub(crate) mod read;
 mod references;
-#[cfg(feature = "cli")]
+#[cfg(any(feature = "cli", test))]
 pub(crate) mod report;
 pub(crate) mod verify;
 pub(crate) mod xml;
@@ -34,7 +34,7 @@ use finding::Place;
 #[cfg(test)]
 pub(crate) use read::open_bytes;
 pub use read::{Creator, Epub, EpubMetadata, ManifestItem, SpineItem, TocEntry, TocSource, open};
-#[cfg(feature = "cli")]
+#[cfg(any(feature = "cli", test))]
 pub(crate) use report::render_text;
 #[cfg(test)]
 pub(crate) use verify::{verify_bytes, verify_path};
