@@ -91,9 +91,12 @@ fn set_keys(table: &mut Table, opts: &FixOptions) {
         output.remove(key);
     }
     let layout = section(table, "layout");
-    for page in ["generated-cover", "title-page", "toc-page", "colophon"] {
+    for page in ["generated-cover", "title-page", "colophon"] {
         layout.insert(page.into(), Value::Boolean(false));
     }
+    // A contents page stays where the EPUB had one in its reading order (the unpacking wrote
+    // `toc-page = true` and its place); a fix adds none to an EPUB that had none.
+    layout.entry("toc-page").or_insert(Value::Boolean(false));
     let quotes = opts.writing_mode.map(|mode| {
         let (name, quotes) = match mode {
             WritingMode::VerticalRl => ("vertical-rl", "corner"),
@@ -202,6 +205,16 @@ mod tests {
         assert_eq!(t["text"]["typography"].as_bool(), Some(false));
         assert!(t["output"].get("path").is_none());
         assert!(t["book"].get("convert").is_none());
+    }
+
+    #[test]
+    fn a_contents_page_the_epub_had_in_its_reading_order_stays() {
+        let mut table: Table = "[book]\ntitle = \"书\"\n[layout]\ntoc-page = true\n"
+            .parse()
+            .unwrap();
+        set_keys(&mut table, &FixOptions::default());
+        assert_eq!(table["layout"]["toc-page"].as_bool(), Some(true));
+        assert_eq!(table["layout"]["title-page"].as_bool(), Some(false));
     }
 
     #[test]
