@@ -6,7 +6,7 @@ use std::io::IsTerminal;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use epubforge::{Cleanup, FixOptions, FixOutcome, FixReport, FixStatus};
+use epubforge::{Cleanup, FixOptions, FixOutcome, FixReport, FixStatus, Severity};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use super::term;
@@ -217,9 +217,19 @@ fn status_line(r: &FixReport, elapsed: Duration) -> String {
         (Some(a), Some(b)) => format!("; text {a} → {b} letters and digits"),
         _ => String::new(),
     };
+    // The rebuild's own repairs (markup the sanitiser mended, files it could not carry) are
+    // notes, not problems an EPUB checker finds: counted apart so that "0 found" does not read
+    // as "nothing changed".
+    let notes = (r.diagnostics.iter())
+        .filter(|d| d.code != epubforge::Code::Fixed && d.severity == Severity::Note)
+        .count();
+    let notes = match notes {
+        0 => String::new(),
+        n => format!(", {n} changes noted"),
+    };
     let outputs: Vec<String> = r.outputs.iter().map(|p| term::path(p)).collect();
     format!(
-        "fixed       {} ({} problems found, {repaired} repaired in {} kinds, {} left{text}; {time})",
+        "fixed       {} ({} problems found, {repaired} repaired in {} kinds, {} left{notes}{text}; {time})",
         outputs.join(", "),
         r.found,
         r.fixed.len(),
