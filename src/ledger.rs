@@ -80,6 +80,10 @@ fn text_runs<'a>(xhtml: &'a str, f: &mut dyn FnMut(&'a str)) {
         }
         let after = &rest[stop..];
         let end = match after.as_bytes()[0] {
+            // A comment ends at `-->`, not at a `>` inside it (`<!-- a > b -->`).
+            b'<' if after.starts_with("<!--") => {
+                after[4..].find("-->").map_or(after.len(), |k| k + 7)
+            }
             b'<' => after.find('>').map_or(after.len(), |k| k + 1),
             _ => after.find(';').map_or(1, |k| k + 1),
         };
@@ -429,6 +433,17 @@ mod tests {
             ),
             3
         );
+    }
+
+    #[test]
+    fn a_comment_is_no_text_even_with_a_greater_than_sign_inside() {
+        // IDPF's hefty-water: `<!-- … <code>ruby</code> to render the captions … -->`.
+        assert_eq!(
+            count_xhtml("<p>ab</p><!-- x > yz <code>w</code> --><p>c</p>"),
+            3
+        );
+        assert_eq!(count_xhtml("<p>ab</p><!-- unclosed > yz"), 2);
+        assert_eq!(count_xhtml("<!---->d<!-- -->e"), 2);
     }
 
     #[test]
