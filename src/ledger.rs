@@ -431,7 +431,10 @@ mod tests {
         );
         // A tag whose name is cut inside a character (a comment `<!-- ∫ -->` in MathML,
         // Readium's Tiny-MathML sample): the check for `script` panicked.
-        assert_eq!(count_xhtml("<math><!-- ∫ --><mi>x</mi></math><!--∫∫--><p>b</p>"), 2);
+        assert_eq!(
+            count_xhtml("<math><!-- ∫ --><mi>x</mi></math><!--∫∫--><p>b</p>"),
+            2
+        );
     }
 
     #[test]

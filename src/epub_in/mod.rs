@@ -22,6 +22,7 @@ mod chapters;
 mod files;
 pub(crate) mod links;
 mod metadata;
+mod obfuscation;
 mod render;
 
 use std::collections::HashMap;
@@ -216,5 +217,7 @@ fn unpack_in(
     Ok((unpacked, held))
 }
 
+#[cfg(test)]
+mod keep_tests;
 #[cfg(test)]
 mod tests;

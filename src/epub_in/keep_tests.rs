@@ -1,0 +1,120 @@
+//! What an EPUB holds besides its text reaches the rebuilt book: its own fonts (obfuscated
+//! ones made readable).
+
+use std::path::{Path, PathBuf};
+
+use super::*;
+use crate::inspect::testutil::TestBook;
+
+/// Unpacks `book` into `tmp/book`, builds it, and returns the rebuilt EPUB's path.
+fn unpack_and_build(tmp: &Path, book: &TestBook) -> (Unpacked, PathBuf) {
+    let epub = tmp.join("in.epub");
+    std::fs::write(&epub, book.to_zip()).expect("write the EPUB");
+    let dir = tmp.join("book");
+    let unpacked = unpack(&epub, &dir, &UnpackOptions::new()).expect("unpacked");
+    let project = crate::Project::load(&dir).expect("the unpacked project loads");
+    let out = tmp.join("out.epub");
+    let opts = crate::BuildOptions {
+        output: Some(out.clone()),
+        source_date_epoch: Some(1_700_000_000),
+        ..crate::BuildOptions::default()
+    };
+    project.build(&opts).expect("the unpacked project builds");
+    (unpacked, out)
+}
+
+/// The entry `name` of the EPUB at `epub`.
+fn entry(epub: &Path, name: &str) -> Option<Vec<u8>> {
+    let file = std::fs::File::open(epub).ok()?;
+    let mut zip = crate::inspect::container::Container::new(std::io::BufReader::new(file)).ok()?;
+    zip.read_capped(name, 1 << 24).ok()
+}
+
+/// The minimal book with a stylesheet whose `@font-face` names `fonts/body.otf` (its bytes
+/// `font`), obfuscated the IDPF's way when `obfuscated`.
+fn book_with_font(font: &[u8], obfuscated: bool) -> TestBook {
+    let css = "@font-face { font-family: Body; src: url(../fonts/body.otf) format(\"opentype\"); }\nbody { font-family: Body, serif }\n";
+    let mut stored = font.to_vec();
+    let mut book = TestBook::minimal_epub3()
+        .edit(
+            "EPUB/package.opf",
+            "<item id=\"cover\"",
+            "<item id=\"css\" href=\"styles/book.css\" media-type=\"text/css\"/>\n    <item id=\"f\" href=\"fonts/body.otf\" media-type=\"font/otf\"/>\n    <item id=\"cover\"",
+        )
+        .add("EPUB/styles/book.css", css.as_bytes());
+    if obfuscated {
+        let key = sha1_smol::Sha1::from("urn:uuid:12345678-1234-5678-1234-567812345678")
+            .digest()
+            .bytes();
+        for (i, b) in stored.iter_mut().take(1040).enumerate() {
+            *b ^= key[i % key.len()];
+        }
+        let xml = "<?xml version=\"1.0\"?>\n<encryption xmlns=\"urn:oasis:names:tc:opendocument:xmlns:container\" xmlns:enc=\"http://www.w3.org/2001/04/xmlenc#\">\n<enc:EncryptedData><enc:EncryptionMethod Algorithm=\"http://www.idpf.org/2008/embedding\"/><enc:CipherData><enc:CipherReference URI=\"EPUB/fonts/body.otf\"/></enc:CipherData></enc:EncryptedData>\n</encryption>\n";
+        book = book.add("META-INF/encryption.xml", xml.as_bytes());
+    }
+    book.add("EPUB/fonts/body.otf", &stored)
+}
+
+#[test]
+fn an_epubs_own_font_is_carried_and_an_obfuscated_one_made_readable() {
+    let font: Vec<u8> = b"OTTO"
+        .iter()
+        .copied()
+        .chain((0..2000u32).map(|i| (i % 253) as u8))
+        .collect();
+    for obfuscated in [false, true] {
+        let tmp = tempfile::tempdir().expect("temp dir");
+        let (unpacked, out) = unpack_and_build(tmp.path(), &book_with_font(&font, obfuscated));
+        assert_eq!(unpacked.counts.fonts, 1);
+        // The font was dropped from the `@font-face` (not a font of `[style] fonts`).
+        let carried = entry(&out, "EPUB/fonts/css-body.otf");
+        assert_eq!(
+            carried.as_deref(),
+            Some(&font[..]),
+            "obfuscated: {obfuscated}"
+        );
+        let opf = String::from_utf8(entry(&out, "EPUB/package.opf").unwrap()).unwrap();
+        assert!(
+            opf.contains("href=\"fonts/css-body.otf\" media-type=\"font/otf\""),
+            "{opf}"
+        );
+        let css = String::from_utf8(entry(&out, "EPUB/styles/user-1.css").unwrap()).unwrap();
+        assert!(
+            css.contains("url(\"../fonts/css-body.otf\")")
+                || css.contains("url(../fonts/css-body.otf)"),
+            "{css}"
+        );
+        assert!(entry(&out, "META-INF/encryption.xml").is_none());
+        let noted = unpacked.diagnostics.iter().any(|d| {
+            d.code == crate::diagnostic::Code::EpubInFile && d.message.contains("obfuscated")
+        });
+        assert_eq!(noted, obfuscated, "{:#?}", unpacked.diagnostics);
+        assert_eq!(
+            crate::inspect::verify_path(&out),
+            [],
+            "the rebuilt EPUB has problems"
+        );
+    }
+}
+
+#[test]
+fn a_font_obfuscated_with_a_key_that_does_not_fit_is_dropped_with_a_warning() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let font: Vec<u8> = b"OTTO".iter().copied().chain([7u8; 1500]).collect();
+    let book = book_with_font(&font, true).edit(
+        "EPUB/package.opf",
+        "urn:uuid:12345678-1234-5678-1234-567812345678",
+        "urn:uuid:00000000-1234-5678-1234-567812345678",
+    );
+    let (unpacked, out) = unpack_and_build(tmp.path(), &book);
+    assert!(entry(&out, "EPUB/fonts/css-body.otf").is_none());
+    assert!(
+        unpacked
+            .diagnostics
+            .iter()
+            .any(|d| d.severity == crate::diagnostic::Severity::Warning
+                && d.message.contains("not undone")),
+        "{:#?}",
+        unpacked.diagnostics
+    );
+}
