@@ -118,3 +118,42 @@ fn a_font_obfuscated_with_a_key_that_does_not_fit_is_dropped_with_a_warning() {
         unpacked.diagnostics
     );
 }
+
+/// The titles of `toc`, nested entries after their parent.
+fn flat_titles(toc: &[crate::inspect::TocEntry], out: &mut Vec<String>) {
+    for e in toc {
+        out.push(e.title.split_whitespace().collect::<Vec<_>>().join(" "));
+        flat_titles(&e.children, out);
+    }
+}
+
+#[test]
+fn a_gutenberg_header_stays_on_its_page_and_the_outline_stays_the_epubs() {
+    // ebookmaker's Sherlock Holmes: the header (START marker) opens the first page; the
+    // build took it out for a page of its own, "Project Gutenberg", one contents entry more.
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let book = TestBook::minimal_epub3().edit(
+        "EPUB/text/chapter_1.xhtml",
+        "<h1 id=\"start\">",
+        "<p>The Project Gutenberg eBook of Minimal Book</p>\n  <p>*** START OF THE PROJECT GUTENBERG EBOOK MINIMAL BOOK ***</p>\n  <h1 id=\"start\">",
+    );
+    let input = crate::inspect::open_bytes(&book.to_zip()).expect("the EPUB reads");
+    let (_, out) = unpack_and_build(tmp.path(), &book);
+    let output = crate::inspect::open(&out).expect("the rebuilt EPUB reads");
+    let (mut before, mut after) = (Vec::new(), Vec::new());
+    flat_titles(&input.toc, &mut before);
+    flat_titles(&output.toc, &mut after);
+    assert_eq!(after, before);
+    let text: String = (output.spine.iter())
+        .filter_map(|s| s.href.as_deref())
+        .filter_map(|href| entry(&out, href))
+        .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
+        .collect();
+    let header = text
+        .find("START OF THE PROJECT GUTENBERG")
+        .expect("the header kept");
+    assert!(
+        header < text.find("the section").expect("the text"),
+        "moved after the text"
+    );
+}

@@ -394,7 +394,11 @@ fn one_chapter(
         let fixing = (tally.as_deref_mut(), text_nodes);
         convert_markup(project, src, kind, fixed, sinks, fixing, None)?
     };
-    if kind == SourceKind::Html {
+    if kind == SourceKind::Html && src.sections.is_some() {
+        // A page of an EPUB (`init`, `fix`): its Project Gutenberg header or licence is
+        // where the EPUB has it, and the outline stays the EPUB's.
+        boilerplate::title(&mut converted);
+    } else if kind == SourceKind::Html {
         back_matter = back_matter.or_else(|| boilerplate::html(&mut converted, &project.layout));
     }
     warnings.extend(conversion_warnings(project, &src.path, &converted));
