@@ -384,7 +384,7 @@ mod tests {
         let f = convert("<p>one<br>two<p>three <b>bold <i>both</b> after<img src=a.png>");
         assert_eq!(
             f.body,
-            "<p>one<br/>two</p><p>three <b>bold <i>both</i></b><i> after<img src=\"../images/a.png\" alt=\"\"/></i></p>"
+            "<p>one<br/>two</p><p>three <b>bold <i>both</i></b><i> after<img src=\"../images/a.png\" alt=\"a\"/></i></p>"
         );
     }
 
@@ -559,9 +559,10 @@ mod tests {
             &mut r,
         )
         .unwrap();
+        // Without an alt, its file's name is the alt (an empty one Send-to-Kindle rejects).
         assert_eq!(
             f.body,
-            "<p>remoted<img src=\"../images/pics/a_b.png\" alt=\"\"/></p>"
+            "<p>remoted<img src=\"../images/pics/a_b.png\" alt=\"a b\"/></p>"
         );
         assert_eq!(r.calls, vec!["pics/a b.png".to_string()]);
         assert!(
