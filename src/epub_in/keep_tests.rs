@@ -130,30 +130,46 @@ fn flat_titles(toc: &[crate::inspect::TocEntry], out: &mut Vec<String>) {
 #[test]
 fn a_gutenberg_header_stays_on_its_page_and_the_outline_stays_the_epubs() {
     // ebookmaker's Sherlock Holmes: the header (START marker) opens the first page; the
-    // build took it out for a page of its own, "Project Gutenberg", one contents entry more.
-    let tmp = tempfile::tempdir().expect("temp dir");
-    let book = TestBook::minimal_epub3().edit(
+    // build took it out for a page of its own, "Project Gutenberg", one contents entry more,
+    // and cut "The Project Gutenberg eBook of" from the page's heading (Moby Dick: 3 letters
+    // fewer after the fix). Flat contents too (Frankenstein's: no `sections` were written).
+    let nested = || {
+        TestBook::minimal_epub3().edit(
         "EPUB/text/chapter_1.xhtml",
         "<h1 id=\"start\">",
-        "<p>The Project Gutenberg eBook of Minimal Book</p>\n  <p>*** START OF THE PROJECT GUTENBERG EBOOK MINIMAL BOOK ***</p>\n  <h1 id=\"start\">",
+        "<h2>The Project Gutenberg eBook of <span>Minimal Book</span></h2>\n  <p>*** START OF THE PROJECT GUTENBERG EBOOK MINIMAL BOOK ***</p>\n  <h1 id=\"start\">",
+        )
+    };
+    // The nav is what an EPUB 3's contents are read from.
+    let flat = nested().edit(
+        "EPUB/nav.xhtml",
+        "<ol><li><a href=\"text/chapter%5F1.xhtml#s1\">Section</a></li></ol>",
+        "",
     );
-    let input = crate::inspect::open_bytes(&book.to_zip()).expect("the EPUB reads");
-    let (_, out) = unpack_and_build(tmp.path(), &book);
-    let output = crate::inspect::open(&out).expect("the rebuilt EPUB reads");
-    let (mut before, mut after) = (Vec::new(), Vec::new());
-    flat_titles(&input.toc, &mut before);
-    flat_titles(&output.toc, &mut after);
-    assert_eq!(after, before);
-    let text: String = (output.spine.iter())
-        .filter_map(|s| s.href.as_deref())
-        .filter_map(|href| entry(&out, href))
-        .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
-        .collect();
-    let header = text
-        .find("START OF THE PROJECT GUTENBERG")
-        .expect("the header kept");
-    assert!(
-        header < text.find("the section").expect("the text"),
-        "moved after the text"
-    );
+    for book in [nested(), flat] {
+        let tmp = tempfile::tempdir().expect("temp dir");
+        let input = crate::inspect::open_bytes(&book.to_zip()).expect("the EPUB reads");
+        let (_, out) = unpack_and_build(tmp.path(), &book);
+        let output = crate::inspect::open(&out).expect("the rebuilt EPUB reads");
+        let (mut before, mut after) = (Vec::new(), Vec::new());
+        flat_titles(&input.toc, &mut before);
+        flat_titles(&output.toc, &mut after);
+        assert_eq!(after, before);
+        let text: String = (output.spine.iter())
+            .filter_map(|s| s.href.as_deref())
+            .filter_map(|href| entry(&out, href))
+            .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
+            .collect();
+        let header = text
+            .find("START OF THE PROJECT GUTENBERG")
+            .expect("the header kept");
+        assert!(
+            header < text.find("the section").expect("the text"),
+            "moved after the text"
+        );
+        assert!(
+            text.contains("The Project Gutenberg eBook of Minimal Book<"),
+            "{text}"
+        );
+    }
 }

@@ -394,11 +394,10 @@ fn one_chapter(
         let fixing = (tally.as_deref_mut(), text_nodes);
         convert_markup(project, src, kind, fixed, sinks, fixing, None)?
     };
-    if kind == SourceKind::Html && src.sections.is_some() {
-        // A page of an EPUB (`init`, `fix`): its Project Gutenberg header or licence is
-        // where the EPUB has it, and the outline stays the EPUB's.
-        boilerplate::title(&mut converted);
-    } else if kind == SourceKind::Html {
+    // A page of an EPUB (`init`, `fix`, a chapter with `sections`) is left as the EPUB has
+    // it: its Project Gutenberg header or licence where it is (the outline stays the
+    // EPUB's), its heading whole ("The Project Gutenberg eBook of Moby Dick").
+    if kind == SourceKind::Html && src.sections.is_none() {
         back_matter = back_matter.or_else(|| boilerplate::html(&mut converted, &project.layout));
     }
     warnings.extend(conversion_warnings(project, &src.path, &converted));
