@@ -235,6 +235,12 @@ impl Builder<'_> {
             }
             Action::Embedded => self.embedded(el, parent, depth)?,
             Action::Input => self.input(el, parent, depth),
+            Action::Media => {
+                // A book carries no sound or film: the player goes (a removed-content
+                // warning), the text its author wrote for readers without one stays.
+                self.removed(local);
+                Next::Into(parent, depth)
+            }
             Action::Keep("time") => {
                 let elem = time_element(self.filter_attrs("time", e), el);
                 self.keep(elem, el.id(), parent, depth)
