@@ -173,3 +173,49 @@ fn a_gutenberg_header_stays_on_its_page_and_the_outline_stays_the_epubs() {
         );
     }
 }
+
+#[test]
+fn a_picture_a_standalone_svg_draws_from_beside_it_is_carried_inside_it() {
+    // An SVG image cannot load files: the `<image href="cover.png">` of a title page drawn in
+    // SVG was removed (an `svg` warning), and the page lost its picture.
+    let svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" xmlns:xlink=\"http://www.w3.org/1999/xlink\" width=\"10\" height=\"10\" viewBox=\"0 0 10 10\"><image width=\"10\" height=\"10\" xlink:href=\"cover.png\"/></svg>";
+    let png = TestBook::minimal_epub3()
+        .entry_mut("EPUB/images/cover.png")
+        .data
+        .clone();
+    let book = TestBook::minimal_epub3()
+        .edit(
+            "EPUB/package.opf",
+            "<item id=\"cover\"",
+            "<item id=\"t\" href=\"images/title.svg\" media-type=\"image/svg+xml\"/>\n    <item id=\"cover\"",
+        )
+        .edit(
+            "EPUB/text/chapter_1.xhtml",
+            "<h2 id=\"s1\">",
+            "<p><img src=\"../images/title.svg\" alt=\"The title\"/></p>\n  <h2 id=\"s1\">",
+        )
+        .add("EPUB/images/title.svg", svg.as_bytes());
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let (_, out) = unpack_and_build(tmp.path(), &book);
+    let output = crate::inspect::open(&out).expect("the rebuilt EPUB reads");
+    let svgs: Vec<String> = (output.manifest.iter())
+        .filter(|i| i.media_type == "image/svg+xml")
+        .filter_map(|i| entry(&out, &i.href))
+        .map(|b| String::from_utf8(b).expect("UTF-8"))
+        .collect();
+    let data = format!(
+        "data:image/png;base64,{}",
+        crate::media::base64::encode(&png)
+    );
+    assert!(
+        svgs.iter().any(|s| s.contains(&format!(
+            "<image width=\"10\" height=\"10\" xlink:href=\"{data}\">"
+        ))),
+        "{svgs:#?}"
+    );
+    assert_eq!(
+        crate::inspect::verify_path(&out),
+        [],
+        "the rebuilt EPUB has problems"
+    );
+}

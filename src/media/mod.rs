@@ -18,6 +18,7 @@
 //! every function is deterministic (same input bytes, same output bytes) so that builds are
 //! reproducible.
 
+pub mod base64;
 pub mod cover;
 pub mod css;
 pub mod fonts;
