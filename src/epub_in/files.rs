@@ -283,6 +283,33 @@ fn revealed(
     None
 }
 
+/// A note at each font the manifest lists that no stylesheet names (its file name appears in
+/// none): a reader would not show it, and the build carries only the fonts a stylesheet's
+/// `@font-face` names (pandoc's `--epub-embed-font` without a rule of the user's).
+pub(super) fn unnamed_fonts(
+    epub: &Path,
+    dir: &Path,
+    book: &Epub,
+    written: &Written,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
+    let sheets: Vec<String> = (book.manifest.iter())
+        .filter(|i| kind_of(i) == Kind::Stylesheet)
+        .filter_map(|i| written.local.get(&i.href))
+        .filter_map(|local| written.text(dir, local, crate::media::MAX_CSS_BYTES))
+        .collect();
+    for item in book.manifest.iter().filter(|i| kind_of(i) == Kind::Font) {
+        if !written.local.contains_key(&item.href) {
+            continue;
+        }
+        let name = item.href.rsplit('/').next().unwrap_or(&item.href);
+        if !sheets.iter().any(|css| css.contains(name)) {
+            let why = "no stylesheet of the book names this font in an @font-face, so no reader shows it; not carried";
+            diagnostics.push(Diagnostic::note(Code::EpubInFile, why).at(epub.join(&item.href)));
+        }
+    }
+}
+
 /// A manifest entry that is not carried: a warning at the entry.
 fn skipped(epub: &Path, entry: &str, why: String) -> Diagnostic {
     Diagnostic::warning(Code::EpubInFile, why).at(epub.join(entry))

@@ -219,3 +219,39 @@ fn a_picture_a_standalone_svg_draws_from_beside_it_is_carried_inside_it() {
         "the rebuilt EPUB has problems"
     );
 }
+
+#[test]
+fn a_font_no_stylesheet_names_is_left_with_a_note_saying_so() {
+    // pandoc's `--epub-embed-font` without an `@font-face` of the user's: listed, never shown.
+    let font: Vec<u8> = b"OTTO".iter().copied().chain([1u8; 64]).collect();
+    let book = book_with_font(&font, false).edit(
+        "EPUB/styles/book.css",
+        "@font-face { font-family: Body; src: url(../fonts/body.otf) format(\"opentype\"); }\n",
+        "",
+    );
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let (unpacked, out) = unpack_and_build(tmp.path(), &book);
+    assert!(entry(&out, "EPUB/fonts/css-body.otf").is_none());
+    let noted: Vec<_> = (unpacked.diagnostics.iter())
+        .filter(|d| {
+            d.message
+                .contains("no stylesheet of the book names this font")
+        })
+        .collect();
+    assert_eq!(noted.len(), 1, "{:#?}", unpacked.diagnostics);
+    assert!(
+        noted[0]
+            .path
+            .as_ref()
+            .is_some_and(|p| p.ends_with("EPUB/fonts/body.otf"))
+    );
+    // Named, it is not noted.
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let (unpacked, _) = unpack_and_build(tmp.path(), &book_with_font(&font, false));
+    assert!(
+        !unpacked
+            .diagnostics
+            .iter()
+            .any(|d| d.message.contains("names this font"))
+    );
+}
