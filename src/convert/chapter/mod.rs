@@ -394,9 +394,7 @@ fn one_chapter(
         let fixing = (tally.as_deref_mut(), text_nodes);
         convert_markup(project, src, kind, fixed, sinks, fixing, None)?
     };
-    // A page of an EPUB (`init`, `fix`, a chapter with `sections`) is left as the EPUB has
-    // it: its Project Gutenberg header or licence where it is (the outline stays the
-    // EPUB's), its heading whole ("The Project Gutenberg eBook of Moby Dick").
+    // A page of an EPUB (it has `sections`) keeps its Gutenberg header, licence and heading.
     if kind == SourceKind::Html && src.sections.is_none() {
         back_matter = back_matter.or_else(|| boilerplate::html(&mut converted, &project.layout));
     }
