@@ -24,6 +24,7 @@ pub fn prepare(project: &Project, book: &mut Book, warnings: &mut Vec<Diagnostic
         version: project.epub_version,
         user_css: Vec::new(),
         fonts: Vec::new(),
+        css_fonts: Vec::new(),
         code: package::code_use(book),
         target: crate::book::Target::Epub,
     };
@@ -32,7 +33,14 @@ pub fn prepare(project: &Project, book: &mut Book, warnings: &mut Vec<Diagnostic
     }
     look.fonts = subset_fonts(project, book, &look, warnings)?;
     // After the fonts: a stylesheet's `@font-face` may name one of them.
-    look.user_css = user_css(project, &look, &mut book.images, warnings)?;
+    let mut css_fonts = Vec::new();
+    let mut carry = Carry {
+        images: &mut book.images,
+        fonts: &mut css_fonts,
+        found: warnings,
+    };
+    look.user_css = user_css(project, &look, &mut carry)?;
+    look.css_fonts = css_fonts.into_iter().map(|(_, font)| font).collect();
     Ok(look)
 }
 
@@ -89,12 +97,7 @@ fn missing_message(missing: &[char]) -> String {
 /// in `styles/`, cleaned by [`media::css`] of what is remote or scripted (each removal warned
 /// about with its file and line), with relative URLs pointing where the book keeps the files
 /// they name (see [`carried`]).
-fn user_css(
-    project: &Project,
-    look: &Look,
-    images: &mut Vec<Image>,
-    warnings: &mut Vec<Diagnostic>,
-) -> Result<Vec<Asset>> {
+fn user_css(project: &Project, look: &Look, carry: &mut Carry<'_>) -> Result<Vec<Asset>> {
     let paths = &project.style.css;
     let mut names: Vec<String> = Vec::new();
     for (i, path) in paths.iter().enumerate() {
@@ -114,13 +117,11 @@ fn user_css(
     for (path, name) in paths.iter().zip(&names) {
         let bytes = (project.boundary).read_limited(path, media::MAX_CSS_BYTES, "stylesheet")?;
         let (text, note) = media::css::decode(&bytes);
-        warnings.extend(note.map(|n| Diagnostic::warning(Code::Css, n).at(path)));
+        (carry.found).extend(note.map(|n| Diagnostic::warning(Code::Css, n).at(path)));
         let dir = path.parent().unwrap_or(Path::new("."));
-        let mut found = Vec::new();
-        let mut local = |url: &str| carried(project, look, &names, dir, url, images, &mut found);
+        let mut local = |url: &str| carried(project, look, &names, dir, url, carry);
         let cleaned = media::css::clean_stylesheet(&text, &mut local);
-        warnings.extend(found);
-        warnings.extend(cleaned.removed.into_iter().map(|r| {
+        (carry.found).extend(cleaned.removed.into_iter().map(|r| {
             Diagnostic::warning(Code::Css, format!("removed {}", r.what))
                 .at(path)
                 .line(Some(r.line as usize))
@@ -157,22 +158,36 @@ pub(crate) fn cover_for(
 /// read), for `check`: the same cleaning, its output thrown away.
 pub(crate) fn check_user_css(project: &Project) -> Result<Vec<Diagnostic>> {
     let mut warnings = Vec::new();
-    user_css(project, &Look::default(), &mut Vec::new(), &mut warnings)?;
+    let mut carry = Carry {
+        images: &mut Vec::new(),
+        fonts: &mut Vec::new(),
+        found: &mut warnings,
+    };
+    user_css(project, &Look::default(), &mut carry)?;
     Ok(warnings)
 }
 
+/// What user stylesheets bring into the book besides themselves: pictures, fonts named by
+/// `@font-face` that are not `[style] fonts` (by the file they were read from, with the name
+/// carried under `fonts/`), and what was said on the way.
+struct Carry<'a> {
+    images: &'a mut Vec<Image>,
+    fonts: &'a mut Vec<(PathBuf, Asset)>,
+    found: &'a mut Vec<Diagnostic>,
+}
+
 /// Where a relative `url` of a user stylesheet in `dir` points in the book: another user
-/// stylesheet (by its name in `names`), an embedded font, or an image, which is read and
-/// checked as a chapter's is and added to `images` (what was removed from an SVG goes to
-/// `found`). Anything else cannot come along, and says why.
+/// stylesheet (by its name in `names`), an embedded font, a font file of its own (carried as
+/// it is, see [`css_font`]), or an image, which is read and checked as a chapter's is and
+/// added to `carry.images` (what was removed from an SVG goes to `carry.found`). Anything
+/// else cannot come along, and says why.
 fn carried(
     project: &Project,
     look: &Look,
     names: &[String],
     dir: &Path,
     url: &str,
-    images: &mut Vec<Image>,
-    found: &mut Vec<Diagnostic>,
+    carry: &mut Carry<'_>,
 ) -> std::result::Result<String, NotCarried> {
     let end = url.find(['?', '#']).unwrap_or(url.len());
     let fragment = url.find('#').map_or("", |i| &url[i..]);
@@ -199,12 +214,55 @@ fn carried(
             .unwrap_or_else(|| format!("font-{}", i + 1));
         return Ok(format!("../fonts/{name}"));
     }
-    let name =
-        media::image::carry(&project.boundary, &target, images, found).map_err(|e| match e {
+    if let Some(name) = css_font(project, &target, carry.fonts) {
+        return Ok(format!("../fonts/{name}"));
+    }
+    let name = media::image::carry(&project.boundary, &target, carry.images, carry.found).map_err(
+        |e| match e {
             media::image::ImageError::NotAnImage { .. } => NotCarried::NotCarriable,
             other => NotCarried::Image(Box::new(other)),
-        })?;
+        },
+    )?;
     Ok(format!("../images/{name}{fragment}"))
+}
+
+/// The name under `fonts/` of the font file `target` when it is one EPUB carries
+/// ([`media::CarriedFont`]), read once however many rules name it; None when it is not a font
+/// (or cannot be read: the image reader then says why).
+fn css_font(project: &Project, target: &Path, fonts: &mut Vec<(PathBuf, Asset)>) -> Option<String> {
+    if let Some((_, font)) = fonts.iter().find(|(p, _)| p == target) {
+        return Some(font.name.clone());
+    }
+    let ext = target.extension()?.to_str()?.to_ascii_lowercase();
+    if !matches!(ext.as_str(), "ttf" | "otf" | "woff" | "woff2") {
+        return None;
+    }
+    let bytes = media::FontFile::open_in(&project.boundary, target).ok()?;
+    let format = media::CarriedFont::sniff(&bytes)?;
+    let stem = target
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .filter(|s| {
+            !s.is_empty()
+                && s.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
+        })
+        .unwrap_or("font");
+    // `font-N.*` are the subset fonts' names.
+    let mut name = format!("css-{stem}.{}", format.extension());
+    let mut n = 1;
+    while fonts.iter().any(|(_, f)| f.name == name) {
+        n += 1;
+        name = format!("css-{stem}-{n}.{}", format.extension());
+    }
+    fonts.push((
+        target.to_path_buf(),
+        Asset {
+            name: name.clone(),
+            data: bytes.to_vec(),
+        },
+    ));
+    Some(name)
 }
 
 /// The cover a book without one gets, typographic: with the first configured font, else a CJK

@@ -195,6 +195,7 @@ pub(super) fn write(
         source,
     })?;
     let mut written = Written::default();
+    let hidden = super::obfuscation::read(&mut zip);
     let spine: std::collections::HashSet<&str> = book
         .spine
         .iter()
@@ -215,6 +216,13 @@ pub(super) fn write(
         };
         let Some(bytes) = read_item(&mut zip, epub, item, diagnostics)? else {
             continue;
+        };
+        let bytes = match hidden.get(&item.href) {
+            Some(how) => match revealed(epub, book, item, how, bytes, diagnostics) {
+                Some(bytes) => bytes,
+                None => continue,
+            },
+            None => bytes,
         };
         total += bytes.len() as u64;
         if total > MAX_TOTAL_BYTES {
@@ -239,6 +247,67 @@ pub(super) fn write(
     }
     unlisted(epub, book, &zip, diagnostics);
     Ok(written)
+}
+
+/// The font `item` that `encryption.xml` says is hidden (`how`), made readable, with a note
+/// saying so; None, with a warning saying why, when it cannot be: encrypted (DRM), no key in
+/// the identifier, or what comes out is no font. What is not a font is left as it is.
+fn revealed(
+    epub: &Path,
+    book: &Epub,
+    item: &ManifestItem,
+    how: &super::obfuscation::Hidden,
+    bytes: Vec<u8>,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Option<Vec<u8>> {
+    use super::obfuscation::Hidden;
+    if kind_of(item) != Kind::Font {
+        return Some(bytes);
+    }
+    let why = match how {
+        Hidden::Encrypted(algorithm) => format!(
+            "the font is encrypted ({}), not only obfuscated: no key opens it; not written (the book's stylesheets fall back to the reader's fonts)",
+            crate::escape::value(algorithm)
+        ),
+        _ => match super::obfuscation::restore(how, book, bytes) {
+            Some(font) if crate::media::CarriedFont::sniff(&font).is_some() => {
+                let note = "the font was obfuscated (META-INF/encryption.xml); it is kept de-obfuscated, and the result needs no encryption.xml";
+                diagnostics.push(Diagnostic::note(Code::EpubInFile, note).at(epub.join(&item.href)));
+                return Some(font);
+            }
+            Some(_) => "the font's obfuscation is not undone by the key the book's identifier gives (no font comes out); not written".to_string(),
+            None => "the font is obfuscated with Adobe's key, and the book's identifier holds no UUID to make it from; not written".to_string(),
+        },
+    };
+    diagnostics.push(skipped(epub, &item.href, why));
+    None
+}
+
+/// A note at each font the manifest lists that no stylesheet names (its file name appears in
+/// none): a reader would not show it, and the build carries only the fonts a stylesheet's
+/// `@font-face` names (pandoc's `--epub-embed-font` without a rule of the user's).
+pub(super) fn unnamed_fonts(
+    epub: &Path,
+    dir: &Path,
+    book: &Epub,
+    written: &Written,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
+    let sheets: Vec<String> = (book.manifest.iter())
+        .filter(|i| kind_of(i) == Kind::Stylesheet)
+        .filter_map(|i| written.local.get(&i.href))
+        .filter_map(|local| written.text(dir, local, crate::media::MAX_CSS_BYTES))
+        .collect();
+    for item in book.manifest.iter().filter(|i| kind_of(i) == Kind::Font) {
+        if !written.local.contains_key(&item.href) {
+            continue;
+        }
+        let name = item.href.rsplit('/').next().unwrap_or(&item.href);
+        if !sheets.iter().any(|css| css.contains(name)) {
+            let why = "no stylesheet of the book names this font in an @font-face, so no reader shows it; not carried";
+            diagnostics.push(Diagnostic::note(Code::EpubInFile, why).at(epub.join(&item.href)));
+        }
+    }
 }
 
 /// A manifest entry that is not carried: a warning at the entry.

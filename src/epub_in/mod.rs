@@ -22,6 +22,7 @@ mod chapters;
 mod files;
 pub(crate) mod links;
 mod metadata;
+mod obfuscation;
 mod render;
 
 use std::collections::HashMap;
@@ -181,6 +182,7 @@ fn unpack_in(
     let extra = metadata::read(epub, &book).map_err(read)?;
     let layout = files::Layout::new(&book);
     let mut written = files::write(epub, dir, &book, &layout, mode, &mut diagnostics)?;
+    files::unnamed_fonts(epub, dir, &book, &written, &mut diagnostics);
     let meta = metadata::Metadata::new(&book, &extra, &written, &mut diagnostics);
     let plan = chapters::plan(&book, &written, &meta, dir, &mut diagnostics);
     if plan.chapters.is_empty() {
@@ -216,5 +218,7 @@ fn unpack_in(
     Ok((unpacked, held))
 }
 
+#[cfg(test)]
+mod keep_tests;
 #[cfg(test)]
 mod tests;

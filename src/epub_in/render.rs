@@ -166,28 +166,28 @@ fn chapters(out: &mut String, plan: &Plan) {
         if !c.linear {
             out.push_str("linear = false\n");
         }
-        // The contents list what the EPUB's did under the chapter, not its headings.
-        if plan.toc_depth > 1 || !c.sections.is_empty() {
-            let listed: Vec<String> = c
-                .sections
-                .iter()
-                .map(|(level, id, title)| {
-                    // A heading-only entry has no id.
-                    let id = match id.is_empty() {
-                        true => String::new(),
-                        false => format!("id = {}, ", quote(id)),
-                    };
-                    format!(
-                        "  {{ {id}title = {}, level = {level} }},\n",
-                        one_line(title)
-                    )
-                })
-                .collect();
-            match listed.is_empty() {
-                true => out.push_str("sections = []\n"),
-                false => {
-                    let _ = writeln!(out, "sections = [\n{}]", listed.concat());
-                }
+        // The contents list what the EPUB's did under the chapter, not its headings; and
+        // `sections` says the chapter is a page of an EPUB, which the build leaves as it is
+        // (a Project Gutenberg header or licence where it stands), even with none.
+        let listed: Vec<String> = c
+            .sections
+            .iter()
+            .map(|(level, id, title)| {
+                // A heading-only entry has no id.
+                let id = match id.is_empty() {
+                    true => String::new(),
+                    false => format!("id = {}, ", quote(id)),
+                };
+                format!(
+                    "  {{ {id}title = {}, level = {level} }},\n",
+                    one_line(title)
+                )
+            })
+            .collect();
+        match listed.is_empty() {
+            true => out.push_str("sections = []\n"),
+            false => {
+                let _ = writeln!(out, "sections = [\n{}]", listed.concat());
             }
         }
     }

@@ -116,3 +116,80 @@ fn a_package_without_a_spine_is_read_in_the_manifests_order() {
         report.diagnostics
     );
 }
+
+/// How many fonts of `epub` a stylesheet of it names (by file name) that are fonts as they
+/// are stored (not obfuscated): what a fix must carry.
+fn named_fonts(epub: &Path) -> usize {
+    let book = crate::inspect::open(epub).unwrap();
+    let file = std::fs::File::open(epub).unwrap();
+    let mut zip = crate::inspect::container::Container::new(std::io::BufReader::new(file)).unwrap();
+    let mut read = |name: &str| zip.read_capped(name, 1 << 28).unwrap_or_default();
+    let sheets: Vec<Vec<u8>> = (book.manifest.iter())
+        .filter(|i| i.media_type == "text/css")
+        .map(|i| read(&i.href))
+        .collect();
+    let named = |name: &str| {
+        sheets
+            .iter()
+            .any(|css| String::from_utf8_lossy(css).contains(name))
+    };
+    (book.manifest.iter())
+        .filter(|i| named(i.href.rsplit('/').next().unwrap_or(&i.href)))
+        .filter(|i| crate::media::CarriedFont::sniff(&read(&i.href)).is_some())
+        .count()
+}
+
+/// The EPUBs in the folder `EPUBFORGE_HELDOUT` names (made by other tools; see
+/// guide/src/fixing-epubs.md), or none: the test then skips.
+fn heldout_epubs() -> Option<Vec<PathBuf>> {
+    let dir = PathBuf::from(std::env::var_os("EPUBFORGE_HELDOUT")?);
+    let mut epubs: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .ok()?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "epub"))
+        .collect();
+    epubs.sort();
+    Some(epubs)
+}
+
+#[test]
+fn every_heldout_epub_is_fixed_with_its_fonts_and_no_problem_of_ours() {
+    let Some(epubs) = heldout_epubs() else {
+        eprintln!("skipping: EPUBFORGE_HELDOUT names no folder of EPUBs");
+        return;
+    };
+    let out = tempfile::tempdir().unwrap();
+    let mut failures = Vec::new();
+    for epub in &epubs {
+        let name = epub.file_stem().unwrap().to_string_lossy().to_string();
+        let opts = FixOptions {
+            force: true,
+            output: Some(out.path().join(format!("{name}.epub"))),
+            ..FixOptions::default()
+        };
+        let report = match fix(epub, &opts) {
+            Ok(report) => report,
+            // A book of SVG pages (IDPF's sous-le-vent_svg-in-spine) has no XHTML to rebuild.
+            Err(e) if e.to_string().contains("nothing to make a book of") => continue,
+            Err(e) => {
+                failures.push(format!("{name}: {e}"));
+                continue;
+            }
+        };
+        let left = crate::inspect::verify_path(&report.outputs[0]);
+        if !left.is_empty() {
+            failures.push(format!("{name}: {left:?}"));
+        }
+        // Every font the input's stylesheets name, plain and a font by its bytes, is carried.
+        let carried = (crate::inspect::open(&report.outputs[0])
+            .unwrap()
+            .manifest
+            .iter())
+        .filter(|i| i.href.starts_with("EPUB/fonts/"))
+        .count();
+        if carried < named_fonts(epub) {
+            failures.push(format!("{name}: {carried} fonts of {}", named_fonts(epub)));
+        }
+    }
+    assert!(failures.is_empty(), "{failures:#?}");
+}

@@ -87,7 +87,9 @@ pub enum NotCarried {
     #[error("{0}")]
     Outside(String),
     /// The file is none of what a book carries.
-    #[error("not an image, a font of [style] fonts or a stylesheet of [style] css")]
+    #[error(
+        "not an image, a font (TrueType, OpenType, WOFF, WOFF 2) or a stylesheet of [style] css"
+    )]
     NotCarriable,
     /// The image could not be carried (unreadable, too large, …).
     #[error(transparent)]

@@ -260,7 +260,9 @@ pub fn load_image(
     let data = boundary
         .read_limited(path, MAX_IMAGE_BYTES, "image")
         .map_err(ImageError::Read)?;
-    let (bytes, info, warnings) = check(data, path)?;
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let pictures = |href: &str| picture_data_url(boundary, dir, href);
+    let (bytes, info, warnings) = check(data, path, &pictures)?;
     let hex = blake3::hash(&bytes).to_hex();
     Ok(BookImage {
         name: format!("img-{}.{}", &hex[..12], info.format.extension()),
@@ -270,14 +272,41 @@ pub fn load_image(
     })
 }
 
-/// Recognises `bytes`, checks a raster image's header and completeness, and rebuilds an SVG.
+/// The `data:` URL of the raster picture (JPEG, PNG, GIF, WebP, checked as any picture is)
+/// that an SVG file in `dir` names with `href`; None when it is outside the project, cannot
+/// be read, or is not such a picture (the `<image>` then goes, with the SVG's warning). The
+/// name is read as written: `%` escapes are not decoded here (no picture of the samples
+/// needed it, and decoding belongs to the stages above).
+fn picture_data_url(boundary: &crate::project::Boundary, dir: &Path, href: &str) -> Option<String> {
+    let end = href.find(['?', '#']).unwrap_or(href.len());
+    let file = &href[..end];
+    if file.is_empty() || file.contains('%') {
+        return None;
+    }
+    let target = boundary.admit(dir, file).ok()?;
+    let data = boundary
+        .read_limited(&target, MAX_IMAGE_BYTES, "image")
+        .ok()?;
+    let (bytes, info, _) = check(data, &target, &|_| None).ok()?;
+    (info.format != ImageFormat::Svg).then(|| {
+        let media_type = info.format.media_type();
+        format!("data:{media_type};base64,{}", super::base64::encode(&bytes))
+    })
+}
+
+/// Recognises `bytes`, checks a raster image's header and completeness, and rebuilds an SVG
+/// (keeping the pictures beside it that `pictures` puts inside, see [`svg::clean_with`]).
 /// Returns the bytes to use, their format and size, and what was removed from an SVG.
-fn check(bytes: Vec<u8>, path: &Path) -> Result<(Vec<u8>, ImageInfo, Vec<String>), ImageError> {
+fn check(
+    bytes: Vec<u8>,
+    path: &Path,
+    pictures: &dyn Fn(&str) -> Option<String>,
+) -> Result<(Vec<u8>, ImageInfo, Vec<String>), ImageError> {
     let info = sniff(&bytes).ok_or_else(|| ImageError::NotAnImage {
         path: path.to_path_buf(),
     })?;
     if info.format == ImageFormat::Svg {
-        let cleaned = svg::clean(&bytes).map_err(|reason| ImageError::BadSvg {
+        let cleaned = svg::clean_with(&bytes, pictures).map_err(|reason| ImageError::BadSvg {
             path: path.to_path_buf(),
             reason,
         })?;
@@ -331,7 +360,7 @@ pub fn sniff(bytes: &[u8]) -> Option<ImageInfo> {
 /// Checks a cover and, when it is too large, scales and re-encodes it (see the module docs for
 /// the policy). `path` is used only in messages.
 pub fn prepare_cover(bytes: &[u8], path: &Path) -> Result<PreparedImage, ImageError> {
-    let (checked, info, mut warnings) = check(bytes.to_vec(), path)?;
+    let (checked, info, mut warnings) = check(bytes.to_vec(), path, &|_| None)?;
     let Some(codec) = info.format.codec() else {
         return Ok(svg_cover(checked, info, warnings));
     };

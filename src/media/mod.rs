@@ -18,6 +18,7 @@
 //! every function is deterministic (same input bytes, same output bytes) so that builds are
 //! reproducible.
 
+pub mod base64;
 pub mod cover;
 pub mod css;
 pub mod fonts;
@@ -79,5 +80,59 @@ impl std::ops::Deref for FontFile {
 
     fn deref(&self) -> &[u8] {
         &self.0
+    }
+}
+
+/// A font file a book's stylesheet names, carried as it is (not subset): what its first bytes
+/// say it is. Only the formats EPUB 3 lists as core media types are carried (TrueType and
+/// OpenType, WOFF, WOFF 2); a collection (`ttcf`) or anything else is not.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum CarriedFont {
+    /// TrueType outlines (`00 01 00 00` or `true`).
+    Ttf,
+    /// OpenType with CFF outlines (`OTTO`).
+    Otf,
+    /// WOFF 1 (`wOFF`).
+    Woff,
+    /// WOFF 2 (`wOF2`).
+    Woff2,
+}
+
+impl CarriedFont {
+    /// The format of `bytes`, when they start as a font EPUB carries.
+    pub fn sniff(bytes: &[u8]) -> Option<CarriedFont> {
+        match bytes.get(..4)? {
+            [0, 1, 0, 0] | b"true" => Some(CarriedFont::Ttf),
+            b"OTTO" => Some(CarriedFont::Otf),
+            b"wOFF" => Some(CarriedFont::Woff),
+            b"wOF2" => Some(CarriedFont::Woff2),
+            _ => None,
+        }
+    }
+
+    /// The file extension, without the dot.
+    pub fn extension(self) -> &'static str {
+        match self {
+            CarriedFont::Ttf => "ttf",
+            CarriedFont::Otf => "otf",
+            CarriedFont::Woff => "woff",
+            CarriedFont::Woff2 => "woff2",
+        }
+    }
+
+    /// The manifest's media type: EPUB 3's core media types, or for EPUB 2 the older names
+    /// its readers know.
+    pub fn media_type(self, epub2: bool) -> &'static str {
+        match (self, epub2) {
+            (CarriedFont::Ttf, false) => "font/ttf",
+            (CarriedFont::Otf, false) => "font/otf",
+            (CarriedFont::Woff, false) => "font/woff",
+            (CarriedFont::Woff2, false) => "font/woff2",
+            (CarriedFont::Ttf, true) => "application/x-font-truetype",
+            (CarriedFont::Otf, true) => "application/vnd.ms-opentype",
+            (CarriedFont::Woff, true) => "application/font-woff",
+            (CarriedFont::Woff2, true) => "font/woff2",
+        }
     }
 }

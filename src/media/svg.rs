@@ -95,6 +95,16 @@ enum Policy {
 
 /// Parses and rebuilds `bytes` (see the module docs).
 pub fn clean(bytes: &[u8]) -> Result<CleanSvg, SvgError> {
+    clean_with(bytes, &|_| None)
+}
+
+/// [`clean`], but an `<image>` that draws a file beside the SVG (a relative `href`) keeps it
+/// when `pictures` gives the `data:` URL to put in its place (a raster image the project
+/// holds); an SVG image cannot load files, so what it draws must be inside it.
+pub fn clean_with(
+    bytes: &[u8],
+    pictures: &dyn Fn(&str) -> Option<String>,
+) -> Result<CleanSvg, SvgError> {
     let text = std::str::from_utf8(bytes).map_err(|_| SvgError::NotUtf8)?;
     let text = text.strip_prefix('\u{FEFF}').unwrap_or(text);
     let options = ParsingOptions {
@@ -116,6 +126,7 @@ pub fn clean(bytes: &[u8]) -> Result<CleanSvg, SvgError> {
             out: String::new(),
             removed: Vec::new(),
             dangling: &dangling,
+            pictures,
         };
         writer
             .out
@@ -483,6 +494,8 @@ struct Writer<'d> {
     removed: Vec<(String, usize)>,
     /// `#id` targets no element holds: what points to them goes.
     dangling: &'d std::collections::HashSet<String>,
+    /// The `data:` URL of a picture beside the SVG, for an `<image>` that draws it.
+    pictures: &'d dyn Fn(&str) -> Option<String>,
 }
 
 impl Writer<'_> {
@@ -605,6 +618,15 @@ impl Writer<'_> {
                     true => Some(format!("a link to a missing element ({})", short(value))),
                     false => href_refusal(element, value),
                 };
+                let inlined = (refusal.is_some()
+                    && element == "image"
+                    && css::url_kind(value) == UrlKind::Relative)
+                    .then(|| (self.pictures)(value))
+                    .flatten();
+                if let Some(url) = inlined {
+                    kept.push((key, url));
+                    continue;
+                }
                 match refusal {
                     None => kept.push((key, value.to_string())),
                     Some(why) if needs_href(element) => {
@@ -757,6 +779,34 @@ mod tests {
             .iter()
             .filter(|(w, _)| w.starts_with("<use> with a link to a missing element"));
         assert_eq!(missing.count(), 3, "{removed:?}");
+    }
+
+    #[test]
+    fn a_picture_beside_the_svg_goes_inside_it_when_it_can_be_read() {
+        let svg = r##"<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="10" height="10">
+  <defs><image id="pic" width="5" height="5" xlink:href="../images/title.png"/></defs>
+  <use xlink:href="#pic"/><image href="gone.png" width="1" height="1"/>
+</svg>"##;
+        let pictures = |href: &str| {
+            (href == "../images/title.png")
+                .then(|| "data:image/png;base64,iVBORw0KGgo=".to_string())
+        };
+        let cleaned = clean_with(svg.as_bytes(), &pictures).expect("cleaned");
+        let out = String::from_utf8(cleaned.bytes).expect("UTF-8");
+        parses(&out);
+        assert!(
+            out.contains("<image id=\"pic\" width=\"5\" height=\"5\" xlink:href=\"data:image/png;base64,iVBORw0KGgo=\">"),
+            "{out}"
+        );
+        assert!(out.contains("<use xlink:href=\"#pic\">"), "{out}");
+        assert!(!out.contains("gone.png"), "{out}");
+        assert_eq!(
+            cleaned.removed,
+            [(
+                "<image> with a file beside the SVG (gone.png)".to_string(),
+                1
+            )]
+        );
     }
 
     #[test]

@@ -42,6 +42,10 @@ pub struct Look {
     pub user_css: Vec<Asset>,
     /// Embedded fonts, already subset; the first is the body font.
     pub fonts: Vec<SubsetFont>,
+    /// Fonts a user stylesheet's `@font-face` names, carried as they are under `fonts/`
+    /// (an EPUB's own fonts, which `fix` and `init` keep); each one's format is
+    /// [`crate::media::CarriedFont::sniff`] of its bytes.
+    pub css_fonts: Vec<Asset>,
     /// The code the book shows, styled only when there is some.
     pub code: CodeUse,
     /// The reader or store the EPUB is made for: its tables of contents follow its limits, and
@@ -364,6 +368,7 @@ pub fn frame_key(book: &Book, look: &Look) -> String {
         version,
         user_css,
         fonts,
+        css_fonts,
         code,
         target,
     } = look;
@@ -400,6 +405,10 @@ pub fn frame_key(book: &Book, look: &Look) -> String {
     }
     for Asset { name, data } in user_css {
         bytes("css", name.as_bytes());
+        bytes("data", data);
+    }
+    for Asset { name, data } in css_fonts {
+        bytes("css-font", name.as_bytes());
         bytes("data", data);
     }
     for font in fonts {
@@ -599,6 +608,15 @@ fn package_entries(book: &Book, look: &Look, docs: &[Doc<'_>], chapters: bool) -
                 true,
             ));
         }
+    }
+    for font in &look.css_fonts {
+        // WOFF and WOFF 2 are compressed already.
+        let deflate = font.name.ends_with(".ttf") || font.name.ends_with(".otf");
+        entries.push(entry(
+            format!("{ROOT}/fonts/{}", font.name),
+            font.data.clone(),
+            deflate,
+        ));
     }
     entries
 }

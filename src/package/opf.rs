@@ -265,6 +265,18 @@ pub(super) fn manifest_common(o: &mut String, book: &Book, look: &Look, docs: &[
             i + 1
         );
     }
+    for (i, font) in look.css_fonts.iter().enumerate() {
+        let Some(format) = crate::media::CarriedFont::sniff(&font.data) else {
+            continue;
+        };
+        let _ = writeln!(
+            o,
+            "    <item id=\"css-font-{}\" href=\"fonts/{}\" media-type=\"{}\"/>",
+            i + 1,
+            attr(&font.name),
+            format.media_type(epub2)
+        );
+    }
 }
 
 /// The EPUB 2 guide (still read by Kindle conversion and old readers): cover, title page, TOC,

@@ -64,7 +64,7 @@ impl Conversion {
     }
 
     /// Converts the book's metadata (title, subtitle, authors, contributors, description,
-    /// subjects, series) and sets its language to the conversion's.
+    /// subjects, series, the cover's alt text) and sets its language to the conversion's.
     pub fn metadata(self, info: &mut crate::book::BookInfo) {
         let convert = |s: &mut String| {
             if let Cow::Owned(o) = self.convert(s) {
@@ -79,6 +79,7 @@ impl Conversion {
         }
         info.description.iter_mut().for_each(convert);
         info.subjects.iter_mut().for_each(convert);
+        info.cover_alt.iter_mut().for_each(convert);
         if let Some(s) = info.series.as_mut() {
             convert(&mut s.name);
         }

@@ -153,7 +153,7 @@ fn metadata_is_converted_and_the_language_follows() {
     let project = crate::project::Project::from_str(
         "[book]\ntitle = \"开放\"\nauthors = [\"罗贯中\"]\nlanguage = \"zh-CN\"\n\
          description = \"简介\"\nsubjects = [\"历史\"]\nseries = \"三国\"\n\
-         [[chapters]]\nfile = \"Cargo.toml\"\n",
+         cover-alt = \"封面：开放\"\n[[chapters]]\nfile = \"Cargo.toml\"\n",
         Path::new(env!("CARGO_MANIFEST_DIR")),
         Path::new("metadata.toml"),
     )
@@ -165,6 +165,7 @@ fn metadata_is_converted_and_the_language_follows() {
     assert_eq!(info.description.as_deref(), Some("簡介"));
     assert_eq!(info.subjects, ["歷史"]);
     assert_eq!(info.series.unwrap().name, "三國");
+    assert_eq!(info.cover_alt.as_deref(), Some("封面：開放"));
     assert_eq!(info.language, "zh-TW");
 }
 

@@ -394,7 +394,8 @@ fn one_chapter(
         let fixing = (tally.as_deref_mut(), text_nodes);
         convert_markup(project, src, kind, fixed, sinks, fixing, None)?
     };
-    if kind == SourceKind::Html {
+    // A page of an EPUB (it has `sections`) keeps its Gutenberg header, licence and heading.
+    if kind == SourceKind::Html && src.sections.is_none() {
         back_matter = back_matter.or_else(|| boilerplate::html(&mut converted, &project.layout));
     }
     warnings.extend(conversion_warnings(project, &src.path, &converted));

@@ -63,8 +63,8 @@ pub struct Fragment {
     pub ids: HashMap<String, String>,
     /// Human-readable notes about what was removed or changed.
     pub warnings: Vec<Note>,
-    /// Elements removed with their content (`<video>`, `<iframe>`, remote images…), each
-    /// with how often, in order of first removal: what the reader of the book will not see.
+    /// Elements removed with their content (`<iframe>`, remote images…; `<video>` and
+    /// `<audio>` leave their fallback content), each with how often, in order of first removal: what the reader of the book will not see.
     pub removed: Vec<(String, usize)>,
     /// When the document was cut at its headings ([`SplitAt`]): its pieces in order (and
     /// `body` is empty). Empty otherwise.

@@ -230,11 +230,17 @@ impl Builder<'_> {
             }
             Action::Img => {
                 let src = e.attr("src").unwrap_or("").trim();
-                self.image(e, src, e.attr("alt").unwrap_or(""), parent)?;
+                self.image(e, src, e.attr("alt"), parent)?;
                 Next::Skip
             }
             Action::Embedded => self.embedded(el, parent, depth)?,
             Action::Input => self.input(el, parent, depth),
+            Action::Media => {
+                // A book carries no sound or film: the player goes (a removed-content
+                // warning), the text its author wrote for readers without one stays.
+                self.removed(local);
+                Next::Into(parent, depth)
+            }
             Action::Keep("time") => {
                 let elem = time_element(self.filter_attrs("time", e), el);
                 self.keep(elem, el.id(), parent, depth)
@@ -349,7 +355,7 @@ impl Builder<'_> {
             } else {
                 e.attr("title").unwrap_or("").to_string()
             };
-            self.image(e, src.trim(), &alt, parent)?;
+            self.image(e, src.trim(), Some(&alt), parent)?;
             return Ok(Next::Skip);
         }
         self.removed(&e.name.local);
@@ -392,10 +398,12 @@ impl Builder<'_> {
         &mut self,
         el: &PElement,
         src: &str,
-        alt: &str,
+        given: Option<&str>,
         parent: usize,
     ) -> Result<(), MarkupError> {
-        let alt: String = alt.chars().filter(|&c| is_xml_char(c)).collect();
+        let alt: String = (given.unwrap_or("").chars())
+            .filter(|&c| is_xml_char(c))
+            .collect();
         let lower = src.to_ascii_lowercase();
         let reason = if src.is_empty() {
             Some("removed <img> without src".to_string())
@@ -429,6 +437,7 @@ impl Builder<'_> {
         }
         let path = src.split(['?', '#']).next().unwrap_or(src);
         let decoded = percent_decode(path);
+        let stem = given.is_none().then(|| file_stem(&decoded));
         let href = match self.image_hrefs.get(&decoded) {
             Some(h) => h.clone(),
             None => {
@@ -446,12 +455,35 @@ impl Builder<'_> {
                 href
             }
         };
+        let alt = match stem {
+            None => alt,
+            Some(stem) => {
+                // An `<img>` without `alt` (EPUB requires one): an empty one would say the
+                // picture is decoration, and Send-to-Kindle rejects it; its file's name says
+                // what it is, as the Kindle target names an empty one.
+                self.warnings
+                    .add("gave pictures without alt their file's name as alt".to_string());
+                stem
+            }
+        };
         let mut elem = self.filter_attrs("img", el);
         elem.attrs.push(("src", href));
         elem.attrs.push(("alt", alt));
         elem.attrs.sort_by_key(|(n, _)| attr_rank(n));
         self.push(parent, Kind::Element(elem));
         Ok(())
+    }
+}
+
+/// `../img/the map.png` -> `the map`: the alt of a picture that has none; `image` when the
+/// name is empty.
+fn file_stem(path: &str) -> String {
+    let name = path.rsplit(['/', '\\']).next().unwrap_or(path);
+    let stem = name.rsplit_once('.').map_or(name, |(stem, _)| stem);
+    let stem: String = stem.chars().filter(|&c| is_xml_char(c)).collect();
+    match stem.trim() {
+        "" => "image".to_string(),
+        s => s.to_string(),
     }
 }
 

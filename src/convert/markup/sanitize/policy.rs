@@ -79,6 +79,9 @@ pub(super) enum Action {
     Embedded,
     /// `<input>`: a checkbox, or removed.
     Input,
+    /// `<audio>`, `<video>`: removed, their fallback content (what a reader without them
+    /// shows) kept in their place.
+    Media,
 }
 
 /// The elements kept as they are, in sorted order (for a binary search).
@@ -167,7 +170,8 @@ pub(super) fn classify(local: &str) -> Action {
         "font" | "html" | "body" | "picture" | "canvas" | "map" | "slot" => Unwrap,
         "script" | "style" | "iframe" | "applet" | "noscript" | "noembed" | "template"
         | "frame" | "frameset" | "noframes" | "link" | "select" | "textarea" | "datalist"
-        | "keygen" | "video" | "audio" | "title" => Remove(true),
+        | "keygen" | "title" => Remove(true),
+        "audio" | "video" => Media,
         "meta" | "base" | "basefont" | "head" | "area" | "source" | "track" | "param"
         | "option" | "optgroup" | "spacer" => Remove(false),
         _ => Unwrap,
