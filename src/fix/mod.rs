@@ -30,12 +30,12 @@ use std::time::{Duration, Instant};
 use crate::book::Target;
 use crate::build::{BuildOptions, BuildReport};
 use crate::diagnostic::{Code, Diagnostic, Severity};
+use crate::inspect::archive::Archive;
 use crate::project::{LoadOptions, Project};
 
 #[cfg(feature = "cli")]
 pub use all::{FixOutcome, find_epubs, fix_all};
 pub use options::Cleanup;
-pub use review::spine_chars;
 
 /// What `fix` is asked to do besides repairing.
 #[derive(Debug, Clone, Default)]
@@ -126,7 +126,7 @@ pub struct FixReport {
     pub fixed: Vec<(Code, usize)>,
     /// Errors and warnings the result still has.
     pub remaining: usize,
-    /// Letters and digits of the input's spine (see `spine_chars`); None when unreadable.
+    /// Letters and digits of the input's spine (see `review::spine_chars_of`); None when unreadable.
     pub chars_before: Option<usize>,
     /// The same of the result's.
     pub chars_after: Option<usize>,
@@ -255,15 +255,21 @@ pub fn fix(epub: &Path, opts: &FixOptions) -> Result<FixReport, FixError> {
         .tempdir()
         .map_err(io(Path::new("(temporary folder)"), "cannot create"))?;
     let project_dir = work.path().join("book");
-    // The input is reviewed while it is unpacked: neither needs the other.
+    // The input is inflated once for its review and its unpacking, and reviewed while it is
+    // unpacked: neither needs the other.
+    let input = Archive::inflate(epub);
     let ((before, chars_before), unpacked) = rayon::join(
-        || (review::review(epub, opts.epubcheck), spine_chars(epub).ok()),
         || {
-            let unpacked = unpack(epub, &project_dir)?;
+            let chars = review::spine_chars_of(&input).ok();
+            (review::review(&input, opts.epubcheck), chars)
+        },
+        || {
+            let unpacked = unpack(&input, &project_dir)?;
             options::apply(&project_dir, opts).map_err(FixError::Build)?;
             Ok::<_, FixError>(unpacked)
         },
     );
+    drop(input);
     lap("review input, unpack", &mut timings);
     if before.is_empty() && !opts.converts() && !opts.force {
         return Ok(FixReport {
@@ -292,10 +298,12 @@ pub fn fix(epub: &Path, opts: &FixOptions) -> Result<FixReport, FixError> {
         outputs.push(to);
     }
     lap("write", &mut timings);
+    let result = Archive::inflate(&outputs[0]);
     let (after, chars_after) = rayon::join(
-        || review::review(&outputs[0], opts.epubcheck),
-        || spine_chars(&outputs[0]).ok(),
+        || review::review(&result, opts.epubcheck),
+        || review::spine_chars_of(&result).ok(),
     );
+    drop(result);
     let compared = review::compare(&before, &after);
     let mut report = FixReport {
         input: epub.to_path_buf(),
@@ -330,10 +338,11 @@ type Chapters = std::collections::HashMap<String, Vec<u8>>;
 
 /// Unpacks the EPUB into a project at `dir`, its chapters held in memory rather than written
 /// (see [`crate::epub_in::unpack_holding`]); what it could not carry, as diagnostics.
-fn unpack(epub: &Path, dir: &Path) -> Result<(Vec<Diagnostic>, Chapters), FixError> {
+fn unpack(input: &Archive, dir: &Path) -> Result<(Vec<Diagnostic>, Chapters), FixError> {
+    let epub = input.path();
     let options = crate::epub_in::UnpackOptions::default();
     let (unpacked, chapters) =
-        crate::epub_in::unpack_holding(epub, dir, &options).map_err(|e| FixError::Unreadable {
+        crate::epub_in::unpack_holding(input, dir, &options).map_err(|e| FixError::Unreadable {
             path: epub.to_path_buf(),
             message: e.to_string(),
         })?;

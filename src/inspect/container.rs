@@ -35,6 +35,9 @@ pub(crate) struct FirstLocalHeader {
     pub name: String,
 }
 
+/// Entries inflated ahead of their readers: name → bytes.
+pub(crate) type Inflated = std::collections::HashMap<String, Vec<u8>>;
+
 /// An opened zip, with every entry listed in central-directory order.
 pub(crate) struct Container<R> {
     archive: ZipArchive<R>,
@@ -45,6 +48,9 @@ pub(crate) struct Container<R> {
     /// The zip names some entry twice, whether or not [`Self::duplicates`] could say which.
     pub has_duplicates: bool,
     pub first_header: Option<FirstLocalHeader>,
+    /// Entries inflated ahead (by an `Archive` that is read several times), read before the
+    /// zip.
+    pub inflated: Option<std::sync::Arc<Inflated>>,
 }
 
 impl<R: Read + Seek> Container<R> {
@@ -86,6 +92,7 @@ impl<R: Read + Seek> Container<R> {
             duplicates,
             has_duplicates,
             first_header,
+            inflated: None,
         })
     }
 
@@ -96,6 +103,15 @@ impl<R: Read + Seek> Container<R> {
 
     /// Inflate one entry, refusing once more than `cap` bytes have come out.
     pub fn read_capped(&mut self, name: &str, cap: u64) -> Result<Vec<u8>, InspectError> {
+        if let Some(bytes) = self.inflated.as_ref().and_then(|held| held.get(name)) {
+            return match bytes.len() as u64 > cap {
+                true => Err(InspectError::EntryTooLarge {
+                    name: name.to_string(),
+                    cap,
+                }),
+                false => Ok(bytes.clone()),
+            };
+        }
         let file = match self.archive.by_name(name) {
             Ok(file) => file,
             Err(zip::result::ZipError::FileNotFound) => {

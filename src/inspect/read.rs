@@ -7,11 +7,12 @@
 //! (no rootfile, malformed OPF); [`super::verify`] is the place that lists every problem.
 
 use std::collections::HashMap;
-use std::io::{BufReader, Cursor, Read, Seek};
+use std::io::{Cursor, Read, Seek};
 use std::path::Path;
 
 use roxmltree::{Document, Node};
 
+use super::archive::Archive;
 use super::container::{Container, EntryInfo};
 use super::href::{self, Resolved};
 use super::xml::{self, attr, attr_ns, is, text_of};
@@ -177,11 +178,12 @@ pub enum TocSource {
 /// # Ok::<(), epubforge::inspect::InspectError>(())
 /// ```
 pub fn open(path: &Path) -> Result<Epub, InspectError> {
-    let file = std::fs::File::open(path).map_err(|source| InspectError::Io {
-        path: path.display().to_string(),
-        source,
-    })?;
-    read_from(BufReader::with_capacity(super::READ_BUFFER, file))
+    open_archive(&Archive::lazy(path))
+}
+
+/// [`open`] the EPUB of `archive`, its entries read from what was inflated ahead.
+pub(crate) fn open_archive(archive: &Archive) -> Result<Epub, InspectError> {
+    read_container(archive.container()?)
 }
 
 /// Parse an EPUB held in memory.
@@ -191,7 +193,11 @@ pub fn open_bytes(bytes: &[u8]) -> Result<Epub, InspectError> {
 
 /// Parse an EPUB from any seekable reader.
 pub fn read_from<R: Read + Seek>(reader: R) -> Result<Epub, InspectError> {
-    let mut container = Container::new(reader)?;
+    read_container(Container::new(reader)?)
+}
+
+/// Parse the EPUB in `container`.
+fn read_container<R: Read + Seek>(mut container: Container<R>) -> Result<Epub, InspectError> {
     let opf_path = rootfile_path(&mut container)?;
     // The package document's tree goes before the navigation document's is built: for a
     // book of 100 000 items each is tens of megabytes.

@@ -10,13 +10,14 @@
 //! ignore it); EPUB 2 XHTML needs only `xml:lang` (XHTML 1.1 has no `lang` attribute).
 
 use std::collections::{HashMap, HashSet};
-use std::io::{BufReader, Cursor, Read, Seek};
+use std::io::{Cursor, Read, Seek};
 use std::path::Path;
 
 use roxmltree::{Document, Node};
 
 use crate::diagnostic::{Code, Diagnostic};
 
+use super::archive::Archive;
 use super::container::Container;
 use super::finding::{self, Place};
 use super::fixed_layout;
@@ -60,8 +61,13 @@ pub(crate) struct Verified {
 
 /// [`verify_path`], saying too whether the EPUB is unsafe to read.
 pub(crate) fn verify_file(path: &Path) -> Verified {
-    let v = match std::fs::File::open(path) {
-        Ok(file) => verify_any(BufReader::with_capacity(super::READ_BUFFER, file)),
+    verify_archive(&Archive::lazy(path))
+}
+
+/// [`verify_file`] on the EPUB of `archive`, its entries read from what was inflated ahead.
+pub(crate) fn verify_archive(archive: &Archive) -> Verified {
+    let v = match archive.reader() {
+        Ok(reader) => verify_container(archive.container_of(reader)),
         Err(e) => Verifier {
             findings: vec![finding::error(Code::Io, Place::zip(), e.to_string())],
             ..Verifier::default()
@@ -69,7 +75,7 @@ pub(crate) fn verify_file(path: &Path) -> Verified {
     };
     Verified {
         findings: (v.findings.into_iter())
-            .map(|d| finding::in_epub(d, path))
+            .map(|d| finding::in_epub(d, archive.path()))
             .collect(),
         fatal: v.fatal,
     }
@@ -88,8 +94,13 @@ pub fn verify_reader<R: Read + Seek>(reader: R) -> Vec<Diagnostic> {
 
 /// Every rule, in order.
 fn verify_any<R: Read + Seek>(reader: R) -> Verifier {
+    verify_container(Container::new(reader))
+}
+
+/// Every rule, on the zip opened (or why it could not be).
+fn verify_container<R: Read + Seek>(container: Result<Container<R>, InspectError>) -> Verifier {
     let mut v = Verifier::default();
-    let mut container = match Container::new(reader) {
+    let mut container = match container {
         Ok(c) => c,
         Err(e) => {
             v.failed(&e);
