@@ -104,9 +104,37 @@ pub fn is_xml_char(c: char) -> bool {
     matches!(c, '\t' | '\n' | '\r' | '\u{20}'..='\u{D7FF}' | '\u{E000}'..='\u{FFFD}' | '\u{10000}'..)
 }
 
+/// Whether every character of `s` is an XML character ([`is_xml_char`]), read byte by byte:
+/// a C0 control other than tab, line feed and carriage return, or U+FFFE or U+FFFF (`EF BF BE`,
+/// `EF BF BF`), is not (a `str` holds no surrogate).
+pub fn only_xml_chars(s: &str) -> bool {
+    let bytes = s.as_bytes();
+    bytes.iter().enumerate().all(|(i, &b)| match b {
+        b'\t' | b'\n' | b'\r' => true,
+        0..0x20 => false,
+        0xEF => !matches!(bytes.get(i + 1..i + 3), Some([0xBF, 0xBE | 0xBF])),
+        _ => true,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_xml_chars_says_what_is_xml_char_says_of_each() {
+        for s in [
+            "plain",
+            "第一章\t\n\r",
+            "\u{FFFD}\u{E000}\u{10000}",
+            "a\u{1}b",
+            "x\u{FFFE}",
+            "\u{FFFF}",
+            "\u{EFFF}\u{FBFF}",
+        ] {
+            assert_eq!(only_xml_chars(s), s.chars().all(is_xml_char), "{s:?}");
+        }
+    }
 
     #[test]
     fn escapes_markup_characters_only_where_needed() {
