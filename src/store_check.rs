@@ -35,8 +35,19 @@ pub(crate) fn check_archive_stores(archive: &Archive, stores: &[Store], report: 
         return;
     }
     let facts = crate::inspect::facts::facts_of(archive);
+    review_stores(&facts, archive.path(), stores, report);
+}
+
+/// The limits of each of `stores` on the facts of the EPUB at `epub` (or why it could not be
+/// read), added to `report`.
+pub(crate) fn review_stores(
+    facts: &Result<crate::stores::limits::Facts, crate::inspect::InspectError>,
+    epub: &Path,
+    stores: &[Store],
+    report: &mut CheckReport,
+) {
     for &store in stores {
-        review_facts(store, &facts, archive.path(), report);
+        review_facts(store, facts, epub, report);
     }
 }
 

@@ -10,17 +10,38 @@ use crate::book::Target;
 use crate::check::CheckReport;
 use crate::diagnostic::{Code, Diagnostic, Severity};
 use crate::inspect::archive::Archive;
+use crate::inspect::container::Entry;
 use crate::inspect::{InspectError, MAX_XML_ENTRY_BYTES};
 use crate::stores::limits::Store;
 
-/// The errors and warnings of the EPUB at `epub`: our structural rules, EPUBCheck when
+/// What the review of one EPUB found.
+pub(super) struct Review {
+    /// Its errors and warnings.
+    pub problems: Vec<Diagnostic>,
+    /// The letters and digits of its spine ([`spine_chars_of`]); None when unreadable.
+    pub chars: Option<usize>,
+}
+
+/// The errors and warnings of the EPUB `epub`: our structural rules, EPUBCheck when
 /// `epubcheck` gives its time limit (and it is installed), and the limits of Send-to-Kindle
-/// (the store that rejects the most EPUBs people already have).
-pub(super) fn review(epub: &Archive, epubcheck: Option<Duration>) -> Vec<Diagnostic> {
-    let mut report = crate::check::check_archive(epub, epubcheck);
-    crate::store_check::check_archive_stores(epub, &[Store::Kindle], &mut report);
+/// (the store that rejects the most EPUBs people already have); and the letters and digits of
+/// its spine. The three readings run side by side.
+pub(super) fn review(epub: &Archive, epubcheck: Option<Duration>) -> Review {
+    let ((mut report, facts), chars) = rayon::join(
+        || {
+            rayon::join(
+                || crate::check::check_archive(epub, epubcheck),
+                || crate::inspect::facts::facts_of(epub),
+            )
+        },
+        || spine_chars_of(epub).ok(),
+    );
+    crate::store_check::review_stores(&facts, epub.path(), &[Store::Kindle], &mut report);
     report.findings.retain(is_problem);
-    report.findings
+    Review {
+        problems: report.findings,
+        chars,
+    }
 }
 
 /// The input's problems against the result's.
@@ -171,14 +192,14 @@ fn spine_documents_of(epub: &Archive) -> Result<Vec<(String, String)>, InspectEr
         if nav.contains(&href) {
             continue;
         }
-        let bytes = match zip.read_capped(href, MAX_XML_ENTRY_BYTES) {
-            Ok(bytes) => bytes,
+        let text = match zip.read_entry(href, MAX_XML_ENTRY_BYTES) {
+            Ok(Entry::Text(text)) => text,
+            Ok(Entry::Bytes(bytes)) => match String::from_utf8(bytes) {
+                Ok(text) => text,
+                Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+            },
             Err(InspectError::MissingEntry { .. }) => continue,
             Err(e) => return Err(e),
-        };
-        let text = match String::from_utf8(bytes) {
-            Ok(text) => text,
-            Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
         };
         documents.push((href.to_string(), text));
     }

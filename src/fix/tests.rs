@@ -327,6 +327,7 @@ fn send_to_kindle_repairs_come_out_right_in_the_kindle_epub() {
     let report = fix(&epub, &opts).unwrap();
     let out = &report.outputs[0];
     let left: Vec<Code> = review::review(&crate::inspect::archive::Archive::lazy(out), None)
+        .problems
         .iter()
         .map(|d| d.code)
         .collect();

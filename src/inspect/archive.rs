@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use zip::ZipArchive;
 
-use super::container::{Container, Inflated};
+use super::container::{Container, Entry, Inflated};
 use super::{InspectError, MAX_ENTRIES, MAX_XML_ENTRY_BYTES, READ_BUFFER};
 
 /// Most bytes held inflated ahead for one EPUB (over all its entries), and the largest EPUB
@@ -119,14 +119,21 @@ fn inflate_all(path: &Path) -> Option<Inflated> {
 }
 
 /// One entry inflated, None when it cannot be read or inflates past [`MAX_XML_ENTRY_BYTES`].
-fn inflate_one(zip: &mut ZipArchive<Cursor<&[u8]>>, name: &str) -> Option<Vec<u8>> {
+/// Its content is checked for UTF-8 once here, so that its readers take it as text unchecked.
+fn inflate_one(zip: &mut ZipArchive<Cursor<&[u8]>>, name: &str) -> Option<Entry> {
     let file = zip.by_name(name).ok()?;
     let hint = file.size().min(1 << 20);
     let mut bytes = Vec::with_capacity(usize::try_from(hint).unwrap_or(0) + 1);
     file.take(MAX_XML_ENTRY_BYTES + 1)
         .read_to_end(&mut bytes)
         .ok()?;
-    (bytes.len() as u64 <= MAX_XML_ENTRY_BYTES).then_some(bytes)
+    if bytes.len() as u64 > MAX_XML_ENTRY_BYTES {
+        return None;
+    }
+    Some(match String::from_utf8(bytes) {
+        Ok(text) => Entry::Text(text),
+        Err(e) => Entry::Bytes(e.into_bytes()),
+    })
 }
 
 #[cfg(test)]
@@ -143,6 +150,7 @@ mod tests {
         let inflated = Archive::inflate(&path);
         let held = inflated.inflated.as_ref().expect("inflated ahead");
         assert_eq!(held.len(), book.entries.len());
+        assert!(matches!(held.get("EPUB/package.opf"), Some(Entry::Text(_))));
         let (mut ahead, mut lazy) = (
             inflated.container().unwrap(),
             Archive::lazy(&path).container().unwrap(),

@@ -35,8 +35,36 @@ pub(crate) struct FirstLocalHeader {
     pub name: String,
 }
 
-/// Entries inflated ahead of their readers: name → bytes.
-pub(crate) type Inflated = std::collections::HashMap<String, Vec<u8>>;
+/// Entries inflated ahead of their readers, by name.
+pub(crate) type Inflated = std::collections::HashMap<String, Entry>;
+
+/// An entry's inflated content: text when it is UTF-8 (checked once, when it was inflated
+/// ahead), else its bytes.
+#[derive(Debug, Clone)]
+pub(crate) enum Entry {
+    /// Valid UTF-8.
+    Text(String),
+    /// Anything else (or not checked).
+    Bytes(Vec<u8>),
+}
+
+impl Entry {
+    /// The entry's bytes, `Text` or not.
+    pub fn into_bytes(self) -> Vec<u8> {
+        match self {
+            Entry::Text(text) => text.into_bytes(),
+            Entry::Bytes(bytes) => bytes,
+        }
+    }
+
+    /// Its length in bytes.
+    pub fn len(&self) -> usize {
+        match self {
+            Entry::Text(text) => text.len(),
+            Entry::Bytes(bytes) => bytes.len(),
+        }
+    }
+}
 
 /// An opened zip, with every entry listed in central-directory order.
 pub(crate) struct Container<R> {
@@ -103,15 +131,26 @@ impl<R: Read + Seek> Container<R> {
 
     /// Inflate one entry, refusing once more than `cap` bytes have come out.
     pub fn read_capped(&mut self, name: &str, cap: u64) -> Result<Vec<u8>, InspectError> {
-        if let Some(bytes) = self.inflated.as_ref().and_then(|held| held.get(name)) {
-            return match bytes.len() as u64 > cap {
+        self.read_entry(name, cap).map(Entry::into_bytes)
+    }
+
+    /// [`Container::read_capped`], as text when the entry was inflated ahead and found UTF-8
+    /// then (so that it is not checked again).
+    pub fn read_entry(&mut self, name: &str, cap: u64) -> Result<Entry, InspectError> {
+        if let Some(entry) = self.inflated.as_ref().and_then(|held| held.get(name)) {
+            return match entry.len() as u64 > cap {
                 true => Err(InspectError::EntryTooLarge {
                     name: name.to_string(),
                     cap,
                 }),
-                false => Ok(bytes.clone()),
+                false => Ok(entry.clone()),
             };
         }
+        self.inflate(name, cap).map(Entry::Bytes)
+    }
+
+    /// Inflate one entry from the zip, refusing once more than `cap` bytes have come out.
+    fn inflate(&mut self, name: &str, cap: u64) -> Result<Vec<u8>, InspectError> {
         let file = match self.archive.by_name(name) {
             Ok(file) => file,
             Err(zip::result::ZipError::FileNotFound) => {

@@ -226,8 +226,8 @@ pub(crate) fn read_text<R: Read + Seek>(
     container: &mut Container<R>,
     name: &str,
 ) -> Result<String, InspectError> {
-    let bytes = container.read_capped(name, MAX_XML_ENTRY_BYTES)?;
-    xml::decode(name, &bytes)
+    let entry = container.read_entry(name, MAX_XML_ENTRY_BYTES)?;
+    xml::decode_entry(name, entry)
 }
 
 /// The package document's entry name, from `META-INF/container.xml`.
