@@ -236,12 +236,21 @@ fn apply_ignores(project: &Project, report: &mut CheckReport) {
 /// # Ok::<(), epubforge::Error>(())
 /// ```
 pub fn check_epub(path: &Path, epubcheck: Option<Duration>) -> CheckReport {
+    check_archive(&crate::inspect::archive::Archive::lazy(path), epubcheck)
+}
+
+/// [`check_epub`] on the EPUB of `archive`, its entries read from what was inflated ahead.
+pub(crate) fn check_archive(
+    archive: &crate::inspect::archive::Archive,
+    epubcheck: Option<Duration>,
+) -> CheckReport {
+    let path = archive.path();
     let mut report = CheckReport {
         target: path.to_path_buf(),
         ..CheckReport::default()
     };
     let start = Instant::now();
-    let verified = crate::inspect::verify::verify_file(path);
+    let verified = crate::inspect::verify::verify_archive(archive);
     let fatal = verified.fatal;
     report.findings.extend(verified.findings);
     report.timings.push(("structural rules", start.elapsed()));

@@ -11,6 +11,7 @@ use crate::book::Target;
 use crate::build::{BuildOptions, build};
 use crate::check::CheckReport;
 use crate::diagnostic::{Code, Diagnostic};
+use crate::inspect::archive::Archive;
 use crate::project::{LoadOptions, Project};
 use crate::stores::limits::{self, Store};
 
@@ -25,8 +26,28 @@ use crate::stores::limits::{self, Store};
 /// println!("{} findings", report.findings.len());
 /// ```
 pub fn check_epub_stores(epub: &Path, stores: &[Store], report: &mut CheckReport) {
+    check_archive_stores(&Archive::lazy(epub), stores, report);
+}
+
+/// [`check_epub_stores`] on the EPUB of `archive`, read once for all the stores.
+pub(crate) fn check_archive_stores(archive: &Archive, stores: &[Store], report: &mut CheckReport) {
+    if stores.is_empty() {
+        return;
+    }
+    let facts = crate::inspect::facts::facts_of(archive);
+    review_stores(&facts, archive.path(), stores, report);
+}
+
+/// The limits of each of `stores` on the facts of the EPUB at `epub` (or why it could not be
+/// read), added to `report`.
+pub(crate) fn review_stores(
+    facts: &Result<crate::stores::limits::Facts, crate::inspect::InspectError>,
+    epub: &Path,
+    stores: &[Store],
+    report: &mut CheckReport,
+) {
     for &store in stores {
-        review_file(store, epub, epub, report);
+        review_facts(store, facts, epub, report);
     }
 }
 
@@ -125,8 +146,20 @@ fn book_outputs(project: &Project) -> Vec<PathBuf> {
 
 /// The limits of `store` on the EPUB at `file`, reported as `shown`.
 fn review_file(store: Store, file: &Path, shown: &Path, report: &mut CheckReport) {
-    match crate::inspect::facts::facts(file) {
-        Ok(facts) => report.findings.extend(limits::review(store, &facts, shown)),
+    let facts = crate::inspect::facts::facts(file);
+    review_facts(store, &facts, shown, report);
+}
+
+/// The limits of `store` on the facts of an EPUB (or why it could not be read), reported as
+/// `shown`.
+fn review_facts(
+    store: Store,
+    facts: &Result<crate::stores::limits::Facts, crate::inspect::InspectError>,
+    shown: &Path,
+    report: &mut CheckReport,
+) {
+    match facts {
+        Ok(facts) => report.findings.extend(limits::review(store, facts, shown)),
         Err(e) => report.findings.push(
             Diagnostic::error(
                 Code::EpubZip,

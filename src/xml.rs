@@ -104,9 +104,39 @@ pub fn is_xml_char(c: char) -> bool {
     matches!(c, '\t' | '\n' | '\r' | '\u{20}'..='\u{D7FF}' | '\u{E000}'..='\u{FFFD}' | '\u{10000}'..)
 }
 
+/// Whether every character of `s` is an XML character ([`is_xml_char`]), read byte by byte:
+/// a C0 control other than tab, line feed and carriage return, or U+FFFE or U+FFFF (`EF BF BE`,
+/// `EF BF BF`), is not (a `str` holds no surrogate).
+pub fn only_xml_chars(s: &str) -> bool {
+    let bytes = s.as_bytes();
+    // Without stopping at the first, so that the loop is vectorised.
+    let control = |b: u8| b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r');
+    if bytes.iter().fold(false, |any, &b| any | control(b)) {
+        return false;
+    }
+    // `EF BF` starts only U+FFC0..U+FFFF: rare.
+    !memchr::memmem::find_iter(bytes, b"\xEF\xBF")
+        .any(|at| matches!(bytes.get(at + 2), Some(0xBE | 0xBF)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_xml_chars_says_what_is_xml_char_says_of_each() {
+        for s in [
+            "plain",
+            "第一章\t\n\r",
+            "\u{FFFD}\u{E000}\u{10000}",
+            "a\u{1}b",
+            "x\u{FFFE}",
+            "\u{FFFF}",
+            "\u{EFFF}\u{FBFF}",
+        ] {
+            assert_eq!(only_xml_chars(s), s.chars().all(is_xml_char), "{s:?}");
+        }
+    }
 
     #[test]
     fn escapes_markup_characters_only_where_needed() {

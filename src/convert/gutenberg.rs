@@ -127,6 +127,10 @@ pub fn detach(text: &str) -> Option<Detached> {
 /// both (a wrapper `<div>`), its children are looked at instead, and the main text keeps the
 /// wrapper. None when the body has no marker.
 pub fn detach_html(body: &str) -> Option<Detached> {
+    // Most bodies are chapters: no parse for those.
+    if !may_name_gutenberg(body) {
+        return None;
+    }
     let wrapped = format!("{OPEN}{body}{CLOSE}");
     let doc = roxmltree::Document::parse_with_options(&wrapped, parse_options()).ok()?;
     let mut parent = doc.root_element();
@@ -252,15 +256,24 @@ fn heading_of(piece: &SplitPiece) -> String {
     }
 }
 
+/// Whether an XHTML body may hold a marker: it names Gutenberg (in any ASCII case), or holds
+/// a character reference, which could spell a letter of it. A body that does neither holds
+/// no marker, so it need not be parsed to look for one.
+fn may_name_gutenberg(body: &str) -> bool {
+    const NAME: &[u8] = b"gutenberg";
+    let bytes = body.as_bytes();
+    memchr::memmem::find(bytes, b"&#").is_some()
+        || memchr::memchr2_iter(b'g', b'G', bytes).any(|at| {
+            bytes
+                .get(at..at + NAME.len())
+                .is_some_and(|w| w.eq_ignore_ascii_case(NAME))
+        })
+}
+
 /// Whether an XHTML body holds the START and the END marker.
 fn markers_in(body: &str) -> (bool, bool) {
     // Most pieces are chapters: no parse for those.
-    const NAME: &[u8] = b"PROJECT GUTENBERG";
-    if !body
-        .as_bytes()
-        .windows(NAME.len())
-        .any(|w| w.eq_ignore_ascii_case(NAME))
-    {
+    if !may_name_gutenberg(body) {
         return (false, false);
     }
     let wrapped = format!("{OPEN}{body}{CLOSE}");
@@ -690,6 +703,11 @@ mod tests {
                 .contains("End of the Project Gutenberg eBook of X")
         );
         assert_eq!(detach_html("<p>No markers.</p>"), None);
+        // A marker whose letters are character references is found too.
+        let spelt = "<pre>*** START OF THE PROJECT &#71;UTENBERG EBOOK X ***</pre><p>Text.</p>";
+        assert_eq!(detach_html(spelt).unwrap().text, "<p>Text.</p>");
+        assert!(!may_name_gutenberg("<p>第一章 Gute nberg</p>"));
+        assert!(may_name_gutenberg("<p>x gUTENBERg</p>"));
         assert_eq!(
             book_title("The Project Gutenberg EBook of Pride and Prejudice, by Jane Austen")
                 .as_deref(),

@@ -9,11 +9,11 @@
 //! not written: `metadata.toml` and the build replace them.
 
 use std::collections::HashMap;
-use std::io::BufReader;
 use std::path::{Component, Path, PathBuf};
 
 use super::{Counts, Error};
 use crate::diagnostic::{Code, Diagnostic};
+use crate::inspect::archive::Archive;
 use crate::inspect::container::Container;
 use crate::inspect::{Epub, ManifestItem};
 
@@ -176,21 +176,15 @@ fn replaced(book: &Epub, item: &ManifestItem) -> bool {
 
 /// Writes every manifest item that is in the zip (but the package, NCX and nav) into `dir`; what cannot be written is a diagnostic.
 pub(super) fn write(
-    epub: &Path,
+    archive: &Archive,
     dir: &Path,
     book: &Epub,
     layout: &Layout,
     mode: Mode,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Result<Written, Error> {
-    let file = std::fs::File::open(epub).map_err(|source| Error::Read {
-        epub: epub.to_path_buf(),
-        source: crate::inspect::InspectError::Io {
-            path: epub.display().to_string(),
-            source,
-        },
-    })?;
-    let mut zip = Container::new(BufReader::new(file)).map_err(|source| Error::Read {
+    let epub = archive.path();
+    let mut zip = archive.container().map_err(|source| Error::Read {
         epub: epub.to_path_buf(),
         source,
     })?;
@@ -482,8 +476,8 @@ mod tests {
         let (written, held) = (tmp.path().join("written"), tmp.path().join("held"));
         let options = super::super::UnpackOptions::new();
         let a = super::super::unpack(&epub, &written, &options).expect("unpacked");
-        let (b, chapters) =
-            super::super::unpack_holding(&epub, &held, &options).expect("unpacked, held");
+        let (b, chapters) = super::super::unpack_holding(&Archive::lazy(&epub), &held, &options)
+            .expect("unpacked, held");
         assert_eq!(chapters.len(), a.chapters.len());
         for chapter in &a.chapters {
             assert!(written.join(&chapter.file).is_file());

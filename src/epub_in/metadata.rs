@@ -7,12 +7,9 @@
 //! the spine's direction, `primary-writing-mode`, the Dublin Core elements we have no key for)
 //! is read here from the same package document.
 
-use std::io::BufReader;
-use std::path::Path;
-
 use super::files::Written;
 use crate::diagnostic::{Code, Diagnostic};
-use crate::inspect::container::Container;
+use crate::inspect::archive::Archive;
 use crate::inspect::read::{NS_DC, read_text};
 use crate::inspect::xml::{Locator, attr, attr_ns, is, text_of};
 use crate::inspect::{Epub, InspectError};
@@ -43,12 +40,8 @@ pub(super) struct Extra {
 }
 
 /// Reads what [`Extra`] holds from the package document.
-pub(super) fn read(epub: &Path, book: &Epub) -> Result<Extra, InspectError> {
-    let file = std::fs::File::open(epub).map_err(|source| InspectError::Io {
-        path: epub.display().to_string(),
-        source,
-    })?;
-    let mut zip = Container::new(BufReader::new(file))?;
+pub(super) fn read(epub: &Archive, book: &Epub) -> Result<Extra, InspectError> {
+    let mut zip = epub.container()?;
     let text = read_text(&mut zip, &book.opf_path)?;
     let doc = crate::inspect::xml::parse(&book.opf_path, &text)?;
     let mut locator = Locator::new(&book.opf_path, &doc);

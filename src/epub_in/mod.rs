@@ -135,15 +135,17 @@ pub enum Error {
 /// Unpacks the EPUB at `epub` into the folder `dir` (made when missing): its files, and a
 /// `metadata.toml` that builds it again.
 pub fn unpack(epub: &Path, dir: &Path, options: &UnpackOptions) -> Result<Unpacked, Error> {
-    unpack_in(epub, dir, options, files::Mode::Write).map(|(unpacked, _)| unpacked)
+    let archive = inspect::archive::Archive::lazy(epub);
+    unpack_in(&archive, dir, options, files::Mode::Write).map(|(unpacked, _)| unpacked)
 }
 
 /// [`unpack`], but the spine's XHTML documents are not written into `dir`: they are returned
 /// (path relative to `dir`, with `/` → bytes), for a build that holds them in memory
 /// ([`crate::fs::hold`]); everything else is written as [`unpack`] writes it. `fix` unpacks so:
-/// thousands of chapters written, read and deleted again were most of its time.
+/// thousands of chapters written, read and deleted again were most of its time. The EPUB is
+/// read from `epub` (whose entries `fix` inflated once for its checks too).
 pub(crate) fn unpack_holding(
-    epub: &Path,
+    epub: &inspect::archive::Archive,
     dir: &Path,
     options: &UnpackOptions,
 ) -> Result<(Unpacked, HashMap<String, Vec<u8>>), Error> {
@@ -152,16 +154,17 @@ pub(crate) fn unpack_holding(
 
 /// [`unpack`] with the spine's documents written or held (`mode`).
 fn unpack_in(
-    epub: &Path,
+    archive: &inspect::archive::Archive,
     dir: &Path,
     options: &UnpackOptions,
     mode: files::Mode,
 ) -> Result<(Unpacked, HashMap<String, Vec<u8>>), Error> {
+    let epub = archive.path();
     let read = |source| Error::Read {
         epub: epub.to_path_buf(),
         source,
     };
-    let mut book = inspect::open(epub).map_err(read)?;
+    let mut book = inspect::read::open_archive(archive).map_err(read)?;
     files::prepare(dir, options.force)?;
     let mut diagnostics = Vec::new();
     if book.spine.is_empty() {
@@ -179,9 +182,9 @@ fn unpack_in(
         diagnostics
             .push(Diagnostic::note(Code::EpubInToc, note.clone()).at(epub.join(&book.opf_path)));
     }
-    let extra = metadata::read(epub, &book).map_err(read)?;
+    let extra = metadata::read(archive, &book).map_err(read)?;
     let layout = files::Layout::new(&book);
-    let mut written = files::write(epub, dir, &book, &layout, mode, &mut diagnostics)?;
+    let mut written = files::write(archive, dir, &book, &layout, mode, &mut diagnostics)?;
     files::unnamed_fonts(epub, dir, &book, &written, &mut diagnostics);
     let meta = metadata::Metadata::new(&book, &extra, &written, &mut diagnostics);
     let plan = chapters::plan(&book, &written, &meta, dir, &mut diagnostics);

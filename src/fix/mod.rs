@@ -30,12 +30,12 @@ use std::time::{Duration, Instant};
 use crate::book::Target;
 use crate::build::{BuildOptions, BuildReport};
 use crate::diagnostic::{Code, Diagnostic, Severity};
+use crate::inspect::archive::Archive;
 use crate::project::{LoadOptions, Project};
 
 #[cfg(feature = "cli")]
 pub use all::{FixOutcome, find_epubs, fix_all};
 pub use options::Cleanup;
-pub use review::spine_chars;
 
 /// What `fix` is asked to do besides repairing.
 #[derive(Debug, Clone, Default)]
@@ -126,7 +126,7 @@ pub struct FixReport {
     pub fixed: Vec<(Code, usize)>,
     /// Errors and warnings the result still has.
     pub remaining: usize,
-    /// Letters and digits of the input's spine (see `spine_chars`); None when unreadable.
+    /// Letters and digits of the input's spine (see `review::spine_chars_of`); None when unreadable.
     pub chars_before: Option<usize>,
     /// The same of the result's.
     pub chars_after: Option<usize>,
@@ -241,88 +241,165 @@ pub fn fix(epub: &Path, opts: &FixOptions) -> Result<FixReport, FixError> {
             crate::escape::path(epub)
         )));
     }
-    let mut timings = Vec::new();
-    let mut lap = {
-        let mut last = Instant::now();
-        move |name: &'static str, timings: &mut Vec<(&'static str, Duration)>| {
-            let now = Instant::now();
-            timings.push((name, now - last));
-            last = now;
-        }
-    };
+    let mut clock = Clock::new();
     let work = tempfile::Builder::new()
         .prefix("epubforge-fix-")
         .tempdir()
         .map_err(io(Path::new("(temporary folder)"), "cannot create"))?;
-    let project_dir = work.path().join("book");
-    // The input is reviewed while it is unpacked: neither needs the other.
-    let ((before, chars_before), unpacked) = rayon::join(
-        || (review::review(epub, opts.epubcheck), spine_chars(epub).ok()),
-        || {
-            let unpacked = unpack(epub, &project_dir)?;
-            options::apply(&project_dir, opts).map_err(FixError::Build)?;
-            Ok::<_, FixError>(unpacked)
-        },
+    let dirs = Dirs {
+        project: work.path().join("book"),
+        staged: work.path().join("out"),
+    };
+    // The input is inflated once for its review and its unpacking, and reviewed while it is
+    // unpacked. When the book is built whatever the review finds (`--force`, a conversion
+    // asked), it is built meanwhile too.
+    let input = Archive::inflate(epub);
+    let ahead = opts.force || opts.converts();
+    let (before, prepared) = rayon::join(
+        || review::review(&input, opts.epubcheck),
+        || prepare(&input, &dirs, opts, ahead),
     );
-    lap("review input, unpack", &mut timings);
-    if before.is_empty() && !opts.converts() && !opts.force {
-        return Ok(FixReport {
-            input: epub.to_path_buf(),
-            status: FixStatus::AlreadyClean,
-            outputs: Vec::new(),
-            found: 0,
-            fixed: Vec::new(),
-            remaining: 0,
-            chars_before,
-            chars_after: chars_before,
-            diagnostics: Vec::new(),
-            timings,
-        });
-    }
-    let (mut diagnostics, chapters) = unpacked?;
-    let staged = work.path().join("out");
-    let holding = crate::fs::hold(&project_dir, chapters);
-    let built = build(epub, &project_dir, &staged, opts)?;
-    drop(holding);
-    lap("build", &mut timings);
+    drop(input);
+    let (mut diagnostics, built) = match prepared {
+        Ok(Prepared::Built(diagnostics, built)) => {
+            clock.lap("review input, unpack, build");
+            (diagnostics, *built)
+        }
+        prepared => {
+            clock.lap("review input, unpack");
+            if before.problems.is_empty() && !ahead {
+                return Ok(already_clean(epub, before.chars, clock.timings));
+            }
+            let Prepared::Unpacked(diagnostics, chapters) = prepared? else {
+                unreachable!("a build is made ahead only when asked")
+            };
+            let holding = crate::fs::hold(&dirs.project, chapters);
+            let built = build(epub, &dirs, opts)?;
+            drop(holding);
+            clock.lap("build");
+            (diagnostics, *built)
+        }
+    };
     let mut outputs = Vec::new();
     for report in std::iter::once(&built).chain(&built.also) {
         let to = output_for(epub, opts, report.target);
         place(&report.output, &to, opts.in_place)?;
         outputs.push(to);
     }
-    lap("write", &mut timings);
-    let (after, chars_after) = rayon::join(
-        || review::review(&outputs[0], opts.epubcheck),
-        || spine_chars(&outputs[0]).ok(),
-    );
-    let compared = review::compare(&before, &after);
-    let mut report = FixReport {
-        input: epub.to_path_buf(),
-        status: FixStatus::Fixed,
-        found: before.len(),
-        fixed: compared.fixed,
-        remaining: after.len(),
-        chars_before,
-        chars_after,
-        diagnostics: compared.diagnostics,
-        outputs,
-        timings: Vec::new(),
-    };
-    report.diagnostics.extend(review::ledger(&report));
+    clock.lap("write");
+    let after = review::review(&Archive::inflate(&outputs[0]), opts.epubcheck);
+    let mut report = compared(epub, &before, &after, outputs);
     let warnings = built
         .warnings
         .iter()
         .chain(built.also.iter().flat_map(|r| &r.warnings));
     diagnostics
-        .extend(warnings.map(|d| review::as_repair(relocate(d.clone(), &project_dir, epub))));
+        .extend(warnings.map(|d| review::as_repair(relocate(d.clone(), &dirs.project, epub))));
     report.diagnostics.append(&mut diagnostics);
     report
         .diagnostics
         .extend(review::stores(&report.outputs, opts));
-    lap("review result", &mut timings);
-    report.timings = timings;
+    clock.lap("review result");
+    report.timings = clock.timings;
     Ok(report)
+}
+
+/// Where a fix's stages go: the project unpacked, the EPUBs built.
+struct Dirs {
+    project: PathBuf,
+    staged: PathBuf,
+}
+
+/// The stages' times, each from the end of the one before.
+struct Clock {
+    last: Instant,
+    timings: Vec<(&'static str, Duration)>,
+}
+
+impl Clock {
+    fn new() -> Clock {
+        Clock {
+            last: Instant::now(),
+            timings: Vec::new(),
+        }
+    }
+
+    fn lap(&mut self, name: &'static str) {
+        let now = Instant::now();
+        self.timings.push((name, now - self.last));
+        self.last = now;
+    }
+}
+
+/// The input unpacked (what it could not carry, as diagnostics), its chapters held in memory;
+/// or built already.
+enum Prepared {
+    Unpacked(Vec<Diagnostic>, Chapters),
+    Built(Vec<Diagnostic>, Box<BuildReport>),
+}
+
+/// Unpacks the input into `dirs.project`, writes the options into its metadata, and builds it
+/// when `build_now`.
+fn prepare(
+    input: &Archive,
+    dirs: &Dirs,
+    opts: &FixOptions,
+    build_now: bool,
+) -> Result<Prepared, FixError> {
+    let (diagnostics, chapters) = unpack(input, &dirs.project)?;
+    options::apply(&dirs.project, opts).map_err(FixError::Build)?;
+    if !build_now {
+        return Ok(Prepared::Unpacked(diagnostics, chapters));
+    }
+    let holding = crate::fs::hold(&dirs.project, chapters);
+    let built = build(input.path(), dirs, opts)?;
+    drop(holding);
+    Ok(Prepared::Built(diagnostics, built))
+}
+
+/// The report of an EPUB with no problem and nothing asked: nothing written.
+fn already_clean(
+    epub: &Path,
+    chars: Option<usize>,
+    timings: Vec<(&'static str, Duration)>,
+) -> FixReport {
+    FixReport {
+        input: epub.to_path_buf(),
+        status: FixStatus::AlreadyClean,
+        outputs: Vec::new(),
+        found: 0,
+        fixed: Vec::new(),
+        remaining: 0,
+        chars_before: chars,
+        chars_after: chars,
+        diagnostics: Vec::new(),
+        timings,
+    }
+}
+
+/// The report of a fix written to `outputs`: the input's problems against the result's, and
+/// the text ledger across it.
+fn compared(
+    epub: &Path,
+    before: &review::Review,
+    after: &review::Review,
+    outputs: Vec<PathBuf>,
+) -> FixReport {
+    let compared = review::compare(&before.problems, &after.problems);
+    let mut report = FixReport {
+        input: epub.to_path_buf(),
+        status: FixStatus::Fixed,
+        found: before.problems.len(),
+        fixed: compared.fixed,
+        remaining: after.problems.len(),
+        chars_before: before.chars,
+        chars_after: after.chars,
+        diagnostics: compared.diagnostics,
+        outputs,
+        timings: Vec::new(),
+    };
+    report.diagnostics.extend(review::ledger(&report));
+    report
 }
 
 /// The chapters of an unpacked EPUB, held in memory: path in the project → bytes.
@@ -330,10 +407,11 @@ type Chapters = std::collections::HashMap<String, Vec<u8>>;
 
 /// Unpacks the EPUB into a project at `dir`, its chapters held in memory rather than written
 /// (see [`crate::epub_in::unpack_holding`]); what it could not carry, as diagnostics.
-fn unpack(epub: &Path, dir: &Path) -> Result<(Vec<Diagnostic>, Chapters), FixError> {
+fn unpack(input: &Archive, dir: &Path) -> Result<(Vec<Diagnostic>, Chapters), FixError> {
+    let epub = input.path();
     let options = crate::epub_in::UnpackOptions::default();
     let (unpacked, chapters) =
-        crate::epub_in::unpack_holding(epub, dir, &options).map_err(|e| FixError::Unreadable {
+        crate::epub_in::unpack_holding(input, dir, &options).map_err(|e| FixError::Unreadable {
             path: epub.to_path_buf(),
             message: e.to_string(),
         })?;
@@ -343,26 +421,21 @@ fn unpack(epub: &Path, dir: &Path) -> Result<(Vec<Diagnostic>, Chapters), FixErr
     Ok((diagnostics, chapters))
 }
 
-/// Loads the unpacked project and builds it into `staged`.
-fn build(
-    epub: &Path,
-    project_dir: &Path,
-    staged: &Path,
-    opts: &FixOptions,
-) -> Result<BuildReport, FixError> {
+/// Loads the unpacked project and builds it into `dirs.staged`.
+fn build(epub: &Path, dirs: &Dirs, opts: &FixOptions) -> Result<Box<BuildReport>, FixError> {
     let failed = |e: crate::error::Error| {
-        FixError::Build(Box::new(relocate(e.diagnostic(), project_dir, epub)))
+        FixError::Build(Box::new(relocate(e.diagnostic(), &dirs.project, epub)))
     };
-    let project = Project::load_with(project_dir, &LoadOptions::default()).map_err(failed)?;
+    let project = Project::load_with(&dirs.project, &LoadOptions::default()).map_err(failed)?;
     let name = default_output(epub, opts);
     let name = name.file_name().unwrap_or_default();
     let build_opts = BuildOptions {
-        output: Some(staged.join(name)),
+        output: Some(dirs.staged.join(name)),
         targets: opts.targets.clone(),
         source_date_epoch: opts.source_date_epoch,
         ..BuildOptions::default()
     };
-    crate::build::build(&project, &build_opts).map_err(failed)
+    (crate::build::build(&project, &build_opts).map(Box::new)).map_err(failed)
 }
 
 /// Moves the EPUB built at `from` to `to` atomically: renamed over `to` when both are on the

@@ -2,25 +2,46 @@
 //! result, compared kind by kind; the letters and digits of the spine counted on both sides.
 
 use std::collections::BTreeMap;
-use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
 use super::{FixOptions, FixReport, is_problem};
 use crate::book::Target;
 use crate::check::CheckReport;
 use crate::diagnostic::{Code, Diagnostic, Severity};
+use crate::inspect::archive::Archive;
+use crate::inspect::container::Entry;
 use crate::inspect::{InspectError, MAX_XML_ENTRY_BYTES};
 use crate::stores::limits::Store;
 
-/// The errors and warnings of the EPUB at `epub`: our structural rules, EPUBCheck when
+/// What the review of one EPUB found.
+pub(super) struct Review {
+    /// Its errors and warnings.
+    pub problems: Vec<Diagnostic>,
+    /// The letters and digits of its spine ([`spine_chars_of`]); None when unreadable.
+    pub chars: Option<usize>,
+}
+
+/// The errors and warnings of the EPUB `epub`: our structural rules, EPUBCheck when
 /// `epubcheck` gives its time limit (and it is installed), and the limits of Send-to-Kindle
-/// (the store that rejects the most EPUBs people already have).
-pub(super) fn review(epub: &Path, epubcheck: Option<Duration>) -> Vec<Diagnostic> {
-    let mut report = crate::check::check_epub(epub, epubcheck);
-    crate::store_check::check_epub_stores(epub, &[Store::Kindle], &mut report);
+/// (the store that rejects the most EPUBs people already have); and the letters and digits of
+/// its spine. The three readings run side by side.
+pub(super) fn review(epub: &Archive, epubcheck: Option<Duration>) -> Review {
+    let ((mut report, facts), chars) = rayon::join(
+        || {
+            rayon::join(
+                || crate::check::check_archive(epub, epubcheck),
+                || crate::inspect::facts::facts_of(epub),
+            )
+        },
+        || spine_chars_of(epub).ok(),
+    );
+    crate::store_check::review_stores(&facts, epub.path(), &[Store::Kindle], &mut report);
     report.findings.retain(is_problem);
-    report.findings
+    Review {
+        problems: report.findings,
+        chars,
+    }
 }
 
 /// The input's problems against the result's.
@@ -139,23 +160,27 @@ pub(super) fn stores(outputs: &[PathBuf], opts: &FixOptions) -> Vec<Diagnostic> 
 /// The letters and digits ([`crate::ledger::count`]) of the bodies of the EPUB's spine
 /// documents, the navigation document left out (a fix makes its own), an image's `alt`
 /// counted as text. Entries are read with inspect's size cap.
-pub fn spine_chars(epub: &Path) -> Result<usize, InspectError> {
+pub(super) fn spine_chars_of(epub: &Archive) -> Result<usize, InspectError> {
     let mut total = 0;
-    for (_, xhtml) in spine_documents(epub)? {
+    for (_, xhtml) in spine_documents_of(epub)? {
         total += crate::ledger::count_xhtml(body(&xhtml));
     }
     Ok(total)
 }
 
 /// The spine's documents (the navigation document left out), as (entry name, text).
-pub fn spine_documents(epub: &Path) -> Result<Vec<(String, String)>, InspectError> {
-    let book = crate::inspect::open(epub)?;
-    let io = |source| InspectError::Io {
-        path: epub.display().to_string(),
-        source,
-    };
-    let file = std::fs::File::open(epub).map_err(io)?;
-    let mut zip = zip::ZipArchive::new(std::io::BufReader::new(file))?;
+#[cfg(test)]
+pub(super) fn spine_documents(
+    epub: &std::path::Path,
+) -> Result<Vec<(String, String)>, InspectError> {
+    spine_documents_of(&Archive::lazy(epub))
+}
+
+/// The spine's documents of the EPUB of `epub`. A document the zip does not hold is left out;
+/// one that cannot be read, or inflates past [`MAX_XML_ENTRY_BYTES`], is an error.
+fn spine_documents_of(epub: &Archive) -> Result<Vec<(String, String)>, InspectError> {
+    let book = crate::inspect::read::open_archive(epub)?;
+    let mut zip = epub.container()?;
     let nav: Vec<&str> = book
         .manifest
         .iter()
@@ -167,18 +192,16 @@ pub fn spine_documents(epub: &Path) -> Result<Vec<(String, String)>, InspectErro
         if nav.contains(&href) {
             continue;
         }
-        let Ok(entry) = zip.by_name(href) else {
-            continue;
+        let text = match zip.read_entry(href, MAX_XML_ENTRY_BYTES) {
+            Ok(Entry::Text(text)) => text,
+            Ok(Entry::Bytes(bytes)) => match String::from_utf8(bytes) {
+                Ok(text) => text,
+                Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+            },
+            Err(InspectError::MissingEntry { .. }) => continue,
+            Err(e) => return Err(e),
         };
-        let mut bytes = Vec::new();
-        entry
-            .take(MAX_XML_ENTRY_BYTES)
-            .read_to_end(&mut bytes)
-            .map_err(io)?;
-        documents.push((
-            href.to_string(),
-            String::from_utf8_lossy(&bytes).into_owned(),
-        ));
+        documents.push((href.to_string(), text));
     }
     Ok(documents)
 }

@@ -327,7 +327,11 @@ fn send_to_kindle_repairs_come_out_right_in_the_kindle_epub() {
     };
     let report = fix(&epub, &opts).unwrap();
     let out = &report.outputs[0];
-    let left: Vec<Code> = review::review(out, None).iter().map(|d| d.code).collect();
+    let left: Vec<Code> = review::review(&crate::inspect::archive::Archive::lazy(out), None)
+        .problems
+        .iter()
+        .map(|d| d.code)
+        .collect();
     assert_eq!(left, [], "Send-to-Kindle still finds problems");
     for (name, xhtml) in review::spine_documents(out).unwrap() {
         assert!(
@@ -351,4 +355,52 @@ fn send_to_kindle_repairs_come_out_right_in_the_kindle_epub() {
     }
     let language = crate::inspect::open(out).unwrap().metadata.languages;
     assert!(language[0].eq_ignore_ascii_case("zh-CN"), "{language:?}");
+}
+
+#[test]
+fn what_the_fix_cannot_repair_is_found_in_the_result_and_listed_as_left() {
+    // A table of contents three levels deep: the plain EPUB keeps it (only `--target kindle`
+    // flattens it), and Send-to-Kindle's limits, applied to the result, still find it.
+    let dir = tempfile::tempdir().unwrap();
+    let book = TestBook::minimal_epub3()
+        .edit(
+            CHAPTER,
+            "<h2 id=\"s1\">Section</h2>",
+            "<h2 id=\"s1\">Section</h2>\n<p>Some text.</p>\n<h3 id=\"s2\">Deeper</h3>\n<p>More text.</p>",
+        )
+        .edit(
+            "EPUB/nav.xhtml",
+            "#s1\">Section</a></li>",
+            "#s1\">Section</a><ol><li><a href=\"text/chapter%5F1.xhtml#s2\">Deeper</a></li></ol></li>",
+        );
+    let epub = dir.path().join("deep.epub");
+    std::fs::write(&epub, book.to_zip()).unwrap();
+    // What the review of the result lists as left (the build's own warnings aside).
+    let left = |report: &FixReport| -> Vec<Code> {
+        let hint = |d: &&Diagnostic| {
+            d.hint
+                .as_deref()
+                .is_some_and(|h| h.contains("input has it too"))
+        };
+        report
+            .diagnostics
+            .iter()
+            .filter(hint)
+            .map(|d| d.code)
+            .collect()
+    };
+    for force in [false, true] {
+        let opts = FixOptions {
+            force,
+            ..FixOptions::default()
+        };
+        let report = fix(&epub, &opts).unwrap();
+        assert_eq!(report.status, FixStatus::Fixed, "force {force}");
+        assert_eq!(
+            report.remaining, 1,
+            "force {force}: {:#?}",
+            report.diagnostics
+        );
+        assert_eq!(left(&report), [Code::KindleConstruct], "force {force}");
+    }
 }

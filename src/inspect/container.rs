@@ -35,6 +35,37 @@ pub(crate) struct FirstLocalHeader {
     pub name: String,
 }
 
+/// Entries inflated ahead of their readers, by name.
+pub(crate) type Inflated = std::collections::HashMap<String, Entry>;
+
+/// An entry's inflated content: text when it is UTF-8 (checked once, when it was inflated
+/// ahead), else its bytes.
+#[derive(Debug, Clone)]
+pub(crate) enum Entry {
+    /// Valid UTF-8.
+    Text(String),
+    /// Anything else (or not checked).
+    Bytes(Vec<u8>),
+}
+
+impl Entry {
+    /// The entry's bytes, `Text` or not.
+    pub fn into_bytes(self) -> Vec<u8> {
+        match self {
+            Entry::Text(text) => text.into_bytes(),
+            Entry::Bytes(bytes) => bytes,
+        }
+    }
+
+    /// Its length in bytes.
+    pub fn len(&self) -> usize {
+        match self {
+            Entry::Text(text) => text.len(),
+            Entry::Bytes(bytes) => bytes.len(),
+        }
+    }
+}
+
 /// An opened zip, with every entry listed in central-directory order.
 pub(crate) struct Container<R> {
     archive: ZipArchive<R>,
@@ -45,6 +76,9 @@ pub(crate) struct Container<R> {
     /// The zip names some entry twice, whether or not [`Self::duplicates`] could say which.
     pub has_duplicates: bool,
     pub first_header: Option<FirstLocalHeader>,
+    /// Entries inflated ahead (by an `Archive` that is read several times), read before the
+    /// zip.
+    pub inflated: Option<std::sync::Arc<Inflated>>,
 }
 
 impl<R: Read + Seek> Container<R> {
@@ -86,6 +120,7 @@ impl<R: Read + Seek> Container<R> {
             duplicates,
             has_duplicates,
             first_header,
+            inflated: None,
         })
     }
 
@@ -96,6 +131,26 @@ impl<R: Read + Seek> Container<R> {
 
     /// Inflate one entry, refusing once more than `cap` bytes have come out.
     pub fn read_capped(&mut self, name: &str, cap: u64) -> Result<Vec<u8>, InspectError> {
+        self.read_entry(name, cap).map(Entry::into_bytes)
+    }
+
+    /// [`Container::read_capped`], as text when the entry was inflated ahead and found UTF-8
+    /// then (so that it is not checked again).
+    pub fn read_entry(&mut self, name: &str, cap: u64) -> Result<Entry, InspectError> {
+        if let Some(entry) = self.inflated.as_ref().and_then(|held| held.get(name)) {
+            return match entry.len() as u64 > cap {
+                true => Err(InspectError::EntryTooLarge {
+                    name: name.to_string(),
+                    cap,
+                }),
+                false => Ok(entry.clone()),
+            };
+        }
+        self.inflate(name, cap).map(Entry::Bytes)
+    }
+
+    /// Inflate one entry from the zip, refusing once more than `cap` bytes have come out.
+    fn inflate(&mut self, name: &str, cap: u64) -> Result<Vec<u8>, InspectError> {
         let file = match self.archive.by_name(name) {
             Ok(file) => file,
             Err(zip::result::ZipError::FileNotFound) => {

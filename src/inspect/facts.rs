@@ -3,9 +3,10 @@
 //! shows the cover, the spine against the NCX, the table of contents' depth, empty `alt`s and
 //! CSS custom properties, MathML. Entries are read with the same caps as the rest of `inspect`.
 
-use std::io::{BufReader, Read, Seek};
+use std::io::{Read, Seek};
 use std::path::Path;
 
+use super::archive::Archive;
 use super::container::Container;
 use super::read::{self, Epub, NCX_MEDIA_TYPE, TocEntry};
 use super::{InspectError, MAX_XML_ENTRY_BYTES, href};
@@ -16,14 +17,25 @@ const MAX_IMAGE_BYTES: u64 = 64 * 1024 * 1024;
 
 /// The facts of the EPUB at `path`.
 pub(crate) fn facts(path: &Path) -> Result<Facts, InspectError> {
-    let io = |source| InspectError::Io {
-        path: path.display().to_string(),
+    facts_of(&Archive::lazy(path))
+}
+
+/// The facts of the EPUB of `archive`, its entries read from what was inflated ahead.
+pub(crate) fn facts_of(archive: &Archive) -> Result<Facts, InspectError> {
+    let epub = read::open_archive(archive)?;
+    let reader = archive.reader().map_err(|source| InspectError::Io {
+        path: archive.path().display().to_string(),
         source,
-    };
-    let epub = read::open(path)?;
-    let file = std::fs::File::open(path).map_err(io)?;
-    let bytes = file.metadata().map_err(io)?.len();
-    let mut container = Container::new(BufReader::new(file))?;
+    })?;
+    let bytes = reader
+        .get_ref()
+        .metadata()
+        .map_err(|source| InspectError::Io {
+            path: archive.path().display().to_string(),
+            source,
+        })?;
+    let bytes = bytes.len();
+    let mut container = archive.container_of(reader)?;
     let mut facts = Facts {
         bytes,
         languages: epub.metadata.languages.clone(),
@@ -72,6 +84,9 @@ fn measure_images<R: Read + Seek>(epub: &Epub, c: &mut Container<R>, facts: &mut
 /// Sizes of the content documents, the cover page, empty `alt`s and custom properties.
 fn read_documents<R: Read + Seek>(epub: &Epub, c: &mut Container<R>, facts: &mut Facts) {
     let cover = epub.metadata.cover_href.as_deref();
+    let sizes: std::collections::HashMap<&str, u64> = (epub.entries.iter().rev())
+        .map(|e| (e.name.as_str(), e.size))
+        .collect();
     for item in &epub.manifest {
         let xhtml = item.media_type == "application/xhtml+xml";
         let css = item.media_type == "text/css";
@@ -90,11 +105,7 @@ fn read_documents<R: Read + Seek>(epub: &Epub, c: &mut Container<R>, facts: &mut
         if item.properties.iter().any(|p| p == "nav") {
             continue;
         }
-        let size = epub
-            .entries
-            .iter()
-            .find(|e| e.name == item.href)
-            .map_or(text.len() as u64, |e| e.size);
+        let size = (sizes.get(item.href.as_str()).copied()).unwrap_or(text.len() as u64);
         facts.documents.push((item.href.clone(), size));
         if item.properties.iter().any(|p| p == "mathml") {
             facts.mathml.push(item.href.clone());

@@ -12,6 +12,7 @@
 //! counts the bytes actually produced, the entry count is capped, XML entity declarations are
 //! refused (so nothing can expand), and TOC nesting is cut at a fixed depth.
 
+pub(crate) mod archive;
 pub(crate) mod container;
 mod entities;
 pub(crate) mod epubcheck;

@@ -9,11 +9,12 @@
 use std::collections::HashMap;
 #[cfg(test)]
 use std::io::Cursor;
-use std::io::{BufReader, Read, Seek};
+use std::io::{Read, Seek};
 use std::path::Path;
 
 use roxmltree::{Document, Node};
 
+use super::archive::Archive;
 use super::container::{Container, EntryInfo};
 use super::href::{self, Resolved};
 use super::xml::{self, attr, attr_ns, is, text_of};
@@ -179,11 +180,12 @@ pub enum TocSource {
 /// # Ok::<(), epubforge::inspect::InspectError>(())
 /// ```
 pub fn open(path: &Path) -> Result<Epub, InspectError> {
-    let file = std::fs::File::open(path).map_err(|source| InspectError::Io {
-        path: path.display().to_string(),
-        source,
-    })?;
-    read_from(BufReader::with_capacity(super::READ_BUFFER, file))
+    open_archive(&Archive::lazy(path))
+}
+
+/// [`open`] the EPUB of `archive`, its entries read from what was inflated ahead.
+pub(crate) fn open_archive(archive: &Archive) -> Result<Epub, InspectError> {
+    read_container(archive.container()?)
 }
 
 /// Parse an EPUB held in memory.
@@ -193,8 +195,13 @@ pub(crate) fn open_bytes(bytes: &[u8]) -> Result<Epub, InspectError> {
 }
 
 /// Parse an EPUB from any seekable reader.
-pub fn read_from<R: Read + Seek>(reader: R) -> Result<Epub, InspectError> {
-    let mut container = Container::new(reader)?;
+#[cfg(test)]
+pub(crate) fn read_from<R: Read + Seek>(reader: R) -> Result<Epub, InspectError> {
+    read_container(Container::new(reader)?)
+}
+
+/// Parse the EPUB in `container`.
+fn read_container<R: Read + Seek>(mut container: Container<R>) -> Result<Epub, InspectError> {
     let opf_path = rootfile_path(&mut container)?;
     // The package document's tree goes before the navigation document's is built: for a
     // book of 100 000 items each is tens of megabytes.
@@ -223,8 +230,8 @@ pub(crate) fn read_text<R: Read + Seek>(
     container: &mut Container<R>,
     name: &str,
 ) -> Result<String, InspectError> {
-    let bytes = container.read_capped(name, MAX_XML_ENTRY_BYTES)?;
-    xml::decode(name, &bytes)
+    let entry = container.read_entry(name, MAX_XML_ENTRY_BYTES)?;
+    xml::decode_entry(name, entry)
 }
 
 /// The package document's entry name, from `META-INF/container.xml`.

@@ -12,13 +12,15 @@
 use std::collections::{HashMap, HashSet};
 #[cfg(test)]
 use std::io::Cursor;
-use std::io::{BufReader, Read, Seek};
+use std::io::{Read, Seek};
+#[cfg(test)]
 use std::path::Path;
 
 use roxmltree::{Document, Node};
 
 use crate::diagnostic::{Code, Diagnostic};
 
+use super::archive::Archive;
 use super::container::Container;
 use super::finding::{self, Place};
 use super::fixed_layout;
@@ -62,9 +64,15 @@ pub(crate) struct Verified {
 }
 
 /// [`verify_path`], saying too whether the EPUB is unsafe to read.
+#[cfg(test)]
 pub(crate) fn verify_file(path: &Path) -> Verified {
-    let v = match std::fs::File::open(path) {
-        Ok(file) => verify_any(BufReader::with_capacity(super::READ_BUFFER, file)),
+    verify_archive(&Archive::lazy(path))
+}
+
+/// [`verify_file`] on the EPUB of `archive`, its entries read from what was inflated ahead.
+pub(crate) fn verify_archive(archive: &Archive) -> Verified {
+    let v = match archive.reader() {
+        Ok(reader) => verify_container(archive.container_of(reader)),
         Err(e) => Verifier {
             findings: vec![finding::error(Code::Io, Place::zip(), e.to_string())],
             ..Verifier::default()
@@ -72,7 +80,7 @@ pub(crate) fn verify_file(path: &Path) -> Verified {
     };
     Verified {
         findings: (v.findings.into_iter())
-            .map(|d| finding::in_epub(d, path))
+            .map(|d| finding::in_epub(d, archive.path()))
             .collect(),
         fatal: v.fatal,
     }
@@ -92,9 +100,15 @@ pub(crate) fn verify_reader<R: Read + Seek>(reader: R) -> Vec<Diagnostic> {
 }
 
 /// Every rule, in order.
+#[cfg(test)]
 fn verify_any<R: Read + Seek>(reader: R) -> Verifier {
+    verify_container(Container::new(reader))
+}
+
+/// Every rule, on the zip opened (or why it could not be).
+fn verify_container<R: Read + Seek>(container: Result<Container<R>, InspectError>) -> Verifier {
     let mut v = Verifier::default();
-    let mut container = match Container::new(reader) {
+    let mut container = match container {
         Ok(c) => c,
         Err(e) => {
             v.failed(&e);

@@ -11,10 +11,20 @@ use super::finding::Place;
 /// Most XML nodes we build for one entry (bounds memory on huge flat documents).
 const MAX_NODES: u32 = 4_000_000;
 
-/// XML bytes to text: UTF-8 (BOM stripped) or UTF-16 with a BOM; XHTML 1.x named entities
-/// made numeric (see [`super::entities`]).
-pub(crate) fn decode(entry: &str, bytes: &[u8]) -> Result<String, InspectError> {
-    let text = decode_bytes(entry, bytes)?;
+/// An XML entry, as [`Container::read_entry`](super::container::Container::read_entry) gives
+/// it, to text: UTF-8 (BOM stripped; text found UTF-8 already is not checked again) or UTF-16
+/// with a BOM; XHTML 1.x named entities made numeric (see [`super::entities`]).
+pub(crate) fn decode_entry(
+    entry: &str,
+    content: super::container::Entry,
+) -> Result<String, InspectError> {
+    let text = match content {
+        super::container::Entry::Text(text) => match text.strip_prefix('\u{FEFF}') {
+            Some(rest) => rest.to_string(),
+            None => text,
+        },
+        super::container::Entry::Bytes(bytes) => decode_bytes(entry, &bytes)?,
+    };
     Ok(super::entities::expand(&text).unwrap_or(text))
 }
 
@@ -193,6 +203,7 @@ pub(crate) fn attr_ns<'a>(node: Node<'a, '_>, ns: &str, local: &str) -> Option<&
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::inspect::container::Entry;
 
     #[test]
     fn billion_laughs_is_refused_before_parsing() {
@@ -257,5 +268,25 @@ mod tests {
         assert_eq!(decode("z.xml", b"\xEF\xBB\xBF<a/>").unwrap(), "<a/>");
         let err = decode("y.xml", b"<a>\n\xFF</a>").unwrap_err();
         assert_eq!(err.place(), Place::at("y.xml", 2, 1));
+    }
+
+    fn decode(entry: &str, bytes: &[u8]) -> Result<String, InspectError> {
+        decode_entry(entry, Entry::Bytes(bytes.to_vec()))
+    }
+
+    #[test]
+    fn text_checked_already_decodes_as_its_bytes_do() {
+        for text in [
+            "\u{FEFF}<a>&eacute;</a>",
+            "<a>第一章</a>",
+            "\u{FEFF}\u{FEFF}<a/>",
+        ] {
+            let as_text = decode_entry("t.xml", Entry::Text(text.to_string())).unwrap();
+            assert_eq!(
+                as_text,
+                decode("t.xml", text.as_bytes()).unwrap(),
+                "{text:?}"
+            );
+        }
     }
 }

@@ -300,9 +300,13 @@ pub(crate) fn kindle_language(language: &str) -> Option<Diagnostic> {
 /// The warning when the NCX does not follow the spine: an NCX target earlier in the spine
 /// than the one before it, or not in it at all.
 pub(crate) fn kindle_spine_order(spine: &[String], ncx: &[String]) -> Option<Diagnostic> {
+    let mut first_at = std::collections::HashMap::with_capacity(spine.len());
+    for (i, s) in spine.iter().enumerate() {
+        first_at.entry(s.as_str()).or_insert(i);
+    }
     let mut last = 0;
     for target in ncx {
-        let at = spine.iter().position(|s| s == target);
+        let at = first_at.get(target.as_str()).copied();
         match at {
             Some(at) if at >= last => last = at,
             _ => {

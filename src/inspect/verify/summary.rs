@@ -3,6 +3,7 @@
 //! entries are inflated a batch at a time and parsed in parallel.
 
 use super::*;
+use crate::inspect::container::Entry;
 
 impl Verifier {
     /// Well-formedness of every XML entry but `skip` (the package document, when the package
@@ -29,7 +30,7 @@ impl Verifier {
                 continue;
             }
             let cap = budget.min(MAX_XML_ENTRY_BYTES);
-            let read = container.read_capped(&name, cap);
+            let read = container.read_entry(&name, cap);
             if let Err(InspectError::EntryTooLarge { .. }) = read
                 && cap < MAX_XML_ENTRY_BYTES
             {
@@ -42,7 +43,7 @@ impl Verifier {
                 );
                 return;
             }
-            let size = read.as_ref().map_or(0, Vec::len);
+            let size = read.as_ref().map_or(0, Entry::len);
             budget = budget.saturating_sub(size as u64);
             batch_bytes += size;
             batch.push((name, read));
@@ -56,14 +57,13 @@ impl Verifier {
 
     /// Parses and summarises entries read by [`Verifier::summarize_xml`], in parallel; findings
     /// keep the entries' order.
-    pub(super) fn summarize_batch(&mut self, batch: Vec<(String, Result<Vec<u8>, InspectError>)>) {
+    pub(super) fn summarize_batch(&mut self, batch: Vec<(String, Result<Entry, InspectError>)>) {
         use rayon::prelude::*;
         let done: Vec<(String, Result<XmlSummary, InspectError>)> = batch
             .into_par_iter()
             .map(|(name, read)| {
-                let summary = read.and_then(|bytes| {
-                    let text = xml::decode(&name, &bytes)?;
-                    drop(bytes);
+                let summary = read.and_then(|entry| {
+                    let text = xml::decode_entry(&name, entry)?;
                     xml::parse(&name, &text).map(|doc| summarize(&name, &doc))
                 });
                 (name, summary)

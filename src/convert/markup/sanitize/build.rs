@@ -135,7 +135,10 @@ impl Builder<'_> {
     }
 
     fn push_text(&mut self, parent: usize, text: &str) {
-        let clean: String = text.chars().filter(|&c| is_xml_char(c)).collect();
+        let clean: std::borrow::Cow<'_, str> = match crate::xml::only_xml_chars(text) {
+            true => text.into(),
+            false => text.chars().filter(|&c| is_xml_char(c)).collect(),
+        };
         if clean.is_empty() {
             return;
         }
@@ -152,7 +155,7 @@ impl Builder<'_> {
             t.push_str(&clean);
             return;
         }
-        self.push(parent, Kind::Text(clean));
+        self.push(parent, Kind::Text(clean.into_owned()));
     }
 
     /// Pass 1. When it flattens deep nesting, [`Builder::flattened`] says where that began

@@ -269,12 +269,38 @@ fn is_link_bar(el: ElementRef<'_>) -> bool {
 /// Whether `text` (outside punctuation and spaces) is one of [`NAV_WORDS`].
 fn is_nav_word(text: &str) -> bool {
     let word = text.trim_matches(|c: char| !c.is_alphanumeric());
+    // Each character lowers to one or more: a word of more characters than the longest of
+    // the words is none of them (and a paragraph's text is not lowered whole to say so).
+    if word.chars().nth(NAV_WORD_MAX_CHARS).is_some() {
+        return false;
+    }
     NAV_WORDS.contains(&word.to_lowercase().as_str())
 }
+
+/// The length of the longest of [`NAV_WORDS`], in characters.
+const NAV_WORD_MAX_CHARS: usize = 8;
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn nav_words_are_known_in_any_case_and_longer_words_are_not() {
+        assert!(
+            NAV_WORDS
+                .iter()
+                .all(|w| w.chars().count() <= NAV_WORD_MAX_CHARS)
+        );
+        assert!(
+            NAV_WORDS
+                .iter()
+                .any(|w| w.chars().count() == NAV_WORD_MAX_CHARS)
+        );
+        assert!(is_nav_word("[Previous]") && is_nav_word("NEXT:"));
+        // The Kelvin sign lowers to an ASCII k.
+        assert!(is_nav_word("Bac\u{212A}"));
+        assert!(!is_nav_word("Previously") && !is_nav_word("第一章的正文很长很长"));
+    }
 
     #[test]
     fn kept_elements_are_sorted_for_the_binary_search() {

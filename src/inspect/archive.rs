@@ -1,0 +1,187 @@
+//! An EPUB on the disk that several readers go through in a row (`fix` checks its input with
+//! our rules, the stores' limits and the text count, and unpacks it): [`Archive::inflate`]
+//! inflates every entry once, in parallel, and each [`Container`] opened from it then reads an
+//! entry from memory instead of inflating it again. What was not inflated ahead (an entry past
+//! the caps, one that could not be read) is read from the zip as before, with the reader's own
+//! cap, so that the answers and the errors are the same with or without it.
+
+use std::fs::File;
+use std::io::{BufReader, Cursor, Read};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use zip::ZipArchive;
+
+use super::container::{Container, Entry, Inflated};
+use super::{InspectError, MAX_ENTRIES, MAX_XML_ENTRY_BYTES, READ_BUFFER};
+
+/// Most bytes held inflated ahead for one EPUB (over all its entries), and the largest EPUB
+/// file read into memory to inflate them: past these, entries are inflated when read.
+const MAX_INFLATED_BYTES: u64 = 512 * 1024 * 1024;
+
+/// The EPUB file at a path, with the entries inflated ahead when made by [`Archive::inflate`].
+#[derive(Debug, Clone)]
+pub(crate) struct Archive {
+    path: PathBuf,
+    inflated: Option<Arc<Inflated>>,
+}
+
+impl Archive {
+    /// The EPUB at `path`, each entry inflated when it is read (what a single reader needs).
+    pub(crate) fn lazy(path: &Path) -> Archive {
+        Archive {
+            path: path.to_path_buf(),
+            inflated: None,
+        }
+    }
+
+    /// The EPUB at `path` with every entry of at most [`MAX_XML_ENTRY_BYTES`] inflated now, in
+    /// parallel, up to [`MAX_INFLATED_BYTES`] in all. Never fails: a file that cannot be read
+    /// as a zip is left to the readers, which report it.
+    pub(crate) fn inflate(path: &Path) -> Archive {
+        Archive {
+            path: path.to_path_buf(),
+            inflated: inflate_all(path).map(Arc::new),
+        }
+    }
+
+    /// The path of the EPUB.
+    pub(crate) fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// A buffered reader of the EPUB file.
+    pub(crate) fn reader(&self) -> std::io::Result<BufReader<File>> {
+        Ok(BufReader::with_capacity(
+            READ_BUFFER,
+            File::open(&self.path)?,
+        ))
+    }
+
+    /// The zip read from `reader` (the EPUB's file), its entries read from what was inflated
+    /// ahead when they were.
+    pub(crate) fn container_of<R: Read + std::io::Seek>(
+        &self,
+        reader: R,
+    ) -> Result<Container<R>, InspectError> {
+        let mut container = Container::new(reader)?;
+        container.inflated = self.inflated.clone();
+        Ok(container)
+    }
+
+    /// The EPUB's zip, as [`Archive::container_of`] its file; a file that cannot be opened is
+    /// an [`InspectError::Io`] naming it.
+    pub(crate) fn container(&self) -> Result<Container<BufReader<File>>, InspectError> {
+        let reader = self.reader().map_err(|source| InspectError::Io {
+            path: self.path.display().to_string(),
+            source,
+        })?;
+        self.container_of(reader)
+    }
+}
+
+/// Every entry of the zip at `path` of at most [`MAX_XML_ENTRY_BYTES`] inflated, the first
+/// [`MAX_INFLATED_BYTES`] of them in all; None when the file is larger than that or is no zip.
+fn inflate_all(path: &Path) -> Option<Inflated> {
+    use rayon::prelude::*;
+    let size = std::fs::metadata(path).ok()?.len();
+    if size > MAX_INFLATED_BYTES {
+        return None;
+    }
+    let bytes = std::fs::read(path).ok()?;
+    let zip = ZipArchive::new(Cursor::new(bytes.as_slice())).ok()?;
+    if zip.len() > MAX_ENTRIES {
+        return None;
+    }
+    let mut names: Vec<String> = (zip.file_names().filter_map(Result::ok))
+        .filter(|n| !n.ends_with('/'))
+        .map(|n| n.into_owned())
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    let budget = AtomicU64::new(MAX_INFLATED_BYTES);
+    let inflated = names
+        .par_iter()
+        .map_init(
+            || zip.clone(),
+            |zip, name| {
+                let bytes = inflate_one(zip, name)?;
+                let len = bytes.len() as u64;
+                let left = budget
+                    .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |b| b.checked_sub(len));
+                left.ok().map(|_| (name.clone(), bytes))
+            },
+        )
+        .flatten()
+        .collect();
+    Some(inflated)
+}
+
+/// One entry inflated, None when it cannot be read or inflates past [`MAX_XML_ENTRY_BYTES`].
+/// Its content is checked for UTF-8 once here, so that its readers take it as text unchecked.
+fn inflate_one(zip: &mut ZipArchive<Cursor<&[u8]>>, name: &str) -> Option<Entry> {
+    let file = zip.by_name(name).ok()?;
+    let hint = file.size().min(1 << 20);
+    let mut bytes = Vec::with_capacity(usize::try_from(hint).unwrap_or(0) + 1);
+    file.take(MAX_XML_ENTRY_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .ok()?;
+    if bytes.len() as u64 > MAX_XML_ENTRY_BYTES {
+        return None;
+    }
+    Some(match String::from_utf8(bytes) {
+        Ok(text) => Entry::Text(text),
+        Err(e) => Entry::Bytes(e.into_bytes()),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::inspect::testutil::TestBook;
+
+    #[test]
+    fn an_inflated_archive_reads_what_the_zip_holds_and_the_caps_still_hold() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("book.epub");
+        let book = TestBook::minimal_epub3();
+        std::fs::write(&path, book.to_zip()).unwrap();
+        let inflated = Archive::inflate(&path);
+        let held = inflated.inflated.as_ref().expect("inflated ahead");
+        assert_eq!(held.len(), book.entries.len());
+        assert!(matches!(held.get("EPUB/package.opf"), Some(Entry::Text(_))));
+        let (mut ahead, mut lazy) = (
+            inflated.container().unwrap(),
+            Archive::lazy(&path).container().unwrap(),
+        );
+        for entry in &book.entries {
+            let name = entry.name.as_str();
+            assert_eq!(ahead.read_capped(name, 1 << 20).unwrap(), entry.data);
+            assert_eq!(lazy.read_capped(name, 1 << 20).unwrap(), entry.data);
+            // A cap smaller than the entry refuses it, from memory as from the zip.
+            let small = entry.data.len() as u64 - 1;
+            let refused = ahead.read_capped(name, small);
+            assert!(
+                matches!(refused, Err(InspectError::EntryTooLarge { .. })),
+                "{name}"
+            );
+        }
+        assert!(matches!(
+            ahead.read_capped("EPUB/none.xhtml", 1 << 20),
+            Err(InspectError::MissingEntry { .. })
+        ));
+    }
+
+    #[test]
+    fn a_file_that_is_no_zip_inflates_nothing_and_its_readers_say_why() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("not.epub");
+        std::fs::write(&path, b"not a zip").unwrap();
+        let archive = Archive::inflate(&path);
+        assert!(archive.inflated.is_none());
+        assert!(archive.container().is_err());
+        let gone = Archive::inflate(&dir.path().join("missing.epub"));
+        assert!(matches!(gone.container(), Err(InspectError::Io { .. })));
+    }
+}
