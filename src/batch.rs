@@ -53,14 +53,17 @@ pub struct Outcome {
 /// tell (the quick check of the build cache).
 pub fn build_one(project: &Path, opts: &BuildOptions) -> Outcome {
     let start = Instant::now();
-    if let Some(report) = build::quick_up_to_date(project, opts) {
-        return Outcome {
-            project: project.to_path_buf(),
-            result: Ok(report),
-            elapsed: start.elapsed(),
-        };
-    }
-    build_one_seeing(project, opts, &mut |_| ())
+    let looked = match build::quick_up_to_date(project, opts) {
+        Ok(report) => {
+            return Outcome {
+                project: project.to_path_buf(),
+                result: Ok(report),
+                elapsed: start.elapsed(),
+            };
+        }
+        Err(looked) => looked,
+    };
+    build_one_looked(project, opts, looked, &mut |_| ())
 }
 
 /// [`build_one`], showing `seen` the project once it has loaded, before it is built (watch
@@ -70,10 +73,20 @@ pub fn build_one_seeing(
     opts: &BuildOptions,
     seen: &mut dyn FnMut(&Project),
 ) -> Outcome {
+    build_one_looked(project, opts, None, seen)
+}
+
+/// [`build_one_seeing`], the project loaded with the files the quick check `looked` at.
+fn build_one_looked(
+    project: &Path,
+    opts: &BuildOptions,
+    looked: Option<std::sync::Arc<crate::project::LookedAt>>,
+    seen: &mut dyn FnMut(&Project),
+) -> Outcome {
     let start = Instant::now();
     // The build cache is read while the chapter files are listed.
-    let loading =
-        Project::load_alongside(project, &opts.load, |output| build::prefetch(opts, output));
+    let prefetch = |output: &Path| build::prefetch(opts, output);
+    let loading = Project::load_looked(project, (&opts.load, looked), prefetch);
     let result = loading.and_then(|(p, prefetched)| {
         seen(&p);
         let loaded = start.elapsed();

@@ -23,7 +23,7 @@ use crate::error::Result;
 use crate::incremental::plan::{Plan, Reuse, options_key, plan, recorded_at};
 use crate::incremental::quick;
 use crate::incremental::record::RecordFile;
-use crate::project::Project;
+use crate::project::{LookedAt, Project};
 use crate::write::{self};
 use rayon::prelude::*;
 use std::sync::Arc;
@@ -66,7 +66,7 @@ impl Project {
     /// # Ok::<(), epubforge::Error>(())
     /// ```
     pub fn build(&self, opts: &BuildOptions) -> Result<BuildReport> {
-        if let Some(report) = quick_up_to_date(&self.root, opts) {
+        if let Ok(report) = quick_up_to_date(&self.root, opts) {
             return Ok(report);
         }
         let report = build_with(self, opts, None)?;
@@ -78,27 +78,31 @@ impl Project {
 }
 
 /// The report of a book that the quick check ([`crate::incremental::quick`]) finds up to date
-/// without loading its project at `location`; None when it cannot tell (then the project is
-/// loaded and built as usual).
-pub(crate) fn quick_up_to_date(location: &Path, opts: &BuildOptions) -> Option<BuildReport> {
+/// without loading its project at `location`; when it cannot tell (then the project is loaded
+/// and built as usual), the files it looked at on the way, if any, for that load
+/// ([`Project::load_looked`]).
+pub(crate) fn quick_up_to_date(
+    location: &Path,
+    opts: &BuildOptions,
+) -> std::result::Result<BuildReport, Option<Arc<LookedAt>>> {
     let target = match opts.targets.as_slice() {
         [] => Target::Epub,
         [one] => *one,
-        _ => return None,
+        _ => return Err(None),
     };
     if !opts.cache || opts.force || opts.strict {
-        return None;
+        return Err(None);
     }
     let mut watch = Stopwatch::start();
     let options = |output: &Path| options_key(opts.source_date_epoch, output, target);
     let outside = opts.load.allow_outside_paths;
     let (output, head) = quick::up_to_date(location, opts.output.as_deref(), &options, outside)?;
-    let chapters = head.quick.as_ref()?.chapters().iter();
-    let recorded = recorded_at(&head, chapters.map(PathBuf::as_path))?;
+    let chapters = head.quick.as_ref().ok_or(None)?.chapters().iter();
+    let recorded = recorded_at(&head, chapters.map(PathBuf::as_path)).ok_or(None)?;
     watch.lap("quick check");
     let mut report = up_to_date(recorded, output, target);
     report.timings = watch.take();
-    Some(report)
+    Ok(report)
 }
 
 /// What a build reads before its project is loaded: the build record of its EPUB.
