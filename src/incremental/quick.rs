@@ -106,7 +106,7 @@ impl Quick {
             return Ok(looks.into_iter().map(|(s, _)| s).collect());
         }
         let looked = (self.paths.iter().zip(looks))
-            .filter_map(|(path, (_, meta))| Some((path.clone(), meta?)))
+            .filter_map(|(path, (_, meta))| Some((path.as_os_str().to_owned(), meta?)))
             .collect();
         Err(Some(Arc::new(looked)))
     }
@@ -317,7 +317,7 @@ mod tests {
         key.digest = Hash::default();
         let looked = key.holds(later).unwrap_err().unwrap();
         // The file, not the folder, nor what is not there.
-        assert_eq!(looked.keys().collect::<Vec<_>>(), [&file]);
+        assert_eq!(looked.keys().collect::<Vec<_>>(), [file.as_os_str()]);
         // A folder too new to trust: nothing is looked at.
         key.newest = later;
         assert!(key.holds(later).unwrap_err().is_none());

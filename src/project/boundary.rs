@@ -61,8 +61,9 @@ pub struct Boundary {
 
 /// Regular files (not symlinks) with their metadata, as the quick check of the build cache
 /// found them just before the project is loaded: the load takes these instead of looking at
-/// each file again (a hand-kept list of 3000 chapters is 3000 system calls).
-pub(crate) type LookedAt = HashMap<PathBuf, std::fs::Metadata>;
+/// each file again (a hand-kept list of 3000 chapters is 3000 system calls). Keyed by the
+/// path's bytes, as `folders` is.
+pub(crate) type LookedAt = HashMap<OsString, std::fs::Metadata>;
 
 /// A path that leads out of the project folder.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -188,7 +189,11 @@ impl Boundary {
         if let Some(stamp) = self.held_stamp(&joined) {
             return Ok((joined, Found::Held(stamp)));
         }
-        if let Some(meta) = self.looked.as_ref().and_then(|looked| looked.get(&joined)) {
+        if let Some(meta) = self
+            .looked
+            .as_ref()
+            .and_then(|looked| looked.get(joined.as_os_str()))
+        {
             self.check_entry(&joined, false)?;
             let meta = meta.clone();
             return Ok((
@@ -462,7 +467,7 @@ mod tests {
         std::fs::write(&file, "four").unwrap();
         let meta = std::fs::symlink_metadata(&file).unwrap();
         std::fs::write(&file, "eight ch").unwrap();
-        let looked = Arc::new(LookedAt::from([(file.clone(), meta)]));
+        let looked = Arc::new(LookedAt::from([(file.clone().into_os_string(), meta)]));
         let b = Boundary::new(dir.path(), false).with_looked(Some(looked));
         let (path, found) = b.admit_file(dir.path(), "a.txt").unwrap();
         assert_eq!(path, file);
