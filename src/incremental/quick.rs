@@ -147,39 +147,61 @@ fn look(path: &Path) -> (FileStamp, Option<Metadata>) {
     }
 }
 
+/// What a quick check that cannot vouch for a book hands to the build that follows, so that
+/// it is not done twice: the files it looked at (for the project's loading), and the record it
+/// read, with the EPUB it is for.
+#[derive(Default)]
+#[cfg_attr(not(feature = "cli"), allow(dead_code))]
+pub(crate) struct Handed {
+    /// The regular files looked at, when the key's stamps were.
+    pub(crate) looked: Option<Arc<LookedAt>>,
+    /// The record read, and the EPUB it is for.
+    pub(crate) record: Option<Box<(PathBuf, RecordFile)>>,
+}
+
+impl Handed {
+    fn of(output: PathBuf, record: RecordFile, looked: Option<Arc<LookedAt>>) -> Handed {
+        Handed {
+            looked,
+            record: Some(Box::new((output, record))),
+        }
+    }
+}
+
 /// The record of an up-to-date book found without loading it: the project at `location` (a
 /// folder or its metadata file), building to `output` (None: the default output, found
 /// through the pointer), with `options` (the key of the build options) and `outside`
-/// (`--allow-outside-paths`). Whenever the quick check cannot vouch for it, the files it
-/// looked at on the way, if any, for the load that follows.
+/// (`--allow-outside-paths`). Whenever the quick check cannot vouch for it, what it read and
+/// looked at on the way, for the build that follows.
 pub(crate) fn up_to_date(
     location: &Path,
     output: Option<&Path>,
     options: &dyn Fn(&Path) -> Hash,
     outside: bool,
-) -> Result<(PathBuf, Head), Option<Arc<LookedAt>>> {
+) -> Result<(PathBuf, Head), Handed> {
     let (root, metadata) = locate(location);
     let output = match output {
         Some(o) => o.to_path_buf(),
-        None => default_output(&root, outside).ok_or(None)?,
+        None => default_output(&root, outside).ok_or_else(Handed::default)?,
     };
-    let record = RecordFile::load(&output).ok_or(None)?;
+    let record = RecordFile::load(&output).ok_or_else(Handed::default)?;
     let head = &record.head;
-    let quick = head.quick.as_ref().ok_or(None)?;
-    let trusted = head.options == options(&output)
-        && head.output.is_some()
-        && FileStamp::of_path(&output) == head.output
-        && !head.sources.iter().any(|s| s.reads_other_files)
-        && quick.outside == outside
-        && quick.paths.first() == Some(&metadata)
-        && quick.chapters().len() == head.sources.len();
-    if !trusted {
-        return Err(None);
-    }
-    let stamps = quick.holds(head.started)?;
-    match racy_files_hold(&record, &output, &stamps) {
-        true => Ok((output, record.head)),
-        false => Err(None),
+    let trusted = head.quick.as_ref().is_some_and(|quick| {
+        head.options == options(&output)
+            && head.output.is_some()
+            && FileStamp::of_path(&output) == head.output
+            && !head.sources.iter().any(|s| s.reads_other_files)
+            && quick.outside == outside
+            && quick.paths.first() == Some(&metadata)
+            && quick.chapters().len() == head.sources.len()
+    });
+    let Some(quick) = head.quick.as_ref().filter(|_| trusted) else {
+        return Err(Handed::of(output, record, None));
+    };
+    match quick.holds(head.started) {
+        Ok(stamps) if racy_files_hold(&record, &output, &stamps) => Ok((output, record.head)),
+        Ok(_) => Err(Handed::of(output, record, None)),
+        Err(looked) => Err(Handed::of(output, record, looked)),
     }
 }
 
