@@ -12,6 +12,7 @@ use rayon::prelude::*;
 
 use crate::build::{self, BuildOptions, BuildReport};
 use crate::error::Result;
+use crate::incremental::quick::Handed;
 use crate::project::CACHE_DIR;
 use crate::project::{METADATA_FILE, OUTPUT_FOLDER, Project};
 
@@ -53,14 +54,17 @@ pub struct Outcome {
 /// tell (the quick check of the build cache).
 pub fn build_one(project: &Path, opts: &BuildOptions) -> Outcome {
     let start = Instant::now();
-    if let Some(report) = build::quick_up_to_date(project, opts) {
-        return Outcome {
-            project: project.to_path_buf(),
-            result: Ok(report),
-            elapsed: start.elapsed(),
-        };
-    }
-    build_one_seeing(project, opts, &mut |_| ())
+    let handed = match build::quick_up_to_date(project, opts) {
+        Ok(report) => {
+            return Outcome {
+                project: project.to_path_buf(),
+                result: Ok(report),
+                elapsed: start.elapsed(),
+            };
+        }
+        Err(handed) => handed,
+    };
+    build_one_looked(project, opts, handed, &mut |_| ())
 }
 
 /// [`build_one`], showing `seen` the project once it has loaded, before it is built (watch
@@ -70,10 +74,21 @@ pub fn build_one_seeing(
     opts: &BuildOptions,
     seen: &mut dyn FnMut(&Project),
 ) -> Outcome {
+    build_one_looked(project, opts, Handed::default(), seen)
+}
+
+/// [`build_one_seeing`], taking what the quick check read and looked at (`handed`).
+fn build_one_looked(
+    project: &Path,
+    opts: &BuildOptions,
+    handed: Handed,
+    seen: &mut dyn FnMut(&Project),
+) -> Outcome {
     let start = Instant::now();
+    let Handed { looked, record } = handed;
     // The build cache is read while the chapter files are listed.
-    let loading =
-        Project::load_alongside(project, &opts.load, |output| build::prefetch(opts, output));
+    let prefetch = |output: &Path| build::prefetch(opts, output, record);
+    let loading = Project::load_looked(project, (&opts.load, looked), prefetch);
     let result = loading.and_then(|(p, prefetched)| {
         seen(&p);
         let loaded = start.elapsed();

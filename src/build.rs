@@ -22,6 +22,7 @@ use crate::convert::outline::Outline;
 use crate::error::Result;
 use crate::incremental::plan::{Plan, Reuse, options_key, plan, recorded_at};
 use crate::incremental::quick;
+use crate::incremental::quick::Handed;
 use crate::incremental::record::RecordFile;
 use crate::project::Project;
 use crate::write::{self};
@@ -66,7 +67,7 @@ impl Project {
     /// # Ok::<(), epubforge::Error>(())
     /// ```
     pub fn build(&self, opts: &BuildOptions) -> Result<BuildReport> {
-        if let Some(report) = quick_up_to_date(&self.root, opts) {
+        if let Ok(report) = quick_up_to_date(&self.root, opts) {
             return Ok(report);
         }
         let report = build_with(self, opts, None)?;
@@ -78,27 +79,35 @@ impl Project {
 }
 
 /// The report of a book that the quick check ([`crate::incremental::quick`]) finds up to date
-/// without loading its project at `location`; None when it cannot tell (then the project is
-/// loaded and built as usual).
-pub(crate) fn quick_up_to_date(location: &Path, opts: &BuildOptions) -> Option<BuildReport> {
+/// without loading its project at `location`; when it cannot tell (then the project is loaded
+/// and built as usual), the files it looked at on the way, if any, for that load
+/// ([`Project::load_looked`]) and the record it read ([`prefetch`]).
+pub(crate) fn quick_up_to_date(
+    location: &Path,
+    opts: &BuildOptions,
+) -> std::result::Result<BuildReport, Handed> {
     let target = match opts.targets.as_slice() {
         [] => Target::Epub,
         [one] => *one,
-        _ => return None,
+        _ => return Err(Handed::default()),
     };
     if !opts.cache || opts.force || opts.strict {
-        return None;
+        return Err(Handed::default());
     }
     let mut watch = Stopwatch::start();
     let options = |output: &Path| options_key(opts.source_date_epoch, output, target);
     let outside = opts.load.allow_outside_paths;
     let (output, head) = quick::up_to_date(location, opts.output.as_deref(), &options, outside)?;
-    let chapters = head.quick.as_ref()?.chapters().iter();
-    let recorded = recorded_at(&head, chapters.map(PathBuf::as_path))?;
+    let chapters = (head.quick.as_ref())
+        .ok_or_else(Handed::default)?
+        .chapters()
+        .iter();
+    let recorded =
+        recorded_at(&head, chapters.map(PathBuf::as_path)).ok_or_else(Handed::default)?;
     watch.lap("quick check");
     let mut report = up_to_date(recorded, output, target);
     report.timings = watch.take();
-    Some(report)
+    Ok(report)
 }
 
 /// What a build reads before its project is loaded: the build record of its EPUB.
@@ -108,17 +117,29 @@ pub(crate) struct Prefetched {
 }
 
 /// Reads the build record that a build with `opts` of a project whose
-/// [`Project::default_output`] is `default_output` will consult; meant to run while the
-/// project loads ([`Project::load_alongside`]).
+/// [`Project::default_output`] is `default_output` will consult (unless `read`, read by the
+/// quick check just before, is that EPUB's); meant to run while the project loads
+/// ([`Project::load_alongside`]).
 #[cfg_attr(not(feature = "cli"), allow(dead_code))]
-pub(crate) fn prefetch(opts: &BuildOptions, default_output: &Path) -> Prefetched {
+pub(crate) fn prefetch(
+    opts: &BuildOptions,
+    default_output: &Path,
+    read: Option<Box<(PathBuf, RecordFile)>>,
+) -> Prefetched {
     let output = opts
         .output
         .clone()
         .unwrap_or_else(|| default_output.to_path_buf());
-    let record = (opts.cache && !opts.force)
-        .then(|| RecordFile::load(&output))
-        .flatten();
+    if !opts.cache || opts.force {
+        return Prefetched {
+            output,
+            record: None,
+        };
+    }
+    let record = match read {
+        Some(read) if read.0 == output => Some(read.1),
+        _ => RecordFile::load(&output),
+    };
     Prefetched { output, record }
 }
 

@@ -216,7 +216,10 @@ fn paragraphs_to_xhtml(text: &str, pictures: Pictures<'_>) -> Converted {
     let mut body = String::with_capacity(text.len() + text.len() / 8);
     let mut paragraphs = 0;
     let mut page_break = false;
-    for block in text::blocks(text) {
+    // Text without notation or kana (most books) skips the checks for them, paragraph by
+    // paragraph, after one fast scan.
+    let plain = aozora::marks::is_plain(text);
+    for block in text::blocks(text, plain) {
         if std::mem::take(&mut page_break) && !matches!(block, text::Block::PageBreak) {
             body.push_str("<div class=\"ao-newpage\"></div>\n");
         }
@@ -225,7 +228,10 @@ fn paragraphs_to_xhtml(text: &str, pictures: Pictures<'_>) -> Converted {
             text::Block::Paragraph(p) => {
                 paragraphs += 1;
                 body.push_str("<p>");
-                body.push_str(&aozora::paragraph_xhtml(&p));
+                body.push_str(&match plain {
+                    true => emphasis::paragraph_xhtml(&p),
+                    false => aozora::paragraph_xhtml(&p),
+                });
                 body.push_str("</p>\n");
             }
             text::Block::SceneBreak(s) => {

@@ -71,9 +71,11 @@ const OPENING: &[char] = &[
     '〔', '〖', '〘', '｛', '{', '·', '•', '*', '#',
 ];
 
-/// Splits decoded text into blocks. `text` has `\n` newlines.
-pub fn blocks(text: &str) -> Vec<Block> {
-    let lines = Lines::of(text);
+/// Splits decoded text into blocks. `text` has `\n` newlines; `plain`: the caller found it
+/// plain ([`super::aozora::marks::is_plain`]: no kana, so not Japanese), which saves looking
+/// for kana line by line (false: look).
+pub fn blocks(text: &str, plain: bool) -> Vec<Block> {
+    let lines = Lines::of(text, plain);
     if blank_line_separated(&lines.text) && !lines.japanese {
         return block_mode(&lines);
     }
@@ -96,7 +98,8 @@ struct Lines<'a> {
 }
 
 impl<'a> Lines<'a> {
-    fn of(text: &'a str) -> Lines<'a> {
+    /// The lines of `text`; `plain`: it holds no kana, so it is not Japanese.
+    fn of(text: &'a str, plain: bool) -> Lines<'a> {
         let raw: Vec<&str> = text.split('\n').collect();
         let text: Vec<&str> = raw.iter().map(|l| trim_line(l)).collect();
         let indented: Vec<bool> = raw.iter().zip(&text).map(|(r, t)| indented(r, t)).collect();
@@ -116,7 +119,7 @@ impl<'a> Lines<'a> {
             })
             .collect();
         Lines {
-            japanese: japanese_paragraphs(&raw),
+            japanese: !plain && japanese_paragraphs(&raw),
             text,
             indented,
             example,
@@ -218,7 +221,7 @@ fn indent_marks_paragraphs(lines: &[&str], indented: &[bool]) -> bool {
 /// file looks hard-broken mid-sentence. Empty for blank-line separated text, where paragraphs
 /// spanning several lines are the norm. Used by `epubforge check`.
 pub fn joined_lines(text: &str) -> Vec<usize> {
-    let lines = Lines::of(text);
+    let lines = Lines::of(text, false);
     if blank_line_separated(&lines.text) {
         return Vec::new();
     }
@@ -430,7 +433,7 @@ mod tests {
     use super::*;
 
     fn paragraphs(text: &str) -> Vec<String> {
-        blocks(text)
+        blocks(text, false)
             .into_iter()
             .map(|b| match b {
                 Block::Paragraph(p) => p,
@@ -466,14 +469,18 @@ mod tests {
         // pandoc's manual as a `.txt`: example lines, which failed the build as missing
         // pictures (the indent reached `picture` trimmed).
         let manual = "Text.\n\n    ![la lune](lalune.jpg \"Voyage\")\n\n\t![x](y.jpg)\n\n```\n![x](y.jpg \"t\")\n```\n\n![real](a.jpg)\n";
-        let pictures: Vec<Block> = blocks(manual)
+        let pictures: Vec<Block> = blocks(manual, false)
             .into_iter()
             .filter(|b| matches!(b, Block::Picture(_)))
             .collect();
         assert_eq!(pictures, [Block::Picture("![real](a.jpg)".to_string())]);
         // A file that indents every paragraph so keeps its pictures.
         let novel = "    第一段。\n\n    ![图](a.jpg \"t\")\n\n    第二段。\n";
-        assert!(blocks(novel).iter().any(|b| matches!(b, Block::Picture(_))));
+        assert!(
+            blocks(novel, false)
+                .iter()
+                .any(|b| matches!(b, Block::Picture(_)))
+        );
     }
 
     #[test]

@@ -99,6 +99,7 @@ mod tests {
             inputs: 1,
             digest: Hash::default(),
             newest: 0,
+            racy: Vec::new(),
             chapters: 0,
             sources: Vec::new(),
             warnings: Vec::new(),

@@ -108,7 +108,7 @@ pub(crate) fn plan(
         && let Some(stamps) = stamps_now(&paths)
         && let Some(recorded) = up_to_date(&r.head, &stamps, &sources)
     {
-        keep_quick(r, quick(&stamps), started, output);
+        keep_quick(r, quick(&stamps), (started, &stamps), output);
         return Plan::UpToDate(recorded);
     }
     // Not obviously up to date: compare input by input (a touched file may still hold the
@@ -217,6 +217,7 @@ fn refresh_racy(head: &Head, body: &Body, started: i128, output: &Path, quick: O
         let record = Record {
             head: Head {
                 started: if fresh { started } else { head.started },
+                racy: if fresh { Vec::new() } else { head.racy.clone() },
                 quick,
                 ..head.clone()
             },
@@ -228,18 +229,37 @@ fn refresh_racy(head: &Head, body: &Body, started: i128, output: &Path, quick: O
 
 /// Saves the record of an up-to-date book again when the quick check's key of the project as
 /// loaded now (`quick`) is not the one recorded, or is only trusted from this build's start
-/// on (every input's stamp was found as recorded: `started` may replace the recorded start).
-fn keep_quick(file: &RecordFile, quick: Option<Quick>, started: i128, output: &Path) {
+/// on, or some racy input is old enough now to be trusted (every input's stamp was found as
+/// recorded, `stamps`, and the racy ones their bytes: `started` may replace the recorded
+/// start).
+fn keep_quick(
+    file: &RecordFile,
+    quick: Option<Quick>,
+    (started, stamps): (i128, &[(&Path, FileStamp)]),
+    output: &Path,
+) {
     let head = &file.head;
     let trusted =
         |q: &Option<Quick>, at: i128| q.as_ref().is_some_and(|q| q.newest < trusted_before(at));
-    let gains = head.quick != quick || (!trusted(&quick, head.started) && trusted(&quick, started));
-    if quick.is_none() && head.quick.is_none() || !gains {
+    // The racy inputs were read again just now and held their bytes: those older than the
+    // racy window from this start on need not be read again.
+    let racy: Vec<(u32, Hash)> = (head.racy.iter().copied())
+        .filter(|&(i, _)| {
+            stamps
+                .get(i as usize)
+                .is_some_and(|(_, s)| s.newest() >= trusted_before(started))
+        })
+        .collect();
+    let gains = head.quick != quick
+        || (!trusted(&quick, head.started) && trusted(&quick, started))
+        || racy.len() < head.racy.len();
+    if quick.is_none() && head.quick.is_none() && racy.len() == head.racy.len() || !gains {
         return;
     }
     let head = Head {
         started,
         quick,
+        racy,
         ..head.clone()
     };
     let _ = record::save_parts(output, &head, file.body_bytes());
@@ -349,13 +369,55 @@ fn up_to_date(
     sources: &[&ChapterSource],
 ) -> Option<Recorded> {
     if head.inputs != stamps.len()
-        || head.newest >= trusted_before(head.started)
         || reads_other_files(head)
         || inputs_digest(stamps.iter().copied()) != head.digest
+        || !racy_hold(head, |i| stamps.get(i).map(|&(path, stamp)| (path, stamp)))
     {
         return None;
     }
     recorded(head, sources)
+}
+
+/// The inputs whose stamps a build that started at `started` cannot trust, with their hashes,
+/// for the record's head ([`Head::racy`]).
+pub(crate) fn racy_inputs(inputs: &[InputRecord], started: i128) -> Vec<(u32, Hash)> {
+    let trusted = trusted_before(started);
+    (inputs.iter().enumerate())
+        .filter(|(_, r)| r.stamp.newest() >= trusted)
+        .map(|(i, r)| (i as u32, r.hash))
+        .collect()
+}
+
+/// Whether the inputs recorded as racy in `head` ([`Head::racy`]: changed too close to its
+/// build to trust their stamps, such as the chapter edited just before it) still hold the bytes
+/// that build hashed. Only those files are read (as git re-reads only its racy files); the rest
+/// are vouched for by their stamps, which the caller found as recorded. `input(i)` gives the
+/// path and the recorded stamp of input `i`. A list that does not account for every racy
+/// stamp (a record made otherwise) vouches for nothing.
+pub(crate) fn racy_hold<'a>(
+    head: &Head,
+    input: impl Fn(usize) -> Option<(&'a Path, FileStamp)>,
+) -> bool {
+    if head.newest < trusted_before(head.started) {
+        return head.racy.is_empty();
+    }
+    let trusted = trusted_before(head.started);
+    let listed = head
+        .racy
+        .iter()
+        .all(|&(i, _)| input(i as usize).is_some_and(|(_, stamp)| stamp.newest() >= trusted));
+    let all = (0..head.inputs)
+        .filter(|&i| input(i).is_some_and(|(_, stamp)| stamp.newest() >= trusted))
+        .count();
+    listed
+        && all == head.racy.len()
+        && head.racy.iter().all(|&(i, recorded)| {
+            let Some((path, _)) = input(i as usize) else {
+                return false;
+            };
+            let now = crate::fs::read(path).map(|bytes| super::hash(&bytes));
+            !recorded.is_empty() && now.is_ok_and(|h| h == recorded)
+        })
 }
 
 /// What the build recorded in `head` reported, for `sources`.
@@ -514,6 +576,7 @@ impl Reuse {
             .max()
             .unwrap_or(0);
         let digest = inputs_digest(self.inputs.iter().map(|i| (i.path.as_path(), i.stamp)));
+        let racy = racy_inputs(&self.inputs, self.started);
         Record {
             head: Head {
                 options: self.options,
@@ -522,6 +585,7 @@ impl Reuse {
                 inputs: self.inputs.len(),
                 digest,
                 newest,
+                racy,
                 chapters: count,
                 sources: reports,
                 warnings: built.warnings.to_vec(),

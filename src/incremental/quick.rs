@@ -23,15 +23,16 @@
 //! `build/.epubforge-cache/` (the default output's file name depends on the title), written
 //! only when the EPUB goes to the default `build/` folder.
 
+use std::fs::Metadata;
 use std::path::{Path, PathBuf};
-
+use std::sync::Arc;
 use std::time::SystemTime;
 
 use rayon::prelude::*;
 
-use super::record::{Head, InputRecord, Quick, RecordFile};
+use super::record::{Head, Quick, RecordFile};
 use super::{CACHE_DIR, Hash, inputs_digest, trusted_before};
-use crate::project::{FileStamp, OUTPUT_FOLDER, Project, locate, nanos};
+use crate::project::{FileStamp, LookedAt, OUTPUT_FOLDER, Project, locate, nanos};
 
 /// The name of the pointer file to the default output's EPUB, in its cache folder.
 const POINTER: &str = "default-output";
@@ -88,18 +89,26 @@ impl Quick {
         })
     }
 
-    /// Whether every path still has the stamp recorded, none of them too new to be trusted by
-    /// a build that started at `started`.
-    fn holds(&self, started: i128) -> bool {
+    /// The stamps of the paths, when every path still has the stamp recorded and no folder's
+    /// is too new to be trusted by a build that started at `started`; otherwise what was
+    /// looked at, for the load that follows (None when nothing was).
+    fn holds(&self, started: i128) -> Result<Vec<FileStamp>, Option<Arc<LookedAt>>> {
         if self.newest >= trusted_before(started) {
-            return false;
+            return Err(None);
         }
-        // Stamped on every core: a hand-kept list of 3000 chapters is 3000 stats, the bulk of
-        // a no-op rebuild, and of the work an edit's rebuild throws away here.
-        let stamps: Vec<FileStamp> = (self.paths.par_iter().with_min_len(256))
-            .map(|p| stamp(p))
+        // Looked at on every core: a hand-kept list of 3000 chapters is 3000 stats, the bulk
+        // of a no-op rebuild, and what an edit's rebuild hands to the load.
+        let looks: Vec<(FileStamp, Option<Metadata>)> = (self.paths.par_iter().with_min_len(256))
+            .map(|p| look(p))
             .collect();
-        inputs_digest(self.paths.iter().map(PathBuf::as_path).zip(stamps)) == self.digest
+        let stamps = looks.iter().map(|(s, _)| *s);
+        if inputs_digest(self.paths.iter().map(PathBuf::as_path).zip(stamps)) == self.digest {
+            return Ok(looks.into_iter().map(|(s, _)| s).collect());
+        }
+        let looked = (self.paths.iter().zip(looks))
+            .filter_map(|(path, (_, meta))| Some((path.as_os_str().to_owned(), meta?)))
+            .collect();
+        Err(Some(Arc::new(looked)))
     }
 
     /// The chapter files, in reading order.
@@ -122,66 +131,109 @@ fn stamp(path: &Path) -> FileStamp {
     FileStamp::of_path(path).unwrap_or(MISSING)
 }
 
+/// A path's stamp (its target's, through a symlink; [`MISSING`] when it is not there), and its
+/// metadata when it is a regular file, not a symlink: what the project's loading would look
+/// at ([`LookedAt`]).
+fn look(path: &Path) -> (FileStamp, Option<Metadata>) {
+    match std::fs::symlink_metadata(path) {
+        Ok(meta) if meta.file_type().is_file() => {
+            (FileStamp::of(&meta).unwrap_or(MISSING), Some(meta))
+        }
+        Ok(meta) if !meta.file_type().is_symlink() => {
+            (FileStamp::of(&meta).unwrap_or(MISSING), None)
+        }
+        Ok(_) => (stamp(path), None),
+        Err(_) => (MISSING, None),
+    }
+}
+
+/// What a quick check that cannot vouch for a book hands to the build that follows, so that
+/// it is not done twice: the files it looked at (for the project's loading), and the record it
+/// read, with the EPUB it is for.
+#[derive(Default)]
+#[cfg_attr(not(feature = "cli"), allow(dead_code))]
+pub(crate) struct Handed {
+    /// The regular files looked at, when the key's stamps were.
+    pub(crate) looked: Option<Arc<LookedAt>>,
+    /// The record read, and the EPUB it is for.
+    pub(crate) record: Option<Box<(PathBuf, RecordFile)>>,
+}
+
+impl Handed {
+    fn of(output: PathBuf, record: RecordFile, looked: Option<Arc<LookedAt>>) -> Handed {
+        Handed {
+            looked,
+            record: Some(Box::new((output, record))),
+        }
+    }
+}
+
 /// The record of an up-to-date book found without loading it: the project at `location` (a
 /// folder or its metadata file), building to `output` (None: the default output, found
 /// through the pointer), with `options` (the key of the build options) and `outside`
-/// (`--allow-outside-paths`). None whenever the quick check cannot vouch for it.
+/// (`--allow-outside-paths`). Whenever the quick check cannot vouch for it, what it read and
+/// looked at on the way, for the build that follows.
 pub(crate) fn up_to_date(
     location: &Path,
     output: Option<&Path>,
     options: &dyn Fn(&Path) -> Hash,
     outside: bool,
-) -> Option<(PathBuf, Head)> {
+) -> Result<(PathBuf, Head), Handed> {
     let (root, metadata) = locate(location);
     let output = match output {
         Some(o) => o.to_path_buf(),
-        None => default_output(&root, outside)?,
+        None => default_output(&root, outside).ok_or_else(Handed::default)?,
     };
-    let record = RecordFile::load(&output)?;
+    let record = RecordFile::load(&output).ok_or_else(Handed::default)?;
     let head = &record.head;
-    let quick = head.quick.as_ref()?;
-    let trusted = head.options == options(&output)
-        && head.output.is_some()
-        && FileStamp::of_path(&output) == head.output
-        && !head.sources.iter().any(|s| s.reads_other_files)
-        && quick.outside == outside
-        && quick.paths.first() == Some(&metadata)
-        && quick.chapters().len() == head.sources.len()
-        && quick.holds(head.started)
-        && racy_files_hold(&record, &output);
-    trusted.then_some((output, record.head))
+    let trusted = head.quick.as_ref().is_some_and(|quick| {
+        head.options == options(&output)
+            && head.output.is_some()
+            && FileStamp::of_path(&output) == head.output
+            && !head.sources.iter().any(|s| s.reads_other_files)
+            && quick.outside == outside
+            && quick.paths.first() == Some(&metadata)
+            && quick.chapters().len() == head.sources.len()
+    });
+    let Some(quick) = head.quick.as_ref().filter(|_| trusted) else {
+        return Err(Handed::of(output, record, None));
+    };
+    match quick.holds(head.started) {
+        Ok(stamps) if racy_files_hold(&record, &output, &stamps) => Ok((output, record.head)),
+        Ok(_) => Err(Handed::of(output, record, None)),
+        Err(looked) => Err(Handed::of(output, record, looked)),
+    }
 }
 
 /// Whether the inputs changed too close to the recorded build to trust their stamps (a chapter
 /// edited just before the last build: the first no-op after an edit) still hold the bytes that
-/// build hashed. Only those files are read, as the full check would read them; the rest are
-/// vouched for by their stamps ([`Quick::holds`]). Once every stamp is old enough to trust, the
-/// record is saved again with this check's start, so that later no-ops read nothing.
-fn racy_files_hold(record: &RecordFile, output: &Path) -> bool {
+/// build hashed ([`super::plan::racy_hold`]: only those files are read, and the record's body
+/// is not decoded); `stamps` are those of the key's paths, found as recorded. Once every stamp
+/// is old enough to trust, the record is saved again with this check's start, so that later
+/// no-ops read nothing.
+fn racy_files_hold(record: &RecordFile, output: &Path, stamps: &[FileStamp]) -> bool {
     let head = &record.head;
-    let racy_after = trusted_before(head.started);
-    if head.newest < racy_after {
-        return true;
-    }
-    let Some(body) = record.body() else {
+    let Some(quick) = &head.quick else {
         return false;
     };
-    let racy: Vec<&InputRecord> = (body.inputs.iter())
-        .filter(|r| r.stamp.newest() >= racy_after)
-        .collect();
-    let hold = racy.iter().all(|r| {
-        let now = crate::fs::read(&r.path).map(|bytes| super::hash(&bytes));
-        !r.hash.is_empty() && now.is_ok_and(|h| h == r.hash)
-    });
+    let input = |i: usize| {
+        (i < head.inputs)
+            .then(|| Some((quick.paths.get(i)?.as_path(), *stamps.get(i)?)))
+            .flatten()
+    };
+    if !super::plan::racy_hold(head, input) {
+        return false;
+    }
     let started = nanos(SystemTime::now());
-    if hold && head.newest < trusted_before(started) {
+    if !head.racy.is_empty() && head.newest < trusted_before(started) {
         let head = Head {
             started,
+            racy: Vec::new(),
             ..head.clone()
         };
         let _ = super::record::save_parts(output, &head, record.body_bytes());
     }
-    hold
+    true
 }
 
 /// The EPUB the pointer in the default output folder names, when that folder lies inside the
@@ -220,11 +272,18 @@ pub(crate) fn remember_default(project: &Project, output: &Path) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::incremental::record::{Body, Record};
+    use crate::incremental::plan::racy_inputs;
+    use crate::incremental::record::{Body, InputRecord, Record};
 
-    /// A record of one input, `file`, hashed as `recorded`, by a build that started at `started`.
-    fn record(file: &Path, recorded: &[u8], started: i128) -> RecordFile {
+    /// A record of one input, `file`, hashed as `recorded`, by a build that started at
+    /// `started`; its head lists the input as racy when its stamp is too recent for that start.
+    fn record(file: &Path, recorded: &[u8], started: i128) -> (RecordFile, FileStamp) {
         let stamp = FileStamp::of_path(file).unwrap();
+        let inputs = vec![InputRecord {
+            path: file.to_path_buf(),
+            stamp,
+            hash: super::super::hash(recorded),
+        }];
         let head = Head {
             options: Hash::default(),
             started,
@@ -232,20 +291,58 @@ mod tests {
             inputs: 1,
             digest: Hash::default(),
             newest: stamp.newest(),
+            racy: racy_inputs(&inputs, started),
             chapters: 0,
             sources: Vec::new(),
             warnings: Vec::new(),
-            quick: None,
+            quick: Some(Quick {
+                paths: vec![file.to_path_buf()],
+                chapters: (1, 1),
+                digest: Hash::default(),
+                newest: 0,
+                outside: false,
+            }),
         };
         let body = Body {
-            inputs: vec![InputRecord {
-                path: file.to_path_buf(),
-                stamp,
-                hash: super::super::hash(recorded),
-            }],
+            inputs,
             ..Body::default()
         };
-        RecordFile::from_bytes(Record { head, body }.to_bytes()).unwrap()
+        let bytes = Record { head, body }.to_bytes();
+        (RecordFile::from_bytes(bytes).unwrap(), stamp)
+    }
+
+    /// [`racy_files_hold`] of a record made by [`record`].
+    fn holds((record, stamp): (RecordFile, FileStamp), output: &Path) -> bool {
+        racy_files_hold(&record, output, &[stamp])
+    }
+
+    #[test]
+    fn a_key_that_no_longer_holds_hands_its_regular_files_to_the_load() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("a.txt");
+        std::fs::write(&file, "a").unwrap();
+        let paths = vec![
+            file.clone(),
+            dir.path().to_path_buf(),
+            dir.path().join("gone"),
+        ];
+        let stamps: Vec<FileStamp> = paths.iter().map(|p| stamp(p)).collect();
+        let mut key = Quick {
+            digest: inputs_digest(paths.iter().map(PathBuf::as_path).zip(stamps.clone())),
+            paths,
+            chapters: (0, 1),
+            newest: 0,
+            outside: false,
+        };
+        let later = nanos(SystemTime::now()) + 10 * 1_000_000_000;
+        assert_eq!(key.holds(later).ok(), Some(stamps));
+        key.digest = Hash::default();
+        let looked = key.holds(later).unwrap_err().unwrap();
+        // The file, not the folder, nor what is not there.
+        assert_eq!(looked.keys().collect::<Vec<_>>(), [file.as_os_str()]);
+        // A folder too new to trust: nothing is looked at.
+        key.newest = later;
+        assert!(key.holds(later).unwrap_err().is_none());
     }
 
     #[test]
@@ -256,14 +353,19 @@ mod tests {
         let changed = FileStamp::of_path(&file).unwrap().newest();
         // Recorded by a build that started as the file was written: its stamp proves nothing,
         // its bytes decide.
-        assert!(racy_files_hold(&record(&file, b"now", changed), &output));
-        assert!(!racy_files_hold(&record(&file, b"then", changed), &output));
+        assert!(holds(record(&file, b"now", changed), &output));
+        assert!(!holds(record(&file, b"then", changed), &output));
+        // A head that does not list the racy file vouches for nothing.
+        let (mut unlisted, stamp) = record(&file, b"now", changed);
+        unlisted.head.racy.clear();
+        assert!(!racy_files_hold(&unlisted, &output, &[stamp]));
         // Long after the write the stamp is trusted, and the file is not read.
         let later = changed + 10 * 1_000_000_000;
         std::fs::remove_file(&file).unwrap();
         std::fs::write(&file, "now").unwrap();
         let trusted = record(&file, b"then", later);
         std::fs::remove_file(&file).unwrap();
-        assert!(racy_files_hold(&trusted, &output));
+        assert!(trusted.0.head.racy.is_empty());
+        assert!(holds(trusted, &output));
     }
 }

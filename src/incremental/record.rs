@@ -21,7 +21,7 @@ use crate::source::Detection;
 const MAGIC: &[u8; 16] = b"epubforge-cache\n";
 
 /// The version of the record's layout: a record of any other version is thrown away.
-pub const VERSION: u32 = 8;
+pub const VERSION: u32 = 9;
 
 /// What an up-to-date check reads, and what the build reported.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -38,6 +38,10 @@ pub struct Head {
     pub digest: Hash,
     /// The newest input stamp recorded ([`FileStamp::newest`]).
     pub newest: i128,
+    /// The inputs whose stamps were too recent to trust when that build started (see
+    /// [`super::RACY_SECS`]): their place among the inputs and the hash of their bytes, so
+    /// that a no-op rebuild re-reads only those files, without decoding the body.
+    pub racy: Vec<(u32, Hash)>,
     /// Number of chapter documents in the EPUB.
     pub chapters: usize,
     /// What converting each chapter source reported, in reading order.
@@ -252,6 +256,7 @@ mod tests {
                 inputs: 1,
                 digest: super::super::hash(b"d"),
                 newest: 3,
+                racy: vec![(0, super::super::hash(b"x"))],
                 chapters: 1,
                 sources: vec![SourceReport {
                     encoding: "GBK".into(),

@@ -21,7 +21,7 @@ mod text;
 pub(crate) mod toml_error;
 pub(crate) mod values;
 
-pub(crate) use boundary::{Boundary, Found};
+pub(crate) use boundary::{Boundary, Found, LookedAt};
 pub(crate) use modified::{SOURCE_DATE_EPOCH, modified_date, source_date_epoch};
 pub(crate) use raw::{COVER_EXTENSIONS, is_language_tag};
 pub(crate) use text::CLEANUP_FILE;
@@ -321,10 +321,22 @@ impl Project {
         opts: &LoadOptions,
         alongside: impl FnOnce(&Path) -> T + Send,
     ) -> Result<(Project, Option<T>)> {
+        Project::load_looked(location, (opts, None), alongside)
+    }
+
+    /// [`Project::load_alongside`], taking the metadata of the files in `looked` (looked at
+    /// just before, by the quick check of the build cache) instead of looking again.
+    pub(crate) fn load_looked<T: Send>(
+        location: &Path,
+        (opts, looked): (&LoadOptions, Option<std::sync::Arc<LookedAt>>),
+        alongside: impl FnOnce(&Path) -> T + Send,
+    ) -> Result<(Project, Option<T>)> {
         let (root, metadata_path) = locate(location);
         let boundary = Boundary::new(&root, opts.allow_outside_paths);
         let text = read_metadata(&boundary, &metadata_path)?;
-        Project::parse_alongside(&text, &root, &metadata_path, opts, alongside)
+        let raw: raw::Metadata =
+            toml::from_str(&text).map_err(|e| toml_error::to_error(&e, &text, &metadata_path))?;
+        raw::validate(raw, &text, &root, &metadata_path, (opts, looked), alongside)
     }
 
     /// Parses and validates metadata text; `root` is the folder paths are relative to. Paths
@@ -355,7 +367,7 @@ impl Project {
     ) -> Result<(Project, Option<T>)> {
         let raw: raw::Metadata =
             toml::from_str(text).map_err(|e| toml_error::to_error(&e, text, metadata_path))?;
-        raw::validate(raw, text, root, metadata_path, opts, alongside)
+        raw::validate(raw, text, root, metadata_path, (opts, None), alongside)
     }
 
     /// Every chapter in reading order, flattened out of parts.

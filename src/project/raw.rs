@@ -9,11 +9,12 @@ use book::validate_book;
 use chapters::contents;
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde::Deserialize;
 use toml::Spanned;
 
-use super::boundary::{Boundary, Found, Outside};
+use super::boundary::{Boundary, Found, LookedAt, Outside};
 use super::context::{Ctx, Seen};
 use super::glob::Skip;
 use super::{BookInfo, ContentEntry, Project};
@@ -143,10 +144,10 @@ pub(super) fn validate<T: Send>(
     text: &str,
     root: &Path,
     path: &Path,
-    opts: &super::LoadOptions,
+    (opts, looked): (&super::LoadOptions, Option<Arc<LookedAt>>),
     alongside: impl FnOnce(&Path) -> T + Send,
 ) -> Result<(Project, Option<T>)> {
-    let boundary = Boundary::new(root, opts.allow_outside_paths);
+    let boundary = Boundary::new(root, opts.allow_outside_paths).with_looked(looked);
     let ctx = Ctx::new(text, root, path, boundary);
     if let Ok(meta) = std::fs::metadata(path) {
         ctx.saw(&meta);

@@ -13,6 +13,7 @@ pub mod annotation;
 pub mod gaiji;
 pub mod inline;
 pub mod layout;
+pub mod marks;
 
 use inline::{Line, Mode, Report};
 use layout::Blocks;
@@ -39,8 +40,14 @@ pub struct Translated {
 /// Whether `text` is written in Aozora Bunko's notation: its legend block, or its
 /// annotations (`［＃…］`, at least two, or one with a `底本：` footer).
 pub fn is_aozora(text: &str) -> bool {
-    if legend(&lines(text)).is_some() {
+    // Most texts have neither annotations nor the legend's title: two fast searches tell.
+    // The legend lies within the first lines ([`LEGEND_WITHIN`]): only those are split.
+    let annotated = text.contains("［＃");
+    if (annotated || text.contains(LEGEND_TITLE)) && legend(&head_lines(text)).is_some() {
         return true;
+    }
+    if !annotated {
+        return false;
     }
     let notes = text.matches("［＃").count();
     notes >= 2 || (notes == 1 && text.lines().any(|l| l.starts_with("底本：")))
@@ -76,26 +83,45 @@ pub fn page_break_letters(text: &str) -> usize {
         .sum()
 }
 
+/// The first [`LEGEND_WITHIN`] lines of a text, all that [`legend`] reads.
+fn head_lines(text: &str) -> Vec<&str> {
+    (text.split('\n').take(LEGEND_WITHIN))
+        .map(|l| l.trim_end_matches('\r'))
+        .collect()
+}
+
 fn lines(text: &str) -> Vec<&str> {
     text.split('\n').map(|l| l.trim_end_matches('\r')).collect()
 }
 
-/// A dashed rule of the legend block.
+/// A dashed rule of the legend block (the kind of every character first: most lines fail at
+/// their first).
 fn is_rule(line: &str) -> bool {
     let t = line.trim();
-    t.chars().count() >= 10 && t.chars().all(|c| matches!(c, '-' | '－' | '─' | '━'))
+    t.chars().all(|c| matches!(c, '-' | '－' | '─' | '━')) && t.chars().count() >= 10
 }
+
+/// Where the legend's first rule may stand (among the first lines) and how far its second may
+/// follow it.
+const LEGEND_START: usize = 40;
+const LEGEND_LINES: usize = 80;
+
+/// How many of a text's first lines [`legend`] reads.
+const LEGEND_WITHIN: usize = LEGEND_START + 1 + LEGEND_LINES;
+
+/// What the legend's title says, one of the three lines after its first rule.
+const LEGEND_TITLE: &str = "テキスト中に現れる記号";
 
 /// The legend block's lines (rule to rule, both included), when the text has one near its top.
 fn legend(lines: &[&str]) -> Option<std::ops::Range<usize>> {
-    let start = lines.iter().take(40).position(|l| is_rule(l))?;
+    let start = lines.iter().take(LEGEND_START).position(|l| is_rule(l))?;
     let after = lines[start + 1..].iter().take(3);
-    if !after.clone().any(|l| l.contains("テキスト中に現れる記号")) {
+    if !after.clone().any(|l| l.contains(LEGEND_TITLE)) {
         return None;
     }
     let end = lines[start + 1..]
         .iter()
-        .take(80)
+        .take(LEGEND_LINES)
         .position(|l| is_rule(l))?;
     Some(start..start + end + 2)
 }

@@ -96,3 +96,42 @@ fn page_break_lines_of_web_novels() {
         t.html
     );
 }
+
+/// Whether `text` is Aozora's, read the slow way: every line split, the annotations counted.
+fn is_aozora_reading_everything(text: &str) -> bool {
+    if legend(&lines(text)).is_some() {
+        return true;
+    }
+    let notes = text.matches("［＃").count();
+    notes >= 2 || (notes == 1 && text.lines().any(|l| l.starts_with("底本：")))
+}
+
+#[test]
+fn the_quick_reading_of_is_aozora_agrees_with_reading_everything() {
+    let rule = "-".repeat(20);
+    let legend_at = |before: usize, inside: usize| {
+        let lines = "本文\n".repeat(before);
+        let body = "《》：ルビ\n".repeat(inside);
+        format!("{lines}{rule}\n【テキスト中に現れる記号について】\n{body}{rule}\n本文\n")
+    };
+    let texts = [
+        SAMPLE.to_string(),
+        legend_at(0, 2),
+        legend_at(39, 78),
+        legend_at(39, 79),
+        legend_at(40, 2),
+        legend_at(39, 200),
+        "本文［＃傍点］".to_string(),
+        "本文［＃傍点］\n底本：某\n".to_string(),
+        "普通的正文。\n".repeat(300),
+    ];
+    for text in &texts {
+        assert_eq!(
+            is_aozora(text),
+            is_aozora_reading_everything(text),
+            "{text}"
+        );
+    }
+    // Both kinds of answer are among them.
+    assert!(texts.iter().any(|t| is_aozora(t)) && texts.iter().any(|t| !is_aozora(t)));
+}

@@ -354,7 +354,9 @@ fn account(
         |line: &str| crate::lines::picture(line).is_some() || super::aozora::is_page_break(line);
     let (mut removed, lost) = crate::ledger::account(sheet, &out, &picture);
     // A web novel's page-break lines are notation, not picture paths.
-    if let crate::ledger::Given::Text(text) = sheet.given {
+    if let crate::ledger::Given::Text(text) = sheet.given
+        && removed.pictures > 0
+    {
         let breaks = super::aozora::page_break_letters(text).min(removed.pictures);
         removed.pictures -= breaks;
         removed.notation += breaks;
