@@ -87,7 +87,7 @@ pub(super) fn validate(input: Input<'_>, book: &mut BookInfo, layout: &Layout) -
         path: input.path,
     };
     let conversion = conversion(input.convert.as_ref(), &meta)?;
-    let language = conversion.map_or(&book.language[..], |c| c.language());
+    let language = conversion.map_or(&book.language[..], |c| c.language_of(&book.language));
     let typography = typography(language, input.settings.typography);
     let quotes = quotes(input.settings.quotes.as_ref(), typography, layout, &meta)?;
     let preset = input.settings.cleanup_preset.as_ref();

@@ -63,6 +63,23 @@ impl Conversion {
         self.language
     }
 
+    /// The language tag a book in `current` has once converted: the conversion's when both
+    /// are Chinese (`zh-CN` → `zh-TW` for `s2tw`) or the book names none, else `current`
+    /// unchanged: an English book with a few Chinese names stays English, a Japanese one
+    /// stays Japanese.
+    pub fn language_of<'a>(self, current: &'a str) -> &'a str {
+        let primary = |tag: &str| {
+            let end = tag.find(['-', '_']).unwrap_or(tag.len());
+            tag[..end].to_ascii_lowercase()
+        };
+        match current.trim().is_empty()
+            || (primary(current) == "zh" && primary(self.language) == "zh")
+        {
+            true => self.language,
+            false => current,
+        }
+    }
+
     /// Converts the book's metadata (title, subtitle, authors, contributors, description,
     /// subjects, series, the cover's alt text) and sets its language to the conversion's.
     pub fn metadata(self, info: &mut crate::book::BookInfo) {
@@ -83,7 +100,7 @@ impl Conversion {
         if let Some(s) = info.series.as_mut() {
             convert(&mut s.name);
         }
-        info.language = self.language().to_string();
+        info.language = self.language_of(&info.language).to_string();
     }
 
     /// Converts `text`; borrowed when it has nothing to convert.
@@ -303,6 +320,21 @@ mod tests {
             heading,
             joined: crate::convert::text::joined_lines,
         }
+    }
+
+    #[test]
+    fn only_a_chinese_book_takes_the_conversions_language() {
+        let s2tw = Conversion::named("s2tw").unwrap();
+        assert_eq!(s2tw.language_of("zh-CN"), "zh-TW");
+        assert_eq!(s2tw.language_of("zh_Hans"), "zh-TW");
+        assert_eq!(s2tw.language_of(""), "zh-TW");
+        assert_eq!(s2tw.language_of("en"), "en");
+        assert_eq!(s2tw.language_of("ja"), "ja");
+        assert_eq!(Conversion::named("jp2t").unwrap().language_of("ja"), "ja");
+        assert_eq!(
+            Conversion::named("t2jp").unwrap().language_of("zh-TW"),
+            "zh-TW"
+        );
     }
 
     #[test]
