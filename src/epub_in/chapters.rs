@@ -303,10 +303,10 @@ fn cover_page_alt(
     let pictures: Vec<String> = body
         .descendants()
         .filter_map(|n| n.value().as_element())
+        // By local name: an SVG `<image>`'s `xlink:href` is `href` in the XLink namespace.
         .filter_map(|e| {
             e.attr("src")
-                .or_else(|| e.attr("xlink:href"))
-                .or_else(|| e.attr("href"))
+                .or_else(|| e.attrs().find(|(k, _)| *k == "href").map(|(_, v)| v))
         })
         .filter_map(|src| crate::inspect::href::resolve(local, src).map(|r| r.path))
         .collect();

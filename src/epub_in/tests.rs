@@ -400,3 +400,34 @@ fn an_svg_document_of_the_spine_is_a_page_showing_it_in_its_place() {
         assert!(xhtml.contains("<img src=\"../images/"), "{xhtml}");
     }
 }
+
+#[test]
+fn a_cover_page_drawing_the_cover_in_svg_is_the_builds_to_make_again() {
+    // The cover page our build writes: the picture drawn by an SVG `<image>` (`xlink:href`).
+    let page = r#"<?xml version="1.0" encoding="UTF-8"?>
+<html xmlns="http://www.w3.org/1999/xhtml" lang="en" xml:lang="en"><head><title>Cover</title></head>
+<body><section epub:type="cover"><svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" version="1.1" viewBox="0 0 1 1" role="img" aria-label="Cover: Minimal Book"><title>Cover: Minimal Book</title><image width="1" height="1" xlink:href="../images/cover.png"/></svg></section></body></html>"#;
+    let book = TestBook::minimal_epub3()
+        .add("EPUB/text/cover.xhtml", page.as_bytes())
+        .edit(
+            "EPUB/package.opf",
+            "<item id=\"cover\"",
+            "<item id=\"cp\" href=\"text/cover.xhtml\" media-type=\"application/xhtml+xml\" properties=\"svg\"/><item id=\"cover\"",
+        )
+        .edit(
+            "EPUB/package.opf",
+            "<itemref idref=\"c1\"/>",
+            "<itemref idref=\"cp\"/><itemref idref=\"c1\"/>",
+        );
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let epub = epub_file(tmp.path(), &book);
+    let dir = tmp.path().join("project");
+    let unpacked = unpack(&epub, &dir, &UnpackOptions::new()).expect("unpacks");
+    let files: Vec<&str> = unpacked.chapters.iter().map(|c| c.file.as_str()).collect();
+    assert_eq!(files, ["text/chapter_1.xhtml"]);
+    let toml = std::fs::read_to_string(&unpacked.metadata_path).expect("metadata.toml");
+    assert!(
+        toml.contains("cover-alt = \"Cover: Minimal Book\""),
+        "{toml}"
+    );
+}
