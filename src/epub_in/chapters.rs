@@ -1,4 +1,5 @@
-//! The chapter list: the spine's XHTML documents in reading order, each titled and nested as
+//! The chapter list: the spine's XHTML documents in reading order (an SVG drawing of the spine
+//! as the page made to show it, see [`super::files::svg_pages`]), each titled and nested as
 //! the table of contents (the nav, else the NCX) has it.
 //!
 //! A document's title and level are those of the first TOC entry that points into it; further
@@ -101,7 +102,7 @@ pub(super) fn plan(
     let named: std::collections::HashSet<&str> =
         flat.iter().map(|f| path_of(&f.entry.href)).collect();
     for s in &book.spine {
-        let Some((href, item)) = spine_document(s, &items, diagnostics) else {
+        let Some((href, item)) = spine_document(s, &items, written, diagnostics) else {
             continue;
         };
         if item.properties.iter().any(|p| p == "nav") {
@@ -112,7 +113,7 @@ pub(super) fn plan(
             }
             continue;
         }
-        let Some(local) = written.local.get(href) else {
+        let Some(local) = (written.pages.get(href)).or_else(|| written.local.get(href)) else {
             continue;
         };
         let cover_alt = match named.contains(href) {
@@ -239,10 +240,11 @@ fn set_levels(depth_of: &[Option<usize>], plan: &mut Plan, diagnostics: &mut Vec
 }
 
 /// The spine item's document and its manifest entry; None (said why) when the manifest does
-/// not list it or it is not XHTML.
+/// not list it or it is neither XHTML nor an SVG drawing given a page ([`Written::pages`]).
 fn spine_document<'a>(
     s: &'a crate::inspect::SpineItem,
     items: &HashMap<&str, &'a crate::inspect::ManifestItem>,
+    written: &Written,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Option<(&'a str, &'a crate::inspect::ManifestItem)> {
     let Some(href) = s.href.as_deref() else {
@@ -256,7 +258,7 @@ fn spine_document<'a>(
         return None;
     };
     let item = *items.get(href)?;
-    if kind_of(item) != Kind::Document {
+    if kind_of(item) != Kind::Document && !written.pages.contains_key(href) {
         diagnostics.push(note(format!(
             "{href} ({}) is in the spine but is not XHTML; it is kept as a file, not as a chapter",
             item.media_type
@@ -301,10 +303,10 @@ fn cover_page_alt(
     let pictures: Vec<String> = body
         .descendants()
         .filter_map(|n| n.value().as_element())
+        // By local name: an SVG `<image>`'s `xlink:href` is `href` in the XLink namespace.
         .filter_map(|e| {
             e.attr("src")
-                .or_else(|| e.attr("xlink:href"))
-                .or_else(|| e.attr("href"))
+                .or_else(|| e.attrs().find(|(k, _)| *k == "href").map(|(_, v)| v))
         })
         .filter_map(|src| crate::inspect::href::resolve(local, src).map(|r| r.path))
         .collect();

@@ -107,6 +107,9 @@ pub(super) struct Written {
     pub local: HashMap<String, String>,
     pub counts: Counts,
     pub held: HashMap<String, Vec<u8>>,
+    /// The pages made for the spine's SVG documents ([`svg_pages`]): entry name of the SVG →
+    /// path in the folder of its page.
+    pub pages: HashMap<String, String>,
 }
 
 impl Written {
@@ -241,6 +244,90 @@ pub(super) fn write(
     }
     unlisted(epub, book, &zip, diagnostics);
     Ok(written)
+}
+
+/// A page for each SVG document of the spine (a drawing the reader shows as a page, as the
+/// IDPF's svg-in-spine sample has): an XHTML document beside the SVG that shows it whole as a
+/// picture (`<img>`, so the build checks and carries it, and what it draws, as any picture),
+/// its `alt` the contents' title for it, else its file's name. Written or held as `mode` says;
+/// recorded in [`Written::pages`], each with a note.
+pub(super) fn svg_pages(
+    dir: &Path,
+    book: &Epub,
+    written: &mut Written,
+    mode: Mode,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Result<(), Error> {
+    let items: HashMap<&str, &ManifestItem> = (book.manifest.iter())
+        .map(|i| (i.href.as_str(), i))
+        .collect();
+    let taken: std::collections::HashSet<String> = written.local.values().cloned().collect();
+    for href in book.spine.iter().filter_map(|s| s.href.as_deref()) {
+        let is_svg = items
+            .get(href)
+            .is_some_and(|i| i.media_type.eq_ignore_ascii_case("image/svg+xml"));
+        let Some(svg) = written.local.get(href).filter(|_| is_svg) else {
+            continue;
+        };
+        if written.pages.contains_key(href) {
+            continue;
+        }
+        let stem = svg.strip_suffix(".svg").unwrap_or(svg);
+        let page = (0..)
+            .map(|n| match n {
+                0 => format!("{stem}.xhtml"),
+                n => format!("{stem}-page-{n}.xhtml"),
+            })
+            .find(|p| !taken.contains(p) && !written.pages.values().any(|v| v == p))
+            .unwrap_or_default();
+        let name = svg.rsplit('/').next().unwrap_or(svg);
+        let alt = toc_title(&book.toc, href)
+            .unwrap_or_else(|| name.strip_suffix(".svg").unwrap_or(name).to_string());
+        let xhtml = svg_page(name, &alt);
+        match mode {
+            Mode::Hold => {
+                make_folders(dir, &dir.join(&page))?;
+                written.held.insert(page.clone(), xhtml.into_bytes());
+            }
+            Mode::Write => write_file(dir, &dir.join(&page), xhtml.as_bytes())?,
+        }
+        let why = format!(
+            "{href} is an SVG document in the spine: it is the page {page}, which shows it as a picture"
+        );
+        diagnostics.push(Diagnostic::note(Code::EpubInChapter, why));
+        written.pages.insert(href.to_string(), page);
+    }
+    Ok(())
+}
+
+/// The title of the first contents entry that points at `href` (at its whole file).
+fn toc_title(toc: &[crate::inspect::TocEntry], href: &str) -> Option<String> {
+    toc.iter().find_map(|e| {
+        let path = e.href.split('#').next().unwrap_or(&e.href);
+        (path == href)
+            .then(|| e.title.clone())
+            .or_else(|| toc_title(&e.children, href))
+    })
+}
+
+/// The XHTML page that shows the SVG file `name` (beside it) as a picture with `alt`.
+fn svg_page(name: &str, alt: &str) -> String {
+    let src: String = name
+        .chars()
+        .map(|c| {
+            match c.is_ascii() && !c.is_ascii_alphanumeric() && !"-._~!$'()*+,;=@".contains(c) {
+                true => format!("%{:02X}", c as u32),
+                false => c.to_string(),
+            }
+        })
+        .collect();
+    let src = crate::xml::escape_attr(&src);
+    let alt = crate::xml::escape_attr(alt);
+    format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!DOCTYPE html>\n\
+         <html xmlns=\"http://www.w3.org/1999/xhtml\">\n<head><title>{alt}</title></head>\n\
+         <body>\n<img src=\"{src}\" alt=\"{alt}\"/>\n</body>\n</html>\n"
+    )
 }
 
 /// The font `item` that `encryption.xml` says is hidden (`how`), made readable, with a note

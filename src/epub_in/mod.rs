@@ -10,7 +10,8 @@
 //! entry name is taken only when each of its parts is a plain name (no `..`, no root, no drive,
 //! no control character), and no folder on the way may be a symlink.
 //!
-//! What it keeps: the spine's XHTML documents as chapter files under their own names (the
+//! What it keeps: the spine's XHTML documents (and a page showing each SVG drawing of the
+//! spine) as chapter files under their own names (the
 //! EPUB's layout below the package document's folder, so links between them and to images
 //! and stylesheets stay as written; the build resolves links between chapters), images,
 //! stylesheets and fonts beside them, the cover, and in `metadata.toml` what the package
@@ -186,6 +187,7 @@ fn unpack_in(
     let layout = files::Layout::new(&book);
     let mut written = files::write(archive, dir, &book, &layout, mode, &mut diagnostics)?;
     files::unnamed_fonts(epub, dir, &book, &written, &mut diagnostics);
+    files::svg_pages(dir, &book, &mut written, mode, &mut diagnostics)?;
     let meta = metadata::Metadata::new(&book, &extra, &written, &mut diagnostics);
     let plan = chapters::plan(&book, &written, &meta, dir, &mut diagnostics);
     if plan.chapters.is_empty() {

@@ -339,3 +339,95 @@ fn the_contents_page_headings_without_links_and_the_cover_alt_come_back_in_place
     assert_eq!(ncx.matches("<navPoint").count(), 6, "{ncx}");
     assert_eq!((orders, srcs), (5, 5), "{ncx}");
 }
+
+/// The minimal EPUB with an SVG drawing in the spine after its chapter, named in the contents;
+/// with `only`, the drawing is the whole spine.
+fn book_with_svg_page(only: bool) -> TestBook {
+    let svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"100%\" height=\"100%\" \
+               viewBox=\"0 0 10 10\"><rect width=\"10\" height=\"10\" fill=\"#888\"/></svg>";
+    let spine = match only {
+        true => "<itemref idref=\"p\"/>",
+        false => "<itemref idref=\"c1\"/>\n    <itemref idref=\"p\"/>",
+    };
+    TestBook::minimal_epub3()
+        .add("EPUB/images/page one.svg", svg.as_bytes())
+        .edit(
+            "EPUB/package.opf",
+            "<item id=\"ncx\"",
+            "<item id=\"p\" href=\"images/page%20one.svg\" media-type=\"image/svg+xml\"/>\n    <item id=\"ncx\"",
+        )
+        .edit("EPUB/package.opf", "<itemref idref=\"c1\"/>", spine)
+        .edit(
+            "EPUB/nav.xhtml",
+            "    </ol>\n  </nav>",
+            "    <li><a href=\"images/page%20one.svg\">A Drawing</a></li>\n    </ol>\n  </nav>",
+        )
+}
+
+#[test]
+fn an_svg_document_of_the_spine_is_a_page_showing_it_in_its_place() {
+    for only in [false, true] {
+        let tmp = tempfile::tempdir().expect("temp dir");
+        let epub = epub_file(tmp.path(), &book_with_svg_page(only));
+        let dir = tmp.path().join("project");
+        let unpacked = unpack(&epub, &dir, &UnpackOptions::new()).expect("unpacks");
+        let last = unpacked.chapters.last().expect("a chapter");
+        assert_eq!(last.file, "images/page one.xhtml");
+        assert_eq!(last.title.as_deref(), Some("A Drawing"));
+        assert_eq!(unpacked.chapters.len(), if only { 1 } else { 2 });
+        let noted = unpacked
+            .diagnostics
+            .iter()
+            .filter(|d| d.message.contains("is an SVG document in the spine"))
+            .count();
+        assert_eq!(noted, 1);
+        let rebuilt = rebuild(&dir);
+        assert_eq!(
+            titles(&rebuilt.toc).last().map(String::as_str),
+            Some("A Drawing")
+        );
+        let out = std::fs::File::open(dir.join("rebuilt.epub")).expect("rebuilt");
+        let mut zip = zip::ZipArchive::new(out).expect("a zip");
+        let page = rebuilt
+            .spine
+            .last()
+            .and_then(|s| s.href.clone())
+            .expect("a page");
+        let mut xhtml = String::new();
+        std::io::Read::read_to_string(&mut zip.by_name(&page).expect("the page"), &mut xhtml)
+            .expect("reads");
+        assert!(xhtml.contains("alt=\"A Drawing\""), "{xhtml}");
+        assert!(xhtml.contains("<img src=\"../images/"), "{xhtml}");
+    }
+}
+
+#[test]
+fn a_cover_page_drawing_the_cover_in_svg_is_the_builds_to_make_again() {
+    // The cover page our build writes: the picture drawn by an SVG `<image>` (`xlink:href`).
+    let page = r#"<?xml version="1.0" encoding="UTF-8"?>
+<html xmlns="http://www.w3.org/1999/xhtml" lang="en" xml:lang="en"><head><title>Cover</title></head>
+<body><section epub:type="cover"><svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" version="1.1" viewBox="0 0 1 1" role="img" aria-label="Cover: Minimal Book"><title>Cover: Minimal Book</title><image width="1" height="1" xlink:href="../images/cover.png"/></svg></section></body></html>"#;
+    let book = TestBook::minimal_epub3()
+        .add("EPUB/text/cover.xhtml", page.as_bytes())
+        .edit(
+            "EPUB/package.opf",
+            "<item id=\"cover\"",
+            "<item id=\"cp\" href=\"text/cover.xhtml\" media-type=\"application/xhtml+xml\" properties=\"svg\"/><item id=\"cover\"",
+        )
+        .edit(
+            "EPUB/package.opf",
+            "<itemref idref=\"c1\"/>",
+            "<itemref idref=\"cp\"/><itemref idref=\"c1\"/>",
+        );
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let epub = epub_file(tmp.path(), &book);
+    let dir = tmp.path().join("project");
+    let unpacked = unpack(&epub, &dir, &UnpackOptions::new()).expect("unpacks");
+    let files: Vec<&str> = unpacked.chapters.iter().map(|c| c.file.as_str()).collect();
+    assert_eq!(files, ["text/chapter_1.xhtml"]);
+    let toml = std::fs::read_to_string(&unpacked.metadata_path).expect("metadata.toml");
+    assert!(
+        toml.contains("cover-alt = \"Cover: Minimal Book\""),
+        "{toml}"
+    );
+}

@@ -158,8 +158,8 @@ pub(super) fn stores(outputs: &[PathBuf], opts: &FixOptions) -> Vec<Diagnostic> 
 }
 
 /// The letters and digits ([`crate::ledger::count`]) of the bodies of the EPUB's spine
-/// documents, the navigation document left out (a fix makes its own), an image's `alt`
-/// counted as text. Entries are read with inspect's size cap.
+/// documents, the navigation document and SVG drawings left out ([`spine_documents_of`]), an
+/// image's `alt` counted as text. Entries are read with inspect's size cap.
 pub(super) fn spine_chars_of(epub: &Archive) -> Result<usize, InspectError> {
     let mut total = 0;
     for (_, xhtml) in spine_documents_of(epub)? {
@@ -176,7 +176,12 @@ pub(super) fn spine_documents(
     spine_documents_of(&Archive::lazy(epub))
 }
 
-/// The spine's documents of the EPUB of `epub`. A document the zip does not hold is left out;
+/// The spine's documents of the EPUB of `epub`, but the navigation document and SVG drawings.
+/// The navigation document is left out on both sides because the build writes its own from
+/// the contents (a non-linear one, the IDPF test suite's, is not a page of the result); an SVG
+/// drawing is a picture (the result shows it on a page of its own, whose `alt` is counted),
+/// not text: the words of its metadata and styles are no letters a reader sees.
+/// A document the zip does not hold is left out;
 /// one that cannot be read, or inflates past [`MAX_XML_ENTRY_BYTES`], is an error.
 fn spine_documents_of(epub: &Archive) -> Result<Vec<(String, String)>, InspectError> {
     let book = crate::inspect::read::open_archive(epub)?;
@@ -184,7 +189,10 @@ fn spine_documents_of(epub: &Archive) -> Result<Vec<(String, String)>, InspectEr
     let nav: Vec<&str> = book
         .manifest
         .iter()
-        .filter(|m| m.properties.iter().any(|p| p == "nav"))
+        .filter(|m| {
+            m.properties.iter().any(|p| p == "nav")
+                || m.media_type.eq_ignore_ascii_case("image/svg+xml")
+        })
         .map(|m| m.href.as_str())
         .collect();
     let mut documents = Vec::new();
@@ -287,6 +295,32 @@ mod tests {
         let x = "<html><head><title>Title words</title></head><body class=\"x\"><p>ab 12</p></body></html>";
         assert_eq!(crate::ledger::count_xhtml(body(x)), 4);
         assert_eq!(body("<p>no body</p>"), "<p>no body</p>");
+    }
+
+    #[test]
+    fn the_ledger_leaves_out_the_navigation_document_and_svg_drawings_of_the_spine() {
+        use crate::inspect::testutil::{CHAPTER, TestBook};
+        let svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 9 9\">\
+                   <metadata>Inkscape words</metadata><text>Drawn</text></svg>";
+        // The test book's spine holds its nav, `linear="no"`, as the IDPF test suite's does.
+        let book = TestBook::minimal_epub3()
+            .add("EPUB/page.svg", svg.as_bytes())
+            .edit(
+                "EPUB/package.opf",
+                "<item id=\"ncx\"",
+                "<item id=\"p\" href=\"page.svg\" media-type=\"image/svg+xml\"/><item id=\"ncx\"",
+            )
+            .edit(
+                "EPUB/package.opf",
+                "<itemref idref=\"c1\"/>",
+                "<itemref idref=\"c1\"/><itemref idref=\"p\"/>",
+            );
+        assert!(crate::inspect::testutil::OPF.contains("<itemref idref=\"nav\" linear=\"no\"/>"));
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("b.epub");
+        std::fs::write(&path, book.to_zip()).unwrap();
+        let chars = spine_chars_of(&Archive::lazy(&path)).unwrap();
+        assert_eq!(chars, crate::ledger::count_xhtml(body(CHAPTER)));
     }
 
     #[test]

@@ -188,6 +188,7 @@ fn filter_attr(
             }
         },
         _ if let Some(kept) = element_attr(name, key, &value) => kept,
+        _ if let Some(kept) = aria_attr(key, &value) => kept,
         // Set by the caller (from an object's `data` too).
         "alt" | "src" | "data" | "type" if name == "img" => None,
         k if k.len() > 2 && k.starts_with("on") => {
@@ -236,6 +237,28 @@ fn element_attr(name: &str, key: &str, value: &str) -> Option<Option<(&'static s
         _ => return None,
     })
 }
+
+/// The ARIA attributes EPUB 3 XHTML allows on any element, checked: Some(kept or dropped)
+/// when `key` is one of them, None otherwise. A label is kept when not blank; the ids that
+/// `aria-labelledby` and `aria-describedby` name are checked in pass 5, which drops those no
+/// element of the document has ([`super::Tree::fix_ids_and_links`]). EPUB 2's XHTML 1.1 has
+/// none of them: the packager takes them out of EPUB 2 output.
+fn aria_attr(key: &str, value: &str) -> Option<Option<(&'static str, String)>> {
+    let idrefs = || non_empty(&value.split_whitespace().collect::<Vec<_>>().join(" "));
+    Some(match key {
+        "aria-label" => non_empty(value.trim()).map(|v| ("aria-label", v)),
+        "aria-labelledby" => idrefs().map(|v| ("aria-labelledby", v)),
+        "aria-describedby" => idrefs().map(|v| ("aria-describedby", v)),
+        "aria-hidden" => {
+            let v = value.trim().to_ascii_lowercase();
+            matches!(v.as_str(), "true" | "false").then_some(("aria-hidden", v))
+        }
+        _ => return None,
+    })
+}
+
+/// The attributes holding ids of the same document, checked in pass 5.
+pub(super) const IDREF_ATTRS: [&str; 2] = ["aria-labelledby", "aria-describedby"];
 
 /// What an element keeps of its style attribute: its `text-align`, or an image's width.
 fn kept_style(name: &str, style: &str) -> Option<String> {
@@ -309,12 +332,12 @@ fn text_align_from_style(style: &str) -> Option<&'static str> {
 
 /// Attributes every kept element may carry.
 pub(super) fn is_global_attr(name: &str) -> bool {
-    matches!(name, "id" | "class" | "lang" | "dir" | "title" | "style")
+    matches!(name, "id" | "class" | "lang" | "dir" | "title" | "style") || name.starts_with("aria-")
 }
 
 /// Output order of attributes, so serialisation does not depend on the parser's order.
 pub(super) fn attr_rank(name: &str) -> usize {
-    const ORDER: [&str; 20] = [
+    const ORDER: [&str; 24] = [
         "epub:type",
         "role",
         "id",
@@ -325,6 +348,10 @@ pub(super) fn attr_rank(name: &str) -> usize {
         "lang",
         "dir",
         "title",
+        "aria-label",
+        "aria-labelledby",
+        "aria-describedby",
+        "aria-hidden",
         "style",
         "start",
         "reversed",

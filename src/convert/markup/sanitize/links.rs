@@ -6,6 +6,7 @@
 use std::collections::{HashMap, HashSet};
 
 use super::super::ids::{Assigned, Ids};
+use super::attrs::IDREF_ATTRS;
 use super::urls::{percent_decode, url_scheme};
 use super::{Kind, Node, Tree, Warnings, inline_svg, shorten};
 
@@ -46,13 +47,14 @@ impl Tree {
                 }
             }
         }
-        self.type_notes(&order);
-        self.label_checkboxes(&order);
         // Links to the heading taken out as the title go to the chapter's own heading.
         let title_id = format!("{}chapter-title", super::super::ids::GENERATED_ID_PREFIX);
         for raw in &self.title_ids {
             ids.alias(raw, &title_id);
         }
+        self.resolve_idrefs(&order, &ids);
+        self.type_notes(&order);
+        self.label_checkboxes(&order);
         let mut links = Vec::new();
         let mut seen_links = HashSet::new();
         for &i in &order {
@@ -91,6 +93,27 @@ impl Tree {
     }
 }
 
+impl Tree {
+    /// Points the ids that `aria-labelledby` and `aria-describedby` name at the ids as they are
+    /// now; one no element has is dropped (EPUBCheck wants them in the same document), and the
+    /// attribute with it when it names none.
+    fn resolve_idrefs(&mut self, order: &[usize], ids: &Ids<'_>) {
+        for &i in order {
+            let Some(Kind::Element(e)) = self.nodes.get_mut(i).map(|n| &mut n.kind) else {
+                continue;
+            };
+            e.attrs.retain_mut(|(k, v)| {
+                if !IDREF_ATTRS.contains(k) {
+                    return true;
+                }
+                let kept: Vec<&str> = v.split_whitespace().filter_map(|r| ids.target(r)).collect();
+                *v = kept.join(" ");
+                !v.is_empty()
+            });
+        }
+    }
+}
+
 /// Keeps an inline drawing's ids unique in the chapter: one already used is renamed (with
 /// the references to it in the drawing); the others are assigned like any element's.
 fn unique_svg_ids(xml: &mut String, svg_ids: &[String], node: usize, ids: &mut Ids<'_>) {
@@ -110,5 +133,59 @@ fn unique_svg_ids(xml: &mut String, svg_ids: &[String], node: usize, ids: &mut I
         if new != *id {
             *xml = inline_svg::rename_id(xml, id, &new);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::super::test_support::Recorder;
+    use super::super::super::{SplitAt, html_to_xhtml, html_to_xhtml_fixed};
+
+    #[test]
+    fn aria_labels_stay_and_name_only_ids_the_document_has() {
+        let f = html_to_xhtml(
+            "<body><h1>T</h1><figure aria-labelledby=\"c gone\" aria-describedby=\"gone\">\
+             <figcaption id=\"c\">Cap</figcaption></figure>\
+             <span aria-label=\" Mark \" aria-hidden=\"TRUE\" aria-busy=\"x\">x</span>\
+             <p aria-labelledby=\"1 dup\" id=\"1\">a</p><p id=\"dup\">b</p><p id=\"dup\">c</p></body>",
+            &mut Recorder::default(),
+        )
+        .expect("converts");
+        let b = &f.body;
+        assert!(b.contains("<figure aria-labelledby=\"c\">"), "{b}");
+        assert!(
+            b.contains("<span aria-label=\"Mark\" aria-hidden=\"true\">"),
+            "{b}"
+        );
+        // Ids renamed to NCNames are followed; a duplicate names the first of them.
+        assert!(
+            b.contains("<p id=\"id-1\" aria-labelledby=\"id-1 dup\">"),
+            "{b}"
+        );
+        let notes: Vec<&str> = f.warnings.iter().map(|n| n.message.as_str()).collect();
+        assert!(
+            notes.contains(&"dropped unsupported attributes: aria-busy"),
+            "{notes:?}"
+        );
+        assert!(!notes.iter().any(|n| n.contains("aria-label")), "{notes:?}");
+    }
+
+    #[test]
+    fn a_piece_names_no_id_of_another_piece() {
+        let at = SplitAt {
+            level: 2,
+            file: "book.html",
+        };
+        let f = html_to_xhtml_fixed(
+            "<body><h2>A</h2><p id=\"a\">a</p><h2>B</h2>\
+             <p aria-describedby=\"a b\" id=\"b\">b</p><p aria-labelledby=\"a\">c</p></body>",
+            &mut Recorder::default(),
+            None,
+            Some(at),
+        )
+        .expect("converts");
+        let b = &f.pieces.get(1).expect("two pieces").body;
+        assert!(b.contains("<p id=\"b\" aria-describedby=\"b\">"), "{b}");
+        assert!(b.contains("<p>c</p>"), "{b}");
     }
 }

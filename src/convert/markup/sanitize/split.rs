@@ -14,6 +14,7 @@
 use std::collections::HashMap;
 
 use super::super::SplitPiece;
+use super::attrs::IDREF_ATTRS;
 use super::policy::heading_level;
 use super::{Elem, Kind, Node, Tree, percent_decode, slug};
 
@@ -250,6 +251,7 @@ impl Tree {
         for (k, cut) in cuts.iter().enumerate() {
             for i in self.subtree(cut.node) {
                 self.link_across(i, k, &homes, file);
+                self.idrefs_at_home(i, k, &homes);
             }
         }
         homes
@@ -270,6 +272,26 @@ impl Tree {
         if home.is_some_and(|&h| h != k) {
             slot.1 = format!("{file}#{frag}");
         }
+    }
+
+    /// Drops from `i`'s `aria-labelledby` and `aria-describedby` the ids in another piece than
+    /// `k`: they must name elements of the same document.
+    fn idrefs_at_home(&mut self, i: usize, k: usize, homes: &HashMap<String, usize>) {
+        let Some(Kind::Element(e)) = self.nodes.get_mut(i).map(|n| &mut n.kind) else {
+            return;
+        };
+        e.attrs.retain_mut(|(key, v)| {
+            if !IDREF_ATTRS.contains(key) {
+                return true;
+            }
+            let home = |r: &&str| homes.get(*r).is_none_or(|&h| h == k);
+            *v = v
+                .split_whitespace()
+                .filter(home)
+                .collect::<Vec<_>>()
+                .join(" ");
+            !v.is_empty()
+        });
     }
 
     /// The body, or when cut, the pieces (and an empty body).
