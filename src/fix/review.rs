@@ -209,9 +209,32 @@ fn spine_documents_of(epub: &Archive) -> Result<Vec<(String, String)>, InspectEr
             Err(InspectError::MissingEntry { .. }) => continue,
             Err(e) => return Err(e),
         };
+        if holds_contents(&text) {
+            continue;
+        }
         documents.push((href.to_string(), text));
     }
     Ok(documents)
+}
+
+/// Whether an XHTML document holds a table of contents (`<nav epub:type="toc">`): a contents
+/// page, which a fix makes again from the contents (the result's `toc.xhtml` beside its
+/// navigation document), so it is left out on both sides as the navigation document is.
+fn holds_contents(xhtml: &str) -> bool {
+    let mut rest = xhtml;
+    while let Some(at) = rest.find("<nav") {
+        let tag = &rest[at..];
+        let tag = &tag[..tag.find('>').unwrap_or(tag.len())];
+        if let Some(k) = tag.find("epub:type=") {
+            let value = tag[k + 10..].trim_start_matches(['"', '\'']);
+            let value = &value[..value.find(['"', '\'']).unwrap_or(value.len())];
+            if value.split_ascii_whitespace().any(|t| t == "toc") {
+                return true;
+            }
+        }
+        rest = &rest[at + 4..];
+    }
+    false
 }
 
 /// The `<body>` of an XHTML document (all of it when there is none).
@@ -233,6 +256,20 @@ mod tests {
 
     fn d(code: Code, message: &str) -> Diagnostic {
         Diagnostic::error(code, message)
+    }
+
+    #[test]
+    fn a_contents_page_is_a_page_holding_a_toc_nav() {
+        assert!(holds_contents(
+            "<body><nav epub:type=\"toc\" role=\"doc-toc\"><h1>目录</h1></nav></body>"
+        ));
+        assert!(holds_contents("<nav id='x' epub:type='landmarks toc'>"));
+        assert!(!holds_contents(
+            "<body><nav epub:type=\"landmarks\"><p>toc</p></nav></body>"
+        ));
+        assert!(!holds_contents(
+            "<body><p>Contents: <a href='a.xhtml'>A</a></p></body>"
+        ));
     }
 
     #[test]

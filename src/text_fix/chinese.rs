@@ -58,11 +58,6 @@ impl Conversion {
         self.name
     }
 
-    /// The language tag of the converted text (`zh-TW` for `s2tw`).
-    pub fn language(self) -> &'static str {
-        self.language
-    }
-
     /// The language tag a book in `current` has once converted: the conversion's when both
     /// are Chinese (`zh-CN` → `zh-TW` for `s2tw`) or the book names none, else `current`
     /// unchanged: an English book with a few Chinese names stays English, a Japanese one
@@ -340,9 +335,9 @@ mod tests {
     #[test]
     fn names_are_opencc_configurations_with_their_languages() {
         let c = Conversion::named("s2tw.json").unwrap();
-        assert_eq!((c.name(), c.language()), ("s2tw", "zh-TW"));
-        assert_eq!(Conversion::named(" T2S ").unwrap().language(), "zh-CN");
-        assert_eq!(Conversion::named("s2hk").unwrap().language(), "zh-HK");
+        assert_eq!((c.name(), c.language_of("")), ("s2tw", "zh-TW"));
+        assert_eq!(Conversion::named(" T2S ").unwrap().language_of(""), "zh-CN");
+        assert_eq!(Conversion::named("s2hk").unwrap().language_of(""), "zh-HK");
         assert!(Conversion::named("s2x").is_none());
         assert!(Conversion::names().contains(&"tw2sp"));
         // Each has its OpenCC configuration (else `convert` would leave the text alone).
