@@ -62,7 +62,7 @@ impl Conversion {
     /// are Chinese (`zh-CN` → `zh-TW` for `s2tw`) or the book names none, else `current`
     /// unchanged: an English book with a few Chinese names stays English, a Japanese one
     /// stays Japanese.
-    pub fn language_of<'a>(self, current: &'a str) -> &'a str {
+    pub fn language_of(self, current: &str) -> &str {
         let primary = |tag: &str| {
             let end = tag.find(['-', '_']).unwrap_or(tag.len());
             tag[..end].to_ascii_lowercase()
