@@ -254,6 +254,17 @@ impl TokenSink for Guard {
         };
         self.builder.sink.last.set(None);
         let result = self.builder.process_token(token, line);
+        if let (Some(name), TokenSinkResult::RawData(_) | TokenSinkResult::Plaintext) =
+            (&start, &result)
+            && self.xhtml
+            && self.self_closed()
+        {
+            // `<iframe src="…"/>`, `<script src="…"/>` in XHTML: an empty element, not raw
+            // text running to the end of the page (IDPF's epub30-test-0100 lost the rest of a
+            // page so). Closed at once, and the tokenizer reads on as usual.
+            self.close(name, line);
+            return TokenSinkResult::Continue;
+        }
         if let (Some(name), TokenSinkResult::Continue) = (start, &result)
             && !self.close_self_closed(&name, line)
         {
@@ -496,6 +507,18 @@ mod tests {
             "{out}"
         );
         assert!(out.contains(r#"<div class="c"></div><p>last</p>"#), "{out}");
+        // An element whose content is raw text, self-closed, is empty too: what follows stays.
+        for raw in [
+            "iframe src=\"v.html\"",
+            "script src=\"s.js\"",
+            "textarea",
+            "noscript",
+            "style",
+        ] {
+            let page = xhtml.replace("<p>after</p>", &format!("<{raw}/><p>after</p>"));
+            let out = parse_document(&page, 120).html.html();
+            assert!(out.contains("<p>after</p>"), "{raw}: {out}");
+        }
         assert_eq!(out.matches("id=\"y\"").count(), 1, "{out}");
         // As HTML, the same markup keeps HTML's rules.
         let html = format!("<!DOCTYPE html><html><head><title>t</title></head>{body}");
