@@ -60,6 +60,7 @@
 
 // Every public item is documented, and no public field or signature hands out a type a user of
 // the crate cannot name (the front door is all there is).
+#![forbid(unsafe_code)]
 #![warn(missing_docs, unnameable_types)]
 
 // The command line calls the library by its public name, as a user of the crate would.

@@ -2,6 +2,8 @@
 //! arguments, `src/cmd/` for each command's glue, behind the default `cli` feature), so that
 //! the library's own parts need not be public for it.
 
+#![forbid(unsafe_code)]
+
 fn main() -> std::process::ExitCode {
     epubforge::run_cli()
 }
