@@ -265,20 +265,17 @@ pub fn fix(epub: &Path, opts: &FixOptions) -> Result<FixReport, FixError> {
             clock.lap("review input, unpack, build");
             (diagnostics, *built)
         }
-        prepared => {
+        _ if before.problems.is_empty() && !ahead => {
             clock.lap("review input, unpack");
-            if before.problems.is_empty() && !ahead {
-                return Ok(already_clean(epub, before.chars, clock.timings));
-            }
-            let Prepared::Unpacked(diagnostics, chapters) = prepared? else {
-                unreachable!("a build is made ahead only when asked")
-            };
-            let holding = crate::fs::hold(&dirs.project, chapters);
-            let built = build(epub, &dirs, opts)?;
-            drop(holding);
+            return Ok(already_clean(epub, before.chars, clock.timings));
+        }
+        Ok(Prepared::Unpacked(diagnostics, chapters)) => {
+            clock.lap("review input, unpack");
+            let built = build(epub, &dirs, opts, chapters)?;
             clock.lap("build");
             (diagnostics, *built)
         }
+        Err(e) => return Err(e),
     };
     let mut outputs = Vec::new();
     for report in std::iter::once(&built).chain(&built.also) {
@@ -351,9 +348,7 @@ fn prepare(
     if !build_now {
         return Ok(Prepared::Unpacked(diagnostics, chapters));
     }
-    let holding = crate::fs::hold(&dirs.project, chapters);
-    let built = build(input.path(), dirs, opts)?;
-    drop(holding);
+    let built = build(input.path(), dirs, opts, chapters)?;
     Ok(Prepared::Built(diagnostics, built))
 }
 
@@ -421,11 +416,18 @@ fn unpack(input: &Archive, dir: &Path) -> Result<(Vec<Diagnostic>, Chapters), Fi
     Ok((diagnostics, chapters))
 }
 
-/// Loads the unpacked project and builds it into `dirs.staged`.
-fn build(epub: &Path, dirs: &Dirs, opts: &FixOptions) -> Result<Box<BuildReport>, FixError> {
+/// Loads the unpacked project, its `chapters` held in memory, and builds it into `dirs.staged`.
+fn build(
+    epub: &Path,
+    dirs: &Dirs,
+    opts: &FixOptions,
+    chapters: Chapters,
+) -> Result<Box<BuildReport>, FixError> {
     let failed = |e: crate::error::Error| {
         FixError::Build(Box::new(relocate(e.diagnostic(), &dirs.project, epub)))
     };
+    // The chapters are read from memory for as long as this build runs.
+    let _holding = crate::fs::hold(&dirs.project, chapters);
     let project = Project::load_with(&dirs.project, &LoadOptions::default()).map_err(failed)?;
     let name = default_output(epub, opts);
     let name = name.file_name().unwrap_or_default();
