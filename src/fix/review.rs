@@ -168,7 +168,8 @@ pub(super) fn spine_chars_of(epub: &Archive) -> Result<usize, InspectError> {
     Ok(total)
 }
 
-/// The spine's documents (the navigation document left out), as (entry name, text).
+/// The spine's documents (what [`spine_documents_of`] leaves out left out), as (entry name,
+/// text).
 #[cfg(test)]
 pub(super) fn spine_documents(
     epub: &std::path::Path,
@@ -176,8 +177,8 @@ pub(super) fn spine_documents(
     spine_documents_of(&Archive::lazy(epub))
 }
 
-/// The spine's documents of the EPUB of `epub`, but the navigation document and SVG drawings.
-/// The navigation document is left out on both sides because the build writes its own from
+/// The spine's documents of the EPUB of `epub`, but the navigation document, other contents
+/// pages ([`holds_contents`]) and SVG drawings. The navigation document is left out on both sides because the build writes its own from
 /// the contents (a non-linear one, the IDPF test suite's, is not a page of the result); an SVG
 /// drawing is a picture (the result shows it on a page of its own, whose `alt` is counted),
 /// not text: the words of its metadata and styles are no letters a reader sees.
@@ -186,7 +187,7 @@ pub(super) fn spine_documents(
 fn spine_documents_of(epub: &Archive) -> Result<Vec<(String, String)>, InspectError> {
     let book = crate::inspect::read::open_archive(epub)?;
     let mut zip = epub.container()?;
-    let nav: Vec<&str> = book
+    let left_out: Vec<&str> = book
         .manifest
         .iter()
         .filter(|m| {
@@ -197,7 +198,7 @@ fn spine_documents_of(epub: &Archive) -> Result<Vec<(String, String)>, InspectEr
         .collect();
     let mut documents = Vec::new();
     for href in book.spine.iter().filter_map(|s| s.href.as_deref()) {
-        if nav.contains(&href) {
+        if left_out.contains(&href) {
             continue;
         }
         let text = match zip.read_entry(href, MAX_XML_ENTRY_BYTES) {
