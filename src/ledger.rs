@@ -256,8 +256,10 @@ pub fn account(
             given
         }
         Given::Nodes(nodes) => {
+            // A node the text fix left alone (None) is counted once, for both.
             let (written, given) = nodes.iter().fold((0, 0), |(w, g), (a, b)| {
-                (w + count(a), g + count(b.as_deref().unwrap_or(a)))
+                let as_written = count(a);
+                (w + as_written, g + b.as_deref().map_or(as_written, count))
             });
             removed.cleanup = written.saturating_sub(given);
             given

@@ -433,15 +433,26 @@ fn implausible(text: &str) -> Option<(usize, usize)> {
 
 /// How many NUL characters `text` holds, and the 1-based line of the first.
 fn count_nuls(text: &str) -> (usize, Option<usize>) {
-    let Some(first) = text.as_bytes().iter().position(|&b| b == 0) else {
+    let Some(first) = memchr::memchr(0, text.as_bytes()) else {
         return (0, None);
     };
-    let count = text.as_bytes().iter().filter(|&&b| b == 0).count();
+    let count = memchr::memchr_iter(0, text.as_bytes()).count();
     let line = 1 + text.as_bytes()[..first]
         .iter()
         .filter(|&&b| b == b'\n')
         .count();
     (count, Some(line))
+}
+
+/// Whether [`normalise`] would leave `bytes` as they are: no C0 control but NUL, tab and
+/// newline (a carriage return included), and no U+FFFE or U+FFFF (`EF BF BE`, `EF BF BF`).
+/// Read without stopping at the first control, so that the loop is vectorised; and `EF BF`,
+/// which starts only U+FFC0..U+FFFF, is rare where `EF` (full-width punctuation) is not.
+fn is_clean(bytes: &[u8]) -> bool {
+    let control = |b: u8| b < 0x20 && !matches!(b, 0 | b'\t' | b'\n');
+    !bytes.iter().fold(false, |any, &b| any | control(b))
+        && !memchr::memmem::find_iter(bytes, b"\xEF\xBF")
+            .any(|at| matches!(bytes.get(at + 2), Some(0xBE | 0xBF)))
 }
 
 /// `\r\n` and `\r` to `\n`; drops C0 controls other than tab, newline and NUL (see
@@ -465,6 +476,9 @@ fn normalise(text: &str) -> Option<(String, usize, Option<usize>)> {
         t
     };
     let bytes = text.as_bytes();
+    if is_clean(bytes) {
+        return None;
+    }
     let mut i = bytes.iter().position(|&b| ATTENTION[usize::from(b)])?;
     let mut out = String::new();
     let mut dropped = 0;
@@ -756,6 +770,8 @@ mod tests {
             "\u{0}",
             "abc\u{FFFF}",
             "末尾\u{EF00}\u{F000}\u{FFBF}",
+            "\u{FFC0}，\u{FFFF}",
+            "，\u{FFC0}\u{FFFD}\u{0}",
         ];
         for case in cases {
             let want = normalise_by_chars(case);

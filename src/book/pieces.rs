@@ -100,8 +100,17 @@ fn tags(body: &str) -> impl Iterator<Item = (usize, &str)> {
 
 /// The value of attribute `name` in a tag, and where it starts in the tag.
 fn attribute<'t>(tag: &'t str, name: &str) -> Option<(usize, &'t str)> {
-    let key = format!(" {name}=\"");
-    let start = tag.find(&key)? + key.len();
+    // The first ` name="` in the tag, found without building that string.
+    let bytes = tag.as_bytes();
+    let mut from = 0;
+    let start = loop {
+        let at = from + tag.get(from..)?.find(name)?;
+        let end = at + name.len();
+        if at > 0 && bytes[at - 1] == b' ' && bytes.get(end..end + 2) == Some(b"=\"") {
+            break end + 2;
+        }
+        from = at + 1;
+    };
     let len = tag.get(start..)?.find('"')?;
     Some((start, tag.get(start..start + len)?))
 }
@@ -260,7 +269,8 @@ pub(crate) fn sections(body: &str) -> Vec<super::Section> {
         };
         match &open {
             None => {
-                if let (Some(level), Some((_, id))) = (level(tag), attribute(tag, "id"))
+                if let Some(level) = level(tag)
+                    && let Some((_, id)) = attribute(tag, "id")
                     && (level > 1 || id.starts_with(EMPTY_CHAPTER_ID))
                 {
                     open = Some((level, id.to_string(), String::new()));
@@ -381,6 +391,21 @@ mod tests {
         assert_eq!(piece_of(&anchors, "d"), 2);
         assert_eq!(piece_of(&anchors, "a"), 0);
         assert_eq!(piece_of(&anchors, "in-text"), 0);
+    }
+
+    #[test]
+    fn an_attribute_is_the_first_written_with_its_whole_name() {
+        let tags = [
+            ("<a xid=\"1\" id=\"2\">", Some((15, "2"))),
+            ("<p id=\"x\">", Some((7, "x"))),
+            ("<p data-id=\"x\" id = \"y\">", None),
+            ("<p id=\"\" id=\"z\">", Some((7, ""))),
+            ("<pid=\"x\">", None),
+            ("<p  id=\"open", None),
+        ];
+        for (tag, want) in tags {
+            assert_eq!(attribute(tag, "id"), want, "{tag}");
+        }
     }
 
     #[test]

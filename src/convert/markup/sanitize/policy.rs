@@ -224,6 +224,15 @@ fn is_link_bar(el: ElementRef<'_>) -> bool {
     ) {
         return false;
     }
+    // At least two links or none of the rest: most paragraphs have none, and their text is
+    // then not read word by word.
+    let anchors = el.descendants().filter(|n| match n.value() {
+        PNode::Element(e) => e.name() == "a",
+        _ => false,
+    });
+    if anchors.take(2).count() < 2 {
+        return false;
+    }
     let (mut links, mut labels, mut named) = (0, 0, false);
     for node in el.descendants() {
         match node.value() {

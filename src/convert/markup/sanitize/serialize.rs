@@ -1,8 +1,20 @@
 //! Pass 6: the tree written out as XHTML, with an explicit stack (no recursion however deep).
 
-use super::super::{escape_attr, escape_text};
+use super::super::escape_attr;
 use super::policy::is_void;
 use super::{Kind, Tree, mathml};
+use crate::xml::push_escaped_text;
+
+impl Kind {
+    /// The length of the text or finished XML the node holds (0 for the others).
+    fn text_len(&self) -> usize {
+        match self {
+            Kind::Text(t) => t.len(),
+            Kind::Raw { xml, .. } => xml.len(),
+            _ => 0,
+        }
+    }
+}
 
 impl Tree {
     /// Pass 6: XHTML text of `top`'s children, without recursion.
@@ -11,13 +23,15 @@ impl Tree {
             Open(usize),
             Close(&'static str),
         }
-        let mut out = String::new();
-        let mut stack: Vec<Step> = self
-            .children(top)
-            .into_iter()
-            .rev()
-            .map(Step::Open)
-            .collect();
+        let kids = |i: usize| self.nodes.get(i).map_or(&[][..], |n| &n.children[..]);
+        // The whole tree's text is most of its output: room for it and its tags (a piece of
+        // a split tree grows as it goes).
+        let text: usize = match top {
+            0 => self.nodes.iter().map(|n| n.kind.text_len()).sum(),
+            _ => 0,
+        };
+        let mut out = String::with_capacity(text + text / 8 + 64);
+        let mut stack: Vec<Step> = kids(top).iter().rev().map(|&c| Step::Open(c)).collect();
         while let Some(step) = stack.pop() {
             match step {
                 Step::Close(name) => {
@@ -26,7 +40,7 @@ impl Tree {
                     out.push('>');
                 }
                 Step::Open(i) => match self.nodes.get(i).map(|n| &n.kind) {
-                    Some(Kind::Text(t)) => out.push_str(&escape_text(t)),
+                    Some(Kind::Text(t)) => push_escaped_text(&mut out, t),
                     Some(Kind::Raw { xml, .. }) => out.push_str(xml),
                     Some(Kind::Element(e)) => {
                         out.push('<');
@@ -48,7 +62,7 @@ impl Tree {
                         } else {
                             out.push('>');
                             stack.push(Step::Close(e.name));
-                            stack.extend(self.children(i).into_iter().rev().map(Step::Open));
+                            stack.extend(kids(i).iter().rev().map(|&c| Step::Open(c)));
                         }
                     }
                     _ => {}
