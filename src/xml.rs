@@ -60,6 +60,10 @@ pub fn push_escaped_text(out: &mut String, s: &str) {
 /// [`escape`], appending to `out`.
 fn escape_into(out: &mut String, s: &str, attr: bool) {
     let bytes = s.as_bytes();
+    if !changes(bytes, attr) {
+        out.push_str(s);
+        return;
+    }
     let mut kept = 0;
     let mut i = 0;
     while i < bytes.len() {
@@ -97,6 +101,20 @@ fn escape_into(out: &mut String, s: &str, attr: bool) {
         kept = i;
     }
     out.push_str(&s[kept..]);
+}
+
+/// Whether [`escape`] changes anything in `bytes`: read without stopping at the first hit,
+/// so that the loop is vectorised (a chapter's text is mostly left as it is, and its CJK
+/// punctuation starts with the `EF` that the byte-by-byte loop stops at).
+fn changes(bytes: &[u8], attr: bool) -> bool {
+    let escaped = |b: u8| {
+        matches!(b, b'&' | b'<' | b'>')
+            || (b < 0x20 && (attr || !matches!(b, b'\t' | b'\n')))
+            || (attr && b == b'"')
+    };
+    bytes.iter().fold(false, |any, &b| any | escaped(b))
+        || memchr::memmem::find_iter(bytes, b"\xEF\xBF")
+            .any(|at| matches!(bytes.get(at + 2), Some(0xBE | 0xBF)))
 }
 
 /// True for characters allowed in XML 1.0 documents (the `Char` production).
@@ -179,10 +197,17 @@ mod tests {
             "\u{FFFE}头\u{FFFF}\u{FFFD}\u{FEFF}\u{FFEE}尾\u{EFFF}\u{F000}",
             "\u{0}\u{1F}\t\n\r\"'",
             "末\u{7F}\u{80}\u{10FFFF}>",
+            "一\r二",
+            "一\t二\n",
+            "\u{FFC0}，\u{FFFF}",
+            "\u{FFC0}，\"",
         ];
         for case in cases {
             assert_eq!(escape_text(case), by_chars(case, false), "{case:?}");
             assert_eq!(escape_attr(case), by_chars(case, true), "{case:?}");
+            for attr in [false, true] {
+                assert_eq!(changes(case.as_bytes(), attr), by_chars(case, attr) != case);
+            }
         }
     }
 }

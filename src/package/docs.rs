@@ -28,7 +28,7 @@ pub(crate) fn xhtml(
         })
         .collect();
     if look.epub2() {
-        return format!(
+        let head = format!(
             r#"<?xml version="1.0" encoding="UTF-8"?>
 <!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.1//EN" "http://www.w3.org/TR/xhtml11/DTD/xhtml11.dtd">
 <html xmlns="http://www.w3.org/1999/xhtml" xml:lang="{lang}">
@@ -37,15 +37,13 @@ pub(crate) fn xhtml(
 <title>{title}</title>
 {links}</head>
 <body{class}>
-{body}</body>
-</html>
 "#,
             lang = attr(lang),
             title = text(title),
-            body = epub2::downgrade(body),
         );
+        return wrap(&head, &epub2::downgrade(body), "</body>\n</html>\n");
     }
-    format!(
+    let head = format!(
         r#"<?xml version="1.0" encoding="UTF-8"?>
 <!DOCTYPE html>
 <html xmlns="http://www.w3.org/1999/xhtml" xmlns:epub="http://www.idpf.org/2007/ops"{prefix} lang="{lang}" xml:lang="{lang}">
@@ -54,13 +52,22 @@ pub(crate) fn xhtml(
 <title>{title}</title>
 {links}</head>
 <body{class}>
-{body}</body>
-</html>
 "#,
         lang = attr(lang),
         title = text(title),
         prefix = type_prefixes(body),
-    )
+    );
+    wrap(&head, body, "</body>\n</html>\n")
+}
+
+/// `head`, `body` and `tail` in one string, sized for them: a chapter's body, most of a
+/// document, copied once (`format!` with it among its arguments grew its string twice).
+fn wrap(head: &str, body: &str, tail: &str) -> String {
+    let mut out = String::with_capacity(head.len() + body.len() + tail.len());
+    out.push_str(head);
+    out.push_str(body);
+    out.push_str(tail);
+    out
 }
 
 /// Writes `nav.xhtml`: [`nav::nav_body`] in the shell.
@@ -158,29 +165,29 @@ pub(super) fn render(
             let body = if *first && !chapter.heading {
                 // The body shows its own heading (or none): the title names it for
                 // assistive technology only.
-                format!(
-                    "<section {typed} aria-label=\"{}\">\n{}</section>\n",
-                    attr(&chapter.title),
-                    body
-                )
+                let head = format!(
+                    "<section {typed} aria-label=\"{}\">\n",
+                    attr(&chapter.title)
+                );
+                wrap(&head, &body, "</section>\n")
             } else if *first {
-                format!(
-                    "<section {typed} aria-labelledby=\"{P}chapter-title\">\n<h1{} id=\"{P}chapter-title\">{}</h1>\n{}</section>\n",
+                let head = format!(
+                    "<section {typed} aria-labelledby=\"{P}chapter-title\">\n<h1{} id=\"{P}chapter-title\">{}</h1>\n",
                     chapter
                         .title_types
                         .as_deref()
                         .map(|t| format!(" epub:type=\"{}\"", attr(t)))
                         .unwrap_or_default(),
                     text(&chapter.title),
-                    body
-                )
+                );
+                wrap(&head, &body, "</section>\n")
             } else {
                 // A continuation: no second heading, labelled for assistive technology.
-                format!(
-                    "<section {typed} aria-label=\"{}\" class=\"continued\">\n{}</section>\n",
-                    attr(&chapter.title),
-                    pieces::headings_from_h2(&body)
-                )
+                let head = format!(
+                    "<section {typed} aria-label=\"{}\" class=\"continued\">\n",
+                    attr(&chapter.title)
+                );
+                wrap(&head, &pieces::headings_from_h2(&body), "</section>\n")
             };
             let body = if look.vertical() {
                 tcy::tate_chu_yoko(&body)
