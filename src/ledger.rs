@@ -417,6 +417,32 @@ mod tests {
     }
 
     #[test]
+    fn count_agrees_with_the_character_definition() {
+        // Han counted by its lead byte (U+4000..U+9FFF), the rest by `counted`.
+        let by_chars = |t: &str| {
+            t.chars()
+                .filter(|&c| ('\u{4000}'..='\u{9FFF}').contains(&c) || counted(c))
+                .count()
+        };
+        let long = "第一章，风起。“好！”ab12 ＡＢ ω 𝒊 é ䷀ 〇 ｶ カ 가".repeat(7);
+        for t in [
+            "",
+            "a",
+            "，",
+            "a，b",
+            &long,
+            &long[3..],
+            &long[..long.len() - 4],
+        ] {
+            assert_eq!(count(t), by_chars(t), "{t:?}");
+        }
+        for cut in 0..64 {
+            let t = long.get(cut..).unwrap_or("");
+            assert_eq!(count(t), by_chars(t), "{cut}");
+        }
+    }
+
+    #[test]
     fn counts_letters_digits_and_han_not_punctuation_or_markup() {
         assert_eq!(count("第1章 风起，“好！”ab"), 8);
         assert_eq!(count("ＡＢ１２ ω 𝒊"), 6);

@@ -450,9 +450,16 @@ fn count_nuls(text: &str) -> (usize, Option<usize>) {
 /// which starts only U+FFC0..U+FFFF, is rare where `EF` (full-width punctuation) is not.
 fn is_clean(bytes: &[u8]) -> bool {
     let control = |b: u8| b < 0x20 && !matches!(b, 0 | b'\t' | b'\n');
+    let next = bytes.get(1..).unwrap_or_default();
+    let pair = bytes
+        .iter()
+        .zip(next)
+        .fold(false, |any, (&a, &b)| any | (a == 0xEF && b == 0xBF));
     !bytes.iter().fold(false, |any, &b| any | control(b))
-        && !memchr::memmem::find_iter(bytes, b"\xEF\xBF")
-            .any(|at| matches!(bytes.get(at + 2), Some(0xBE | 0xBF)))
+        && !(pair
+            && bytes
+                .windows(3)
+                .any(|w| matches!(w, [0xEF, 0xBF, 0xBE | 0xBF])))
 }
 
 /// `\r\n` and `\r` to `\n`; drops C0 controls other than tab, newline and NUL (see

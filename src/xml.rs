@@ -112,9 +112,21 @@ fn changes(bytes: &[u8], attr: bool) -> bool {
             || (b < 0x20 && (attr || !matches!(b, b'\t' | b'\n')))
             || (attr && b == b'"')
     };
-    bytes.iter().fold(false, |any, &b| any | escaped(b))
-        || memchr::memmem::find_iter(bytes, b"\xEF\xBF")
-            .any(|at| matches!(bytes.get(at + 2), Some(0xBE | 0xBF)))
+    bytes.iter().fold(false, |any, &b| any | escaped(b)) || has_nonchar(bytes)
+}
+
+/// Whether `bytes` hold U+FFFE or U+FFFF (`EF BF BE`, `EF BF BF`). A vectorised pass looks
+/// for the pair `EF BF` first: it starts only U+FFC0..U+FFFF, rare, where `EF` alone (CJK
+/// punctuation) is not; and a short text is not worth a `memmem` searcher's set-up.
+fn has_nonchar(bytes: &[u8]) -> bool {
+    let next = bytes.get(1..).unwrap_or_default();
+    let pair = bytes
+        .iter()
+        .zip(next)
+        .fold(false, |any, (&a, &b)| any | (a == 0xEF && b == 0xBF));
+    pair && bytes
+        .windows(3)
+        .any(|w| matches!(w, [0xEF, 0xBF, 0xBE | 0xBF]))
 }
 
 /// True for characters allowed in XML 1.0 documents (the `Char` production).
@@ -132,9 +144,7 @@ pub fn only_xml_chars(s: &str) -> bool {
     if bytes.iter().fold(false, |any, &b| any | control(b)) {
         return false;
     }
-    // `EF BF` starts only U+FFC0..U+FFFF: rare.
-    !memchr::memmem::find_iter(bytes, b"\xEF\xBF")
-        .any(|at| matches!(bytes.get(at + 2), Some(0xBE | 0xBF)))
+    !has_nonchar(bytes)
 }
 
 #[cfg(test)]
