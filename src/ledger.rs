@@ -84,8 +84,8 @@ fn text_runs<'a>(xhtml: &'a str, f: &mut dyn FnMut(&'a str)) {
             b'<' if after.starts_with("<!--") => {
                 after[4..].find("-->").map_or(after.len(), |k| k + 7)
             }
-            b'<' => after.find('>').map_or(after.len(), |k| k + 1),
-            _ => after.find(';').map_or(1, |k| k + 1),
+            b'<' => memchr::memchr(b'>', after.as_bytes()).map_or(after.len(), |k| k + 1),
+            _ => memchr::memchr(b';', after.as_bytes()).map_or(1, |k| k + 1),
         };
         let tag = &after[..end];
         if tag.starts_with("<img")

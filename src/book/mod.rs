@@ -277,7 +277,7 @@ impl Features {
     /// (text and attribute values are escaped there, so a `<` always opens a tag).
     pub fn of(body: &str) -> Features {
         let mut f = Features::default();
-        for (at, _) in body.match_indices('<') {
+        for at in memchr::memchr_iter(b'<', body.as_bytes()) {
             let tag = body.get(at + 1..).unwrap_or_default();
             let name_end = tag
                 .find(|c: char| !c.is_ascii_alphanumeric())
