@@ -25,6 +25,7 @@ use html5ever::tree_builder::{
     ElementFlags, NodeOrText, QuirksMode, TreeBuilder, TreeBuilderOpts, TreeSink,
 };
 use html5ever::{Attribute, LocalName, QualName, TokenizerResult, local_name, ns};
+use rustc_hash::FxHashMap;
 use scraper::{Html, HtmlTreeSink};
 
 /// A node of scraper's tree, as the parser names it.
@@ -286,8 +287,9 @@ impl TokenSink for Guard {
 /// scraper's tree sink, plus the depth of every element and the lines of the deep ones.
 struct DepthSink {
     inner: HtmlTreeSink,
-    /// Depth of each element placed in the tree (the document is 0).
-    depths: RefCell<HashMap<NodeId, u32>>,
+    /// Depth of each element placed in the tree (the document is 0): looked up at every
+    /// node the tree builder places, so hashed the fast way (a node id is a small number).
+    depths: RefCell<FxHashMap<NodeId, u32>>,
     /// The element placed last, and its depth.
     last: Cell<Option<(NodeId, u32)>>,
     /// Whether the start tag being built was written `<x/>`.
@@ -301,7 +303,7 @@ impl DepthSink {
     fn new(inner: HtmlTreeSink, note_depth: u32) -> DepthSink {
         DepthSink {
             inner,
-            depths: RefCell::new(HashMap::new()),
+            depths: RefCell::new(FxHashMap::default()),
             last: Cell::new(None),
             last_self_closing: Cell::new(false),
             line: Cell::new(1),
