@@ -455,11 +455,12 @@ fn is_clean(bytes: &[u8]) -> bool {
         .iter()
         .zip(next)
         .fold(false, |any, (&a, &b)| any | (a == 0xEF && b == 0xBF));
-    !bytes.iter().fold(false, |any, &b| any | control(b))
-        && !(pair
-            && bytes
-                .windows(3)
-                .any(|w| matches!(w, [0xEF, 0xBF, 0xBE | 0xBF])))
+    let nonchar = pair
+        && bytes
+            .windows(3)
+            .any(|w| matches!(w, [0xEF, 0xBF, 0xBE | 0xBF]));
+    let controls = bytes.iter().fold(false, |any, &b| any | control(b));
+    !controls && !nonchar
 }
 
 /// `\r\n` and `\r` to `\n`; drops C0 controls other than tab, newline and NUL (see
