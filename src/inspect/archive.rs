@@ -46,6 +46,16 @@ impl Archive {
         }
     }
 
+    /// The EPUB at `path` just written, its entries' contents those `held` took as they were
+    /// written ([`Holding`]): its zip (the central directory, the container rules) is read
+    /// from the file, each entry held from memory, any other from the file.
+    pub(crate) fn with_entries(path: &Path, held: Held) -> Archive {
+        Archive {
+            path: path.to_path_buf(),
+            inflated: Some(held.0),
+        }
+    }
+
     /// The path of the EPUB.
     pub(crate) fn path(&self) -> &Path {
         &self.path
@@ -78,6 +88,69 @@ impl Archive {
             source,
         })?;
         self.container_of(reader)
+    }
+}
+
+/// The contents of an EPUB's entries taken as they are written, for a review of the EPUB
+/// without inflating it again ([`Archive::with_entries`]); under the caps of
+/// [`Archive::inflate`]: an entry past [`MAX_XML_ENTRY_BYTES`], or past
+/// [`MAX_INFLATED_BYTES`] in all, is not held (its readers read it from the file).
+#[derive(Default)]
+pub(crate) struct Holding {
+    entries: Inflated,
+    bytes: u64,
+}
+
+impl Holding {
+    /// Holds the entry `name`, text already known to be UTF-8.
+    pub(crate) fn text(&mut self, name: &str, text: String) {
+        if self.fits(text.len()) {
+            self.entries.insert(name.to_string(), Entry::Text(text));
+        }
+    }
+
+    /// Holds the entry `name`, checked for UTF-8 as [`Archive::inflate`] checks it.
+    pub(crate) fn bytes(&mut self, name: &str, bytes: &[u8]) {
+        if self.fits(bytes.len()) {
+            let entry = match std::str::from_utf8(bytes) {
+                Ok(text) => Entry::Text(text.to_string()),
+                Err(_) => Entry::Bytes(bytes.to_vec()),
+            };
+            self.entries.insert(name.to_string(), entry);
+        }
+    }
+
+    /// Whether `len` more bytes may be held; counted when so.
+    fn fits(&mut self, len: usize) -> bool {
+        let len = len as u64;
+        let fits = len <= MAX_XML_ENTRY_BYTES && self.bytes + len <= MAX_INFLATED_BYTES;
+        if fits {
+            self.bytes += len;
+        }
+        fits
+    }
+
+    /// What was held, for [`Archive::with_entries`].
+    pub(crate) fn finish(self) -> Held {
+        Held(Arc::new(self.entries))
+    }
+}
+
+/// The entries a [`Holding`] took.
+#[derive(Clone)]
+pub(crate) struct Held(Arc<Inflated>);
+
+impl Held {
+    /// The entries held, by name.
+    #[cfg(test)]
+    pub(crate) fn entries(&self) -> &Inflated {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for Held {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Held({} entries)", self.0.len())
     }
 }
 
