@@ -162,9 +162,9 @@ pub(super) fn stores(outputs: &[PathBuf], opts: &FixOptions) -> Vec<Diagnostic> 
 /// image's `alt` counted as text. Entries are read with inspect's size cap.
 pub(super) fn spine_chars_of(epub: &Archive) -> Result<usize, InspectError> {
     let mut total = 0;
-    for (_, xhtml) in spine_documents_of(epub)? {
-        total += crate::ledger::count_xhtml(body(&xhtml));
-    }
+    spine_documents_of(epub, |_, xhtml| {
+        total += crate::ledger::count_xhtml(body(xhtml));
+    })?;
     Ok(total)
 }
 
@@ -174,7 +174,11 @@ pub(super) fn spine_chars_of(epub: &Archive) -> Result<usize, InspectError> {
 pub(super) fn spine_documents(
     epub: &std::path::Path,
 ) -> Result<Vec<(String, String)>, InspectError> {
-    spine_documents_of(&Archive::lazy(epub))
+    let mut documents = Vec::new();
+    spine_documents_of(&Archive::lazy(epub), |href, text| {
+        documents.push((href.to_string(), text.to_string()));
+    })?;
+    Ok(documents)
 }
 
 /// The spine's documents of the EPUB of `epub`, but the navigation document, other contents
@@ -183,8 +187,12 @@ pub(super) fn spine_documents(
 /// drawing is a picture (the result shows it on a page of its own, whose `alt` is counted),
 /// not text: the words of its metadata and styles are no letters a reader sees.
 /// A document the zip does not hold is left out;
-/// one that cannot be read, or inflates past [`MAX_XML_ENTRY_BYTES`], is an error.
-fn spine_documents_of(epub: &Archive) -> Result<Vec<(String, String)>, InspectError> {
+/// one that cannot be read, or inflates past [`MAX_XML_ENTRY_BYTES`], is an error. Each is
+/// handed to `visit` (entry name, text) as it is read, lent when it was inflated ahead.
+fn spine_documents_of(
+    epub: &Archive,
+    mut visit: impl FnMut(&str, &str),
+) -> Result<(), InspectError> {
     let book = crate::inspect::read::open_archive(epub)?;
     let mut zip = epub.container()?;
     let left_out: Vec<&str> = book
@@ -196,26 +204,24 @@ fn spine_documents_of(epub: &Archive) -> Result<Vec<(String, String)>, InspectEr
         })
         .map(|m| m.href.as_str())
         .collect();
-    let mut documents = Vec::new();
     for href in book.spine.iter().filter_map(|s| s.href.as_deref()) {
         if left_out.contains(&href) {
             continue;
         }
-        let text = match zip.read_entry(href, MAX_XML_ENTRY_BYTES) {
-            Ok(Entry::Text(text)) => text,
-            Ok(Entry::Bytes(bytes)) => match String::from_utf8(bytes) {
-                Ok(text) => text,
-                Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
-            },
+        let entry = match zip.lend(href, MAX_XML_ENTRY_BYTES) {
+            Ok(entry) => entry,
             Err(InspectError::MissingEntry { .. }) => continue,
             Err(e) => return Err(e),
         };
-        if holds_contents(&text) {
-            continue;
+        let text = match &*entry {
+            Entry::Text(text) => std::borrow::Cow::Borrowed(text.as_str()),
+            Entry::Bytes(bytes) => String::from_utf8_lossy(bytes),
+        };
+        if !holds_contents(&text) {
+            visit(href, &text);
         }
-        documents.push((href.to_string(), text));
     }
-    Ok(documents)
+    Ok(())
 }
 
 /// Whether an XHTML document holds a table of contents (`<nav epub:type="toc">`): a contents
