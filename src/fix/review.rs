@@ -193,7 +193,7 @@ fn spine_documents_of(
     epub: &Archive,
     mut visit: impl FnMut(&str, &str),
 ) -> Result<(), InspectError> {
-    let book = crate::inspect::read::open_archive(epub)?;
+    let book = epub.package()?;
     let mut zip = epub.container()?;
     let left_out: Vec<&str> = book
         .manifest

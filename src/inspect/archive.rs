@@ -8,23 +8,26 @@
 use std::fs::File;
 use std::io::{BufReader, Cursor, Read};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 
 use zip::ZipArchive;
 
 use super::container::{Container, Entry, Inflated};
+use super::read::Epub;
 use super::{InspectError, MAX_ENTRIES, MAX_XML_ENTRY_BYTES, READ_BUFFER};
 
 /// Most bytes held inflated ahead for one EPUB (over all its entries), and the largest EPUB
 /// file read into memory to inflate them: past these, entries are inflated when read.
 const MAX_INFLATED_BYTES: u64 = 512 * 1024 * 1024;
 
-/// The EPUB file at a path, with the entries inflated ahead when made by [`Archive::inflate`].
+/// The EPUB file at a path, with the entries inflated ahead when made by [`Archive::inflate`],
+/// and its package once parsed ([`Archive::package`]).
 #[derive(Debug, Clone)]
 pub(crate) struct Archive {
     path: PathBuf,
     inflated: Option<Arc<Inflated>>,
+    package: Arc<Mutex<Option<Arc<Epub>>>>,
 }
 
 impl Archive {
@@ -33,6 +36,7 @@ impl Archive {
         Archive {
             path: path.to_path_buf(),
             inflated: None,
+            package: Arc::default(),
         }
     }
 
@@ -43,6 +47,7 @@ impl Archive {
         Archive {
             path: path.to_path_buf(),
             inflated: inflate_all(path).map(Arc::new),
+            package: Arc::default(),
         }
     }
 
@@ -53,6 +58,7 @@ impl Archive {
         Archive {
             path: path.to_path_buf(),
             inflated: Some(held.0),
+            package: Arc::default(),
         }
     }
 
@@ -78,6 +84,23 @@ impl Archive {
         let mut container = Container::new(reader)?;
         container.inflated = self.inflated.clone();
         Ok(container)
+    }
+
+    /// The EPUB parsed as [`crate::inspect::open`] parses it (package, TOC, entries), once for
+    /// all its readers: the first parses it while the others wait (the parse uses no thread
+    /// pool, so waiting holds up no work it needs). A failure is not kept: each reader parses
+    /// again and meets the same error, as it did when each parsed the EPUB itself.
+    pub(crate) fn package(&self) -> Result<Arc<Epub>, InspectError> {
+        let mut parsed = match self.package.lock() {
+            Ok(guard) => guard,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        if let Some(epub) = parsed.as_ref() {
+            return Ok(Arc::clone(epub));
+        }
+        let epub = Arc::new(super::read::read_container(self.container()?)?);
+        *parsed = Some(Arc::clone(&epub));
+        Ok(epub)
     }
 
     /// The EPUB's zip, as [`Archive::container_of`] its file; a file that cannot be opened is
@@ -244,6 +267,26 @@ mod tests {
             ahead.read_capped("EPUB/none.xhtml", 1 << 20),
             Err(InspectError::MissingEntry { .. })
         ));
+    }
+
+    #[test]
+    fn the_package_is_parsed_once_for_every_reader_and_a_failure_each_time() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("book.epub");
+        std::fs::write(&path, TestBook::minimal_epub3().to_zip()).unwrap();
+        let archive = Archive::inflate(&path);
+        let first = archive.package().unwrap();
+        let again = archive.clone().package().unwrap();
+        assert!(Arc::ptr_eq(&first, &again), "parsed again");
+        let opened = crate::inspect::open(&path).unwrap();
+        assert_eq!(format!("{opened:?}"), format!("{first:?}"));
+        let broken = TestBook::minimal_epub3().edit("EPUB/package.opf", "</package>", "");
+        std::fs::write(&path, broken.to_zip()).unwrap();
+        let archive = Archive::inflate(&path);
+        let message = |a: &Archive| a.package().unwrap_err().to_string();
+        let expected = crate::inspect::open(&path).unwrap_err().to_string();
+        assert_eq!(message(&archive), expected);
+        assert_eq!(message(&archive), expected);
     }
 
     #[test]
