@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use zip::ZipArchive;
+use zip::{CompressionMethod, ZipArchive};
 
 use super::container::{Container, Entry, Inflated};
 use super::read::Epub;
@@ -200,9 +200,9 @@ fn inflate_all(path: &Path) -> Option<Inflated> {
     let inflated = names
         .par_iter()
         .map_init(
-            || zip.clone(),
-            |zip, name| {
-                let bytes = inflate_one(zip, name)?;
+            || (zip.clone(), libdeflater::Decompressor::new()),
+            |(zip, inflater), name| {
+                let bytes = inflate_one(zip, &bytes, name, inflater)?;
                 let len = bytes.len() as u64;
                 let left = budget
                     .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |b| b.checked_sub(len));
@@ -214,22 +214,70 @@ fn inflate_all(path: &Path) -> Option<Inflated> {
     Some(inflated)
 }
 
-/// One entry inflated, None when it cannot be read or inflates past [`MAX_XML_ENTRY_BYTES`].
-/// Its content is checked for UTF-8 once here, so that its readers take it as text unchecked.
-fn inflate_one(zip: &mut ZipArchive<Cursor<&[u8]>>, name: &str) -> Option<Entry> {
+/// One entry of the zip (whose file is `file`) inflated, None when it cannot be read or
+/// inflates past [`MAX_XML_ENTRY_BYTES`]: whole when it can be ([`inflate_whole`]), else
+/// streamed by the zip reader. Its content is checked for UTF-8 once here, so that its readers
+/// take it as text unchecked.
+fn inflate_one(
+    zip: &mut ZipArchive<Cursor<&[u8]>>,
+    file: &[u8],
+    name: &str,
+    inflater: &mut libdeflater::Decompressor,
+) -> Option<Entry> {
+    let bytes = match inflate_whole(zip, file, name, inflater) {
+        Some(bytes) => bytes,
+        None => inflate_streamed(zip, name)?,
+    };
+    Some(match String::from_utf8(bytes) {
+        Ok(text) => Entry::Text(text),
+        Err(e) => Entry::Bytes(e.into_bytes()),
+    })
+}
+
+/// The entry `name` read by the zip reader, None when it cannot be read or inflates past
+/// [`MAX_XML_ENTRY_BYTES`] (whatever size it declares).
+fn inflate_streamed(zip: &mut ZipArchive<Cursor<&[u8]>>, name: &str) -> Option<Vec<u8>> {
     let file = zip.by_name(name).ok()?;
     let hint = file.size().min(1 << 20);
     let mut bytes = Vec::with_capacity(usize::try_from(hint).unwrap_or(0) + 1);
     file.take(MAX_XML_ENTRY_BYTES + 1)
         .read_to_end(&mut bytes)
         .ok()?;
-    if bytes.len() as u64 > MAX_XML_ENTRY_BYTES {
+    (bytes.len() as u64 <= MAX_XML_ENTRY_BYTES).then_some(bytes)
+}
+
+/// The entry `name` taken whole from the zip's `file`: stored, copied; deflated, inflated by
+/// libdeflate into a buffer of the size the entry declares (several times faster than the
+/// zip reader's stream). Its CRC-32 is checked. None whenever anything is off (encrypted,
+/// another method, a declared size past [`MAX_XML_ENTRY_BYTES`], a stream that does not fill
+/// that size exactly or does not end, a wrong CRC): the zip reader then reads it, so that
+/// what is refused and why is as it was.
+fn inflate_whole(
+    zip: &mut ZipArchive<Cursor<&[u8]>>,
+    file: &[u8],
+    name: &str,
+    inflater: &mut libdeflater::Decompressor,
+) -> Option<Vec<u8>> {
+    let index = zip.index_for_name(name)?;
+    let entry = zip.by_index_raw(index).ok()?;
+    if entry.encrypted() || entry.size() > MAX_XML_ENTRY_BYTES {
         return None;
     }
-    Some(match String::from_utf8(bytes) {
-        Ok(text) => Entry::Text(text),
-        Err(e) => Entry::Bytes(e.into_bytes()),
-    })
+    let start = usize::try_from(entry.data_start()?).ok()?;
+    let len = usize::try_from(entry.compressed_size()).ok()?;
+    let size = usize::try_from(entry.size()).ok()?;
+    let (method, crc) = (entry.compression(), entry.crc32());
+    let raw = file.get(start..start.checked_add(len)?)?;
+    let bytes = match method {
+        CompressionMethod::Stored if raw.len() == size => raw.to_vec(),
+        CompressionMethod::Deflated => {
+            let mut out = vec![0; size];
+            let n = inflater.deflate_decompress(raw, &mut out).ok()?;
+            (n == size).then_some(out)?
+        }
+        _ => return None,
+    };
+    (crc32fast::hash(&bytes) == crc).then_some(bytes)
 }
 
 #[cfg(test)]
@@ -287,6 +335,89 @@ mod tests {
         let expected = crate::inspect::open(&path).unwrap_err().to_string();
         assert_eq!(message(&archive), expected);
         assert_eq!(message(&archive), expected);
+    }
+
+    /// Where the central directory's header of entry `name` starts in `zip`.
+    fn central_header(zip: &[u8], name: &str) -> usize {
+        use crate::archive::format::{CENTRAL_HEADER, central, u16_at, u32_at};
+        (0..zip.len())
+            .find(|&at| {
+                let len = u16_at(zip, at + central::NAME_LEN).map_or(0, usize::from);
+                u32_at(zip, at) == Some(CENTRAL_HEADER)
+                    && zip.get(at + central::LEN..at + central::LEN + len) == Some(name.as_bytes())
+            })
+            .expect("the entry's central header")
+    }
+
+    /// `zip` with the central directory's field at `field` of entry `name` made `f` of it.
+    fn with_field(mut zip: Vec<u8>, name: &str, field: usize, f: impl Fn(u32) -> u32) -> Vec<u8> {
+        let at = central_header(&zip, name) + field;
+        let old = crate::archive::format::u32_at(&zip, at).unwrap();
+        zip[at..at + 4].copy_from_slice(&f(old).to_le_bytes());
+        zip
+    }
+
+    /// Every entry of `zip` taken whole, and inflated as [`inflate_all`] does (whole, else
+    /// streamed) and streamed only: the last two must agree.
+    fn both_ways(zip: &[u8]) -> Vec<(String, Option<Vec<u8>>, Option<Vec<u8>>, Option<Vec<u8>>)> {
+        let mut archive = ZipArchive::new(Cursor::new(zip)).unwrap();
+        let mut inflater = libdeflater::Decompressor::new();
+        let names: Vec<String> = (archive.file_names().filter_map(Result::ok))
+            .map(|n| n.into_owned())
+            .collect();
+        names
+            .into_iter()
+            .map(|name| {
+                let whole = inflate_whole(&mut archive, zip, &name, &mut inflater);
+                let one = inflate_one(&mut archive, zip, &name, &mut inflater);
+                let streamed = inflate_streamed(&mut archive, &name);
+                (name, whole, one.map(Entry::into_bytes), streamed)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn an_entry_taken_whole_is_what_the_zip_reader_reads_and_anything_off_is_left_to_it() {
+        use crate::archive::format::{central, local, u16_at, u32_at};
+        const CHAPTER: &str = "EPUB/text/chapter_1.xhtml";
+        let zip = TestBook::minimal_epub3().to_zip();
+        for (name, whole, one, streamed) in both_ways(&zip) {
+            assert!(whole.is_some(), "{name} not taken whole");
+            assert_eq!(one, streamed, "{name}");
+            assert_eq!(whole, streamed, "{name}");
+        }
+        // The chapter's compressed bytes, some of them flipped.
+        let header = central_header(&zip, CHAPTER);
+        let offset = u32_at(&zip, header + central::OFFSET).unwrap() as usize;
+        let skip = |field| usize::from(u16_at(&zip, offset + field).unwrap());
+        let data = offset + local::LEN + skip(local::NAME_LEN) + skip(local::EXTRA_LEN);
+        let mut corrupt = zip.clone();
+        for b in &mut corrupt[data + 2..data + 12] {
+            *b ^= 0x5a;
+        }
+        let broken = [
+            ("a corrupt stream", corrupt),
+            (
+                "a bad CRC",
+                with_field(zip.clone(), CHAPTER, central::CRC, |c| !c),
+            ),
+            (
+                "a size too small",
+                with_field(zip.clone(), CHAPTER, central::SIZE, |n| n - 7),
+            ),
+            (
+                "a size too large",
+                with_field(zip.clone(), CHAPTER, central::SIZE, |n| n + 7),
+            ),
+        ];
+        for (what, zip) in broken {
+            for (name, whole, one, streamed) in both_ways(&zip) {
+                if name == CHAPTER {
+                    assert_eq!(whole, None, "{what}: taken whole");
+                }
+                assert_eq!(one, streamed, "{what}: {name}");
+            }
+        }
     }
 
     #[test]
