@@ -135,8 +135,8 @@ impl Holding {
     /// Holds the entry `name`, checked for UTF-8 as [`Archive::inflate`] checks it.
     pub(crate) fn bytes(&mut self, name: &str, bytes: &[u8]) {
         if self.fits(bytes.len()) {
-            let entry = match std::str::from_utf8(bytes) {
-                Ok(text) => Entry::Text(text.to_string()),
+            let entry = match simdutf8::basic::from_utf8(bytes) {
+                Ok(text) => Entry::Text(text.to_owned()),
                 Err(_) => Entry::Bytes(bytes.to_vec()),
             };
             self.entries.insert(name.to_string(), entry);
@@ -228,10 +228,17 @@ fn inflate_one(
         Some(bytes) => bytes,
         None => inflate_streamed(zip, name)?,
     };
-    Some(match String::from_utf8(bytes) {
-        Ok(text) => Entry::Text(text),
-        Err(e) => Entry::Bytes(e.into_bytes()),
-    })
+    Some(checked(bytes))
+}
+
+/// An entry's content as text when it is UTF-8, else as bytes. The check is SIMD's (several
+/// times faster than `String::from_utf8`'s on Chinese text), so the text is copied out rather
+/// than checked again by `String::from_utf8`.
+fn checked(bytes: Vec<u8>) -> Entry {
+    match simdutf8::basic::from_utf8(&bytes) {
+        Ok(text) => Entry::Text(text.to_owned()),
+        Err(_) => Entry::Bytes(bytes),
+    }
 }
 
 /// The entry `name` read by the zip reader, None when it cannot be read or inflates past
