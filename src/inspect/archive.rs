@@ -364,9 +364,12 @@ mod tests {
         zip
     }
 
+    /// What one way of reading an entry read.
+    type Got = Option<Vec<u8>>;
+
     /// Every entry of `zip` taken whole, and inflated as [`inflate_all`] does (whole, else
     /// streamed) and streamed only: the last two must agree.
-    fn both_ways(zip: &[u8]) -> Vec<(String, Option<Vec<u8>>, Option<Vec<u8>>, Option<Vec<u8>>)> {
+    fn both_ways(zip: &[u8]) -> Vec<(String, Got, Got, Got)> {
         let mut archive = ZipArchive::new(Cursor::new(zip)).unwrap();
         let mut inflater = libdeflater::Decompressor::new();
         let names: Vec<String> = (archive.file_names().filter_map(Result::ok))
