@@ -227,31 +227,26 @@ fn spine_documents_of(
 /// Whether an XHTML document holds a table of contents (`<nav epub:type="toc">`): a contents
 /// page, which a fix makes again from the contents (the result's `toc.xhtml` beside its
 /// navigation document), so it is left out on both sides as the navigation document is.
+/// (Searched with `memchr`'s SIMD search: a chapter has no `<nav` and is read to its end.)
 fn holds_contents(xhtml: &str) -> bool {
-    let mut rest = xhtml;
-    while let Some(at) = rest.find("<nav") {
-        let tag = &rest[at..];
+    memchr::memmem::find_iter(xhtml.as_bytes(), b"<nav").any(|at| {
+        let tag = &xhtml[at..];
         let tag = &tag[..tag.find('>').unwrap_or(tag.len())];
-        if let Some(k) = tag.find("epub:type=") {
+        tag.find("epub:type=").is_some_and(|k| {
             let value = tag[k + 10..].trim_start_matches(['"', '\'']);
             let value = &value[..value.find(['"', '\'']).unwrap_or(value.len())];
-            if value.split_ascii_whitespace().any(|t| t == "toc") {
-                return true;
-            }
-        }
-        rest = &rest[at + 4..];
-    }
-    false
+            value.split_ascii_whitespace().any(|t| t == "toc")
+        })
+    })
 }
 
 /// The `<body>` of an XHTML document (all of it when there is none).
 fn body(xhtml: &str) -> &str {
-    let start = xhtml
-        .find("<body")
+    let bytes = xhtml.as_bytes();
+    let start = memchr::memmem::find(bytes, b"<body")
         .and_then(|at| xhtml[at..].find('>').map(|k| at + k + 1))
         .unwrap_or(0);
-    let end = xhtml
-        .rfind("</body>")
+    let end = memchr::memmem::rfind(bytes, b"</body>")
         .filter(|&e| e >= start)
         .unwrap_or(xhtml.len());
     &xhtml[start..end]
@@ -271,6 +266,9 @@ mod tests {
             "<body><nav epub:type=\"toc\" role=\"doc-toc\"><h1>目录</h1></nav></body>"
         ));
         assert!(holds_contents("<nav id='x' epub:type='landmarks toc'>"));
+        assert!(holds_contents(
+            "<nav epub:type=\"landmarks\"></nav><p>目录</p><nav epub:type=\"toc\"></nav>"
+        ));
         assert!(!holds_contents(
             "<body><nav epub:type=\"landmarks\"><p>toc</p></nav></body>"
         ));
