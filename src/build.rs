@@ -170,6 +170,7 @@ pub(crate) fn build_with(
                 .output
                 .as_deref()
                 .map(|o| crate::volumes::volume_path(o, i + 1, count)),
+            hold_entries: opts.hold_entries && i == 0,
             ..opts.clone()
         };
         let mut report = build_book(volume, &opts, None)?;
@@ -295,17 +296,17 @@ fn build_outputs(
     watch.lap("lay out");
     // The frame's entries that are the same in several outputs are compressed once.
     let memo = (todo.len() > 1).then(|| Arc::new(PackMemo::default()));
-    let outputs = todo
-        .iter_mut()
-        .zip(&plans)
-        .map(|(pending, plan)| write::Output {
+    let outputs = (todo.iter_mut().zip(&plans).enumerate())
+        .map(|(i, (pending, plan))| write::Output {
             path: &pending.output,
             plan,
             target: pending.target,
             previous: pending.reuse.previous.as_mut().map(|(epub, _)| epub),
+            hold: opts.hold_entries && i == 0,
         })
         .collect();
-    let finished = write::write(outputs, &mut loaded.book, &look, bodies, memo.as_ref())?;
+    let written = write::write(outputs, &mut loaded.book, &look, bodies, memo.as_ref())?;
+    let (finished, mut held): (Vec<_>, Vec<_>) = written.into_iter().unzip();
     watch.lap("write");
     let mut records = Vec::with_capacity(todo.len());
     for (pending, plan) in todo.iter_mut().zip(plans) {
@@ -325,6 +326,7 @@ fn build_outputs(
     }
     if let Some(first) = reports.first_mut() {
         first.outline = Some(outline);
+        first.held = held.swap_remove(0);
     }
     Ok(reports)
 }

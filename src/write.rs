@@ -27,6 +27,7 @@ use crate::book::{Book, Entry};
 use crate::error::{Error, Result};
 use crate::incremental::record::Body;
 use crate::incremental::{self, Hash};
+use crate::inspect::archive::{Held, Holding};
 use crate::package::{self, Look};
 
 /// Chapter documents are packaged at most this many body bytes at a time: small enough to
@@ -262,12 +263,15 @@ impl EntryPlan {
 }
 
 /// One EPUB the write stage writes: where it goes, its layout, the target its chapter
-/// documents are finished for, and the previous EPUB its copied entries come from.
+/// documents are finished for, and the previous EPUB its copied entries come from; with
+/// `hold`, the contents of the entries it writes are held ([`Holding`]) and handed back, for
+/// `fix` to review the EPUB without inflating it again.
 pub(crate) struct Output<'a> {
     pub path: &'a Path,
     pub plan: &'a EntryPlan,
     pub target: Target,
     pub previous: Option<&'a mut PreviousEpub>,
+    pub hold: bool,
 }
 
 impl Output<'_> {
@@ -285,14 +289,15 @@ impl Output<'_> {
 /// aside from `book`), once for all outputs; each output's target finishes the text, and each
 /// distinct document is compressed once ([`pack_chunk`]). Every output then gets its entries
 /// in order, new or copied from its previous EPUB. With `memo`, entries of the frame another
-/// output compressed already are not compressed again.
+/// output compressed already are not compressed again. Each output's written EPUB, with what
+/// it held when asked to ([`Output::hold`]: all but the entries copied from its previous EPUB).
 pub(crate) fn write(
     outputs: Vec<Output<'_>>,
     book: &mut Book,
     look: &Look,
     mut bodies: Vec<String>,
     memo: Option<&Arc<PackMemo>>,
-) -> Result<Vec<archive::Finished>> {
+) -> Result<Vec<(archive::Finished, Option<Held>)>> {
     let count = outputs.iter().map(|o| o.plan.chapters.len()).max();
     let count = count.unwrap_or(0);
     // For each chapter, the target of each output that packages it.
@@ -308,6 +313,7 @@ pub(crate) fn write(
     let first = outputs
         .first()
         .map_or(PathBuf::new(), |o| o.path.to_path_buf());
+    let keep = outputs.iter().position(|o| o.hold);
     let mut writing = outputs
         .into_iter()
         .map(|out| Writing::start(out, memo))
@@ -317,16 +323,31 @@ pub(crate) fn write(
         // The last chunk is written while this one is rendered and compressed.
         let (written, packed) = rayon::join(
             || write_chunk(&mut writing, ready.take()),
-            || pack_chunk(render_chunk(book, look, chunk, &mut bodies), chunk, &wanted),
+            || {
+                let texts = render_chunk(book, look, chunk, &mut bodies);
+                pack_chunk(texts, chunk, &wanted, keep)
+            },
         );
         written?;
-        ready = Some((
-            chunk,
-            packed.map_err(|e| Error::io(&first, "cannot write", e))?,
-        ));
+        let mut packed = packed.map_err(|e| Error::io(&first, "cannot write", e))?;
+        hold_chunk(&mut writing, &mut packed);
+        ready = Some((chunk, packed));
     }
     write_chunk(&mut writing, ready)?;
     writing.into_iter().map(Writing::finish).collect()
+}
+
+/// The texts of a packed chunk's documents kept for the output that holds its entries, moved
+/// into its [`Holding`].
+fn hold_chunk(writing: &mut [Writing<'_>], packed: &mut [Vec<DocVersions>]) {
+    let Some(holding) = writing.iter_mut().find_map(|w| w.holding.as_mut()) else {
+        return;
+    };
+    for doc in packed.iter_mut().flatten() {
+        if let (Some(text), Some(first)) = (doc.kept.take(), doc.versions.first()) {
+            holding.text(first.name(), text);
+        }
+    }
 }
 
 /// A chunk's chapters and their documents as [`pack_chunk`] made them.
@@ -343,11 +364,13 @@ fn write_chunk(writing: &mut [Writing<'_>], chunk: Option<PackedChunk<'_>>) -> R
     Ok(())
 }
 
-/// An output being written: its writer, and the next of its plan's entries to write.
+/// An output being written: its writer, the next of its plan's entries to write, and what it
+/// holds of them when asked to.
 struct Writing<'a> {
     out: Output<'a>,
     writer: EpubWriter,
     cursor: usize,
+    holding: Option<Holding>,
 }
 
 impl<'a> Writing<'a> {
@@ -357,10 +380,12 @@ impl<'a> Writing<'a> {
         if let Some(memo) = memo {
             writer.share(Arc::clone(memo));
         }
+        let holding = out.hold.then(Holding::default);
         Ok(Writing {
             out,
             writer,
             cursor: 0,
+            holding,
         })
     }
 
@@ -403,18 +428,28 @@ impl<'a> Writing<'a> {
             next,
             &plan.copy,
             self.out.previous.as_deref_mut(),
+            self.holding.as_mut(),
         )?;
         self.cursor = end;
         Ok(())
     }
 
     /// Writes the entries after the last chapter, then the directory.
-    fn finish(mut self) -> Result<archive::Finished> {
+    fn finish(mut self) -> Result<(archive::Finished, Option<Held>)> {
         let plan = self.out.plan;
         let rest = self.cursor..plan.entries.len();
         let next = |i: usize| Next::Entry(&plan.entries[i]);
-        write_range(&mut self.writer, rest, next, &plan.copy, self.out.previous)?;
-        self.writer.finish_writing()
+        let (copy, previous) = (&plan.copy, self.out.previous);
+        write_range(
+            &mut self.writer,
+            rest,
+            next,
+            copy,
+            previous,
+            self.holding.as_mut(),
+        )?;
+        let finished = self.writer.finish_writing()?;
+        Ok((finished, self.holding.map(Holding::finish)))
     }
 }
 
@@ -469,10 +504,12 @@ fn render_chunk(
 type Xhtml = (String, String);
 
 /// One chapter document as the outputs take it: its distinct versions, compressed, and which
-/// version each output takes (None: that output copies the chapter).
+/// version each output takes (None: that output copies the chapter); and the text of the
+/// version the output that holds its entries takes, if any.
 struct DocVersions {
     versions: Vec<PackedEntry>,
     taken: Vec<Option<usize>>,
+    kept: Option<String>,
 }
 
 impl DocVersions {
@@ -484,11 +521,13 @@ impl DocVersions {
 
 /// Every document of the chunk (`texts`, by chapter of `chunk`) finished for the target of
 /// each output that packages its chapter (`wanted`, by chapter) and compressed, in parallel: a document that a target
-/// leaves as it is is the same version for every such output, compressed once.
+/// leaves as it is is the same version for every such output, compressed once. The text
+/// output `keep` takes is kept.
 fn pack_chunk(
     texts: Vec<Vec<Xhtml>>,
     chunk: &[usize],
     wanted: &[Vec<Option<Target>>],
+    keep: Option<usize>,
 ) -> std::io::Result<Vec<Vec<DocVersions>>> {
     let wanted = chunk
         .iter()
@@ -501,7 +540,7 @@ fn pack_chunk(
         .collect();
     let mut packed = docs
         .into_par_iter()
-        .map(|(doc, targets)| versions(doc, targets))
+        .map(|(doc, targets)| versions(doc, targets, keep))
         .collect::<std::io::Result<Vec<_>>>()?
         .into_iter();
     Ok(sizes
@@ -511,37 +550,52 @@ fn pack_chunk(
 }
 
 /// The versions of document `name` with XHTML `text` that `targets` (one per output; None
-/// for an output that does not take it) want, compressed.
+/// for an output that does not take it) want, compressed; the text output `keep` takes kept.
 fn versions(
     (name, text): (String, String),
     targets: &[Option<Target>],
+    keep: Option<usize>,
 ) -> std::io::Result<DocVersions> {
     let finished: Vec<Option<Option<String>>> = targets
         .iter()
         .map(|t| t.map(|t| t.finish_text(&name, &text)))
         .collect();
-    let entry = |name: &str, text: String| Entry {
-        name: name.to_string(),
-        data: text.into_bytes(),
-        compress: true,
+    let mut kept = None;
+    // Compressed, the text dropped, or kept when output `keeper` takes it.
+    let mut pack = |text: String, keeper: Option<usize>| match keeper.is_some() && keeper == keep {
+        true => {
+            let packed = PackedEntry::deflated(name.clone(), text.as_bytes());
+            kept = Some(text);
+            packed
+        }
+        false => PackedEntry::new(Entry {
+            name: name.clone(),
+            data: text.into_bytes(),
+            compress: true,
+        }),
     };
     let mut versions = Vec::new();
     let plain = finished.iter().any(|f| matches!(f, Some(None)));
     if plain {
-        versions.push(PackedEntry::new(entry(&name, text))?);
+        let keeper = keep.filter(|&k| matches!(finished.get(k), Some(Some(None))));
+        versions.push(pack(text, keeper)?);
     }
     let mut taken = Vec::with_capacity(finished.len());
-    for f in finished {
+    for (o, f) in finished.into_iter().enumerate() {
         taken.push(match f {
             None => None,
             Some(None) => Some(0),
             Some(Some(own)) => {
-                versions.push(PackedEntry::new(entry(&name, own))?);
+                versions.push(pack(own, Some(o))?);
                 Some(versions.len() - 1)
             }
         });
     }
-    Ok(DocVersions { versions, taken })
+    Ok(DocVersions {
+        versions,
+        taken,
+        kept,
+    })
 }
 
 fn layout_mismatch(output: &Path) -> Error {
@@ -560,13 +614,14 @@ enum Next<'a> {
 
 /// Writes entries `range` in order: those marked in `copy` copied raw from the previous EPUB
 /// (under the same name), those compressed already as they are, the rest compressed in
-/// parallel batches.
+/// parallel batches (and held by `holding`, when there is one).
 fn write_range<'a>(
     writer: &mut EpubWriter,
     range: Range<usize>,
     next: impl Fn(usize) -> Next<'a>,
     copy: &[bool],
     mut previous: Option<&mut PreviousEpub>,
+    mut holding: Option<&mut Holding>,
 ) -> Result<()> {
     let mut batch: Vec<&Entry> = Vec::new();
     for i in range {
@@ -586,7 +641,12 @@ fn write_range<'a>(
                 batch.clear();
                 writer.add_packed(p)?;
             }
-            (_, _, Next::Entry(e)) => batch.push(e),
+            (_, _, Next::Entry(e)) => {
+                if let Some(holding) = holding.as_deref_mut() {
+                    holding.bytes(&e.name, &e.data);
+                }
+                batch.push(e);
+            }
         }
     }
     writer.add_refs(&batch)

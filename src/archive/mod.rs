@@ -70,23 +70,28 @@ struct Packed<'a> {
 }
 
 fn pack(entry: &Entry) -> std::io::Result<Packed<'_>> {
-    if entry.data.len() as u64 >= u64::from(u32::MAX) {
+    pack_bytes(&entry.name, &entry.data, entry.compress)
+}
+
+/// [`pack`] of the entry `name` holding `data`.
+fn pack_bytes<'a>(name: &'a str, data: &'a [u8], compress: bool) -> std::io::Result<Packed<'a>> {
+    if data.len() as u64 >= u64::from(u32::MAX) {
         return Err(std::io::Error::other(format!(
-            "{} is 4 GB or more, which an EPUB cannot hold",
-            entry.name
+            "{name} is 4 GB or more, which an EPUB cannot hold"
         )));
     }
-    let crc = crc32fast::hash(&entry.data);
-    let (method, data) = if entry.compress {
-        (DEFLATED, Cow::Owned(deflate(&entry.data)?))
+    let crc = crc32fast::hash(data);
+    let size = data.len() as u64;
+    let (method, data) = if compress {
+        (DEFLATED, Cow::Owned(deflate(data)?))
     } else {
-        (STORED, Cow::Borrowed(&entry.data[..]))
+        (STORED, Cow::Borrowed(data))
     };
     Ok(Packed {
-        name: &entry.name,
+        name,
         method,
         crc,
-        size: entry.data.len() as u64,
+        size,
         data,
     })
 }
@@ -146,6 +151,21 @@ impl PackedEntry {
         let data = compressed.unwrap_or(entry.data);
         Ok(PackedEntry {
             name: entry.name,
+            method,
+            crc,
+            size,
+            data,
+        })
+    }
+
+    /// The entry `name` holding `data`, compressed (what [`PackedEntry::new`] makes of an
+    /// entry to compress), from a borrow: the caller keeps `data`.
+    pub fn deflated(name: String, data: &[u8]) -> std::io::Result<PackedEntry> {
+        let packed = pack_bytes(&name, data, true)?;
+        let (method, crc, size) = (packed.method, packed.crc, packed.size);
+        let data = packed.data.into_owned();
+        Ok(PackedEntry {
+            name,
             method,
             crc,
             size,

@@ -40,6 +40,9 @@ pub struct BuildOptions {
     /// shows them); off, its entries have no sizes, and the build does not read every
     /// chapter's text again for them.
     pub outline_sizes: bool,
+    /// Hold the contents of the first EPUB's entries as they are written, and hand them back
+    /// in [`BuildReport::held`] (`fix` reviews its result from them).
+    pub(crate) hold_entries: bool,
 }
 
 impl BuildOptions {
@@ -53,6 +56,7 @@ impl BuildOptions {
             strict: false,
             targets: Vec::new(),
             outline_sizes: false,
+            hold_entries: false,
             load: crate::project::LoadOptions::default(),
             source_date_epoch: crate::project::source_date_epoch()?,
         })
@@ -100,6 +104,9 @@ pub struct BuildReport {
     /// The volumes and chapters of the book as built (`build -v` prints it); None when the
     /// book was up to date, and in the reports of [`BuildReport::also`] of the same book.
     pub outline: Option<Outline>,
+    /// The contents of the EPUB's entries as written, when [`BuildOptions::hold_entries`]
+    /// asked for them and this EPUB was written (not up to date, not a later volume's).
+    pub(crate) held: Option<crate::inspect::archive::Held>,
 }
 
 /// Times the stages of a build: each [`Stopwatch::lap`] records the time since the last.
@@ -160,6 +167,7 @@ pub(super) fn report(
         removed: loaded.removed(),
         also: Vec::new(),
         outline: None,
+        held: None,
     }
 }
 
@@ -217,5 +225,6 @@ pub(super) fn up_to_date(recorded: Recorded, output: PathBuf, target: Target) ->
         removed: Default::default(),
         also: Vec::new(),
         outline: None,
+        held: None,
     }
 }

@@ -165,7 +165,7 @@ fn unpack_in(
         epub: epub.to_path_buf(),
         source,
     };
-    let mut book = inspect::read::open_archive(archive).map_err(read)?;
+    let mut book = std::sync::Arc::unwrap_or_clone(archive.package().map_err(read)?);
     files::prepare(dir, options.force)?;
     let mut diagnostics = Vec::new();
     if book.spine.is_empty() {

@@ -431,3 +431,25 @@ fn a_cover_page_drawing_the_cover_in_svg_is_the_builds_to_make_again() {
         "{toml}"
     );
 }
+
+#[test]
+fn a_document_twice_in_the_spine_is_one_chapter_and_a_note() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let book = TestBook::minimal_epub3().edit(
+        "EPUB/package.opf",
+        "<itemref idref=\"c1\"/>",
+        "<itemref idref=\"c1\"/><itemref idref=\"c1\"/>",
+    );
+    let epub = epub_file(tmp.path(), &book);
+    let unpacked =
+        unpack(&epub, &tmp.path().join("book"), &UnpackOptions::new()).expect("unpacked");
+    assert_eq!(unpacked.chapters.len(), 1);
+    let twice: Vec<&str> = (unpacked.diagnostics.iter())
+        .map(|d| d.message.as_str())
+        .filter(|m| m.contains("in the spine twice"))
+        .collect();
+    assert_eq!(
+        twice,
+        ["EPUB/text/chapter_1.xhtml is in the spine twice; listed once"]
+    );
+}

@@ -260,7 +260,7 @@ pub fn fix(epub: &Path, opts: &FixOptions) -> Result<FixReport, FixError> {
         || prepare(&input, &dirs, opts, ahead),
     );
     drop(input);
-    let (mut diagnostics, built) = match prepared {
+    let (mut diagnostics, mut built) = match prepared {
         Ok(Prepared::Built(diagnostics, built)) => {
             clock.lap("review input, unpack, build");
             (diagnostics, *built)
@@ -284,7 +284,14 @@ pub fn fix(epub: &Path, opts: &FixOptions) -> Result<FixReport, FixError> {
         outputs.push(to);
     }
     clock.lap("write");
-    let after = review::review(&Archive::inflate(&outputs[0]), opts.epubcheck);
+    // The result is reviewed from the entries the build held as it wrote them: its zip is read
+    // from the file, its entries are not inflated again.
+    let result = match built.held.take() {
+        Some(held) => Archive::with_entries(&outputs[0], held),
+        None => Archive::inflate(&outputs[0]),
+    };
+    let after = review::review(&result, opts.epubcheck);
+    drop(result);
     let mut report = compared(epub, &before, &after, outputs);
     let warnings = built
         .warnings
@@ -435,6 +442,7 @@ fn build(
         output: Some(dirs.staged.join(name)),
         targets: opts.targets.clone(),
         source_date_epoch: opts.source_date_epoch,
+        hold_entries: true,
         ..BuildOptions::default()
     };
     (crate::build::build(&project, &build_opts).map(Box::new)).map_err(failed)

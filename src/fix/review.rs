@@ -162,9 +162,9 @@ pub(super) fn stores(outputs: &[PathBuf], opts: &FixOptions) -> Vec<Diagnostic> 
 /// image's `alt` counted as text. Entries are read with inspect's size cap.
 pub(super) fn spine_chars_of(epub: &Archive) -> Result<usize, InspectError> {
     let mut total = 0;
-    for (_, xhtml) in spine_documents_of(epub)? {
-        total += crate::ledger::count_xhtml(body(&xhtml));
-    }
+    spine_documents_of(epub, |_, xhtml| {
+        total += crate::ledger::count_xhtml(body(xhtml));
+    })?;
     Ok(total)
 }
 
@@ -174,7 +174,11 @@ pub(super) fn spine_chars_of(epub: &Archive) -> Result<usize, InspectError> {
 pub(super) fn spine_documents(
     epub: &std::path::Path,
 ) -> Result<Vec<(String, String)>, InspectError> {
-    spine_documents_of(&Archive::lazy(epub))
+    let mut documents = Vec::new();
+    spine_documents_of(&Archive::lazy(epub), |href, text| {
+        documents.push((href.to_string(), text.to_string()));
+    })?;
+    Ok(documents)
 }
 
 /// The spine's documents of the EPUB of `epub`, but the navigation document, other contents
@@ -183,9 +187,13 @@ pub(super) fn spine_documents(
 /// drawing is a picture (the result shows it on a page of its own, whose `alt` is counted),
 /// not text: the words of its metadata and styles are no letters a reader sees.
 /// A document the zip does not hold is left out;
-/// one that cannot be read, or inflates past [`MAX_XML_ENTRY_BYTES`], is an error.
-fn spine_documents_of(epub: &Archive) -> Result<Vec<(String, String)>, InspectError> {
-    let book = crate::inspect::read::open_archive(epub)?;
+/// one that cannot be read, or inflates past [`MAX_XML_ENTRY_BYTES`], is an error. Each is
+/// handed to `visit` (entry name, text) as it is read, lent when it was inflated ahead.
+fn spine_documents_of(
+    epub: &Archive,
+    mut visit: impl FnMut(&str, &str),
+) -> Result<(), InspectError> {
+    let book = epub.package()?;
     let mut zip = epub.container()?;
     let left_out: Vec<&str> = book
         .manifest
@@ -196,56 +204,49 @@ fn spine_documents_of(epub: &Archive) -> Result<Vec<(String, String)>, InspectEr
         })
         .map(|m| m.href.as_str())
         .collect();
-    let mut documents = Vec::new();
     for href in book.spine.iter().filter_map(|s| s.href.as_deref()) {
         if left_out.contains(&href) {
             continue;
         }
-        let text = match zip.read_entry(href, MAX_XML_ENTRY_BYTES) {
-            Ok(Entry::Text(text)) => text,
-            Ok(Entry::Bytes(bytes)) => match String::from_utf8(bytes) {
-                Ok(text) => text,
-                Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
-            },
+        let entry = match zip.lend(href, MAX_XML_ENTRY_BYTES) {
+            Ok(entry) => entry,
             Err(InspectError::MissingEntry { .. }) => continue,
             Err(e) => return Err(e),
         };
-        if holds_contents(&text) {
-            continue;
+        let text = match &*entry {
+            Entry::Text(text) => std::borrow::Cow::Borrowed(text.as_str()),
+            Entry::Bytes(bytes) => String::from_utf8_lossy(bytes),
+        };
+        if !holds_contents(&text) {
+            visit(href, &text);
         }
-        documents.push((href.to_string(), text));
     }
-    Ok(documents)
+    Ok(())
 }
 
 /// Whether an XHTML document holds a table of contents (`<nav epub:type="toc">`): a contents
 /// page, which a fix makes again from the contents (the result's `toc.xhtml` beside its
 /// navigation document), so it is left out on both sides as the navigation document is.
+/// (Searched with `memchr`'s SIMD search: a chapter has no `<nav` and is read to its end.)
 fn holds_contents(xhtml: &str) -> bool {
-    let mut rest = xhtml;
-    while let Some(at) = rest.find("<nav") {
-        let tag = &rest[at..];
+    memchr::memmem::find_iter(xhtml.as_bytes(), b"<nav").any(|at| {
+        let tag = &xhtml[at..];
         let tag = &tag[..tag.find('>').unwrap_or(tag.len())];
-        if let Some(k) = tag.find("epub:type=") {
+        tag.find("epub:type=").is_some_and(|k| {
             let value = tag[k + 10..].trim_start_matches(['"', '\'']);
             let value = &value[..value.find(['"', '\'']).unwrap_or(value.len())];
-            if value.split_ascii_whitespace().any(|t| t == "toc") {
-                return true;
-            }
-        }
-        rest = &rest[at + 4..];
-    }
-    false
+            value.split_ascii_whitespace().any(|t| t == "toc")
+        })
+    })
 }
 
 /// The `<body>` of an XHTML document (all of it when there is none).
 fn body(xhtml: &str) -> &str {
-    let start = xhtml
-        .find("<body")
+    let bytes = xhtml.as_bytes();
+    let start = memchr::memmem::find(bytes, b"<body")
         .and_then(|at| xhtml[at..].find('>').map(|k| at + k + 1))
         .unwrap_or(0);
-    let end = xhtml
-        .rfind("</body>")
+    let end = memchr::memmem::rfind(bytes, b"</body>")
         .filter(|&e| e >= start)
         .unwrap_or(xhtml.len());
     &xhtml[start..end]
@@ -265,6 +266,9 @@ mod tests {
             "<body><nav epub:type=\"toc\" role=\"doc-toc\"><h1>目录</h1></nav></body>"
         ));
         assert!(holds_contents("<nav id='x' epub:type='landmarks toc'>"));
+        assert!(holds_contents(
+            "<nav epub:type=\"landmarks\"></nav><p>目录</p><nav epub:type=\"toc\"></nav>"
+        ));
         assert!(!holds_contents(
             "<body><nav epub:type=\"landmarks\"><p>toc</p></nav></body>"
         ));

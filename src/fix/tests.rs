@@ -404,3 +404,73 @@ fn what_the_fix_cannot_repair_is_found_in_the_result_and_listed_as_left() {
         assert_eq!(left(&report), [Code::KindleConstruct], "force {force}");
     }
 }
+
+/// The book of `epub` built as a fix builds it (`opts`), holding its first EPUB's entries;
+/// that EPUB's path and what was held.
+fn built_holding(
+    epub: &Path,
+    opts: &FixOptions,
+    work: &Path,
+) -> (PathBuf, crate::inspect::archive::Held) {
+    let dirs = Dirs {
+        project: work.join("book"),
+        staged: work.join("out"),
+    };
+    let prepared = prepare(&Archive::inflate(epub), &dirs, opts, true).unwrap();
+    let Prepared::Built(_, mut built) = prepared else {
+        panic!("{}: not built", epub.display());
+    };
+    let held = built.held.take().expect("the first EPUB's entries held");
+    (built.output.clone(), held)
+}
+
+#[test]
+fn the_result_reviewed_from_the_entries_the_build_held_is_reviewed_as_from_its_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let paragraphs = ["第一段。", "第二段，有“引号”。"];
+    let deep = TestBook::minimal_epub3()
+        .edit(
+            CHAPTER,
+            "<h2 id=\"s1\">Section</h2>",
+            "<h2 id=\"s1\">Section</h2>\n<p>Some text.</p>\n<h3 id=\"s2\">Deeper</h3>\n<p>More.</p>",
+        )
+        .edit(
+            "EPUB/nav.xhtml",
+            "#s1\">Section</a></li>",
+            "#s1\">Section</a><ol><li><a href=\"text/chapter%5F1.xhtml#s2\">Deeper</a></li></ol></li>",
+        );
+    let deep_path = dir.path().join("deep.epub");
+    std::fs::write(&deep_path, deep.to_zip()).unwrap();
+    let kobo = FixOptions {
+        targets: vec![Target::Kobo, Target::Epub],
+        ..FixOptions::default()
+    };
+    let cases = [
+        (broken_book(dir.path()), FixOptions::default()),
+        (chinese_book(dir.path(), &paragraphs), kobo),
+        (deep_path, FixOptions::default()),
+    ];
+    let mut problems_seen = 0;
+    for (i, (epub, opts)) in cases.iter().enumerate() {
+        let work = dir.path().join(format!("work{i}"));
+        let (out, held) = built_holding(epub, opts, &work);
+        // What was held is what the zip holds, and (the entries being small) all of it.
+        let mut zip = Archive::lazy(&out).container().unwrap();
+        let names: Vec<String> = zip.entries.iter().map(|e| e.name.clone()).collect();
+        assert_eq!(held.entries().len(), names.len(), "{}", out.display());
+        for name in &names {
+            let entry = held.entries().get(name).expect(name).clone();
+            assert_eq!(entry.into_bytes(), zip.read_capped(name, 1 << 24).unwrap());
+        }
+        let from_file = review::review(&Archive::inflate(&out), None);
+        let from_held = review::review(&Archive::with_entries(&out, held), None);
+        assert_eq!(from_held.problems, from_file.problems, "{}", out.display());
+        assert_eq!(from_held.chars, from_file.chars);
+        assert!(from_held.chars.is_some_and(|n| n > 0));
+        problems_seen += from_held.problems.len();
+    }
+    assert!(
+        problems_seen > 0,
+        "one result has a problem left to compare"
+    );
+}

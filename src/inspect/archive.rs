@@ -8,23 +8,26 @@
 use std::fs::File;
 use std::io::{BufReader, Cursor, Read};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 
-use zip::ZipArchive;
+use zip::{CompressionMethod, ZipArchive};
 
 use super::container::{Container, Entry, Inflated};
+use super::read::Epub;
 use super::{InspectError, MAX_ENTRIES, MAX_XML_ENTRY_BYTES, READ_BUFFER};
 
 /// Most bytes held inflated ahead for one EPUB (over all its entries), and the largest EPUB
 /// file read into memory to inflate them: past these, entries are inflated when read.
 const MAX_INFLATED_BYTES: u64 = 512 * 1024 * 1024;
 
-/// The EPUB file at a path, with the entries inflated ahead when made by [`Archive::inflate`].
+/// The EPUB file at a path, with the entries inflated ahead when made by [`Archive::inflate`],
+/// and its package once parsed ([`Archive::package`]).
 #[derive(Debug, Clone)]
 pub(crate) struct Archive {
     path: PathBuf,
     inflated: Option<Arc<Inflated>>,
+    package: Arc<Mutex<Option<Arc<Epub>>>>,
 }
 
 impl Archive {
@@ -33,6 +36,7 @@ impl Archive {
         Archive {
             path: path.to_path_buf(),
             inflated: None,
+            package: Arc::default(),
         }
     }
 
@@ -43,6 +47,18 @@ impl Archive {
         Archive {
             path: path.to_path_buf(),
             inflated: inflate_all(path).map(Arc::new),
+            package: Arc::default(),
+        }
+    }
+
+    /// The EPUB at `path` just written, its entries' contents those `held` took as they were
+    /// written ([`Holding`]): its zip (the central directory, the container rules) is read
+    /// from the file, each entry held from memory, any other from the file.
+    pub(crate) fn with_entries(path: &Path, held: Held) -> Archive {
+        Archive {
+            path: path.to_path_buf(),
+            inflated: Some(held.0),
+            package: Arc::default(),
         }
     }
 
@@ -70,6 +86,23 @@ impl Archive {
         Ok(container)
     }
 
+    /// The EPUB parsed as [`crate::inspect::open`] parses it (package, TOC, entries), once for
+    /// all its readers: the first parses it while the others wait (the parse uses no thread
+    /// pool, so waiting holds up no work it needs). A failure is not kept: each reader parses
+    /// again and meets the same error, as it did when each parsed the EPUB itself.
+    pub(crate) fn package(&self) -> Result<Arc<Epub>, InspectError> {
+        let mut parsed = match self.package.lock() {
+            Ok(guard) => guard,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        if let Some(epub) = parsed.as_ref() {
+            return Ok(Arc::clone(epub));
+        }
+        let epub = Arc::new(super::read::read_container(self.container()?)?);
+        *parsed = Some(Arc::clone(&epub));
+        Ok(epub)
+    }
+
     /// The EPUB's zip, as [`Archive::container_of`] its file; a file that cannot be opened is
     /// an [`InspectError::Io`] naming it.
     pub(crate) fn container(&self) -> Result<Container<BufReader<File>>, InspectError> {
@@ -78,6 +111,69 @@ impl Archive {
             source,
         })?;
         self.container_of(reader)
+    }
+}
+
+/// The contents of an EPUB's entries taken as they are written, for a review of the EPUB
+/// without inflating it again ([`Archive::with_entries`]); under the caps of
+/// [`Archive::inflate`]: an entry past [`MAX_XML_ENTRY_BYTES`], or past
+/// [`MAX_INFLATED_BYTES`] in all, is not held (its readers read it from the file).
+#[derive(Default)]
+pub(crate) struct Holding {
+    entries: Inflated,
+    bytes: u64,
+}
+
+impl Holding {
+    /// Holds the entry `name`, text already known to be UTF-8.
+    pub(crate) fn text(&mut self, name: &str, text: String) {
+        if self.fits(text.len()) {
+            self.entries.insert(name.to_string(), Entry::Text(text));
+        }
+    }
+
+    /// Holds the entry `name`, checked for UTF-8 as [`Archive::inflate`] checks it.
+    pub(crate) fn bytes(&mut self, name: &str, bytes: &[u8]) {
+        if self.fits(bytes.len()) {
+            let entry = match simdutf8::basic::from_utf8(bytes) {
+                Ok(text) => Entry::Text(text.to_owned()),
+                Err(_) => Entry::Bytes(bytes.to_vec()),
+            };
+            self.entries.insert(name.to_string(), entry);
+        }
+    }
+
+    /// Whether `len` more bytes may be held; counted when so.
+    fn fits(&mut self, len: usize) -> bool {
+        let len = len as u64;
+        let fits = len <= MAX_XML_ENTRY_BYTES && self.bytes + len <= MAX_INFLATED_BYTES;
+        if fits {
+            self.bytes += len;
+        }
+        fits
+    }
+
+    /// What was held, for [`Archive::with_entries`].
+    pub(crate) fn finish(self) -> Held {
+        Held(Arc::new(self.entries))
+    }
+}
+
+/// The entries a [`Holding`] took.
+#[derive(Clone)]
+pub(crate) struct Held(Arc<Inflated>);
+
+impl Held {
+    /// The entries held, by name.
+    #[cfg(test)]
+    pub(crate) fn entries(&self) -> &Inflated {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for Held {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Held({} entries)", self.0.len())
     }
 }
 
@@ -104,9 +200,9 @@ fn inflate_all(path: &Path) -> Option<Inflated> {
     let inflated = names
         .par_iter()
         .map_init(
-            || zip.clone(),
-            |zip, name| {
-                let bytes = inflate_one(zip, name)?;
+            || (zip.clone(), libdeflater::Decompressor::new()),
+            |(zip, inflater), name| {
+                let bytes = inflate_one(zip, &bytes, name, inflater)?;
                 let len = bytes.len() as u64;
                 let left = budget
                     .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |b| b.checked_sub(len));
@@ -118,22 +214,77 @@ fn inflate_all(path: &Path) -> Option<Inflated> {
     Some(inflated)
 }
 
-/// One entry inflated, None when it cannot be read or inflates past [`MAX_XML_ENTRY_BYTES`].
-/// Its content is checked for UTF-8 once here, so that its readers take it as text unchecked.
-fn inflate_one(zip: &mut ZipArchive<Cursor<&[u8]>>, name: &str) -> Option<Entry> {
+/// One entry of the zip (whose file is `file`) inflated, None when it cannot be read or
+/// inflates past [`MAX_XML_ENTRY_BYTES`]: whole when it can be ([`inflate_whole`]), else
+/// streamed by the zip reader. Its content is checked for UTF-8 once here, so that its readers
+/// take it as text unchecked.
+fn inflate_one(
+    zip: &mut ZipArchive<Cursor<&[u8]>>,
+    file: &[u8],
+    name: &str,
+    inflater: &mut libdeflater::Decompressor,
+) -> Option<Entry> {
+    let bytes = match inflate_whole(zip, file, name, inflater) {
+        Some(bytes) => bytes,
+        None => inflate_streamed(zip, name)?,
+    };
+    Some(checked(bytes))
+}
+
+/// An entry's content as text when it is UTF-8, else as bytes. The check is SIMD's (several
+/// times faster than `String::from_utf8`'s on Chinese text), so the text is copied out rather
+/// than checked again by `String::from_utf8`.
+fn checked(bytes: Vec<u8>) -> Entry {
+    match simdutf8::basic::from_utf8(&bytes) {
+        Ok(text) => Entry::Text(text.to_owned()),
+        Err(_) => Entry::Bytes(bytes),
+    }
+}
+
+/// The entry `name` read by the zip reader, None when it cannot be read or inflates past
+/// [`MAX_XML_ENTRY_BYTES`] (whatever size it declares).
+fn inflate_streamed(zip: &mut ZipArchive<Cursor<&[u8]>>, name: &str) -> Option<Vec<u8>> {
     let file = zip.by_name(name).ok()?;
     let hint = file.size().min(1 << 20);
     let mut bytes = Vec::with_capacity(usize::try_from(hint).unwrap_or(0) + 1);
     file.take(MAX_XML_ENTRY_BYTES + 1)
         .read_to_end(&mut bytes)
         .ok()?;
-    if bytes.len() as u64 > MAX_XML_ENTRY_BYTES {
+    (bytes.len() as u64 <= MAX_XML_ENTRY_BYTES).then_some(bytes)
+}
+
+/// The entry `name` taken whole from the zip's `file`: stored, copied; deflated, inflated by
+/// libdeflate into a buffer of the size the entry declares (several times faster than the
+/// zip reader's stream). Its CRC-32 is checked. None whenever anything is off (encrypted,
+/// another method, a declared size past [`MAX_XML_ENTRY_BYTES`], a stream that does not fill
+/// that size exactly or does not end, a wrong CRC): the zip reader then reads it, so that
+/// what is refused and why is as it was.
+fn inflate_whole(
+    zip: &mut ZipArchive<Cursor<&[u8]>>,
+    file: &[u8],
+    name: &str,
+    inflater: &mut libdeflater::Decompressor,
+) -> Option<Vec<u8>> {
+    let index = zip.index_for_name(name)?;
+    let entry = zip.by_index_raw(index).ok()?;
+    if entry.encrypted() || entry.size() > MAX_XML_ENTRY_BYTES {
         return None;
     }
-    Some(match String::from_utf8(bytes) {
-        Ok(text) => Entry::Text(text),
-        Err(e) => Entry::Bytes(e.into_bytes()),
-    })
+    let start = usize::try_from(entry.data_start()?).ok()?;
+    let len = usize::try_from(entry.compressed_size()).ok()?;
+    let size = usize::try_from(entry.size()).ok()?;
+    let (method, crc) = (entry.compression(), entry.crc32());
+    let raw = file.get(start..start.checked_add(len)?)?;
+    let bytes = match method {
+        CompressionMethod::Stored if raw.len() == size => raw.to_vec(),
+        CompressionMethod::Deflated => {
+            let mut out = vec![0; size];
+            let n = inflater.deflate_decompress(raw, &mut out).ok()?;
+            (n == size).then_some(out)?
+        }
+        _ => return None,
+    };
+    (crc32fast::hash(&bytes) == crc).then_some(bytes)
 }
 
 #[cfg(test)]
@@ -171,6 +322,112 @@ mod tests {
             ahead.read_capped("EPUB/none.xhtml", 1 << 20),
             Err(InspectError::MissingEntry { .. })
         ));
+    }
+
+    #[test]
+    fn the_package_is_parsed_once_for_every_reader_and_a_failure_each_time() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("book.epub");
+        std::fs::write(&path, TestBook::minimal_epub3().to_zip()).unwrap();
+        let archive = Archive::inflate(&path);
+        let first = archive.package().unwrap();
+        let again = archive.clone().package().unwrap();
+        assert!(Arc::ptr_eq(&first, &again), "parsed again");
+        let opened = crate::inspect::open(&path).unwrap();
+        assert_eq!(format!("{opened:?}"), format!("{first:?}"));
+        let broken = TestBook::minimal_epub3().edit("EPUB/package.opf", "</package>", "");
+        std::fs::write(&path, broken.to_zip()).unwrap();
+        let archive = Archive::inflate(&path);
+        let message = |a: &Archive| a.package().unwrap_err().to_string();
+        let expected = crate::inspect::open(&path).unwrap_err().to_string();
+        assert_eq!(message(&archive), expected);
+        assert_eq!(message(&archive), expected);
+    }
+
+    /// Where the central directory's header of entry `name` starts in `zip`.
+    fn central_header(zip: &[u8], name: &str) -> usize {
+        use crate::archive::format::{CENTRAL_HEADER, central, u16_at, u32_at};
+        (0..zip.len())
+            .find(|&at| {
+                let len = u16_at(zip, at + central::NAME_LEN).map_or(0, usize::from);
+                u32_at(zip, at) == Some(CENTRAL_HEADER)
+                    && zip.get(at + central::LEN..at + central::LEN + len) == Some(name.as_bytes())
+            })
+            .expect("the entry's central header")
+    }
+
+    /// `zip` with the central directory's field at `field` of entry `name` made `f` of it.
+    fn with_field(mut zip: Vec<u8>, name: &str, field: usize, f: impl Fn(u32) -> u32) -> Vec<u8> {
+        let at = central_header(&zip, name) + field;
+        let old = crate::archive::format::u32_at(&zip, at).unwrap();
+        zip[at..at + 4].copy_from_slice(&f(old).to_le_bytes());
+        zip
+    }
+
+    /// What one way of reading an entry read.
+    type Got = Option<Vec<u8>>;
+
+    /// Every entry of `zip` taken whole, and inflated as [`inflate_all`] does (whole, else
+    /// streamed) and streamed only: the last two must agree.
+    fn both_ways(zip: &[u8]) -> Vec<(String, Got, Got, Got)> {
+        let mut archive = ZipArchive::new(Cursor::new(zip)).unwrap();
+        let mut inflater = libdeflater::Decompressor::new();
+        let names: Vec<String> = (archive.file_names().filter_map(Result::ok))
+            .map(|n| n.into_owned())
+            .collect();
+        names
+            .into_iter()
+            .map(|name| {
+                let whole = inflate_whole(&mut archive, zip, &name, &mut inflater);
+                let one = inflate_one(&mut archive, zip, &name, &mut inflater);
+                let streamed = inflate_streamed(&mut archive, &name);
+                (name, whole, one.map(Entry::into_bytes), streamed)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn an_entry_taken_whole_is_what_the_zip_reader_reads_and_anything_off_is_left_to_it() {
+        use crate::archive::format::{central, local, u16_at, u32_at};
+        const CHAPTER: &str = "EPUB/text/chapter_1.xhtml";
+        let zip = TestBook::minimal_epub3().to_zip();
+        for (name, whole, one, streamed) in both_ways(&zip) {
+            assert!(whole.is_some(), "{name} not taken whole");
+            assert_eq!(one, streamed, "{name}");
+            assert_eq!(whole, streamed, "{name}");
+        }
+        // The chapter's compressed bytes, some of them flipped.
+        let header = central_header(&zip, CHAPTER);
+        let offset = u32_at(&zip, header + central::OFFSET).unwrap() as usize;
+        let skip = |field| usize::from(u16_at(&zip, offset + field).unwrap());
+        let data = offset + local::LEN + skip(local::NAME_LEN) + skip(local::EXTRA_LEN);
+        let mut corrupt = zip.clone();
+        for b in &mut corrupt[data + 2..data + 12] {
+            *b ^= 0x5a;
+        }
+        let broken = [
+            ("a corrupt stream", corrupt),
+            (
+                "a bad CRC",
+                with_field(zip.clone(), CHAPTER, central::CRC, |c| !c),
+            ),
+            (
+                "a size too small",
+                with_field(zip.clone(), CHAPTER, central::SIZE, |n| n - 7),
+            ),
+            (
+                "a size too large",
+                with_field(zip.clone(), CHAPTER, central::SIZE, |n| n + 7),
+            ),
+        ];
+        for (what, zip) in broken {
+            for (name, whole, one, streamed) in both_ways(&zip) {
+                if name == CHAPTER {
+                    assert_eq!(whole, None, "{what}: taken whole");
+                }
+                assert_eq!(one, streamed, "{what}: {name}");
+            }
+        }
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! Everything in `inspect` reads the zip through this, so the safety limits (entry count,
 //! inflated size counted on the bytes actually produced) live in one place.
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 use std::io::{Read, Seek, SeekFrom};
 
@@ -137,52 +138,59 @@ impl<R: Read + Seek> Container<R> {
     /// [`Container::read_capped`], as text when the entry was inflated ahead and found UTF-8
     /// then (so that it is not checked again).
     pub fn read_entry(&mut self, name: &str, cap: u64) -> Result<Entry, InspectError> {
-        if let Some(entry) = self.inflated.as_ref().and_then(|held| held.get(name)) {
-            return match entry.len() as u64 > cap {
-                true => Err(InspectError::EntryTooLarge {
-                    name: name.to_string(),
-                    cap,
-                }),
-                false => Ok(entry.clone()),
-            };
-        }
-        self.inflate(name, cap).map(Entry::Bytes)
+        self.lend(name, cap).map(Cow::into_owned)
     }
 
-    /// Inflate one entry from the zip, refusing once more than `cap` bytes have come out.
-    fn inflate(&mut self, name: &str, cap: u64) -> Result<Vec<u8>, InspectError> {
-        let file = match self.archive.by_name(name) {
-            Ok(file) => file,
-            Err(zip::result::ZipError::FileNotFound) => {
-                return Err(InspectError::MissingEntry {
-                    name: name.to_string(),
-                });
-            }
-            Err(e) => {
-                return Err(InspectError::EntryRead {
-                    name: name.to_string(),
-                    source: std::io::Error::other(e),
-                });
-            }
-        };
-        // The declared size is not trusted: `take` bounds what we actually inflate. It only
-        // sizes the buffer (up to 1 MiB), which spares small entries a probing read.
-        let hint = file.size().min(cap).min(1 << 20);
-        let mut buf = Vec::with_capacity(usize::try_from(hint).unwrap_or(0) + 1);
-        file.take(cap.saturating_add(1))
-            .read_to_end(&mut buf)
-            .map_err(|source| InspectError::EntryRead {
-                name: name.to_string(),
-                source,
-            })?;
-        if buf.len() as u64 > cap {
-            return Err(InspectError::EntryTooLarge {
+    /// [`Container::read_entry`], an entry inflated ahead lent rather than copied.
+    pub fn lend(&mut self, name: &str, cap: u64) -> Result<Cow<'_, Entry>, InspectError> {
+        match self.inflated.as_ref().and_then(|held| held.get(name)) {
+            Some(entry) if entry.len() as u64 > cap => Err(InspectError::EntryTooLarge {
                 name: name.to_string(),
                 cap,
+            }),
+            Some(entry) => Ok(Cow::Borrowed(entry)),
+            None => inflate(&mut self.archive, name, cap).map(|b| Cow::Owned(Entry::Bytes(b))),
+        }
+    }
+}
+
+/// Inflate one entry from the zip, refusing once more than `cap` bytes have come out.
+fn inflate<R: Read + Seek>(
+    archive: &mut ZipArchive<R>,
+    name: &str,
+    cap: u64,
+) -> Result<Vec<u8>, InspectError> {
+    let file = match archive.by_name(name) {
+        Ok(file) => file,
+        Err(zip::result::ZipError::FileNotFound) => {
+            return Err(InspectError::MissingEntry {
+                name: name.to_string(),
             });
         }
-        Ok(buf)
+        Err(e) => {
+            return Err(InspectError::EntryRead {
+                name: name.to_string(),
+                source: std::io::Error::other(e),
+            });
+        }
+    };
+    // The declared size is not trusted: `take` bounds what we actually inflate. It only
+    // sizes the buffer (up to 1 MiB), which spares small entries a probing read.
+    let hint = file.size().min(cap).min(1 << 20);
+    let mut buf = Vec::with_capacity(usize::try_from(hint).unwrap_or(0) + 1);
+    file.take(cap.saturating_add(1))
+        .read_to_end(&mut buf)
+        .map_err(|source| InspectError::EntryRead {
+            name: name.to_string(),
+            source,
+        })?;
+    if buf.len() as u64 > cap {
+        return Err(InspectError::EntryTooLarge {
+            name: name.to_string(),
+            cap,
+        });
     }
+    Ok(buf)
 }
 
 fn method_name(method: CompressionMethod) -> String {

@@ -22,7 +22,7 @@ pub(crate) fn facts(path: &Path) -> Result<Facts, InspectError> {
 
 /// The facts of the EPUB of `archive`, its entries read from what was inflated ahead.
 pub(crate) fn facts_of(archive: &Archive) -> Result<Facts, InspectError> {
-    let epub = read::open_archive(archive)?;
+    let epub = archive.package()?;
     let reader = archive.reader().map_err(|source| InspectError::Io {
         path: archive.path().display().to_string(),
         source,

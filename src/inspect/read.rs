@@ -9,16 +9,15 @@
 use std::collections::HashMap;
 #[cfg(test)]
 use std::io::Cursor;
-use std::io::{Read, Seek};
+use std::io::{BufReader, Read, Seek};
 use std::path::Path;
 
 use roxmltree::{Document, Node};
 
-use super::archive::Archive;
 use super::container::{Container, EntryInfo};
 use super::href::{self, Resolved};
 use super::xml::{self, attr, attr_ns, is, text_of};
-use super::{InspectError, MAX_TOC_DEPTH, MAX_XML_ENTRY_BYTES};
+use super::{InspectError, MAX_TOC_DEPTH, MAX_XML_ENTRY_BYTES, READ_BUFFER};
 
 pub(crate) const NS_DC: &str = "http://purl.org/dc/elements/1.1/";
 pub(crate) const NS_OPF: &str = "http://www.idpf.org/2007/opf";
@@ -180,12 +179,11 @@ pub enum TocSource {
 /// # Ok::<(), epubforge::inspect::InspectError>(())
 /// ```
 pub fn open(path: &Path) -> Result<Epub, InspectError> {
-    open_archive(&Archive::lazy(path))
-}
-
-/// [`open`] the EPUB of `archive`, its entries read from what was inflated ahead.
-pub(crate) fn open_archive(archive: &Archive) -> Result<Epub, InspectError> {
-    read_container(archive.container()?)
+    let file = std::fs::File::open(path).map_err(|source| InspectError::Io {
+        path: path.display().to_string(),
+        source,
+    })?;
+    read_container(Container::new(BufReader::with_capacity(READ_BUFFER, file))?)
 }
 
 /// Parse an EPUB held in memory.
@@ -200,8 +198,11 @@ pub(crate) fn read_from<R: Read + Seek>(reader: R) -> Result<Epub, InspectError>
     read_container(Container::new(reader)?)
 }
 
-/// Parse the EPUB in `container`.
-fn read_container<R: Read + Seek>(mut container: Container<R>) -> Result<Epub, InspectError> {
+/// Parse the EPUB in `container` (an [`Archive`](super::archive::Archive)'s package is
+/// parsed so once, by [`Archive::package`](super::archive::Archive::package)).
+pub(crate) fn read_container<R: Read + Seek>(
+    mut container: Container<R>,
+) -> Result<Epub, InspectError> {
     let opf_path = rootfile_path(&mut container)?;
     // The package document's tree goes before the navigation document's is built: for a
     // book of 100 000 items each is tens of megabytes.
