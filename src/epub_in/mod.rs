@@ -188,7 +188,8 @@ fn unpack_in(
     let mut written = files::write(archive, dir, &book, &layout, mode, &mut diagnostics)?;
     files::unnamed_fonts(epub, dir, &book, &written, &mut diagnostics);
     files::svg_pages(dir, &book, &mut written, mode, &mut diagnostics)?;
-    let meta = metadata::Metadata::new(&book, &extra, &written, &mut diagnostics);
+    let mut meta = metadata::Metadata::new(&book, &extra, &written, &mut diagnostics);
+    meta.keep_usable_cover(dir, &mut diagnostics);
     let plan = chapters::plan(&book, &written, &meta, dir, &mut diagnostics);
     if plan.chapters.is_empty() {
         return Err(Error::NoChapters {

@@ -495,3 +495,33 @@ fn a_note_of_the_epub_gains_no_number_but_a_way_back() {
         "{note}"
     );
 }
+
+#[test]
+fn a_cover_that_is_no_picture_leaves_the_book_without_a_cover_not_unfixed() {
+    // A Royal Road archiver's `cover.jpg` of raw pixels: the build refused the whole book.
+    let dir = tempfile::tempdir().unwrap();
+    let mut book = TestBook::minimal_epub3();
+    book.entry_mut("EPUB/images/cover.png").data = vec![7u8; 4096];
+    let epub = dir.path().join("raw-cover.epub");
+    std::fs::write(&epub, book.to_zip()).unwrap();
+    let opts = FixOptions {
+        force: true,
+        ..FixOptions::default()
+    };
+    let report = fix(&epub, &opts).unwrap();
+    assert_eq!(
+        problems(&report.outputs[0]),
+        [],
+        "the fixed EPUB has problems"
+    );
+    let said =
+        |d: &Diagnostic| d.code == Code::EpubInMetadata && d.message.contains("not a picture");
+    assert!(
+        report.diagnostics.iter().any(said),
+        "{:#?}",
+        report.diagnostics
+    );
+    let out = crate::inspect::open(&report.outputs[0]).unwrap();
+    assert_eq!(out.metadata.cover_href, None);
+    assert!(report.chars_after >= report.chars_before);
+}
