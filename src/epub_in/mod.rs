@@ -122,9 +122,10 @@ pub enum Error {
         /// The folder.
         dir: PathBuf,
     },
-    /// The spine holds no XHTML document to make a chapter of.
+    /// The spine holds no XHTML document to make a chapter of (the navigation document and a
+    /// cover page are none: a downloader's empty book).
     #[error(
-        "{}: the spine has no XHTML document; nothing to make a book of",
+        "{}: the spine has no page of text (at most the navigation document and a cover page); nothing to make a book of",
         crate::escape::path(epub)
     )]
     NoChapters {
