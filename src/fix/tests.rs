@@ -525,3 +525,44 @@ fn a_cover_that_is_no_picture_leaves_the_book_without_a_cover_not_unfixed() {
     assert_eq!(out.metadata.cover_href, None);
     assert!(report.chars_after >= report.chars_before);
 }
+
+#[test]
+fn convert_converts_the_title_the_contents_give_the_contents_page_too() {
+    // novel-download's output: the contents name their own page "我的电子书标题".
+    let dir = tempfile::tempdir().unwrap();
+    let epub = chinese_book(dir.path(), &["这是第一章的内容。"]);
+    // Its Chinese chapter, in the minimal book whose contents list the contents page.
+    let zipped = std::fs::read(&epub).unwrap();
+    let mut archive = zip::ZipArchive::new(std::io::Cursor::new(zipped)).unwrap();
+    let mut chapter = String::new();
+    std::io::Read::read_to_string(&mut archive.by_name(CHAPTER).unwrap(), &mut chapter).unwrap();
+    let book = TestBook::minimal_epub3()
+        .edit(
+            "EPUB/package.opf",
+            "<dc:language>en</dc:language>",
+            "<dc:language>zh-CN</dc:language>",
+        )
+        .edit(
+            "EPUB/package.opf",
+            "<itemref idref=\"nav\" linear=\"no\"/>",
+            "<itemref idref=\"nav\"/>",
+        )
+        .edit(
+            "EPUB/nav.xhtml",
+            "</li>\n    </ol>",
+            "</li>\n      <li><a href=\"nav.xhtml\">我的电子书目录</a></li>\n    </ol>",
+        );
+    let mut book = book;
+    book.entry_mut(CHAPTER).data = chapter.into_bytes();
+    std::fs::write(&epub, book.to_zip()).unwrap();
+    let opts = FixOptions {
+        convert: Some("s2tw".into()),
+        force: true,
+        ..FixOptions::default()
+    };
+    let report = fix(&epub, &opts).unwrap();
+    let out = crate::inspect::open(&report.outputs[0]).unwrap();
+    let titles: Vec<&str> = out.toc.iter().map(|e| e.title.as_str()).collect();
+    assert!(titles.contains(&"我的電子書目錄"), "{titles:?}");
+    assert!(!titles.contains(&"我的电子书目录"), "{titles:?}");
+}

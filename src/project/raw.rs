@@ -160,7 +160,7 @@ pub(super) fn validate<T: Send>(
     let output_at = raw.output.path.as_ref().map(|p| p.span().start);
     let output = raw.output.path.map(|p| root.join(p.into_inner()));
     // The layout and the text settings come first: a converted book's title names its EPUB.
-    let layout = super::layout::validate_layout(raw.layout, &ctx)?;
+    let mut layout = super::layout::validate_layout(raw.layout, &ctx)?;
     let raw_text = (raw.cleanup, raw.text, convert);
     let chapters = (raw.chapters, raw.parts, raw.suffix_chapters);
     let TextAndContents {
@@ -177,6 +177,10 @@ pub(super) fn validate<T: Send>(
         output.as_deref(),
         alongside,
     )?;
+    // The contents page's title (an EPUB's, `init` wrote it) is converted as the chapters' are.
+    if let Some(title) = layout.toc_page_title.as_mut() {
+        *title = text_fix.title(title, None, None)?;
+    }
     let ignore = super::ignore::validate(raw.check, ctx.text, ctx.path)?;
 
     let style = super::layout::validate_style(raw.style, &ctx)?;
