@@ -177,10 +177,7 @@ pub(super) fn validate<T: Send>(
         output.as_deref(),
         alongside,
     )?;
-    // The contents page's title (an EPUB's, `init` wrote it) is converted as the chapters' are.
-    if let Some(title) = layout.toc_page_title.as_mut() {
-        *title = text_fix.title(title, None, None)?;
-    }
+    convert_toc_page_title(&mut layout, &text_fix)?;
     let ignore = super::ignore::validate(raw.check, ctx.text, ctx.path)?;
 
     let style = super::layout::validate_style(raw.style, &ctx)?;
@@ -311,6 +308,18 @@ type RawContents = (
 );
 
 /// `[[cleanup]]`, `[text]` and `[book] convert`, as written.
+/// The contents page's title (an EPUB's, `init` wrote it) through the text stage, as the
+/// chapters' titles are (`convert` converts it).
+fn convert_toc_page_title(
+    layout: &mut super::Layout,
+    text_fix: &crate::text_fix::TextFix,
+) -> Result<()> {
+    if let Some(title) = layout.toc_page_title.as_mut() {
+        *title = text_fix.title(title, None, None)?;
+    }
+    Ok(())
+}
+
 type RawTextFix = (
     Vec<Spanned<super::text::RawRule>>,
     super::text::RawText,
