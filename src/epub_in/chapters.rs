@@ -12,10 +12,11 @@
 //! `linear = false`. The cover page (a document that shows only the cover image) is the
 //! build's to make again from `cover`; the navigation document, when the spine holds it,
 //! becomes `[layout] toc-page`, at its place (`toc-page-before`). A heading without a link (a
-//! nav's `<span>` entry) among a chapter's entries, or beside it at its depth (EbookLib's
-//! `Section`), is a heading-only section over the entries after it; one with no chapter before
-//! it at its depth is left out (a note), its entries one level up, so that they do not nest
-//! under the chapter before. An entry that points at no chapter is a note.
+//! nav's `<span>` entry) among a chapter's entries, beside it at its depth (EbookLib's
+//! `Section`) or one above it (the next volume's), is a heading-only section over the entries
+//! after it (level 0 for the one above); one with no chapter before it is left out (a note),
+//! its entries one level up, so that they do not nest under the chapter before. An entry that
+//! points at no chapter is a note.
 
 use std::collections::HashMap;
 
@@ -172,10 +173,11 @@ fn title_and_nest(
             lifted.pop();
         }
         let depth = f.depth - lifted.len();
-        if let Some((i, d)) = current.filter(|&(_, d)| path.is_empty() && depth >= d) {
-            // A heading without a link among or beside a chapter's entries (EbookLib's
-            // `Section`): a heading-only section, over the entries nested after it.
-            let level = (depth + 1).saturating_sub(d).clamp(1, 6);
+        if let Some((i, d)) = current.filter(|&(_, d)| path.is_empty() && depth + 1 >= d) {
+            // A heading without a link among, beside or one above a chapter's entries
+            // (EbookLib's `Section`, a volume after the last chapter of the one before): a
+            // heading-only section, over the entries nested after it.
+            let level = (depth + 1 - d).min(6);
             plan.toc_depth = plan.toc_depth.max(level);
             let title = f.entry.title.clone();
             plan.chapters[i]
