@@ -108,7 +108,7 @@ fn epub_in_diagnostic(e: &EpubInError) -> Diagnostic {
         }
         EpubInError::NoChapters { epub } => Diagnostic::error(
             Code::Init,
-            "the spine has no XHTML document; nothing to make a book of",
+            "the spine has no page of text (at most the navigation document and a cover page); nothing to make a book of",
         )
         .at(epub),
     }

@@ -93,7 +93,8 @@ pub(crate) fn finish(
 ) -> Vec<(usize, Diagnostic)> {
     let mut chapters = crate::book::chapters_mut(contents);
     let bodies: Vec<&str> = chapters.iter().map(|c| c.body.as_str()).collect();
-    let numbered = number(&bodies);
+    let as_written: Vec<bool> = chapters.iter().map(|c| !c.heading).collect();
+    let numbered = number(&bodies, &as_written);
     for (chapter, body) in chapters.iter_mut().zip(numbered) {
         if let Some(body) = body {
             chapter.body = body;
@@ -125,7 +126,10 @@ pub(crate) fn finish(
 /// number as a link back to that reference, which gets an id when it has none; None for a
 /// body that needs no change. A note that already opens with a link, or links back anywhere
 /// (pandoc's `↩︎` at its end), is left as it is: its number would be text its source lacks.
-pub(crate) fn number(bodies: &[&str]) -> Vec<Option<String>> {
+/// A note of a body shown `as_written` (a page of an EPUB, `heading = false`: the book as
+/// another tool made it) gains no number, which would be a letter its book did not have: it
+/// ends with a back arrow `↩` linking to its reference instead, as pandoc's notes do.
+pub(crate) fn number(bodies: &[&str], as_written: &[bool]) -> Vec<Option<String>> {
     use rayon::prelude::*;
     let scans: Vec<Option<Scan>> = bodies.par_iter().map(|b| scan(b)).collect();
     let mut edits: Vec<Vec<(usize, String)>> = vec![Vec::new(); bodies.len()];
@@ -135,7 +139,7 @@ pub(crate) fn number(bodies: &[&str]) -> Vec<Option<String>> {
         for r in scan.iter().flat_map(|s| &s.refs) {
             let t = r.chapter.unwrap_or(k);
             let note = scans.get(t).and_then(|s| s.as_ref()?.notes.get(&r.target));
-            let Some(&at) = note else {
+            let Some(&(start, end)) = note else {
                 continue;
             };
             if !numbered.insert((t, r.target.as_str())) {
@@ -157,12 +161,21 @@ pub(crate) fn number(bodies: &[&str]) -> Vec<Option<String>> {
                 true => String::new(),
                 false => crate::book::chapter_file_name(k + 1),
             };
-            let link = format!(
-                "<a href=\"{file}#{}\" role=\"doc-backlink\">{}</a> ",
-                crate::xml::escape_attr(&ref_id),
-                crate::xml::escape_text(&r.number)
-            );
-            edits[t].push((at, link));
+            let href = format!("{file}#{}", crate::xml::escape_attr(&ref_id));
+            let edit = match as_written.get(t).copied().unwrap_or(false) {
+                true => (
+                    end,
+                    format!(" <a href=\"{href}\" role=\"doc-backlink\">\u{21A9}</a>"),
+                ),
+                false => (
+                    start,
+                    format!(
+                        "<a href=\"{href}\" role=\"doc-backlink\">{}</a> ",
+                        crate::xml::escape_text(&r.number)
+                    ),
+                ),
+            };
+            edits[t].push(edit);
         }
     }
     bodies
@@ -188,8 +201,9 @@ struct Scan {
     ids: std::collections::HashSet<String>,
     /// Its note references, in order.
     refs: Vec<NoteRef>,
-    /// Its notes that do not open with a link yet -> where their number goes in the body.
-    notes: std::collections::HashMap<String, usize>,
+    /// Its notes that do not open with a link yet -> where their number goes in the body, and
+    /// where a back arrow goes at their end.
+    notes: std::collections::HashMap<String, (usize, usize)>,
 }
 
 /// A `noteref` link of a body.
@@ -235,7 +249,8 @@ fn scan(body: &str) -> Option<Scan> {
         if is_note(&n) && !opens_with_link(&n) && !links_back(&n) {
             if let Some(id) = n.attribute("id") {
                 let at = content_start(&xml, n) - OPEN.len();
-                out.notes.entry(id.to_string()).or_insert(at);
+                let end = content_end(&xml, n) - OPEN.len();
+                out.notes.entry(id.to_string()).or_insert((at, end));
             }
         } else if is_ref(&n) {
             let Some((file, target)) = n.attribute("href").and_then(|h| h.split_once('#')) else {
@@ -289,6 +304,25 @@ fn content_start(xml: &str, note: roxmltree::Node) -> usize {
     let element = first.unwrap_or(note);
     let start = element.range().start;
     start + xml[start..].find('>').map_or(0, |i| i + 1)
+}
+
+/// Where a back arrow goes in `note` (of the wrapped body `xml`): at the end of its last
+/// paragraph when it ends with one, else right before its end tag (after its start tag when
+/// it is written empty).
+fn content_end(xml: &str, note: roxmltree::Node) -> usize {
+    let last = note.last_element_child().filter(|c| {
+        c.has_tag_name("p")
+            && c.next_siblings()
+                .skip(1)
+                .all(|n| n.is_text() && n.text().unwrap_or_default().trim().is_empty())
+    });
+    let element = last.unwrap_or(note);
+    let range = element.range();
+    let close = format!("</{}>", element.tag_name().name());
+    match xml[..range.end].ends_with(&close) {
+        true => range.end - close.len(),
+        false => content_start(xml, element),
+    }
 }
 
 /// `wanted`, or `wanted-2`, `wanted-3`… when an id is `taken` already.
@@ -373,7 +407,7 @@ mod tests {
                     <aside epub:type=\"footnote\" id=\"n1\">\n<p>First note.</p></aside>\
                     <ol><li epub:type=\"endnote\" id=\"n2\">Second.</li>\
                     <li epub:type=\"endnote\" id=\"n3\"><a href=\"#x\">3</a> Third.</li></ol>";
-        let out = number(&[body]).remove(0).unwrap();
+        let out = number(&[body], &[false]).remove(0).unwrap();
         assert!(
             out.contains("<a id=\"n1-ref\" epub:type=\"noteref\" href=\"#n1\">[1]</a>"),
             "{out}"
@@ -391,8 +425,8 @@ mod tests {
             out.contains("id=\"n3\"><a href=\"#x\">3</a> Third."),
             "{out}"
         );
-        assert_eq!(number(&[&out]), [None]);
-        assert_eq!(number(&["<p>no notes</p>"]), [None]);
+        assert_eq!(number(&[&out], &[false]), [None]);
+        assert_eq!(number(&["<p>no notes</p>"], &[false]), [None]);
     }
 
     #[test]
@@ -405,7 +439,7 @@ mod tests {
             "<p id=\"n1-ref\">x</p><ol><li epub:type=\"endnote\" id=\"n1\">One.</li>\
              <li epub:type=\"endnote\" id=\"n2\"><p>Two.</p></li></ol>",
         ];
-        let out = number(&bodies);
+        let out = number(&bodies, &[false; 3]);
         let [Some(a), Some(b), Some(notes)] = &out[..] else {
             panic!("{out:?}");
         };
@@ -428,6 +462,37 @@ mod tests {
             ),
             "{notes}"
         );
+    }
+
+    #[test]
+    fn a_note_of_a_page_as_written_gains_a_back_arrow_and_no_number() {
+        // IDPF moby-dick-mo's preface: the note has no number; a number would be a new letter.
+        let body = "<p>currency.<a epub:type=\"noteref\" href=\"#n1\">1</a></p>\n\
+                    <aside epub:type=\"footnote\" id=\"n1\">\n<p>These have been corrected.</p>\n\
+                    </aside><ol><li epub:type=\"endnote\" id=\"n2\">Bare.</li></ol>\
+                    <p><a epub:type=\"noteref\" href=\"#n2\">2</a></p>";
+        let out = number(&[body], &[true]).remove(0).unwrap();
+        assert!(
+            out.contains(
+                "<p>These have been corrected. <a href=\"#n1-ref\" role=\"doc-backlink\">\u{21A9}</a></p>\n</aside>"
+            ),
+            "{out}"
+        );
+        assert!(
+            out.contains(
+                "id=\"n2\">Bare. <a href=\"#n2-ref\" role=\"doc-backlink\">\u{21A9}</a></li>"
+            ),
+            "{out}"
+        );
+        let digits = |s: &str| s.chars().filter(char::is_ascii_digit).count();
+        let tags_out = |s: &str| {
+            s.split('<')
+                .map(|t| t.split_once('>').map_or(t, |x| x.1))
+                .collect::<String>()
+        };
+        assert_eq!(digits(&tags_out(&out)), digits(&tags_out(body)));
+        // Linking back now: a second pass leaves it.
+        assert_eq!(number(&[&out], &[true]), [None]);
     }
 
     #[test]

@@ -12,8 +12,11 @@
 //! `linear = false`. The cover page (a document that shows only the cover image) is the
 //! build's to make again from `cover`; the navigation document, when the spine holds it,
 //! becomes `[layout] toc-page`, at its place (`toc-page-before`). A heading without a link (a
-//! nav's `<span>` entry) among a chapter's entries is a heading-only section over the entries
-//! after it; an entry that points at no chapter is a note.
+//! nav's `<span>` entry) among a chapter's entries, beside it at its depth (EbookLib's
+//! `Section`) or one above it (the next volume's), is a heading-only section over the entries
+//! after it (level 0 for the one above); one with no chapter before it is left out (a note),
+//! its entries one level up, so that they do not nest under the chapter before. An entry that
+//! points at no chapter is a note.
 
 use std::collections::HashMap;
 
@@ -164,11 +167,20 @@ fn title_and_nest(
     let mut depth_of: Vec<Option<usize>> = vec![None; docs.len()];
     // The chapter the last entry pointed into, and its depth.
     let mut current: Option<(usize, usize)> = None;
+    // The depths (as written) of the headings without a link left out, whose entries move
+    // up a level each.
+    let mut lifted: Vec<usize> = Vec::new();
     for f in flat {
         let path = path_of(&f.entry.href);
-        if let Some((i, d)) = current.filter(|&(_, d)| path.is_empty() && f.depth > d) {
-            // A heading without a link inside a chapter's entries: a heading-only section.
-            let level = (f.depth + 1).saturating_sub(d).clamp(2, 6);
+        while lifted.last().is_some_and(|&d| d >= f.depth) {
+            lifted.pop();
+        }
+        let depth = f.depth - lifted.len();
+        if let Some((i, d)) = current.filter(|&(_, d)| path.is_empty() && depth + 1 >= d) {
+            // A heading without a link among, beside or one above a chapter's entries
+            // (EbookLib's `Section`, a volume after the last chapter of the one before): a
+            // heading-only section, over the entries nested after it.
+            let level = (depth + 1 - d).min(6);
             plan.toc_depth = plan.toc_depth.max(level);
             let title = f.entry.title.clone();
             plan.chapters[i]
@@ -178,9 +190,10 @@ fn title_and_nest(
         }
         if path.is_empty() {
             diagnostics.push(note(format!(
-                "the contents entry \"{}\" links nowhere; its entries nest under the chapter before",
+                "the contents entry \"{}\" links nowhere and has no chapter before it at its level; left out, its entries move up a level",
                 f.entry.title
             )));
+            lifted.push(f.depth);
             continue;
         }
         if nav == Some(path) && plan.toc_page_title.is_none() {
@@ -197,13 +210,13 @@ fn title_and_nest(
         };
         match depth_of[i] {
             None => {
-                depth_of[i] = Some(f.depth);
-                current = Some((i, f.depth));
+                depth_of[i] = Some(depth);
+                current = Some((i, depth));
                 plan.chapters[i].title = Some(f.entry.title.clone());
             }
             Some(d) => {
                 // An entry beside the chapter's own (the same depth) is listed beside it.
-                let level = (f.depth + 1).saturating_sub(d).clamp(1, 6);
+                let level = (depth + 1).saturating_sub(d).clamp(1, 6);
                 plan.toc_depth = plan.toc_depth.max(level);
                 if let Some((_, id)) = f
                     .entry

@@ -178,7 +178,17 @@ fn a_gutenberg_header_stays_on_its_page_and_the_outline_stays_the_epubs() {
 fn a_picture_a_standalone_svg_draws_from_beside_it_is_carried_inside_it() {
     // An SVG image cannot load files: the `<image href="cover.png">` of a title page drawn in
     // SVG was removed (an `svg` warning), and the page lost its picture.
-    let svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" xmlns:xlink=\"http://www.w3.org/1999/xlink\" width=\"10\" height=\"10\" viewBox=\"0 0 10 10\"><image width=\"10\" height=\"10\" xlink:href=\"cover.png\"/></svg>";
+    for name in ["cover.png", "c%6Fver.png"] {
+        svg_draws_from_beside_it(name);
+    }
+}
+
+/// [`a_picture_a_standalone_svg_draws_from_beside_it_is_carried_inside_it`] with the picture
+/// named `name` in the SVG (a `%` escape is decoded: such a picture was removed).
+fn svg_draws_from_beside_it(name: &str) {
+    let svg = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" xmlns:xlink=\"http://www.w3.org/1999/xlink\" width=\"10\" height=\"10\" viewBox=\"0 0 10 10\"><image width=\"10\" height=\"10\" xlink:href=\"{name}\"/></svg>"
+    );
     let png = TestBook::minimal_epub3()
         .entry_mut("EPUB/images/cover.png")
         .data

@@ -188,6 +188,33 @@ impl Metadata {
     }
 }
 
+impl Metadata {
+    /// Drops `cover` when its file (in `dir`) is no picture the build can use (a JPEG, PNG, GIF,
+    /// WebP or SVG by its bytes, whatever its name says): a Royal Road archiver wrote raw
+    /// pixels as `cover.jpg`, and the build refused the whole book for it. The file stays in
+    /// the folder; a warning says why the book has no cover.
+    pub(super) fn keep_usable_cover(
+        &mut self,
+        dir: &std::path::Path,
+        diagnostics: &mut Vec<Diagnostic>,
+    ) {
+        let Some(cover) = self.cover.as_deref() else {
+            return;
+        };
+        let bytes = std::fs::read(dir.join(cover)).unwrap_or_default();
+        if crate::media::image::sniff(&bytes).is_some() {
+            return;
+        }
+        diagnostics.push(Diagnostic::warning(
+            Code::EpubInMetadata,
+            format!(
+                "the cover {cover} is not a picture (no JPEG, PNG, GIF, WebP or SVG by its bytes); the book has no cover, the file is kept"
+            ),
+        ));
+        self.cover = None;
+    }
+}
+
 /// The package's creators: authors (no role, or `aut`) and contributors (any other role).
 fn people(creators: &[crate::inspect::Creator]) -> (Vec<Person>, Vec<Person>) {
     let (mut authors, mut contributors) = (Vec::new(), Vec::new());

@@ -122,9 +122,10 @@ pub enum Error {
         /// The folder.
         dir: PathBuf,
     },
-    /// The spine holds no XHTML document to make a chapter of.
+    /// The spine holds no XHTML document to make a chapter of (the navigation document and a
+    /// cover page are none: a downloader's empty book).
     #[error(
-        "{}: the spine has no XHTML document; nothing to make a book of",
+        "{}: the spine has no page of text (at most the navigation document and a cover page); nothing to make a book of",
         crate::escape::path(epub)
     )]
     NoChapters {
@@ -188,7 +189,8 @@ fn unpack_in(
     let mut written = files::write(archive, dir, &book, &layout, mode, &mut diagnostics)?;
     files::unnamed_fonts(epub, dir, &book, &written, &mut diagnostics);
     files::svg_pages(dir, &book, &mut written, mode, &mut diagnostics)?;
-    let meta = metadata::Metadata::new(&book, &extra, &written, &mut diagnostics);
+    let mut meta = metadata::Metadata::new(&book, &extra, &written, &mut diagnostics);
+    meta.keep_usable_cover(dir, &mut diagnostics);
     let plan = chapters::plan(&book, &written, &meta, dir, &mut diagnostics);
     if plan.chapters.is_empty() {
         return Err(Error::NoChapters {

@@ -453,3 +453,110 @@ fn a_document_twice_in_the_spine_is_one_chapter_and_a_note() {
         ["EPUB/text/chapter_1.xhtml is in the spine twice; listed once"]
     );
 }
+
+/// The minimal EPUB with a second chapter and the contents list `nav` (an `<ol>`'s items).
+fn book_with_two_chapters(nav: &str) -> TestBook {
+    let two = crate::inspect::testutil::CHAPTER
+        .replace("Chapter One", "Chapter Two")
+        .replace("id=\"start\"", "id=\"two\"");
+    let mut book = TestBook::minimal_epub3()
+        .add("EPUB/text/two.xhtml", two.as_bytes())
+        .edit(
+            "EPUB/package.opf",
+            "<item id=\"cover\"",
+            "<item id=\"c2\" href=\"text/two.xhtml\" media-type=\"application/xhtml+xml\"/><item id=\"cover\"",
+        )
+        .edit(
+            "EPUB/package.opf",
+            "<itemref idref=\"c1\"/>",
+            "<itemref idref=\"c1\"/><itemref idref=\"c2\"/>",
+        );
+    let entry = book.entry_mut("EPUB/nav.xhtml");
+    let text = String::from_utf8(entry.data.clone()).expect("UTF-8");
+    let (head, rest) = text.split_once("<ol>").expect("a list");
+    let tail = rest.rsplit_once("</ol>").expect("a list").1;
+    entry.data = format!("{head}<ol>{nav}</ol>{tail}").into_bytes();
+    book
+}
+
+/// EbookLib's `Section`: a heading without a link beside a chapter, over the entries after
+/// it. The next chapter stays under it, not under the chapter before; a heading without a
+/// link that opens the contents, with no chapter before it, is left out and its entries move
+/// up a level (they nested under the first chapter).
+#[test]
+fn a_heading_without_a_link_beside_a_chapter_keeps_the_entries_under_it() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let beside = "<li><a href=\"text/chapter%5F1.xhtml\">Chapter One</a></li>\
+        <li><span>Languages</span><ol><li><a href=\"text/two.xhtml\">Second</a></li></ol></li>";
+    let epub = epub_file(tmp.path(), &book_with_two_chapters(beside));
+    let dir = tmp.path().join("beside");
+    unpack(&epub, &dir, &UnpackOptions::new()).expect("unpacked");
+    let source = crate::inspect::open(&epub).expect("the source opens");
+    assert_eq!(titles(&source.toc), ["Chapter One", "Languages [Second]"]);
+    assert_eq!(titles(&rebuild(&dir).toc), titles(&source.toc));
+}
+
+/// Volumes after a first chapter (qidian's `Copyright`, then `正文卷`): each next volume heads
+/// its own chapters, one level above the chapter before it (a `sections` entry of level 0).
+#[test]
+fn each_volume_heading_heads_its_own_chapters() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let volumes = "<li><a href=\"text/chapter%5F1.xhtml\">Chapter One</a></li>\
+        <li><span>Volume 1</span><ol><li><a href=\"text/two.xhtml\">Second</a></li></ol></li>\
+        <li><span>Volume 2</span><ol><li><a href=\"text/three.xhtml\">Third</a></li></ol></li>";
+    let book = book_with_two_chapters(volumes)
+        .add("EPUB/text/three.xhtml", &third())
+        .edit(
+            "EPUB/package.opf",
+            "<itemref idref=\"c2\"/>",
+            "<itemref idref=\"c2\"/><itemref idref=\"c3\"/>",
+        )
+        .edit("EPUB/package.opf", "<item id=\"cover\"", THIRD_ITEM);
+    let epub = epub_file(tmp.path(), &book);
+    let dir = tmp.path().join("three");
+    let unpacked = unpack(&epub, &dir, &UnpackOptions::new()).expect("unpacked");
+    let toml = std::fs::read_to_string(&unpacked.metadata_path).expect("metadata.toml");
+    assert!(
+        toml.contains("{ title = \"Volume 2\", level = 0 }"),
+        "{toml}"
+    );
+    let source = crate::inspect::open(&epub).expect("the source opens");
+    assert_eq!(
+        titles(&source.toc),
+        ["Chapter One", "Volume 1 [Second]", "Volume 2 [Third]"]
+    );
+    assert_eq!(titles(&rebuild(&dir).toc), titles(&source.toc));
+    assert_eq!(crate::inspect::verify_path(&dir.join("rebuilt.epub")), []);
+}
+
+/// A volume heading that opens the contents has no chapter to go with: left out, a note says
+/// so, and its chapters move up a level rather than nest under the first.
+#[test]
+fn a_volume_heading_that_opens_the_contents_is_left_out_and_its_chapters_move_up() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let volumes = "<li><span>Volume 1</span><ol><li><a href=\"text/chapter%5F1.xhtml\">Chapter One</a></li></ol></li>\
+        <li><span>Volume 2</span><ol><li><a href=\"text/two.xhtml\">Second</a></li></ol></li>";
+    let epub = epub_file(tmp.path(), &book_with_two_chapters(volumes));
+    let dir = tmp.path().join("volumes");
+    let unpacked = unpack(&epub, &dir, &UnpackOptions::new()).expect("unpacked");
+    assert!(
+        (unpacked.diagnostics.iter()).any(|d| d.message.contains("\"Volume 1\" links nowhere")),
+        "{:?}",
+        unpacked.diagnostics
+    );
+    assert_eq!(
+        titles(&rebuild(&dir).toc),
+        ["Chapter One", "Volume 2 [Second]"]
+    );
+}
+
+/// The manifest item of [`third`], before the cover's.
+const THIRD_ITEM: &str = "<item id=\"c3\" href=\"text/three.xhtml\" media-type=\"application/xhtml+xml\"/><item id=\"cover\"";
+
+/// A third chapter's document.
+fn third() -> Vec<u8> {
+    crate::inspect::testutil::CHAPTER
+        .replace("Chapter One", "Chapter Three")
+        .replace("id=\"start\"", "id=\"three\"")
+        .into_bytes()
+}

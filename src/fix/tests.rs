@@ -474,3 +474,165 @@ fn the_result_reviewed_from_the_entries_the_build_held_is_reviewed_as_from_its_f
         "one result has a problem left to compare"
     );
 }
+
+/// The test book with its chapter's `<h1 id="start">Chapter One</h1>` replaced by `heading`.
+fn book_with_heading(dir: &Path, heading: &str) -> PathBuf {
+    let book =
+        TestBook::minimal_epub3().edit(CHAPTER, "<h1 id=\"start\">Chapter One</h1>", heading);
+    let epub = dir.join("pictured.epub");
+    std::fs::write(&epub, book.to_zip()).unwrap();
+    epub
+}
+
+/// The fixed EPUB's chapter documents, joined.
+fn fixed_text(epub: &Path) -> String {
+    let opts = FixOptions {
+        force: true,
+        ..FixOptions::default()
+    };
+    let report = fix(epub, &opts).unwrap();
+    assert_eq!(
+        problems(&report.outputs[0]),
+        [],
+        "the fixed EPUB has problems"
+    );
+    let docs = review::spine_documents(&report.outputs[0]).unwrap();
+    docs.into_iter().map(|(_, x)| x).collect()
+}
+
+#[test]
+fn a_heading_that_is_only_a_picture_stays_a_picture_heading_titled_by_its_alt() {
+    // IDPF mymedia_lite's first page: `<h1 class="imgttl"><img alt="ガリ版の話"/></h1>`.
+    let dir = tempfile::tempdir().unwrap();
+    let epub = book_with_heading(
+        dir.path(),
+        "<h1 id=\"start\" class=\"imgttl\"><img src=\"../images/cover.png\" alt=\"Chapter One\"/></h1>",
+    );
+    let text = fixed_text(&epub);
+    let h1 = text.find("<h1").expect("no h1");
+    let h1 = &text[h1..h1 + text[h1..].find("</h1>").unwrap()];
+    assert!(
+        h1.contains("<img") && h1.contains("alt=\"Chapter One\""),
+        "{h1}"
+    );
+    assert!(!h1.contains(">Chapter One"), "the alt became words: {h1}");
+    assert!(!text.contains("heading-picture"), "{text}");
+    // The contents still name the chapter by the alt.
+    let nav = crate::inspect::open(&dir.path().join("pictured.fixed.epub")).unwrap();
+    assert_eq!(nav.toc[0].title, "Chapter One");
+
+    // A heading with words and a picture keeps its words as the heading.
+    let dir = tempfile::tempdir().unwrap();
+    let epub = book_with_heading(
+        dir.path(),
+        "<h1 id=\"start\"><img src=\"../images/cover.png\" alt=\"ornament\"/>Chapter One</h1>",
+    );
+    let text = fixed_text(&epub);
+    assert!(text.contains(">Chapter One</h1>"), "{text}");
+    assert!(text.contains("alt=\"ornament\""), "{text}");
+}
+
+#[test]
+fn a_note_of_the_epub_gains_no_number_but_a_way_back() {
+    // IDPF moby-dick-mo's preface: a numbered reference, a note without a number.
+    let dir = tempfile::tempdir().unwrap();
+    let book = TestBook::minimal_epub3()
+        .edit(
+            CHAPTER,
+            "<html xmlns=\"http://www.w3.org/1999/xhtml\"",
+            "<html xmlns=\"http://www.w3.org/1999/xhtml\" xmlns:epub=\"http://www.idpf.org/2007/ops\"",
+        )
+        .edit(
+            CHAPTER,
+            "<h2 id=\"s1\">Section</h2>",
+            "<h2 id=\"s1\">Section</h2>\n<p>A pound, a unit of currency.<a epub:type=\"noteref\" href=\"#n1\">7</a></p>\n<aside epub:type=\"footnote\" id=\"n1\">\n<p>These have been corrected.</p>\n</aside>",
+        );
+    let epub = dir.path().join("noted.epub");
+    std::fs::write(&epub, book.to_zip()).unwrap();
+    let text = fixed_text(&epub);
+    let words: String = (text.split('<'))
+        .filter_map(|t| t.split_once('>').map(|(_, w)| w))
+        .collect();
+    assert_eq!(
+        words.matches('7').count(),
+        1,
+        "the note gained its number: {text}"
+    );
+    let note = text.find("id=\"n1\"").expect("the note is gone");
+    let note = &text[note..note + text[note..].find("</aside>").unwrap()];
+    assert!(
+        note.contains("role=\"doc-backlink\">\u{21A9}</a>"),
+        "{note}"
+    );
+}
+
+#[test]
+fn a_cover_that_is_no_picture_leaves_the_book_without_a_cover_not_unfixed() {
+    // A Royal Road archiver's `cover.jpg` of raw pixels: the build refused the whole book.
+    let dir = tempfile::tempdir().unwrap();
+    let mut book = TestBook::minimal_epub3();
+    book.entry_mut("EPUB/images/cover.png").data = vec![7u8; 4096];
+    let epub = dir.path().join("raw-cover.epub");
+    std::fs::write(&epub, book.to_zip()).unwrap();
+    let opts = FixOptions {
+        force: true,
+        ..FixOptions::default()
+    };
+    let report = fix(&epub, &opts).unwrap();
+    assert_eq!(
+        problems(&report.outputs[0]),
+        [],
+        "the fixed EPUB has problems"
+    );
+    let said =
+        |d: &Diagnostic| d.code == Code::EpubInMetadata && d.message.contains("not a picture");
+    assert!(
+        report.diagnostics.iter().any(said),
+        "{:#?}",
+        report.diagnostics
+    );
+    let out = crate::inspect::open(&report.outputs[0]).unwrap();
+    assert_eq!(out.metadata.cover_href, None);
+    assert!(report.chars_after >= report.chars_before);
+}
+
+#[test]
+fn convert_converts_the_title_the_contents_give_the_contents_page_too() {
+    // novel-download's output: the contents name their own page "我的电子书标题".
+    let dir = tempfile::tempdir().unwrap();
+    let epub = chinese_book(dir.path(), &["这是第一章的内容。"]);
+    // Its Chinese chapter, in the minimal book whose contents list the contents page.
+    let zipped = std::fs::read(&epub).unwrap();
+    let mut archive = zip::ZipArchive::new(std::io::Cursor::new(zipped)).unwrap();
+    let mut chapter = String::new();
+    std::io::Read::read_to_string(&mut archive.by_name(CHAPTER).unwrap(), &mut chapter).unwrap();
+    let book = TestBook::minimal_epub3()
+        .edit(
+            "EPUB/package.opf",
+            "<dc:language>en</dc:language>",
+            "<dc:language>zh-CN</dc:language>",
+        )
+        .edit(
+            "EPUB/package.opf",
+            "<itemref idref=\"nav\" linear=\"no\"/>",
+            "<itemref idref=\"nav\"/>",
+        )
+        .edit(
+            "EPUB/nav.xhtml",
+            "</li>\n    </ol>",
+            "</li>\n      <li><a href=\"nav.xhtml\">我的电子书目录</a></li>\n    </ol>",
+        );
+    let mut book = book;
+    book.entry_mut(CHAPTER).data = chapter.into_bytes();
+    std::fs::write(&epub, book.to_zip()).unwrap();
+    let opts = FixOptions {
+        convert: Some("s2tw".into()),
+        force: true,
+        ..FixOptions::default()
+    };
+    let report = fix(&epub, &opts).unwrap();
+    let out = crate::inspect::open(&report.outputs[0]).unwrap();
+    let titles: Vec<&str> = out.toc.iter().map(|e| e.title.as_str()).collect();
+    assert!(titles.contains(&"我的電子書目錄"), "{titles:?}");
+    assert!(!titles.contains(&"我的电子书目录"), "{titles:?}");
+}

@@ -275,15 +275,15 @@ pub fn load_image(
 /// The `data:` URL of the raster picture (JPEG, PNG, GIF, WebP, checked as any picture is)
 /// that an SVG file in `dir` names with `href`; None when it is outside the project, cannot
 /// be read, or is not such a picture (the `<image>` then goes, with the SVG's warning). The
-/// name is read as written: `%` escapes are not decoded here (no picture of the samples
-/// needed it, and decoding belongs to the stages above).
+/// name is a URL's: its `%` escapes are decoded (`cover%20art.png` is `cover art.png`; the
+/// picture was removed), and one that decodes to no UTF-8 names no file.
 fn picture_data_url(boundary: &crate::project::Boundary, dir: &Path, href: &str) -> Option<String> {
     let end = href.find(['?', '#']).unwrap_or(href.len());
-    let file = &href[..end];
-    if file.is_empty() || file.contains('%') {
+    let file = url_path(&href[..end])?;
+    if file.is_empty() {
         return None;
     }
-    let target = boundary.admit(dir, file).ok()?;
+    let target = boundary.admit(dir, &file).ok()?;
     let data = boundary
         .read_limited(&target, MAX_IMAGE_BYTES, "image")
         .ok()?;
@@ -292,6 +292,35 @@ fn picture_data_url(boundary: &crate::project::Boundary, dir: &Path, href: &str)
         let media_type = info.format.media_type();
         format!("data:{media_type};base64,{}", super::base64::encode(&bytes))
     })
+}
+
+/// A URL's path with its `%XX` escapes decoded (a `%` not followed by two hex digits stays);
+/// None when the bytes are no UTF-8.
+fn url_path(path: &str) -> Option<String> {
+    if !path.contains('%') {
+        return Some(path.to_string());
+    }
+    let bytes = path.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        let hex = (b == b'%')
+            .then(|| bytes.get(i + 1..i + 3))
+            .flatten()
+            .and_then(|h| std::str::from_utf8(h).ok())
+            .and_then(|h| u8::from_str_radix(h, 16).ok());
+        match hex {
+            Some(v) => {
+                out.push(v);
+                i += 3;
+            }
+            None => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8(out).ok()
 }
 
 /// Recognises `bytes`, checks a raster image's header and completeness, and rebuilds an SVG

@@ -122,7 +122,11 @@ pub(super) fn entries(docs: &[Doc], look: &Look) -> Vec<Entry> {
         // A heading of only an image has no text to list.
         let listed = chapter.sections.iter();
         for s in listed.filter(|s| s.level <= toc_depth && !s.title.is_empty()) {
-            before = (doc.depth + s.level - 1).min(before + 1);
+            // Level 0 (a heading only): a level above the chapter, never above the top.
+            before = (doc.depth + s.level)
+                .saturating_sub(1)
+                .max(1)
+                .min(before + 1);
             let href = match s.id.is_empty() {
                 true => doc.href.clone(),
                 false => {

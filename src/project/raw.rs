@@ -160,7 +160,7 @@ pub(super) fn validate<T: Send>(
     let output_at = raw.output.path.as_ref().map(|p| p.span().start);
     let output = raw.output.path.map(|p| root.join(p.into_inner()));
     // The layout and the text settings come first: a converted book's title names its EPUB.
-    let layout = super::layout::validate_layout(raw.layout, &ctx)?;
+    let mut layout = super::layout::validate_layout(raw.layout, &ctx)?;
     let raw_text = (raw.cleanup, raw.text, convert);
     let chapters = (raw.chapters, raw.parts, raw.suffix_chapters);
     let TextAndContents {
@@ -177,6 +177,7 @@ pub(super) fn validate<T: Send>(
         output.as_deref(),
         alongside,
     )?;
+    convert_toc_page_title(&mut layout, &text_fix)?;
     let ignore = super::ignore::validate(raw.check, ctx.text, ctx.path)?;
 
     let style = super::layout::validate_style(raw.style, &ctx)?;
@@ -307,6 +308,18 @@ type RawContents = (
 );
 
 /// `[[cleanup]]`, `[text]` and `[book] convert`, as written.
+/// The contents page's title (an EPUB's, `init` wrote it) through the text stage, as the
+/// chapters' titles are (`convert` converts it).
+fn convert_toc_page_title(
+    layout: &mut super::Layout,
+    text_fix: &crate::text_fix::TextFix,
+) -> Result<()> {
+    if let Some(title) = layout.toc_page_title.as_mut() {
+        *title = text_fix.title(title, None, None)?;
+    }
+    Ok(())
+}
+
 type RawTextFix = (
     Vec<Spanned<super::text::RawRule>>,
     super::text::RawText,

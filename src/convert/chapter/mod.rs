@@ -415,7 +415,7 @@ fn one_chapter(
         }
         false => {
             let how = (kind, fixed);
-            page::own_heading(project, how, &converted, file, tally.as_deref_mut())?
+            page::own_heading(project, how, &mut converted, file, tally.as_deref_mut())?
         }
     };
     let sections = page::given_sections(project, src, &converted.ids, file, tally.as_deref_mut())?;

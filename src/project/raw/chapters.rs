@@ -193,7 +193,9 @@ fn chapter_title(title: Option<&str>, ctx: &Ctx, offset: usize) -> Result<Option
 }
 
 /// A chapter entry's `sections`: each an id (none: a heading-only entry), a title and a level
-/// from 1 (beside the chapter) or 2 (right under it) to 6, 2 when not given.
+/// from 1 (beside the chapter) or 2 (right under it) to 6, 2 when not given; a heading-only
+/// entry may be 0, a level above the chapter (an EPUB's volume heading after a chapter of the
+/// volume before).
 fn chapter_sections(
     sections: Option<Vec<super::RawSection>>,
     ctx: &Ctx,
@@ -209,11 +211,12 @@ fn chapter_sections(
         let blank_id = s.id.as_deref().is_some_and(|i| i.trim().is_empty());
         let id = s.id.unwrap_or_default();
         let nameless = blank_id || (id.is_empty() && s.title.trim().is_empty());
-        if !(1..=MAX_LEVEL).contains(&level) || nameless {
+        let lowest = i64::from(!id.is_empty());
+        if !(lowest..=MAX_LEVEL).contains(&level) || nameless {
             return Err(ctx.error_at(
                 offset,
                 format!(
-                    "a `sections` entry needs an id (or, heading only, a title) and a level from 1 to {MAX_LEVEL} (\"{id}\", level {level})"
+                    "a `sections` entry needs an id (or, heading only, a title) and a level from 1 (0 heading only) to {MAX_LEVEL} (\"{id}\", level {level})"
                 ),
             ));
         }
