@@ -76,7 +76,7 @@ fn is_space(b: u8) -> bool {
 }
 
 /// Whether `s` holds only characters XML allows: no control characters but tab, line feed and
-/// carriage return, no U+FFFE or U+FFFF. (Written to be vectorised: it runs over all text.)
+/// carriage return, no U+FFFE or U+FFFF.
 fn xml_chars(s: &[u8]) -> bool {
     let controls = (s.iter()).fold(false, |found, &b| {
         found | (b < 0x20 && b != b'\t' && b != b'\n' && b != b'\r')
