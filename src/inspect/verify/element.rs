@@ -2,19 +2,21 @@
 //! [`XmlSummary`]: the same walk whether the elements come from roxmltree's tree
 //! ([`of_tree`]) or from the lean scan of the text ([`super::lean`]).
 
+use std::borrow::Cow;
+
 use super::*;
 use crate::inspect::fixed_layout::Viewport;
 
 const NS_XHTML: &str = "http://www.w3.org/1999/xhtml";
 
 /// An attribute as the rules read it (namespace declarations are not attributes).
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub(super) struct Attr<'a> {
     /// Its namespace URI; None when unprefixed.
     pub ns: Option<&'a str>,
     pub local: &'a str,
     /// Its value, normalised as XML says.
-    pub value: &'a str,
+    pub value: Cow<'a, str>,
 }
 
 /// An element: where its start tag begins (a byte offset into the text), how deep it is (the
@@ -27,19 +29,19 @@ pub(super) struct Element<'a, 'e> {
     pub attrs: &'e [Attr<'a>],
 }
 
-impl<'a> Element<'a, '_> {
+impl Element<'_, '_> {
     /// An unprefixed attribute by local name.
-    fn attr(&self, local: &str) -> Option<&'a str> {
+    fn attr(&self, local: &str) -> Option<&str> {
         (self.attrs.iter())
             .find(|a| a.ns.is_none() && a.local == local)
-            .map(|a| a.value)
+            .map(|a| a.value.as_ref())
     }
 
     /// An attribute by namespace and local name.
-    fn attr_ns(&self, ns: &str, local: &str) -> Option<&'a str> {
+    fn attr_ns(&self, ns: &str, local: &str) -> Option<&str> {
         (self.attrs.iter())
             .find(|a| a.ns == Some(ns) && a.local == local)
-            .map(|a| a.value)
+            .map(|a| a.value.as_ref())
     }
 }
 
@@ -179,7 +181,7 @@ pub(super) fn of_tree(entry: &str, doc: &Document) -> XmlSummary {
         attrs.extend(node.attributes().map(|a| Attr {
             ns: a.namespace(),
             local: a.name(),
-            value: a.value(),
+            value: Cow::Borrowed(a.value()),
         }));
         summary.element(&Element {
             pos: node.range().start,

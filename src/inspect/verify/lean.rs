@@ -10,6 +10,7 @@
 //! depend on which of the two read an entry; the lean pass only skips the tree and roxmltree's
 //! character-at-a-time reading of text.
 
+use std::borrow::Cow;
 use std::sync::LazyLock;
 
 use memchr::memmem::Finder;
@@ -49,7 +50,7 @@ pub(super) fn summarize(entry: &str, text: &str) -> Option<XmlSummary> {
 }
 
 /// An attribute as written: prefix, local name, value.
-type Raw<'t> = (&'t str, &'t str, &'t str);
+type Raw<'t> = (&'t str, &'t str, Cow<'t, str>);
 
 struct Scan<'t> {
     text: &'t str,
@@ -221,15 +222,38 @@ impl<'t> Scan<'t> {
         self.expect(b">")
     }
 
-    /// White space and comments.
+    /// White space, comments and processing instructions.
     fn misc(&mut self) -> Option<()> {
         loop {
             self.spaces();
-            if !self.starts(b"<!--") {
+            if self.starts(b"<!--") {
+                self.comment()?;
+            } else if self.starts(b"<?") {
+                self.instruction()?;
+            } else {
                 return Some(());
             }
-            self.comment()?;
         }
+    }
+
+    /// `<?target content?>`, its target an ASCII name other than `xml` (in any case) followed
+    /// by white space or `?>`.
+    fn instruction(&mut self) -> Option<()> {
+        self.pos += 2;
+        let target = self.name_part()?;
+        if target.eq_ignore_ascii_case("xml")
+            || !self.peek().is_some_and(|b| b == b'?' || is_space(b))
+        {
+            return None;
+        }
+        self.spaces();
+        let from = self.pos;
+        let end = from + memchr::memmem::find(self.bytes.get(from..)?, b"?>")?;
+        if !xml_chars(self.bytes.get(from..end)?) {
+            return None;
+        }
+        self.pos = end + 2;
+        Some(())
     }
 
     /// `<!-- … -->`: no `--` inside, no `-` last.
@@ -267,38 +291,10 @@ impl<'t> Scan<'t> {
             return None;
         }
         for amp in memchr::memchr_iter(b'&', run) {
-            self.pos = start + amp;
-            self.reference()?;
+            reference(self.text.get(start + amp..)?)?;
         }
         self.pos = end;
         Some(())
-    }
-
-    /// `&amp;`, `&lt;`, `&gt;`, `&quot;`, `&apos;`, `&#N;`, `&#xH;` naming an allowed character.
-    fn reference(&mut self) -> Option<()> {
-        self.pos += 1;
-        if self.expect(b"#").is_some() {
-            let hex = self.expect(b"x").is_some();
-            let start = self.pos;
-            while self.peek().is_some_and(|b| match hex {
-                true => b.is_ascii_hexdigit(),
-                false => b.is_ascii_digit(),
-            }) {
-                self.pos += 1;
-            }
-            let digits = self.text.get(start..self.pos)?;
-            let n = u32::from_str_radix(digits, if hex { 16 } else { 10 }).ok()?;
-            let c = char::from_u32(n).unwrap_or('\u{FFFD}');
-            if !xml_chars(c.encode_utf8(&mut [0; 4]).as_bytes()) {
-                return None;
-            }
-        } else {
-            let name = self.name_part()?;
-            if !matches!(name, "amp" | "lt" | "gt" | "quot" | "apos") {
-                return None;
-            }
-        }
-        self.expect(b";")
     }
 
     /// The root element and everything in it, each element handed to `summary` in document
@@ -315,6 +311,8 @@ impl<'t> Scan<'t> {
                 self.comment()?;
             } else if self.starts(b"<![CDATA[") {
                 self.cdata()?;
+            } else if self.starts(b"<?") {
+                self.instruction()?;
             } else {
                 self.start_tag(summary, &mut open)?;
             }
@@ -352,7 +350,7 @@ impl<'t> Scan<'t> {
         let ns = namespace(&self.scope, prefix)?;
         let mut attrs = std::mem::take(&mut self.attrs);
         attrs.clear();
-        for &(prefix, local, value) in &self.raw {
+        for (prefix, local, value) in self.raw.drain(..) {
             if prefix == "xmlns" || local == "xmlns" {
                 continue;
             }
@@ -361,7 +359,7 @@ impl<'t> Scan<'t> {
                 "" => None,
                 _ => namespace(&self.scope, prefix)?,
             };
-            if attrs.iter().any(|a| a.ns == ns && a.local == local) {
+            if (attrs.iter()).any(|a: &Attr| a.ns == ns && a.local == local) {
                 return None;
             }
             attrs.push(Attr { ns, local, value });
@@ -407,12 +405,13 @@ impl<'t> Scan<'t> {
             let from = self.pos + 1;
             let end = from + memchr::memchr(quote, self.bytes.get(from..)?)?;
             let value = self.bytes.get(from..end)?;
-            // References and white space other than spaces change the value: roxmltree's.
-            let plain = |b: &u8| !matches!(b, b'<' | b'&' | b'\t' | b'\n' | b'\r');
+            // White space other than spaces is normalised: left to roxmltree.
+            let plain = |b: &u8| !matches!(b, b'<' | b'\t' | b'\n' | b'\r');
             if !value.iter().all(plain) || !xml_chars(value) {
                 return None;
             }
-            self.raw.push((prefix, local, self.text.get(from..end)?));
+            let value = expand(self.text.get(from..end)?)?;
+            self.raw.push((prefix, local, value));
             self.pos = end + 1;
         }
     }
@@ -421,8 +420,18 @@ impl<'t> Scan<'t> {
     /// its own start). Anything out of the ordinary is left to roxmltree.
     fn declare(&mut self, scope: usize) -> Option<()> {
         for i in 0..self.raw.len() {
-            let (prefix, local, uri) = *self.raw.get(i)?;
+            let (prefix, local, value) = self.raw.get(i)?;
+            let (prefix, local) = (*prefix, *local);
+            if prefix != "xmlns" && local != "xmlns" {
+                continue;
+            }
+            // A URI written with references is left to roxmltree.
+            let Cow::Borrowed(uri) = *value else {
+                return None;
+            };
             let declared = match (prefix, local) {
+                // Bound to its own URI, `xml` is declared already (roxmltree ignores it).
+                ("xmlns", "xml") if uri == NS_XML => continue,
                 ("xmlns", "xml" | "xmlns") => return None,
                 ("xmlns", prefix) => prefix,
                 (_, "xmlns") if !prefix.is_empty() => return None,
@@ -441,6 +450,61 @@ impl<'t> Scan<'t> {
         }
         Some(())
     }
+}
+
+/// The character a reference at the start of `s` stands for, and its length: `&amp;`,
+/// `&lt;`, `&gt;`, `&quot;`, `&apos;`, `&#N;`, `&#xH;` naming a character XML allows.
+fn reference(s: &str) -> Option<(char, usize)> {
+    let b = s.as_bytes();
+    let (c, end) = if b.get(1) == Some(&b'#') {
+        let hex = b.get(2) == Some(&b'x');
+        let from = if hex { 3 } else { 2 };
+        let digits = (b.get(from..)?.iter())
+            .take_while(|d| match hex {
+                true => d.is_ascii_hexdigit(),
+                false => d.is_ascii_digit(),
+            })
+            .count();
+        let n = u32::from_str_radix(s.get(from..from + digits)?, if hex { 16 } else { 10 }).ok()?;
+        let c = char::from_u32(n).unwrap_or('\u{FFFD}');
+        if !xml_chars(c.encode_utf8(&mut [0; 4]).as_bytes()) {
+            return None;
+        }
+        (c, from + digits)
+    } else {
+        let len = (b.get(1..)?.iter())
+            .take_while(|&&d| is_name(d) || d == b':')
+            .count();
+        let c = match s.get(1..1 + len)? {
+            "amp" => '&',
+            "lt" => '<',
+            "gt" => '>',
+            "quot" => '"',
+            "apos" => '\'',
+            _ => return None,
+        };
+        (c, 1 + len)
+    };
+    (b.get(end) == Some(&b';')).then_some((c, end + 1))
+}
+
+/// An attribute value with its references replaced by what they stand for.
+fn expand(value: &str) -> Option<Cow<'_, str>> {
+    let Some(first) = memchr::memchr(b'&', value.as_bytes()) else {
+        return Some(Cow::Borrowed(value));
+    };
+    let mut out = String::with_capacity(value.len());
+    let mut rest = value;
+    let mut amp = Some(first);
+    while let Some(at) = amp {
+        out.push_str(rest.get(..at)?);
+        let (c, len) = reference(rest.get(at..)?)?;
+        out.push(c);
+        rest = rest.get(at + len..)?;
+        amp = memchr::memchr(b'&', rest.as_bytes());
+    }
+    out.push_str(rest);
+    Some(Cow::Owned(out))
 }
 
 /// The URI `prefix` names in `scope`: None for no prefix and no default namespace; a prefix
@@ -464,9 +528,9 @@ mod tests {
     /// references, namespaces (default, prefixed, redeclared), SVG links, `epub:type` in the
     /// head, a base and a viewport.
     const RICH: &str = r##"<?xml version='1.0' encoding="utf-8" standalone="no" ?>
-<!-- before -->
+<!-- before --><?xml-stylesheet href="a.css" type="text/css"?>
 <!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.1//EN" 'http://www.w3.org/TR/xhtml11/DTD/xhtml11.dtd' >
-<html xmlns="http://www.w3.org/1999/xhtml" xmlns:epub="http://www.idpf.org/2007/ops" xml:lang="fr">
+<html xmlns="http://www.w3.org/1999/xhtml" xmlns:epub="http://www.idpf.org/2007/ops" xml:lang="fr" xmlns:xml="http://www.w3.org/XML/1998/namespace">
 <head epub:type="x"><title epub:type="y">T &amp; &#233;&#x4E00;</title>
   <base href="../"/><base href="other/"/>
   <meta name=" ViewPort " content="width=100, height=200"/>
@@ -474,7 +538,8 @@ mod tests {
   <style><![CDATA[ p > a { color: red } ]]></style>
 </head>
 <body id="b">
-  <p xml:id="x1" class='c'>第一章，“引号”。 a > b <a href="#x1">x</a></p>
+  <p xml:id="x1" class='c'>第一章，“引号”。 a > b <a href="#x1">x</a><?pi data?></p>
+  <a href="c.xhtml?a=1&amp;b=2#&#x78;1" title="&quot;q&apos; &lt;&gt; &#233;"/>
   <svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink">
     <image xlink:href="../images/a.png" width="1"/><use href="#u"/>
     <a xlink:href="c.xhtml"><text>t</text></a>
@@ -499,13 +564,18 @@ mod tests {
             ("EPUB/toc.ncx", NCX),
             ("META-INF/container.xml", CONTAINER),
             ("a.svg", "<svg xmlns='http://www.w3.org/2000/svg'/>"),
+            (
+                "b.xhtml",
+                "<?xml-stylesheet href='a'?><a><?pi x?><b c='x&amp;y'/></a>",
+            ),
         ] {
             let lean =
                 summarize(entry, text).unwrap_or_else(|| panic!("{entry} left to roxmltree"));
             assert_eq!(lean, tree(entry, text).unwrap(), "{entry}");
         }
         let rich = summarize("EPUB/text/rich.xhtml", RICH).unwrap();
-        assert_eq!(rich.links.len(), 8, "{:#?}", rich.links);
+        assert_eq!(rich.links.len(), 9, "{:#?}", rich.links);
+        assert!(rich.links.iter().any(|l| l.raw == "c.xhtml?a=1&b=2#x1"));
         assert_eq!(rich.head_semantics.len(), 2);
         assert_eq!(rich.base.as_deref(), Some("../"));
         assert!(rich.viewport.is_some());
@@ -517,15 +587,15 @@ mod tests {
         for text in [
             "",
             "\u{FEFF}<a/>",
-            "<?xml-stylesheet href='a'?><a/>",
-            "<a><?pi x?></a>",
+            "<a><?xml?></a>",
+            "<a><?p<x?></a>",
+            "<a xmlns:p='a&amp;b'/>",
             "<!DOCTYPE a [<!ELEMENT a ANY>]><a/>",
-            "<a b='x&amp;y'/>",
             "<a b='x\ny'/>",
             "<é/>",
             "<a:b:c/>",
             "<a xmlns:p=''/>",
-            "<a xmlns:xml='http://www.w3.org/XML/1998/namespace'/>",
+            "<a xmlns:xml='urn:x'/>",
             "<a xmlns='x' xmlns='y'/>",
             "<p:a xmlns:p='x' xmlns:p='y'/>",
             "<xml:a/>",
@@ -555,6 +625,11 @@ mod tests {
             "<a>\u{FFFE}</a>",
             "<a><!-- a -- b --></a>",
             "<a><!-- a ---></a>",
+            "<a b='&nbsp;'/>",
+            "<a b='&#1;'/>",
+            "<a b='&amp'/>",
+            "<a><?xml x?></a>",
+            "<a/><?xml version='1.0'?>",
             "<a b='<'/>",
             "<a b='1'c='2'/>",
             "<!DOCTYPE a><!DOCTYPE a><a/>",
