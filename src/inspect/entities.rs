@@ -262,7 +262,7 @@ const MAX_NAME: usize = 8;
 /// If `text` declares an XHTML 1.x DTD and uses its named entities, the text with those
 /// references made numeric; otherwise `None`.
 pub(crate) fn expand(text: &str) -> Option<String> {
-    let doctype_at = text.find("<!DOCTYPE")?;
+    let doctype_at = memchr::memmem::find(text.as_bytes(), b"<!DOCTYPE")?;
     let doctype = text.get(doctype_at..)?.split('>').next()?;
     if !doctype.contains("//DTD XHTML 1.") {
         return None;

@@ -110,7 +110,7 @@ fn read_documents<R: Read + Seek>(epub: &Epub, c: &mut Container<R>, facts: &mut
         if item.properties.iter().any(|p| p == "mathml") {
             facts.mathml.push(item.href.clone());
         }
-        if text.contains(" alt=\"\"") {
+        if memchr::memmem::find(text.as_bytes(), b" alt=\"\"").is_some() {
             facts.empty_alts.push(item.href.clone());
         }
         let body = text
@@ -131,9 +131,7 @@ fn read_documents<R: Read + Seek>(epub: &Epub, c: &mut Container<R>, facts: &mut
 /// Some(false) otherwise (an SVG `image`, a CSS background), None when it does not refer to it.
 fn shows(name: &str, text: &str, cover: &str) -> Option<bool> {
     let file = cover.rsplit('/').next().unwrap_or(cover);
-    if !text.contains(file) {
-        return None;
-    }
+    memchr::memmem::find(text.as_bytes(), file.as_bytes())?;
     let by_img = text.match_indices("<img").any(|(at, _)| {
         let tag = &text[at..text[at..].find('>').map_or(text.len(), |e| at + e)];
         attr_of(tag, "src")

@@ -8,7 +8,7 @@
 
 use std::collections::HashSet;
 
-use roxmltree::{Document, Node};
+use roxmltree::Document;
 
 use crate::diagnostic::{Code, Diagnostic};
 
@@ -17,7 +17,7 @@ use super::read::Package;
 use super::xml::{attr, is, text_of};
 
 /// The first `<meta name="viewport">` of an XHTML document: where it is and what it says.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Viewport {
     pub location: Place,
     pub content: String,
@@ -56,16 +56,9 @@ pub(crate) fn pre_paginated(doc: &Document, package: &Package) -> HashSet<String
     fixed
 }
 
-/// The first viewport meta of an XHTML document, if any.
-pub(crate) fn viewport_of(doc: &Document, locate: impl FnOnce(Node) -> Place) -> Option<Viewport> {
-    let meta = doc.descendants().find(|n| {
-        is(*n, "meta")
-            && attr(*n, "name").is_some_and(|v| v.trim().eq_ignore_ascii_case("viewport"))
-    })?;
-    Some(Viewport {
-        location: locate(meta),
-        content: attr(meta, "content").unwrap_or_default().to_string(),
-    })
+/// Whether a `<meta>`'s `name` makes it the viewport meta.
+pub(crate) fn is_viewport(name: &str) -> bool {
+    name.trim().eq_ignore_ascii_case("viewport")
 }
 
 /// The rules on a fixed-layout document's viewport.

@@ -5,6 +5,9 @@
 
 /// Percent-decode a URL path or fragment; malformed escapes are kept as written.
 pub(crate) fn percent_decode(s: &str) -> String {
+    if !s.contains('%') {
+        return s.to_string();
+    }
     let bytes = s.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
@@ -75,13 +78,16 @@ pub(crate) fn resolve(base_entry: &str, href: &str) -> Option<Resolved> {
     let path = if path_part.is_empty() {
         base_entry.to_string()
     } else if let Some(abs) = path_part.strip_prefix('/') {
-        normalize(&percent_decode(abs))
+        normalized(percent_decode(abs))
     } else {
-        normalize(&format!(
-            "{}{}",
-            dir_of(base_entry),
-            percent_decode(path_part)
-        ))
+        let dir = dir_of(base_entry);
+        let mut joined = String::with_capacity(dir.len() + path_part.len());
+        joined.push_str(dir);
+        match path_part.contains('%') {
+            true => joined.push_str(&percent_decode(path_part)),
+            false => joined.push_str(path_part),
+        }
+        normalized(joined)
     };
     Some(Resolved { path, fragment })
 }
@@ -123,6 +129,15 @@ pub(crate) fn fragment_is_id(fragment: &str) -> bool {
         .is_some_and(|c| c.is_ascii_alphabetic())
         && matches!(fragment[name_end..].chars().next(), Some('(' | '='));
     !(scheme || fragment.starts_with(":~:"))
+}
+
+/// [`normalize`], keeping `path` as it is when it has no empty, `.` or `..` segment (most
+/// hrefs), so that nothing is allocated again.
+fn normalized(path: String) -> String {
+    match path.split('/').any(|seg| matches!(seg, "" | "." | "..")) {
+        true => normalize(&path),
+        false => path,
+    }
 }
 
 /// Collapse `.` and `..` segments; `..` that climbs above the root is kept so the result

@@ -10,15 +10,12 @@
 
 use std::collections::{HashMap, HashSet};
 
-use roxmltree::Node;
-
 use crate::diagnostic::{Code, Diagnostic};
 
 use super::finding::{self, Place};
 use super::fixed_layout::Viewport;
 use super::href::{self, Resolved};
 use super::read::Package;
-use super::xml::attr;
 
 /// How a document uses what a reference points at.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -36,6 +33,7 @@ pub(crate) enum Kind {
 }
 
 /// One reference found in a document.
+#[derive(Debug, PartialEq, Eq)]
 pub(crate) struct Reference {
     /// Line and column of the element.
     pub at: (u32, u32),
@@ -53,11 +51,19 @@ const CORE_IMAGES: &[&str] = &[
     "image/webp",
 ];
 
-/// The kind of reference an attribute of an XHTML element makes, if it makes one (`local` is
-/// the attribute's local name; `xlink` says it is in the XLink namespace).
-pub(crate) fn reference_kind(node: Node, local: &str, xlink: bool) -> Option<Kind> {
-    let name = node.tag_name().name();
-    if xlink || (local == "href" && matches!(name, "image" | "use") && !is_html(node)) {
+/// The kind of reference an attribute of an XHTML element makes, if it makes one: `element`
+/// is the element's local name, `html` says it is in the XHTML namespace, `rel` is its `rel`
+/// (read for a `link`); `local` is the attribute's local name and `xlink` says it is in the
+/// XLink namespace.
+pub(crate) fn reference_kind(
+    element: &str,
+    html: bool,
+    rel: Option<&str>,
+    local: &str,
+    xlink: bool,
+) -> Option<Kind> {
+    let name = element;
+    if xlink || (local == "href" && matches!(name, "image" | "use") && !html) {
         return (local == "href").then_some(match name {
             "a" => Kind::Hyperlink,
             "image" => Kind::Image,
@@ -67,7 +73,7 @@ pub(crate) fn reference_kind(node: Node, local: &str, xlink: bool) -> Option<Kin
     match (local, name) {
         ("href", "a" | "area") => Some(Kind::Hyperlink),
         ("href", "link") => Some(
-            if attr(node, "rel").is_some_and(|r| {
+            if rel.is_some_and(|r| {
                 r.split_whitespace()
                     .any(|r| r.eq_ignore_ascii_case("stylesheet"))
             }) {
@@ -84,10 +90,6 @@ pub(crate) fn reference_kind(node: Node, local: &str, xlink: bool) -> Option<Kin
         ("poster", "video") | ("data", "object") => Some(Kind::Media),
         _ => None,
     }
-}
-
-fn is_html(node: Node) -> bool {
-    node.tag_name().namespace() == Some("http://www.w3.org/1999/xhtml")
 }
 
 /// What the reference rules need from the package.
@@ -327,6 +329,7 @@ fn fragment_fault(
 }
 
 /// What the link and id rules need from one well-formed XML entry.
+#[derive(Debug, PartialEq, Eq)]
 pub(crate) struct XmlSummary {
     pub(crate) ids: HashSet<String>,
     /// Every reference the document makes (XHTML) or the NCX's `content` targets.

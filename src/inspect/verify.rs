@@ -30,6 +30,8 @@ use super::references::{self, Kind, Reference, XmlSummary};
 use super::xml::{self, Locator, attr, is, text_of};
 use super::{InspectError, MAX_XML_ENTRY_BYTES};
 
+mod element;
+mod lean;
 mod ncx;
 mod package;
 mod summary;

@@ -9,7 +9,7 @@ use super::InspectError;
 use super::finding::Place;
 
 /// Most XML nodes we build for one entry (bounds memory on huge flat documents).
-const MAX_NODES: u32 = 4_000_000;
+pub(crate) const MAX_NODES: u32 = 4_000_000;
 
 /// An XML entry, as [`Container::read_entry`](super::container::Container::read_entry) gives
 /// it, to text: UTF-8 (BOM stripped; text found UTF-8 already is not checked again) or UTF-16
@@ -44,6 +44,10 @@ fn decode_bytes(entry: &str, bytes: &[u8]) -> Result<String, InspectError> {
 }
 
 fn utf8(entry: &str, bytes: &[u8]) -> Result<String, InspectError> {
+    // The SIMD check first (several times faster on CJK text); std's only to place an error.
+    if let Ok(s) = simdutf8::basic::from_utf8(bytes) {
+        return Ok(s.to_string());
+    }
     match std::str::from_utf8(bytes) {
         Ok(s) => Ok(s.to_string()),
         Err(e) => {
@@ -82,9 +86,7 @@ fn line_col(bytes: &[u8], offset: usize) -> (u32, u32) {
 
 /// Parse text as XML; errors name the entry and line:col.
 pub(crate) fn parse<'a>(entry: &str, text: &'a str) -> Result<Document<'a>, InspectError> {
-    if text.contains("<!DOCTYPE")
-        && let Some(at) = text.find("<!ENTITY")
-    {
+    if let Some(at) = entity_declaration(text) {
         let (line, col) = line_col(text.as_bytes(), at);
         return Err(InspectError::Xml {
             entry: entry.to_string(),
@@ -113,13 +115,21 @@ pub(crate) fn parse<'a>(entry: &str, text: &'a str) -> Result<Document<'a>, Insp
     })
 }
 
+/// Where `text` declares an entity, when it has a DOCTYPE (what [`parse`] refuses).
+pub(crate) fn entity_declaration(text: &str) -> Option<usize> {
+    let bytes = text.as_bytes();
+    memchr::memmem::find(bytes, b"<!DOCTYPE")?;
+    memchr::memmem::find(bytes, b"<!ENTITY")
+}
+
 /// Turns node positions into [`Place`]s (entry, line, column). roxmltree's own `text_pos_at` scans from the
 /// start of the text on every call, which is quadratic over a big document with many links;
 /// this walks forward from the previous answer (queries come mostly in document order) and
-/// falls back to a line-start index for backward ones.
+/// falls back to a line-start index for backward ones, built on the first of them.
 pub(crate) struct Locator<'t> {
     entry: String,
     text: &'t str,
+    /// Byte offsets where the lines start; empty until a query goes backward.
     line_starts: Vec<usize>,
     /// Last answer: byte offset, line, column.
     last: (usize, u32, u32),
@@ -127,13 +137,15 @@ pub(crate) struct Locator<'t> {
 
 impl<'t> Locator<'t> {
     pub(crate) fn new(entry: &str, doc: &Document<'t>) -> Self {
-        let text = doc.input_text();
-        let mut line_starts = vec![0];
-        line_starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
+        Self::of_text(entry, doc.input_text())
+    }
+
+    /// A locator over `text` (the text a document was parsed from).
+    pub(crate) fn of_text(entry: &str, text: &'t str) -> Self {
         Locator {
             entry: entry.to_string(),
             text,
-            line_starts,
+            line_starts: Vec::new(),
             last: (0, 1, 1),
         }
     }
@@ -143,6 +155,11 @@ impl<'t> Locator<'t> {
         let pos = pos.min(self.text.len());
         let (mut from, mut line, mut col) = self.last;
         if pos < from {
+            if self.line_starts.is_empty() {
+                self.line_starts.push(0);
+                let newlines = memchr::memchr_iter(b'\n', self.text.as_bytes());
+                self.line_starts.extend(newlines.map(|i| i + 1));
+            }
             let index = self
                 .line_starts
                 .partition_point(|&s| s <= pos)
@@ -151,21 +168,28 @@ impl<'t> Locator<'t> {
             line = u32::try_from(index + 1).unwrap_or(u32::MAX);
             col = 1;
         }
-        for c in self.text.get(from..pos).unwrap_or_default().chars() {
-            if c == '\n' {
-                line = line.saturating_add(1);
-                col = 1;
-            } else {
-                col = col.saturating_add(1);
-            }
+        let between = self.text.get(from..pos).unwrap_or_default();
+        let mut rest = between;
+        if let Some(last) = memchr::memrchr(b'\n', between.as_bytes()) {
+            let newlines = memchr::memchr_iter(b'\n', between.as_bytes()).count();
+            line = line.saturating_add(u32::try_from(newlines).unwrap_or(u32::MAX));
+            col = 1;
+            rest = between.get(last + 1..).unwrap_or_default();
         }
+        let chars = u32::try_from(rest.chars().count()).unwrap_or(u32::MAX);
+        col = col.saturating_add(chars);
         self.last = (pos, line, col);
         (line, col)
     }
 
     /// The entry, line and column of a node, for findings.
     pub(crate) fn at(&mut self, node: Node<'_, '_>) -> Place {
-        let (line, col) = self.line_col(node.range().start);
+        self.place(node.range().start)
+    }
+
+    /// The entry, line and column of a byte offset, for findings.
+    pub(crate) fn place(&mut self, pos: usize) -> Place {
+        let (line, col) = self.line_col(pos);
         Place::at(&self.entry, line, col)
     }
 }

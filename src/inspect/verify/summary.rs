@@ -64,7 +64,7 @@ impl Verifier {
             .map(|(name, read)| {
                 let summary = read.and_then(|entry| {
                     let text = xml::decode_entry(&name, entry)?;
-                    xml::parse(&name, &text).map(|doc| summarize(&name, &doc))
+                    summarize(&name, &text)
                 });
                 (name, summary)
             })
@@ -109,80 +109,11 @@ pub(super) fn stylesheets<R: Read + Seek>(
     out
 }
 
-/// `epub:type` on `<head>` or what it holds (EPUB 3.3 §4.3.2: structural semantics are for
-/// content; the XHTML schema EPUBCheck applies has no such attribute there).
-pub(super) fn head_semantics(doc: &Document, locator: &mut Locator) -> Vec<(Place, String)> {
-    let Some(head) = doc.root_element().children().find(|n| is(*n, "head")) else {
-        return Vec::new();
-    };
-    head.descendants()
-        .filter(|n| xml::attr_ns(*n, NS_OPS, "type").is_some())
-        .map(|n| (locator.at(n), n.tag_name().name().to_string()))
-        .collect()
-}
-
-pub(super) fn summarize(entry: &str, doc: &Document) -> XmlSummary {
-    let mut ids = HashSet::new();
-    let mut links = Vec::new();
-    let xhtml = is_xhtml_name(entry);
-    let mut locator = Locator::new(entry, doc);
-    let ncx = extension(entry) == "ncx";
-    for node in doc.descendants().filter(|n| n.is_element()) {
-        for a in node.attributes() {
-            let local = a.name();
-            match a.namespace() {
-                None if local == "id" => {
-                    ids.insert(a.value().to_string());
-                }
-                Some(NS_XML) if local == "id" => {
-                    ids.insert(a.value().to_string());
-                }
-                _ => {}
-            }
-            let kind = match a.namespace() {
-                None if xhtml => references::reference_kind(node, local, false),
-                Some(NS_XLINK) if xhtml => references::reference_kind(node, local, true),
-                None if ncx && local == "src" && is(node, "content") => Some(Kind::Hyperlink),
-                _ => None,
-            };
-            if let Some(kind) = kind
-                && !a.value().trim().is_empty()
-            {
-                links.push(Reference {
-                    at: locator.line_col(node.range().start),
-                    raw: a.value().to_string(),
-                    kind,
-                });
-            }
-        }
-    }
-    let base = xhtml
-        .then(|| doc.descendants().find(|n| is(*n, "base")))
-        .flatten()
-        .and_then(|n| attr(n, "href"))
-        .map(str::to_string);
-    let viewport = xhtml
-        .then(|| fixed_layout::viewport_of(doc, |n| locator.at(n)))
-        .flatten();
-    let head_semantics = if xhtml {
-        head_semantics(doc, &mut locator)
-    } else {
-        Vec::new()
-    };
-    let root = doc.root_element();
-    let html_root = is(root, "html").then(|| {
-        (
-            locator.at(root),
-            attr(root, "lang").is_some_and(|l| !l.trim().is_empty()),
-            xml::attr_ns(root, NS_XML, "lang").is_some_and(|l| !l.trim().is_empty()),
-        )
-    });
-    XmlSummary {
-        ids,
-        links,
-        base,
-        viewport,
-        head_semantics,
-        html_root,
+/// The summary of one XML entry and whether it is well-formed: the lean scan when it can
+/// vouch for the text, else roxmltree's tree (and its error, for a malformed one).
+pub(super) fn summarize(entry: &str, text: &str) -> Result<XmlSummary, InspectError> {
+    match super::lean::summarize(entry, text) {
+        Some(summary) => Ok(summary),
+        None => xml::parse(entry, text).map(|doc| super::element::of_tree(entry, &doc)),
     }
 }
