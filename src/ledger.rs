@@ -62,17 +62,20 @@ pub fn count(text: &str) -> usize {
     n
 }
 
-/// The letters and digits of the text content of an XHTML fragment (tags and entity
-/// references are not text; an image's `alt` is).
+/// The letters and digits of the text content of an XHTML fragment (tags are not text; a
+/// character reference is the character it stands for; an image's `alt` is text).
 pub fn count_xhtml(xhtml: &str) -> usize {
     let mut n = 0;
     text_runs(xhtml, &mut |text| n += count(text));
     n
 }
 
-/// Calls `f` on each run of text between the tags and entity references of an XHTML
-/// fragment, and on the `alt` text of its images, in order.
-fn text_runs<'a>(xhtml: &'a str, f: &mut dyn FnMut(&'a str)) {
+/// Calls `f` on each run of text between the tags and references of an XHTML fragment, on
+/// the character each character reference stands for (`&#x6253;` is 打: a page written all in
+/// references has its letters counted, and a loss of them is seen), and on the `alt` text of
+/// its images, in order.
+fn text_runs(xhtml: &str, f: &mut dyn FnMut(&str)) {
+    let mut buf = [0u8; 4];
     let mut rest = xhtml;
     while let Some(stop) = memchr::memchr2(b'<', b'&', rest.as_bytes()) {
         if stop > 0 {
@@ -85,7 +88,13 @@ fn text_runs<'a>(xhtml: &'a str, f: &mut dyn FnMut(&'a str)) {
                 after[4..].find("-->").map_or(after.len(), |k| k + 7)
             }
             b'<' => memchr::memchr(b'>', after.as_bytes()).map_or(after.len(), |k| k + 1),
-            _ => memchr::memchr(b';', after.as_bytes()).map_or(1, |k| k + 1),
+            _ => {
+                let (len, c) = reference(after);
+                if let Some(c) = c {
+                    f(c.encode_utf8(&mut buf));
+                }
+                len
+            }
         };
         let tag = &after[..end];
         if tag.starts_with("<img")
@@ -93,11 +102,14 @@ fn text_runs<'a>(xhtml: &'a str, f: &mut dyn FnMut(&'a str)) {
         {
             let alt = &tag[k + 6..];
             let mut alt = &alt[..alt.find('"').unwrap_or(alt.len())];
-            // Entity references are no text here either (`alt="&#x6253;"` is not "x6253").
+            // A reference is read as in the text (`alt="&#x6253;"` is 打, not "x6253").
             while let Some(at) = alt.find('&') {
                 f(&alt[..at]);
-                alt = &alt[at..];
-                alt = &alt[alt.find(';').map_or(1, |k| k + 1)..];
+                let (len, c) = reference(&alt[at..]);
+                if let Some(c) = c {
+                    f(c.encode_utf8(&mut buf));
+                }
+                alt = &alt[at + len..];
             }
             f(alt);
         }
@@ -111,6 +123,38 @@ fn text_runs<'a>(xhtml: &'a str, f: &mut dyn FnMut(&'a str)) {
     if !rest.is_empty() {
         f(rest);
     }
+}
+
+/// The reference at the start of `s` (which starts with `&`): its length, and the character
+/// a character reference (`&#25171;`, `&#x6253;`) stands for. An entity reference (`&amp;`)
+/// stands for no letter here; an `&` that starts no reference is one byte, and the text after
+/// it is text.
+fn reference(s: &str) -> (usize, Option<char>) {
+    let b = s.as_bytes();
+    let (from, radix) = match (b.get(1), b.get(2)) {
+        (Some(b'#'), Some(b'x' | b'X')) => (3, 16),
+        (Some(b'#'), _) => (2, 10),
+        (Some(c), _) if c.is_ascii_alphabetic() => {
+            let n = b[1..].iter().take_while(|c| c.is_ascii_alphanumeric()).count();
+            return match b.get(1 + n) {
+                Some(b';') => (n + 2, None),
+                _ => (1, None),
+            };
+        }
+        _ => return (1, None),
+    };
+    let digits = (b[from..].iter())
+        .take_while(|&&c| char::from(c).is_digit(radix))
+        .count();
+    if digits == 0 || b.get(from + digits) != Some(&b';') {
+        return (1, None);
+    }
+    // Past U+10FFFF (or past what u32 holds) a reference stands for no character.
+    let c = (digits <= 8)
+        .then(|| u32::from_str_radix(&s[from..from + digits], radix).ok())
+        .flatten()
+        .and_then(char::from_u32);
+    (from + digits + 1, c)
 }
 
 /// The end tag to skip to when `tag` opens a `<script>` or `<style>` (not self-closed).
@@ -448,12 +492,16 @@ mod tests {
         assert_eq!(count("ＡＢ１２ ω 𝒊"), 6);
         assert_eq!(count_xhtml("<p class=\"x\">甲&amp;乙</p><h1>b</h1>"), 3);
         assert_eq!(count_xhtml("<p>甲<img src=\"a.png\" alt=\"乙丙\"/></p>"), 3);
-        // An alt's references are no more text than the body's (calibre writes
-        // `alt="&#x6253;&#x8D4F;"`): not the letters of "x6253".
+        // A character reference is its character, in the body as in an alt (calibre writes
+        // `alt="&#x6253;&#x8D4F;"`, a downloader whole pages of them): not the letters of
+        // "x6253", and not nothing, or a loss of such a page would go unseen.
         assert_eq!(
             count_xhtml("<p>&#x7532;<img src=\"a.png\" alt=\"&#x6253;&#x8D4F;b\"/></p>"),
-            1
+            4
         );
+        assert_eq!(count_xhtml("<p>&#25171;&#X8d4f;&#12290;&#xFFFFFFFFF;&#;</p>"), 2);
+        // An entity reference is no letter; a lone `&` starts none, the text after it counts.
+        assert_eq!(count_xhtml("<p>a&amp;b &lt;c&gt; & d; &x y;</p>"), 6);
         // Nor are a body's style sheet and script (mdBook's pages, pandoc's of them).
         assert_eq!(
             count_xhtml(
