@@ -135,7 +135,10 @@ fn reference(s: &str) -> (usize, Option<char>) {
         (Some(b'#'), Some(b'x' | b'X')) => (3, 16),
         (Some(b'#'), _) => (2, 10),
         (Some(c), _) if c.is_ascii_alphabetic() => {
-            let n = b[1..].iter().take_while(|c| c.is_ascii_alphanumeric()).count();
+            let n = b[1..]
+                .iter()
+                .take_while(|c| c.is_ascii_alphanumeric())
+                .count();
             return match b.get(1 + n) {
                 Some(b';') => (n + 2, None),
                 _ => (1, None),
@@ -499,7 +502,10 @@ mod tests {
             count_xhtml("<p>&#x7532;<img src=\"a.png\" alt=\"&#x6253;&#x8D4F;b\"/></p>"),
             4
         );
-        assert_eq!(count_xhtml("<p>&#25171;&#X8d4f;&#12290;&#xFFFFFFFFF;&#;</p>"), 2);
+        assert_eq!(
+            count_xhtml("<p>&#25171;&#X8d4f;&#12290;&#xFFFFFFFFF;&#;</p>"),
+            2
+        );
         // An entity reference is no letter; a lone `&` starts none, the text after it counts.
         assert_eq!(count_xhtml("<p>a&amp;b &lt;c&gt; & d; &x y;</p>"), 6);
         // Nor are a body's style sheet and script (mdBook's pages, pandoc's of them).
