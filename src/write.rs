@@ -561,18 +561,13 @@ fn versions(
         .map(|t| t.map(|t| t.finish_text(&name, &text)))
         .collect();
     let mut kept = None;
-    // Compressed, the text dropped, or kept when output `keeper` takes it.
-    let mut pack = |text: String, keeper: Option<usize>| match keeper.is_some() && keeper == keep {
-        true => {
-            let packed = PackedEntry::deflated(name.clone(), text.as_bytes());
+    // Compressed; the text kept when output `keeper` is the one that holds, else dropped.
+    let mut pack = |text: String, keeper: Option<usize>| {
+        let packed = PackedEntry::deflated(name.clone(), text.as_bytes());
+        if keeper.is_some() && keeper == keep {
             kept = Some(text);
-            packed
         }
-        false => PackedEntry::new(Entry {
-            name: name.clone(),
-            data: text.into_bytes(),
-            compress: true,
-        }),
+        packed
     };
     let mut versions = Vec::new();
     let plain = finished.iter().any(|f| matches!(f, Some(None)));

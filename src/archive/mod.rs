@@ -140,26 +140,7 @@ pub struct PackedEntry {
 }
 
 impl PackedEntry {
-    /// `entry` compressed (or stored, as its `compress` says).
-    pub fn new(entry: Entry) -> std::io::Result<PackedEntry> {
-        let packed = pack(&entry)?;
-        let (method, crc, size) = (packed.method, packed.crc, packed.size);
-        let compressed = match packed.data {
-            Cow::Owned(data) => Some(data),
-            Cow::Borrowed(_) => None,
-        };
-        let data = compressed.unwrap_or(entry.data);
-        Ok(PackedEntry {
-            name: entry.name,
-            method,
-            crc,
-            size,
-            data,
-        })
-    }
-
-    /// The entry `name` holding `data`, compressed (what [`PackedEntry::new`] makes of an
-    /// entry to compress), from a borrow: the caller keeps `data`.
+    /// The entry `name` holding `data`, compressed, from a borrow: the caller keeps `data`.
     pub fn deflated(name: String, data: &[u8]) -> std::io::Result<PackedEntry> {
         let packed = pack_bytes(&name, data, true)?;
         let (method, crc, size) = (packed.method, packed.crc, packed.size);
