@@ -135,11 +135,7 @@ impl Holding {
     /// Holds the entry `name`, checked for UTF-8 as [`Archive::inflate`] checks it.
     pub(crate) fn bytes(&mut self, name: &str, bytes: &[u8]) {
         if self.fits(bytes.len()) {
-            let entry = match simdutf8::basic::from_utf8(bytes) {
-                Ok(text) => Entry::Text(text.to_owned()),
-                Err(_) => Entry::Bytes(bytes.to_vec()),
-            };
-            self.entries.insert(name.to_string(), entry);
+            self.entries.insert(name.to_string(), checked(bytes.into()));
         }
     }
 
@@ -228,29 +224,23 @@ fn inflate_one(
         Some(bytes) => bytes,
         None => inflate_streamed(zip, name)?,
     };
-    Some(checked(bytes))
+    Some(checked(bytes.into()))
 }
 
 /// An entry's content as text when it is UTF-8, else as bytes. The check is SIMD's (several
 /// times faster than `String::from_utf8`'s on Chinese text), so the text is copied out rather
 /// than checked again by `String::from_utf8`.
-fn checked(bytes: Vec<u8>) -> Entry {
+fn checked(bytes: std::borrow::Cow<'_, [u8]>) -> Entry {
     match simdutf8::basic::from_utf8(&bytes) {
         Ok(text) => Entry::Text(text.to_owned()),
-        Err(_) => Entry::Bytes(bytes),
+        Err(_) => Entry::Bytes(bytes.into_owned()),
     }
 }
 
-/// The entry `name` read by the zip reader, None when it cannot be read or inflates past
-/// [`MAX_XML_ENTRY_BYTES`] (whatever size it declares).
+/// The entry `name` read by the zip reader (as a [`Container`] reads it), None when it cannot
+/// be read or inflates past [`MAX_XML_ENTRY_BYTES`] (whatever size it declares).
 fn inflate_streamed(zip: &mut ZipArchive<Cursor<&[u8]>>, name: &str) -> Option<Vec<u8>> {
-    let file = zip.by_name(name).ok()?;
-    let hint = file.size().min(1 << 20);
-    let mut bytes = Vec::with_capacity(usize::try_from(hint).unwrap_or(0) + 1);
-    file.take(MAX_XML_ENTRY_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .ok()?;
-    (bytes.len() as u64 <= MAX_XML_ENTRY_BYTES).then_some(bytes)
+    super::container::inflate(zip, name, MAX_XML_ENTRY_BYTES).ok()
 }
 
 /// The entry `name` taken whole from the zip's `file`: stored, copied; deflated, inflated by

@@ -155,7 +155,7 @@ impl<R: Read + Seek> Container<R> {
 }
 
 /// Inflate one entry from the zip, refusing once more than `cap` bytes have come out.
-fn inflate<R: Read + Seek>(
+pub(super) fn inflate<R: Read + Seek>(
     archive: &mut ZipArchive<R>,
     name: &str,
     cap: u64,
