@@ -138,7 +138,11 @@ pub fn is_xml_char(c: char) -> bool {
 /// a C0 control other than tab, line feed and carriage return, or U+FFFE or U+FFFF (`EF BF BE`,
 /// `EF BF BF`), is not (a `str` holds no surrogate).
 pub fn only_xml_chars(s: &str) -> bool {
-    let bytes = s.as_bytes();
+    only_xml_bytes(s.as_bytes())
+}
+
+/// [`only_xml_chars`] of UTF-8 bytes (a slice of a document, not cut inside a character).
+pub fn only_xml_bytes(bytes: &[u8]) -> bool {
     // Without stopping at the first, so that the loop is vectorised.
     let control = |b: u8| b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r');
     if bytes.iter().fold(false, |any, &b| any | control(b)) {

@@ -19,8 +19,6 @@ use super::element::{Attr, Element, Summarizer};
 use super::*;
 
 const NS_XMLNS: &str = "http://www.w3.org/2000/xmlns/";
-/// The first two bytes of U+FFFE and U+FFFF (and of the allowed U+FFC0…U+FFFD).
-static NONCHARACTER: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"\xEF\xBF"));
 static CDATA_END: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"]]>"));
 /// Namespace declarations past this many in one document are left to roxmltree (it caps the
 /// distinct ones it keeps).
@@ -76,13 +74,9 @@ fn is_space(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\n' | b'\r')
 }
 
-/// Whether `s` holds only characters XML allows: no control characters but tab, line feed and
-/// carriage return, no U+FFFE or U+FFFF.
+/// Whether `s` holds only characters XML allows ([`crate::xml::only_xml_bytes`]).
 fn xml_chars(s: &[u8]) -> bool {
-    let controls = (s.iter()).fold(false, |found, &b| {
-        found | (b < 0x20 && b != b'\t' && b != b'\n' && b != b'\r')
-    });
-    !controls && (NONCHARACTER.find_iter(s)).all(|i| !matches!(s.get(i + 2), Some(0xBE | 0xBF)))
+    crate::xml::only_xml_bytes(s)
 }
 
 impl<'t> Scan<'t> {
