@@ -8,8 +8,8 @@ use std::path::Path;
 
 use super::archive::Archive;
 use super::container::Container;
-use super::read::{self, Epub, NCX_MEDIA_TYPE, TocEntry};
-use super::{InspectError, MAX_XML_ENTRY_BYTES, href};
+use super::read::{Epub, NCX_MEDIA_TYPE, TocEntry};
+use super::{InspectError, MAX_XML_ENTRY_BYTES, href, xml};
 use crate::stores::limits::{Facts, Picture};
 
 /// Images larger than this are not measured (no store takes them anyway).
@@ -84,6 +84,8 @@ fn measure_images<R: Read + Seek>(epub: &Epub, c: &mut Container<R>, facts: &mut
 /// Sizes of the content documents, the cover page, empty `alt`s and custom properties.
 fn read_documents<R: Read + Seek>(epub: &Epub, c: &mut Container<R>, facts: &mut Facts) {
     let cover = epub.metadata.cover_href.as_deref();
+    // What was inflated ahead is read in place, not copied.
+    let held = c.inflated.clone();
     let sizes: std::collections::HashMap<&str, u64> = (epub.entries.iter().rev())
         .map(|e| (e.name.as_str(), e.size))
         .collect();
@@ -93,7 +95,8 @@ fn read_documents<R: Read + Seek>(epub: &Epub, c: &mut Container<R>, facts: &mut
         if !xhtml && !css {
             continue;
         }
-        let Ok(text) = read::read_text(c, &item.href) else {
+        let lent = xml::lend(c, held.as_deref(), &item.href, MAX_XML_ENTRY_BYTES);
+        let Ok(text) = lent.and_then(|entry| xml::decode_lent(&item.href, entry)) else {
             continue;
         };
         if css {

@@ -3,7 +3,12 @@
 //! entries are inflated a batch at a time and parsed in parallel.
 
 use super::*;
+use std::borrow::Cow;
+
 use crate::inspect::container::Entry;
+
+/// An entry read for the parse (or why it could not be), lent when it was inflated ahead.
+type Lent<'h> = Result<Cow<'h, Entry>, InspectError>;
 
 impl Verifier {
     /// Well-formedness of every XML entry but `skip` (the package document, when the package
@@ -21,6 +26,8 @@ impl Verifier {
             .map(|e| e.name.clone())
             .filter(|n| !n.ends_with('/') && is_xml_name(n) && Some(n.as_str()) != skip)
             .collect();
+        // What was inflated ahead is lent, not copied, to the parallel parse.
+        let held = container.inflated.clone();
         let mut seen = HashSet::new();
         let mut budget = MAX_TOTAL_XML_BYTES;
         let mut batch = Vec::new();
@@ -30,7 +37,7 @@ impl Verifier {
                 continue;
             }
             let cap = budget.min(MAX_XML_ENTRY_BYTES);
-            let read = container.read_entry(&name, cap);
+            let read = xml::lend(container, held.as_deref(), &name, cap);
             if let Err(InspectError::EntryTooLarge { .. }) = read
                 && cap < MAX_XML_ENTRY_BYTES
             {
@@ -43,7 +50,7 @@ impl Verifier {
                 );
                 return;
             }
-            let size = read.as_ref().map_or(0, Entry::len);
+            let size = read.as_ref().map_or(0, |e| e.len());
             budget = budget.saturating_sub(size as u64);
             batch_bytes += size;
             batch.push((name, read));
@@ -57,13 +64,13 @@ impl Verifier {
 
     /// Parses and summarises entries read by [`Verifier::summarize_xml`], in parallel; findings
     /// keep the entries' order.
-    pub(super) fn summarize_batch(&mut self, batch: Vec<(String, Result<Entry, InspectError>)>) {
+    pub(super) fn summarize_batch(&mut self, batch: Vec<(String, Lent<'_>)>) {
         use rayon::prelude::*;
         let done: Vec<(String, Result<XmlSummary, InspectError>)> = batch
             .into_par_iter()
             .map(|(name, read)| {
                 let summary = read.and_then(|entry| {
-                    let text = xml::decode_entry(&name, entry)?;
+                    let text = xml::decode_lent(&name, entry)?;
                     summarize(&name, &text)
                 });
                 (name, summary)
