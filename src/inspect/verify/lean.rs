@@ -28,7 +28,12 @@ const MAX_DECLARATIONS: usize = 10_000;
 /// roxmltree reads it without an error; None otherwise.
 pub(super) fn summarize(entry: &str, text: &str) -> Option<XmlSummary> {
     // Each node takes at least a byte: a shorter text stays under roxmltree's node cap.
-    if text.len() + 2 >= xml::MAX_NODES as usize || xml::entity_declaration(text).is_some() {
+    // Every character is checked here, in one pass over the whole text: the text runs,
+    // attribute values, comments and the rest need no check of their own.
+    if text.len() + 2 >= xml::MAX_NODES as usize
+        || !xml_chars(text.as_bytes())
+        || xml::entity_declaration(text).is_some()
+    {
         return None;
     }
     let mut scan = Scan {
@@ -243,9 +248,6 @@ impl<'t> Scan<'t> {
         self.spaces();
         let from = self.pos;
         let end = from + memchr::memmem::find(self.bytes.get(from..)?, b"?>")?;
-        if !xml_chars(self.bytes.get(from..end)?) {
-            return None;
-        }
         self.pos = end + 2;
         Some(())
     }
@@ -255,7 +257,7 @@ impl<'t> Scan<'t> {
         let from = self.pos + b"<!--".len();
         let end = from + memchr::memmem::find(self.bytes.get(from..)?, b"-->")?;
         let body = self.bytes.get(from..end)?;
-        if memchr::memmem::find(body, b"--").is_some() || body.ends_with(b"-") || !xml_chars(body) {
+        if memchr::memmem::find(body, b"--").is_some() || body.ends_with(b"-") {
             return None;
         }
         self.pos = end + 3;
@@ -266,29 +268,31 @@ impl<'t> Scan<'t> {
     fn cdata(&mut self) -> Option<()> {
         let from = self.pos + b"<![CDATA[".len();
         let end = from + CDATA_END.find(self.bytes.get(from..)?)?;
-        if !xml_chars(self.bytes.get(from..end)?) {
-            return None;
-        }
         self.pos = end + 3;
         Some(())
     }
 
     /// Character data up to the next `<`: allowed characters, references to the five
     /// predefined entities or to allowed characters, no `]]>`.
+    /// (Its characters were checked with the whole text's; one search stops at each `<`,
+    /// `&` and `>`.)
     fn text(&mut self) -> Option<()> {
         let start = self.pos;
-        let run = self.bytes.get(start..)?;
-        let end = start + memchr::memchr(b'<', run)?;
-        let run = self.bytes.get(start..end)?;
-        let cdata_end = memchr::memchr(b'>', run).is_some() && CDATA_END.find(run).is_some();
-        if !xml_chars(run) || cdata_end {
-            return None;
+        let rest = self.bytes.get(start..)?;
+        for at in memchr::memchr3_iter(b'<', b'&', b'>', rest) {
+            match rest.get(at)? {
+                b'<' => {
+                    self.pos = start + at;
+                    return Some(());
+                }
+                b'&' => {
+                    reference(self.text.get(start + at..)?)?;
+                }
+                _ if at >= 2 && rest.get(at - 2..at) == Some(b"]]") => return None,
+                _ => {}
+            }
         }
-        for amp in memchr::memchr_iter(b'&', run) {
-            reference(self.text.get(start + amp..)?)?;
-        }
-        self.pos = end;
-        Some(())
+        None
     }
 
     /// The root element and everything in it, each element handed to `summary` in document
@@ -401,7 +405,7 @@ impl<'t> Scan<'t> {
             let value = self.bytes.get(from..end)?;
             // White space other than spaces is normalised: left to roxmltree.
             let plain = |b: &u8| !matches!(b, b'<' | b'\t' | b'\n' | b'\r');
-            if !value.iter().all(plain) || !xml_chars(value) {
+            if !value.iter().all(plain) {
                 return None;
             }
             let value = expand(self.text.get(from..end)?)?;
@@ -562,6 +566,7 @@ mod tests {
                 "b.xhtml",
                 "<?xml-stylesheet href='a'?><a><?pi x?><b c='x&amp;y'/></a>",
             ),
+            ("c.xhtml", "<a>]>a]] >b]]&gt;&amp;c>]</a>"),
         ] {
             let lean =
                 summarize(entry, text).unwrap_or_else(|| panic!("{entry} left to roxmltree"));
@@ -611,6 +616,11 @@ mod tests {
             "<p:a/>",
             "<a p:b='1'/>",
             "<a>]]></a>",
+            "<a>x>]]>y</a>",
+            "<a>&amp;]]></a>",
+            "<a b='\u{1}'/>",
+            "<a><!-- \u{FFFF} --></a>",
+            "<a><![CDATA[\u{1}]]></a>",
             "<a>&nbsp;</a>",
             "<a>&#0;</a>",
             "<a>&#x;</a>",
