@@ -3,7 +3,10 @@
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::sync::LazyLock;
 use std::time::Duration;
+
+use memchr::memmem::{Finder, FinderRev};
 
 use super::{FixOptions, FixReport, is_problem};
 use crate::book::Target;
@@ -13,6 +16,11 @@ use crate::inspect::archive::Archive;
 use crate::inspect::container::Entry;
 use crate::inspect::{InspectError, MAX_XML_ENTRY_BYTES};
 use crate::stores::limits::Store;
+
+/// The searchers of [`holds_contents`] and [`body`], made once (each document is searched).
+static NAV: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"<nav"));
+static BODY: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"<body"));
+static BODY_END: LazyLock<FinderRev<'static>> = LazyLock::new(|| FinderRev::new(b"</body>"));
 
 /// What the review of one EPUB found.
 pub(super) struct Review {
@@ -229,7 +237,7 @@ fn spine_documents_of(
 /// navigation document), so it is left out on both sides as the navigation document is.
 /// (Searched with `memchr`'s SIMD search: a chapter has no `<nav` and is read to its end.)
 fn holds_contents(xhtml: &str) -> bool {
-    memchr::memmem::find_iter(xhtml.as_bytes(), b"<nav").any(|at| {
+    NAV.find_iter(xhtml.as_bytes()).any(|at| {
         let tag = &xhtml[at..];
         let tag = &tag[..tag.find('>').unwrap_or(tag.len())];
         tag.find("epub:type=").is_some_and(|k| {
@@ -243,10 +251,12 @@ fn holds_contents(xhtml: &str) -> bool {
 /// The `<body>` of an XHTML document (all of it when there is none).
 fn body(xhtml: &str) -> &str {
     let bytes = xhtml.as_bytes();
-    let start = memchr::memmem::find(bytes, b"<body")
+    let start = BODY
+        .find(bytes)
         .and_then(|at| xhtml[at..].find('>').map(|k| at + k + 1))
         .unwrap_or(0);
-    let end = memchr::memmem::rfind(bytes, b"</body>")
+    let end = BODY_END
+        .rfind(bytes)
         .filter(|&e| e >= start)
         .unwrap_or(xhtml.len());
     &xhtml[start..end]

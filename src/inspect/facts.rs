@@ -5,12 +5,19 @@
 
 use std::io::{Read, Seek};
 use std::path::Path;
+use std::sync::LazyLock;
+
+use memchr::memmem::Finder;
 
 use super::archive::Archive;
 use super::container::Container;
 use super::read::{Epub, NCX_MEDIA_TYPE, TocEntry};
 use super::{InspectError, MAX_XML_ENTRY_BYTES, href, xml};
 use crate::stores::limits::{Facts, Picture};
+
+/// The searchers run over every content document, made once.
+static EMPTY_ALT: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b" alt=\"\""));
+static BODY: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"<body"));
 
 /// Images larger than this are not measured (no store takes them anyway).
 const MAX_IMAGE_BYTES: u64 = 64 * 1024 * 1024;
@@ -113,11 +120,11 @@ fn read_documents<R: Read + Seek>(epub: &Epub, c: &mut Container<R>, facts: &mut
         if item.properties.iter().any(|p| p == "mathml") {
             facts.mathml.push(item.href.clone());
         }
-        if memchr::memmem::find(text.as_bytes(), b" alt=\"\"").is_some() {
+        if EMPTY_ALT.find(text.as_bytes()).is_some() {
             facts.empty_alts.push(item.href.clone());
         }
-        let body = text
-            .find("<body")
+        let body = BODY
+            .find(text.as_bytes())
             .map(|at| &text[at..text[at..].find('>').map_or(at, |e| at + e)]);
         if body.and_then(|tag| attr_of(tag, "id")).is_some() {
             facts.body_ids.push(item.href.clone());

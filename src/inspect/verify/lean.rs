@@ -75,6 +75,18 @@ fn is_name(b: u8) -> bool {
     b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.')
 }
 
+/// [`is_name`] of every byte, looked up in the loop that reads a name.
+static NAME: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        table[b] = c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.');
+        b += 1;
+    }
+    table
+};
+
 fn is_space(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\n' | b'\r')
 }
@@ -115,9 +127,9 @@ impl<'t> Scan<'t> {
         if !self.peek().is_some_and(is_name_start) {
             return None;
         }
-        while self.peek().is_some_and(is_name) {
-            self.pos += 1;
-        }
+        let rest = self.bytes.get(start + 1..)?;
+        let len = rest.iter().position(|&b| !NAME[usize::from(b)]);
+        self.pos = start + 1 + len.unwrap_or(rest.len());
         self.text.get(start..self.pos)
     }
 
