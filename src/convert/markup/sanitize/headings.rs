@@ -72,6 +72,14 @@ impl Tree {
     /// (`<span>1.1</span><span>The Elements</span>`, as Texinfo writes them) is followed by the
     /// space the page's style gave it, in the text and in the title.
     pub(super) fn space_section_numbers(&mut self) {
+        // Only a heading of two children or more can need a space: most chapters have none.
+        let any = self.nodes.iter().any(|n| match &n.kind {
+            Kind::Element(e) => is_heading(e.name) && n.children.len() > 1,
+            _ => false,
+        });
+        if !any {
+            return;
+        }
         let headings: Vec<usize> = self
             .preorder()
             .into_iter()
@@ -108,6 +116,13 @@ impl Tree {
     /// author's steps down are kept, and none goes more than one below the heading before it
     /// (a skipped level is what Ace's heading-order rule reports), capped at `h6`.
     pub(super) fn level_headings(&mut self, top: usize) {
+        // A chapter whose only heading was taken out as its title has none left to level.
+        if !self.nodes.iter().any(|n| match &n.kind {
+            Kind::Element(e) => is_heading(e.name),
+            _ => false,
+        }) {
+            return;
+        }
         let order = self.preorder_from(top);
         let level = |t: &Tree, i: usize| t.name(i).and_then(heading_level);
         let Some(base) = order.iter().filter_map(|&i| level(self, i)).min() else {
@@ -128,18 +143,15 @@ impl Tree {
     /// not stop it from opening the body; text, pictures, formulas, a contents list's heading
     /// do.
     pub(super) fn take_title(&mut self) -> Option<String> {
-        let found =
-            self.preorder()
-                .into_iter()
-                .find(|&i| match self.nodes.get(i).map(|n| &n.kind) {
-                    Some(Kind::Text(t)) => !t.trim().is_empty() && !self.in_link(i),
-                    Some(Kind::Element(e)) if is_heading(e.name) => true,
-                    Some(Kind::Element(e)) => {
-                        matches!(e.name, "img" | "math" | "hr" | "pre") && !self.in_link(i)
-                    }
-                    Some(Kind::Raw { .. }) => true,
-                    _ => false,
-                })?;
+        let found = self.first_in_order(|i| match self.nodes.get(i).map(|n| &n.kind) {
+            Some(Kind::Text(t)) => !t.trim().is_empty() && !self.in_link(i),
+            Some(Kind::Element(e)) if is_heading(e.name) => true,
+            Some(Kind::Element(e)) => {
+                matches!(e.name, "img" | "math" | "hr" | "pre") && !self.in_link(i)
+            }
+            Some(Kind::Raw { .. }) => true,
+            _ => false,
+        })?;
         if !self.name(found).is_some_and(is_heading) || self.in_element(found, "nav") {
             return None;
         }
@@ -183,6 +195,11 @@ impl Tree {
     /// Every heading without an id gets its [`slug`], numbered `-1`, `-2`… past the first as
     /// GitHub numbers them, and never one the author gave another element (or the title).
     pub(super) fn give_headings_ids(&mut self, order: &[usize]) {
+        let without_id =
+            |e: &super::Elem| is_heading(e.name) && !e.attrs.iter().any(|(k, _)| *k == "id");
+        if !order.iter().any(|&i| self.elem(i).is_some_and(without_id)) {
+            return; // every heading has its id (or the title was the only one)
+        }
         let mut taken: HashSet<String> = order
             .iter()
             .filter_map(|&i| match self.nodes.get(i).map(|n| &n.kind) {
@@ -202,7 +219,7 @@ impl Tree {
         let mut next = HashMap::new();
         for &i in order {
             let Some(e) = self.elem(i) else { continue };
-            if !is_heading(e.name) || e.attrs.iter().any(|(k, _)| *k == "id") {
+            if !without_id(e) {
                 continue;
             }
             let base = slug(&self.heading_text(i));
@@ -221,6 +238,16 @@ impl Tree {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn heading_levels_are_read_from_the_name() {
+        for (i, h) in HEADINGS.iter().enumerate() {
+            assert_eq!(heading_level(h), Some(i + 1), "{h}");
+        }
+        for other in ["h", "h0", "h7", "hr", "h10", "th", "H1", ""] {
+            assert_eq!(heading_level(other), None, "{other}");
+        }
+    }
 
     #[test]
     fn slugs_are_githubs() {
