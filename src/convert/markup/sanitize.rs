@@ -119,8 +119,11 @@ pub(crate) fn sanitize(
     let tops: Vec<usize> = cuts
         .as_ref()
         .map_or(vec![0], |cuts| cuts.iter().map(|c| c.node).collect());
-    for top in tops {
-        tree.level_headings(top);
+    // A chapter whose only heading was taken out as its title has none left to level.
+    if tree.has_heading() {
+        for top in tops {
+            tree.level_headings(top);
+        }
     }
     tree.fix_structure();
     tree.fix_content_models();

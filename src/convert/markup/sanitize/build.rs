@@ -6,7 +6,8 @@
 
 use std::collections::HashMap;
 
-use html5ever::ns;
+use html5ever::{LocalName, ns};
+use rustc_hash::FxHashMap;
 use scraper::ElementRef;
 use scraper::Node as PNode;
 use scraper::node::Element as PElement;
@@ -57,6 +58,7 @@ pub(super) fn run(
         line_of: deep.line_of,
         flattened: None,
         site_nav: 0,
+        actions: FxHashMap::default(),
     };
     b.build(root)?;
     b.deep_notes(deep);
@@ -95,6 +97,9 @@ struct Builder<'r> {
     flattened: Option<Option<usize>>,
     /// Site navigation blocks left out (see [`is_site_navigation`]).
     site_nav: usize,
+    /// What [`classify`] said of each element name met so far: a chapter names a few kinds
+    /// of element many times, and an interned name is hashed and compared as a number.
+    actions: FxHashMap<LocalName, Action>,
 }
 
 impl Builder<'_> {
@@ -119,6 +124,13 @@ impl Builder<'_> {
     /// Element `name` (the name it is kept under) with the attributes of the source's `el`
     /// it keeps (see [`attrs::filter`]).
     fn filter_attrs(&mut self, name: &'static str, el: &PElement) -> Elem {
+        // Most elements have no attribute, and keep their name (a `bdo` without one does not).
+        if el.attrs().next().is_none() && name != "bdo" {
+            return Elem {
+                name,
+                attrs: Vec::new(),
+            };
+        }
         attrs::filter(name, el, &mut self.dropped, &mut self.warnings)
     }
 
@@ -215,7 +227,15 @@ impl Builder<'_> {
             self.site_nav += 1;
             return Ok(Next::Skip);
         }
-        Ok(match classify(local) {
+        let action = match self.actions.get(&e.name.local) {
+            Some(&action) => action,
+            None => {
+                let action = classify(local);
+                self.actions.insert(e.name.local.clone(), action);
+                action
+            }
+        };
+        Ok(match action {
             Action::Remove(warn) => {
                 if warn {
                     self.removed(local);

@@ -68,6 +68,14 @@ impl Tree {
         text.split_whitespace().collect::<Vec<_>>().join(" ")
     }
 
+    /// Whether any element of the arena is a heading (one taken out as the title is not).
+    pub(super) fn has_heading(&self) -> bool {
+        self.nodes.iter().any(|n| match &n.kind {
+            Kind::Element(e) => is_heading(e.name),
+            _ => false,
+        })
+    }
+
     /// Pass 1b: a section number in an element of its own inside a heading
     /// (`<span>1.1</span><span>The Elements</span>`, as Texinfo writes them) is followed by the
     /// space the page's style gave it, in the text and in the title.
@@ -116,13 +124,6 @@ impl Tree {
     /// author's steps down are kept, and none goes more than one below the heading before it
     /// (a skipped level is what Ace's heading-order rule reports), capped at `h6`.
     pub(super) fn level_headings(&mut self, top: usize) {
-        // A chapter whose only heading was taken out as its title has none left to level.
-        if !self.nodes.iter().any(|n| match &n.kind {
-            Kind::Element(e) => is_heading(e.name),
-            _ => false,
-        }) {
-            return;
-        }
         let order = self.preorder_from(top);
         let level = |t: &Tree, i: usize| t.name(i).and_then(heading_level);
         let Some(base) = order.iter().filter_map(|&i| level(self, i)).min() else {

@@ -72,6 +72,7 @@ pub(super) fn is_void(name: &str) -> bool {
     matches!(name, "br" | "hr" | "img" | "input" | "wbr" | "col")
 }
 
+#[derive(Clone, Copy)]
 pub(super) enum Action {
     Keep(&'static str),
     Unwrap,
