@@ -52,14 +52,30 @@ pub(crate) struct Parsed {
 /// Project Gutenberg books, then wrapped the rest of its paragraph, and was copied, id and
 /// all, around the text after it.
 pub(crate) fn parse_document(src: &str, note_depth: u32) -> Parsed {
-    let sink = DepthSink::new(HtmlTreeSink::new(Html::new_document()), note_depth);
+    let sink = DepthSink::new(HtmlTreeSink::new(Html::new_document()), note_depth, src);
     let builder = TreeBuilder::new(sink, TreeBuilderOpts::default());
+    let xhtml = written_as_xhtml(src);
     run(
         builder,
         TokenizerOpts::default(),
-        src,
-        written_as_xhtml(src),
+        without_xml_declaration(src),
+        xhtml,
     )
+}
+
+/// `src` without the XML declaration (`<?xml version="1.0"?>`) it opens with, when that ends
+/// on its first line: HTML reads it as a comment before the document, one character at a
+/// time, and no stage reads that comment. The line break after it stays, so every line
+/// keeps its number.
+fn without_xml_declaration(src: &str) -> &str {
+    if !src.starts_with("<?") {
+        return src;
+    }
+    // What HTML's bogus comment takes: up to the first `>`.
+    match src.find(['>', '\n', '\r']) {
+        Some(end) if src.as_bytes().get(end) == Some(&b'>') => src.get(end + 1..).unwrap_or(src),
+        _ => src,
+    }
 }
 
 /// Whether a document is written as XHTML: an XML declaration, an XHTML doctype or the XHTML
@@ -81,7 +97,7 @@ fn written_as_xhtml(src: &str) -> bool {
 
 /// Parses an HTML fragment in the context of a `<body>`, as [`Html::parse_fragment`] does.
 pub(crate) fn parse_fragment(src: &str, note_depth: u32) -> Parsed {
-    let sink = DepthSink::new(HtmlTreeSink::new(Html::new_fragment()), note_depth);
+    let sink = DepthSink::new(HtmlTreeSink::new(Html::new_fragment()), note_depth, src);
     let context = html5ever::tree_builder::create_element(
         &sink,
         QualName::new(None, ns!(html), local_name!("body")),
@@ -300,10 +316,17 @@ struct DepthSink {
 }
 
 impl DepthSink {
-    fn new(inner: HtmlTreeSink, note_depth: u32) -> DepthSink {
+    /// The sink for parsing `src`, its depth map sized for the elements such a source
+    /// usually holds (one in 32 bytes; at most 4096 set aside ahead) so that it is seldom
+    /// grown while the tree is built.
+    fn new(inner: HtmlTreeSink, note_depth: u32, src: &str) -> DepthSink {
+        let room = (src.len() / 32).min(4096);
         DepthSink {
             inner,
-            depths: RefCell::new(FxHashMap::default()),
+            depths: RefCell::new(FxHashMap::with_capacity_and_hasher(
+                room,
+                Default::default(),
+            )),
             last: Cell::new(None),
             last_self_closing: Cell::new(false),
             line: Cell::new(1),
@@ -316,11 +339,13 @@ impl DepthSink {
         self.depths.borrow().get(node).copied().unwrap_or(0)
     }
 
-    /// Records where an element went; text and comments are not tracked.
-    fn placed(&self, child: &NodeOrText<NodeId>, depth: u32) {
+    /// Records where an element went, at the depth `depth` says (asked only for an
+    /// element); text and comments are not tracked.
+    fn placed(&self, child: &NodeOrText<NodeId>, depth: impl FnOnce() -> u32) {
         let NodeOrText::AppendNode(node) = child else {
             return;
         };
+        let depth = depth();
         let mut depths = self.depths.borrow_mut();
         let Some(slot) = depths.get_mut(node) else {
             return;
@@ -369,7 +394,7 @@ impl TreeSink for DepthSink {
     }
 
     fn append(&self, parent: &NodeId, child: NodeOrText<NodeId>) {
-        self.placed(&child, self.depth(parent) + 1);
+        self.placed(&child, || self.depth(parent) + 1);
         self.inner.append(parent, child);
     }
 
@@ -380,7 +405,7 @@ impl TreeSink for DepthSink {
         child: NodeOrText<NodeId>,
     ) {
         // Beside `element` when it has a parent (a foster-parented table), else in `prev_element`.
-        let depth = match self.depth(element) {
+        let depth = || match self.depth(element) {
             0 => self.depth(prev_element) + 1,
             d => d,
         };
@@ -420,7 +445,7 @@ impl TreeSink for DepthSink {
     }
 
     fn append_before_sibling(&self, sibling: &NodeId, new_node: NodeOrText<NodeId>) {
-        self.placed(&new_node, self.depth(sibling));
+        self.placed(&new_node, || self.depth(sibling));
         self.inner.append_before_sibling(sibling, new_node);
     }
 
@@ -522,6 +547,13 @@ mod tests {
             assert!(out.contains("<p>after</p>"), "{raw}: {out}");
         }
         assert_eq!(out.matches("id=\"y\"").count(), 1, "{out}");
+        // The declaration is left out before parsing, its line kept.
+        assert_eq!(
+            without_xml_declaration(&xhtml),
+            xhtml.replacen("<?xml version=\"1.0\"?>", "", 1)
+        );
+        assert_eq!(without_xml_declaration("<?xml\n?><p>"), "<?xml\n?><p>");
+        assert_eq!(without_xml_declaration("<p>a</p>"), "<p>a</p>");
         // As HTML, the same markup keeps HTML's rules.
         let html = format!("<!DOCTYPE html><html><head><title>t</title></head>{body}");
         let ours = parse_document(&html, 120);

@@ -54,9 +54,6 @@ use super::parse::NodeId;
 use super::{Fragment, ImageResolver, MarkupError, Note};
 use tree::{Elem, Kind, Node, Tree};
 
-const XHTML_NS: &str = "http://www.w3.org/1999/xhtml";
-const SVG_NS: &str = "http://www.w3.org/2000/svg";
-
 /// Deepest element nesting written. libxml2-based readers refuse documents deeper than 256;
 /// the packager adds three levels and list repair can add one per list level.
 pub(crate) const MAX_DEPTH: usize = 120;
@@ -122,8 +119,11 @@ pub(crate) fn sanitize(
     let tops: Vec<usize> = cuts
         .as_ref()
         .map_or(vec![0], |cuts| cuts.iter().map(|c| c.node).collect());
-    for top in tops {
-        tree.level_headings(top);
+    // A chapter whose only heading was taken out as its title has none left to level.
+    if tree.has_heading() {
+        for top in tops {
+            tree.level_headings(top);
+        }
     }
     tree.fix_structure();
     tree.fix_content_models();

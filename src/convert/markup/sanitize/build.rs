@@ -6,6 +6,8 @@
 
 use std::collections::HashMap;
 
+use html5ever::{LocalName, ns};
+use rustc_hash::FxHashMap;
 use scraper::ElementRef;
 use scraper::Node as PNode;
 use scraper::node::Element as PElement;
@@ -15,10 +17,7 @@ use super::super::{ImageResolver, ImageUse, MarkupError, is_xml_char};
 use super::attrs::{self, Dropped, attr_rank};
 use super::policy::{Action, classify, is_site_navigation, is_void};
 use super::urls::{percent_decode, url_scheme};
-use super::{
-    Deep, Elem, Kind, MAX_DEPTH, Node, SVG_NS, Warnings, XHTML_NS, inline_svg, mathml, semantics,
-    shorten,
-};
+use super::{Deep, Elem, Kind, MAX_DEPTH, Node, Warnings, inline_svg, mathml, semantics, shorten};
 
 /// What the build pass hands the passes after it.
 pub(super) struct Built {
@@ -41,12 +40,15 @@ pub(super) fn run(
     images: &mut dyn ImageResolver,
     warnings: Warnings,
 ) -> Result<Built, MarkupError> {
+    // The arena and the root's list sized for the source's nodes, most of which are kept.
+    let mut nodes = Vec::with_capacity(root.descendants().count() + 1);
+    nodes.push(Node {
+        kind: Kind::Root,
+        parent: 0,
+        children: Vec::with_capacity(root.children().count()),
+    });
     let mut b = Builder {
-        nodes: vec![Node {
-            kind: Kind::Root,
-            parent: 0,
-            children: Vec::new(),
-        }],
+        nodes,
         images,
         image_hrefs: HashMap::new(),
         image_uses: Vec::new(),
@@ -56,6 +58,7 @@ pub(super) fn run(
         line_of: deep.line_of,
         flattened: None,
         site_nav: 0,
+        actions: FxHashMap::default(),
     };
     b.build(root)?;
     b.deep_notes(deep);
@@ -94,6 +97,9 @@ struct Builder<'r> {
     flattened: Option<Option<usize>>,
     /// Site navigation blocks left out (see [`is_site_navigation`]).
     site_nav: usize,
+    /// What [`classify`] said of each element name met so far: a chapter names a few kinds
+    /// of element many times, and an interned name is hashed and compared as a number.
+    actions: FxHashMap<LocalName, Action>,
 }
 
 impl Builder<'_> {
@@ -118,6 +124,13 @@ impl Builder<'_> {
     /// Element `name` (the name it is kept under) with the attributes of the source's `el`
     /// it keeps (see [`attrs::filter`]).
     fn filter_attrs(&mut self, name: &'static str, el: &PElement) -> Elem {
+        // Most elements have no attribute, and keep their name (a `bdo` without one does not).
+        if el.attrs().next().is_none() && name != "bdo" {
+            return Elem {
+                name,
+                attrs: Vec::new(),
+            };
+        }
         attrs::filter(name, el, &mut self.dropped, &mut self.warnings)
     }
 
@@ -187,20 +200,22 @@ impl Builder<'_> {
         depth: usize,
     ) -> Result<Next, MarkupError> {
         let e = el.value();
-        let (ns, local): (&str, &str) = (&e.name.ns, &e.name.local);
+        let local: &str = &e.name.local;
+        // The parser's namespaces are interned: compared as numbers, not as URLs.
+        let (html, ns) = (e.name.ns == ns!(html), &e.name.ns);
         let in_math = self.parent_name(parent).is_some_and(mathml::is_mathml);
-        let math_local = match ns {
-            mathml::MATHML_NS => Some(local),
-            XHTML_NS if local.contains(':') => mathml::local_name(local, prefix_binding(el)),
+        let math_local = match html {
+            false if *ns == ns!(mathml) => Some(local),
+            true if local.contains(':') => mathml::local_name(local, prefix_binding(el)),
             _ => None,
         };
         if let Some(math_local) = math_local {
             return Ok(self.mathml(el, math_local, parent, depth));
         }
-        if ns == SVG_NS && local == "svg" && !in_math {
+        if *ns == ns!(svg) && local == "svg" && !in_math {
             return Ok(self.inline_svg(el, parent));
         }
-        if ns != XHTML_NS {
+        if !html {
             self.removed(local);
             return Ok(Next::Skip);
         }
@@ -212,7 +227,15 @@ impl Builder<'_> {
             self.site_nav += 1;
             return Ok(Next::Skip);
         }
-        Ok(match classify(local) {
+        let action = match self.actions.get(&e.name.local) {
+            Some(&action) => action,
+            None => {
+                let action = classify(local);
+                self.actions.insert(e.name.local.clone(), action);
+                action
+            }
+        };
+        Ok(match action {
             Action::Remove(warn) => {
                 if warn {
                     self.removed(local);
@@ -246,26 +269,31 @@ impl Builder<'_> {
             }
             Action::Keep("time") => {
                 let elem = time_element(self.filter_attrs("time", e), el);
-                self.keep(elem, el.id(), parent, depth)
+                self.keep(elem, el, parent, depth)
             }
             Action::Keep(name) => {
                 let elem = self.filter_attrs(name, e);
-                self.keep(elem, el.id(), parent, depth)
+                self.keep(elem, el, parent, depth)
             }
         })
     }
 
-    /// Adds `elem` (from the source's `node`) under `parent`, unless the nesting is too deep
+    /// Adds `elem` (from the source's `el`) under `parent`, unless the nesting is too deep
     /// (then only its content is kept).
-    fn keep(&mut self, elem: Elem, node: NodeId, parent: usize, depth: usize) -> Next {
+    fn keep(&mut self, elem: Elem, el: ElementRef<'_>, parent: usize, depth: usize) -> Next {
         if depth >= MAX_DEPTH && !is_void(elem.name) {
             if self.flattened.is_none() {
-                self.flattened = Some((self.line_of)(node));
+                self.flattened = Some((self.line_of)(el.id()));
             }
             return Next::Into(parent, depth);
         }
         let void = is_void(elem.name);
         let i = self.push(parent, Kind::Element(elem));
+        // Room for the children it will most likely have (a chapter's section holds every
+        // paragraph): its list is not grown one doubling at a time.
+        if !void && let Some(n) = self.nodes.get_mut(i) {
+            n.children.reserve_exact(el.children().count());
+        }
         if void {
             Next::Skip
         } else {
@@ -318,7 +346,7 @@ impl Builder<'_> {
             }
         }
         attrs.sort_by_key(|(n, _)| attr_rank(n));
-        self.keep(Elem { name, attrs }, el.id(), parent, depth)
+        self.keep(Elem { name, attrs }, el, parent, depth)
     }
 
     /// An inline drawing, cleaned like an SVG image file.
@@ -389,7 +417,7 @@ impl Builder<'_> {
                 name: "input",
                 attrs,
             },
-            el.id(),
+            el,
             parent,
             depth,
         )

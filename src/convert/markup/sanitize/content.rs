@@ -40,7 +40,9 @@ impl Tree {
         let has_block = self.block_holders(&order);
         const IN_A: u8 = 1;
         const IN_DFN: u8 = 2;
-        let mut stack = vec![(0usize, Ctx::Flow, 0u8)];
+        // Sized for every node at once: a chapter's section pushes all its paragraphs.
+        let mut stack = Vec::with_capacity(self.nodes.len());
+        stack.push((0usize, Ctx::Flow, 0u8));
         while let Some((i, ctx, anc)) = stack.pop() {
             let mut child_ctx = ctx;
             let mut child_anc = anc;
@@ -102,8 +104,8 @@ impl Tree {
             if self.name(i) == Some("math") {
                 continue;
             }
-            for c in self.children(i).into_iter().rev() {
-                stack.push((c, child_ctx, child_anc));
+            if let Some(n) = self.nodes.get(i) {
+                stack.extend(n.children.iter().rev().map(|&c| (c, child_ctx, child_anc)));
             }
         }
     }

@@ -68,10 +68,26 @@ impl Tree {
         text.split_whitespace().collect::<Vec<_>>().join(" ")
     }
 
+    /// Whether any element of the arena is a heading (one taken out as the title is not).
+    pub(super) fn has_heading(&self) -> bool {
+        self.nodes.iter().any(|n| match &n.kind {
+            Kind::Element(e) => is_heading(e.name),
+            _ => false,
+        })
+    }
+
     /// Pass 1b: a section number in an element of its own inside a heading
     /// (`<span>1.1</span><span>The Elements</span>`, as Texinfo writes them) is followed by the
     /// space the page's style gave it, in the text and in the title.
     pub(super) fn space_section_numbers(&mut self) {
+        // Only a heading of two children or more can need a space: most chapters have none.
+        let any = self.nodes.iter().any(|n| match &n.kind {
+            Kind::Element(e) => is_heading(e.name) && n.children.len() > 1,
+            _ => false,
+        });
+        if !any {
+            return;
+        }
         let headings: Vec<usize> = self
             .preorder()
             .into_iter()
@@ -128,18 +144,15 @@ impl Tree {
     /// not stop it from opening the body; text, pictures, formulas, a contents list's heading
     /// do.
     pub(super) fn take_title(&mut self) -> Option<String> {
-        let found =
-            self.preorder()
-                .into_iter()
-                .find(|&i| match self.nodes.get(i).map(|n| &n.kind) {
-                    Some(Kind::Text(t)) => !t.trim().is_empty() && !self.in_link(i),
-                    Some(Kind::Element(e)) if is_heading(e.name) => true,
-                    Some(Kind::Element(e)) => {
-                        matches!(e.name, "img" | "math" | "hr" | "pre") && !self.in_link(i)
-                    }
-                    Some(Kind::Raw { .. }) => true,
-                    _ => false,
-                })?;
+        let found = self.first_in_order(|i| match self.nodes.get(i).map(|n| &n.kind) {
+            Some(Kind::Text(t)) => !t.trim().is_empty() && !self.in_link(i),
+            Some(Kind::Element(e)) if is_heading(e.name) => true,
+            Some(Kind::Element(e)) => {
+                matches!(e.name, "img" | "math" | "hr" | "pre") && !self.in_link(i)
+            }
+            Some(Kind::Raw { .. }) => true,
+            _ => false,
+        })?;
         if !self.name(found).is_some_and(is_heading) || self.in_element(found, "nav") {
             return None;
         }
@@ -183,6 +196,11 @@ impl Tree {
     /// Every heading without an id gets its [`slug`], numbered `-1`, `-2`… past the first as
     /// GitHub numbers them, and never one the author gave another element (or the title).
     pub(super) fn give_headings_ids(&mut self, order: &[usize]) {
+        let without_id =
+            |e: &super::Elem| is_heading(e.name) && !e.attrs.iter().any(|(k, _)| *k == "id");
+        if !order.iter().any(|&i| self.elem(i).is_some_and(without_id)) {
+            return; // every heading has its id (or the title was the only one)
+        }
         let mut taken: HashSet<String> = order
             .iter()
             .filter_map(|&i| match self.nodes.get(i).map(|n| &n.kind) {
@@ -202,7 +220,7 @@ impl Tree {
         let mut next = HashMap::new();
         for &i in order {
             let Some(e) = self.elem(i) else { continue };
-            if !is_heading(e.name) || e.attrs.iter().any(|(k, _)| *k == "id") {
+            if !without_id(e) {
                 continue;
             }
             let base = slug(&self.heading_text(i));
@@ -221,6 +239,16 @@ impl Tree {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn heading_levels_are_read_from_the_name() {
+        for (i, h) in HEADINGS.iter().enumerate() {
+            assert_eq!(heading_level(h), Some(i + 1), "{h}");
+        }
+        for other in ["h", "h0", "h7", "hr", "h10", "th", "H1", ""] {
+            assert_eq!(heading_level(other), None, "{other}");
+        }
+    }
 
     #[test]
     fn slugs_are_githubs() {

@@ -102,6 +102,9 @@ impl Tree {
             let Some(Kind::Element(e)) = self.nodes.get_mut(i).map(|n| &mut n.kind) else {
                 continue;
             };
+            if e.attrs.is_empty() {
+                continue;
+            }
             e.attrs.retain_mut(|(k, v)| {
                 if !IDREF_ATTRS.contains(k) {
                     return true;

@@ -68,10 +68,12 @@ pub(super) fn element(local: &str) -> Option<&'static str> {
 
 /// Whether `name` is one of the kept MathML elements.
 pub(super) fn is_mathml(name: &str) -> bool {
-    // Every kept name starts with one of these letters (a test holds it so): a `p`, `div` or
-    // `h2`, most of a chapter's elements, is ruled out without the search.
-    matches!(name.as_bytes().first(), Some(b'a' | b'm' | b'n' | b's'))
-        && ELEMENTS.binary_search(&name).is_ok()
+    // Every kept name but three starts with `m` (a test holds it so): a `p`, `section` or
+    // `span`, most of a chapter's elements, is ruled out without the search.
+    match name.as_bytes().first() {
+        Some(b'm') => ELEMENTS.binary_search(&name).is_ok(),
+        _ => matches!(name, "annotation" | "none" | "semantics"),
+    }
 }
 
 /// The local name of an element the HTML parser left in the XHTML namespace with a prefix
@@ -236,6 +238,14 @@ fn arity(name: &str) -> Option<usize> {
 impl Tree {
     /// Repairs every MathML element, top-down (see the module docs).
     pub(super) fn fix_mathml(&mut self) {
+        // Most chapters hold no formula: nothing to walk for.
+        let any = self.nodes.iter().any(|n| match &n.kind {
+            Kind::Element(e) => is_mathml(e.name),
+            _ => false,
+        });
+        if !any {
+            return;
+        }
         for i in self.preorder() {
             let Some(name) = self.name(i).filter(|n| is_mathml(n)) else {
                 continue;
@@ -419,6 +429,11 @@ mod tests {
         assert!(ELEMENTS.windows(2).all(|w| w[0] < w[1]));
         // is_mathml's first-letter check lets every kept name through, and no other.
         assert!(ELEMENTS.iter().all(|e| is_mathml(e)));
+        let not_m: Vec<&str> = ELEMENTS
+            .into_iter()
+            .filter(|e| !e.starts_with('m'))
+            .collect();
+        assert_eq!(not_m, ["annotation", "none", "semantics"]);
         assert!(!is_mathml("p") && !is_mathml("span") && !is_mathml("mglyph"));
         assert_eq!(attribute("mo", "stretchy"), Some("stretchy"));
         assert_eq!(attribute("mrow", "stretchy"), None);

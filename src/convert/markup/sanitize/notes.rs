@@ -64,6 +64,9 @@ impl Tree {
                 e.attrs.sort_by_key(|(n, _)| attr_rank(n));
             }
         }
+        if targets.is_empty() {
+            return; // no note to look for
+        }
         for &i in order {
             let is_note = self
                 .elem(i)

@@ -62,13 +62,17 @@ pub(super) const HEADINGS: [&str; 6] = ["h1", "h2", "h3", "h4", "h5", "h6"];
 
 /// 1 to 6 for `h1` to `h6`.
 pub(super) fn heading_level(name: &str) -> Option<usize> {
-    HEADINGS.iter().position(|h| *h == name).map(|i| i + 1)
+    match name.as_bytes() {
+        [b'h', d @ b'1'..=b'6'] => Some(usize::from(d - b'0')),
+        _ => None,
+    }
 }
 
 pub(super) fn is_void(name: &str) -> bool {
     matches!(name, "br" | "hr" | "img" | "input" | "wbr" | "col")
 }
 
+#[derive(Clone, Copy)]
 pub(super) enum Action {
     Keep(&'static str),
     Unwrap,
@@ -185,8 +189,12 @@ pub(super) fn classify(local: &str) -> Action {
 /// of the EPUB 3 specification open) is the author's text, and stays.
 pub(super) fn is_site_navigation(el: ElementRef<'_>) -> bool {
     let e = el.value();
-    ((e.name() == "nav" || e.attr("role") == Some("navigation")) && !is_page_contents(el))
-        || e.classes().any(|c| matches!(c, "navheader" | "navfooter"))
+    // Read off the attributes as written (no name interned to look one up).
+    let attr = |name: &'static str| e.attrs().filter(move |(k, _)| *k == name).map(|(_, v)| v);
+    ((e.name() == "nav" || attr("role").any(|r| r == "navigation")) && !is_page_contents(el))
+        || attr("class")
+            .flat_map(str::split_ascii_whitespace)
+            .any(|c| matches!(c, "navheader" | "navfooter"))
         || is_link_bar(el)
 }
 

@@ -31,7 +31,11 @@ impl Tree {
             _ => 0,
         };
         let mut out = String::with_capacity(text + text / 8 + 64);
-        let mut stack: Vec<Step> = kids(top).iter().rev().map(|&c| Step::Open(c)).collect();
+        // Each node opens once and each element closes once: the whole tree's never grows
+        // (a piece's starts small).
+        let room = if top == 0 { 2 * self.nodes.len() } else { 64 };
+        let mut stack: Vec<Step> = Vec::with_capacity(room);
+        stack.extend(kids(top).iter().rev().map(|&c| Step::Open(c)));
         while let Some(step) = stack.pop() {
             match step {
                 Step::Close(name) => {

@@ -330,12 +330,11 @@ impl Tree {
         }
         // The line break after the heading would otherwise open the body.
         let parent = self.nodes.get(heading).map_or(0, |n| n.parent);
-        let siblings = self.children(parent);
-        let next = siblings
-            .iter()
-            .position(|&c| c == heading)
-            .and_then(|p| siblings.get(p + 1));
-        if let Some(&next) = next
+        let next = self.nodes.get(parent).and_then(|n| {
+            let at = n.children.iter().position(|&c| c == heading)?;
+            n.children.get(at + 1).copied()
+        });
+        if let Some(next) = next
             && self.is_blank_text(next)
         {
             self.remove(next);

@@ -8,7 +8,8 @@ impl Tree {
     /// Pass 3: parent/child rules of lists, tables, figures, ruby.
     pub(super) fn fix_structure(&mut self) {
         // (node, inside a caption): the Schematron forbids tables in captions.
-        let mut stack = vec![(0usize, false)];
+        let mut stack = Vec::with_capacity(self.nodes.len());
+        stack.push((0usize, false));
         while let Some((i, in_caption)) = stack.pop() {
             if self.name(i) == Some("math") {
                 continue; // repaired by its own pass
@@ -50,12 +51,9 @@ impl Tree {
                 }
             }
             let child_in_caption = in_caption || self.name(i) == Some("caption");
-            stack.extend(
-                self.children(i)
-                    .into_iter()
-                    .rev()
-                    .map(|c| (c, child_in_caption)),
-            );
+            if let Some(n) = self.nodes.get(i) {
+                stack.extend(n.children.iter().rev().map(|&c| (c, child_in_caption)));
+            }
         }
     }
 

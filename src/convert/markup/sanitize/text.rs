@@ -7,16 +7,21 @@ use super::tree::Kind;
 
 /// Elements whose text is code: the fixer is called on it with `code` set (the conversion
 /// alone runs there).
-const CODE: [&str; 6] = ["code", "pre", "kbd", "samp", "var", "tt"];
+fn is_code(name: &str) -> bool {
+    matches!(name, "code" | "pre" | "kbd" | "samp" | "var" | "tt")
+}
 
 /// Elements whose text is notation or program, which the text-fix stage never touches.
-const NOTATION: [&str; 3] = ["math", "svg", "script"];
+fn is_notation(name: &str) -> bool {
+    matches!(name, "math" | "svg" | "script")
+}
 
 impl Tree {
     /// Pass 2b: the text-fix stage on every text node outside notation, telling it which are
     /// code.
     pub(super) fn fix_text(&mut self, fix: &mut super::super::TextFixer<'_>) {
-        let mut stack = vec![(0, false)];
+        let mut stack = Vec::with_capacity(self.nodes.len());
+        stack.push((0, false));
         while let Some((i, code)) = stack.pop() {
             let Some(n) = self.nodes.get_mut(i) else {
                 continue;
@@ -28,8 +33,8 @@ impl Tree {
                     }
                     continue;
                 }
-                Kind::Element(e) if NOTATION.contains(&e.name) => continue,
-                Kind::Element(e) => code || CODE.contains(&e.name),
+                Kind::Element(e) if is_notation(e.name) => continue,
+                Kind::Element(e) => code || is_code(e.name),
                 Kind::Removed => continue,
                 _ => code,
             };

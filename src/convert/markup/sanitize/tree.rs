@@ -105,7 +105,9 @@ impl Tree {
     /// The nodes of `top`'s subtree in document order, skipping removed ones.
     pub(super) fn preorder_from(&self, top: usize) -> Vec<usize> {
         let mut out = Vec::with_capacity(self.nodes.len());
-        let mut stack = vec![top];
+        // The whole tree's never grows: it holds at most every node once.
+        let mut stack = Vec::with_capacity(if top == 0 { self.nodes.len() } else { 64 });
+        stack.push(top);
         while let Some(i) = stack.pop() {
             let Some(n) = self.nodes.get(i) else { continue };
             if matches!(n.kind, Kind::Removed) {
@@ -115,6 +117,24 @@ impl Tree {
             stack.extend(n.children.iter().rev().copied());
         }
         out
+    }
+
+    /// The first node in document order (removed ones skipped) that `pred` holds for,
+    /// without listing the nodes after it.
+    pub(super) fn first_in_order(&self, mut pred: impl FnMut(usize) -> bool) -> Option<usize> {
+        let mut stack = Vec::with_capacity(self.nodes.len());
+        stack.push(0);
+        while let Some(i) = stack.pop() {
+            let Some(n) = self.nodes.get(i) else { continue };
+            if matches!(n.kind, Kind::Removed) {
+                continue;
+            }
+            if pred(i) {
+                return Some(i);
+            }
+            stack.extend(n.children.iter().rev().copied());
+        }
+        None
     }
 
     /// The nodes of `i`'s subtree, `i` first, in document order.
