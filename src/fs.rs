@@ -15,7 +15,7 @@ mod held;
 
 #[cfg(unix)]
 pub use beneath::{Refusal, open_beneath};
-pub use held::{HeldFiles, held_in, hold, lexical, real_path};
+pub use held::{Held, HeldFiles, Shared, held_in, hold, lexical, real_path};
 
 use std::fs::File;
 use std::io::Read;

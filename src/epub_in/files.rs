@@ -8,11 +8,12 @@
 //! [`MAX_TOTAL_BYTES`] in all. The package document, the NCX and the navigation document are
 //! not written: `metadata.toml` and the build replace them.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Component, Path, PathBuf};
 
 use super::{Counts, Error};
 use crate::diagnostic::{Code, Diagnostic};
+use crate::fs::Held;
 use crate::inspect::archive::Archive;
 use crate::inspect::container::Container;
 use crate::inspect::{Epub, ManifestItem};
@@ -106,7 +107,7 @@ pub(super) fn kind_of(item: &ManifestItem) -> Kind {
 pub(super) struct Written {
     pub local: HashMap<String, String>,
     pub counts: Counts,
-    pub held: HashMap<String, Vec<u8>>,
+    pub held: HashMap<String, Held>,
     /// The pages made for the spine's SVG documents ([`svg_pages`]): entry name of the SVG →
     /// path in the folder of its page.
     pub pages: HashMap<String, String>,
@@ -116,9 +117,10 @@ impl Written {
     /// The text of the file at `local` (relative to `dir`), held or written, if it is at most
     /// `cap` bytes and UTF-8.
     pub(super) fn text(&self, dir: &Path, local: &str, cap: u64) -> Option<String> {
-        if let Some(bytes) = self.held.get(local) {
+        if let Some(held) = self.held.get(local) {
+            let bytes = held.bytes();
             return (bytes.len() as u64 <= cap)
-                .then(|| String::from_utf8(bytes.clone()).ok())
+                .then(|| String::from_utf8(bytes.to_vec()).ok())
                 .flatten();
         }
         let path = dir.join(local);
@@ -132,7 +134,7 @@ impl Written {
     /// it cannot be read.
     pub(super) fn size(&self, dir: &Path, local: &str) -> u64 {
         match self.held.get(local) {
-            Some(bytes) => bytes.len() as u64,
+            Some(held) => held.bytes().len() as u64,
             None => std::fs::metadata(dir.join(local)).map_or(0, |m| m.len()),
         }
     }
@@ -199,6 +201,7 @@ pub(super) fn write(
         .filter_map(|s| s.href.as_deref())
         .collect();
     let mut total: u64 = 0;
+    let mut folders = HashSet::new();
     for item in &book.manifest {
         if crate::inspect::href::is_external(&item.href) || replaced(book, item) {
             continue;
@@ -211,17 +214,24 @@ pub(super) fn write(
             ));
             continue;
         };
-        let Some(bytes) = read_item(&mut zip, epub, item, diagnostics)? else {
-            continue;
-        };
-        let bytes = match hidden.get(&item.href) {
-            Some(how) => match revealed(epub, book, item, how, bytes, diagnostics) {
-                Some(bytes) => bytes,
+        let kind = kind_of(item);
+        let held =
+            mode == Mode::Hold && kind == Kind::Document && spine.contains(item.href.as_str());
+        // A document held is lent from the entries inflated ahead, when it is one of them.
+        let bytes = match held.then(|| archive.shared(&item.href)).flatten() {
+            Some(lent) => lent,
+            None => match read_item(&mut zip, epub, item, diagnostics)? {
+                Some(bytes) => match hidden.get(&item.href) {
+                    Some(how) => match revealed(epub, book, item, how, bytes, diagnostics) {
+                        Some(bytes) => Held::Bytes(bytes),
+                        None => continue,
+                    },
+                    None => Held::Bytes(bytes),
+                },
                 None => continue,
             },
-            None => bytes,
         };
-        total += bytes.len() as u64;
+        total += bytes.bytes().len() as u64;
         if total > MAX_TOTAL_BYTES {
             return Err(Error::Read {
                 epub: epub.to_path_buf(),
@@ -231,13 +241,12 @@ pub(super) fn write(
                 },
             });
         }
-        let kind = kind_of(item);
-        if mode == Mode::Hold && kind == Kind::Document && spine.contains(item.href.as_str()) {
+        if held {
             // Its folder is made: a picture beside it is reached through it (`Text/../x.png`).
-            make_folders(dir, &dir.join(&local))?;
+            make_held_folders(dir, &dir.join(&local), &mut folders)?;
             written.held.insert(local.clone(), bytes);
         } else {
-            write_file(dir, &dir.join(&local), &bytes)?;
+            write_file(dir, &dir.join(&local), bytes.bytes())?;
         }
         written.counts.add(kind);
         written.local.insert(item.href.clone(), local);
@@ -287,7 +296,9 @@ pub(super) fn svg_pages(
         match mode {
             Mode::Hold => {
                 make_folders(dir, &dir.join(&page))?;
-                written.held.insert(page.clone(), xhtml.into_bytes());
+                written
+                    .held
+                    .insert(page.clone(), Held::Bytes(xhtml.into_bytes()));
             }
             Mode::Write => write_file(dir, &dir.join(&page), xhtml.as_bytes())?,
         }
@@ -481,6 +492,17 @@ pub(super) fn write_file(dir: &Path, path: &Path, bytes: &[u8]) -> Result<(), Er
     })
 }
 
+/// [`make_folders`] for a file held in memory, not written (so that what is at its own path
+/// does not matter): its folder is made and checked once, for the first file held in it.
+fn make_held_folders(dir: &Path, path: &Path, made: &mut HashSet<PathBuf>) -> Result<(), Error> {
+    let folder = path.parent().unwrap_or(dir);
+    if !made.contains(folder) {
+        make_folders(dir, path)?;
+        made.insert(folder.to_path_buf());
+    }
+    Ok(())
+}
+
 /// Makes the folders of `path` inside `dir`; no folder on the way, and not the file itself,
 /// may be a symlink.
 fn make_folders(dir: &Path, path: &Path) -> Result<(), Error> {
@@ -560,34 +582,40 @@ mod tests {
         let epub = tmp.path().join("book.epub");
         let book = crate::inspect::testutil::TestBook::minimal_epub3();
         std::fs::write(&epub, book.to_zip()).expect("write the EPUB");
-        let (written, held) = (tmp.path().join("written"), tmp.path().join("held"));
+        let written = tmp.path().join("written");
         let options = super::super::UnpackOptions::new();
         let a = super::super::unpack(&epub, &written, &options).expect("unpacked");
-        let (b, chapters) = super::super::unpack_holding(&Archive::lazy(&epub), &held, &options)
-            .expect("unpacked, held");
-        assert_eq!(chapters.len(), a.chapters.len());
-        for chapter in &a.chapters {
-            assert!(written.join(&chapter.file).is_file());
-            assert!(
-                !held.join(&chapter.file).exists(),
-                "{} written",
-                chapter.file
-            );
-            let bytes = std::fs::read(written.join(&chapter.file)).expect("read");
-            assert_eq!(chapters.get(&chapter.file), Some(&bytes));
-        }
-        let toml = |p: &Path| std::fs::read_to_string(p).expect("metadata.toml");
-        assert_eq!(toml(&a.metadata_path), toml(&b.metadata_path));
-        assert!(b.counts == a.counts && held.join("images/cover.png").is_file());
         let from_disk = build(&written, &tmp.path().join("a.epub"));
-        let holding = crate::fs::hold(&held, chapters);
-        let from_memory = build(&held, &tmp.path().join("b.epub"));
-        drop(holding);
-        assert!(from_disk == from_memory, "the two EPUBs differ");
-        assert!(
-            crate::Project::load(&held).is_err(),
-            "released: the chapters are gone"
-        );
+        // Read from the zip, or lent from the entries inflated ahead.
+        for (i, archive) in [Archive::lazy(&epub), Archive::inflate(&epub)]
+            .iter()
+            .enumerate()
+        {
+            let held = tmp.path().join(format!("held{i}"));
+            let (b, chapters) =
+                super::super::unpack_holding(archive, &held, &options).expect("unpacked, held");
+            assert_eq!(chapters.len(), a.chapters.len());
+            for chapter in &a.chapters {
+                assert!(written.join(&chapter.file).is_file());
+                let file = &chapter.file;
+                assert!(!held.join(file).exists(), "{file} written");
+                let bytes = std::fs::read(written.join(file)).expect("read");
+                let kept = chapters.get(file).expect("held");
+                assert_eq!(kept.bytes(), bytes);
+                assert_eq!(matches!(kept, Held::Shared(..)), i == 1, "{kept:?}");
+            }
+            let toml = |p: &Path| std::fs::read_to_string(p).expect("metadata.toml");
+            assert_eq!(toml(&a.metadata_path), toml(&b.metadata_path));
+            assert!(b.counts == a.counts && held.join("images/cover.png").is_file());
+            let holding = crate::fs::hold(&held, chapters);
+            let from_memory = build(&held, &tmp.path().join(format!("b{i}.epub")));
+            drop(holding);
+            assert!(from_disk == from_memory, "the two EPUBs differ");
+            assert!(
+                crate::Project::load(&held).is_err(),
+                "released: the chapters are gone"
+            );
+        }
     }
 
     #[test]

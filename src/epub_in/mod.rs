@@ -150,7 +150,7 @@ pub(crate) fn unpack_holding(
     epub: &inspect::archive::Archive,
     dir: &Path,
     options: &UnpackOptions,
-) -> Result<(Unpacked, HashMap<String, Vec<u8>>), Error> {
+) -> Result<(Unpacked, HashMap<String, crate::fs::Held>), Error> {
     unpack_in(epub, dir, options, files::Mode::Hold)
 }
 
@@ -160,7 +160,7 @@ fn unpack_in(
     dir: &Path,
     options: &UnpackOptions,
     mode: files::Mode,
-) -> Result<(Unpacked, HashMap<String, Vec<u8>>), Error> {
+) -> Result<(Unpacked, HashMap<String, crate::fs::Held>), Error> {
     let epub = archive.path();
     let read = |source| Error::Read {
         epub: epub.to_path_buf(),

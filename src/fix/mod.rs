@@ -290,7 +290,8 @@ pub fn fix(epub: &Path, opts: &FixOptions) -> Result<FixReport, FixError> {
         Some(held) => Archive::with_entries(&outputs[0], held),
         None => Archive::inflate(&outputs[0]),
     };
-    let after = review::review(&result, opts.epubcheck);
+    // The temporary folder (the project, its pictures and fonts) is removed meanwhile.
+    let (after, ()) = rayon::join(|| review::review(&result, opts.epubcheck), || drop(work));
     drop(result);
     let mut report = compared(epub, &before, &after, outputs);
     let warnings = built
@@ -405,7 +406,7 @@ fn compared(
 }
 
 /// The chapters of an unpacked EPUB, held in memory: path in the project → bytes.
-type Chapters = std::collections::HashMap<String, Vec<u8>>;
+type Chapters = std::collections::HashMap<String, crate::fs::Held>;
 
 /// Unpacks the EPUB into a project at `dir`, its chapters held in memory rather than written
 /// (see [`crate::epub_in::unpack_holding`]); what it could not carry, as diagnostics.

@@ -65,7 +65,10 @@ pub(super) fn apply(dir: &Path, opts: &FixOptions) -> Result<(), Box<Diagnostic>
         Box::new(Diagnostic::error(Code::Io, format!("cannot write the options: {e}")).at(&path))
     };
     let text = std::fs::read_to_string(&path).map_err(|e| failed(&e))?;
-    let mut table: Table = text.parse().map_err(|e| failed(&e))?;
+    let (mut table, chapters) = match head_and_chapters(&text) {
+        Some(split) => split,
+        None => (text.parse().map_err(|e| failed(&e))?, ""),
+    };
     set_keys(&mut table, opts);
     let fonts = copy_fonts(dir, &opts.fonts)?;
     if !fonts.is_empty() {
@@ -79,8 +82,24 @@ pub(super) fn apply(dir: &Path, opts: &FixOptions) -> Result<(), Box<Diagnostic>
     if let Some(Cleanup::File(rules)) = &opts.cleanup {
         copy_rules(dir, rules)?;
     }
-    let text = toml::to_string(&table).map_err(|e| failed(&e))?;
+    let mut text = toml::to_string(&table).map_err(|e| failed(&e))?;
+    if !chapters.is_empty() {
+        text.push('\n');
+        text.push_str(chapters);
+    }
     std::fs::write(&path, text).map_err(|e| failed(&e))
+}
+
+/// The unpacked `metadata.toml` parsed up to its chapter list (the `[[chapters]]` tables the
+/// unpacking writes last), and the list as written: the options never touch it, so its
+/// thousands of entries are carried as they are rather than parsed and written again. None
+/// when there is no clean cut (no list, or the part before it does not parse alone or names
+/// chapters itself): the whole is then parsed.
+fn head_and_chapters(text: &str) -> Option<(Table, &str)> {
+    let at = text.find("\n[[chapters]]\n")? + 1;
+    let (head, chapters) = text.split_at(at);
+    let table: Table = head.parse().ok()?;
+    (!table.contains_key("chapters")).then_some((table, chapters))
 }
 
 /// The keys the options set, and those a fix always sets.
@@ -205,6 +224,33 @@ mod tests {
         assert_eq!(t["text"]["typography"].as_bool(), Some(false));
         assert!(t["output"].get("path").is_none());
         assert!(t["book"].get("convert").is_none());
+    }
+
+    #[test]
+    fn the_options_reach_the_keys_and_the_chapter_list_is_kept_as_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(METADATA_FILE);
+        let list = "[[chapters]]\nfile = \"a.xhtml\"\nsections = [\n  { title = \"x\", level = 2 },\n]\n\n[[chapters]]\nfile = \"b.xhtml\"\n";
+        let head = "[book]\ntitle = \"[[chapters]]\"\n[output]\npath = \"x.epub\"\n\n";
+        let opts = FixOptions {
+            convert: Some("s2tw".into()),
+            ..FixOptions::default()
+        };
+        let sources = [
+            format!("{head}{list}"),
+            // A cut inside a string: the whole is parsed.
+            format!("description = \"\"\"\n[[chapters]]\nfile = \"no\"\"\"\"\n{list}"),
+        ];
+        for (i, source) in sources.iter().enumerate() {
+            std::fs::write(&path, source).unwrap();
+            apply(dir.path(), &opts).unwrap();
+            let text = std::fs::read_to_string(&path).unwrap();
+            let whole: Table = text.parse().unwrap();
+            let mut expected: Table = source.parse().unwrap();
+            set_keys(&mut expected, &opts);
+            assert_eq!(whole, expected, "{text}");
+            assert_eq!(text.ends_with(list), i == 0, "{text}");
+        }
     }
 
     #[test]

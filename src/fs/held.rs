@@ -6,17 +6,58 @@
 //! [`hold`] registers the files under the folder's path for as long as its [`Holding`] lives;
 //! a boundary made for that folder meanwhile ([`held_in`]) sees them. Only the folder that
 //! registered them is concerned: another project never sees them, and nothing is ever
-//! written.
+//! written. A file is held as its own bytes or as an entry of something that holds many
+//! ([`Shared`]: the EPUB's entries `fix` inflated), lent from there rather than copied.
 
 use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
+/// Files kept together elsewhere (an EPUB's inflated entries), each lent by its name.
+pub trait Shared: Send + Sync {
+    /// The bytes of the entry `name`, if there is one.
+    fn bytes(&self, name: &str) -> Option<&[u8]>;
+}
+
+/// The bytes of one held file: its own, or an entry of a [`Shared`] store.
+#[derive(Clone)]
+pub enum Held {
+    /// The file's own bytes.
+    Bytes(Vec<u8>),
+    /// The entry of this name in the store (which holds it: see [`Held::shared`]).
+    Shared(Arc<dyn Shared>, String),
+}
+
+impl Held {
+    /// The entry `name` of `store`, when the store has it.
+    pub fn shared(store: Arc<dyn Shared>, name: &str) -> Option<Held> {
+        store.bytes(name)?;
+        Some(Held::Shared(store, name.to_string()))
+    }
+
+    /// The file's bytes.
+    pub fn bytes(&self) -> &[u8] {
+        match self {
+            Held::Bytes(bytes) => bytes,
+            Held::Shared(store, name) => store.bytes(name).unwrap_or_default(),
+        }
+    }
+}
+
+impl std::fmt::Debug for Held {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Held::Bytes(bytes) => write!(f, "Bytes({} bytes)", bytes.len()),
+            Held::Shared(_, name) => write!(f, "Shared({name:?})"),
+        }
+    }
+}
+
 /// The files held for one folder, by their full path (the folder joined to their name).
 #[derive(Debug)]
 pub struct HeldFiles {
-    files: HashMap<PathBuf, Vec<u8>>,
+    files: HashMap<PathBuf, Held>,
     /// When they were registered: their modification time.
     pub modified: SystemTime,
 }
@@ -24,7 +65,14 @@ pub struct HeldFiles {
 impl HeldFiles {
     /// The bytes of the held file at `path` (`.` and `..` folded away first), if held.
     pub fn get(&self, path: &Path) -> Option<&[u8]> {
-        self.files.get(&lexical(path)).map(Vec::as_slice)
+        let plain = path
+            .components()
+            .all(|c| !matches!(c, Component::CurDir | Component::ParentDir));
+        let held = match plain {
+            true => self.files.get(path),
+            false => self.files.get(&lexical(path)),
+        };
+        held.map(Held::bytes)
     }
 }
 
@@ -48,7 +96,7 @@ impl Drop for Holding {
 /// Holds `files` (name relative to `root`, with `/` → bytes) as if they were in the folder
 /// `root`, until the returned [`Holding`] is dropped. A name that is not a plain relative path
 /// (a root, `..`) is left out. A second holding for the same folder replaces the first.
-pub fn hold(root: &Path, files: HashMap<String, Vec<u8>>) -> Holding {
+pub fn hold(root: &Path, files: HashMap<String, Held>) -> Holding {
     let root = lexical(root);
     let files = files
         .into_iter()
@@ -120,8 +168,8 @@ mod tests {
     fn held_files_are_seen_in_their_folder_only_while_held() {
         let root = Path::new("/nowhere/held-test/book");
         let files = HashMap::from([
-            ("Text/ch1.xhtml".to_string(), b"one".to_vec()),
-            ("../out.xhtml".to_string(), b"out".to_vec()),
+            ("Text/ch1.xhtml".to_string(), Held::Bytes(b"one".to_vec())),
+            ("../out.xhtml".to_string(), Held::Bytes(b"out".to_vec())),
         ]);
         let holding = hold(root, files);
         let held = held_in(Path::new("/nowhere/held-test/./book")).expect("held");
@@ -134,6 +182,34 @@ mod tests {
         assert!(held_in(Path::new("/nowhere/held-test/other")).is_none());
         drop(holding);
         assert!(held_in(root).is_none());
+    }
+
+    /// A store of entries by name.
+    struct Store(HashMap<String, Vec<u8>>);
+
+    impl Shared for Store {
+        fn bytes(&self, name: &str) -> Option<&[u8]> {
+            self.0.get(name).map(Vec::as_slice)
+        }
+    }
+
+    #[test]
+    fn a_shared_file_is_lent_from_its_store_and_one_the_store_lacks_is_not_held() {
+        let store: Arc<dyn Shared> = Arc::new(Store(HashMap::from([
+            ("OEBPS/a.xhtml".to_string(), b"alpha".to_vec()),
+            ("OEBPS/b.xhtml".to_string(), b"beta".to_vec()),
+        ])));
+        assert!(Held::shared(store.clone(), "OEBPS/none.xhtml").is_none());
+        let a = Held::shared(store.clone(), "OEBPS/a.xhtml").expect("in the store");
+        assert_eq!(a.bytes(), b"alpha");
+        let root = Path::new("/nowhere/held-shared/book");
+        let holding = hold(root, HashMap::from([("a.xhtml".to_string(), a)]));
+        let held = held_in(root).expect("held");
+        let lent = held.get(&root.join("a.xhtml")).expect("lent");
+        let stored = store.bytes("OEBPS/a.xhtml").expect("stored");
+        assert!(std::ptr::eq(lent, stored), "copied instead of lent");
+        assert_eq!(held.get(&root.join("b.xhtml")), None);
+        drop(holding);
     }
 
     #[test]

@@ -62,6 +62,13 @@ impl Archive {
         }
     }
 
+    /// The entry `name` as inflated ahead, lent to whoever holds the result for as long as
+    /// it does ([`crate::fs::hold`]) rather than copied; None when it was not inflated ahead.
+    pub(crate) fn shared(&self, name: &str) -> Option<crate::fs::Held> {
+        let store: Arc<dyn crate::fs::Shared> = self.inflated.clone()?;
+        crate::fs::Held::shared(store, name)
+    }
+
     /// The path of the EPUB.
     pub(crate) fn path(&self) -> &Path {
         &self.path

@@ -58,12 +58,26 @@ impl Entry {
         }
     }
 
+    /// The entry's bytes, lent.
+    pub fn as_bytes(&self) -> &[u8] {
+        match self {
+            Entry::Text(text) => text.as_bytes(),
+            Entry::Bytes(bytes) => bytes,
+        }
+    }
+
     /// Its length in bytes.
     pub fn len(&self) -> usize {
         match self {
             Entry::Text(text) => text.len(),
             Entry::Bytes(bytes) => bytes.len(),
         }
+    }
+}
+
+impl crate::fs::Shared for Inflated {
+    fn bytes(&self, name: &str) -> Option<&[u8]> {
+        self.get(name).map(Entry::as_bytes)
     }
 }
 

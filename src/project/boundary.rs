@@ -15,6 +15,7 @@
 //! `crate::fs::open_beneath`), and read from that handle; the checks by path above remain for
 //! early messages that name the key.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::ffi::OsString;
 use std::path::{Component, Path, PathBuf};
@@ -274,13 +275,23 @@ impl Boundary {
         limit: u64,
         what: &str,
     ) -> crate::error::Result<Vec<u8>> {
+        self.read_lent(path, limit, what).map(Cow::into_owned)
+    }
+
+    /// [`Boundary::read_limited`], a file held in memory lent rather than copied.
+    pub fn read_lent(
+        &self,
+        path: &Path,
+        limit: u64,
+        what: &str,
+    ) -> crate::error::Result<Cow<'_, [u8]>> {
         if let Some(bytes) = self.held.as_ref().and_then(|h| h.get(path)) {
             if bytes.len() as u64 > limit {
                 return Err(crate::fs::too_large(path, what, limit));
             }
-            return Ok(bytes.to_vec());
+            return Ok(Cow::Borrowed(bytes));
         }
-        crate::fs::read_file_limited(self.open(path)?, path, limit, what)
+        crate::fs::read_file_limited(self.open(path)?, path, limit, what).map(Cow::Owned)
     }
 
     /// The stamp of a file held in memory at `path` (see [`crate::fs::hold`]), if it is one.
@@ -485,17 +496,24 @@ mod tests {
 
     #[test]
     fn a_held_file_is_found_and_read_before_the_folder_and_only_in_its_own() {
+        use crate::fs::Held;
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("disk.xhtml"), "on disk").unwrap();
         let files = std::collections::HashMap::from([
-            ("Text/ch1.xhtml".to_string(), b"held".to_vec()),
-            ("disk.xhtml".to_string(), b"held instead".to_vec()),
+            ("Text/ch1.xhtml".to_string(), Held::Bytes(b"held".to_vec())),
+            (
+                "disk.xhtml".to_string(),
+                Held::Bytes(b"held instead".to_vec()),
+            ),
         ]);
         let holding = crate::fs::hold(dir.path(), files);
         let b = Boundary::new(dir.path(), false);
         let (path, found) = b.admit_file(&dir.path().join("Text"), "ch1.xhtml").unwrap();
         assert!(matches!(found, Found::Held(s) if s.size == 4), "{found:?}");
         assert_eq!(b.read_limited(&path, 100, "file").unwrap(), b"held");
+        let lent = b.read_lent(&path, 100, "file").unwrap();
+        assert!(matches!(lent, Cow::Borrowed(b"held")), "{lent:?}");
+        assert!(b.read_lent(&path, 3, "file").is_err(), "the cap holds");
         assert!(b.read_limited(&path, 3, "file").is_err(), "the cap holds");
         let disk = dir.path().join("disk.xhtml");
         assert_eq!(b.read_limited(&disk, 100, "file").unwrap(), b"held instead");

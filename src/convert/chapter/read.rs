@@ -32,7 +32,7 @@ pub(crate) fn decode_file(
     encoding: Option<&str>,
     errors: source::EncodingErrors,
 ) -> Result<Decoded> {
-    let bytes = boundary.read_limited(path, u64::MAX, "file")?;
+    let bytes = boundary.read_lent(path, u64::MAX, "file")?;
     source::decode(&bytes, encoding, errors).map_err(|e| decode_error(path, &bytes, &e))
 }
 
