@@ -626,3 +626,30 @@ fn third() -> Vec<u8> {
         .replace("id=\"start\"", "id=\"three\"")
         .into_bytes()
 }
+
+/// A contents entry without words (pandoc's EPUB 2 of a page whose `<h1>` is empty): the page
+/// is named by its own first heading with words, in the plan (`fix`) and the rebuilt book.
+#[test]
+fn a_contents_entry_without_words_is_named_by_its_pages_heading() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let nav = "<li><a href=\"text/chapter%5F1.xhtml\">Chapter One</a></li>\
+        <li><a href=\"text/two.xhtml\"> </a></li>";
+    let book = book_with_two_chapters(nav).edit(
+        "EPUB/text/two.xhtml",
+        "<h1 id=\"two\">Chapter Two</h1>",
+        "<h1 id=\"two\"></h1><h2>The Singer</h2>",
+    );
+    let epub = epub_file(tmp.path(), &book);
+    let dir = tmp.path().join("book");
+    let unpacked = unpack(&epub, &dir, &UnpackOptions::new()).expect("unpacked");
+    let titles_of: Vec<Option<&str>> = (unpacked.chapters.iter())
+        .map(|c| c.title.as_deref())
+        .collect();
+    assert_eq!(titles_of, [Some("Chapter One"), Some("The Singer")]);
+    assert!(
+        (unpacked.diagnostics.iter()).any(|d| d.message.contains("has no words")),
+        "{:?}",
+        unpacked.diagnostics
+    );
+    assert_eq!(titles(&rebuild(&dir).toc), ["Chapter One", "The Singer"]);
+}
