@@ -267,13 +267,19 @@ fn title_and_nest(
                 // An entry beside the chapter's own (the same depth) is listed beside it.
                 let level = (depth + 1).saturating_sub(d).clamp(1, 6);
                 plan.toc_depth = plan.toc_depth.max(level);
-                if let Some((_, id)) = f
-                    .entry
-                    .href
-                    .split_once('#')
-                    .filter(|(_, id)| !id.is_empty())
-                {
-                    let id = crate::inspect::href::percent_decode(id);
+                // One without a fragment (a second entry into the page's top: EbookLib's
+                // `Section` listing its first chapter again) is an entry without an id, which
+                // the build links to the chapter when nothing nests under it.
+                let id = (f.entry.href.split_once('#'))
+                    .map(|(_, id)| crate::inspect::href::percent_decode(id))
+                    .unwrap_or_default();
+                if !id.is_empty() {
+                    plan.chapters[i]
+                        .sections
+                        .push((level, id, f.entry.title.clone()));
+                } else if !f.entry.title.trim().is_empty() {
+                    // Without an id it may sit a level above the chapter (level 0).
+                    let level = (depth + 1).saturating_sub(d).min(6);
                     plan.chapters[i]
                         .sections
                         .push((level, id, f.entry.title.clone()));

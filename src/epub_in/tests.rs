@@ -653,3 +653,32 @@ fn a_contents_entry_without_words_is_named_by_its_pages_heading() {
     );
     assert_eq!(titles(&rebuild(&dir).toc), ["Chapter One", "The Singer"]);
 }
+
+/// A second contents entry into the top of a page (EbookLib's `Section` listing its first
+/// chapter again, novel-tools-py's `Introduction`; tweetebook's two months on one page) stays
+/// an entry of the rebuilt contents, beside or under the one before.
+#[test]
+fn a_second_entry_into_the_top_of_a_page_stays_in_the_contents() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let nav = "<li><a href=\"text/chapter%5F1.xhtml\">Introduction</a></li>\
+        <li><span>Languages</span><ol><li><a href=\"text/chapter%5F1.xhtml\">Introduction</a></li>\
+        <li><a href=\"text/two.xhtml\">About</a></li></ol></li>\
+        <li><a href=\"text/two.xhtml\">About again</a></li>";
+    let epub = epub_file(tmp.path(), &book_with_two_chapters(nav));
+    let dir = tmp.path().join("again");
+    unpack(&epub, &dir, &UnpackOptions::new()).expect("unpacked");
+    let source = crate::inspect::open(&epub).expect("the source opens");
+    assert_eq!(
+        titles(&source.toc),
+        [
+            "Introduction",
+            "Languages [Introduction, About]",
+            "About again"
+        ]
+    );
+    let rebuilt = rebuild(&dir);
+    assert_eq!(titles(&rebuilt.toc), titles(&source.toc));
+    let last = rebuilt.toc.last().expect("an entry");
+    assert!(last.href.ends_with(".xhtml"), "{}", last.href);
+    assert_eq!(crate::inspect::verify_path(&dir.join("rebuilt.epub")), []);
+}
