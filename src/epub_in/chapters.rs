@@ -152,7 +152,56 @@ pub(super) fn plan(
         });
     }
     title_and_nest(&flat, &docs, nav, &mut plan, diagnostics);
+    untitled_entries(&mut plan, written, dir, diagnostics);
     plan
+}
+
+/// A contents entry without words (pandoc's EPUB 2 of a page with an empty `<h1>`: `<navLabel>
+/// <text></text>`) names its page by the page's own words: its first heading with text, else
+/// its `<title>`; a note says so. A page with neither stays out of the contents, as one no
+/// entry points to. `fix` and `init` both go through here, so they agree.
+fn untitled_entries(
+    plan: &mut Plan,
+    written: &Written,
+    dir: &std::path::Path,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
+    for chapter in &mut plan.chapters {
+        if !chapter
+            .title
+            .as_deref()
+            .is_some_and(|t| t.trim().is_empty())
+        {
+            continue;
+        }
+        let own = written
+            .text(dir, &chapter.file, 16 << 20)
+            .and_then(|text| own_title(&text));
+        match &own {
+            Some(title) => diagnostics.push(note(format!(
+                "the contents entry for {} has no words; it is named by the page's own \"{title}\"",
+                chapter.file
+            ))),
+            None => diagnostics.push(note(format!(
+                "the contents entry for {} has no words, nor has the page a heading or title; it stays out of the contents (`toc = false`)",
+                chapter.file
+            ))),
+        }
+        chapter.title = own;
+    }
+}
+
+/// A page's first heading with words, else its `<title>` (spaces run together).
+fn own_title(text: &str) -> Option<String> {
+    let html = scraper::Html::parse_document(text);
+    let words = |e: scraper::ElementRef| {
+        let t = e.text().collect::<String>();
+        Some(t.split_whitespace().collect::<Vec<_>>().join(" ")).filter(|t| !t.is_empty())
+    };
+    let headings =
+        scraper::Selector::parse("body h1, body h2, body h3, body h4, body h5, body h6").ok()?;
+    let title = scraper::Selector::parse("head title").ok()?;
+    (html.select(&headings).find_map(words)).or_else(|| html.select(&title).find_map(words))
 }
 
 /// Titles and levels from the TOC entries, sections as `toc_depth`.
@@ -218,13 +267,19 @@ fn title_and_nest(
                 // An entry beside the chapter's own (the same depth) is listed beside it.
                 let level = (depth + 1).saturating_sub(d).clamp(1, 6);
                 plan.toc_depth = plan.toc_depth.max(level);
-                if let Some((_, id)) = f
-                    .entry
-                    .href
-                    .split_once('#')
-                    .filter(|(_, id)| !id.is_empty())
-                {
-                    let id = crate::inspect::href::percent_decode(id);
+                // One without a fragment (a second entry into the page's top: EbookLib's
+                // `Section` listing its first chapter again) is an entry without an id, which
+                // the build links to the chapter when nothing nests under it.
+                let id = (f.entry.href.split_once('#'))
+                    .map(|(_, id)| crate::inspect::href::percent_decode(id))
+                    .unwrap_or_default();
+                if !id.is_empty() {
+                    plan.chapters[i]
+                        .sections
+                        .push((level, id, f.entry.title.clone()));
+                } else if !f.entry.title.trim().is_empty() {
+                    // Without an id it may sit a level above the chapter (level 0).
+                    let level = (depth + 1).saturating_sub(d).min(6);
                     plan.chapters[i]
                         .sections
                         .push((level, id, f.entry.title.clone()));

@@ -24,6 +24,7 @@ mod files;
 pub(crate) mod links;
 mod metadata;
 mod obfuscation;
+mod order;
 mod render;
 
 use std::collections::HashMap;
@@ -122,8 +123,9 @@ pub enum Error {
         /// The folder.
         dir: PathBuf,
     },
-    /// The spine holds no XHTML document to make a chapter of (the navigation document and a
-    /// cover page are none: a downloader's empty book).
+    /// The spine holds no XHTML document to make a chapter of. Not returned by [`unpack`] any
+    /// more: an EPUB without a page of text becomes one page of its navigation document's
+    /// headings (or its title), with a warning.
     #[error(
         "{}: the spine has no page of text (at most the navigation document and a cover page); nothing to make a book of",
         crate::escape::path(epub)
@@ -169,16 +171,7 @@ fn unpack_in(
     let mut book = std::sync::Arc::unwrap_or_clone(archive.package().map_err(read)?);
     files::prepare(dir, options.force)?;
     let mut diagnostics = Vec::new();
-    if book.spine.is_empty() {
-        book.spine = book.reading_order_from_manifest();
-        diagnostics.push(Diagnostic::warning(
-            Code::EpubInChapter,
-            format!(
-                "the spine lists no document; the reading order is the manifest's {} XHTML documents, in the manifest's order",
-                book.spine.len()
-            ),
-        ));
-    }
+    order::fill_spine(&mut book, &mut diagnostics);
     let shown = |entry: &str| epub.join(entry);
     for note in &book.notes {
         diagnostics
@@ -191,11 +184,18 @@ fn unpack_in(
     files::svg_pages(dir, &book, &mut written, mode, &mut diagnostics)?;
     let mut meta = metadata::Metadata::new(&book, &extra, &written, &mut diagnostics);
     meta.keep_usable_cover(dir, &mut diagnostics);
-    let plan = chapters::plan(&book, &written, &meta, dir, &mut diagnostics);
+    let mut plan = chapters::plan(&book, &written, &meta, dir, &mut diagnostics);
     if plan.chapters.is_empty() {
-        return Err(Error::NoChapters {
-            epub: epub.to_path_buf(),
-        });
+        let page = order::heading_page(
+            archive,
+            &book,
+            &layout,
+            dir,
+            &written,
+            &meta,
+            &mut diagnostics,
+        )?;
+        plan.chapters.push(page);
     }
     let stylesheets: Vec<String> = book
         .manifest

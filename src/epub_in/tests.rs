@@ -203,13 +203,79 @@ fn an_entry_named_to_climb_out_of_the_folder_is_not_written() {
     assert_eq!(unpacked.chapters.len(), 1);
 }
 
+/// A spine with no `<itemref>`, or only the navigation document's (EbookLib's `spine =
+/// ['nav']`), with the chapters in the manifest: the reading order is the contents' (the
+/// manifest lists the second chapter first), the same way in both cases, and a warning says so.
 #[test]
-fn a_spine_without_documents_is_an_error_not_an_empty_book() {
+fn a_spine_of_only_the_nav_or_nothing_reads_in_the_contents_order() {
+    let nav = "<li><a href=\"text/chapter%5F1.xhtml\">Chapter One</a></li>\
+        <li><a href=\"text/two.xhtml\">Second</a></li>";
+    let spines = [
+        (
+            "<itemref idref=\"nav\"/>",
+            "lists only the navigation document",
+        ),
+        ("", "lists no document"),
+    ];
+    for (spine, said) in spines {
+        let tmp = tempfile::tempdir().expect("temp dir");
+        let book = book_with_two_chapters(nav)
+            .edit("EPUB/package.opf", "<itemref idref=\"c1\"/><itemref idref=\"c2\"/>", "")
+            .edit("EPUB/package.opf", "<itemref idref=\"nav\" linear=\"no\"/>", spine)
+            // The manifest lists the second chapter before the first.
+            .edit("EPUB/package.opf", "<item id=\"c1\" href=\"text/chapter%5F1.xhtml\" media-type=\"application/xhtml+xml\"/>", "")
+            .edit("EPUB/package.opf", "<item id=\"cover\"", "<item id=\"c1\" href=\"text/chapter%5F1.xhtml\" media-type=\"application/xhtml+xml\"/><item id=\"cover\"");
+        let epub = epub_file(tmp.path(), &book);
+        let source = crate::inspect::open(&epub).expect("the source opens");
+        assert!(
+            source.spine.iter().all(|s| s.idref == "nav"),
+            "{:?}",
+            source.spine
+        );
+        let dir = tmp.path().join("book");
+        let unpacked = unpack(&epub, &dir, &UnpackOptions::new()).expect("unpacked");
+        let files: Vec<&str> = unpacked.chapters.iter().map(|c| c.file.as_str()).collect();
+        assert_eq!(files, ["text/chapter_1.xhtml", "text/two.xhtml"]);
+        assert!(
+            (unpacked.diagnostics.iter())
+                .any(|d| d.severity == crate::diagnostic::Severity::Warning
+                    && d.message.contains(said)
+                    && d.message.contains("order of the table of contents")),
+            "{:?}",
+            unpacked.diagnostics
+        );
+        assert_eq!(titles(&rebuild(&dir).toc), ["Chapter One", "Second"]);
+    }
+}
+
+/// A downloader's empty book (the spine holds only the navigation document, the manifest no
+/// page of text): the book is one page with the navigation document's heading, not an error,
+/// and a warning says the EPUB had no text.
+#[test]
+fn an_epub_without_a_page_of_text_is_a_page_of_its_navs_heading() {
     let tmp = tempfile::tempdir().expect("temp dir");
-    let book = TestBook::minimal_epub3().edit("EPUB/package.opf", "<itemref idref=\"c1\"/>", "");
+    let book = TestBook::minimal_epub3()
+        .edit("EPUB/package.opf", "<itemref idref=\"c1\"/>", "")
+        .edit("EPUB/package.opf", "<itemref idref=\"nav\" linear=\"no\"/>", "<itemref idref=\"nav\"/>")
+        .edit("EPUB/package.opf", "<item id=\"c1\" href=\"text/chapter%5F1.xhtml\" media-type=\"application/xhtml+xml\"/>", "")
+        .edit("EPUB/nav.xhtml", "<nav epub:type=\"toc\" id=\"toc\">", "<nav epub:type=\"toc\" id=\"toc\"><h2>Eva &amp; Anima</h2>");
     let epub = epub_file(tmp.path(), &book);
-    let err = unpack(&epub, &tmp.path().join("x"), &UnpackOptions::new()).expect_err("no chapters");
-    assert!(matches!(err, Error::NoChapters { .. }), "{err}");
+    let dir = tmp.path().join("x");
+    let unpacked = unpack(&epub, &dir, &UnpackOptions::new()).expect("a book, not an error");
+    assert_eq!(unpacked.chapters.len(), 1);
+    assert_eq!(unpacked.chapters[0].title.as_deref(), Some("Eva & Anima"));
+    assert!(
+        (unpacked.diagnostics.iter()).any(|d| d.message.contains("has no page of text")),
+        "{:?}",
+        unpacked.diagnostics
+    );
+    let rebuilt = rebuild(&dir);
+    assert_eq!(titles(&rebuilt.toc), ["Eva & Anima"]);
+    assert_eq!(
+        occurrences(&dir.join("rebuilt.epub"), "Eva &amp; Anima</h"),
+        1
+    );
+    assert_eq!(crate::inspect::verify_path(&dir.join("rebuilt.epub")), []);
 }
 
 /// The minimal EPUB with a cover page first, a contents page between two chapters, a nav
@@ -559,4 +625,60 @@ fn third() -> Vec<u8> {
         .replace("Chapter One", "Chapter Three")
         .replace("id=\"start\"", "id=\"three\"")
         .into_bytes()
+}
+
+/// A contents entry without words (pandoc's EPUB 2 of a page whose `<h1>` is empty): the page
+/// is named by its own first heading with words, in the plan (`fix`) and the rebuilt book.
+#[test]
+fn a_contents_entry_without_words_is_named_by_its_pages_heading() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let nav = "<li><a href=\"text/chapter%5F1.xhtml\">Chapter One</a></li>\
+        <li><a href=\"text/two.xhtml\"> </a></li>";
+    let book = book_with_two_chapters(nav).edit(
+        "EPUB/text/two.xhtml",
+        "<h1 id=\"two\">Chapter Two</h1>",
+        "<h1 id=\"two\"></h1><h2>The Singer</h2>",
+    );
+    let epub = epub_file(tmp.path(), &book);
+    let dir = tmp.path().join("book");
+    let unpacked = unpack(&epub, &dir, &UnpackOptions::new()).expect("unpacked");
+    let titles_of: Vec<Option<&str>> = (unpacked.chapters.iter())
+        .map(|c| c.title.as_deref())
+        .collect();
+    assert_eq!(titles_of, [Some("Chapter One"), Some("The Singer")]);
+    assert!(
+        (unpacked.diagnostics.iter()).any(|d| d.message.contains("has no words")),
+        "{:?}",
+        unpacked.diagnostics
+    );
+    assert_eq!(titles(&rebuild(&dir).toc), ["Chapter One", "The Singer"]);
+}
+
+/// A second contents entry into the top of a page (EbookLib's `Section` listing its first
+/// chapter again, novel-tools-py's `Introduction`; tweetebook's two months on one page) stays
+/// an entry of the rebuilt contents, beside or under the one before.
+#[test]
+fn a_second_entry_into_the_top_of_a_page_stays_in_the_contents() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let nav = "<li><a href=\"text/chapter%5F1.xhtml\">Introduction</a></li>\
+        <li><span>Languages</span><ol><li><a href=\"text/chapter%5F1.xhtml\">Introduction</a></li>\
+        <li><a href=\"text/two.xhtml\">About</a></li></ol></li>\
+        <li><a href=\"text/two.xhtml\">About again</a></li>";
+    let epub = epub_file(tmp.path(), &book_with_two_chapters(nav));
+    let dir = tmp.path().join("again");
+    unpack(&epub, &dir, &UnpackOptions::new()).expect("unpacked");
+    let source = crate::inspect::open(&epub).expect("the source opens");
+    assert_eq!(
+        titles(&source.toc),
+        [
+            "Introduction",
+            "Languages [Introduction, About]",
+            "About again"
+        ]
+    );
+    let rebuilt = rebuild(&dir);
+    assert_eq!(titles(&rebuilt.toc), titles(&source.toc));
+    let last = rebuilt.toc.last().expect("an entry");
+    assert!(last.href.ends_with(".xhtml"), "{}", last.href);
+    assert_eq!(crate::inspect::verify_path(&dir.join("rebuilt.epub")), []);
 }
