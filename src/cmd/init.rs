@@ -106,10 +106,5 @@ fn epub_in_diagnostic(e: &EpubInError) -> Diagnostic {
                 .at(dir)
                 .hint("name an empty or new folder, or pass --force")
         }
-        EpubInError::NoChapters { epub } => Diagnostic::error(
-            Code::Init,
-            "the spine has no page of text (at most the navigation document and a cover page); nothing to make a book of",
-        )
-        .at(epub),
     }
 }

@@ -263,31 +263,35 @@ fn title_and_nest(
                 current = Some((i, depth));
                 plan.chapters[i].title = Some(f.entry.title.clone());
             }
-            Some(d) => {
-                // An entry beside the chapter's own (the same depth) is listed beside it.
-                let level = (depth + 1).saturating_sub(d).clamp(1, 6);
-                plan.toc_depth = plan.toc_depth.max(level);
-                // One without a fragment (a second entry into the page's top: EbookLib's
-                // `Section` listing its first chapter again) is an entry without an id, which
-                // the build links to the chapter when nothing nests under it.
-                let id = (f.entry.href.split_once('#'))
-                    .map(|(_, id)| crate::inspect::href::percent_decode(id))
-                    .unwrap_or_default();
-                if !id.is_empty() {
-                    plan.chapters[i]
-                        .sections
-                        .push((level, id, f.entry.title.clone()));
-                } else if !f.entry.title.trim().is_empty() {
-                    // Without an id it may sit a level above the chapter (level 0).
-                    let level = (depth + 1).saturating_sub(d).min(6);
-                    plan.chapters[i]
-                        .sections
-                        .push((level, id, f.entry.title.clone()));
-                }
-            }
+            Some(d) => another_entry(plan, i, depth + 1, d, f),
         }
     }
     set_levels(&depth_of, plan, diagnostics);
+}
+
+/// A further contents entry `f` into chapter `i` (whose own entry sits at depth `d`), at
+/// `below` = its depth + 1: a section of the chapter.
+fn another_entry(plan: &mut Plan, i: usize, below: usize, d: usize, f: &Flat<'_>) {
+    // An entry beside the chapter's own (the same depth) is listed beside it.
+    let level = below.saturating_sub(d).clamp(1, 6);
+    plan.toc_depth = plan.toc_depth.max(level);
+    // One without a fragment (a second entry into the page's top: EbookLib's `Section`
+    // listing its first chapter again) is an entry without an id, which the build links to
+    // the chapter when nothing nests under it.
+    let id = (f.entry.href.split_once('#'))
+        .map(|(_, id)| crate::inspect::href::percent_decode(id))
+        .unwrap_or_default();
+    if !id.is_empty() {
+        plan.chapters[i]
+            .sections
+            .push((level, id, f.entry.title.clone()));
+    } else if !f.entry.title.trim().is_empty() {
+        // Without an id it may sit a level above the chapter (level 0).
+        let level = below.saturating_sub(d).min(6);
+        plan.chapters[i]
+            .sections
+            .push((level, id, f.entry.title.clone()));
+    }
 }
 
 /// Each chapter's level from its entry's depth (one below the chapter before at most); a

@@ -123,17 +123,6 @@ pub enum Error {
         /// The folder.
         dir: PathBuf,
     },
-    /// The spine holds no XHTML document to make a chapter of. Not returned by [`unpack`] any
-    /// more: an EPUB without a page of text becomes one page of its navigation document's
-    /// headings (or its title), with a warning.
-    #[error(
-        "{}: the spine has no page of text (at most the navigation document and a cover page); nothing to make a book of",
-        crate::escape::path(epub)
-    )]
-    NoChapters {
-        /// The EPUB.
-        epub: PathBuf,
-    },
 }
 
 /// Unpacks the EPUB at `epub` into the folder `dir` (made when missing): its files, and a

@@ -130,12 +130,7 @@ pub(crate) fn convert_decoded(
         _ => Cow::Borrowed(&*fixed),
     };
     let mut images = Vec::new();
-    // The text nodes of a Markdown or HTML file, as written and fixed: the ledger's input
-    // (room for a paragraph's two in each 256 bytes, so that a chapter's list seldom grows).
-    let mut text_nodes = match kind {
-        SourceKind::Text => Vec::new(),
-        _ => Vec::with_capacity(resolved.len() / 128),
-    };
+    let mut text_nodes = text_nodes_for(kind, resolved.len());
     let body = convert_body(
         project,
         (src, n),
@@ -172,6 +167,15 @@ pub(crate) fn convert_decoded(
         headings: body.headings,
         front: body.front,
     })
+}
+
+/// Room for the text nodes of a Markdown or HTML file of `len` bytes, as written and fixed:
+/// the ledger's input (a paragraph's two in each 256 bytes, so that the list seldom grows).
+fn text_nodes_for<T>(kind: SourceKind, len: usize) -> Vec<T> {
+    match kind {
+        SourceKind::Text => Vec::new(),
+        _ => Vec::with_capacity(len / 128),
+    }
 }
 
 /// A chapter file as its converter reads it: Aozora Bunko's notation translated into HTML

@@ -227,15 +227,7 @@ impl Builder<'_> {
             self.site_nav += 1;
             return Ok(Next::Skip);
         }
-        let action = match self.actions.get(&e.name.local) {
-            Some(&action) => action,
-            None => {
-                let action = classify(local);
-                self.actions.insert(e.name.local.clone(), action);
-                action
-            }
-        };
-        Ok(match action {
+        Ok(match self.action(&e.name.local) {
             Action::Remove(warn) => {
                 if warn {
                     self.removed(local);
@@ -276,6 +268,16 @@ impl Builder<'_> {
                 self.keep(elem, el, parent, depth)
             }
         })
+    }
+
+    /// What the policy does with an HTML element named `local`: classified once per name.
+    fn action(&mut self, local: &LocalName) -> Action {
+        if let Some(&action) = self.actions.get(local) {
+            return action;
+        }
+        let action = classify(local);
+        self.actions.insert(local.clone(), action);
+        action
     }
 
     /// Adds `elem` (from the source's `el`) under `parent`, unless the nesting is too deep

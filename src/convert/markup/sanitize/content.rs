@@ -38,8 +38,6 @@ impl Tree {
         }
         let order = self.preorder();
         let has_block = self.block_holders(&order);
-        const IN_A: u8 = 1;
-        const IN_DFN: u8 = 2;
         // Sized for every node at once: a chapter's section pushes all its paragraphs.
         let mut stack = Vec::with_capacity(self.nodes.len());
         stack.push((0usize, Ctx::Flow, 0u8));
@@ -94,12 +92,7 @@ impl Tree {
                         _ => ctx,
                     };
                 }
-                child_anc = anc
-                    | match self.name(i) {
-                        Some("a") => IN_A,
-                        Some("dfn") => IN_DFN,
-                        _ => 0,
-                    };
+                child_anc = anc | ancestry(self.name(i));
             }
             if self.name(i) == Some("math") {
                 continue;
@@ -108,5 +101,19 @@ impl Tree {
                 stack.extend(n.children.iter().rev().map(|&c| (c, child_ctx, child_anc)));
             }
         }
+    }
+}
+
+/// Inside a link, for [`Tree::fix_content_models`]'s ancestry bits.
+const IN_A: u8 = 1;
+/// Inside a `dfn`.
+const IN_DFN: u8 = 2;
+
+/// The ancestry bit an element named `name` adds for its descendants.
+fn ancestry(name: Option<&str>) -> u8 {
+    match name {
+        Some("a") => IN_A,
+        Some("dfn") => IN_DFN,
+        _ => 0,
     }
 }
