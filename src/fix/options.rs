@@ -94,10 +94,15 @@ pub(super) fn apply(dir: &Path, opts: &FixOptions) -> Result<(), Box<Diagnostic>
 /// unpacking writes last), and the list as written: the options never touch it, so its
 /// thousands of entries are carried as they are rather than parsed and written again. None
 /// when there is no clean cut (no list, or the part before it does not parse alone or names
-/// chapters itself): the whole is then parsed.
+/// chapters itself, or a table other than the list follows it, where a key the options set
+/// could be defined twice): the whole is then parsed.
 fn head_and_chapters(text: &str) -> Option<(Table, &str)> {
     let at = text.find("\n[[chapters]]\n")? + 1;
     let (head, chapters) = text.split_at(at);
+    let other_table = |line: &str| line.starts_with('[') && line.trim_end() != "[[chapters]]";
+    if chapters.lines().any(other_table) {
+        return None;
+    }
     let table: Table = head.parse().ok()?;
     (!table.contains_key("chapters")).then_some((table, chapters))
 }
@@ -240,6 +245,8 @@ mod tests {
             format!("{head}{list}"),
             // A cut inside a string: the whole is parsed.
             format!("description = \"\"\"\n[[chapters]]\nfile = \"no\"\"\"\"\n{list}"),
+            // A table after the list, which the options may set too: the whole is parsed.
+            format!("{head}{list}[text]\ntypography = false\n"),
         ];
         for (i, source) in sources.iter().enumerate() {
             std::fs::write(&path, source).unwrap();
