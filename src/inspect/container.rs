@@ -157,14 +157,35 @@ impl<R: Read + Seek> Container<R> {
 
     /// [`Container::read_entry`], an entry inflated ahead lent rather than copied.
     pub fn lend(&mut self, name: &str, cap: u64) -> Result<Cow<'_, Entry>, InspectError> {
-        match self.inflated.as_ref().and_then(|held| held.get(name)) {
-            Some(entry) if entry.len() as u64 > cap => Err(InspectError::EntryTooLarge {
-                name: name.to_string(),
-                cap,
-            }),
-            Some(entry) => Ok(Cow::Borrowed(entry)),
-            None => inflate(&mut self.archive, name, cap).map(|b| Cow::Owned(Entry::Bytes(b))),
-        }
+        lend_from(self.inflated.as_deref(), &mut self.archive, name, cap)
+    }
+
+    /// [`Container::lend`], lent from `held` (what [`Container::inflated`] holds, taken out
+    /// first), so that several entries can be held at once while the container reads others.
+    pub fn lend_held<'h>(
+        &mut self,
+        held: Option<&'h Inflated>,
+        name: &str,
+        cap: u64,
+    ) -> Result<Cow<'h, Entry>, InspectError> {
+        lend_from(held, &mut self.archive, name, cap)
+    }
+}
+
+/// The entry `name` of `held` when it is there (refused over `cap`), else inflated from the zip.
+fn lend_from<'h, R: Read + Seek>(
+    held: Option<&'h Inflated>,
+    archive: &mut ZipArchive<R>,
+    name: &str,
+    cap: u64,
+) -> Result<Cow<'h, Entry>, InspectError> {
+    match held.and_then(|held| held.get(name)) {
+        Some(entry) if entry.len() as u64 > cap => Err(InspectError::EntryTooLarge {
+            name: name.to_string(),
+            cap,
+        }),
+        Some(entry) => Ok(Cow::Borrowed(entry)),
+        None => inflate(archive, name, cap).map(|b| Cow::Owned(Entry::Bytes(b))),
     }
 }
 

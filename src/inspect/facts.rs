@@ -102,7 +102,7 @@ fn read_documents<R: Read + Seek>(epub: &Epub, c: &mut Container<R>, facts: &mut
         if !xhtml && !css {
             continue;
         }
-        let lent = xml::lend(c, held.as_deref(), &item.href, MAX_XML_ENTRY_BYTES);
+        let lent = c.lend_held(held.as_deref(), &item.href, MAX_XML_ENTRY_BYTES);
         let Ok(text) = lent.and_then(|entry| xml::decode_lent(&item.href, entry)) else {
             continue;
         };

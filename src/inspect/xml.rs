@@ -4,12 +4,11 @@
 //! before parsing, so no entity can expand; the node count is capped too.
 
 use std::borrow::Cow;
-use std::io::{Read, Seek};
 
 use roxmltree::{Document, Node, ParsingOptions};
 
 use super::InspectError;
-use super::container::{Container, Entry, Inflated};
+use super::container::Entry;
 use super::finding::Place;
 
 /// Most XML nodes we build for one entry (bounds memory on huge flat documents).
@@ -32,8 +31,9 @@ pub(crate) fn decode_entry(
     Ok(super::entities::expand(&text).unwrap_or(text))
 }
 
-/// An entry as [`lend`] gives it, to text as [`decode_entry`] makes it: borrowed when it was
-/// inflated ahead as text that needs no change.
+/// An entry as [`Container::lend_held`](super::container::Container::lend_held) gives it, to
+/// text as [`decode_entry`] makes it: borrowed when it was inflated ahead as text that needs
+/// no change.
 pub(crate) fn decode_lent<'e>(
     entry: &str,
     content: Cow<'e, Entry>,
@@ -44,25 +44,6 @@ pub(crate) fn decode_lent<'e>(
             Ok(super::entities::expand(text).map_or(Cow::Borrowed(text), Cow::Owned))
         }
         content => decode_entry(entry, content.into_owned()).map(Cow::Owned),
-    }
-}
-
-/// The entry `name`, as [`Container::lend`] gives it but lent from `held` (what
-/// [`Container::inflated`] holds, taken out of the container first), so that several can be
-/// held at once while the container reads others.
-pub(crate) fn lend<'h, R: Read + Seek>(
-    container: &mut Container<R>,
-    held: Option<&'h Inflated>,
-    name: &str,
-    cap: u64,
-) -> Result<Cow<'h, Entry>, InspectError> {
-    match held.and_then(|held| held.get(name)) {
-        Some(entry) if entry.len() as u64 > cap => Err(InspectError::EntryTooLarge {
-            name: name.to_string(),
-            cap,
-        }),
-        Some(entry) => Ok(Cow::Borrowed(entry)),
-        None => container.read_entry(name, cap).map(Cow::Owned),
     }
 }
 

@@ -37,7 +37,7 @@ impl Verifier {
                 continue;
             }
             let cap = budget.min(MAX_XML_ENTRY_BYTES);
-            let read = xml::lend(container, held.as_deref(), &name, cap);
+            let read = container.lend_held(held.as_deref(), &name, cap);
             if let Err(InspectError::EntryTooLarge { .. }) = read
                 && cap < MAX_XML_ENTRY_BYTES
             {
