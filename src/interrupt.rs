@@ -135,14 +135,14 @@ pub struct Replaced {
 
 /// Swaps the files at `a` and `b` atomically (both must exist, on one file system).
 #[cfg(any(target_os = "linux", target_os = "android"))]
-fn exchange(a: &Path, b: &Path) -> std::io::Result<()> {
+pub(crate) fn exchange(a: &Path, b: &Path) -> std::io::Result<()> {
     use rustix::fs::{CWD, RenameFlags, renameat_with};
     renameat_with(CWD, a, CWD, b, RenameFlags::EXCHANGE).map_err(std::io::Error::from)
 }
 
 /// Swaps the files at `a` and `b`: not available here, the caller renames instead.
 #[cfg(not(any(target_os = "linux", target_os = "android")))]
-fn exchange(_: &Path, _: &Path) -> std::io::Result<()> {
+pub(crate) fn exchange(_: &Path, _: &Path) -> std::io::Result<()> {
     Err(std::io::ErrorKind::Unsupported.into())
 }
 

@@ -116,6 +116,26 @@ fn in_place_replaces_the_input_only_when_the_fix_succeeds() {
 }
 
 #[test]
+fn an_earlier_fix_at_the_output_is_replaced_whole_and_nothing_is_left_beside_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let epub = broken_book(dir.path());
+    let out = dir.path().join("out.epub");
+    std::fs::write(&out, b"an earlier, different file").unwrap();
+    let opts = FixOptions {
+        output: Some(out.clone()),
+        ..FixOptions::default()
+    };
+    let report = fix(&epub, &opts).unwrap();
+    assert_eq!(report.outputs, std::slice::from_ref(&out));
+    assert_eq!(problems(&out), []);
+    let mut names: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    names.sort();
+    assert_eq!(names, [epub.file_name().unwrap(), out.file_name().unwrap()]);
+}
+#[test]
 fn kobo_puts_every_paragraph_in_kobo_spans_beside_the_input_as_a_kepub() {
     let dir = tempfile::tempdir().unwrap();
     let epub = chinese_book(
