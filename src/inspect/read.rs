@@ -221,7 +221,7 @@ pub(crate) fn read_container<R: Read + Seek>(
         spine: package.spine,
         toc,
         toc_source,
-        entries: container.entries.clone(),
+        entries: container.entries.to_vec(),
         notes,
     })
 }

@@ -118,7 +118,7 @@ fn verify_container<R: Read + Seek>(container: Result<Container<R>, InspectError
         }
     };
     v.check_mimetype(&mut container);
-    for name in &container.duplicates {
+    for name in container.duplicates.iter() {
         v.error(
             Code::EpubZip,
             name,
