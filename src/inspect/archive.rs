@@ -125,6 +125,19 @@ impl Archive {
         Ok(epub)
     }
 
+    /// Keeps `epub` as [`Archive::package`]'s answer unless one is kept already: made by a
+    /// reader that parsed the package document itself ([`super::read::epub_of`]), so that it
+    /// is not parsed again.
+    pub(crate) fn offer_package(&self, epub: impl FnOnce() -> Epub) {
+        let mut parsed = match self.package.lock() {
+            Ok(guard) => guard,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        if parsed.is_none() {
+            *parsed = Some(Arc::new(epub()));
+        }
+    }
+
     /// The EPUB's zip, as [`Archive::container_of`] its file; a file that cannot be opened is
     /// an [`InspectError::Io`] naming it.
     pub(crate) fn container(&self) -> Result<Container<BufReader<File>>, InspectError> {
