@@ -236,13 +236,20 @@ fn apply_ignores(project: &Project, report: &mut CheckReport) {
 /// # Ok::<(), epubforge::Error>(())
 /// ```
 pub fn check_epub(path: &Path, epubcheck: Option<Duration>) -> CheckReport {
-    check_archive(&crate::inspect::archive::Archive::lazy(path), epubcheck)
+    check_archive(
+        &crate::inspect::archive::Archive::lazy(path),
+        epubcheck,
+        None,
+    )
 }
 
-/// [`check_epub`] on the EPUB of `archive`, its entries read from what was inflated ahead.
+/// [`check_epub`] on the EPUB of `archive`, its entries read from what was inflated ahead;
+/// the package rules' findings from `ahead` when they were run ahead
+/// ([`crate::inspect::verify::check_package_ahead`]).
 pub(crate) fn check_archive(
     archive: &crate::inspect::archive::Archive,
     epubcheck: Option<Duration>,
+    ahead: Option<crate::inspect::verify::PackageChecked>,
 ) -> CheckReport {
     let path = archive.path();
     let mut report = CheckReport {
@@ -250,7 +257,7 @@ pub(crate) fn check_archive(
         ..CheckReport::default()
     };
     let start = Instant::now();
-    let verified = crate::inspect::verify::verify_archive(archive);
+    let verified = crate::inspect::verify::verify_archive_with(archive, ahead);
     let fatal = verified.fatal;
     report.findings.extend(verified.findings);
     report.timings.push(("structural rules", start.elapsed()));

@@ -33,12 +33,15 @@ pub(super) struct Review {
 /// The errors and warnings of the EPUB `epub`: our structural rules, EPUBCheck when
 /// `epubcheck` gives its time limit (and it is installed), and the limits of Send-to-Kindle
 /// (the store that rejects the most EPUBs people already have); and the letters and digits of
-/// its spine. The three readings run side by side.
+/// its spine. The package rules run first, and the package document they parse is the one
+/// the other readings take ([`Archive::package`]: parsed once); then the three readings run
+/// side by side.
 pub(super) fn review(epub: &Archive, epubcheck: Option<Duration>) -> Review {
+    let ahead = crate::inspect::verify::check_package_ahead(epub);
     let ((mut report, facts), chars) = rayon::join(
         || {
             rayon::join(
-                || crate::check::check_archive(epub, epubcheck),
+                || crate::check::check_archive(epub, epubcheck, ahead),
                 || crate::inspect::facts::facts_of(epub),
             )
         },

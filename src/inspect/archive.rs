@@ -9,11 +9,11 @@ use std::fs::File;
 use std::io::{BufReader, Cursor, Read};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use zip::{CompressionMethod, ZipArchive};
 
-use super::container::{Container, Entry, Inflated};
+use super::container::{Container, Entry, Index, Inflated};
 use super::read::Epub;
 use super::{InspectError, MAX_ENTRIES, MAX_XML_ENTRY_BYTES, READ_BUFFER};
 
@@ -28,6 +28,8 @@ pub(crate) struct Archive {
     path: PathBuf,
     inflated: Option<Arc<Inflated>>,
     package: Arc<Mutex<Option<Arc<Epub>>>>,
+    /// The zip's listing, once a container has made it ([`Archive::container_of`]).
+    index: Arc<OnceLock<Index>>,
 }
 
 impl Archive {
@@ -37,6 +39,7 @@ impl Archive {
             path: path.to_path_buf(),
             inflated: None,
             package: Arc::default(),
+            index: Arc::default(),
         }
     }
 
@@ -48,6 +51,7 @@ impl Archive {
             path: path.to_path_buf(),
             inflated: inflate_all(path).map(Arc::new),
             package: Arc::default(),
+            index: Arc::default(),
         }
     }
 
@@ -59,6 +63,7 @@ impl Archive {
             path: path.to_path_buf(),
             inflated: Some(held.0),
             package: Arc::default(),
+            index: Arc::default(),
         }
     }
 
@@ -83,12 +88,22 @@ impl Archive {
     }
 
     /// The zip read from `reader` (the EPUB's file), its entries read from what was inflated
-    /// ahead when they were.
+    /// ahead when they were; listed once for all the containers opened on it (the first
+    /// lists it, the others share its [`Index`]). A zip that cannot be listed is not kept:
+    /// each reader meets the same error.
     pub(crate) fn container_of<R: Read + std::io::Seek>(
         &self,
         reader: R,
     ) -> Result<Container<R>, InspectError> {
-        let mut container = Container::new(reader)?;
+        let mut container = match self.index.get() {
+            Some(index) => Container::with_index(reader, index)?,
+            None => {
+                let container = Container::new(reader)?;
+                // A reader that raced this one may have set it first: the same listing.
+                let _ = self.index.set(container.index());
+                container
+            }
+        };
         container.inflated = self.inflated.clone();
         Ok(container)
     }
@@ -108,6 +123,19 @@ impl Archive {
         let epub = Arc::new(super::read::read_container(self.container()?)?);
         *parsed = Some(Arc::clone(&epub));
         Ok(epub)
+    }
+
+    /// Keeps `epub` as [`Archive::package`]'s answer unless one is kept already: made by a
+    /// reader that parsed the package document itself ([`super::read::epub_of`]), so that it
+    /// is not parsed again.
+    pub(crate) fn offer_package(&self, epub: impl FnOnce() -> Epub) {
+        let mut parsed = match self.package.lock() {
+            Ok(guard) => guard,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        if parsed.is_none() {
+            *parsed = Some(Arc::new(epub()));
+        }
     }
 
     /// The EPUB's zip, as [`Archive::container_of`] its file; a file that cannot be opened is
@@ -319,6 +347,69 @@ mod tests {
             ahead.read_capped("EPUB/none.xhtml", 1 << 20),
             Err(InspectError::MissingEntry { .. })
         ));
+    }
+
+    /// The zip of `book` with `EPUB/b.css` renamed `EPUB/a.css` in place (local and central
+    /// headers): a zip naming an entry twice.
+    fn with_a_duplicate_name(book: &TestBook) -> Vec<u8> {
+        let mut bytes = book.to_zip();
+        let (from, to) = (b"EPUB/b.css", b"EPUB/a.css");
+        let mut renamed = 0;
+        for i in 0..bytes.len() - from.len() {
+            if &bytes[i..i + from.len()] == from {
+                bytes[i..i + from.len()].copy_from_slice(to);
+                renamed += 1;
+            }
+        }
+        assert_eq!(renamed, 2);
+        bytes
+    }
+
+    #[test]
+    fn the_zip_is_listed_once_for_every_container_and_as_a_fresh_listing_says() {
+        let dir = tempfile::tempdir().unwrap();
+        let book = TestBook::minimal_epub3()
+            .add("EPUB/a.css", b"p{}")
+            .add("EPUB/b.css", b"h1{}");
+        for (name, bytes) in [
+            ("plain.epub", book.to_zip()),
+            ("dup.epub", with_a_duplicate_name(&book)),
+        ] {
+            let path = dir.path().join(name);
+            std::fs::write(&path, &bytes).unwrap();
+            let fresh = Container::new(Cursor::new(bytes.as_slice())).unwrap();
+            for archive in [Archive::lazy(&path), Archive::inflate(&path)] {
+                let (first, mut second) =
+                    (archive.container().unwrap(), archive.container().unwrap());
+                assert!(Arc::ptr_eq(&first.entries, &second.entries), "{name}");
+                for c in [&first, &second] {
+                    assert_eq!(*c.entries, *fresh.entries, "{name}");
+                    assert_eq!(*c.duplicates, *fresh.duplicates, "{name}");
+                    assert_eq!(c.has_duplicates, fresh.has_duplicates, "{name}");
+                    let header = c.first_header.as_ref().map(|h| (h.name.as_str(), h.method));
+                    let want = fresh
+                        .first_header
+                        .as_ref()
+                        .map(|h| (h.name.as_str(), h.method));
+                    assert_eq!(header, want, "{name}");
+                    assert!(c.exists("EPUB/a.css") && !c.exists("EPUB/none.css"));
+                }
+                // The second reads entries through its own zip reader (or what was held).
+                assert_eq!(
+                    second.read_capped("mimetype", 64).unwrap(),
+                    b"application/epub+zip"
+                );
+            }
+            assert_eq!(fresh.has_duplicates, name == "dup.epub");
+            assert_eq!(fresh.duplicates.len(), usize::from(name == "dup.epub"));
+        }
+        // A file that is no zip is listed by no one: each container meets the error.
+        let path = dir.path().join("no.epub");
+        std::fs::write(&path, b"not a zip").unwrap();
+        let archive = Archive::lazy(&path);
+        assert!(archive.container().is_err() && archive.container().is_err());
+        std::fs::write(&path, book.to_zip()).unwrap();
+        assert!(archive.container().is_ok());
     }
 
     #[test]

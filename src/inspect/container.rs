@@ -6,6 +6,7 @@
 use std::borrow::Cow;
 use std::collections::HashSet;
 use std::io::{Read, Seek, SeekFrom};
+use std::sync::Arc;
 
 use zip::{CompressionMethod, ZipArchive};
 
@@ -81,13 +82,23 @@ impl crate::fs::Shared for Inflated {
     }
 }
 
+/// The listing of a zip's entries that [`Container::new`] makes (shared, not copied).
+#[derive(Debug, Clone)]
+pub(crate) struct Index {
+    entries: Arc<Vec<EntryInfo>>,
+    names: Arc<HashSet<String>>,
+    duplicates: Arc<Vec<String>>,
+    has_duplicates: bool,
+    first_header: Option<FirstLocalHeader>,
+}
+
 /// An opened zip, with every entry listed in central-directory order.
 pub(crate) struct Container<R> {
     archive: ZipArchive<R>,
-    pub entries: Vec<EntryInfo>,
-    names: HashSet<String>,
+    pub entries: Arc<Vec<EntryInfo>>,
+    names: Arc<HashSet<String>>,
     /// Names that occur more than once in the central directory.
-    pub duplicates: Vec<String>,
+    pub duplicates: Arc<Vec<String>>,
     /// The zip names some entry twice, whether or not [`Self::duplicates`] could say which.
     pub has_duplicates: bool,
     pub first_header: Option<FirstLocalHeader>,
@@ -130,13 +141,40 @@ impl<R: Read + Seek> Container<R> {
         let names = entries.iter().map(|e| e.name.clone()).collect();
         Ok(Container {
             archive,
-            entries,
-            names,
-            duplicates,
+            entries: Arc::new(entries),
+            names: Arc::new(names),
+            duplicates: Arc::new(duplicates),
             has_duplicates,
             first_header,
             inflated: None,
         })
+    }
+
+    /// The zip of `reader` indexed as `index` says: the same file as the container `index` was
+    /// taken from ([`Container::index`]), opened again, so that its entries are not listed,
+    /// named and dropped once per reader (eight times in a `fix`'s review).
+    pub fn with_index(reader: R, index: &Index) -> Result<Self, InspectError> {
+        Ok(Container {
+            archive: ZipArchive::new(reader)?,
+            entries: Arc::clone(&index.entries),
+            names: Arc::clone(&index.names),
+            duplicates: Arc::clone(&index.duplicates),
+            has_duplicates: index.has_duplicates,
+            first_header: index.first_header.clone(),
+            inflated: None,
+        })
+    }
+
+    /// What [`Container::new`] read of the zip besides the zip reader, for
+    /// [`Container::with_index`].
+    pub fn index(&self) -> Index {
+        Index {
+            entries: Arc::clone(&self.entries),
+            names: Arc::clone(&self.names),
+            duplicates: Arc::clone(&self.duplicates),
+            has_duplicates: self.has_duplicates,
+            first_header: self.first_header.clone(),
+        }
     }
 
     /// Whether an entry of exactly this name exists.

@@ -49,7 +49,7 @@ pub(crate) fn is_external(href: &str) -> bool {
 
 /// The folder part of an entry name, with its trailing slash (`""` at the root).
 pub(crate) fn dir_of(entry: &str) -> &str {
-    match entry.rfind('/') {
+    match memchr::memrchr(b'/', entry.as_bytes()) {
         Some(i) => &entry[..=i],
         None => "",
     }
@@ -64,17 +64,21 @@ pub(crate) struct Resolved {
     pub fragment: Option<String>,
 }
 
-/// Resolve `href` found in `base_entry`; `None` for external URLs.
+/// Resolve `href` found in `base_entry`; `None` for external URLs. An href already normal
+/// (no `%`, no empty, `.` or `..` segment: most) costs one allocation, its entry name.
 pub(crate) fn resolve(base_entry: &str, href: &str) -> Option<Resolved> {
     let href = href.trim();
     if is_external(href) {
         return None;
     }
-    let (rest, fragment) = match href.split_once('#') {
-        Some((p, f)) => (p, Some(percent_decode(f))),
+    let (rest, fragment) = match memchr::memchr(b'#', href.as_bytes()) {
+        Some(at) => (&href[..at], Some(percent_decode(&href[at + 1..]))),
         None => (href, None),
     };
-    let path_part = rest.split('?').next().unwrap_or_default();
+    let path_part = match memchr::memchr(b'?', rest.as_bytes()) {
+        Some(at) => &rest[..at],
+        None => rest,
+    };
     let path = if path_part.is_empty() {
         base_entry.to_string()
     } else if let Some(abs) = path_part.strip_prefix('/') {
@@ -83,9 +87,9 @@ pub(crate) fn resolve(base_entry: &str, href: &str) -> Option<Resolved> {
         let dir = dir_of(base_entry);
         let mut joined = String::with_capacity(dir.len() + path_part.len());
         joined.push_str(dir);
-        match path_part.contains('%') {
-            true => joined.push_str(&percent_decode(path_part)),
-            false => joined.push_str(path_part),
+        match memchr::memchr(b'%', path_part.as_bytes()) {
+            Some(_) => joined.push_str(&percent_decode(path_part)),
+            None => joined.push_str(path_part),
         }
         normalized(joined)
     };
@@ -134,30 +138,43 @@ pub(crate) fn fragment_is_id(fragment: &str) -> bool {
 /// [`normalize`], keeping `path` as it is when it has no empty, `.` or `..` segment (most
 /// hrefs), so that nothing is allocated again.
 fn normalized(path: String) -> String {
-    match path.split('/').any(|seg| matches!(seg, "" | "." | "..")) {
-        true => normalize(&path),
-        false => path,
+    match is_normal(&path) {
+        true => path,
+        false => normalize(&path),
     }
 }
 
+/// Whether no segment of `path` is empty, `.` or `..` (one pass over its bytes).
+fn is_normal(path: &str) -> bool {
+    let mut segments = path.as_bytes().split(|&b| b == b'/');
+    !segments.any(|seg| matches!(seg, b"" | b"." | b".."))
+}
+
 /// Collapse `.` and `..` segments; `..` that climbs above the root is kept so the result
-/// cannot accidentally name a real entry.
+/// cannot accidentally name a real entry. Built in one string: the segments kept are joined
+/// by `/` as they come, and a `..` cuts the last one off.
 pub(crate) fn normalize(path: &str) -> String {
-    let mut parts: Vec<&str> = Vec::new();
+    let mut out = String::with_capacity(path.len());
     let mut climbs = 0usize;
     for seg in path.split('/') {
         match seg {
             "" | "." => {}
-            ".." => {
-                if parts.pop().is_none() {
-                    climbs += 1;
+            ".." => match out.rfind('/') {
+                Some(at) => out.truncate(at),
+                None if !out.is_empty() => out.clear(),
+                None => climbs += 1,
+            },
+            s => {
+                if !out.is_empty() {
+                    out.push('/');
                 }
+                out.push_str(s);
             }
-            s => parts.push(s),
         }
     }
-    let mut out = "../".repeat(climbs);
-    out.push_str(&parts.join("/"));
+    if climbs > 0 {
+        out.insert_str(0, &"../".repeat(climbs));
+    }
     out
 }
 
@@ -221,6 +238,30 @@ mod tests {
     #[test]
     fn climbing_above_the_root_stays_visible() {
         assert_eq!(normalize("a/../../b"), "../b");
+        assert_eq!(normalize("../a/./b//../../../c/"), "../../c");
+    }
+
+    /// The segments kept, as a list joined at the end (how `normalize` was first written).
+    fn normalize_by_list(path: &str) -> String {
+        let mut parts: Vec<&str> = Vec::new();
+        let mut climbs = 0usize;
+        for seg in path.split('/') {
+            match seg {
+                "" | "." => {}
+                ".." if parts.pop().is_none() => climbs += 1,
+                ".." => {}
+                s => parts.push(s),
+            }
+        }
+        "../".repeat(climbs) + &parts.join("/")
+    }
+
+    proptest::proptest! {
+        /// Any path of short segments, dots and slashes is normalised as the list would.
+        #[test]
+        fn normalize_agrees_with_the_list_of_segments(path in "((\\.\\.|\\.|[ab]{0,2})/?){0,9}") {
+            proptest::prop_assert_eq!(normalize(&path), normalize_by_list(&path));
+        }
     }
 
     #[test]

@@ -211,9 +211,20 @@ pub(crate) fn read_container<R: Read + Seek>(
         let opf_doc = xml::parse(&opf_path, &opf_text)?;
         parse_package(&opf_path, &opf_doc)?
     };
+    Ok(epub_of(container, opf_path, package))
+}
+
+/// The EPUB in `container` whose package document, the entry `opf_path`, says `package`
+/// ([`parse_package`]): what [`read_container`] makes of it (its TOC read here), for a reader
+/// that parsed the package document itself (`verify`'s package rules, run ahead for `fix`).
+pub(crate) fn epub_of<R: Read + Seek>(
+    mut container: Container<R>,
+    opf_path: String,
+    package: Package,
+) -> Epub {
     let mut notes = Vec::new();
     let (toc, toc_source) = read_toc(&mut container, &package, &mut notes);
-    Ok(Epub {
+    Epub {
         version: package.version,
         opf_path,
         metadata: package.metadata,
@@ -221,9 +232,9 @@ pub(crate) fn read_container<R: Read + Seek>(
         spine: package.spine,
         toc,
         toc_source,
-        entries: container.entries.clone(),
+        entries: container.entries.to_vec(),
         notes,
-    })
+    }
 }
 
 /// Read an XML entry as text, with the size cap.

@@ -68,13 +68,35 @@ pub(crate) struct Verified {
 /// [`verify_path`], saying too whether the EPUB is unsafe to read.
 #[cfg(test)]
 pub(crate) fn verify_file(path: &Path) -> Verified {
-    verify_archive(&Archive::lazy(path))
+    verify_archive_with(&Archive::lazy(path), None)
 }
 
-/// [`verify_file`] on the EPUB of `archive`, its entries read from what was inflated ahead.
-pub(crate) fn verify_archive(archive: &Archive) -> Verified {
+/// The package rules' findings and the package, checked ahead of the other rules by
+/// [`check_package_ahead`].
+pub(crate) struct PackageChecked(Verifier, Option<Package>);
+
+/// The package rules on the EPUB of `archive`, run ahead of [`verify_archive_with`] so that
+/// the package document parsed for them is the one [`Archive::package`] answers with (a
+/// `fix` reviews each side with these rules and, beside them, the readers of
+/// [`Archive::package`]). None when the zip cannot be opened: [`verify_archive_with`] then
+/// meets and reports that itself.
+pub(crate) fn check_package_ahead(archive: &Archive) -> Option<PackageChecked> {
+    let mut container = archive.container().ok()?;
+    let mut rules = Verifier::default();
+    let package = rules.check_package(&mut container);
+    if let Some(package) = &package {
+        // The same steps as read::read_container's, to the same package: its TOC is read on.
+        let opf_path = package.opf_path.clone();
+        archive.offer_package(|| read::epub_of(container, opf_path, package.clone()));
+    }
+    Some(PackageChecked(rules, package))
+}
+
+/// [`verify_file`] on the EPUB of `archive`, its entries read from what was inflated ahead;
+/// the package rules' findings taken from `ahead` when they were run ahead.
+pub(crate) fn verify_archive_with(archive: &Archive, ahead: Option<PackageChecked>) -> Verified {
     let v = match archive.reader() {
-        Ok(reader) => verify_container(archive.container_of(reader)),
+        Ok(reader) => verify_container(archive.container_of(reader), ahead),
         Err(e) => Verifier {
             findings: vec![finding::error(Code::Io, Place::zip(), e.to_string())],
             ..Verifier::default()
@@ -104,11 +126,15 @@ pub(crate) fn verify_reader<R: Read + Seek>(reader: R) -> Vec<Diagnostic> {
 /// Every rule, in order.
 #[cfg(test)]
 fn verify_any<R: Read + Seek>(reader: R) -> Verifier {
-    verify_container(Container::new(reader))
+    verify_container(Container::new(reader), None)
 }
 
-/// Every rule, on the zip opened (or why it could not be).
-fn verify_container<R: Read + Seek>(container: Result<Container<R>, InspectError>) -> Verifier {
+/// Every rule, on the zip opened (or why it could not be); the package rules' from `ahead`
+/// when they were run ahead on the same zip.
+fn verify_container<R: Read + Seek>(
+    container: Result<Container<R>, InspectError>,
+    ahead: Option<PackageChecked>,
+) -> Verifier {
     let mut v = Verifier::default();
     let mut container = match container {
         Ok(c) => c,
@@ -118,7 +144,7 @@ fn verify_container<R: Read + Seek>(container: Result<Container<R>, InspectError
         }
     };
     v.check_mimetype(&mut container);
-    for name in &container.duplicates {
+    for name in container.duplicates.iter() {
         v.error(
             Code::EpubZip,
             name,
@@ -135,8 +161,14 @@ fn verify_container<R: Read + Seek>(container: Result<Container<R>, InspectError
     // The package rules run first, so that the package document's tree is gone before the
     // summaries of every other document are built (for a book of 100 000 items each takes
     // tens of megabytes); their findings are listed after the well-formedness ones.
-    let mut package_rules = Verifier::default();
-    let package = package_rules.check_package(&mut container);
+    let (mut package_rules, package) = match ahead {
+        Some(PackageChecked(rules, package)) => (rules, package),
+        None => {
+            let mut rules = Verifier::default();
+            let package = rules.check_package(&mut container);
+            (rules, package)
+        }
+    };
     v.summarize_xml(
         &mut container,
         package.as_ref().map(|p| p.opf_path.as_str()),
@@ -371,6 +403,38 @@ mod tests {
 
     fn minimal() -> TestBook {
         TestBook::minimal_epub3()
+    }
+
+    #[test]
+    fn the_package_rules_run_ahead_find_what_they_find_in_turn_and_the_package_is_the_same() {
+        let dir = tempfile::tempdir().unwrap();
+        let books = [
+            minimal(),
+            minimal().remove("META-INF/container.xml"),
+            minimal().edit(OPF, "<manifest>", "<manifest><bad"),
+            minimal().edit(OPF, "<itemref idref=\"c1\"/>", "<itemref idref=\"c9\"/>"),
+            minimal().edit(OPF, " properties=\"nav\"", ""),
+            minimal().remove(NCX).remove(CHAPTER),
+            minimal().remove("EPUB/nav.xhtml"),
+        ];
+        for (i, book) in books.iter().enumerate() {
+            let path = dir.path().join(format!("{i}.epub"));
+            std::fs::write(&path, book.to_zip()).unwrap();
+            let alone = verify_file(&path).findings;
+            let archive = Archive::inflate(&path);
+            let ahead = check_package_ahead(&archive);
+            assert!(ahead.is_some(), "{i}");
+            let verified = verify_archive_with(&archive, ahead);
+            assert_eq!(verified.findings, alone, "{i}");
+            // The package kept is the one the EPUB's own reading makes, or the same error.
+            let fresh = Container::new(std::fs::File::open(&path).unwrap());
+            let fresh = format!("{:?}", fresh.and_then(read::read_container));
+            let kept = archive.package().map(|epub| read::Epub::clone(&epub));
+            assert_eq!(format!("{kept:?}"), fresh, "{i}");
+        }
+        // The rules that find something on the package did find it on these.
+        let zipped = |i: usize| verify_bytes(&books[i].to_zip());
+        assert!((1..books.len() - 2).all(|i| !zipped(i).is_empty()));
     }
 
     /// The code of the one finding `book` gives.

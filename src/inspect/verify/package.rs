@@ -129,7 +129,7 @@ impl Verifier {
         package: &Package,
     ) {
         let listed: HashSet<&str> = package.manifest.iter().map(|m| m.href.as_str()).collect();
-        for e in &container.entries {
+        for e in container.entries.iter() {
             let name = e.name.as_str();
             if name == MIMETYPE
                 || name.starts_with("META-INF/")
