@@ -193,10 +193,12 @@ pub(super) fn spine_documents(
 }
 
 /// The spine's documents of the EPUB of `epub`, but the navigation document, other contents
-/// pages ([`holds_contents`]) and SVG drawings. The navigation document is left out on both sides because the build writes its own from
-/// the contents (a non-linear one, the IDPF test suite's, is not a page of the result); an SVG
-/// drawing is a picture (the result shows it on a page of its own, whose `alt` is counted),
-/// not text: the words of its metadata and styles are no letters a reader sees.
+/// pages ([`holds_contents`]), and pictures, sounds and videos ([`is_picture_or_media`]). The
+/// navigation document is left out on both sides because the build writes its own from the
+/// contents (a non-linear one, the IDPF test suite's, is not a page of the result); a picture
+/// in the spine (an SVG drawing, a page of a pre-paginated comic) is shown on a page of its
+/// own, whose `alt` is counted, and holds no text: the words of an SVG's metadata and styles
+/// are no letters a reader sees.
 /// A document the zip does not hold is left out;
 /// one that cannot be read, or inflates past [`MAX_XML_ENTRY_BYTES`], is an error. Each is
 /// handed to `visit` (entry name, text) as it is read, lent when it was inflated ahead.
@@ -209,10 +211,7 @@ fn spine_documents_of(
     let left_out: Vec<&str> = book
         .manifest
         .iter()
-        .filter(|m| {
-            m.properties.iter().any(|p| p == "nav")
-                || m.media_type.eq_ignore_ascii_case("image/svg+xml")
-        })
+        .filter(|m| m.properties.iter().any(|p| p == "nav") || is_picture_or_media(&m.media_type))
         .map(|m| m.href.as_str())
         .collect();
     for href in book.spine.iter().filter_map(|s| s.href.as_deref()) {
@@ -233,6 +232,16 @@ fn spine_documents_of(
         }
     }
     Ok(())
+}
+
+/// Whether a spine item of this media type is a picture (SVG drawings too), a sound or a
+/// video: no text a reader sees, and no text to count, whatever bytes the file holds (a JPEG
+/// in the spine of a pre-paginated book was counted as 298 009 letters).
+fn is_picture_or_media(media_type: &str) -> bool {
+    let kind = media_type.split('/').next().unwrap_or("");
+    ["image", "audio", "video"]
+        .iter()
+        .any(|k| kind.trim().eq_ignore_ascii_case(k))
 }
 
 /// Whether an XHTML document holds a table of contents (`<nav epub:type="toc">`): a contents
@@ -376,6 +385,32 @@ mod tests {
         std::fs::write(&path, book.to_zip()).unwrap();
         let chars = spine_chars_of(&Archive::lazy(&path)).unwrap();
         assert_eq!(chars, crate::ledger::count_xhtml(body(CHAPTER)));
+    }
+
+    #[test]
+    fn a_picture_in_the_spine_is_no_text_to_count() {
+        use crate::inspect::testutil::{CHAPTER, TestBook};
+        // Bytes that read as letters when taken for text, as a JPEG's do.
+        let jpeg: Vec<u8> = b"\xff\xd8\xff\xe0JFIFabcdefghij0123456789\xff\xd9".to_vec();
+        let book = TestBook::minimal_epub3()
+            .add("EPUB/p1.jpg", &jpeg)
+            .edit(
+                "EPUB/package.opf",
+                "<item id=\"ncx\"",
+                "<item id=\"p1\" href=\"p1.jpg\" media-type=\"image/jpeg\"/><item id=\"ncx\"",
+            )
+            .edit(
+                "EPUB/package.opf",
+                "<itemref idref=\"c1\"/>",
+                "<itemref idref=\"c1\"/><itemref idref=\"p1\"/>",
+            );
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("b.epub");
+        std::fs::write(&path, book.to_zip()).unwrap();
+        let chars = spine_chars_of(&Archive::lazy(&path)).unwrap();
+        assert_eq!(chars, crate::ledger::count_xhtml(body(CHAPTER)));
+        assert!(is_picture_or_media(" Image/PNG") && is_picture_or_media("video/mp4"));
+        assert!(!is_picture_or_media("application/xhtml+xml"));
     }
 
     #[test]
