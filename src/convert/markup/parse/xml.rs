@@ -39,6 +39,7 @@ pub(super) fn parse(src: &str, note_depth: u32) -> Option<Parsed> {
         deepest: note_depth.min(MAX_PARSE_DEPTH) as usize,
         ignore_lf: false,
         pending: Pending::Nothing,
+        quirks: false,
     };
     let mut reader = Reader::new(src);
     loop {
@@ -102,6 +103,8 @@ enum Kind {
     Void,
     /// `hr`: a void block.
     VoidBlock,
+    /// A table, its parts only as HTML has them (see [`Builder::table_part`]).
+    Table,
     /// Raw text; RCDATA (references decoded) when true.
     Raw(bool),
     /// `rb`, `rtc`: inside `ruby`.
@@ -138,7 +141,6 @@ const DECLINED: &[LocalName] = &[
     local_name!("th"),
     local_name!("thead"),
     local_name!("tr"),
-    local_name!("table"),
     local_name!("template"),
     local_name!("button"),
     local_name!("nobr"),
@@ -234,6 +236,7 @@ fn kind(name: &LocalName) -> Kind {
         local_name!("dd") | local_name!("dt") => Kind::Item(false),
         local_name!("a") => Kind::Anchor,
         local_name!("hr") => Kind::VoidBlock,
+        local_name!("table") => Kind::Table,
         local_name!("title") => Kind::Raw(true),
         local_name!("rb") | local_name!("rtc") => Kind::RubyBase,
         local_name!("rp") | local_name!("rt") => Kind::RubyText,
@@ -331,6 +334,21 @@ struct Builder {
     /// A `pre` just opened: a line break opening the next text is dropped.
     ignore_lf: bool,
     pending: Pending,
+    /// The page is in quirks mode (no doctype): a table does not close a `p`.
+    quirks: bool,
+}
+
+/// Elements inside which HTML reads a table's rules, not the body's.
+fn is_table_part(name: &LocalName) -> bool {
+    matches!(
+        *name,
+        local_name!("table")
+            | local_name!("thead")
+            | local_name!("tbody")
+            | local_name!("tfoot")
+            | local_name!("tr")
+            | local_name!("colgroup")
+    )
 }
 
 impl Builder {
@@ -383,14 +401,17 @@ impl Builder {
             return Ok(());
         }
         let parent = match self.mode {
-            Mode::InBody => self.top()?.0,
+            // HTML moves text out of a table, save space between its parts.
+            Mode::InBody if !is_table_part(&self.top()?.1) || is_whitespace(text) => self.top()?.0,
             _ if !is_whitespace(text) => return Err(Declined),
             Mode::Initial | Mode::BeforeHtml | Mode::BeforeHead => return Ok(()),
             // In the head, between head and body (`html`), after the body (the body,
             // still open).
-            Mode::InHead | Mode::AfterHead | Mode::AfterBody | Mode::AfterAfterBody => {
-                self.top()?.0
-            }
+            Mode::InBody
+            | Mode::InHead
+            | Mode::AfterHead
+            | Mode::AfterBody
+            | Mode::AfterAfterBody => self.top()?.0,
         };
         self.append_text(parent, text);
         Ok(())
@@ -454,6 +475,7 @@ impl Builder {
             (Mode::Initial, &local_name!("html")) => {
                 // No doctype: quirks mode.
                 self.sink.set_quirks_mode(QuirksMode::Quirks);
+                self.quirks = true;
                 self.mode = Mode::BeforeHtml;
                 self.start(start)
             }
@@ -558,15 +580,19 @@ impl Builder {
         attrs: Vec<Attribute>,
         closed: bool,
     ) -> Result<(), Declined> {
+        let top = &self.top()?.1;
+        if is_table_part(top) {
+            return self.table_part(name, attrs, closed);
+        }
         let kind = kind(&name);
-        if matches!(
-            kind,
-            Kind::Block | Kind::Heading | Kind::Pre | Kind::Item(_) | Kind::VoidBlock
-        ) && self.p_in_button_scope()
-        {
+        let closes_p = match kind {
+            Kind::Block | Kind::Heading | Kind::Pre | Kind::Item(_) | Kind::VoidBlock => true,
+            Kind::Table => !self.quirks,
+            _ => false,
+        };
+        if closes_p && self.p_in_button_scope() {
             return Err(Declined);
         }
-        let top = &self.top()?.1;
         let ok = match kind {
             Kind::Declined => false,
             Kind::Heading => !is_heading(top),
@@ -590,6 +616,41 @@ impl Builder {
                 Ok(())
             }
         }
+    }
+
+    /// A start tag where a table's part is the current node: only the parts that stand
+    /// there as written (HTML makes a `tbody` for a `tr` in a `table`, a `tr` for a `td` in a
+    /// `tbody`, and moves anything else out of the table).
+    fn table_part(
+        &mut self,
+        name: LocalName,
+        attrs: Vec<Attribute>,
+        closed: bool,
+    ) -> Result<(), Declined> {
+        let top = &self.top()?.1;
+        let ok = match (top, &name) {
+            (
+                &local_name!("table"),
+                &local_name!("caption")
+                | &local_name!("colgroup")
+                | &local_name!("thead")
+                | &local_name!("tbody")
+                | &local_name!("tfoot"),
+            ) => true,
+            (
+                &local_name!("thead") | &local_name!("tbody") | &local_name!("tfoot"),
+                &local_name!("tr"),
+            ) => true,
+            (&local_name!("tr"), &local_name!("td") | &local_name!("th")) => true,
+            (&local_name!("colgroup"), &local_name!("col")) => {
+                return self.void(name, attrs, closed);
+            }
+            _ => false,
+        };
+        if !ok {
+            return Err(Declined);
+        }
+        self.insert(name, attrs, !closed)
     }
 
     fn p_in_button_scope(&self) -> bool {
