@@ -28,6 +28,11 @@ use html5ever::{Attribute, LocalName, QualName, TokenizerResult, local_name, ns}
 use rustc_hash::FxHashMap;
 use scraper::{Html, HtmlTreeSink};
 
+mod xml;
+mod xml_read;
+#[cfg(test)]
+mod xml_tests;
+
 /// A node of scraper's tree, as the parser names it.
 pub(crate) type NodeId = <HtmlTreeSink as TreeSink>::Handle;
 
@@ -51,10 +56,25 @@ pub(crate) struct Parsed {
 /// its author meant, where HTML's rules keep it open: `<a name="x"/>`, the anchor of many
 /// Project Gutenberg books, then wrapped the rest of its paragraph, and was copied, id and
 /// all, around the text after it.
+///
+/// A document written as XHTML is first read the fast way ([`xml::parse`]), which builds the
+/// same tree when the markup is tidy and declines otherwise.
 pub(crate) fn parse_document(src: &str, note_depth: u32) -> Parsed {
+    let xhtml = written_as_xhtml(src);
+    #[cfg(test)]
+    let xhtml_fast = xhtml && !xml_tests::HTML5EVER_ONLY.get();
+    #[cfg(not(test))]
+    let xhtml_fast = xhtml;
+    if xhtml_fast && let Some(parsed) = xml::parse(without_xml_declaration(src), note_depth) {
+        return parsed;
+    }
+    parse_with_html5ever(src, note_depth, xhtml)
+}
+
+/// [`parse_document`] by html5ever alone.
+fn parse_with_html5ever(src: &str, note_depth: u32, xhtml: bool) -> Parsed {
     let sink = DepthSink::new(HtmlTreeSink::new(Html::new_document()), note_depth, src);
     let builder = TreeBuilder::new(sink, TreeBuilderOpts::default());
-    let xhtml = written_as_xhtml(src);
     run(
         builder,
         TokenizerOpts::default(),
