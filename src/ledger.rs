@@ -252,6 +252,9 @@ pub struct Removed {
     /// Aozora Bunko's legend of its marks and the annotations not supported (see
     /// `convert::aozora`): notation, not the author's text.
     pub notation: usize,
+    /// A web page's site navigation left out (links to its site's other pages), each block
+    /// named in a `site-navigation` warning.
+    pub site_navigation: usize,
     /// By nothing documented: reported as `lost-text`.
     pub lost: usize,
 }
@@ -264,6 +267,7 @@ impl Removed {
         self.pictures += other.pictures;
         self.hidden_code += other.hidden_code;
         self.notation += other.notation;
+        self.site_navigation += other.site_navigation;
         self.lost += other.lost;
     }
 
@@ -277,6 +281,10 @@ impl Removed {
             (
                 self.notation,
                 "of Aozora notation (its legend, annotations not supported)",
+            ),
+            (
+                self.site_navigation,
+                "in site navigation (see the site-navigation warnings)",
             ),
             (self.lost, "LOST (see the lost-text warnings)"),
         ];

@@ -126,8 +126,9 @@ pub struct Converted {
     pub pieces: Vec<markup::SplitPiece>,
     /// Which piece holds each id as written (see [`markup::Fragment::homes`]).
     pub homes: HashMap<String, usize>,
-    /// Site navigation blocks left out (markup only).
-    pub site_navigation: usize,
+    /// Site navigation blocks left out (markup only; see
+    /// [`markup::Fragment::site_navigation`]).
+    pub site_navigation: Vec<markup::LeftOut>,
     /// Markdown constructs not supported, one note per kind with its count (see
     /// [`markup::Fragment::unsupported`]).
     pub unsupported: Vec<markup::Note>,

@@ -206,7 +206,7 @@ pub struct BookImage {
     pub name: String,
     /// Format and size.
     pub info: ImageInfo,
-    /// The bytes to store (an SVG as rebuilt by [`svg::clean`]).
+    /// The bytes to store (an SVG as rebuilt by [`svg::clean_with`]).
     pub bytes: Vec<u8>,
     /// What was removed from an SVG, for the build log.
     pub warnings: Vec<String>,

@@ -49,19 +49,23 @@ pub struct CleanSvg {
 impl CleanSvg {
     /// "removed from the SVG: <script> ×1, onload= ×2" or None when nothing was.
     pub fn summary(&self) -> Option<String> {
-        if self.removed.is_empty() {
-            return None;
-        }
-        let items: Vec<String> = self
-            .removed
-            .iter()
-            .map(|(what, n)| format!("{what} ×{n}"))
-            .collect();
-        Some(format!(
-            "removed from the SVG (scripts, remote files and foreign content cannot be in a book): {}",
-            items.join(", ")
-        ))
+        summary(&self.removed)
     }
+}
+
+/// [`CleanSvg::summary`] of a list of removals (what, how often).
+pub fn summary(removed: &[(String, usize)]) -> Option<String> {
+    if removed.is_empty() {
+        return None;
+    }
+    let items: Vec<String> = removed
+        .iter()
+        .map(|(what, n)| format!("{what} ×{n}"))
+        .collect();
+    Some(format!(
+        "removed from the SVG (scripts, remote files and foreign content cannot be in a book): {}",
+        items.join(", ")
+    ))
 }
 
 /// Why an SVG file cannot be used.
@@ -93,14 +97,11 @@ enum Policy {
     Drop,
 }
 
-/// Parses and rebuilds `bytes` (see the module docs).
-pub fn clean(bytes: &[u8]) -> Result<CleanSvg, SvgError> {
-    clean_with(bytes, &|_| None)
-}
-
-/// [`clean`], but an `<image>` that draws a file beside the SVG (a relative `href`) keeps it
-/// when `pictures` gives the `data:` URL to put in its place (a raster image the project
-/// holds); an SVG image cannot load files, so what it draws must be inside it.
+/// Parses and rebuilds `bytes` (see the module docs). An `<image>` that draws a file beside
+/// the SVG (a relative `href`) keeps it when `pictures` gives the URL to put in its place:
+/// for an SVG image file, the `data:` URL of a raster image the project holds (an SVG image
+/// cannot load files, so what it draws must be inside it); for a drawing inline in a
+/// chapter, the href of the picture carried into the book beside the chapter.
 pub fn clean_with(
     bytes: &[u8],
     pictures: &dyn Fn(&str) -> Option<String>,
@@ -715,6 +716,10 @@ fn short(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn clean(bytes: &[u8]) -> Result<CleanSvg, SvgError> {
+        clean_with(bytes, &|_| None)
+    }
 
     fn cleaned(svg: &str) -> (String, Vec<(String, usize)>) {
         let c = clean(svg.as_bytes()).expect("cleans");

@@ -5,6 +5,7 @@
 mod agreement;
 mod fuzz;
 mod guide;
+mod heldout;
 mod imports;
 mod layers;
 mod prefetch;

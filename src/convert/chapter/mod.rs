@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 
 use super::SourceKind;
 use super::includes::Budget;
+use super::markup::LeftOut;
 use super::notes::ShortCandidates;
 use super::split::SplitMode;
 use crate::book::{self, Chapter, Image, Node};
@@ -334,6 +335,9 @@ fn ledger(
     };
     let (mut removed, lost) = account(&sheet, &body.nodes);
     removed.hidden_code = body.markup.hidden_letters;
+    removed.site_navigation = (body.markup.site_navigation.iter())
+        .map(|nav| nav.letters)
+        .sum();
     removed.notation += notation;
     (removed, lost)
 }
@@ -408,7 +412,7 @@ fn one_chapter(
     if kind == SourceKind::Html && src.sections.is_none() {
         back_matter = back_matter.or_else(|| boilerplate::html(&mut converted, &project.layout));
     }
-    warnings.extend(conversion_warnings(project, &src.path, &converted));
+    warnings.extend(conversion_warnings(project, (&src.path, fixed), &converted));
     let fixed = page::fix_opening_heading(
         project,
         given.as_deref(),
@@ -521,7 +525,7 @@ fn short_note_sites(
 /// The converter's warnings about a chapter, and one when it came out empty.
 fn conversion_warnings(
     project: &Project,
-    path: &Path,
+    (path, source): (&Path, &str),
     converted: &super::Converted,
 ) -> Vec<Diagnostic> {
     let warn = |code, message: &str| Diagnostic::warning(code, message).at(path);
@@ -540,15 +544,11 @@ fn conversion_warnings(
             "a book cannot carry them; replace them with text or images, or build with --strict to refuse the loss",
         ));
     }
-    if converted.site_navigation > 0 {
-        let message = format!(
-            "left out {} site navigation block(s) (<nav>, links to the previous and next pages)",
-            converted.site_navigation
-        );
-        warnings.push(warn(Code::SiteNavigation, &message).hint(
-            "the book's own table of contents and page turns replace them; nothing else is lost",
-        ));
-    }
+    warnings.extend(site_navigation_warnings(
+        path,
+        source,
+        &converted.site_navigation,
+    ));
     let lost_css =
         super::markup::stylesheets_not_carried(path, &converted.stylesheets, &project.style.css);
     if !lost_css.is_empty() {
@@ -632,6 +632,33 @@ fn fix_text_file<'a>(
 /// What the text-fix stage of a Markdown or HTML file records: the cleanup rules' changes
 /// (for `check`) and its text nodes as written and fixed (for the text ledger).
 type Fixing<'t, 'n> = (Option<&'t mut Tally>, &'n mut Vec<(String, Option<String>)>);
+
+/// A `site-navigation` warning for each block left out of chapter file `path` (whose text is
+/// `source`): where it stood (the parser's line, else where its first text is found, in order)
+/// and what it said.
+fn site_navigation_warnings(path: &Path, source: &str, navs: &[LeftOut]) -> Vec<Diagnostic> {
+    let (mut from, mut line) = (0, 1);
+    navs.iter()
+        .map(|nav| {
+            let found = (!nav.first.is_empty())
+                .then(|| source.get(from..)?.find(&nav.first))
+                .flatten();
+            let at = found.map(|p| {
+                line += source[from..from + p].matches('\n').count();
+                from += p + nav.first.len();
+                line
+            });
+            let message = format!(
+                "left out site navigation (<nav>, links to the previous and next pages): \"{}\" ({} letters and digits)",
+                nav.text, nav.letters
+            );
+            Diagnostic::warning(Code::SiteNavigation, message)
+                .at(path)
+                .line(nav.line.or(at))
+                .hint("the book's own table of contents and page turns replace it; the text ledger counts its letters as site navigation")
+        })
+        .collect()
+}
 
 /// "removed 3 elements: <video> ×2, <iframe>", or None when nothing was.
 fn removed_summary(removed: &[(String, usize)]) -> Option<String> {

@@ -90,7 +90,7 @@ pub(super) fn split_markup(
         SourceKind::Html => boilerplate::pieces(&mut converted, &project.layout),
         _ => None,
     };
-    warnings.extend(conversion_warnings(project, &src.path, &converted));
+    warnings.extend(conversion_warnings(project, (&src.path, text), &converted));
     let relative = relative_path(project, &src.path);
     let file = FileRef {
         path: &src.path,

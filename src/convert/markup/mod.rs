@@ -71,8 +71,9 @@ pub struct Fragment {
     pub pieces: Vec<SplitPiece>,
     /// When cut: which piece (0-based) holds each id as the source wrote it.
     pub homes: HashMap<String, usize>,
-    /// Site navigation blocks left out (`<nav>`, link bars to the previous and next pages).
-    pub site_navigation: usize,
+    /// Site navigation blocks left out (`<nav>`, link bars to the previous and next pages),
+    /// in document order.
+    pub site_navigation: Vec<LeftOut>,
     /// Markdown constructs not supported (pandoc's citations, raw blocks for other formats…),
     /// one note per kind with its count.
     pub unsupported: Vec<Note>,
@@ -117,6 +118,20 @@ pub struct Note {
     pub line: Option<usize>,
     /// What happened.
     pub message: String,
+}
+
+/// A site navigation block left out of a chapter: where it stood and what it said.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LeftOut {
+    /// The source line it opened on, where known.
+    pub line: Option<usize>,
+    /// Its text, spaces collapsed, cut to a line's length.
+    pub text: String,
+    /// Its first text as written (trimmed), to find its line by in the source when the
+    /// parser did not note it.
+    pub first: String,
+    /// The letters and digits of its text (what the text ledger counts).
+    pub letters: usize,
 }
 
 /// A local image that the body refers to.

@@ -221,14 +221,19 @@ mod tests {
         let f = super::super::html_to_xhtml(
             "<body><nav class=\"header\"><a href=\"1.2.html\">Next: 1.2</a></nav><h3>1.1 T</h3>\
              <p>Text.</p><div class=\"navfooter\"><a href=\"x.html\">Prev</a></div>\
-             <div role=\"navigation\">Up</div></body>",
+             <div role=\"navigation\"><a href=\"u.html\">Up</a></div></body>",
             &mut super::super::test_support::Recorder::default(),
         )
         .unwrap();
         assert_eq!(f.title.as_deref(), Some("1.1 T"));
         assert_eq!(f.body, "<p>Text.</p>");
         assert!(f.links.is_empty());
-        assert_eq!(f.site_navigation, 3);
+        assert_eq!(f.site_navigation.len(), 3);
+        // Each named, with its letters for the text ledger.
+        let said: Vec<(&str, usize)> = (f.site_navigation.iter())
+            .map(|n| (n.text.as_str(), n.letters))
+            .collect();
+        assert_eq!(said, [("Next: 1.2", 6), ("Prev", 4), ("Up", 2)]);
         assert!(f.removed.is_empty(), "not content the reader loses");
         // Without <nav>: a bar of links to the site's pages, as older Texinfo writes it.
         let f = super::super::html_to_xhtml(
@@ -239,7 +244,7 @@ mod tests {
             &mut super::super::test_support::Recorder::default(),
         )
         .unwrap();
-        assert_eq!(f.site_navigation, 1);
+        assert_eq!(f.site_navigation.len(), 1);
         assert_eq!(f.title.as_deref(), Some("1.1 T"));
         assert!(
             f.body.contains("the story") && f.body.contains(">Up<"),
@@ -335,7 +340,7 @@ mod tests {
              </strong></p><ol><li><a href=\"#a\">1. A</a></li><li><ol><li><a href=\"#b\">1.1. B\
              </a></li></ol></li></ol></nav><h2 id=\"a\">A</h2><h3 id=\"b\">B</h3></body>",
         );
-        assert_eq!(f.site_navigation, 0);
+        assert_eq!(f.site_navigation.len(), 0);
         assert!(
             f.body.starts_with(
                 "<nav id=\"toc\" class=\"toc\"><p><strong>Table of Contents</strong></p><ol>\
@@ -358,9 +363,27 @@ mod tests {
             "{}",
             f.body
         );
-        // Links to other pages (or none) make it the site's navigation still.
+        // Links to other pages make it the site's navigation still.
         let f = html("<nav><a href=\"#top\">Top</a> <a href=\"2.html\">Next</a></nav><p>T</p>");
-        assert_eq!((f.site_navigation, f.body.as_str()), (1, "<p>T</p>"));
+        assert_eq!((f.site_navigation.len(), f.body.as_str()), (1, "<p>T</p>"));
+    }
+
+    #[test]
+    fn a_navigation_block_without_a_link_is_text() {
+        // calibre left a JSX example as raw HTML (b-calibre-md-es6tutorial): `<nav>` there
+        // navigates nowhere, and its words are the author's.
+        let f = html(
+            "<p>return (</p><nav>\n    <Home/>\n    {\n      do {\n        if (loggedIn) {\n\
+             <LogoutButton/>\n        }\n      }\n    }\n  </nav><p>)</p>\
+             <div role=\"navigation\">Up <a id=\"x\">here</a></div>\
+             <table><tr><td><nav>do it</nav></td></tr></table>",
+        );
+        assert!(f.site_navigation.is_empty(), "{:?}", f.site_navigation);
+        let text = super::super::test_support::body_text(&f);
+        for kept in ["do", "loggedIn", "Up", "here", "do it"] {
+            assert!(text.contains(kept), "{kept} missing from {}", f.body);
+        }
+        assert!(f.body.contains("<nav>"), "{}", f.body);
     }
 
     #[test]
@@ -373,7 +396,7 @@ mod tests {
              <p class=\"toc\"><a href=\"h-1.html#c2\">Chapter 2</a></p>\
              <p class=\"toc\"><a href=\"h-1.html#c3\">Chapter 3</a></p></div></blockquote>",
         );
-        assert_eq!(f.site_navigation, 0, "{}", f.body);
+        assert_eq!(f.site_navigation.len(), 0, "{}", f.body);
         assert!(
             f.body.contains("CONTENTS") && f.body.contains("Chapter 3"),
             "{}",
@@ -384,7 +407,67 @@ mod tests {
             "<div><p>Up: <a href=\"1.html\">1</a> [<a href=\"c.html\">Contents</a>]\
              [<a href=\"i.html\">Index</a>]</p></div><p>T</p>",
         );
-        assert_eq!((f.site_navigation, f.body.as_str()), (1, "<p>T</p>"));
+        assert_eq!((f.site_navigation.len(), f.body.as_str()), (1, "<p>T</p>"));
+    }
+
+    #[test]
+    fn an_inline_svgs_local_pictures_are_carried_and_a_lost_one_is_removed_content() {
+        // IDPF's sous-le-vent: a full-page picture drawn by an inline SVG's `<image>`.
+        let src = "<p>Before</p><svg xmlns=\"http://www.w3.org/2000/svg\" \
+                   xmlns:xlink=\"http://www.w3.org/1999/xlink\" viewBox=\"0 0 10 10\">\
+                   <image width=\"10\" height=\"10\" xlink:href=\"../Image/img%203.jpg\"/>\
+                   <image href=\"../Image/img%203.jpg\"/><image href=\"gone.png\"/>\
+                   <image href=\"https://example.com/x.png\"/></svg>\
+                   <svg><image href=\"../Image/img-4.jpg\"/></svg>";
+        let mut images = super::super::test_support::Recorder {
+            fail_on: Some("gone.png".to_string()),
+            ..Default::default()
+        };
+        let f = super::super::html_to_xhtml(src, &mut images).unwrap();
+        super::super::test_support::assert_well_formed(&f);
+        // Each picture read once, carried as an `<img>`'s is, and drawn from the book.
+        assert_eq!(
+            images.calls,
+            ["../Image/img 3.jpg", "gone.png", "../Image/img-4.jpg"]
+        );
+        let carried: Vec<(&str, &str)> = (f.images.iter())
+            .map(|i| (i.src.as_str(), i.href.as_str()))
+            .collect();
+        assert_eq!(
+            carried,
+            [
+                ("../Image/img 3.jpg", "../images/../Image/img_3.jpg"),
+                ("../Image/img-4.jpg", "../images/../Image/img-4.jpg"),
+            ]
+        );
+        assert_eq!(
+            f.body
+                .matches("xlink:href=\"../images/../Image/img_3.jpg\"")
+                .count(),
+            2,
+            "{}",
+            f.body
+        );
+        assert!(
+            f.body
+                .contains("xlink:href=\"../images/../Image/img-4.jpg\"")
+        );
+        // What cannot be carried goes as removed content (a warning), not as a markup repair.
+        assert_eq!(
+            f.removed,
+            [
+                (
+                    "<image> of an <svg> with a file beside the SVG (gone.png)".to_string(),
+                    1
+                ),
+                (
+                    "<image> of an <svg> with remote href (https://example.com/x.png)".to_string(),
+                    1
+                ),
+            ]
+        );
+        let notes = super::super::test_support::notes(&f);
+        assert!(!notes.iter().any(|n| n.contains("<image>")), "{notes:?}");
     }
 
     #[test]

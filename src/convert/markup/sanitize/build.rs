@@ -13,7 +13,7 @@ use scraper::Node as PNode;
 use scraper::node::Element as PElement;
 
 use super::super::parse::{MAX_PARSE_DEPTH, NodeId};
-use super::super::{ImageResolver, ImageUse, MarkupError, is_xml_char};
+use super::super::{ImageResolver, ImageUse, LeftOut, MarkupError, is_xml_char};
 use super::attrs::{self, Dropped, attr_rank};
 use super::policy::{Action, classify, is_site_navigation, is_void};
 use super::urls::{percent_decode, url_scheme};
@@ -30,7 +30,7 @@ pub(super) struct Built {
     /// Elements removed with their content, `<name>` and how often.
     pub removed: Vec<(String, usize)>,
     /// Site navigation blocks left out (see [`is_site_navigation`]).
-    pub site_nav: usize,
+    pub site_nav: Vec<LeftOut>,
 }
 
 /// Pass 1 over `root`'s children, with the warnings that sum it up.
@@ -57,7 +57,7 @@ pub(super) fn run(
         removed: Vec::new(),
         line_of: deep.line_of,
         flattened: None,
-        site_nav: 0,
+        site_nav: Vec::new(),
         actions: FxHashMap::default(),
     };
     b.build(root)?;
@@ -96,7 +96,7 @@ struct Builder<'r> {
     /// Whether elements nested too deep were flattened, and the source line of the first.
     flattened: Option<Option<usize>>,
     /// Site navigation blocks left out (see [`is_site_navigation`]).
-    site_nav: usize,
+    site_nav: Vec<LeftOut>,
     /// What [`classify`] said of each element name met so far: a chapter names a few kinds
     /// of element many times, and an interned name is hashed and compared as a number.
     actions: FxHashMap<LocalName, Action>,
@@ -224,7 +224,7 @@ impl Builder<'_> {
             return Ok(Next::Into(parent, depth));
         }
         if is_site_navigation(el) {
-            self.site_nav += 1;
+            self.left_out(el);
             return Ok(Next::Skip);
         }
         Ok(match self.action(&e.name.local) {
@@ -310,12 +310,30 @@ impl Builder<'_> {
         }
     }
 
+    /// Records a site navigation block left out: where, what it said and its letters, for
+    /// the chapter's warning and the text ledger.
+    fn left_out(&mut self, el: ElementRef<'_>) {
+        let text: String = el.text().collect();
+        let said = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        let first = el.text().map(str::trim).find(|t| !t.is_empty());
+        self.site_nav.push(LeftOut {
+            line: (self.line_of)(el.id()),
+            text: shorten(&said, 80),
+            first: first.unwrap_or_default().to_string(),
+            letters: crate::ledger::count(&text),
+        });
+    }
+
     /// Counts an element removed with its content, for the chapter's one warning.
     fn removed(&mut self, local: &str) {
-        let what = format!("<{}>", shorten(local, 40));
+        self.removed_as(format!("<{}>", shorten(local, 40)), 1);
+    }
+
+    /// Counts `n` removals of what `what` names, for the chapter's one warning.
+    fn removed_as(&mut self, what: String, n: usize) {
         match self.removed.iter_mut().find(|(w, _)| *w == what) {
-            Some((_, n)) => *n += 1,
-            None => self.removed.push((what, 1)),
+            Some((_, count)) => *count += n,
+            None => self.removed.push((what, n)),
         }
     }
 
@@ -351,12 +369,25 @@ impl Builder<'_> {
         self.keep(Elem { name, attrs }, el, parent, depth)
     }
 
-    /// An inline drawing, cleaned like an SVG image file.
+    /// An inline drawing, cleaned like an SVG image file; the local pictures its `<image>`s
+    /// draw are carried into the book as an `<img>`'s are, their hrefs rewritten. A picture
+    /// that cannot be carried is a removed element (a warning), not a repair of the markup.
     fn inline_svg(&mut self, el: ElementRef<'_>, parent: usize) -> Next {
-        match inline_svg::clean(el) {
+        let mut carried = HashMap::new();
+        for src in inline_svg::local_pictures(el) {
+            if !carried.contains_key(&src)
+                && let Some(href) = self.picture_href(src.trim())
+            {
+                carried.insert(src, href);
+            }
+        }
+        match inline_svg::clean(el, &|src| carried.get(src).cloned()) {
             Ok(svg) => {
                 if let Some(removed) = svg.removed {
                     self.warnings.add(removed);
+                }
+                for (what, n) in svg.pictures_lost {
+                    self.removed_as(format!("<image> of an <svg> with {what}"), n);
                 }
                 self.push(
                     parent,
@@ -369,6 +400,23 @@ impl Builder<'_> {
             Err(_) => self.removed("svg"),
         }
         Next::Skip
+    }
+
+    /// The href in the book of the local picture `src` (a relative URL as written), carried
+    /// into the book once however often the chapter shows it; None when it cannot be read
+    /// (the resolver has said where and why).
+    fn picture_href(&mut self, src: &str) -> Option<String> {
+        let decoded = percent_decode(picture_path(src));
+        if let Some(href) = self.image_hrefs.get(&decoded) {
+            return Some(href.clone());
+        }
+        let href = self.images.resolve(&decoded)?;
+        self.image_hrefs.insert(decoded.clone(), href.clone());
+        self.image_uses.push(ImageUse {
+            src: decoded,
+            href: href.clone(),
+        });
+        Some(href)
     }
 
     /// `<object>` or `<embed>` of a local image becomes an `<img>` (an object's fallback
@@ -468,25 +516,14 @@ impl Builder<'_> {
             self.push_text(parent, &alt);
             return Ok(());
         }
-        let path = src.split(['?', '#']).next().unwrap_or(src);
-        let decoded = percent_decode(path);
-        let stem = given.is_none().then(|| file_stem(&decoded));
-        let href = match self.image_hrefs.get(&decoded) {
-            Some(h) => h.clone(),
-            None => {
-                let Some(href) = self.images.resolve(&decoded) else {
-                    // A picture that cannot be read: the resolver has said so (where, and
-                    // why); its alt text stands in, as a browser shows it.
-                    self.push_text(parent, &alt);
-                    return Ok(());
-                };
-                self.image_hrefs.insert(decoded.clone(), href.clone());
-                self.image_uses.push(ImageUse {
-                    src: decoded,
-                    href: href.clone(),
-                });
-                href
-            }
+        let stem = given
+            .is_none()
+            .then(|| file_stem(&percent_decode(picture_path(src))));
+        let Some(href) = self.picture_href(src) else {
+            // A picture that cannot be read: the resolver has said so (where, and why); its
+            // alt text stands in, as a browser shows it.
+            self.push_text(parent, &alt);
+            return Ok(());
         };
         let alt = match stem {
             None => alt,
@@ -506,6 +543,11 @@ impl Builder<'_> {
         self.push(parent, Kind::Element(elem));
         Ok(())
     }
+}
+
+/// The path part of a picture's relative URL: without its query and fragment.
+fn picture_path(src: &str) -> &str {
+    src.split(['?', '#']).next().unwrap_or(src)
 }
 
 /// `../img/the map.png` -> `the map`: the alt of a picture that has none; `image` when the

@@ -1,5 +1,5 @@
 //! Inline `<svg>` in chapters, cleaned by the allow-list that cleans SVG image files
-//! ([`crate::media::svg::clean`]): one policy for every SVG a book carries.
+//! ([`crate::media::svg::clean_with`]): one policy for every SVG a book carries.
 //!
 //! The HTML parser gives us the drawing as a tree in the SVG namespace; we write it out as an
 //! XML document (foreign elements keep their namespace, so the cleaner sees and drops them),
@@ -9,6 +9,7 @@
 
 use scraper::ElementRef;
 
+use crate::media::css::{self, UrlKind};
 use crate::media::svg;
 use crate::xml::{escape_attr, escape_text};
 
@@ -23,8 +24,11 @@ pub(super) struct InlineSvg {
     pub xml: String,
     /// The ids it holds, in document order.
     pub ids: Vec<String>,
-    /// What the cleaner removed, as one sentence, if anything.
+    /// What the cleaner removed, as one sentence, if anything: pictures aside.
     pub removed: Option<String>,
+    /// The `<image>`s the cleaner removed (a picture lost), by why (`a file beside the SVG
+    /// (x.png)`) and how often.
+    pub pictures_lost: Vec<(String, usize)>,
 }
 
 /// Why an inline drawing could not be kept (it is then removed, and counted as removed).
@@ -44,10 +48,23 @@ pub(super) enum Unkept {
     Xml(#[from] roxmltree::Error),
 }
 
-/// Cleans the drawing rooted at `el` (an `svg` element in the SVG namespace).
-pub(super) fn clean(el: ElementRef<'_>) -> Result<InlineSvg, Unkept> {
-    let cleaned = svg::clean(to_xml(el).as_bytes()).map_err(|e| Unkept::Clean(e.to_string()))?;
-    let removed = cleaned.summary();
+/// Cleans the drawing rooted at `el` (an `svg` element in the SVG namespace). An `<image>`
+/// of a local picture keeps it when `pictures` gives its href in the book (see
+/// [`local_pictures`]); others go, counted in [`InlineSvg::pictures_lost`].
+pub(super) fn clean(
+    el: ElementRef<'_>,
+    pictures: &dyn Fn(&str) -> Option<String>,
+) -> Result<InlineSvg, Unkept> {
+    let cleaned = svg::clean_with(to_xml(el).as_bytes(), pictures)
+        .map_err(|e| Unkept::Clean(e.to_string()))?;
+    let (mut pictures_lost, mut others) = (Vec::new(), Vec::new());
+    for (what, n) in cleaned.removed {
+        match what.strip_prefix("<image> with ") {
+            Some(why) => pictures_lost.push((why.to_string(), n)),
+            None => others.push((what, n)),
+        }
+    }
+    let removed = svg::summary(&others);
     let text = String::from_utf8(cleaned.bytes)?;
     let xml = match text.find("<svg") {
         Some(at) => text.get(at..).unwrap_or_default().to_string(),
@@ -58,7 +75,31 @@ pub(super) fn clean(el: ElementRef<'_>) -> Result<InlineSvg, Unkept> {
             .filter_map(|n| n.attribute("id").map(str::to_string))
             .collect()
     })?;
-    Ok(InlineSvg { xml, ids, removed })
+    Ok(InlineSvg {
+        xml,
+        ids,
+        removed,
+        pictures_lost,
+    })
+}
+
+/// The relative URLs of the pictures the drawing's `<image>` elements draw (`href` or
+/// `xlink:href`, as written: what [`clean`] asks its `pictures` about), in document order:
+/// files of the project, to be carried into the book. Fragments, `data:` URLs, remote and
+/// root-relative ones are not.
+pub(super) fn local_pictures(el: ElementRef<'_>) -> Vec<String> {
+    el.descendants()
+        .filter_map(ElementRef::wrap)
+        .filter(|e| &*e.value().name.local == "image" && &*e.value().name.ns == SVG_NS)
+        .filter_map(|e| {
+            e.value()
+                .attrs
+                .iter()
+                .find(|(name, _)| &*name.local == "href" && matches!(&*name.ns, "" | XLINK_NS))
+                .map(|(_, value)| value.to_string())
+        })
+        .filter(|href| !href.trim().is_empty() && css::url_kind(href) == UrlKind::Relative)
+        .collect()
 }
 
 /// Renames id `old` to `new` in a cleaned drawing: the attribute and the local references to

@@ -186,16 +186,27 @@ pub(super) fn classify(local: &str) -> Action {
 /// element with `role="navigation"`, or DocBook's `navheader`/`navfooter` blocks. Links to the
 /// site's other pages mean nothing in a book, whose reader pages on and has a contents list.
 /// A page's own contents list (a `<nav>` whose links all lead into the page, as the chapters
-/// of the EPUB 3 specification open) is the author's text, and stays.
+/// of the EPUB 3 specification open) is the author's text, and stays; so is a block without a
+/// link (a JSX example's `<nav> <Home/> …` left as raw HTML by calibre), which navigates
+/// nowhere.
 pub(super) fn is_site_navigation(el: ElementRef<'_>) -> bool {
     let e = el.value();
     // Read off the attributes as written (no name interned to look one up).
     let attr = |name: &'static str| e.attrs().filter(move |(k, _)| *k == name).map(|(_, v)| v);
-    ((e.name() == "nav" || attr("role").any(|r| r == "navigation")) && !is_page_contents(el))
+    let marked = ((e.name() == "nav" || attr("role").any(|r| r == "navigation"))
+        && !is_page_contents(el))
         || attr("class")
             .flat_map(str::split_ascii_whitespace)
-            .any(|c| matches!(c, "navheader" | "navfooter"))
-        || is_link_bar(el)
+            .any(|c| matches!(c, "navheader" | "navfooter"));
+    (marked && has_link(el)) || is_link_bar(el)
+}
+
+/// Whether a link (an `<a>` with an `href`) is inside `el`.
+fn has_link(el: ElementRef<'_>) -> bool {
+    el.descendants().any(|n| match n.value() {
+        PNode::Element(e) => e.name() == "a" && e.attr("href").is_some(),
+        _ => false,
+    })
 }
 
 /// Whether a navigation block lists places in its own page: it has links, and every one is
