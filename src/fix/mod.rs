@@ -154,28 +154,22 @@ pub enum FixError {
         /// The underlying error.
         source: std::io::Error,
     },
-    /// The EPUB could not be read as a book.
-    #[error("{}: cannot read the EPUB: {message}", crate::escape::path(path))]
-    Unreadable {
-        /// The EPUB.
-        path: PathBuf,
-        /// Why.
-        message: String,
-    },
+    /// The EPUB could not be read as a book: the problem as `inspect` and `init` report it
+    /// (its code and place: `epub-xml` at the package document's line, `epub-zip`…).
+    #[error("{}", .0.render(None, false))]
+    Unreadable(Box<Diagnostic>),
     /// The book could not be built from what the EPUB holds.
     #[error("{}", .0.render(None, false))]
     Build(Box<Diagnostic>),
 }
 
 impl FixError {
-    /// The error as a diagnostic (code `usage` for options, `io`, `epub-zip` or the build's).
+    /// The error as a diagnostic (code `usage` for options, `io`, inspect's for an EPUB that
+    /// cannot be read, or the build's).
     pub fn diagnostic(&self) -> Diagnostic {
         match self {
-            FixError::Build(d) => (**d).clone(),
+            FixError::Build(d) | FixError::Unreadable(d) => (**d).clone(),
             FixError::Io { path, .. } => Diagnostic::error(Code::Io, self.to_string()).at(path),
-            FixError::Unreadable { path, message } => {
-                Diagnostic::error(Code::EpubZip, message.clone()).at(path)
-            }
             FixError::Options(m) => Diagnostic::error(Code::Usage, m.clone()),
         }
     }
@@ -414,14 +408,30 @@ fn unpack(input: &Archive, dir: &Path) -> Result<(Vec<Diagnostic>, Chapters), Fi
     let epub = input.path();
     let options = crate::epub_in::UnpackOptions::default();
     let (unpacked, chapters) =
-        crate::epub_in::unpack_holding(input, dir, &options).map_err(|e| FixError::Unreadable {
-            path: epub.to_path_buf(),
-            message: e.to_string(),
-        })?;
+        crate::epub_in::unpack_holding(input, dir, &options).map_err(unpack_failed)?;
     let diagnostics = (unpacked.diagnostics.into_iter())
         .map(|d| relocate(d, dir, epub))
         .collect();
     Ok((diagnostics, chapters))
+}
+
+/// Why the unpacking failed, as `init BOOK.epub` reports it: an EPUB that cannot be read with
+/// inspect's code and place (the same problem was `epub-zip` in a fix, `epub-xml` in init).
+fn unpack_failed(e: crate::epub_in::Error) -> FixError {
+    use crate::epub_in::Error;
+    match e {
+        Error::Read { epub, source } => FixError::Unreadable(Box::new(source.diagnostic(&epub))),
+        Error::Write { path, source } => FixError::Io {
+            path,
+            action: "cannot write",
+            source,
+        },
+        Error::NotEmpty { dir } => FixError::Io {
+            path: dir,
+            action: "cannot unpack into",
+            source: std::io::Error::other("the folder is not empty"),
+        },
+    }
 }
 
 /// Loads the unpacked project, its `chapters` held in memory, and builds it into `dirs.staged`.

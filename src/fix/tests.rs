@@ -656,3 +656,28 @@ fn convert_converts_the_title_the_contents_give_the_contents_page_too() {
     assert!(titles.contains(&"我的電子書目錄"), "{titles:?}");
     assert!(!titles.contains(&"我的电子书目录"), "{titles:?}");
 }
+
+#[test]
+fn an_epub_whose_package_is_no_xml_is_refused_with_the_code_and_place_init_gives() {
+    let dir = tempfile::tempdir().unwrap();
+    // chapturn's shape: element names that are no XML names.
+    let book = TestBook::minimal_epub3().edit("EPUB/package.opf", "<metadata ", "<{DC}metadata ");
+    let epub = dir.path().join("broken.epub");
+    std::fs::write(&epub, book.to_zip()).unwrap();
+    let opts = FixOptions {
+        force: true,
+        ..FixOptions::default()
+    };
+    let fixed = fix(&epub, &opts).unwrap_err().diagnostic();
+    let unpacked = crate::epub_in::unpack(&epub, &dir.path().join("book"), &Default::default());
+    let Err(crate::epub_in::Error::Read { epub: at, source }) = unpacked else {
+        panic!("init read the broken package");
+    };
+    let init = source.diagnostic(&at);
+    assert_eq!(fixed.code, Code::EpubXml);
+    assert_eq!(
+        (fixed.code, &fixed.path, fixed.line),
+        (init.code, &init.path, init.line)
+    );
+    assert!(!epub.with_file_name("broken.fixed.epub").exists());
+}
