@@ -94,6 +94,14 @@ fn bitmaps_of_the_spine_are_pages_showing_them_and_their_fallback_follows() {
         ["pages/one.xhtml", "pages/two.xhtml", "text/fallback.xhtml"]
     );
     assert_eq!(unpacked.chapters[0].title.as_deref(), Some("The Comic"));
+    // `fix` holds the spine's pages in memory: the same chapters, the pages held, not written.
+    let archive = crate::inspect::archive::Archive::lazy(&tmp.path().join("book.epub"));
+    let held_dir = tmp.path().join("held");
+    let (held, pages) =
+        unpack_holding(&archive, &held_dir, &UnpackOptions::new()).expect("unpacked, held");
+    assert_eq!(held.chapters, unpacked.chapters);
+    assert!(pages.contains_key("pages/one.xhtml") && !held_dir.join("pages/one.xhtml").exists());
+    assert!(held_dir.join("pages/one.png").is_file());
     let texts = spine_texts(&out);
     // The cover page, the two picture pages (each its own picture), the fallback.
     let shown = |t: &String| {
