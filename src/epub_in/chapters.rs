@@ -1,6 +1,7 @@
-//! The chapter list: the spine's XHTML documents in reading order (an SVG drawing of the spine
-//! as the page made to show it, see [`super::files::svg_pages`]), each titled and nested as
-//! the table of contents (the nav, else the NCX) has it.
+//! The chapter list: the spine's XHTML documents in reading order (a picture of the spine, an
+//! SVG drawing or a bitmap, as the page made to show it, see [`super::files::picture_pages`];
+//! the XHTML `fallback` of such pictures after the last of them, see [`fallbacks`]), each
+//! titled and nested as the table of contents (the nav, else the NCX) has it.
 //!
 //! A document's title and level are those of the first TOC entry that points into it; further
 //! entries into the same document are its `sections` (id, title and level each), which the
@@ -151,9 +152,82 @@ pub(super) fn plan(
             sections: Vec::new(),
         });
     }
+    fallbacks(book, &items, written, &mut docs, &mut plan, diagnostics);
     title_and_nest(&flat, &docs, nav, &mut plan, diagnostics);
     untitled_entries(&mut plan, written, dir, diagnostics);
     plan
+}
+
+/// The XHTML `fallback` of the spine's pictures (haruko-jpeg's one document that transcribes
+/// the words of all 13 pages): a chapter after the last picture page that falls back to it,
+/// unless the spine holds it already or it is the navigation document (page-blanche's).
+///
+/// The pictures are the book as its author made it (pages laid out, spread by spread); the
+/// fallback stands in for them in a reader that cannot show a picture as a page, which the
+/// build's pages, XHTML that show the picture, no longer need. But its words are the author's
+/// too (a transcription, a colophon): they stay, as a page after the pictures, with a note.
+fn fallbacks<'a>(
+    book: &'a Epub,
+    items: &HashMap<&str, &'a crate::inspect::ManifestItem>,
+    written: &Written,
+    docs: &mut Vec<&'a str>,
+    plan: &mut Plan,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
+    if written.pages.is_empty() {
+        return;
+    }
+    let by_id: HashMap<&str, &crate::inspect::ManifestItem> =
+        book.manifest.iter().map(|i| (i.id.as_str(), i)).collect();
+    let in_spine: std::collections::HashSet<&str> = book
+        .spine
+        .iter()
+        .filter_map(|s| s.href.as_deref())
+        .collect();
+    // Each fallback document, with the last chapter (index) that falls back to it.
+    let mut after: Vec<(usize, &str)> = Vec::new();
+    for (i, href) in docs.iter().enumerate() {
+        let Some(item) = items
+            .get(href)
+            .filter(|_| written.pages.contains_key(*href))
+        else {
+            continue;
+        };
+        let Some(fallback) = (item.fallback.as_deref()).and_then(|id| by_id.get(id)) else {
+            continue;
+        };
+        let usable = kind_of(fallback) == Kind::Document
+            && !fallback.properties.iter().any(|p| p == "nav")
+            && !in_spine.contains(fallback.href.as_str())
+            && written.local.contains_key(&fallback.href);
+        if !usable {
+            continue;
+        }
+        match after.iter_mut().find(|(_, f)| *f == fallback.href) {
+            Some(last) => last.0 = i,
+            None => after.push((i, fallback.href.as_str())),
+        }
+    }
+    after.sort_by_key(|&(i, _)| std::cmp::Reverse(i));
+    for (i, href) in after {
+        let before = plan.chapters[i].clone();
+        let file = written.local[href].clone();
+        diagnostics.push(note(format!(
+            "{href} is the fallback of the spine's pictures (the last: {}); the pictures are the pages, and its words follow them as a page of their own",
+            docs[i]
+        )));
+        docs.insert(i + 1, href);
+        plan.chapters.insert(
+            i + 1,
+            UnpackedChapter {
+                file,
+                title: None,
+                level: 1,
+                linear: before.linear,
+                sections: Vec::new(),
+            },
+        );
+    }
 }
 
 /// A contents entry without words (pandoc's EPUB 2 of a page with an empty `<h1>`: `<navLabel>
@@ -335,7 +409,7 @@ fn spine_document<'a>(
     let item = *items.get(href)?;
     if kind_of(item) != Kind::Document && !written.pages.contains_key(href) {
         diagnostics.push(note(format!(
-            "{href} ({}) is in the spine but is not XHTML; it is kept as a file, not as a chapter",
+            "{href} ({}) is in the spine but is neither XHTML nor a picture: it is no chapter, and comes into the book only if a chapter uses it",
             item.media_type
         )));
         return None;

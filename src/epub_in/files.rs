@@ -49,6 +49,14 @@ impl Layout {
         let rel = entry.strip_prefix(&self.base).unwrap_or(entry);
         safe_relative(rel).then(|| rel.to_string())
     }
+
+    /// [`Layout::local`] for an entry the manifest does not list, which `Layout::new` did not
+    /// see: None too when it lies outside the folder the others were taken from (the links to
+    /// it, written relative to them, would no longer reach it).
+    pub(super) fn unlisted(&self, entry: &str) -> Option<String> {
+        entry.strip_prefix(&self.base)?;
+        self.local(entry)
+    }
 }
 
 /// Whether `rel` is a relative path of plain names only.
@@ -108,12 +116,31 @@ pub(super) struct Written {
     pub local: HashMap<String, String>,
     pub counts: Counts,
     pub held: HashMap<String, Held>,
-    /// The pages made for the spine's SVG documents ([`svg_pages`]): entry name of the SVG →
-    /// path in the folder of its page.
+    /// The pages made for the spine's pictures, SVG or bitmap ([`picture_pages`]): entry name
+    /// of the picture → path in the folder of its page.
     pub pages: HashMap<String, String>,
+    /// The bytes written (or held) so far, against [`MAX_TOTAL_BYTES`].
+    pub total: u64,
+    /// The zip's files the manifest does not list ([`super::unlisted`] carries those used).
+    pub unlisted: Vec<String>,
 }
 
 impl Written {
+    /// Counts `len` more bytes (of the entry `name`) written; an error past [`MAX_TOTAL_BYTES`].
+    pub(super) fn add_total(&mut self, epub: &Path, name: &str, len: usize) -> Result<(), Error> {
+        self.total += len as u64;
+        if self.total > MAX_TOTAL_BYTES {
+            return Err(Error::Read {
+                epub: epub.to_path_buf(),
+                source: crate::inspect::InspectError::EntryTooLarge {
+                    name: name.to_string(),
+                    cap: MAX_TOTAL_BYTES,
+                },
+            });
+        }
+        Ok(())
+    }
+
     /// The text of the file at `local` (relative to `dir`), held or written, if it is at most
     /// `cap` bytes and UTF-8.
     pub(super) fn text(&self, dir: &Path, local: &str, cap: u64) -> Option<String> {
@@ -200,7 +227,6 @@ pub(super) fn write(
         .iter()
         .filter_map(|s| s.href.as_deref())
         .collect();
-    let mut total: u64 = 0;
     let mut folders = HashSet::new();
     for item in &book.manifest {
         if crate::inspect::href::is_external(&item.href) || replaced(book, item) {
@@ -231,16 +257,7 @@ pub(super) fn write(
                 None => continue,
             },
         };
-        total += bytes.bytes().len() as u64;
-        if total > MAX_TOTAL_BYTES {
-            return Err(Error::Read {
-                epub: epub.to_path_buf(),
-                source: crate::inspect::InspectError::EntryTooLarge {
-                    name: item.href.clone(),
-                    cap: MAX_TOTAL_BYTES,
-                },
-            });
-        }
+        written.add_total(epub, &item.href, bytes.bytes().len())?;
         if held {
             // Its folder is made: a picture beside it is reached through it (`Text/../x.png`).
             make_held_folders(dir, &dir.join(&local), &mut folders)?;
@@ -251,16 +268,18 @@ pub(super) fn write(
         written.counts.add(kind);
         written.local.insert(item.href.clone(), local);
     }
-    unlisted(epub, book, &zip, diagnostics);
+    let names = zip.entries.iter().map(|e| e.name.as_str());
+    written.unlisted = unlisted_entries(book, names);
     Ok(written)
 }
 
-/// A page for each SVG document of the spine (a drawing the reader shows as a page, as the
-/// IDPF's svg-in-spine sample has): an XHTML document beside the SVG that shows it whole as a
-/// picture (`<img>`, so the build checks and carries it, and what it draws, as any picture),
-/// its `alt` the contents' title for it, else its file's name. Written or held as `mode` says;
-/// recorded in [`Written::pages`], each with a note.
-pub(super) fn svg_pages(
+/// A page for each picture of the spine: an SVG document (a drawing the reader shows as a
+/// page, as the IDPF's svg-in-spine sample has) or a bitmap (a comic's pages, JPEG items in the
+/// spine of a pre-paginated book, as the IDPF's haruko-jpeg has): an XHTML document beside the
+/// picture that shows it whole (`<img>`, so the build checks and carries it, and what it
+/// draws, as any picture), its `alt` the contents' title for it, else its file's name. Written
+/// or held as `mode` says; recorded in [`Written::pages`], each with a note.
+pub(super) fn picture_pages(
     dir: &Path,
     book: &Epub,
     written: &mut Written,
@@ -272,16 +291,21 @@ pub(super) fn svg_pages(
         .collect();
     let taken: std::collections::HashSet<String> = written.local.values().cloned().collect();
     for href in book.spine.iter().filter_map(|s| s.href.as_deref()) {
-        let is_svg = items
-            .get(href)
-            .is_some_and(|i| i.media_type.eq_ignore_ascii_case("image/svg+xml"));
-        let Some(svg) = written.local.get(href).filter(|_| is_svg) else {
+        // By its media type's prefix, as `kind_of` has it (without its lowercased copies: a
+        // spine of 3000 chapters is looked at here).
+        let picture = |i: &&&ManifestItem| {
+            (i.media_type.get(..6)).is_some_and(|p| p.eq_ignore_ascii_case("image/"))
+        };
+        let Some(item) = items.get(href).filter(picture) else {
+            continue;
+        };
+        let Some(svg) = written.local.get(href) else {
             continue;
         };
         if written.pages.contains_key(href) {
             continue;
         }
-        let stem = svg.strip_suffix(".svg").unwrap_or(svg);
+        let stem = stem_of(svg);
         let page = (0..)
             .map(|n| match n {
                 0 => format!("{stem}.xhtml"),
@@ -290,8 +314,7 @@ pub(super) fn svg_pages(
             .find(|p| !taken.contains(p) && !written.pages.values().any(|v| v == p))
             .unwrap_or_default();
         let name = svg.rsplit('/').next().unwrap_or(svg);
-        let alt = toc_title(&book.toc, href)
-            .unwrap_or_else(|| name.strip_suffix(".svg").unwrap_or(name).to_string());
+        let alt = toc_title(&book.toc, href).unwrap_or_else(|| stem_of(name).to_string());
         let xhtml = svg_page(name, &alt);
         match mode {
             Mode::Hold => {
@@ -302,13 +325,28 @@ pub(super) fn svg_pages(
             }
             Mode::Write => write_file(dir, &dir.join(&page), xhtml.as_bytes())?,
         }
-        let why = format!(
-            "{href} is an SVG document in the spine: it is the page {page}, which shows it as a picture"
-        );
+        let why = match item.media_type.eq_ignore_ascii_case("image/svg+xml") {
+            true => format!(
+                "{href} is an SVG document in the spine: it is the page {page}, which shows it as a picture"
+            ),
+            false => format!(
+                "{href} ({}) is a picture in the spine: it is the page {page}, which shows it",
+                item.media_type
+            ),
+        };
         diagnostics.push(Diagnostic::note(Code::EpubInChapter, why));
         written.pages.insert(href.to_string(), page);
     }
     Ok(())
+}
+
+/// `path` without its file's extension (`Images/01.jpg` → `Images/01`).
+fn stem_of(path: &str) -> &str {
+    let name_at = path.rfind('/').map_or(0, |i| i + 1);
+    match path[name_at..].rfind('.') {
+        Some(dot) if dot > 0 => &path[..name_at + dot],
+        _ => path,
+    }
 }
 
 /// The title of the first contents entry that points at `href` (at its whole file).
@@ -440,7 +478,7 @@ fn read_item<R: std::io::Read + std::io::Seek>(
 
 impl Counts {
     /// One more file of this kind.
-    fn add(&mut self, kind: Kind) {
+    pub(super) fn add(&mut self, kind: Kind) {
         match kind {
             Kind::Document => self.chapters += 1,
             Kind::Image => self.images += 1,
@@ -451,35 +489,15 @@ impl Counts {
     }
 }
 
-/// A note for the zip's files that the manifest does not list (they are not written).
-fn unlisted<R: std::io::Read + std::io::Seek>(
-    epub: &Path,
-    book: &Epub,
-    zip: &Container<R>,
-    diagnostics: &mut Vec<Diagnostic>,
-) {
-    let listed: std::collections::HashSet<&str> =
-        book.manifest.iter().map(|i| i.href.as_str()).collect();
-    let left: Vec<&str> = zip
-        .entries
-        .iter()
-        .map(|e| e.name.as_str())
+/// The zip's files that the manifest does not list (but the package document, `mimetype`
+/// and `META-INF/`), in the zip's order.
+fn unlisted_entries<'z>(book: &Epub, entries: impl Iterator<Item = &'z str>) -> Vec<String> {
+    let listed: HashSet<&str> = book.manifest.iter().map(|i| i.href.as_str()).collect();
+    entries
         .filter(|n| !n.ends_with('/') && *n != "mimetype" && !n.starts_with("META-INF/"))
         .filter(|n| *n != book.opf_path && !listed.contains(n))
-        .collect();
-    if let Some(first) = left.first() {
-        diagnostics.push(
-            Diagnostic::note(
-                Code::EpubInFile,
-                format!(
-                    "{} file(s) in the zip are not in the manifest and were not written (the first: {})",
-                    left.len(),
-                    crate::escape::value(first)
-                ),
-            )
-            .at(epub.join(&book.opf_path)),
-        );
-    }
+        .map(str::to_string)
+        .collect()
 }
 
 /// Writes `bytes` to `path` inside `dir`, making its folders; no folder on the way, and not

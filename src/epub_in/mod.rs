@@ -10,22 +10,25 @@
 //! entry name is taken only when each of its parts is a plain name (no `..`, no root, no drive,
 //! no control character), and no folder on the way may be a symlink.
 //!
-//! What it keeps: the spine's XHTML documents (and a page showing each SVG drawing of the
-//! spine) as chapter files under their own names (the
+//! What it keeps: the spine's XHTML documents (and a page showing each picture of the spine,
+//! an SVG drawing or a bitmap) as chapter files under their own names (the
 //! EPUB's layout below the package document's folder, so links between them and to images
 //! and stylesheets stay as written; the build resolves links between chapters), images,
-//! stylesheets and fonts beside them, the cover, and in `metadata.toml` what the package
+//! stylesheets and fonts beside them (those the manifest forgot too, when a document uses
+//! them: see `unlisted`), the cover, and in `metadata.toml` what the package
 //! document says (see `metadata`) and the chapter list in spine order with the table of
 //! contents' titles and nesting (see `chapters`). What it cannot carry is a [`Diagnostic`]
 //! with an `epub-in-…` code at the entry (and line) it comes from.
 
 mod chapters;
+mod css_check;
 mod files;
 pub(crate) mod links;
 mod metadata;
 mod obfuscation;
 mod order;
 mod render;
+mod unlisted;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -169,8 +172,10 @@ fn unpack_in(
     let extra = metadata::read(archive, &book).map_err(read)?;
     let layout = files::Layout::new(&book);
     let mut written = files::write(archive, dir, &book, &layout, mode, &mut diagnostics)?;
+    let carried_css =
+        unlisted::carry(archive, dir, &book, &layout, &mut written, &mut diagnostics)?;
     files::unnamed_fonts(epub, dir, &book, &written, &mut diagnostics);
-    files::svg_pages(dir, &book, &mut written, mode, &mut diagnostics)?;
+    files::picture_pages(dir, &book, &mut written, mode, &mut diagnostics)?;
     let mut meta = metadata::Metadata::new(&book, &extra, &written, &mut diagnostics);
     meta.keep_usable_cover(dir, &mut diagnostics);
     let mut plan = chapters::plan(&book, &written, &meta, dir, &mut diagnostics);
@@ -191,6 +196,7 @@ fn unpack_in(
         .iter()
         .filter(|i| files::kind_of(i) == files::Kind::Stylesheet)
         .filter_map(|i| written.local.get(&i.href).cloned())
+        .chain(carried_css)
         .collect();
     let text = render::metadata_toml(&meta, &plan, &stylesheets);
     let metadata_path = dir.join(crate::project::METADATA_FILE);
@@ -216,5 +222,7 @@ fn unpack_in(
 
 #[cfg(test)]
 mod keep_tests;
+#[cfg(test)]
+mod picture_tests;
 #[cfg(test)]
 mod tests;
