@@ -271,6 +271,16 @@ impl Removed {
         self.lost += other.lost;
     }
 
+    /// The letters and digits removed for a documented cause: every count but `lost`.
+    pub(crate) fn explained(&self) -> usize {
+        self.cleanup
+            + self.conversion
+            + self.pictures
+            + self.hidden_code
+            + self.notation
+            + self.site_navigation
+    }
+
     /// The build's summary of what was removed and why; None when nothing was.
     pub fn summary(&self) -> Option<String> {
         let causes = [

@@ -287,7 +287,7 @@ pub fn fix(epub: &Path, opts: &FixOptions) -> Result<FixReport, FixError> {
     // The temporary folder (the project, its pictures and fonts) is removed meanwhile.
     let (after, ()) = rayon::join(|| review::review(&result, opts.epubcheck), || drop(work));
     drop(result);
-    let mut report = compared(epub, &before, &after, outputs);
+    let mut report = compared(epub, &before, &after, outputs, &built.removed);
     let warnings = built
         .warnings
         .iter()
@@ -381,6 +381,7 @@ fn compared(
     before: &review::Review,
     after: &review::Review,
     outputs: Vec<PathBuf>,
+    removed: &crate::ledger::Removed,
 ) -> FixReport {
     let compared = review::compare(&before.problems, &after.problems);
     let mut report = FixReport {
@@ -395,7 +396,7 @@ fn compared(
         outputs,
         timings: Vec::new(),
     };
-    report.diagnostics.extend(review::ledger(&report));
+    report.diagnostics.extend(review::ledger(&report, removed));
     report
 }
 

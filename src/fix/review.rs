@@ -111,23 +111,32 @@ pub(super) fn compare(before: &[Diagnostic], after: &[Diagnostic]) -> Compared {
 }
 
 /// The text ledger across the fix: the result must hold at least the letters and digits of
-/// the input's spine; fewer is a `lost-text` warning (a conversion that changes the count,
-/// OpenCC's phrases, is said to be one).
-pub(super) fn ledger(report: &FixReport) -> Option<Diagnostic> {
+/// the input's spine. Fewer, when the build's own ledger counted at least as many removed
+/// for a documented cause (`removed`: a web page's site navigation, cleanup rules, OpenCC's
+/// phrases of another length…, each named by its own warnings), is a note saying so; else a
+/// `lost-text` warning.
+pub(super) fn ledger(report: &FixReport, removed: &crate::ledger::Removed) -> Option<Diagnostic> {
     let (Some(before), Some(after)) = (report.chars_before, report.chars_after) else {
         return None;
     };
-    (after < before).then(|| {
-        Diagnostic::warning(
+    let missing = before.checked_sub(after).filter(|&m| m > 0)?;
+    let counted = crate::ledger::Removed {
+        lost: 0,
+        ..*removed
+    };
+    let message = format!(
+        "the fixed EPUB's spine holds {after} letters and digits, the input's {before}: {missing} missing"
+    );
+    let d = match counted.summary() {
+        Some(causes) if missing <= removed.explained() => Diagnostic::note(
             Code::LostText,
-            format!(
-                "the fixed EPUB's spine holds {after} letters and digits, the input's {before}: {} missing",
-                before - after
-            ),
-        )
-        .at(&report.outputs[0])
-        .hint("the warnings above say which chapters; if none does, please report it with the EPUB")
-    })
+            format!("{message}, all counted: the build {causes}"),
+        ),
+        _ => Diagnostic::warning(Code::LostText, message).hint(
+            "the warnings above say which chapters; if none does, please report it with the EPUB",
+        ),
+    };
+    Some(d.at(&report.outputs[0]))
 }
 
 /// A build warning that says what was dropped or changed in the input's markup or stylesheets
@@ -411,6 +420,49 @@ mod tests {
         assert_eq!(chars, crate::ledger::count_xhtml(body(CHAPTER)));
         assert!(is_picture_or_media(" Image/PNG") && is_picture_or_media("video/mp4"));
         assert!(!is_picture_or_media("application/xhtml+xml"));
+    }
+
+    #[test]
+    fn letters_the_build_counted_as_removed_are_a_note_and_only_the_rest_is_lost_text() {
+        let report = |before, after| FixReport {
+            input: "in.epub".into(),
+            status: super::super::FixStatus::Fixed,
+            outputs: vec!["out.epub".into()],
+            found: 0,
+            fixed: Vec::new(),
+            remaining: 0,
+            chars_before: Some(before),
+            chars_after: Some(after),
+            diagnostics: Vec::new(),
+            timings: Vec::new(),
+        };
+        let nav = |n| crate::ledger::Removed {
+            site_navigation: n,
+            ..Default::default()
+        };
+        let counted = ledger(&report(100, 85), &nav(15)).unwrap();
+        assert_eq!(
+            (counted.code, counted.severity),
+            (Code::LostText, Severity::Note)
+        );
+        assert!(
+            counted.message.contains("15 missing, all counted"),
+            "{}",
+            counted.message
+        );
+        assert!(
+            counted.message.contains("15 in site navigation"),
+            "{}",
+            counted.message
+        );
+        let lost = ledger(&report(100, 80), &nav(15)).unwrap();
+        assert_eq!(
+            (lost.code, lost.severity),
+            (Code::LostText, Severity::Warning)
+        );
+        let lost_too = ledger(&report(100, 85), &crate::ledger::Removed::default()).unwrap();
+        assert_eq!(lost_too.severity, Severity::Warning);
+        assert!(ledger(&report(100, 100), &nav(15)).is_none());
     }
 
     #[test]
