@@ -115,12 +115,65 @@ fn site_navigation_is_counted_and_named_and_an_inline_svg_keeps_its_picture() {
         "{:#?}",
         report.warnings
     );
+    assert_epubcheck_clean(&out);
+}
+
+/// EPUBCheck passes the EPUB at `out` (when installed; CI installs it).
+fn assert_epubcheck_clean(out: &Path) {
     match crate::inspect::epubcheck::require_in_ci() {
         Ok(Some(epubcheck)) => {
-            let checked = epubcheck.run(&out).unwrap();
+            let checked = epubcheck.run(out).unwrap();
             assert!(checked.is_clean(), "{checked:#?}");
         }
         Ok(None) => eprintln!("note: EPUBCheck not found; skipping"),
         Err(e) => panic!("{e}"),
     }
+}
+
+/// real/a-kindle-helper-google-code-review: its contents point at `#h1-0`, `#h2-3`… in a page
+/// whose headings carry no id. Those 91 entries were left out of the contents unsaid (92
+/// entries in, 1 out); each is now an entry opening where the one before it does (the
+/// chapter's top for the first), with one warning, the contents in reading order.
+#[test]
+fn contents_entries_whose_id_the_page_lacks_open_the_chapter_and_are_warned() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let page = "<html><body>\n<h1>Guide</h1>\n<p>Intro.</p>\n<h2 id=\"terms\">Terms</h2>\n\
+                <p>Words.</p>\n<h2>Review</h2>\n<p>More.</p>\n</body></html>\n";
+    std::fs::write(root.join("a.html"), page).unwrap();
+    std::fs::write(
+        root.join("metadata.toml"),
+        "[book]\ntitle = \"T\"\nauthors = [\"A\"]\nlanguage = \"en\"\ndescription = \"d\"\n\
+         [layout]\ntoc-depth = 1\n[[chapters]]\nfile = \"a.html\"\ntitle = \"Guide\"\n\
+         heading = false\nsections = [\n  { id = \"h2-0\", title = \"Terms\", level = 1 },\n  \
+         { id = \"terms\", title = \"Terms again\", level = 1 },\n  \
+         { id = \"h2-1\", title = \"Review\", level = 1 },\n]\n",
+    )
+    .unwrap();
+    let out = root.join("book.epub");
+    let opts = BuildOptions {
+        output: Some(out.clone()),
+        source_date_epoch: Some(1_700_000_000),
+        ..BuildOptions::default()
+    };
+    let report = Project::load(root).unwrap().build(&opts).unwrap();
+    let unfound: Vec<_> = (report.warnings.iter())
+        .filter(|d| d.message.contains("the page has no such id"))
+        .collect();
+    assert_eq!(unfound.len(), 1, "{:#?}", report.warnings);
+    assert!(
+        unfound[0].message.contains("\"Terms\" (#h2-0) and 1 more"),
+        "{}",
+        unfound[0].message
+    );
+    let nav = &entries(&out, "nav.xhtml")[0].1;
+    for title in ["Terms</a>", "Terms again</a>", "Review</a>"] {
+        assert!(
+            nav.contains(title),
+            "{title} missing from the contents: {nav}"
+        );
+    }
+    assert!(nav.contains("#terms\">Terms again"), "{nav}");
+    assert!(nav.contains("#terms\">Review"), "{nav}");
+    assert_epubcheck_clean(&out);
 }
