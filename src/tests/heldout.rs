@@ -132,14 +132,14 @@ fn assert_epubcheck_clean(out: &Path) {
 
 /// real/a-kindle-helper-google-code-review: its contents point at `#h1-0`, `#h2-3`… in a page
 /// whose headings carry no id. Those 91 entries were left out of the contents unsaid (92
-/// entries in, 1 out); each is now an entry opening where the one before it does (the
-/// chapter's top for the first), with one warning, the contents in reading order.
+/// entries in, 1 out). Each is now linked to the heading of its words, with a note; one whose words no heading has opens where the entry before it does,
+/// with a warning; the contents stay in reading order.
 #[test]
-fn contents_entries_whose_id_the_page_lacks_open_the_chapter_and_are_warned() {
+fn contents_entries_whose_id_the_page_lacks_find_their_heading_or_are_warned() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
     let page = "<html><body>\n<h1>Guide</h1>\n<p>Intro.</p>\n<h2 id=\"terms\">Terms</h2>\n\
-                <p>Words.</p>\n<h2>Review</h2>\n<p>More.</p>\n</body></html>\n";
+                <p>Words.</p>\n<h2>Review <em>it</em></h2>\n<p>More.</p>\n</body></html>\n";
     std::fs::write(root.join("a.html"), page).unwrap();
     std::fs::write(
         root.join("metadata.toml"),
@@ -147,7 +147,8 @@ fn contents_entries_whose_id_the_page_lacks_open_the_chapter_and_are_warned() {
          [layout]\ntoc-depth = 1\n[[chapters]]\nfile = \"a.html\"\ntitle = \"Guide\"\n\
          heading = false\nsections = [\n  { id = \"h2-0\", title = \"Terms\", level = 1 },\n  \
          { id = \"terms\", title = \"Terms again\", level = 1 },\n  \
-         { id = \"h2-1\", title = \"Review\", level = 1 },\n]\n",
+         { id = \"h2-1\", title = \"Review  it\", level = 1 },\n  \
+         { id = \"h2-9\", title = \"Nowhere\", level = 1 },\n]\n",
     )
     .unwrap();
     let out = root.join("book.epub");
@@ -157,23 +158,24 @@ fn contents_entries_whose_id_the_page_lacks_open_the_chapter_and_are_warned() {
         ..BuildOptions::default()
     };
     let report = Project::load(root).unwrap().build(&opts).unwrap();
-    let unfound: Vec<_> = (report.warnings.iter())
+    let said: Vec<_> = (report.warnings.iter())
         .filter(|d| d.message.contains("the page has no such id"))
+        .map(|d| (d.severity, d.message.as_str()))
         .collect();
-    assert_eq!(unfound.len(), 1, "{:#?}", report.warnings);
+    assert_eq!(said.len(), 2, "{:#?}", report.warnings);
     assert!(
-        unfound[0].message.contains("\"Terms\" (#h2-0) and 1 more"),
-        "{}",
-        unfound[0].message
+        said[0].1.contains("\"Terms\" (#h2-0) and 1 more: "),
+        "{said:?}"
     );
+    assert!(said[0].1.contains("linked to the heading"), "{said:?}");
+    assert_eq!(said[0].0, crate::diagnostic::Severity::Note);
+    assert!(said[1].1.contains("\"Nowhere\" (#h2-9): "), "{said:?}");
+    assert_eq!(said[1].0, crate::diagnostic::Severity::Warning);
     let nav = &entries(&out, "nav.xhtml")[0].1;
-    for title in ["Terms</a>", "Terms again</a>", "Review</a>"] {
-        assert!(
-            nav.contains(title),
-            "{title} missing from the contents: {nav}"
-        );
-    }
-    assert!(nav.contains("#terms\">Terms again"), "{nav}");
-    assert!(nav.contains("#terms\">Review"), "{nav}");
+    assert!(nav.contains("#terms\">Terms</a>"), "{nav}");
+    assert!(nav.contains("#terms\">Terms again</a>"), "{nav}");
+    // The build gives every heading an id: "Review it" got `review-it`.
+    assert!(nav.contains("#review-it\">Review  it</a>"), "{nav}");
+    assert!(nav.contains("#review-it\">Nowhere</a>"), "{nav}");
     assert_epubcheck_clean(&out);
 }

@@ -21,6 +21,7 @@ use crate::source::{Decoded, Detection};
 use crate::text_fix::{FileRef, Tally};
 
 mod boilerplate;
+mod entries;
 mod files;
 mod page;
 mod pieces;
@@ -446,7 +447,7 @@ fn one_chapter(
         (None, found) => fallback_title(project, src, n, found, file, tally)?,
     };
     let body = own.unwrap_or_default() + &std::mem::take(&mut converted.body);
-    let sections = page::keep_unfound(sections, &body, &src.path, warnings);
+    let sections = entries::resolve(sections, &body, &src.path, warnings);
     let chapter = Chapter::new(title, body, &project.layout)
         .at_level(src.level)
         .with_types(std::mem::take(&mut converted.body_types))

@@ -51,46 +51,6 @@ pub(super) fn given_sections(
     Ok(Some(given))
 }
 
-/// The `sections` whose id the chapter's `body` does not have (a downloader's contents pointing
-/// at `#h1-0` in a page whose headings carry no id; a file the manifest listed but the zip
-/// lacked): each kept, with a warning, rather than left out of the contents unsaid, as an
-/// entry that opens where the entry before it in the chapter does (the chapter's top when none
-/// does, where a reader of the input opens it), so that the contents stay in reading order.
-pub(super) fn keep_unfound(
-    sections: Option<Vec<crate::book::Section>>,
-    body: &str,
-    path: &std::path::Path,
-    warnings: &mut Vec<crate::Diagnostic>,
-) -> Option<Vec<crate::book::Section>> {
-    let mut sections = sections?;
-    let mut unfound = Vec::new();
-    let mut before = String::new();
-    for s in sections.iter_mut().filter(|s| !s.id.is_empty()) {
-        if body.contains(&format!("id=\"{}\"", crate::xml::escape_attr(&s.id))) {
-            before.clone_from(&s.id);
-        } else {
-            let id = std::mem::replace(&mut s.id, before.clone());
-            unfound.push(format!("\"{}\" (#{id})", s.title));
-        }
-    }
-    if let Some(first) = unfound.first() {
-        let more = match unfound.len() {
-            1 => String::new(),
-            n => format!(" and {} more", n - 1),
-        };
-        let message = format!(
-            "contents entry {first}{more}: the page has no such id; the entry opens where the one before it does"
-        );
-        let hint = "give the heading that id in the file, or correct `sections` in metadata.toml";
-        warnings.push(
-            crate::Diagnostic::warning(crate::diagnostic::Code::RemovedLink, message)
-                .at(path)
-                .hint(hint),
-        );
-    }
-    Some(sections)
-}
-
 /// The heading a chapter with `heading = false` shows: the one its file opens with, which the
 /// conversion took out as its title, put back as its `h1` (its text fixed as titles are, unless
 /// `fixed` already). A heading that was only pictures (IDPF mymedia_lite's
