@@ -179,19 +179,12 @@ impl Chapter {
         }
     }
 
-    /// The chapter with the contents entries under it given (those whose id its body holds,
-    /// and heading-only ones), in place of its headings; unchanged when None.
+    /// The chapter with the contents entries under it given (each id one its body holds, as
+    /// the conversion resolves them, or none for a heading-only entry), in place of its
+    /// headings; unchanged when None.
     pub fn with_sections(mut self, given: Option<Vec<Section>>) -> Chapter {
         if let Some(given) = given {
-            self.sections = given
-                .into_iter()
-                .filter(|s| {
-                    s.id.is_empty()
-                        || self
-                            .body
-                            .contains(&format!("id=\"{}\"", crate::xml::escape_attr(&s.id)))
-                })
-                .collect();
+            self.sections = given;
             self.sections_given = true;
         }
         self

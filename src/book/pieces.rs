@@ -251,43 +251,66 @@ pub(crate) const EMPTY_CHAPTER_ID: &str = "epubforge-empty-";
 /// not in the body), with their text, and the `h1` of an empty chapter ([`EMPTY_CHAPTER_ID`])
 /// at level 1. A footnote mark inside a heading is not part of it.
 pub(crate) fn sections(body: &str) -> Vec<super::Section> {
+    (headings(body).into_iter())
+        .filter(|(_, s)| s.level > 1 || s.id.starts_with(EMPTY_CHAPTER_ID))
+        .map(|(_, s)| s)
+        .collect()
+}
+
+/// Every heading (`h1` to `h6`) of a body that has an id, in order, as a section (its id as
+/// written, its text without footnote marks, the white space folded), with where its start
+/// tag is.
+pub(crate) fn headings(body: &str) -> Vec<(usize, super::Section)> {
     let mut out = Vec::new();
-    let mut open: Option<(usize, String, String)> = None;
+    let mut open: Option<(usize, usize, String, String)> = None;
     let mut in_note = false;
     let mut after = 0;
     for (at, tag) in tags(body) {
-        if let Some((_, _, text)) = open.as_mut()
+        if let Some((_, _, _, text)) = open.as_mut()
             && !in_note
         {
             text.push_str(&unescape_attr(body.get(after..at).unwrap_or("")));
         }
         after = at + tag.len();
-        let level = |t: &str| {
-            let b = t.as_bytes();
-            (b.len() > 3 && b.get(1) == Some(&b'h') && matches!(b.get(2), Some(b'1'..=b'6')))
-                .then(|| usize::from(b[2] - b'0'))
-                .filter(|_| matches!(b.get(3), Some(b' ' | b'>')))
-        };
         match &open {
             None => {
-                if let Some(level) = level(tag)
+                if let Some(level) = heading_start_level(tag)
                     && let Some((_, id)) = attribute(tag, "id")
-                    && (level > 1 || id.starts_with(EMPTY_CHAPTER_ID))
                 {
-                    open = Some((level, id.to_string(), String::new()));
+                    open = Some((at, level, id.to_string(), String::new()));
                 }
             }
-            Some((l, _, _)) => {
+            Some((_, l, _, _)) => {
                 if tag.starts_with("<a ") && tag.contains("epub:type=\"noteref\"") {
                     in_note = true;
                 } else if in_note && tag == "</a>" {
                     in_note = false;
                 } else if tag == format!("</h{l}>") {
-                    let (level, id, text) = open.take().unwrap_or_default();
+                    let (start, level, id, text) = open.take().unwrap_or_default();
                     let title = text.split_whitespace().collect::<Vec<_>>().join(" ");
-                    out.push(super::Section { level, id, title });
+                    out.push((start, super::Section { level, id, title }));
                 }
             }
+        }
+    }
+    out
+}
+
+/// The level of a heading's start tag (`<h3 id="x">`): 1 to 6.
+fn heading_start_level(tag: &str) -> Option<usize> {
+    let b = tag.as_bytes();
+    (b.len() > 3 && b.get(1) == Some(&b'h') && matches!(b.get(2), Some(b'1'..=b'6')))
+        .then(|| usize::from(b[2] - b'0'))
+        .filter(|_| matches!(b.get(3), Some(b' ' | b'>')))
+}
+
+/// The ids of a body's elements, each with where its element's start tag is (the first, should
+/// one repeat).
+pub(crate) fn ids(body: &str) -> std::collections::HashMap<&str, usize> {
+    let mut out = std::collections::HashMap::new();
+    for (at, tag) in tags(body) {
+        if let Some((_, id)) = attribute(tag, "id") {
+            out.entry(id).or_insert(at);
         }
     }
     out

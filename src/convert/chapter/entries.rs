@@ -18,8 +18,7 @@ struct Heading {
     id: String,
 }
 
-/// The body's headings, and which have which words (as the body writes them, escaped, the
-/// white space folded).
+/// The body's headings ([`crate::book::pieces::headings`]), and which have which words.
 struct Headings {
     all: Vec<Heading>,
     by_words: HashMap<String, Vec<usize>>,
@@ -34,13 +33,13 @@ pub(super) fn resolve(
     warnings: &mut Vec<Diagnostic>,
 ) -> Option<Vec<Section>> {
     let mut sections = sections?;
-    let holds = |id: &str| body.find(&format!("id=\"{}\"", crate::xml::escape_attr(id)));
+    let ids = crate::book::pieces::ids(body);
     let mut headings: Option<Headings> = None;
     let (mut linked, mut unfound) = (Vec::new(), Vec::new());
     // The entry before: its id and where its target is.
     let (mut before, mut floor) = (String::new(), None);
     for s in sections.iter_mut().filter(|s| !s.id.is_empty()) {
-        if let Some(at) = holds(&s.id) {
+        if let Some(&at) = ids.get(crate::xml::escape_attr(&s.id).as_str()) {
             (before, floor) = (s.id.clone(), Some(at));
             continue;
         }
@@ -93,20 +92,20 @@ fn said(linked: &[String], unfound: &[String], path: &Path) -> Vec<Diagnostic> {
 }
 
 impl Headings {
-    /// One pass over `body`'s `h1`-`h6` start tags.
+    /// The headings of `body` with an id that is written without escapes (it becomes a
+    /// section's id as it is).
     fn of(body: &str) -> Headings {
         let mut all = Vec::new();
         let mut by_words: HashMap<String, Vec<usize>> = HashMap::new();
-        let mut at = 0;
-        while let Some(k) = body[at..].find("<h") {
-            let start = at + k;
-            at = start + 2;
-            let Some((heading, words, end)) = heading_at(body, start) else {
+        for (start, heading) in crate::book::pieces::headings(body) {
+            if heading.id.contains('&') {
                 continue;
-            };
-            by_words.entry(words).or_default().push(all.len());
-            all.push(heading);
-            at = end;
+            }
+            by_words.entry(heading.title).or_default().push(all.len());
+            all.push(Heading {
+                start,
+                id: heading.id,
+            });
         }
         Headings { all, by_words }
     }
@@ -114,58 +113,11 @@ impl Headings {
     /// The first heading with the words of `title` that starts after `floor` (anywhere when
     /// None).
     fn after(&self, title: &str, floor: Option<usize>) -> Option<&Heading> {
-        let found = self
-            .by_words
-            .get(&folded(&crate::xml::escape_text(title)))?;
+        let words = title.split_whitespace().collect::<Vec<_>>().join(" ");
+        let found = self.by_words.get(&words)?;
         let first = found.partition_point(|&i| floor.is_some_and(|f| self.all[i].start <= f));
         found.get(first).map(|&i| &self.all[i])
     }
-}
-
-/// The heading whose start tag opens at `start`, its words, and where its end tag ends; None
-/// when no heading with an id (as written, without escapes: it is compared) opens there.
-fn heading_at(body: &str, start: usize) -> Option<(Heading, String, usize)> {
-    let bytes = body.as_bytes();
-    let level = *bytes.get(start + 2)?;
-    if !(b'1'..=b'6').contains(&level) || !matches!(bytes.get(start + 3)?, b' ' | b'>') {
-        return None;
-    }
-    let tag_end = start + body[start..].find('>')?;
-    let close = format!("</h{}>", level as char);
-    let end = tag_end + body[tag_end..].find(&close)?;
-    let tag = &body[start..tag_end];
-    let id = tag[tag.find(" id=\"")? + 5..].split('"').next()?;
-    if id.contains('&') {
-        return None;
-    }
-    let heading = Heading {
-        start,
-        id: id.to_string(),
-    };
-    Some((
-        heading,
-        folded(&strip_tags(&body[tag_end + 1..end])),
-        end + close.len(),
-    ))
-}
-
-/// `xhtml` without its tags.
-fn strip_tags(xhtml: &str) -> String {
-    let mut out = String::with_capacity(xhtml.len());
-    let mut rest = xhtml;
-    while let Some(open) = rest.find('<') {
-        out.push_str(&rest[..open]);
-        rest = rest[open..]
-            .find('>')
-            .map_or("", |close| &rest[open + close + 1..]);
-    }
-    out.push_str(rest);
-    out
-}
-
-/// `s` with its white space folded to single spaces, trimmed.
-fn folded(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 #[cfg(test)]
