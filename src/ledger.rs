@@ -273,17 +273,12 @@ impl Removed {
 
     /// The letters and digits removed for a documented cause: every count but `lost`.
     pub(crate) fn explained(&self) -> usize {
-        self.cleanup
-            + self.conversion
-            + self.pictures
-            + self.hidden_code
-            + self.notation
-            + self.site_navigation
+        self.causes().iter().map(|c| c.0).sum::<usize>() - self.lost
     }
 
-    /// The build's summary of what was removed and why; None when nothing was.
-    pub fn summary(&self) -> Option<String> {
-        let causes = [
+    /// Every count with what [`Removed::summary`] says of it, `lost` last.
+    fn causes(&self) -> [(usize, &'static str); 7] {
+        [
             (self.cleanup, "by cleanup rules"),
             (self.conversion, "by conversion"),
             (self.pictures, "picture paths"),
@@ -297,7 +292,12 @@ impl Removed {
                 "in site navigation (see the site-navigation warnings)",
             ),
             (self.lost, "LOST (see the lost-text warnings)"),
-        ];
+        ]
+    }
+
+    /// The build's summary of what was removed and why; None when nothing was.
+    pub fn summary(&self) -> Option<String> {
+        let causes = self.causes();
         let parts: Vec<String> = causes
             .iter()
             .filter(|(n, _)| *n > 0)
