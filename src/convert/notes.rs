@@ -12,6 +12,10 @@
 //! lines of its short notes (it has the source), the book-level pass counts them numbered.
 //! No I/O.
 
+use std::sync::LazyLock;
+
+use memchr::memmem::Finder;
+
 use crate::diagnostic::{Code, Diagnostic};
 
 /// Kobo opens a note in a pop-up from this many characters on.
@@ -35,7 +39,13 @@ pub(crate) struct ShortNote {
 /// The notes (`epub:type` `footnote` or `endnote`) of a well-formed body fragment whose text
 /// is under [`KOBO_POP_UP_CHARS`] characters.
 pub(crate) fn short_notes(body: &str) -> Vec<ShortNote> {
-    if !body.contains("epub:type=\"footnote\"") && !body.contains("epub:type=\"endnote\"") {
+    // Every chapter body is searched: memchr's searchers, made once, not `str::contains`.
+    static FOOTNOTE: LazyLock<Finder<'static>> =
+        LazyLock::new(|| Finder::new("epub:type=\"footnote\""));
+    static ENDNOTE: LazyLock<Finder<'static>> =
+        LazyLock::new(|| Finder::new("epub:type=\"endnote\""));
+    let has = |f: &Finder<'_>| f.find(body.as_bytes()).is_some();
+    if !has(&FOOTNOTE) && !has(&ENDNOTE) {
         return Vec::new();
     }
     let xml =

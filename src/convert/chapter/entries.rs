@@ -33,6 +33,10 @@ pub(super) fn resolve(
     warnings: &mut Vec<Diagnostic>,
 ) -> Option<Vec<Section>> {
     let mut sections = sections?;
+    // Most pages' entries have no id (a chapter's own entry): the body is not read then.
+    if sections.iter().all(|s| s.id.is_empty()) {
+        return Some(sections);
+    }
     let ids = crate::book::pieces::ids(body);
     let mut headings: Option<Headings> = None;
     let (mut linked, mut unfound) = (Vec::new(), Vec::new());
