@@ -132,7 +132,10 @@ pub(crate) fn convert_decoded(
         _ => Cow::Borrowed(&*fixed),
     };
     let mut images = Vec::new();
-    let mut text_nodes = text_nodes_for(kind, resolved.len());
+    let mut text_nodes = match kind {
+        SourceKind::Text => crate::ledger::Nodes::default(),
+        _ => crate::ledger::Nodes::for_file(resolved.len()),
+    };
     let body = convert_body(
         project,
         (src, n),
@@ -141,7 +144,7 @@ pub(crate) fn convert_decoded(
         (&mut images, &mut warnings),
         (tally, &mut text_nodes),
     )?;
-    let texts = (text, &*fixed, &after_rules, &*text_nodes);
+    let texts = (text, &*fixed, &after_rules, &text_nodes);
     let (removed, lost) = ledger(project, src, kind, texts, &body, prepared.notation);
     warnings.extend(lost);
     let includes = kind == SourceKind::Markdown && super::includes::reads_files(&fixed);
@@ -169,15 +172,6 @@ pub(crate) fn convert_decoded(
         headings: body.headings,
         front: body.front,
     })
-}
-
-/// Room for the text nodes of a Markdown or HTML file of `len` bytes, as written and fixed:
-/// the ledger's input (a paragraph's two in each 256 bytes, so that the list seldom grows).
-fn text_nodes_for<T>(kind: SourceKind, len: usize) -> Vec<T> {
-    match kind {
-        SourceKind::Text => Vec::new(),
-        _ => Vec::with_capacity(len / 128),
-    }
 }
 
 /// A chapter file as its converter reads it: Aozora Bunko's notation translated into HTML
@@ -304,7 +298,7 @@ type Given<'a> = (
     &'a str,
     &'a str,
     &'a crate::text_fix::AfterRules,
-    &'a [(String, Option<String>)],
+    &'a crate::ledger::Nodes,
 );
 
 /// The text ledger of a converted chapter file: what its `body` holds against what its
@@ -633,7 +627,7 @@ fn fix_text_file<'a>(
 
 /// What the text-fix stage of a Markdown or HTML file records: the cleanup rules' changes
 /// (for `check`) and its text nodes as written and fixed (for the text ledger).
-type Fixing<'t, 'n> = (Option<&'t mut Tally>, &'n mut Vec<(String, Option<String>)>);
+type Fixing<'t, 'n> = (Option<&'t mut Tally>, &'n mut crate::ledger::Nodes);
 
 /// A `site-navigation` warning for each block left out of chapter file `path` (whose text is
 /// `source`): where it stood (the parser's line, else where its first text is found, in order)
@@ -737,7 +731,7 @@ fn convert_markup(
             .text_node(t, file, tally.as_deref_mut(), &mut clock)
         {
             Ok(fixed) => {
-                text_nodes.push((t.to_string(), fixed.clone()));
+                text_nodes.push(t, fixed.clone());
                 fixed
             }
             Err(e) => {
