@@ -118,11 +118,12 @@ impl<'t> Scan<'t> {
             text,
             bytes: text.as_bytes(),
             pos: 0,
-            scope: Vec::new(),
+            // Room for what a typical document needs, not grown a few times over in each.
+            scope: Vec::with_capacity(4),
             declarations: 0,
             markup_in_body: false,
-            attrs: Vec::new(),
-            prefixes: Vec::new(),
+            attrs: Vec::with_capacity(8),
+            prefixes: Vec::with_capacity(8),
             declared: Vec::new(),
         }
     }
@@ -169,8 +170,9 @@ impl<'t> Scan<'t> {
 
     /// A name with at most one prefix: (prefix or `""`, local name, as written). A name that
     /// goes on in non-ASCII letters, or with a second colon, is left to roxmltree.
-    /// (One loop reads the name and its colon; the parts are checked after.)
-    #[inline]
+    /// (One loop reads the name and its colon; the parts are checked after. Inlined into the
+    /// readers of tags, which call it for every element and attribute name.)
+    #[inline(always)]
     fn qname(&mut self) -> Option<(&'t str, &'t str, &'t str)> {
         let start = self.pos;
         let mut end = start;
@@ -371,7 +373,7 @@ impl<'t> Scan<'t> {
     /// order.
     fn root(&mut self, summary: &mut Summarizer) -> Option<()> {
         // Each open element: its name as written, and where its declarations start in scope.
-        let mut open: Vec<(&'t str, usize)> = Vec::new();
+        let mut open: Vec<(&'t str, usize)> = Vec::with_capacity(16);
         self.expect(b"<")?;
         self.start_tag(summary, &mut open)?;
         while !open.is_empty() {
