@@ -252,14 +252,30 @@ fn url_fault(raw: &str, base: Option<&str>, kind: Kind) -> Option<String> {
             "`{url}` is path-absolute; it leaves the EPUB's container (write it relative to this document)"
         ));
     }
-    let bad = url
-        .chars()
-        .find(|c| c.is_ascii_control() || " []<>\"{}|\\^`".contains(*c))?;
+    // Every such character is ASCII: a byte of a longer one is never taken for it.
+    let bad = url.bytes().find(|&b| MUST_ENCODE[usize::from(b)])?;
     Some(format!(
         "`{url}` holds `{}`, which must be percent-encoded in a URL",
-        bad.escape_default()
+        char::from(bad).escape_default()
     ))
 }
+
+/// The characters a URL must not hold as they are (RSC-020): ASCII controls and
+/// `` []<>"{}|\^` ``, by byte.
+static MUST_ENCODE: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        table[b] = c.is_ascii_control()
+            || matches!(
+                c,
+                b' ' | b'[' | b']' | b'<' | b'>' | b'"' | b'{' | b'}' | b'|' | b'\\' | b'^' | b'`'
+            );
+        b += 1;
+    }
+    table
+};
 
 /// RSC-008: the target is not in the manifest; RSC-011: a hyperlink reaches a document that
 /// is not in the spine; RSC-032: an image in a format that is not a core media type has no
@@ -381,6 +397,18 @@ mod tests {
             r##"href="chapter%5F1.xhtml#epubcfi(/4%5Bs1%5D)""##,
         );
         assert_eq!(codes(encoded), vec![]);
+    }
+
+    #[test]
+    fn each_character_that_must_be_percent_encoded_is_named_and_no_other() {
+        for c in " []<>\"{}|\\^`\u{1}\u{1f}\u{7f}".chars() {
+            let message = url_fault(&format!("a{c}b.png"), None, Kind::Image);
+            let named = format!("holds `{}`", c.escape_default());
+            assert!(message.is_some_and(|m| m.contains(&named)), "{c:?}");
+        }
+        for url in ["é.png", "第一章.xhtml#注", "a%20b.png?x=1&y=2#f"] {
+            assert_eq!(url_fault(url, None, Kind::Hyperlink), None, "{url}");
+        }
     }
 
     #[test]

@@ -87,6 +87,24 @@ impl<'t> Summarizer<'t> {
 
     /// Takes in the next element in document order.
     pub(super) fn element(&mut self, e: &Element) {
+        if !e.attrs.is_empty() {
+            self.attributes(e);
+        }
+        if self.xhtml {
+            self.xhtml_element(e);
+        }
+        if e.depth == 0 && e.local == "html" {
+            self.html_root = Some((
+                self.locator.place(e.pos),
+                e.attr("lang").is_some_and(|l| !l.trim().is_empty()),
+                e.attr_ns(NS_XML, "lang")
+                    .is_some_and(|l| !l.trim().is_empty()),
+            ));
+        }
+    }
+
+    /// The ids and references among the attributes of `e`.
+    fn attributes(&mut self, e: &Element) {
         let rel = (e.local == "link").then(|| e.attr("rel")).flatten();
         let html = e.ns == Some(NS_XHTML);
         for a in e.attrs {
@@ -114,17 +132,6 @@ impl<'t> Summarizer<'t> {
                     kind,
                 });
             }
-        }
-        if self.xhtml {
-            self.xhtml_element(e);
-        }
-        if e.depth == 0 && e.local == "html" {
-            self.html_root = Some((
-                self.locator.place(e.pos),
-                e.attr("lang").is_some_and(|l| !l.trim().is_empty()),
-                e.attr_ns(NS_XML, "lang")
-                    .is_some_and(|l| !l.trim().is_empty()),
-            ));
         }
     }
 
