@@ -105,6 +105,7 @@ pub(crate) fn sanitize(
         title_ids: Vec::new(),
         title_types: None,
         wrapper_types: Vec::new(),
+        text_is_xml: true,
     };
     tree.fix_mathml();
     tree.space_section_numbers();
