@@ -209,7 +209,6 @@ fn filter_attr(
 /// numbering, table cells, image sizes), checked: Some(kept or dropped) when `key` is one of
 /// them for `name`, None otherwise.
 fn element_attr(name: &str, key: &str, value: &str) -> Option<Option<(&'static str, String)>> {
-    let value = value.to_string();
     Some(match key {
         "start" if name == "ol" => value
             .trim()

@@ -41,8 +41,9 @@ pub(super) fn run<'a>(
     images: &mut dyn ImageResolver,
     warnings: Warnings,
 ) -> Result<Built<'a>, MarkupError> {
-    // The arena and the root's list sized for the source's nodes, most of which are kept.
-    let mut nodes = Vec::with_capacity(root.descendants().count() + 1);
+    // The arena and the root's list sized for the source's nodes (the whole document's,
+    // counted without a walk), most of which are kept.
+    let mut nodes = Vec::with_capacity(root.tree().values().len() + 1);
     nodes.push(Node {
         kind: Kind::Root,
         parent: 0,
