@@ -137,7 +137,10 @@ pub(super) fn filter(
     let mut attrs: Vec<(&'static str, String)> = Vec::new();
     let mut deferred = Deferred::default();
     for (key, raw) in el.attrs() {
-        let value: String = raw.chars().filter(|&c| is_xml_char(c)).collect();
+        let value: String = match crate::xml::only_xml_chars(raw) {
+            true => raw.to_string(),
+            false => raw.chars().filter(|&c| is_xml_char(c)).collect(),
+        };
         if deferred.take(name, key, &value) {
             continue;
         }

@@ -43,7 +43,8 @@ pub(super) fn run<'a>(
 ) -> Result<Built<'a>, MarkupError> {
     // The arena and the root's list sized for the source's nodes (the whole document's,
     // counted without a walk), most of which are kept.
-    let mut nodes = Vec::with_capacity(root.tree().values().len() + 1);
+    let room = root.tree().values().len() + 1;
+    let mut nodes = Vec::with_capacity(room);
     nodes.push(Node {
         kind: Kind::Root,
         parent: 0,
@@ -62,7 +63,7 @@ pub(super) fn run<'a>(
         site_nav: Vec::new(),
         actions: FxHashMap::default(),
     };
-    b.build(root)?;
+    b.build(root, room)?;
     b.deep_notes(deep);
     b.dropped.notes(&mut b.warnings);
     Ok(Built {
@@ -177,8 +178,10 @@ impl<'a> Builder<'_, 'a> {
 
     /// Pass 1. When it flattens deep nesting, [`Builder::flattened`] says where that began
     /// (if the parser recorded it).
-    fn build(&mut self, root: ElementRef<'a>) -> Result<(), MarkupError> {
-        let mut stack: Vec<_> = root.children().rev().map(|c| (c, 0, 0)).collect();
+    /// `room`: how many nodes the stack may hold at most (the document's).
+    fn build(&mut self, root: ElementRef<'a>, room: usize) -> Result<(), MarkupError> {
+        let mut stack = Vec::with_capacity(room);
+        stack.extend(root.children().rev().map(|c| (c, 0, 0)));
         while let Some((node, parent, depth)) = stack.pop() {
             let next = match ElementRef::wrap(node) {
                 Some(el) => self.element(el, parent, depth)?,
