@@ -21,7 +21,9 @@ use html5ever::tree_builder::{ElementFlags, NodeOrText, QuirksMode, TreeSink};
 use html5ever::{Attribute, LocalName, QualName, local_name, ns};
 use scraper::{Html, HtmlTreeSink};
 
-use super::xml_read::{Declined, Doctype, Reader, Start, Token, decode, is_whitespace};
+use super::xml_read::{
+    Declined, Doctype, Reader, Start, Token, decode, is_whitespace, local_name as local_name_of,
+};
 use super::{MAX_PARSE_DEPTH, NodeId, Parsed};
 
 /// Reads `src` (the XML declaration left out already, when on its first line) as html5ever
@@ -477,7 +479,7 @@ impl Builder {
     }
 
     fn start(&mut self, start: Start<'_>) -> Result<(), Declined> {
-        let name = LocalName::from(start.name);
+        let name = local_name_of(start.name);
         let closed = start.self_closing;
         match (self.mode, &name) {
             (Mode::InBody, _) => self.body_start(name, start.attrs, closed),
