@@ -207,7 +207,7 @@ pub fn stylesheets_not_carried(
     css: &[std::path::PathBuf],
 ) -> Vec<String> {
     let dir = chapter.parent().unwrap_or(std::path::Path::new(""));
-    let carried: Vec<std::path::PathBuf> = css.iter().map(|c| lexical(c)).collect();
+    let carried: Vec<_> = css.iter().map(|c| lexical(c)).collect();
     hrefs
         .iter()
         .filter(|href| {
@@ -220,9 +220,14 @@ pub fn stylesheets_not_carried(
         .collect()
 }
 
-/// `path` with its `.` and `..` steps taken (without asking the file system).
-fn lexical(path: &std::path::Path) -> std::path::PathBuf {
+/// `path` with its `.` and `..` steps taken (without asking the file system); `path` itself
+/// when it has none (paths compare by their components, which it then has already).
+fn lexical(path: &std::path::Path) -> std::borrow::Cow<'_, std::path::Path> {
     use std::path::Component;
+    let step = |c: &Component<'_>| matches!(c, Component::CurDir | Component::ParentDir);
+    if !path.components().any(|c| step(&c)) {
+        return path.into();
+    }
     let mut out = std::path::PathBuf::new();
     for part in path.components() {
         match part {
@@ -233,7 +238,7 @@ fn lexical(path: &std::path::Path) -> std::path::PathBuf {
             other => out.push(other),
         }
     }
-    out
+    out.into()
 }
 
 #[cfg(test)]

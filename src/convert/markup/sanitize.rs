@@ -105,6 +105,7 @@ pub(crate) fn sanitize(
         title_ids: Vec::new(),
         title_types: None,
         wrapper_types: Vec::new(),
+        text_is_xml: true,
     };
     tree.fix_mathml();
     tree.space_section_numbers();
@@ -468,6 +469,27 @@ mod tests {
         );
         let notes = super::super::test_support::notes(&f);
         assert!(!notes.iter().any(|n| n.contains("<image>")), "{notes:?}");
+    }
+
+    #[test]
+    fn text_is_written_escaped_and_a_fixed_texts_forbidden_characters_dropped() {
+        // The build keeps only XML characters (the reference's control goes); a text the
+        // text-fix stage returns may hold others, which the writing drops.
+        let mut fixer = |t: &str, _code: bool| t.contains('x').then(|| t.replace('x', "\u{1}<\r"));
+        let f = super::super::html_to_xhtml_fixed(
+            "<p>a &amp; b &lt;c&gt; &#1;d\u{FFFE}</p><p>x &amp;</p>",
+            &mut super::super::test_support::Recorder::default(),
+            Some(&mut fixer),
+            None,
+        )
+        .expect("converts");
+        assert_eq!(f.body, "<p>a &amp; b &lt;c&gt; d</p><p>&lt;&#13; &amp;</p>");
+        let f =
+            html("<p>a &amp; b &lt;c&gt; &#13;d</p><p>长一些的文字，长一些的文字 &amp; 更多</p>");
+        assert_eq!(
+            f.body,
+            "<p>a &amp; b &lt;c&gt; &#13;d</p><p>长一些的文字，长一些的文字 &amp; 更多</p>"
+        );
     }
 
     #[test]

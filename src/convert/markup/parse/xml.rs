@@ -21,7 +21,9 @@ use html5ever::tree_builder::{ElementFlags, NodeOrText, QuirksMode, TreeSink};
 use html5ever::{Attribute, LocalName, QualName, local_name, ns};
 use scraper::{Html, HtmlTreeSink};
 
-use super::xml_read::{Declined, Doctype, Reader, Start, Token, decode, is_whitespace};
+use super::xml_read::{
+    Declined, Doctype, Reader, Start, Token, decode, is_whitespace, local_name as local_name_of,
+};
 use super::{MAX_PARSE_DEPTH, NodeId, Parsed};
 
 /// Reads `src` (the XML declaration left out already, when on its first line) as html5ever
@@ -33,7 +35,7 @@ pub(super) fn parse(src: &str, note_depth: u32) -> Option<Parsed> {
     // html5ever drops a byte order mark.
     let src = src.strip_prefix('\u{feff}').unwrap_or(src);
     let mut builder = Builder {
-        sink: HtmlTreeSink::new(Html::new_document()),
+        sink: HtmlTreeSink::new(document_for(src)),
         open: Vec::with_capacity(16),
         mode: Mode::Initial,
         deepest: note_depth.min(MAX_PARSE_DEPTH) as usize,
@@ -57,6 +59,15 @@ pub(super) fn parse(src: &str, note_depth: u32) -> Option<Parsed> {
         cut: None,
         lines: Default::default(),
     })
+}
+
+/// An empty document with room for the nodes of `src`: about one a `<` (an element's start
+/// and end tags, the text after each), so that the tree is not copied as it grows.
+fn document_for(src: &str) -> Html {
+    let mut html = Html::new_document();
+    let room = memchr::memchr_iter(b'<', src.as_bytes()).count() + 4;
+    html.tree = ego_tree::Tree::with_capacity(scraper::Node::Document, room);
+    html
 }
 
 /// Where the tree builder stands: HTML's insertion modes, those a page in order passes.
@@ -468,7 +479,7 @@ impl Builder {
     }
 
     fn start(&mut self, start: Start<'_>) -> Result<(), Declined> {
-        let name = LocalName::from(start.name);
+        let name = local_name_of(start.name);
         let closed = start.self_closing;
         match (self.mode, &name) {
             (Mode::InBody, _) => self.body_start(name, start.attrs, closed),

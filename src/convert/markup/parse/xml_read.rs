@@ -10,7 +10,7 @@
 
 use std::borrow::Cow;
 
-use html5ever::{Attribute, LocalName, QualName, ns};
+use html5ever::{Attribute, LocalName, QualName, local_name, ns};
 
 /// The document is not one this reading can promise to read as HTML does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -194,7 +194,7 @@ impl<'a> Reader<'a> {
         self.pos = start + len + 1;
         let value = decode(raw)?;
         Ok(Attribute {
-            name: QualName::new(None, ns!(), LocalName::from(name)),
+            name: QualName::new(None, ns!(), local_name(name)),
             value: value.as_ref().into(),
         })
     }
@@ -296,6 +296,70 @@ impl<'a> Reader<'a> {
     }
 }
 
+/// `name` interned: the names a chapter is mostly made of without a lookup in the table of
+/// atoms (the atoms [`LocalName::from`] returns, made when compiling), the others looked up.
+pub(super) fn local_name(name: &str) -> LocalName {
+    match name {
+        "html" => local_name!("html"),
+        "head" => local_name!("head"),
+        "body" => local_name!("body"),
+        "title" => local_name!("title"),
+        "meta" => local_name!("meta"),
+        "link" => local_name!("link"),
+        "p" => local_name!("p"),
+        "div" => local_name!("div"),
+        "span" => local_name!("span"),
+        "section" => local_name!("section"),
+        "article" => local_name!("article"),
+        "a" => local_name!("a"),
+        "em" => local_name!("em"),
+        "i" => local_name!("i"),
+        "b" => local_name!("b"),
+        "strong" => local_name!("strong"),
+        "h1" => local_name!("h1"),
+        "h2" => local_name!("h2"),
+        "h3" => local_name!("h3"),
+        "h4" => local_name!("h4"),
+        "h5" => local_name!("h5"),
+        "h6" => local_name!("h6"),
+        "br" => local_name!("br"),
+        "img" => local_name!("img"),
+        "li" => local_name!("li"),
+        "ul" => local_name!("ul"),
+        "ol" => local_name!("ol"),
+        "sup" => local_name!("sup"),
+        "sub" => local_name!("sub"),
+        "blockquote" => local_name!("blockquote"),
+        "hr" => local_name!("hr"),
+        "pre" => local_name!("pre"),
+        "code" => local_name!("code"),
+        "small" => local_name!("small"),
+        "nav" => local_name!("nav"),
+        "aside" => local_name!("aside"),
+        "figure" => local_name!("figure"),
+        "figcaption" => local_name!("figcaption"),
+        "table" => local_name!("table"),
+        "tr" => local_name!("tr"),
+        "td" => local_name!("td"),
+        "th" => local_name!("th"),
+        "id" => local_name!("id"),
+        "class" => local_name!("class"),
+        "href" => local_name!("href"),
+        "lang" => local_name!("lang"),
+        "src" => local_name!("src"),
+        "alt" => local_name!("alt"),
+        "type" => local_name!("type"),
+        "rel" => local_name!("rel"),
+        "charset" => local_name!("charset"),
+        "content" => local_name!("content"),
+        "name" => local_name!("name"),
+        "style" => local_name!("style"),
+        "role" => local_name!("role"),
+        "xmlns" => local_name!("xmlns"),
+        _ => LocalName::from(name),
+    }
+}
+
 /// Text or an attribute value as HTML reads it: CRLF and CR as LF, and the references both
 /// readings decode alike; `None` (declined) for a reference only one of them knows
 /// (`&nbsp;`), one without its `;`, and numeric ones HTML remaps (0, 0x80–0x9F, surrogates).
@@ -369,6 +433,76 @@ pub(super) fn is_whitespace(text: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn common_names_are_the_atoms_a_lookup_gives() {
+        let names = [
+            "html",
+            "head",
+            "body",
+            "title",
+            "meta",
+            "link",
+            "p",
+            "div",
+            "span",
+            "section",
+            "article",
+            "a",
+            "em",
+            "i",
+            "b",
+            "strong",
+            "h1",
+            "h2",
+            "h3",
+            "h4",
+            "h5",
+            "h6",
+            "br",
+            "img",
+            "li",
+            "ul",
+            "ol",
+            "sup",
+            "sub",
+            "blockquote",
+            "hr",
+            "pre",
+            "code",
+            "small",
+            "nav",
+            "aside",
+            "figure",
+            "figcaption",
+            "table",
+            "tr",
+            "td",
+            "th",
+            "id",
+            "class",
+            "href",
+            "lang",
+            "src",
+            "alt",
+            "type",
+            "rel",
+            "charset",
+            "content",
+            "name",
+            "style",
+            "role",
+            "xmlns",
+        ];
+        for name in names
+            .into_iter()
+            .chain(["epub:type", "xml:lang", "x-made-up"])
+        {
+            let atom = local_name(name);
+            assert_eq!(atom, LocalName::from(name), "{name}");
+            assert_eq!(&*atom, name);
+        }
+    }
     use super::*;
 
     fn tokens(src: &str) -> Result<Vec<String>, Declined> {

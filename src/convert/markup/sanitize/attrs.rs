@@ -137,7 +137,10 @@ pub(super) fn filter(
     let mut attrs: Vec<(&'static str, String)> = Vec::new();
     let mut deferred = Deferred::default();
     for (key, raw) in el.attrs() {
-        let value: String = raw.chars().filter(|&c| is_xml_char(c)).collect();
+        let value: String = match crate::xml::only_xml_chars(raw) {
+            true => raw.to_string(),
+            false => raw.chars().filter(|&c| is_xml_char(c)).collect(),
+        };
         if deferred.take(name, key, &value) {
             continue;
         }
@@ -209,7 +212,6 @@ fn filter_attr(
 /// numbering, table cells, image sizes), checked: Some(kept or dropped) when `key` is one of
 /// them for `name`, None otherwise.
 fn element_attr(name: &str, key: &str, value: &str) -> Option<Option<(&'static str, String)>> {
-    let value = value.to_string();
     Some(match key {
         "start" if name == "ol" => value
             .trim()
@@ -220,19 +222,19 @@ fn element_attr(name: &str, key: &str, value: &str) -> Option<Option<(&'static s
         "type" if name == "ol" => matches!(value.trim(), "1" | "a" | "A" | "i" | "I")
             .then(|| ("type", value.trim().to_string())),
         "colspan" if matches!(name, "td" | "th") => {
-            bounded_int(&value, 1, 1000).map(|n| ("colspan", n.to_string()))
+            bounded_int(value, 1, 1000).map(|n| ("colspan", n.to_string()))
         }
         "rowspan" if matches!(name, "td" | "th") => {
-            bounded_int(&value, 0, 65534).map(|n| ("rowspan", n.to_string()))
+            bounded_int(value, 0, 65534).map(|n| ("rowspan", n.to_string()))
         }
         "scope" if name == "th" => {
             let v = value.trim().to_ascii_lowercase();
             matches!(v.as_str(), "row" | "col" | "rowgroup" | "colgroup").then_some(("scope", v))
         }
-        "span" if name == "col" => bounded_int(&value, 1, 1000).map(|n| ("span", n.to_string())),
+        "span" if name == "col" => bounded_int(value, 1, 1000).map(|n| ("span", n.to_string())),
         "width" | "height" if name == "img" => {
             let k = if key == "width" { "width" } else { "height" };
-            bounded_int(&value, 0, 100_000).map(|n| (k, n.to_string()))
+            bounded_int(value, 0, 100_000).map(|n| (k, n.to_string()))
         }
         _ => return None,
     })

@@ -4,6 +4,7 @@
 //! images resolved, `<object>`/`<embed>` of one made an `<img>`; checkboxes disabled; the
 //! nesting capped at [`MAX_DEPTH`]. What it removes is counted for the chapter's warnings.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use html5ever::{LocalName, ns};
@@ -20,9 +21,9 @@ use super::urls::{percent_decode, url_scheme};
 use super::{Deep, Elem, Kind, MAX_DEPTH, Node, Warnings, inline_svg, mathml, semantics, shorten};
 
 /// What the build pass hands the passes after it.
-pub(super) struct Built {
-    /// The arena, node 0 the root.
-    pub nodes: Vec<Node>,
+pub(super) struct Built<'a> {
+    /// The arena, node 0 the root (its text borrowed from the source's tree).
+    pub nodes: Vec<Node<'a>>,
     /// The images the body shows, each once.
     pub image_uses: Vec<ImageUse>,
     /// The warnings so far, the build's summary among them.
@@ -34,14 +35,16 @@ pub(super) struct Built {
 }
 
 /// Pass 1 over `root`'s children, with the warnings that sum it up.
-pub(super) fn run(
-    root: ElementRef<'_>,
+pub(super) fn run<'a>(
+    root: ElementRef<'a>,
     deep: &Deep<'_>,
     images: &mut dyn ImageResolver,
     warnings: Warnings,
-) -> Result<Built, MarkupError> {
-    // The arena and the root's list sized for the source's nodes, most of which are kept.
-    let mut nodes = Vec::with_capacity(root.descendants().count() + 1);
+) -> Result<Built<'a>, MarkupError> {
+    // The arena and the root's list sized for the source's nodes (the whole document's,
+    // counted without a walk), most of which are kept.
+    let room = root.tree().values().len() + 1;
+    let mut nodes = Vec::with_capacity(room);
     nodes.push(Node {
         kind: Kind::Root,
         parent: 0,
@@ -60,7 +63,7 @@ pub(super) fn run(
         site_nav: Vec::new(),
         actions: FxHashMap::default(),
     };
-    b.build(root)?;
+    b.build(root, room)?;
     b.deep_notes(deep);
     b.dropped.notes(&mut b.warnings);
     Ok(Built {
@@ -81,8 +84,8 @@ enum Next {
 }
 
 /// The state of the build pass: the arena it fills and what it counts on the way.
-struct Builder<'r> {
-    nodes: Vec<Node>,
+struct Builder<'r, 'a> {
+    nodes: Vec<Node<'a>>,
     images: &'r mut dyn ImageResolver,
     image_hrefs: HashMap<String, String>,
     image_uses: Vec<ImageUse>,
@@ -102,7 +105,7 @@ struct Builder<'r> {
     actions: FxHashMap<LocalName, Action>,
 }
 
-impl Builder<'_> {
+impl<'a> Builder<'_, 'a> {
     /// One warning for all the ways deep nesting was undone, at the first place known.
     fn deep_notes(&mut self, deep: &Deep<'_>) {
         match (deep.flattened.or(self.flattened), deep.cut) {
@@ -134,7 +137,7 @@ impl Builder<'_> {
         attrs::filter(name, el, &mut self.dropped, &mut self.warnings)
     }
 
-    fn push(&mut self, parent: usize, kind: Kind) -> usize {
+    fn push(&mut self, parent: usize, kind: Kind<'a>) -> usize {
         let i = self.nodes.len();
         self.nodes.push(Node {
             kind,
@@ -147,9 +150,11 @@ impl Builder<'_> {
         i
     }
 
-    fn push_text(&mut self, parent: usize, text: &str) {
-        let clean: std::borrow::Cow<'_, str> = match crate::xml::only_xml_chars(text) {
-            true => text.into(),
+    /// Adds text under `parent`, without the characters XML forbids; borrowed from the
+    /// source when it has none.
+    fn push_text(&mut self, parent: usize, text: Cow<'a, str>) {
+        let clean = match crate::xml::only_xml_chars(&text) {
+            true => text,
             false => text.chars().filter(|&c| is_xml_char(c)).collect(),
         };
         if clean.is_empty() {
@@ -165,22 +170,24 @@ impl Builder<'_> {
             ..
         }) = last.and_then(|l| self.nodes.get_mut(l))
         {
-            t.push_str(&clean);
+            t.to_mut().push_str(&clean);
             return;
         }
-        self.push(parent, Kind::Text(clean.into_owned()));
+        self.push(parent, Kind::Text(clean));
     }
 
     /// Pass 1. When it flattens deep nesting, [`Builder::flattened`] says where that began
     /// (if the parser recorded it).
-    fn build(&mut self, root: ElementRef<'_>) -> Result<(), MarkupError> {
-        let mut stack: Vec<_> = root.children().rev().map(|c| (c, 0, 0)).collect();
+    /// `room`: how many nodes the stack may hold at most (the document's).
+    fn build(&mut self, root: ElementRef<'a>, room: usize) -> Result<(), MarkupError> {
+        let mut stack = Vec::with_capacity(room);
+        stack.extend(root.children().rev().map(|c| (c, 0, 0)));
         while let Some((node, parent, depth)) = stack.pop() {
             let next = match ElementRef::wrap(node) {
                 Some(el) => self.element(el, parent, depth)?,
                 None => {
                     if let PNode::Text(t) = node.value() {
-                        self.push_text(parent, &t.text);
+                        self.push_text(parent, Cow::Borrowed(&t.text));
                     }
                     Next::Skip
                 }
@@ -513,7 +520,7 @@ impl Builder<'_> {
         if let Some(reason) = reason {
             self.warnings.add(reason);
             self.removed("img");
-            self.push_text(parent, &alt);
+            self.push_text(parent, alt.into());
             return Ok(());
         }
         let stem = given
@@ -522,7 +529,7 @@ impl Builder<'_> {
         let Some(href) = self.picture_href(src) else {
             // A picture that cannot be read: the resolver has said so (where, and why); its
             // alt text stands in, as a browser shows it.
-            self.push_text(parent, &alt);
+            self.push_text(parent, alt.into());
             return Ok(());
         };
         let alt = match stem {

@@ -6,7 +6,7 @@
 use super::Tree;
 use super::policy::{is_heading, is_phrasing, is_transparent, is_void};
 
-impl Tree {
+impl Tree<'_> {
     /// For each node, whether it has a block child, directly or through phrasing or
     /// transparent children (`order` is the preorder). MathML is phrasing whatever it holds.
     fn block_holders(&self, order: &[usize]) -> Vec<bool> {

@@ -48,7 +48,7 @@ pub(crate) fn slug(text: &str) -> String {
     out
 }
 
-impl Tree {
+impl Tree<'_> {
     /// A heading's text, white space collapsed, without its footnote marks and page numbers
     /// (`epub:type="pagebreak"`, Project Gutenberg's `<span class="pagenum">{ix}</span>`).
     pub(super) fn heading_text(&self, heading: usize) -> String {
@@ -107,7 +107,7 @@ impl Tree {
                 }
                 let space = self.nodes.len();
                 self.nodes.push(Node {
-                    kind: Kind::Text(" ".to_string()),
+                    kind: Kind::Text(" ".into()),
                     parent: h,
                     children: Vec::new(),
                 });
@@ -125,7 +125,7 @@ impl Tree {
     /// (a skipped level is what Ace's heading-order rule reports), capped at `h6`.
     pub(super) fn level_headings(&mut self, top: usize) {
         let order = self.preorder_from(top);
-        let level = |t: &Tree, i: usize| t.name(i).and_then(heading_level);
+        let level = |t: &Tree<'_>, i: usize| t.name(i).and_then(heading_level);
         let Some(base) = order.iter().filter_map(|&i| level(self, i)).min() else {
             return;
         };

@@ -10,7 +10,7 @@ use super::attrs::IDREF_ATTRS;
 use super::urls::{percent_decode, url_scheme};
 use super::{Kind, Node, Tree, Warnings, inline_svg, shorten};
 
-impl Tree {
+impl Tree<'_> {
     /// Pass 5: unique NCName ids, none looking generated but the renderer's (marked with
     /// `marker`); internal links must hit one. Returns the relative links and the ids.
     pub(super) fn fix_ids_and_links(
@@ -93,7 +93,7 @@ impl Tree {
     }
 }
 
-impl Tree {
+impl Tree<'_> {
     /// Points the ids that `aria-labelledby` and `aria-describedby` name at the ids as they are
     /// now; one no element has is dropped (EPUBCheck wants them in the same document), and the
     /// attribute with it when it names none.

@@ -235,7 +235,7 @@ fn arity(name: &str) -> Option<usize> {
     }
 }
 
-impl Tree {
+impl Tree<'_> {
     /// Repairs every MathML element, top-down (see the module docs).
     pub(super) fn fix_mathml(&mut self) {
         // Most chapters hold no formula: nothing to walk for.
@@ -317,7 +317,7 @@ impl Tree {
             .collect()
     }
 
-    fn kind(&self, i: usize) -> Option<&Kind> {
+    fn kind(&self, i: usize) -> Option<&Kind<'_>> {
         self.nodes.get(i).map(|n| &n.kind)
     }
 
@@ -386,7 +386,7 @@ impl Tree {
         let text = self.text_of(i);
         let t = self.nodes.len();
         self.nodes.push(Node {
-            kind: Kind::Text(text),
+            kind: Kind::Text(text.into()),
             parent: i,
             children: Vec::new(),
         });

@@ -7,7 +7,7 @@ use std::collections::HashSet;
 use super::attrs::attr_rank;
 use super::{Elem, Kind, Tree};
 
-impl Tree {
+impl Tree<'_> {
     /// Notes marked only by what holds them, typed as the notes they are so that readers open
     /// them as pop-ups and the book numbers them: an item with an id of a list in a
     /// `footnotes`/`endnotes` container (Standard Ebooks' `<section epub:type="endnotes"><ol>

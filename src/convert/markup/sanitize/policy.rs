@@ -243,8 +243,11 @@ fn is_link_bar(el: ElementRef<'_>) -> bool {
     ) {
         return false;
     }
-    // At least two links or none of the rest: most paragraphs have none, and their text is
-    // then not read word by word.
+    // At least two links or none of the rest: most paragraphs have none (most hold no
+    // element at all), and their text is then not read word by word.
+    if !el.children().any(|c| c.value().is_element()) {
+        return false;
+    }
     let anchors = el.descendants().filter(|n| match n.value() {
         PNode::Element(e) => e.name() == "a",
         _ => false,

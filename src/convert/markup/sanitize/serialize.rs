@@ -3,9 +3,9 @@
 use super::super::escape_attr;
 use super::policy::is_void;
 use super::{Kind, Tree, mathml};
-use crate::xml::push_escaped_text;
+use crate::xml::{push_escaped_text, push_escaped_xml_text};
 
-impl Kind {
+impl Kind<'_> {
     /// The length of the text or finished XML the node holds (0 for the others).
     fn text_len(&self) -> usize {
         match self {
@@ -16,7 +16,7 @@ impl Kind {
     }
 }
 
-impl Tree {
+impl Tree<'_> {
     /// Pass 6: XHTML text of `top`'s children, without recursion.
     pub(super) fn serialize(&self, top: usize) -> String {
         enum Step {
@@ -44,6 +44,7 @@ impl Tree {
                     out.push('>');
                 }
                 Step::Open(i) => match self.nodes.get(i).map(|n| &n.kind) {
+                    Some(Kind::Text(t)) if self.text_is_xml => push_escaped_xml_text(&mut out, t),
                     Some(Kind::Text(t)) => push_escaped_text(&mut out, t),
                     Some(Kind::Raw { xml, .. }) => out.push_str(xml),
                     Some(Kind::Element(e)) => {

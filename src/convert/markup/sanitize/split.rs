@@ -39,7 +39,7 @@ fn is_cuttable(name: &str) -> bool {
     )
 }
 
-impl Tree {
+impl<'a> Tree<'a> {
     /// Cuts the document before every heading of `level` or above that has a text and sits
     /// only in [`is_cuttable`] containers; returns the pieces in order, their headings taken
     /// out as their titles. The text before the first heading is a piece when it has content.
@@ -182,7 +182,7 @@ impl Tree {
     }
 
     /// A new node under `parent`, not yet among its children.
-    fn push_node(&mut self, parent: usize, kind: Kind) -> usize {
+    fn push_node(&mut self, parent: usize, kind: Kind<'a>) -> usize {
         self.nodes.push(Node {
             kind,
             parent,
@@ -343,7 +343,7 @@ impl Tree {
     }
 }
 
-impl Tree {
+impl Tree<'_> {
     /// Turns a heading taken out as a title into a `div` of the pictures and formulas it held
     /// (Project Gutenberg's illustrated chapter headings), which its title cannot carry; false
     /// when it held none.

@@ -4,7 +4,7 @@
 
 use super::{Elem, Kind, Node, Tree};
 
-impl Tree {
+impl Tree<'_> {
     /// Pass 3: parent/child rules of lists, tables, figures, ruby.
     pub(super) fn fix_structure(&mut self) {
         // (node, inside a caption): the Schematron forbids tables in captions.

@@ -4,7 +4,7 @@
 use super::policy::is_phrasing;
 use super::{Elem, Kind, Node, Tree};
 
-impl Tree {
+impl Tree<'_> {
     /// A task list's checkbox is labelled, through `aria-labelledby`, by its item's own text:
     /// the phrasing content after it, wrapped in a `span` with a generated id, so that a task
     /// holding a nested list is not named by the nested tasks' text too. A checkbox with no

@@ -16,7 +16,7 @@ fn is_notation(name: &str) -> bool {
     matches!(name, "math" | "svg" | "script")
 }
 
-impl Tree {
+impl Tree<'_> {
     /// Pass 2b: the text-fix stage on every text node outside notation, telling it which are
     /// code.
     pub(super) fn fix_text(&mut self, fix: &mut super::super::TextFixer<'_>) {
@@ -29,7 +29,8 @@ impl Tree {
             let inner = match &mut n.kind {
                 Kind::Text(t) => {
                     if let Some(fixed) = fix(t, code) {
-                        *t = fixed;
+                        self.text_is_xml &= crate::xml::only_xml_chars(&fixed);
+                        *t = fixed.into();
                     }
                     continue;
                 }

@@ -2,15 +2,18 @@
 //! helpers they share to read and edit it: names, children, document order, text, renaming an
 //! element to one of another kind.
 
+use std::borrow::Cow;
+
 use super::attrs::is_global_attr;
 
 /// What a node of the tree is.
-pub(super) enum Kind {
+pub(super) enum Kind<'a> {
     /// The document (or, after a split, a piece of it): serialised as its children only.
     Root,
     Element(Elem),
-    /// Text, unescaped.
-    Text(String),
+    /// Text, unescaped: borrowed from the parser's tree while unchanged (most text is),
+    /// so that it is copied once, into the output.
+    Text(Cow<'a, str>),
     /// Finished XML kept as it is (an inline SVG), with the ids it holds.
     Raw {
         xml: String,
@@ -27,16 +30,16 @@ pub(super) struct Elem {
 }
 
 /// A node of the arena, with its parent (the root is its own) and its children in order.
-pub(super) struct Node {
-    pub(super) kind: Kind,
+pub(super) struct Node<'a> {
+    pub(super) kind: Kind<'a>,
     pub(super) parent: usize,
     pub(super) children: Vec<usize>,
 }
 
 /// The tree the passes after the build work on.
-pub(super) struct Tree {
+pub(super) struct Tree<'a> {
     /// The arena, node 0 the root.
-    pub(super) nodes: Vec<Node>,
+    pub(super) nodes: Vec<Node<'a>>,
     /// The ids of the heading taken out as the title, and its slug: links to them go to the
     /// chapter's own heading.
     pub(super) title_ids: Vec<String>,
@@ -46,9 +49,13 @@ pub(super) struct Tree {
     /// The `epub:type` of the section the whole body is, when the title came from it (see
     /// `Tree::wrapper_types_of`).
     pub(super) wrapper_types: Vec<String>,
+    /// Every text node holds only XML characters: the build keeps no other, and the passes
+    /// make text only of theirs; false once the text-fix stage returns a text that holds
+    /// another (written out, it is then escaped character by character).
+    pub(super) text_is_xml: bool,
 }
 
-impl Tree {
+impl Tree<'_> {
     pub(super) fn elem(&self, i: usize) -> Option<&Elem> {
         match self.nodes.get(i).map(|n| &n.kind) {
             Some(Kind::Element(e)) => Some(e),
@@ -155,7 +162,7 @@ impl Tree {
         self.subtree(i)
             .into_iter()
             .filter_map(|n| match self.nodes.get(n).map(|n| &n.kind) {
-                Some(Kind::Text(t)) => Some(t.as_str()),
+                Some(Kind::Text(t)) => Some(&**t),
                 _ => None,
             })
             .collect()
