@@ -228,7 +228,7 @@ fn lend_from<'h, R: Read + Seek>(
     }
 }
 
-/// A container's zip reader: its central directory read (4 M instructions for a zip of 6000
+/// A container's zip reader: its central directory read (4 M instructions for a zip of 3000
 /// entries) only when an entry is read from it, not when every entry a reader asks for was
 /// inflated ahead. A reader opened again on a zip already listed ([`Container::with_index`])
 /// meets no error listing it again, the file being the same.
