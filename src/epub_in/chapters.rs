@@ -103,7 +103,8 @@ pub(super) fn plan(
     let mut docs: Vec<&str> = Vec::new();
     // The documents listed so far, looked up rather than searched in `docs` (quadratic: 4.5
     // million comparisons for a spine of 3000).
-    let mut listed: std::collections::HashSet<&str> = std::collections::HashSet::new();
+    let mut listed: std::collections::HashSet<&str> =
+        std::collections::HashSet::with_capacity(book.spine.len());
     let mut nav: Option<&str> = None;
     // A cover page the contents name stays a page, so that its entry stays too.
     let named: std::collections::HashSet<&str> =

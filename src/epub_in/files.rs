@@ -85,22 +85,25 @@ pub(super) enum Kind {
 }
 
 pub(super) fn kind_of(item: &ManifestItem) -> Kind {
-    let mt = item.media_type.to_ascii_lowercase();
-    let ext = item
-        .href
-        .rsplit_once('.')
-        .map(|(_, e)| e.to_ascii_lowercase())
-        .unwrap_or_default();
-    if mt == "application/xhtml+xml" || mt == "text/html" {
+    // Compared without lowercased copies: every item is looked at here, several times.
+    let mt = item.media_type.as_bytes();
+    let is = |name: &str| mt.eq_ignore_ascii_case(name.as_bytes());
+    let starts = |prefix: &str| {
+        (mt.get(..prefix.len())).is_some_and(|p| p.eq_ignore_ascii_case(prefix.as_bytes()))
+    };
+    let ext = item.href.rsplit_once('.').map_or("", |(_, e)| e);
+    if is("application/xhtml+xml") || is("text/html") {
         Kind::Document
-    } else if mt.starts_with("image/") {
+    } else if starts("image/") {
         Kind::Image
-    } else if mt == "text/css" {
+    } else if is("text/css") {
         Kind::Stylesheet
-    } else if mt.starts_with("font/")
-        || mt.contains("font")
-        || mt == "application/vnd.ms-opentype"
-        || matches!(ext.as_str(), "ttf" | "otf" | "woff" | "woff2")
+    } else if starts("font/")
+        || mt.windows(4).any(|w| w.eq_ignore_ascii_case(b"font"))
+        || is("application/vnd.ms-opentype")
+        || ["ttf", "otf", "woff", "woff2"]
+            .iter()
+            .any(|e| ext.eq_ignore_ascii_case(e))
     {
         Kind::Font
     } else {
@@ -227,6 +230,11 @@ pub(super) fn write(
         .iter()
         .filter_map(|s| s.href.as_deref())
         .collect();
+    // Sized ahead: grown an item at a time, each map hashes its keys again as it doubles.
+    written.local.reserve(book.manifest.len());
+    if mode == Mode::Hold {
+        written.held.reserve(spine.len());
+    }
     let mut folders = HashSet::new();
     for item in &book.manifest {
         if crate::inspect::href::is_external(&item.href) || replaced(book, item) {
@@ -579,6 +587,37 @@ mod tests {
         }
         for good in ["Text/ch1.xhtml", "a b/c%20d.png", "章节/第一章.xhtml"] {
             assert!(safe_relative(good), "{good:?} refused");
+        }
+    }
+
+    #[test]
+    fn a_kind_is_told_by_media_type_or_font_extension_in_any_case() {
+        let item = |href: &str, media_type: &str| ManifestItem {
+            id: "i".into(),
+            href: href.into(),
+            media_type: media_type.into(),
+            properties: Vec::new(),
+            fallback: None,
+        };
+        let cases = [
+            ("a.xhtml", "Application/XHTML+XML", Kind::Document),
+            ("a.htm", "TEXT/HTML", Kind::Document),
+            ("a.png", "Image/PNG", Kind::Image),
+            ("a.css", "Text/CSS", Kind::Stylesheet),
+            ("a.bin", "Font/woff2", Kind::Font),
+            ("a.bin", "application/x-Font-TTF", Kind::Font),
+            ("a.bin", "application/VND.MS-OPENTYPE", Kind::Font),
+            ("f/a.WOFF2", "application/octet-stream", Kind::Font),
+            ("a.ttf.txt", "text/plain", Kind::Other),
+            ("a.xml", "application/xml", Kind::Other),
+            ("a", "imag", Kind::Other),
+        ];
+        for (href, media_type, kind) in cases {
+            assert_eq!(
+                kind_of(&item(href, media_type)),
+                kind,
+                "{href} {media_type}"
+            );
         }
     }
 

@@ -5,16 +5,12 @@
 //! EPUB 3 collection or calibre's), rights, the cover, and the page direction and writing mode
 //! (`[layout] writing-mode`). `inspect` reads most of it; the rest (subtitles, contributors,
 //! the spine's direction, `primary-writing-mode`, the Dublin Core elements we have no key for)
-//! is read here from the same package document.
+//! is read in the same pass over the package document
+//! ([`PackageExtra`](crate::inspect::read::PackageExtra)), which is not parsed again for it.
 
 use super::files::Written;
 use crate::diagnostic::{Code, Diagnostic};
-use crate::inspect::archive::Archive;
-use crate::inspect::read::{NS_DC, read_text};
-use crate::inspect::xml::{Locator, attr, attr_ns, is, text_of};
-use crate::inspect::{Epub, InspectError};
-
-const NS_OPF: &str = "http://www.idpf.org/2007/opf";
+use crate::inspect::Epub;
 
 /// A person: name, sort name, MARC role.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -39,60 +35,23 @@ pub(super) struct Extra {
     pub unkept: Vec<(String, String)>,
 }
 
-/// Reads what [`Extra`] holds from the package document.
-pub(super) fn read(epub: &Archive, book: &Epub) -> Result<Extra, InspectError> {
-    let mut zip = epub.container()?;
-    let text = read_text(&mut zip, &book.opf_path)?;
-    let doc = crate::inspect::xml::parse(&book.opf_path, &text)?;
-    let mut locator = Locator::new(&book.opf_path, &doc);
-    let mut extra = Extra::default();
-    let refines = |id: Option<&str>, property: &str| -> Option<String> {
-        let id = id?;
-        doc.descendants()
-            .filter(|n| is(*n, "meta") && attr(*n, "property") == Some(property))
-            .find(|n| attr(*n, "refines").map(|r| r.trim_start_matches('#')) == Some(id))
-            .map(text_of)
-    };
-    let mut first_title = true;
-    for n in doc.descendants().filter(|n| n.is_element()) {
-        if n.tag_name().namespace() == Some(NS_DC) {
-            let value = text_of(n);
-            match n.tag_name().name() {
-                "title" => {
-                    let subtitle =
-                        refines(attr(n, "id"), "title-type").as_deref() == Some("subtitle");
-                    if subtitle && extra.subtitle.is_none() {
-                        extra.subtitle = Some(value);
-                    } else if first_title {
-                        first_title = false;
-                    } else if !value.is_empty() {
-                        extra.other_titles.push(value);
-                    }
-                }
-                "contributor" if !value.is_empty() => extra.contributors.push(Person {
-                    name: value,
-                    file_as: attr_ns(n, NS_OPF, "file-as")
-                        .map(str::to_string)
-                        .or_else(|| refines(attr(n, "id"), "file-as")),
-                    role: attr_ns(n, NS_OPF, "role")
-                        .map(str::to_string)
-                        .or_else(|| refines(attr(n, "id"), "role")),
-                }),
-                "source" | "type" | "coverage" | "relation" | "format" if !value.is_empty() => {
-                    extra.unkept.push((
-                        format!("dc:{} \"{value}\"", n.tag_name().name()),
-                        locator.at(n).to_string(),
-                    ));
-                }
-                _ => {}
-            }
-        } else if is(n, "spine") {
-            extra.direction = attr(n, "page-progression-direction").map(str::to_string);
-        } else if is(n, "meta") && attr(n, "name") == Some("primary-writing-mode") {
-            extra.writing_mode = attr(n, "content").map(str::to_string);
-        }
+/// What [`Extra`] holds, as the package document's parse read it ([`Epub`]'s extra).
+pub(super) fn read(book: &Epub) -> Extra {
+    let extra = &book.extra;
+    Extra {
+        subtitle: extra.subtitle.clone(),
+        other_titles: extra.other_titles.clone(),
+        contributors: (extra.contributors.iter())
+            .map(|c| Person {
+                name: c.name.clone(),
+                file_as: c.file_as.clone(),
+                role: c.role.clone(),
+            })
+            .collect(),
+        direction: extra.direction.clone(),
+        writing_mode: extra.writing_mode.clone(),
+        unkept: extra.unkept.clone(),
     }
-    Ok(extra)
 }
 
 /// The book's metadata as it will be written.

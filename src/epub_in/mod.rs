@@ -160,29 +160,34 @@ fn unpack_in(
         epub: epub.to_path_buf(),
         source,
     };
-    let mut book = std::sync::Arc::unwrap_or_clone(archive.package().map_err(read)?);
+    let shared = archive.package().map_err(read)?;
     files::prepare(dir, options.force)?;
     let mut diagnostics = Vec::new();
-    order::fill_spine(&mut book, &mut diagnostics);
+    // The package its readers share, copied only when its spine is filled in.
+    let filled = order::fill_spine(&shared, &mut diagnostics).map(|added| {
+        let mut book = inspect::Epub::clone(&shared);
+        book.spine.extend(added);
+        book
+    });
+    let book: &inspect::Epub = filled.as_ref().unwrap_or(&shared);
     let shown = |entry: &str| epub.join(entry);
     for note in &book.notes {
         diagnostics
             .push(Diagnostic::note(Code::EpubInToc, note.clone()).at(epub.join(&book.opf_path)));
     }
-    let extra = metadata::read(archive, &book).map_err(read)?;
-    let layout = files::Layout::new(&book);
-    let mut written = files::write(archive, dir, &book, &layout, mode, &mut diagnostics)?;
-    let carried_css =
-        unlisted::carry(archive, dir, &book, &layout, &mut written, &mut diagnostics)?;
-    files::unnamed_fonts(epub, dir, &book, &written, &mut diagnostics);
-    files::picture_pages(dir, &book, &mut written, mode, &mut diagnostics)?;
-    let mut meta = metadata::Metadata::new(&book, &extra, &written, &mut diagnostics);
+    let extra = metadata::read(book);
+    let layout = files::Layout::new(book);
+    let mut written = files::write(archive, dir, book, &layout, mode, &mut diagnostics)?;
+    let carried_css = unlisted::carry(archive, dir, book, &layout, &mut written, &mut diagnostics)?;
+    files::unnamed_fonts(epub, dir, book, &written, &mut diagnostics);
+    files::picture_pages(dir, book, &mut written, mode, &mut diagnostics)?;
+    let mut meta = metadata::Metadata::new(book, &extra, &written, &mut diagnostics);
     meta.keep_usable_cover(dir, &mut diagnostics);
-    let mut plan = chapters::plan(&book, &written, &meta, dir, &mut diagnostics);
+    let mut plan = chapters::plan(book, &written, &meta, dir, &mut diagnostics);
     if plan.chapters.is_empty() {
         let page = order::heading_page(
             archive,
-            &book,
+            book,
             &layout,
             dir,
             &written,

@@ -14,10 +14,10 @@ use crate::diagnostic::{Code, Diagnostic};
 use crate::inspect::{Epub, SpineItem, TocEntry};
 
 /// When the spine of `book` holds no document of the manifest but the navigation document,
-/// fills it in (see the module) and says so in `diagnostics`; true when it did. A spine that
-/// holds a page of text is left as it is (false), and so is one the manifest has nothing to
-/// add to.
-pub(super) fn fill_spine(book: &mut Epub, diagnostics: &mut Vec<Diagnostic>) -> bool {
+/// the items that fill it in (see the module, to be appended to it), said in `diagnostics`.
+/// A spine that holds a page of text is left as it is (None), and so is one the manifest has
+/// nothing to add to.
+pub(super) fn fill_spine(book: &Epub, diagnostics: &mut Vec<Diagnostic>) -> Option<Vec<SpineItem>> {
     let is_nav = |href: &str| {
         (book.manifest.iter()).any(|m| m.href == href && m.properties.iter().any(|p| p == "nav"))
     };
@@ -29,7 +29,7 @@ pub(super) fn fill_spine(book: &mut Epub, diagnostics: &mut Vec<Diagnostic>) -> 
         .filter_map(|s| s.href.as_deref())
         .collect();
     if spined.iter().any(|h| !is_nav(h)) || documents.is_empty() {
-        return false;
+        return None;
     }
     let order = toc_order(&book.toc, &documents);
     let ids: HashMap<&str, &str> = (book.manifest.iter())
@@ -54,8 +54,7 @@ pub(super) fn fill_spine(book: &mut Epub, diagnostics: &mut Vec<Diagnostic>) -> 
             added.len()
         ),
     ));
-    book.spine.extend(added);
-    true
+    Some(added)
 }
 
 /// `documents` (the manifest's, in its order) in the order the contents point to them; the ones

@@ -11,6 +11,19 @@ use super::metadata::{Metadata, Person};
 
 /// A TOML string.
 fn quote(s: &str) -> String {
+    // A value with no quote, backslash or control character (a title, a file name) is written
+    // by toml between double quotes as it is; its writer costs about 2000 instructions a
+    // value, 20 M for the 3000 chapters of a web novel.
+    if !s
+        .bytes()
+        .any(|b| b <= 0x1f || b == 0x7f || matches!(b, b'"' | b'\\' | b'\''))
+    {
+        let mut quoted = String::with_capacity(s.len() + 2);
+        quoted.push('"');
+        quoted.push_str(s);
+        quoted.push('"');
+        return quoted;
+    }
     toml::Value::String(s.to_string()).to_string()
 }
 
@@ -189,6 +202,34 @@ fn chapters(out: &mut String, plan: &Plan) {
             false => {
                 let _ = writeln!(out, "sections = [\n{}]", listed.concat());
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::quote;
+
+    #[test]
+    fn a_value_quoted_without_toml_s_writer_is_what_toml_writes() {
+        let values = [
+            "",
+            "Chapter 1",
+            "第一章 风起",
+            "Text/ch_0001.xhtml",
+            " leading and trailing ",
+            "emoji 📖, \u{2028} and \u{a0}",
+            "a\tb",
+            "it's",
+            "say \"hi\"",
+            "back\\slash",
+            "line\nbreak",
+            "bell\u{7}",
+            "del\u{7f}",
+        ];
+        for value in values {
+            let toml = toml::Value::String(value.to_string()).to_string();
+            assert_eq!(quote(value), toml, "{value:?}");
         }
     }
 }

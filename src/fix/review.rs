@@ -35,18 +35,23 @@ pub(super) struct Review {
 /// (the store that rejects the most EPUBs people already have); and the letters and digits of
 /// its spine. The package rules run first, and the package document they parse is the one
 /// the other readings take ([`Archive::package`]: parsed once); then the three readings run
-/// side by side.
+/// side by side, and the stores' facts take the NCX's order last, from the NCX the rules
+/// parsed ([`crate::inspect::facts::ncx_of`]) instead of parsing it again.
 pub(super) fn review(epub: &Archive, epubcheck: Option<Duration>) -> Review {
     let ahead = crate::inspect::verify::check_package_ahead(epub);
-    let ((mut report, facts), chars) = rayon::join(
+    let ((mut report, mut facts), chars) = rayon::join(
         || {
             rayon::join(
                 || crate::check::check_archive(epub, epubcheck, ahead),
-                || crate::inspect::facts::facts_of(epub),
+                || crate::inspect::facts::facts_but_ncx(epub),
             )
         },
         || spine_chars_of(epub).ok(),
     );
+    // The NCX's order after the rules, which parsed the NCX and kept what it gives.
+    if let Ok(facts) = &mut facts {
+        facts.ncx = crate::inspect::facts::ncx_of(epub);
+    }
     crate::store_check::review_stores(&facts, epub.path(), &[Store::Kindle], &mut report);
     report.findings.retain(is_problem);
     Review {

@@ -5,6 +5,7 @@
 //! the caps, one that could not be read) is read from the zip as before, with the reader's own
 //! cap, so that the answers and the errors are the same with or without it.
 
+use std::borrow::Cow;
 use std::fs::File;
 use std::io::{BufReader, Cursor, Read};
 use std::path::{Path, PathBuf};
@@ -14,7 +15,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use zip::{CompressionMethod, ZipArchive};
 
 use super::container::{Container, Entry, Index, Inflated};
-use super::read::Epub;
+use super::read::{Epub, NcxTargets};
 use super::{InspectError, MAX_ENTRIES, MAX_XML_ENTRY_BYTES, READ_BUFFER};
 
 /// Most bytes held inflated ahead for one EPUB (over all its entries), and the largest EPUB
@@ -30,6 +31,8 @@ pub(crate) struct Archive {
     package: Arc<Mutex<Option<Arc<Epub>>>>,
     /// The zip's listing, once a container has made it ([`Archive::container_of`]).
     index: Arc<OnceLock<Index>>,
+    /// The NCX's targets, once a reader that parsed it kept them ([`Archive::offer_ncx`]).
+    ncx: Arc<OnceLock<NcxTargets>>,
 }
 
 impl Archive {
@@ -40,6 +43,7 @@ impl Archive {
             inflated: None,
             package: Arc::default(),
             index: Arc::default(),
+            ncx: Arc::default(),
         }
     }
 
@@ -52,6 +56,7 @@ impl Archive {
             inflated: inflate_all(path).map(Arc::new),
             package: Arc::default(),
             index: Arc::default(),
+            ncx: Arc::default(),
         }
     }
 
@@ -64,6 +69,7 @@ impl Archive {
             inflated: Some(held.0),
             package: Arc::default(),
             index: Arc::default(),
+            ncx: Arc::default(),
         }
     }
 
@@ -135,6 +141,32 @@ impl Archive {
         };
         if parsed.is_none() {
             *parsed = Some(Arc::new(epub()));
+        }
+    }
+
+    /// Keeps the targets of the NCX a reader parsed (`verify`'s NCX rules) for
+    /// [`Archive::ncx_targets`]; the first kept stays.
+    pub(crate) fn offer_ncx(&self, ncx: NcxTargets) {
+        let _ = self.ncx.set(ncx);
+    }
+
+    /// The targets of the NCX `href` ([`super::read::ncx_targets`]) when a reader kept them
+    /// ([`Archive::offer_ncx`]) for exactly `text`: what parsing `text` again would give.
+    pub(crate) fn ncx_targets(&self, href: &str, text: &str) -> Option<Vec<String>> {
+        let kept = self.ncx.get()?;
+        (kept.href == href && kept.text == text).then(|| kept.targets.clone())
+    }
+
+    /// The entry `name` as [`Container::lend`] reads it: lent when it was inflated ahead
+    /// (no zip opened then), else read from the zip.
+    pub(crate) fn lend(&self, name: &str, cap: u64) -> Result<Cow<'_, Entry>, InspectError> {
+        match self.inflated.as_deref().and_then(|held| held.get(name)) {
+            Some(entry) if entry.len() as u64 > cap => Err(InspectError::EntryTooLarge {
+                name: name.to_string(),
+                cap,
+            }),
+            Some(entry) => Ok(Cow::Borrowed(entry)),
+            None => self.container()?.read_entry(name, cap).map(Cow::Owned),
         }
     }
 

@@ -3,15 +3,17 @@
 //! shows the cover, the spine against the NCX, the table of contents' depth, empty `alt`s and
 //! CSS custom properties, MathML. Entries are read with the same caps as the rest of `inspect`.
 
-use std::io::{Read, Seek};
+use std::borrow::Cow;
+use std::fs::File;
+use std::io::{BufReader, Read, Seek};
 use std::path::Path;
-use std::sync::LazyLock;
+use std::sync::{Arc, LazyLock};
 
 use memchr::memmem::Finder;
 
 use super::archive::Archive;
-use super::container::Container;
-use super::read::{Epub, NCX_MEDIA_TYPE, TocEntry};
+use super::container::{Container, Entry};
+use super::read::{self, Epub, NCX_MEDIA_TYPE, TocEntry};
 use super::{InspectError, MAX_XML_ENTRY_BYTES, href, xml};
 use crate::stores::limits::{Facts, Picture};
 
@@ -29,6 +31,33 @@ pub(crate) fn facts(path: &Path) -> Result<Facts, InspectError> {
 
 /// The facts of the EPUB of `archive`, its entries read from what was inflated ahead.
 pub(crate) fn facts_of(archive: &Archive) -> Result<Facts, InspectError> {
+    let (mut facts, epub, mut container) = facts_but_ncx_in(archive)?;
+    facts.ncx = ncx_order(archive, &epub, |name, cap| container.lend(name, cap));
+    Ok(facts)
+}
+
+/// [`facts_of`] but the NCX's order ([`Facts::ncx`] left empty): for a reader that runs
+/// beside `verify`'s rules and asks for [`ncx_of`] once they are done, so that the NCX they
+/// parsed is not parsed again.
+pub(crate) fn facts_but_ncx(archive: &Archive) -> Result<Facts, InspectError> {
+    facts_but_ncx_in(archive).map(|(facts, ..)| facts)
+}
+
+/// The NCX's targets in document order ([`Facts::ncx`]), as [`facts_of`] reads them: those
+/// a reader that parsed the same NCX text kept in `archive` ([`Archive::offer_ncx`]), else
+/// parsed here. Empty without a readable NCX.
+pub(crate) fn ncx_of(archive: &Archive) -> Vec<String> {
+    match archive.package() {
+        Ok(epub) => ncx_order(archive, &epub, |name, cap| archive.lend(name, cap)),
+        Err(_) => Vec::new(),
+    }
+}
+
+/// What [`facts_but_ncx_in`] read: the facts, the package and the zip (for the NCX after).
+type Gathered = (Facts, Arc<Epub>, Container<BufReader<File>>);
+
+/// [`facts_but_ncx`], with the package and the zip it read.
+fn facts_but_ncx_in(archive: &Archive) -> Result<Gathered, InspectError> {
     let epub = archive.package()?;
     let reader = archive.reader().map_err(|source| InspectError::Io {
         path: archive.path().display().to_string(),
@@ -52,8 +81,7 @@ pub(crate) fn facts_of(archive: &Archive) -> Result<Facts, InspectError> {
     };
     measure_images(&epub, &mut container, &mut facts);
     read_documents(&epub, &mut container, &mut facts);
-    facts.ncx = ncx_order(&epub, &mut container);
-    Ok(facts)
+    Ok((facts, epub, container))
 }
 
 /// How deep `toc` nests (0 when empty).
@@ -162,8 +190,13 @@ fn attr_of<'a>(tag: &'a str, name: &str) -> Option<&'a str> {
     Some(&rest[..rest.find(quote)?])
 }
 
-/// The NCX's targets in document order, as entry names; empty without an NCX.
-fn ncx_order<R: Read + Seek>(epub: &Epub, c: &mut Container<R>) -> Vec<String> {
+/// The NCX's targets in document order, as entry names ([`read::ncx_targets`]), its entry
+/// read by `lend` (with [`Container::lend`]'s cap and answers); empty without an NCX.
+fn ncx_order<'a>(
+    archive: &Archive,
+    epub: &Epub,
+    lend: impl FnOnce(&str, u64) -> Result<Cow<'a, Entry>, InspectError>,
+) -> Vec<String> {
     let Some(ncx) = epub
         .manifest
         .iter()
@@ -171,22 +204,72 @@ fn ncx_order<R: Read + Seek>(epub: &Epub, c: &mut Container<R>) -> Vec<String> {
     else {
         return Vec::new();
     };
-    let Ok(bytes) = c.read_capped(&ncx.href, MAX_XML_ENTRY_BYTES) else {
+    let Ok(entry) = lend(&ncx.href, MAX_XML_ENTRY_BYTES) else {
         return Vec::new();
     };
-    let Ok(text) = std::str::from_utf8(&bytes) else {
-        return Vec::new();
+    let text = match &*entry {
+        // Found UTF-8 when it was inflated ahead.
+        Entry::Text(text) => text.as_str(),
+        Entry::Bytes(bytes) => match std::str::from_utf8(bytes) {
+            Ok(text) => text,
+            Err(_) => return Vec::new(),
+        },
     };
+    if let Some(targets) = archive.ncx_targets(&ncx.href, text) {
+        return targets;
+    }
     let opts = roxmltree::ParsingOptions {
         allow_dtd: true,
         ..Default::default()
     };
-    let Ok(doc) = roxmltree::Document::parse_with_options(text, opts) else {
-        return Vec::new();
-    };
-    doc.descendants()
-        .filter(|n| n.has_tag_name("content"))
-        .filter_map(|n| href::resolve(&ncx.href, n.attribute("src")?))
-        .map(|r| r.path)
-        .collect()
+    match roxmltree::Document::parse_with_options(text, opts) {
+        Ok(doc) => read::ncx_targets(&ncx.href, &doc),
+        Err(_) => Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::inspect::testutil::{NCX, TestBook};
+
+    /// The NCX order of `book` as [`facts`] reads it alone, and as a `fix`'s review reads it
+    /// after the rules ran on an [`Archive::inflate`]: with what they kept, whether they kept
+    /// it for the text the entry holds.
+    fn orders(book: &TestBook) -> (Vec<String>, Vec<String>, bool) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("b.epub");
+        std::fs::write(&path, book.to_zip()).unwrap();
+        let alone = facts(&path).unwrap().ncx;
+        let archive = Archive::inflate(&path);
+        crate::inspect::verify::verify_archive_with(&archive, None);
+        let text = match &*archive.lend("EPUB/toc.ncx", MAX_XML_ENTRY_BYTES).unwrap() {
+            Entry::Text(text) => text.clone(),
+            Entry::Bytes(bytes) => String::from_utf8_lossy(bytes).into_owned(),
+        };
+        let kept = archive.ncx_targets("EPUB/toc.ncx", &text).is_some();
+        (alone, ncx_of(&archive), kept)
+    }
+
+    #[test]
+    fn the_ncx_order_the_rules_kept_is_the_order_parsed_alone() {
+        let (alone, shared, kept) = orders(&TestBook::minimal_epub3());
+        assert_eq!(
+            alone,
+            ["EPUB/text/chapter_1.xhtml", "EPUB/text/chapter_1.xhtml"]
+        );
+        assert_eq!(shared, alone);
+        assert!(kept, "the rules kept no NCX order for the entry's text");
+    }
+
+    #[test]
+    fn an_ncx_whose_text_the_rules_changed_is_parsed_again_as_it_is() {
+        // A BOM is stripped before the rules parse the NCX: what they kept is not for the
+        // text the entry holds, and the order is read from the entry itself.
+        let with_bom = format!("\u{FEFF}{NCX}");
+        let book = TestBook::minimal_epub3().edit("EPUB/toc.ncx", NCX, &with_bom);
+        let (alone, shared, kept) = orders(&book);
+        assert!(!kept);
+        assert_eq!(shared, alone);
+    }
 }

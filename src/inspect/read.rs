@@ -47,6 +47,8 @@ pub struct Epub {
     pub entries: Vec<EntryInfo>,
     /// Things met while reading that did not stop it (TOC cut at depth, nav fallback, ...).
     pub notes: Vec<String>,
+    /// What the package document says that the fields above leave out ([`PackageExtra`]).
+    pub(crate) extra: PackageExtra,
 }
 
 /// Package metadata (Dublin Core plus the EPUB 3 and calibre extras we report).
@@ -234,6 +236,7 @@ pub(crate) fn epub_of<R: Read + Seek>(
         toc_source,
         entries: container.entries.to_vec(),
         notes,
+        extra: package.extra,
     }
 }
 
@@ -278,6 +281,8 @@ pub(crate) struct Package {
     pub spine: Vec<SpineItem>,
     /// `spine@toc`: the NCX's manifest id.
     pub spine_toc: Option<String>,
+    /// What [`Epub`]'s other fields leave out ([`PackageExtra`]).
+    pub extra: PackageExtra,
     /// Manifest id -> index of its first item: a spine of 100 000 itemrefs must not search
     /// the manifest once per itemref.
     ids: HashMap<String, usize>,
@@ -373,7 +378,81 @@ pub(crate) fn parse_package(opf_path: &str, doc: &Document) -> Result<Package, I
         spine,
         spine_toc,
         ids,
+        extra: package_extra(opf_path, doc),
     })
+}
+
+/// What the package document says of the book that [`EpubMetadata`] leaves out and `init`
+/// keeps (its `metadata.toml`): read with the rest of the package ([`parse_package`]), from
+/// the same tree, so that the package document is not parsed again for it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct PackageExtra {
+    /// The first title typed `subtitle` (an EPUB 3 refinement).
+    pub subtitle: Option<String>,
+    /// Titles beyond the first (and the subtitle).
+    pub other_titles: Vec<String>,
+    /// `dc:contributor`s, with their roles and sort names (attributes or refinements).
+    pub contributors: Vec<Creator>,
+    /// The spine's `page-progression-direction`.
+    pub direction: Option<String>,
+    /// `<meta name="primary-writing-mode">`.
+    pub writing_mode: Option<String>,
+    /// Dublin Core elements `metadata.toml` has no key for (`dc:source "…"`), with where
+    /// they are (`entry:line:col`).
+    pub unkept: Vec<(String, String)>,
+}
+
+/// The [`PackageExtra`] of the package document `doc` (the entry `opf_path`).
+fn package_extra(opf_path: &str, doc: &Document) -> PackageExtra {
+    let mut locator = xml::Locator::new(opf_path, doc);
+    let mut extra = PackageExtra::default();
+    let refines = |id: Option<&str>, property: &str| -> Option<String> {
+        let id = id?;
+        doc.descendants()
+            .filter(|n| is(*n, "meta") && attr(*n, "property") == Some(property))
+            .find(|n| attr(*n, "refines").map(|r| r.trim_start_matches('#')) == Some(id))
+            .map(text_of)
+    };
+    let mut first_title = true;
+    for n in doc.descendants().filter(|n| n.is_element()) {
+        if n.tag_name().namespace() == Some(NS_DC) {
+            let value = text_of(n);
+            match n.tag_name().name() {
+                "title" => {
+                    let subtitle =
+                        refines(attr(n, "id"), "title-type").as_deref() == Some("subtitle");
+                    if subtitle && extra.subtitle.is_none() {
+                        extra.subtitle = Some(value);
+                    } else if first_title {
+                        first_title = false;
+                    } else if !value.is_empty() {
+                        extra.other_titles.push(value);
+                    }
+                }
+                "contributor" if !value.is_empty() => extra.contributors.push(Creator {
+                    name: value,
+                    file_as: attr_ns(n, NS_OPF, "file-as")
+                        .map(str::to_string)
+                        .or_else(|| refines(attr(n, "id"), "file-as")),
+                    role: attr_ns(n, NS_OPF, "role")
+                        .map(str::to_string)
+                        .or_else(|| refines(attr(n, "id"), "role")),
+                }),
+                "source" | "type" | "coverage" | "relation" | "format" if !value.is_empty() => {
+                    extra.unkept.push((
+                        format!("dc:{} \"{value}\"", n.tag_name().name()),
+                        locator.at(n).to_string(),
+                    ));
+                }
+                _ => {}
+            }
+        } else if is(n, "spine") {
+            extra.direction = attr(n, "page-progression-direction").map(str::to_string);
+        } else if is(n, "meta") && attr(n, "name") == Some("primary-writing-mode") {
+            extra.writing_mode = attr(n, "content").map(str::to_string);
+        }
+    }
+    extra
 }
 
 fn resolve_href(base: &str, raw: &str) -> String {
@@ -667,6 +746,40 @@ fn ncx_points(ncx_path: &str, parent: Node, depth: usize, cut: &mut bool) -> Vec
     out
 }
 
+/// The `content` targets of an NCX in document order, as entry names (`src` resolved from the
+/// NCX's entry `ncx_path`): what the stores' facts compare the spine with.
+pub(crate) fn ncx_targets(ncx_path: &str, doc: &Document) -> Vec<String> {
+    doc.descendants()
+        .filter(|n| n.has_tag_name("content"))
+        .filter_map(|n| href::resolve(ncx_path, n.attribute("src")?))
+        .map(|r| r.path)
+        .collect()
+}
+
+/// An NCX's [`ncx_targets`] with the text they were read from: `verify`'s NCX rules parse
+/// the NCX and keep this in the [`Archive`](super::archive::Archive), where the stores' facts
+/// take it instead of parsing the NCX again when the entry they read holds the same text.
+#[derive(Debug, Clone)]
+pub(crate) struct NcxTargets {
+    /// The NCX's entry name.
+    pub href: String,
+    /// The text parsed.
+    pub text: String,
+    /// Its targets.
+    pub targets: Vec<String>,
+}
+
+impl NcxTargets {
+    /// The targets of the NCX `ncx_path` parsed as `doc`.
+    pub(crate) fn of(ncx_path: &str, doc: &Document) -> NcxTargets {
+        NcxTargets {
+            href: ncx_path.to_string(),
+            text: doc.input_text().to_string(),
+            targets: ncx_targets(ncx_path, doc),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -740,6 +853,47 @@ mod tests {
         assert_eq!(
             epub.entries.first().map(|e| e.method.as_str()),
             Some("stored")
+        );
+    }
+
+    #[test]
+    fn what_epub_metadata_leaves_out_is_read_from_the_same_parse() {
+        let opf = super::super::testutil::OPF
+            .replace(
+                "<dc:title>Minimal Book</dc:title>",
+                "<dc:title>Minimal Book</dc:title><dc:title id=\"sub\">A Subtitle</dc:title>\
+                 <meta refines=\"#sub\" property=\"title-type\">subtitle</meta>\
+                 <dc:title>Another Title</dc:title>\
+                 <dc:contributor id=\"ed\">Ed Itor</dc:contributor>\
+                 <meta refines=\"#ed\" property=\"role\">edt</meta>\
+                 <dc:source>Print edition</dc:source>\
+                 <meta name=\"primary-writing-mode\" content=\"vertical-rl\"/>",
+            )
+            .replace(
+                "<spine toc=\"ncx\">",
+                "<spine toc=\"ncx\" page-progression-direction=\"rtl\">",
+            );
+        let book =
+            TestBook::minimal_epub3().edit("EPUB/package.opf", super::super::testutil::OPF, &opf);
+        let extra = open_bytes(&book.to_zip()).unwrap().extra;
+        assert_eq!(extra.subtitle.as_deref(), Some("A Subtitle"));
+        assert_eq!(extra.other_titles, ["Another Title"]);
+        assert_eq!(
+            extra.contributors,
+            [Creator {
+                name: "Ed Itor".into(),
+                role: Some("edt".into()),
+                file_as: None,
+            }]
+        );
+        assert_eq!(extra.direction.as_deref(), Some("rtl"));
+        assert_eq!(extra.writing_mode.as_deref(), Some("vertical-rl"));
+        assert_eq!(extra.unkept.len(), 1);
+        assert_eq!(extra.unkept[0].0, "dc:source \"Print edition\"");
+        assert!(
+            extra.unkept[0].1.starts_with("EPUB/package.opf:"),
+            "{:?}",
+            extra.unkept
         );
     }
 

@@ -95,13 +95,16 @@ pub(crate) fn check_package_ahead(archive: &Archive) -> Option<PackageChecked> {
 /// [`verify_file`] on the EPUB of `archive`, its entries read from what was inflated ahead;
 /// the package rules' findings taken from `ahead` when they were run ahead.
 pub(crate) fn verify_archive_with(archive: &Archive, ahead: Option<PackageChecked>) -> Verified {
-    let v = match archive.reader() {
+    let mut v = match archive.reader() {
         Ok(reader) => verify_container(archive.container_of(reader), ahead),
         Err(e) => Verifier {
             findings: vec![finding::error(Code::Io, Place::zip(), e.to_string())],
             ..Verifier::default()
         },
     };
+    if let Some(ncx) = v.ncx.take() {
+        archive.offer_ncx(ncx);
+    }
     Verified {
         findings: (v.findings.into_iter())
             .map(|d| finding::in_epub(d, archive.path()))
@@ -143,6 +146,9 @@ fn verify_container<R: Read + Seek>(
             return v;
         }
     };
+    // Sized ahead for a summary per entry (most are XML): grown one at a time, the map
+    // hashes its keys again each time it doubles.
+    v.summaries.reserve(container.entries.len());
     v.check_mimetype(&mut container);
     for name in container.duplicates.iter() {
         v.error(
@@ -194,6 +200,9 @@ struct Verifier {
     summaries: HashMap<String, XmlSummary>,
     /// The spine documents laid out `pre-paginated`.
     fixed_layout: HashSet<String>,
+    /// The targets of the NCX the NCX rules parsed, for the [`Archive`]'s other readers
+    /// ([`Archive::offer_ncx`]).
+    ncx: Option<read::NcxTargets>,
 }
 
 fn extension(name: &str) -> String {

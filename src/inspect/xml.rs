@@ -221,7 +221,25 @@ pub(crate) fn text_of(node: Node<'_, '_>) -> String {
             out.push_str(t);
         }
     }
-    out.split_whitespace().collect::<Vec<_>>().join(" ")
+    // Most texts (a title, a name) are collapsed already: kept, not split and joined again.
+    match is_collapsed(&out) {
+        true => out,
+        false => out.split_whitespace().collect::<Vec<_>>().join(" "),
+    }
+}
+
+/// Whether `text` is what collapsing its whitespace would make it: no whitespace at either
+/// end, and each run of it a single space.
+fn is_collapsed(text: &str) -> bool {
+    let mut after_space = true;
+    for c in text.chars() {
+        match c.is_whitespace() {
+            true if c != ' ' || after_space => return false,
+            true => after_space = true,
+            false => after_space = false,
+        }
+    }
+    !after_space || text.is_empty()
 }
 
 /// Whether an element has this local name (namespace ignored: EPUBs in the wild vary).
@@ -245,6 +263,29 @@ pub(crate) fn attr_ns<'a>(node: Node<'a, '_>, ns: &str, local: &str) -> Option<&
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn text_left_as_it_is_is_text_whose_whitespace_is_collapsed_already() {
+        let texts = [
+            "",
+            "a",
+            "a b",
+            "第一章 风起",
+            " a",
+            "a ",
+            "a  b",
+            "a\tb",
+            "a\nb",
+            " ",
+            "a\u{3000}b",
+            "a\u{a0}b",
+            "\u{2003}",
+        ];
+        for text in texts {
+            let collapsed = text.split_whitespace().collect::<Vec<_>>().join(" ");
+            assert_eq!(is_collapsed(text), collapsed == text, "{text:?}");
+        }
+    }
     use super::*;
     use crate::inspect::container::Entry;
 

@@ -22,6 +22,7 @@ impl Verifier {
         let Ok(doc) = xml::parse(&path, &text) else {
             return;
         };
+        self.ncx = Some(read::NcxTargets::of(&path, &doc));
         let head_meta = |name: &str| {
             doc.descendants()
                 .find(|n| is(*n, "meta") && attr(*n, "name") == Some(name))

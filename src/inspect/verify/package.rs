@@ -57,7 +57,7 @@ impl Verifier {
         doc: &Document,
         package: &Package,
     ) {
-        let mut ids = HashSet::new();
+        let mut ids = HashSet::with_capacity(package.manifest.len());
         let items = doc
             .root_element()
             .children()
