@@ -132,10 +132,7 @@ pub(crate) fn convert_decoded(
         _ => Cow::Borrowed(&*fixed),
     };
     let mut images = Vec::new();
-    let mut text_nodes = match kind {
-        SourceKind::Text => crate::ledger::Nodes::default(),
-        _ => crate::ledger::Nodes::for_file(resolved.len()),
-    };
+    let mut text_nodes = text_nodes_for(kind, resolved.len());
     let body = convert_body(
         project,
         (src, n),
@@ -623,6 +620,14 @@ fn fix_text_file<'a>(
     project
         .text
         .text_file_counted(text, file, (&lines, split), tally, after_rules)
+}
+
+/// Room for the text nodes of a Markdown or HTML file of `len` bytes: the ledger's input.
+fn text_nodes_for(kind: SourceKind, len: usize) -> crate::ledger::Nodes {
+    match kind {
+        SourceKind::Text => crate::ledger::Nodes::default(),
+        _ => crate::ledger::Nodes::for_file(len),
+    }
 }
 
 /// What the text-fix stage of a Markdown or HTML file records: the cleanup rules' changes
