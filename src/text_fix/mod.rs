@@ -293,6 +293,16 @@ impl TextFix {
         out
     }
 
+    /// Whether no rule, conversion, quote style or typography is set: every text is left as
+    /// it is (a fix asks for none of them unless told to; a chapter has a text node for about
+    /// every paragraph).
+    fn changes_nothing(&self) -> bool {
+        self.rules.is_empty()
+            && self.conversion.is_none()
+            && self.quotes.is_none()
+            && matches!(self.typography, Typography::Off)
+    }
+
     /// A text node of a Markdown or HTML chapter: text rules, conversion, typography; None
     /// when nothing changes; an error when a rule runs past its budget (`clock`: the rules'
     /// time on the chapter's text nodes so far).
@@ -303,6 +313,9 @@ impl TextFix {
         tally: Option<&mut Tally>,
         clock: &mut Clock,
     ) -> Result<Option<String>> {
+        if self.changes_nothing() {
+            return Ok(None);
+        }
         let which = self.which(false, Some(file));
         let cleaned = apply_rules(&self.rules, &which, text, (Some(file), 0), tally, clock)
             .map_err(|e| self.overrun_error(e, Some(file), 0))?;

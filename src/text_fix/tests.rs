@@ -143,6 +143,43 @@ fn text_nodes_get_rules_conversion_and_typography() {
 }
 
 #[test]
+fn a_text_fix_asked_nothing_changes_no_text_node_and_each_setting_is_seen() {
+    let settings = || Settings {
+        rules: Vec::new(),
+        conversion: None,
+        quotes: None,
+        typography: Typography::Off,
+    };
+    let node = |f: &TextFix, t: &str| f.text_node(t, file(), None, &mut Clock::default());
+    let none = TextFix::new(settings());
+    assert!(none.changes_nothing());
+    assert_eq!(node(&none, "广告“开放...”").unwrap(), None);
+    let each = [
+        Settings {
+            rules: vec![rule("广告", "", Scope::Text)],
+            ..settings()
+        },
+        Settings {
+            conversion: Conversion::named("s2tw"),
+            ..settings()
+        },
+        Settings {
+            quotes: Some(Quotes::Corner),
+            ..settings()
+        },
+        Settings {
+            typography: Typography::Cjk { japanese: false },
+            ..settings()
+        },
+    ];
+    for s in each {
+        let f = TextFix::new(s);
+        assert!(!f.changes_nothing());
+        assert!(node(&f, "广告“开放...”").unwrap().is_some());
+    }
+}
+
+#[test]
 fn metadata_is_converted_and_the_language_follows() {
     let f = TextFix::new(Settings {
         rules: Vec::new(),
