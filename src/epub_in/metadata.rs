@@ -11,6 +11,7 @@
 use super::files::Written;
 use crate::diagnostic::{Code, Diagnostic};
 use crate::inspect::Epub;
+use crate::inspect::read::PackageExtra;
 
 /// A person: name, sort name, MARC role.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -18,40 +19,6 @@ pub(super) struct Person {
     pub name: String,
     pub file_as: Option<String>,
     pub role: Option<String>,
-}
-
-/// What `inspect` does not read.
-#[derive(Debug, Clone, Default)]
-pub(super) struct Extra {
-    pub subtitle: Option<String>,
-    /// Titles beyond the first (and the subtitle): not carried.
-    pub other_titles: Vec<String>,
-    pub contributors: Vec<Person>,
-    /// The spine's `page-progression-direction`.
-    pub direction: Option<String>,
-    /// `<meta name="primary-writing-mode">`.
-    pub writing_mode: Option<String>,
-    /// Dublin Core elements we have no key for, with where they are.
-    pub unkept: Vec<(String, String)>,
-}
-
-/// What [`Extra`] holds, as the package document's parse read it ([`Epub`]'s extra).
-pub(super) fn read(book: &Epub) -> Extra {
-    let extra = &book.extra;
-    Extra {
-        subtitle: extra.subtitle.clone(),
-        other_titles: extra.other_titles.clone(),
-        contributors: (extra.contributors.iter())
-            .map(|c| Person {
-                name: c.name.clone(),
-                file_as: c.file_as.clone(),
-                role: c.role.clone(),
-            })
-            .collect(),
-        direction: extra.direction.clone(),
-        writing_mode: extra.writing_mode.clone(),
-        unkept: extra.unkept.clone(),
-    }
 }
 
 /// The book's metadata as it will be written.
@@ -79,16 +46,15 @@ pub(super) struct Metadata {
 impl Metadata {
     pub(super) fn new(
         book: &Epub,
-        extra: &Extra,
         written: &Written,
         diagnostics: &mut Vec<Diagnostic>,
     ) -> Metadata {
-        let m = &book.metadata;
+        let (m, extra) = (&book.metadata, &book.extra);
         let mut lost = |what: String| {
             diagnostics.push(Diagnostic::note(Code::EpubInMetadata, what));
         };
         let (authors, mut contributors) = people(&m.creators);
-        contributors.extend(extra.contributors.iter().cloned());
+        contributors.extend(extra.contributors.iter().map(person));
         let mut language = m.languages.first().cloned().unwrap_or_else(|| {
             lost("the package names no language; `und` written: set `language`".into());
             "und".to_string()
@@ -178,17 +144,21 @@ impl Metadata {
 fn people(creators: &[crate::inspect::Creator]) -> (Vec<Person>, Vec<Person>) {
     let (mut authors, mut contributors) = (Vec::new(), Vec::new());
     for c in creators {
-        let person = Person {
-            name: c.name.clone(),
-            file_as: c.file_as.clone(),
-            role: c.role.clone(),
-        };
         match c.role.as_deref() {
-            None | Some("aut") => authors.push(person),
-            Some(_) => contributors.push(person),
+            None | Some("aut") => authors.push(person(c)),
+            Some(_) => contributors.push(person(c)),
         }
     }
     (authors, contributors)
+}
+
+/// A creator or contributor of the package as `metadata.toml` writes them.
+fn person(c: &crate::inspect::Creator) -> Person {
+    Person {
+        name: c.name.clone(),
+        file_as: c.file_as.clone(),
+        role: c.role.clone(),
+    }
 }
 
 /// The package's unique identifier (else its first), when a build accepts it; else a note
@@ -241,7 +211,7 @@ fn day_of(date: &str) -> Option<String> {
 
 /// `vertical-rl` when the package says so (`primary-writing-mode`), or turns its pages right to
 /// left in Chinese, Japanese or Korean (a vertical book); otherwise none.
-fn writing_mode(extra: &Extra, language: &str) -> Option<&'static str> {
+fn writing_mode(extra: &PackageExtra, language: &str) -> Option<&'static str> {
     let cjk = ["zh", "ja", "ko"]
         .iter()
         .any(|l| language.get(..2).is_some_and(|p| p.eq_ignore_ascii_case(l)));
@@ -271,13 +241,13 @@ mod tests {
 
     #[test]
     fn a_right_to_left_chinese_book_is_vertical_but_an_arabic_one_is_not() {
-        let rtl = Extra {
+        let rtl = PackageExtra {
             direction: Some("rtl".into()),
-            ..Extra::default()
+            ..PackageExtra::default()
         };
         assert_eq!(writing_mode(&rtl, "zh-TW"), Some("vertical-rl"));
         assert_eq!(writing_mode(&rtl, "ar"), None);
-        let said = Extra {
+        let said = PackageExtra {
             writing_mode: Some("horizontal-lr".into()),
             ..rtl
         };

@@ -175,13 +175,12 @@ fn unpack_in(
         diagnostics
             .push(Diagnostic::note(Code::EpubInToc, note.clone()).at(epub.join(&book.opf_path)));
     }
-    let extra = metadata::read(book);
     let layout = files::Layout::new(book);
     let mut written = files::write(archive, dir, book, &layout, mode, &mut diagnostics)?;
     let carried_css = unlisted::carry(archive, dir, book, &layout, &mut written, &mut diagnostics)?;
     files::unnamed_fonts(epub, dir, book, &written, &mut diagnostics);
     files::picture_pages(dir, book, &mut written, mode, &mut diagnostics)?;
-    let mut meta = metadata::Metadata::new(book, &extra, &written, &mut diagnostics);
+    let mut meta = metadata::Metadata::new(book, &written, &mut diagnostics);
     meta.keep_usable_cover(dir, &mut diagnostics);
     let mut plan = chapters::plan(book, &written, &meta, dir, &mut diagnostics);
     if plan.chapters.is_empty() {
