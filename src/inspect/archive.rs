@@ -160,12 +160,8 @@ impl Archive {
     /// The entry `name` as [`Container::lend`] reads it: lent when it was inflated ahead
     /// (no zip opened then), else read from the zip.
     pub(crate) fn lend(&self, name: &str, cap: u64) -> Result<Cow<'_, Entry>, InspectError> {
-        match self.inflated.as_deref().and_then(|held| held.get(name)) {
-            Some(entry) if entry.len() as u64 > cap => Err(InspectError::EntryTooLarge {
-                name: name.to_string(),
-                cap,
-            }),
-            Some(entry) => Ok(Cow::Borrowed(entry)),
+        match super::container::held_entry(self.inflated.as_deref(), name, cap) {
+            Some(lent) => lent,
             None => self.container()?.read_entry(name, cap).map(Cow::Owned),
         }
     }

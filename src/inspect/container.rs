@@ -218,14 +218,27 @@ fn lend_from<'h, R: Read + Seek>(
     name: &str,
     cap: u64,
 ) -> Result<Cow<'h, Entry>, InspectError> {
-    match held.and_then(|held| held.get(name)) {
-        Some(entry) if entry.len() as u64 > cap => Err(InspectError::EntryTooLarge {
+    match held_entry(held, name, cap) {
+        Some(lent) => lent,
+        None => inflate(archive.open()?, name, cap).map(|b| Cow::Owned(Entry::Bytes(b))),
+    }
+}
+
+/// The entry `name` as `held` lends it (refused over `cap`); None when it is not held and
+/// must be read from the zip.
+pub(crate) fn held_entry<'h>(
+    held: Option<&'h Inflated>,
+    name: &str,
+    cap: u64,
+) -> Option<Result<Cow<'h, Entry>, InspectError>> {
+    let entry = held?.get(name)?;
+    Some(match entry.len() as u64 > cap {
+        true => Err(InspectError::EntryTooLarge {
             name: name.to_string(),
             cap,
         }),
-        Some(entry) => Ok(Cow::Borrowed(entry)),
-        None => inflate(archive.open()?, name, cap).map(|b| Cow::Owned(Entry::Bytes(b))),
-    }
+        false => Ok(Cow::Borrowed(entry)),
+    })
 }
 
 /// A container's zip reader: its central directory read (4 M instructions for a zip of 3000

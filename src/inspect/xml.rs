@@ -263,6 +263,8 @@ pub(crate) fn attr_ns<'a>(node: Node<'a, '_>, ns: &str, local: &str) -> Option<&
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+    use crate::inspect::container::Entry;
 
     #[test]
     fn text_left_as_it_is_is_text_whose_whitespace_is_collapsed_already() {
@@ -286,8 +288,6 @@ mod tests {
             assert_eq!(is_collapsed(text), collapsed == text, "{text:?}");
         }
     }
-    use super::*;
-    use crate::inspect::container::Entry;
 
     #[test]
     fn billion_laughs_is_refused_before_parsing() {
