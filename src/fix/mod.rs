@@ -253,7 +253,9 @@ pub fn fix(epub: &Path, opts: &FixOptions) -> Result<FixReport, FixError> {
         || review::review(&input, opts.epubcheck),
         || prepare(&input, &dirs, opts, ahead),
     );
-    drop(input);
+    // Freeing what was inflated takes a few milliseconds: it is done beside the result's review
+    // when the book is built already, before the build otherwise.
+    let mut input = Some(input);
     let (mut diagnostics, mut built) = match prepared {
         Ok(Prepared::Built(diagnostics, built)) => {
             clock.lap("review input, unpack, build");
@@ -264,6 +266,7 @@ pub fn fix(epub: &Path, opts: &FixOptions) -> Result<FixReport, FixError> {
             return Ok(already_clean(epub, before.chars, clock.timings));
         }
         Ok(Prepared::Unpacked(diagnostics, chapters)) => {
+            input = None;
             clock.lap("review input, unpack");
             let built = build(epub, &dirs, opts, chapters)?;
             clock.lap("build");
@@ -285,7 +288,10 @@ pub fn fix(epub: &Path, opts: &FixOptions) -> Result<FixReport, FixError> {
         None => Archive::inflate(&outputs[0]),
     };
     // The temporary folder (the project, its pictures and fonts) is removed meanwhile.
-    let (after, ()) = rayon::join(|| review::review(&result, opts.epubcheck), || drop(work));
+    let (after, ()) = rayon::join(
+        || review::review(&result, opts.epubcheck),
+        || drop((work, input)),
+    );
     drop(result);
     let mut report = compared(epub, &before, &after, outputs, &built.removed);
     let warnings = built

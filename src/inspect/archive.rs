@@ -259,9 +259,9 @@ fn inflate_all(path: &Path) -> Option<Inflated> {
     let inflated = names
         .par_iter()
         .map_init(
-            || (zip.clone(), libdeflater::Decompressor::new()),
-            |(zip, inflater), name| {
-                let bytes = inflate_one(zip, &bytes, name, inflater)?;
+            || (zip.clone(), libdeflater::Decompressor::new(), Vec::new()),
+            |(zip, inflater, scratch), name| {
+                let bytes = inflate_one(zip, &bytes, name, inflater, scratch)?;
                 let len = bytes.len() as u64;
                 let left = budget
                     .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |b| b.checked_sub(len));
@@ -274,20 +274,20 @@ fn inflate_all(path: &Path) -> Option<Inflated> {
 }
 
 /// One entry of the zip (whose file is `file`) inflated, None when it cannot be read or
-/// inflates past [`MAX_XML_ENTRY_BYTES`]: whole when it can be ([`inflate_whole`]), else
-/// streamed by the zip reader. Its content is checked for UTF-8 once here, so that its readers
-/// take it as text unchecked.
+/// inflates past [`MAX_XML_ENTRY_BYTES`]: whole when it can be ([`inflate_whole`], into the
+/// thread's `scratch`), else streamed by the zip reader. Its content is checked for UTF-8 once
+/// here, so that its readers take it as text unchecked.
 fn inflate_one(
     zip: &mut ZipArchive<Cursor<&[u8]>>,
     file: &[u8],
     name: &str,
     inflater: &mut libdeflater::Decompressor,
+    scratch: &mut Vec<u8>,
 ) -> Option<Entry> {
-    let bytes = match inflate_whole(zip, file, name, inflater) {
-        Some(bytes) => bytes,
-        None => inflate_streamed(zip, name)?,
-    };
-    Some(checked(bytes.into()))
+    match inflate_whole(zip, file, name, inflater, scratch) {
+        Some(bytes) => Some(checked(bytes)),
+        None => Some(checked(inflate_streamed(zip, name)?.into())),
+    }
 }
 
 /// An entry's content as text when it is UTF-8, else as bytes. The check is SIMD's (several
@@ -306,18 +306,20 @@ fn inflate_streamed(zip: &mut ZipArchive<Cursor<&[u8]>>, name: &str) -> Option<V
     super::container::inflate(zip, name, MAX_XML_ENTRY_BYTES).ok()
 }
 
-/// The entry `name` taken whole from the zip's `file`: stored, copied; deflated, inflated by
-/// libdeflate into a buffer of the size the entry declares (several times faster than the
-/// zip reader's stream). Its CRC-32 is checked. None whenever anything is off (encrypted,
+/// The entry `name` taken whole from the zip's `file`: stored, borrowed; deflated, inflated by
+/// libdeflate into the first bytes of `scratch`, as many as the entry declares (several times
+/// faster than the zip reader's stream; `scratch` is kept from entry to entry, so that it is
+/// not zeroed for each). Its CRC-32 is checked. None whenever anything is off (encrypted,
 /// another method, a declared size past [`MAX_XML_ENTRY_BYTES`], a stream that does not fill
 /// that size exactly or does not end, a wrong CRC): the zip reader then reads it, so that
 /// what is refused and why is as it was.
-fn inflate_whole(
+fn inflate_whole<'a>(
     zip: &mut ZipArchive<Cursor<&[u8]>>,
-    file: &[u8],
+    file: &'a [u8],
     name: &str,
     inflater: &mut libdeflater::Decompressor,
-) -> Option<Vec<u8>> {
+    scratch: &'a mut Vec<u8>,
+) -> Option<Cow<'a, [u8]>> {
     let index = zip.index_for_name(name)?;
     let entry = zip.by_index_raw(index).ok()?;
     if entry.encrypted() || entry.size() > MAX_XML_ENTRY_BYTES {
@@ -328,16 +330,19 @@ fn inflate_whole(
     let size = usize::try_from(entry.size()).ok()?;
     let (method, crc) = (entry.compression(), entry.crc32());
     let raw = file.get(start..start.checked_add(len)?)?;
-    let bytes = match method {
-        CompressionMethod::Stored if raw.len() == size => raw.to_vec(),
+    let bytes: &[u8] = match method {
+        CompressionMethod::Stored if raw.len() == size => raw,
         CompressionMethod::Deflated => {
-            let mut out = vec![0; size];
-            let n = inflater.deflate_decompress(raw, &mut out).ok()?;
-            (n == size).then_some(out)?
+            if scratch.len() < size {
+                scratch.resize(size, 0);
+            }
+            let out = &mut scratch[..size];
+            let n = inflater.deflate_decompress(raw, out).ok()?;
+            (n == size).then_some(&*out)?
         }
         _ => return None,
     };
-    (crc32fast::hash(&bytes) == crc).then_some(bytes)
+    (crc32fast::hash(bytes) == crc).then_some(Cow::Borrowed(bytes))
 }
 
 #[cfg(test)]
@@ -484,18 +489,21 @@ mod tests {
     type Got = Option<Vec<u8>>;
 
     /// Every entry of `zip` taken whole, and inflated as [`inflate_all`] does (whole, else
-    /// streamed) and streamed only: the last two must agree.
+    /// streamed) and streamed only: the last two must agree. The scratch buffer starts larger
+    /// than any entry and full of other bytes, as one kept from entry to entry is.
     fn both_ways(zip: &[u8]) -> Vec<(String, Got, Got, Got)> {
         let mut archive = ZipArchive::new(Cursor::new(zip)).unwrap();
         let mut inflater = libdeflater::Decompressor::new();
+        let mut scratch = vec![0xA5; 1 << 20];
         let names: Vec<String> = (archive.file_names().filter_map(Result::ok))
             .map(|n| n.into_owned())
             .collect();
         names
             .into_iter()
             .map(|name| {
-                let whole = inflate_whole(&mut archive, zip, &name, &mut inflater);
-                let one = inflate_one(&mut archive, zip, &name, &mut inflater);
+                let whole = inflate_whole(&mut archive, zip, &name, &mut inflater, &mut scratch)
+                    .map(Cow::into_owned);
+                let one = inflate_one(&mut archive, zip, &name, &mut inflater, &mut scratch);
                 let streamed = inflate_streamed(&mut archive, &name);
                 (name, whole, one.map(Entry::into_bytes), streamed)
             })
