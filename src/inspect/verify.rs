@@ -203,6 +203,8 @@ struct Verifier {
     /// The targets of the NCX the NCX rules parsed, for the [`Archive`]'s other readers
     /// ([`Archive::offer_ncx`]).
     ncx: Option<read::NcxTargets>,
+    /// What the NCX rules read of each NCX (by entry name) the summaries walked.
+    ncx_walked: Vec<(String, ncx::NcxFacts)>,
 }
 
 fn extension(name: &str) -> String {

@@ -4,6 +4,7 @@
 
 use std::borrow::Cow;
 
+use super::ncx::{NcxFacts, NcxWalk};
 use super::*;
 use crate::inspect::fixed_layout::Viewport;
 
@@ -31,7 +32,7 @@ pub(super) struct Element<'a, 'e> {
 
 impl Element<'_, '_> {
     /// An unprefixed attribute by local name.
-    fn attr(&self, local: &str) -> Option<&str> {
+    pub(super) fn attr(&self, local: &str) -> Option<&str> {
         (self.attrs.iter())
             .find(|a| a.ns.is_none() && a.local == local)
             .map(|a| a.value.as_ref())
@@ -66,15 +67,26 @@ pub(super) struct Summarizer<'t> {
     head: Head,
     head_semantics: Vec<(Place, String)>,
     html_root: Option<(Place, bool, bool)>,
+    /// An NCX's walk for its rules.
+    ncx_walk: Option<NcxWalk<'t>>,
+}
+
+/// The summary of an entry, and what the NCX rules read of it when it is an NCX (an entry
+/// named `.ncx`).
+#[derive(Debug, PartialEq, Eq)]
+pub(super) struct Summary {
+    pub xml: XmlSummary,
+    pub ncx: Option<NcxFacts>,
 }
 
 impl<'t> Summarizer<'t> {
     /// A summary of the entry `entry` whose text is `text`, before its first element.
     pub(super) fn new(entry: &str, text: &'t str) -> Self {
+        let ncx = extension(entry) == "ncx";
         Summarizer {
             locator: Locator::of_text(entry, text),
             xhtml: is_xhtml_name(entry),
-            ncx: extension(entry) == "ncx",
+            ncx,
             ids: HashSet::new(),
             links: Vec::new(),
             base: None,
@@ -82,6 +94,7 @@ impl<'t> Summarizer<'t> {
             head: Head::Before,
             head_semantics: Vec::new(),
             html_root: None,
+            ncx_walk: ncx.then(|| NcxWalk::new(entry, text)),
         }
     }
 
@@ -92,6 +105,9 @@ impl<'t> Summarizer<'t> {
         }
         if self.xhtml {
             self.xhtml_element(e);
+        }
+        if let Some(walk) = &mut self.ncx_walk {
+            walk.element(e);
         }
         if e.depth == 0 && e.local == "html" {
             self.html_root = Some((
@@ -161,21 +177,29 @@ impl<'t> Summarizer<'t> {
     }
 
     /// The summary of every element taken in.
-    pub(super) fn finish(self) -> XmlSummary {
-        XmlSummary {
+    pub(super) fn finish(self) -> Summary {
+        let xml = XmlSummary {
             ids: self.ids,
             links: self.links,
             base: self.base.flatten(),
             viewport: self.viewport,
             head_semantics: self.head_semantics,
             html_root: self.html_root,
-        }
+        };
+        let ncx = self.ncx_walk.map(NcxWalk::finish);
+        Summary { xml, ncx }
     }
 }
 
 /// The summary of the entry `entry`, parsed into `doc`.
-pub(super) fn of_tree(entry: &str, doc: &Document) -> XmlSummary {
+pub(super) fn of_tree(entry: &str, doc: &Document) -> Summary {
     let mut summary = Summarizer::new(entry, doc.input_text());
+    each_element(doc, |e| summary.element(e));
+    summary.finish()
+}
+
+/// Hands each element of `doc` to `take`, in document order.
+pub(super) fn each_element(doc: &Document, mut take: impl FnMut(&Element)) {
     // The element ancestors of the element at hand, outermost first.
     let mut ancestors = Vec::new();
     let mut attrs = Vec::new();
@@ -190,7 +214,7 @@ pub(super) fn of_tree(entry: &str, doc: &Document) -> XmlSummary {
             local: a.name(),
             value: Cow::Borrowed(a.value()),
         }));
-        summary.element(&Element {
+        take(&Element {
             pos: node.range().start,
             depth: ancestors.len(),
             ns: node.tag_name().namespace(),
@@ -199,5 +223,4 @@ pub(super) fn of_tree(entry: &str, doc: &Document) -> XmlSummary {
         });
         ancestors.push(node.id());
     }
-    summary.finish()
 }

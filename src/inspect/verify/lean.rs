@@ -15,7 +15,7 @@ use std::sync::LazyLock;
 
 use memchr::memmem::Finder;
 
-use super::element::{Attr, Element, Summarizer};
+use super::element::{Attr, Element, Summarizer, Summary};
 use super::*;
 
 const NS_XMLNS: &str = "http://www.w3.org/2000/xmlns/";
@@ -26,7 +26,7 @@ const MAX_DECLARATIONS: usize = 10_000;
 
 /// The summary of the entry `entry` whose text is `text`, when the lean pass can vouch that
 /// roxmltree reads it without an error; None otherwise.
-pub(super) fn summarize(entry: &str, text: &str) -> Option<XmlSummary> {
+pub(super) fn summarize(entry: &str, text: &str) -> Option<Summary> {
     // Each node takes at least a byte: a shorter text stays under roxmltree's node cap.
     // Every character is checked here, in one pass over the whole text: the text runs,
     // attribute values, comments and the rest need no check of their own.
@@ -662,7 +662,7 @@ mod tests {
 <!-- after -->
 "##;
 
-    fn tree(entry: &str, text: &str) -> Result<XmlSummary, InspectError> {
+    fn tree(entry: &str, text: &str) -> Result<Summary, InspectError> {
         xml::parse(entry, text).map(|doc| super::super::element::of_tree(entry, &doc))
     }
 
@@ -694,7 +694,7 @@ mod tests {
                 summarize(entry, text).unwrap_or_else(|| panic!("{entry} left to roxmltree"));
             assert_eq!(lean, tree(entry, text).unwrap(), "{entry}");
         }
-        let rich = summarize("EPUB/text/rich.xhtml", RICH).unwrap();
+        let rich = summarize("EPUB/text/rich.xhtml", RICH).unwrap().xml;
         assert_eq!(rich.links.len(), 9, "{:#?}", rich.links);
         assert!(rich.links.iter().any(|l| l.raw == "c.xhtml?a=1&b=2#x1"));
         assert_eq!(rich.head_semantics.len(), 2);
