@@ -231,21 +231,19 @@ struct Verifier {
     ncx_walked: Vec<(String, ncx::NcxFacts)>,
 }
 
-fn extension(name: &str) -> String {
+/// Whether the entry `name` ends in `.` and one of `extensions` (written in lower case), in
+/// any case; nothing is allocated (asked of every entry and every document summarised).
+fn has_extension(name: &str, extensions: &[&str]) -> bool {
     name.rsplit_once('.')
-        .map(|(_, e)| e.to_ascii_lowercase())
-        .unwrap_or_default()
+        .is_some_and(|(_, e)| extensions.iter().any(|x| e.eq_ignore_ascii_case(x)))
 }
 
 fn is_xml_name(name: &str) -> bool {
-    matches!(
-        extension(name).as_str(),
-        "opf" | "ncx" | "xhtml" | "html" | "htm" | "xml" | "svg"
-    )
+    has_extension(name, &["opf", "ncx", "xhtml", "html", "htm", "xml", "svg"])
 }
 
 fn is_xhtml_name(name: &str) -> bool {
-    matches!(extension(name).as_str(), "xhtml" | "html" | "htm")
+    has_extension(name, &["xhtml", "html", "htm"])
 }
 
 /// `CCYY-MM-DDThh:mm:ssZ`, as EPUB 3 requires for `dcterms:modified`.
@@ -349,28 +347,29 @@ impl Verifier {
     }
 
     fn check_content_languages(&mut self, package: &Package) {
+        let mut found = Vec::new();
         for item in package
             .manifest
             .iter()
             .filter(|m| m.media_type == "application/xhtml+xml")
         {
-            let Some((loc, lang, xml_lang)) = self
-                .summaries
-                .get(&item.href)
-                .and_then(|s| s.html_root.clone())
+            let Some((loc, lang, xml_lang)) =
+                (self.summaries.get(&item.href)).and_then(|s| s.html_root.as_ref())
             else {
                 continue;
             };
             // Only a document with neither attribute has no language: EPUBCheck says nothing
-            // either way, and Ace (axe's html-has-lang) accepts `xml:lang` in XHTML.
+            // either way, and Ace (axe's html-has-lang) accepts `xml:lang` in XHTML. (The
+            // location is copied for a finding only.)
             if !lang && !xml_lang {
-                self.warning(
+                found.push(finding::warning(
                     Code::EpubLang,
-                    loc,
+                    loc.clone(),
                     "<html> has no `lang` or `xml:lang` attribute",
-                );
+                ));
             }
         }
+        self.findings.extend(found);
     }
 
     fn check_viewports(&mut self) {

@@ -82,7 +82,7 @@ pub(super) struct Summary {
 impl<'t> Summarizer<'t> {
     /// A summary of the entry `entry` whose text is `text`, before its first element.
     pub(super) fn new(entry: &str, text: &'t str) -> Self {
-        let ncx = extension(entry) == "ncx";
+        let ncx = has_extension(entry, &["ncx"]);
         Summarizer {
             locator: Locator::of_text(entry, text),
             xhtml: is_xhtml_name(entry),

@@ -21,12 +21,11 @@ impl Verifier {
         container: &mut Container<R>,
         skip: Option<&str>,
     ) {
-        let names: Vec<String> = container
-            .entries
-            .iter()
-            .map(|e| e.name.clone())
-            .filter(|n| !n.ends_with('/') && is_xml_name(n) && Some(n.as_str()) != skip)
-            .collect();
+        // The listing is shared: the names are borrowed from it, each copied once, for its
+        // summary's key.
+        let entries = std::sync::Arc::clone(&container.entries);
+        let names = (entries.iter().map(|e| e.name.as_str()))
+            .filter(|n| !n.ends_with('/') && is_xml_name(n) && Some(*n) != skip);
         // What was inflated ahead is lent, not copied, to the parallel parse.
         let held = container.inflated.clone();
         let mut seen = HashSet::new();
@@ -34,9 +33,10 @@ impl Verifier {
         let mut batch = Vec::new();
         let mut batch_bytes = 0;
         for name in names {
-            if !seen.insert(name.clone()) {
+            if !seen.insert(name) {
                 continue;
             }
+            let name = name.to_string();
             let cap = budget.min(MAX_XML_ENTRY_BYTES);
             let read = container.lend_held(held.as_deref(), &name, cap);
             if let Err(InspectError::EntryTooLarge { .. }) = read
