@@ -35,6 +35,7 @@ mod lean;
 mod ncx;
 mod package;
 mod summary;
+mod walk;
 
 /// XML entries are inflated this many (or this many bytes) at a time, then parsed in parallel.
 const BATCH_ENTRIES: usize = 256;

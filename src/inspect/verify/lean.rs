@@ -15,7 +15,8 @@ use std::sync::LazyLock;
 
 use memchr::memmem::Finder;
 
-use super::element::{Attr, Element, Summarizer, Summary};
+use super::element::{Summarizer, Summary};
+use super::walk::{Attr, Element};
 use super::*;
 
 const NS_XMLNS: &str = "http://www.w3.org/2000/xmlns/";

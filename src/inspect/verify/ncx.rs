@@ -5,7 +5,7 @@
 //! [`super::element::Summarizer`]), so that the NCX is not parsed into a tree again for them;
 //! an NCX not summarised so (its entry not named `.ncx`) is parsed here as before.
 
-use super::element::Element;
+use super::walk::{Element, each_element};
 use super::*;
 
 /// What the NCX rules and the stores' facts read of an NCX ([`NcxWalk`]).
@@ -168,7 +168,7 @@ impl Verifier {
                     return;
                 };
                 let mut walk = NcxWalk::new(&path, &text);
-                super::element::each_element(&doc, |e| walk.element(e));
+                each_element(&doc, |e| walk.element(e));
                 walk.finish()
             }
         };
