@@ -33,22 +33,23 @@ pub(super) struct Review {
 /// The errors and warnings of the EPUB `epub`: our structural rules, EPUBCheck when
 /// `epubcheck` gives its time limit (and it is installed), and the limits of Send-to-Kindle
 /// (the store that rejects the most EPUBs people already have); and the letters and digits of
-/// its spine. The package rules run first, and the package document they parse is the one
-/// the other readings take ([`Archive::package`]: parsed once); then the three readings run
-/// side by side, and the stores' facts take the NCX's order last, from the NCX the rules
-/// parsed ([`crate::inspect::facts::ncx_of`]) instead of parsing it again.
+/// its spine. The package document is parsed first, once, for the package rules and for the
+/// other readings ([`Archive::package`]); then the package rules and the other rules run
+/// beside the stores' facts and the spine's count, and the stores' facts take the NCX's
+/// order last, from the NCX the rules read ([`crate::inspect::facts::ncx_of`]) instead of
+/// parsing it again.
 pub(super) fn review(epub: &Archive, epubcheck: Option<Duration>) -> Review {
-    let ahead = crate::inspect::verify::check_package_ahead(epub);
-    let ((mut report, mut facts), chars) = rayon::join(
+    let (mut report, (mut facts, chars)) = crate::inspect::verify::check_package_ahead(
+        epub,
+        |ahead| crate::check::check_archive(epub, epubcheck, ahead),
         || {
             rayon::join(
-                || crate::check::check_archive(epub, epubcheck, ahead),
                 || crate::inspect::facts::facts_but_ncx(epub),
+                || spine_chars_of(epub).ok(),
             )
         },
-        || spine_chars_of(epub).ok(),
     );
-    // The NCX's order after the rules, which parsed the NCX and kept what it gives.
+    // The NCX's order after the rules, which read the NCX and kept what it gives.
     if let Ok(facts) = &mut facts {
         facts.ncx = crate::inspect::facts::ncx_of(epub);
     }

@@ -179,9 +179,12 @@ fn shows(name: &str, text: &str, cover: &str) -> Option<bool> {
     Some(by_img)
 }
 
-/// The value of attribute `name` in start tag `tag`, in either quotes.
+/// The value of attribute `name` in start tag `tag`, in either quotes: after the first
+/// ` name=` (found without making that string: asked of every document's `<body>`).
 fn attr_of<'a>(tag: &'a str, name: &str) -> Option<&'a str> {
-    let at = tag.find(&format!(" {name}="))? + name.len() + 2;
+    let (found, _) = (tag.match_indices(name))
+        .find(|&(i, _)| tag[..i].ends_with(' ') && tag[i + name.len()..].starts_with('='))?;
+    let at = found + name.len() + 1;
     let quote = tag[at..]
         .chars()
         .next()
@@ -232,6 +235,18 @@ fn ncx_order<'a>(
 mod tests {
     use super::*;
     use crate::inspect::testutil::{NCX, TestBook};
+
+    #[test]
+    fn an_attribute_is_read_after_its_own_name_only() {
+        let body = r#"<body data-id="a" idx="c" class='id=d' id='b' id="e">"#;
+        assert_eq!(attr_of(body, "id"), Some("b"));
+        assert_eq!(
+            attr_of(r#"<img alt="src=" src="a.png"/>"#, "src"),
+            Some("a.png")
+        );
+        assert_eq!(attr_of("<body id=b>", "id"), None);
+        assert_eq!(attr_of(r#"<body xid="b">"#, "id"), None);
+    }
 
     /// The NCX order of `book` as [`facts`] reads it alone, and as a `fix`'s review reads it
     /// after the rules ran on an [`Archive::inflate`]: with what they kept, whether they kept

@@ -756,9 +756,10 @@ pub(crate) fn ncx_targets(ncx_path: &str, doc: &Document) -> Vec<String> {
         .collect()
 }
 
-/// An NCX's [`ncx_targets`] with the text they were read from: `verify`'s NCX rules parse
-/// the NCX and keep this in the [`Archive`](super::archive::Archive), where the stores' facts
-/// take it instead of parsing the NCX again when the entry they read holds the same text.
+/// An NCX's [`ncx_targets`] with the text they were read from: `verify`'s NCX rules read
+/// them (on the walk that summarises the NCX) and keep this in the
+/// [`Archive`](super::archive::Archive), where the stores' facts take it instead of parsing
+/// the NCX again when the entry they read holds the same text.
 #[derive(Debug, Clone)]
 pub(crate) struct NcxTargets {
     /// The NCX's entry name.
@@ -767,17 +768,6 @@ pub(crate) struct NcxTargets {
     pub text: String,
     /// Its targets.
     pub targets: Vec<String>,
-}
-
-impl NcxTargets {
-    /// The targets of the NCX `ncx_path` parsed as `doc`.
-    pub(crate) fn of(ncx_path: &str, doc: &Document) -> NcxTargets {
-        NcxTargets {
-            href: ncx_path.to_string(),
-            text: doc.input_text().to_string(),
-            targets: ncx_targets(ncx_path, doc),
-        }
-    }
 }
 
 #[cfg(test)]

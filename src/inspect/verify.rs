@@ -35,6 +35,7 @@ mod lean;
 mod ncx;
 mod package;
 mod summary;
+mod walk;
 
 /// XML entries are inflated this many (or this many bytes) at a time, then parsed in parallel.
 const BATCH_ENTRIES: usize = 256;
@@ -78,18 +79,42 @@ pub(crate) struct PackageChecked(Verifier, Option<Package>);
 /// The package rules on the EPUB of `archive`, run ahead of [`verify_archive_with`] so that
 /// the package document parsed for them is the one [`Archive::package`] answers with (a
 /// `fix` reviews each side with these rules and, beside them, the readers of
-/// [`Archive::package`]). None when the zip cannot be opened: [`verify_archive_with`] then
-/// meets and reports that itself.
-pub(crate) fn check_package_ahead(archive: &Archive) -> Option<PackageChecked> {
-    let mut container = archive.container().ok()?;
+/// [`Archive::package`]). Once the package is parsed, the rules run beside `beside`, which
+/// may read [`Archive::package`] (kept by then), and `then` takes their findings; so
+/// `then(rules) ‖ beside()`. The rules are None when the zip cannot be opened:
+/// [`verify_archive_with`] then meets and reports that itself.
+pub(crate) fn check_package_ahead<A: Send, B: Send>(
+    archive: &Archive,
+    then: impl FnOnce(Option<PackageChecked>) -> A + Send,
+    beside: impl FnOnce() -> B + Send,
+) -> (A, B) {
+    let Ok(mut container) = archive.container() else {
+        return rayon::join(|| then(None), beside);
+    };
     let mut rules = Verifier::default();
-    let package = rules.check_package(&mut container);
-    if let Some(package) = &package {
-        // The same steps as read::read_container's, to the same package: its TOC is read on.
-        let opf_path = package.opf_path.clone();
-        archive.offer_package(|| read::epub_of(container, opf_path, package.clone()));
-    }
-    Some(PackageChecked(rules, package))
+    let parsed = rules.package_text(&mut container);
+    let doc = (parsed.as_ref()).and_then(|(opf_path, text)| xml::parse(opf_path, text).ok());
+    let package = match (&parsed, &doc) {
+        (Some((opf_path, _)), Some(doc)) => rules.package_of(opf_path, doc),
+        _ => None,
+    };
+    let (Some((opf_path, _)), Some(doc), Some(package)) = (&parsed, &doc, package) else {
+        return rayon::join(|| then(Some(PackageChecked(rules, None))), beside);
+    };
+    // The package to keep: the same steps as read::read_container's (its TOC read on).
+    let kept = package.clone();
+    rayon::join(
+        || {
+            rules.package_rules(&container, opf_path, doc, &package);
+            then(Some(PackageChecked(rules, Some(package))))
+        },
+        || {
+            if let Ok(zip) = archive.container() {
+                archive.offer_package(|| read::epub_of(zip, opf_path.clone(), kept));
+            }
+            beside()
+        },
+    )
 }
 
 /// [`verify_file`] on the EPUB of `archive`, its entries read from what was inflated ahead;
@@ -203,23 +228,23 @@ struct Verifier {
     /// The targets of the NCX the NCX rules parsed, for the [`Archive`]'s other readers
     /// ([`Archive::offer_ncx`]).
     ncx: Option<read::NcxTargets>,
+    /// What the NCX rules read of each NCX (by entry name) the summaries walked.
+    ncx_walked: Vec<(String, ncx::NcxFacts)>,
 }
 
-fn extension(name: &str) -> String {
+/// Whether the entry `name` ends in `.` and one of `extensions` (written in lower case), in
+/// any case; nothing is allocated (asked of every entry and every document summarised).
+fn has_extension(name: &str, extensions: &[&str]) -> bool {
     name.rsplit_once('.')
-        .map(|(_, e)| e.to_ascii_lowercase())
-        .unwrap_or_default()
+        .is_some_and(|(_, e)| extensions.iter().any(|x| e.eq_ignore_ascii_case(x)))
 }
 
 fn is_xml_name(name: &str) -> bool {
-    matches!(
-        extension(name).as_str(),
-        "opf" | "ncx" | "xhtml" | "html" | "htm" | "xml" | "svg"
-    )
+    has_extension(name, &["opf", "ncx", "xhtml", "html", "htm", "xml", "svg"])
 }
 
 fn is_xhtml_name(name: &str) -> bool {
-    matches!(extension(name).as_str(), "xhtml" | "html" | "htm")
+    has_extension(name, &["xhtml", "html", "htm"])
 }
 
 /// `CCYY-MM-DDThh:mm:ssZ`, as EPUB 3 requires for `dcterms:modified`.
@@ -323,28 +348,29 @@ impl Verifier {
     }
 
     fn check_content_languages(&mut self, package: &Package) {
+        let mut found = Vec::new();
         for item in package
             .manifest
             .iter()
             .filter(|m| m.media_type == "application/xhtml+xml")
         {
-            let Some((loc, lang, xml_lang)) = self
-                .summaries
-                .get(&item.href)
-                .and_then(|s| s.html_root.clone())
+            let Some((loc, lang, xml_lang)) =
+                (self.summaries.get(&item.href)).and_then(|s| s.html_root.as_ref())
             else {
                 continue;
             };
             // Only a document with neither attribute has no language: EPUBCheck says nothing
-            // either way, and Ace (axe's html-has-lang) accepts `xml:lang` in XHTML.
+            // either way, and Ace (axe's html-has-lang) accepts `xml:lang` in XHTML. (The
+            // location is copied for a finding only.)
             if !lang && !xml_lang {
-                self.warning(
+                found.push(finding::warning(
                     Code::EpubLang,
-                    loc,
+                    loc.clone(),
                     "<html> has no `lang` or `xml:lang` attribute",
-                );
+                ));
             }
         }
+        self.findings.extend(found);
     }
 
     fn check_viewports(&mut self) {
@@ -431,9 +457,11 @@ mod tests {
             std::fs::write(&path, book.to_zip()).unwrap();
             let alone = verify_file(&path).findings;
             let archive = Archive::inflate(&path);
-            let ahead = check_package_ahead(&archive);
-            assert!(ahead.is_some(), "{i}");
-            let verified = verify_archive_with(&archive, ahead);
+            let then = |ahead: Option<PackageChecked>| {
+                assert!(ahead.is_some(), "{i}");
+                verify_archive_with(&archive, ahead)
+            };
+            let (verified, ()) = check_package_ahead(&archive, then, || ());
             assert_eq!(verified.findings, alone, "{i}");
             // The package kept is the one the EPUB's own reading makes, or the same error.
             let fresh = Container::new(std::fs::File::open(&path).unwrap());

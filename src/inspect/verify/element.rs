@@ -2,48 +2,12 @@
 //! [`XmlSummary`]: the same walk whether the elements come from roxmltree's tree
 //! ([`of_tree`]) or from the lean scan of the text ([`super::lean`]).
 
-use std::borrow::Cow;
-
+use super::ncx::{NcxFacts, NcxWalk};
+use super::walk::{Element, each_element};
 use super::*;
 use crate::inspect::fixed_layout::Viewport;
 
 const NS_XHTML: &str = "http://www.w3.org/1999/xhtml";
-
-/// An attribute as the rules read it (namespace declarations are not attributes).
-#[derive(Debug, Clone)]
-pub(super) struct Attr<'a> {
-    /// Its namespace URI; None when unprefixed.
-    pub ns: Option<&'a str>,
-    pub local: &'a str,
-    /// Its value, normalised as XML says.
-    pub value: Cow<'a, str>,
-}
-
-/// An element: where its start tag begins (a byte offset into the text), how deep it is (the
-/// root element is 0), its namespace URI, local name and attributes in document order.
-pub(super) struct Element<'a, 'e> {
-    pub pos: usize,
-    pub depth: usize,
-    pub ns: Option<&'a str>,
-    pub local: &'a str,
-    pub attrs: &'e [Attr<'a>],
-}
-
-impl Element<'_, '_> {
-    /// An unprefixed attribute by local name.
-    fn attr(&self, local: &str) -> Option<&str> {
-        (self.attrs.iter())
-            .find(|a| a.ns.is_none() && a.local == local)
-            .map(|a| a.value.as_ref())
-    }
-
-    /// An attribute by namespace and local name.
-    fn attr_ns(&self, ns: &str, local: &str) -> Option<&str> {
-        (self.attrs.iter())
-            .find(|a| a.ns == Some(ns) && a.local == local)
-            .map(|a| a.value.as_ref())
-    }
-}
 
 /// Where the walk is with respect to the root's first `<head>`.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -66,15 +30,26 @@ pub(super) struct Summarizer<'t> {
     head: Head,
     head_semantics: Vec<(Place, String)>,
     html_root: Option<(Place, bool, bool)>,
+    /// An NCX's walk for its rules.
+    ncx_walk: Option<NcxWalk<'t>>,
+}
+
+/// The summary of an entry, and what the NCX rules read of it when it is an NCX (an entry
+/// named `.ncx`).
+#[derive(Debug, PartialEq, Eq)]
+pub(super) struct Summary {
+    pub xml: XmlSummary,
+    pub ncx: Option<NcxFacts>,
 }
 
 impl<'t> Summarizer<'t> {
     /// A summary of the entry `entry` whose text is `text`, before its first element.
     pub(super) fn new(entry: &str, text: &'t str) -> Self {
+        let ncx = has_extension(entry, &["ncx"]);
         Summarizer {
             locator: Locator::of_text(entry, text),
             xhtml: is_xhtml_name(entry),
-            ncx: extension(entry) == "ncx",
+            ncx,
             ids: HashSet::new(),
             links: Vec::new(),
             base: None,
@@ -82,6 +57,7 @@ impl<'t> Summarizer<'t> {
             head: Head::Before,
             head_semantics: Vec::new(),
             html_root: None,
+            ncx_walk: ncx.then(|| NcxWalk::new(entry, text)),
         }
     }
 
@@ -92,6 +68,9 @@ impl<'t> Summarizer<'t> {
         }
         if self.xhtml {
             self.xhtml_element(e);
+        }
+        if let Some(walk) = &mut self.ncx_walk {
+            walk.element(e);
         }
         if e.depth == 0 && e.local == "html" {
             self.html_root = Some((
@@ -161,43 +140,23 @@ impl<'t> Summarizer<'t> {
     }
 
     /// The summary of every element taken in.
-    pub(super) fn finish(self) -> XmlSummary {
-        XmlSummary {
+    pub(super) fn finish(self) -> Summary {
+        let xml = XmlSummary {
             ids: self.ids,
             links: self.links,
             base: self.base.flatten(),
             viewport: self.viewport,
             head_semantics: self.head_semantics,
             html_root: self.html_root,
-        }
+        };
+        let ncx = self.ncx_walk.map(NcxWalk::finish);
+        Summary { xml, ncx }
     }
 }
 
 /// The summary of the entry `entry`, parsed into `doc`.
-pub(super) fn of_tree(entry: &str, doc: &Document) -> XmlSummary {
+pub(super) fn of_tree(entry: &str, doc: &Document) -> Summary {
     let mut summary = Summarizer::new(entry, doc.input_text());
-    // The element ancestors of the element at hand, outermost first.
-    let mut ancestors = Vec::new();
-    let mut attrs = Vec::new();
-    for node in doc.descendants().filter(|n| n.is_element()) {
-        let parent = node.parent().map(|p| p.id());
-        while ancestors.last().is_some() && ancestors.last() != parent.as_ref() {
-            ancestors.pop();
-        }
-        attrs.clear();
-        attrs.extend(node.attributes().map(|a| Attr {
-            ns: a.namespace(),
-            local: a.name(),
-            value: Cow::Borrowed(a.value()),
-        }));
-        summary.element(&Element {
-            pos: node.range().start,
-            depth: ancestors.len(),
-            ns: node.tag_name().namespace(),
-            local: node.tag_name().name(),
-            attrs: &attrs,
-        });
-        ancestors.push(node.id());
-    }
+    each_element(doc, |e| summary.element(e));
     summary.finish()
 }

@@ -9,6 +9,19 @@ impl Verifier {
         &mut self,
         container: &mut Container<R>,
     ) -> Option<Package> {
+        let (opf_path, text) = self.package_text(container)?;
+        let doc = xml::parse(&opf_path, &text).ok()?;
+        let package = self.package_of(&opf_path, &doc)?;
+        self.package_rules(container, &opf_path, &doc, &package);
+        Some(package)
+    }
+
+    /// The package document's entry name and text, as `container.xml` names it; None when
+    /// there is none to read (what is wrong reported here, or by the well-formedness pass).
+    pub(super) fn package_text<R: Read + Seek>(
+        &mut self,
+        container: &mut Container<R>,
+    ) -> Option<(String, String)> {
         if !container.exists(CONTAINER_XML) {
             self.error(Code::EpubPackage, CONTAINER_XML, "missing");
             return None;
@@ -32,22 +45,34 @@ impl Verifier {
             return None;
         }
         let text = read::read_text(container, &opf_path).ok()?;
-        let doc = xml::parse(&opf_path, &text).ok()?;
-        let package = match read::parse_package(&opf_path, &doc) {
-            Ok(p) => p,
+        Some((opf_path, text))
+    }
+
+    /// The package read from its document `doc`; None (its error reported) when it is not one.
+    pub(super) fn package_of(&mut self, opf_path: &str, doc: &Document) -> Option<Package> {
+        match read::parse_package(opf_path, doc) {
+            Ok(p) => Some(p),
             Err(e) => {
                 self.failed(&e);
-                return None;
+                None
             }
-        };
-        self.check_manifest(container, &opf_path, &doc, &package);
-        self.check_spine(&opf_path, &doc, &package);
-        self.check_metadata(&opf_path, &doc, &package);
-        self.findings.extend(crate::inspect::package_rules::check(
-            &opf_path, &doc, &package,
-        ));
-        self.fixed_layout = fixed_layout::pre_paginated(&doc, &package);
-        Some(package)
+        }
+    }
+
+    /// The rules on the package read from `doc`.
+    pub(super) fn package_rules<R: Read + Seek>(
+        &mut self,
+        container: &Container<R>,
+        opf_path: &str,
+        doc: &Document,
+        package: &Package,
+    ) {
+        self.check_manifest(container, opf_path, doc, package);
+        self.check_spine(opf_path, doc, package);
+        self.check_metadata(opf_path, doc, package);
+        self.findings
+            .extend(crate::inspect::package_rules::check(opf_path, doc, package));
+        self.fixed_layout = fixed_layout::pre_paginated(doc, package);
     }
 
     pub(super) fn check_manifest<R: Read + Seek>(

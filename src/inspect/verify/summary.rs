@@ -5,6 +5,7 @@
 use super::*;
 use std::borrow::Cow;
 
+use super::element::Summary;
 use crate::inspect::container::Entry;
 
 /// An entry read for the parse (or why it could not be), lent when it was inflated ahead.
@@ -20,12 +21,11 @@ impl Verifier {
         container: &mut Container<R>,
         skip: Option<&str>,
     ) {
-        let names: Vec<String> = container
-            .entries
-            .iter()
-            .map(|e| e.name.clone())
-            .filter(|n| !n.ends_with('/') && is_xml_name(n) && Some(n.as_str()) != skip)
-            .collect();
+        // The listing is shared: the names are borrowed from it, each copied once, for its
+        // summary's key.
+        let entries = std::sync::Arc::clone(&container.entries);
+        let names = (entries.iter().map(|e| e.name.as_str()))
+            .filter(|n| !n.ends_with('/') && is_xml_name(n) && Some(*n) != skip);
         // What was inflated ahead is lent, not copied, to the parallel parse.
         let held = container.inflated.clone();
         let mut seen = HashSet::new();
@@ -33,9 +33,10 @@ impl Verifier {
         let mut batch = Vec::new();
         let mut batch_bytes = 0;
         for name in names {
-            if !seen.insert(name.clone()) {
+            if !seen.insert(name) {
                 continue;
             }
+            let name = name.to_string();
             let cap = budget.min(MAX_XML_ENTRY_BYTES);
             let read = container.lend_held(held.as_deref(), &name, cap);
             if let Err(InspectError::EntryTooLarge { .. }) = read
@@ -66,7 +67,7 @@ impl Verifier {
     /// keep the entries' order.
     pub(super) fn summarize_batch(&mut self, batch: Vec<(String, Lent<'_>)>) {
         use rayon::prelude::*;
-        let done: Vec<(String, Result<XmlSummary, InspectError>)> = batch
+        let done: Vec<(String, Result<Summary, InspectError>)> = batch
             .into_par_iter()
             .map(|(name, read)| {
                 let summary = read.and_then(|entry| {
@@ -78,8 +79,11 @@ impl Verifier {
             .collect();
         for (name, summary) in done {
             match summary {
-                Ok(summary) => {
-                    self.summaries.insert(name, summary);
+                Ok(Summary { xml, ncx }) => {
+                    if let Some(ncx) = ncx {
+                        self.ncx_walked.push((name.clone(), ncx));
+                    }
+                    self.summaries.insert(name, xml);
                 }
                 Err(e) => self.failed(&e),
             }
@@ -118,7 +122,7 @@ pub(super) fn stylesheets<R: Read + Seek>(
 
 /// The summary of one XML entry and whether it is well-formed: the lean scan when it can
 /// vouch for the text, else roxmltree's tree (and its error, for a malformed one).
-pub(super) fn summarize(entry: &str, text: &str) -> Result<XmlSummary, InspectError> {
+pub(super) fn summarize(entry: &str, text: &str) -> Result<Summary, InspectError> {
     match super::lean::summarize(entry, text) {
         Some(summary) => Ok(summary),
         None => xml::parse(entry, text).map(|doc| super::element::of_tree(entry, &doc)),
