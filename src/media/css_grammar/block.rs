@@ -118,6 +118,7 @@ impl Check<'_> {
             next: i + 1,
             last: i,
             hi,
+            depth: 0,
         };
         let colon = walk.next(Filter::Blank).ok_or(None)?;
         if !walk.tok(colon).is(':') {

@@ -49,11 +49,12 @@ pub(crate) fn refused(css: &str) -> Vec<Refused> {
         src: css,
         toks: tokens(css),
         out: Vec::new(),
+        depth: 0,
     };
     check.rules(0, Nest::Top);
     let mut out = check.out;
     respell(&check.toks, &mut out);
-    let open = open_blocks(css, &out);
+    let open = open_blocks(&check.toks, &out);
     if open > 0 {
         out.push(Refused {
             start: css.len(),
@@ -113,19 +114,16 @@ pub(crate) fn blank<'a>(css: &'a str, refused: &[Refused]) -> Cow<'a, str> {
     Cow::Owned(out)
 }
 
-/// How many blocks are left open at the end of `css` once the `refused` pieces are cut.
-fn open_blocks(css: &str, refused: &[Refused]) -> usize {
-    let mut kept = String::new();
-    let mut at = 0;
-    for r in refused {
-        if r.start >= at {
-            kept.push_str(&css[at..r.start]);
-            at = r.end;
-        }
-    }
-    kept.push_str(&css[at..]);
+/// How many blocks are left open at the end of `toks` once the `refused` pieces (sorted) are
+/// cut.
+fn open_blocks(toks: &[Tok], refused: &[Refused]) -> usize {
     let mut depth: usize = 0;
-    for t in tokens(&kept) {
+    let mut cuts = refused.iter().peekable();
+    for t in toks {
+        while cuts.next_if(|r| r.end <= t.start).is_some() {}
+        if cuts.peek().is_some_and(|r| r.start <= t.start) {
+            continue;
+        }
         match t.kind {
             Kind::Char('{') => depth += 1,
             Kind::Char('}') => depth = depth.saturating_sub(1),
@@ -239,6 +237,8 @@ struct Walk<'c> {
     /// The last token returned.
     last: usize,
     hi: usize,
+    /// How many functions, parentheses and pseudo-classes the walk is inside.
+    depth: usize,
 }
 
 impl Walk<'_> {
@@ -276,7 +276,13 @@ struct Check<'a> {
     src: &'a str,
     toks: Vec<Tok>,
     out: Vec<Refused>,
+    /// How many at-rule blocks the check is inside.
+    depth: usize,
 }
+
+/// How deep blocks, parentheses and functions may nest before the piece holding them is
+/// refused (no stylesheet needs a tenth of it; the check must not run out of stack).
+const MAX_DEPTH: usize = 128;
 
 impl Check<'_> {
     fn text(&self, i: usize) -> &str {
@@ -310,26 +316,37 @@ impl Check<'_> {
         self.component(i).0
     }
 
-    /// [`Self::component_end`], and whether the block or parenthesis was closed.
+    /// [`Self::component_end`], and whether the block or parenthesis was closed. A loop with
+    /// a stack of what closes each level, not a recursion: a stylesheet may nest deeply.
     fn component(&self, i: usize) -> (usize, bool) {
-        let t = self.toks[i];
-        let close = match t.kind {
-            Kind::Char('{') => '}',
-            Kind::Char('(') | Kind::Function => ')',
-            Kind::Char('[') => ']',
-            _ => return (i + 1, true),
+        let closer = |k: Kind| match k {
+            Kind::Char('{') => Some('}'),
+            Kind::Char('(') | Kind::Function => Some(')'),
+            Kind::Char('[') => Some(']'),
+            _ => None,
         };
-        let mut j = i + 1;
-        while let Some(t) = self.toks.get(j) {
-            if t.is(close) {
+        let Some(first) = closer(self.toks[i].kind) else {
+            return (i + 1, true);
+        };
+        let mut open = vec![first];
+        for (j, t) in self.toks.iter().enumerate().skip(i + 1) {
+            if open.last().is_some_and(|&c| t.is(c)) {
+                open.pop();
+            } else if t.is('}') {
+                // It closes the nearest block, and what is open inside it; with no block
+                // open, it ends the parenthesis (and is not part of it).
+                match open.iter().rposition(|&c| c == '}') {
+                    Some(at) => open.truncate(at),
+                    None => return (j, false),
+                }
+            } else if let Some(c) = closer(t.kind) {
+                open.push(c);
+            }
+            if open.is_empty() {
                 return (j + 1, true);
             }
-            if t.is('}') {
-                return (j, false);
-            }
-            j = self.component_end(j);
         }
-        (j, false)
+        (self.toks.len(), false)
     }
 
     /// Refuses tokens `from..to`, but for spaces at the end.
@@ -481,6 +498,7 @@ impl Check<'_> {
             next: 1,
             last: 0,
             hi: toks.len(),
+            depth: 0,
         };
         if selector_list(&mut walk, 0, Limit::Open, false).is_err() {
             return false;
@@ -500,6 +518,7 @@ impl Check<'_> {
             next: from + 1,
             last: from,
             hi: brace + 1,
+            depth: 0,
         };
         selector_list(&mut walk, from, Limit::Open, false)
     }
@@ -527,8 +546,12 @@ impl Check<'_> {
             let why = "a rule without a block first in a block of rules, where EPUBCheck then \
                 reads declarations";
             self.refuse_item(i, end, why);
+        } else if block && self.depth >= MAX_DEPTH {
+            self.refuse_item(i, end, "blocks nested too deeply");
         } else if block {
+            self.depth += 1;
             self.at_block(&name, stop);
+            self.depth -= 1;
         }
         (end, block)
     }
@@ -541,6 +564,7 @@ impl Check<'_> {
             next: from,
             last: from,
             hi: stop + 1,
+            depth: 0,
         };
         loop {
             let i = walk.next(Filter::Blank).ok_or(None)?;

@@ -2,7 +2,7 @@
 //! `CssGrammar`): what it accepts, token by token, as its parser walks them.
 
 use super::tokens::Kind;
-use super::{Allowed, Construct, Filter, Limit, Verdict, Walk};
+use super::{Allowed, Construct, Filter, Limit, MAX_DEPTH, Verdict, Walk};
 
 /// A list of selectors from `start` up to the token `end` stops at (a rule's `{`, the `)` of
 /// `:not(`); `relative` for `:has(`, whose selectors may start with a combinator.
@@ -138,6 +138,17 @@ fn pseudo(walk: &mut Walk<'_>) -> Verdict {
         // A name, or anything else, which EPUBCheck takes without a word.
         return Ok(());
     }
+    if walk.depth >= MAX_DEPTH {
+        return Err(Some(next));
+    }
+    walk.depth += 1;
+    let verdict = pseudo_function(walk, next);
+    walk.depth -= 1;
+    verdict
+}
+
+/// The arguments of the functional pseudo-class at `next` (`:not(`, `:nth-child(` …).
+fn pseudo_function(walk: &mut Walk<'_>, next: usize) -> Verdict {
     let name = walk.name(next).to_ascii_lowercase();
     match name.as_str() {
         "not(" | "is(" | "where(" | "has(" => {
@@ -194,6 +205,16 @@ pub(super) fn construct(
 
 /// What a function or parenthesis holds, up to its `close`.
 fn group(walk: &mut Walk<'_>, close: char, limit: Limit, allowed: Allowed) -> Verdict {
+    if walk.depth >= MAX_DEPTH {
+        return Err(Some(walk.last));
+    }
+    walk.depth += 1;
+    let verdict = group_items(walk, close, limit, allowed);
+    walk.depth -= 1;
+    verdict
+}
+
+fn group_items(walk: &mut Walk<'_>, close: char, limit: Limit, allowed: Allowed) -> Verdict {
     loop {
         let tk = walk.next(Filter::Blank).ok_or(None)?;
         let t = walk.tok(tk);

@@ -204,3 +204,31 @@ fn blocks_left_open_at_the_end_are_closed() {
     );
     assert_eq!(cuts("p { color:"), ["color:", " -> }"]);
 }
+
+#[test]
+fn deep_nesting_is_refused_without_running_out_of_stack() {
+    let n = 100_000;
+    let media = format!(
+        "{}p {{ x: y }}{}\nq {{ x: y }}",
+        "@media x {".repeat(n),
+        "}".repeat(n)
+    );
+    let got = refused(&media);
+    assert_eq!(got.len(), 1, "{got:?}");
+    assert!(got[0].what.contains("nested too deeply"), "{}", got[0].what);
+    assert!(media[got[0].end..].contains("q { x: y }"));
+    let value = format!(
+        "p {{ x: {}1{} }} q {{ x: y }}",
+        "(".repeat(n),
+        ")".repeat(n)
+    );
+    assert_eq!(cuts(&value).len(), 1);
+    assert!(cuts(&value)[0].starts_with("x: (((("));
+    let selector = format!(
+        "{}p{} {{ x: y }} q {{ x: y }}",
+        ":not(".repeat(n),
+        ")".repeat(n)
+    );
+    assert_eq!(cuts(&selector).len(), 1);
+    assert!(cuts(&selector)[0].ends_with(") { x: y }"));
+}
