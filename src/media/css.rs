@@ -112,6 +112,7 @@ pub fn clean_stylesheet(css: &str, local: &mut LocalUrls<'_>) -> Cleaned {
     let read = css_grammar::blank(css, &refused);
     let mut cleaner = Cleaner::new(&read, local);
     cleaner.original = css;
+    cleaner.sheet = true;
     let mut input = Parser::new(&read);
     let mut rules = StyleSheetParser::new(&mut input, &mut cleaner);
     while let Some(item) = rules.next() {
@@ -208,6 +209,8 @@ struct Cleaner<'a, 'l> {
     removed: Vec<Removal>,
     /// Inside an `@font-face` block, where `src` is a list of alternatives.
     in_font_face: bool,
+    /// A whole stylesheet (not a `style` attribute's declarations).
+    sheet: bool,
 }
 
 impl<'a, 'l> Cleaner<'a, 'l> {
@@ -223,11 +226,40 @@ impl<'a, 'l> Cleaner<'a, 'l> {
             edits: Vec::new(),
             removed: Vec::new(),
             in_font_face: false,
+            sheet: false,
         }
     }
 
+    /// The edits applied; then what EPUBCheck's grammar refuses in the result, which only
+    /// the cuts here can have brought about (a `}` left when a block left open went), cut
+    /// in turn, and blocks left open at the end closed.
     fn finish(mut self) -> Cleaned {
-        let css = splice(self.original, 0, self.original.len(), &mut self.edits);
+        let mut map = Vec::new();
+        let css = splice(
+            self.original,
+            0,
+            self.original.len(),
+            &mut self.edits,
+            &mut map,
+        );
+        let left = match self.sheet {
+            true => css_grammar::refused(&css),
+            false => Vec::new(),
+        };
+        if left.is_empty() {
+            return Cleaned {
+                css,
+                removed: self.removed,
+            };
+        }
+        let mut edits = Vec::new();
+        for r in left {
+            // The line of the removal is that of the author's text.
+            let (out, source) = map[map.partition_point(|&(o, _)| o <= r.start).max(1) - 1];
+            let at = (source + r.start - out).min(self.original.len());
+            edits.push(self.refusal(at, r));
+        }
+        let css = splice(&css, 0, css.len(), &mut edits, &mut Vec::new());
         Cleaned {
             css,
             removed: self.removed,
@@ -236,17 +268,24 @@ impl<'a, 'l> Cleaner<'a, 'l> {
 
     /// Cuts what EPUBCheck's grammar refuses, each removal among the others by its line.
     fn refused(&mut self, refused: Vec<css_grammar::Refused>) {
-        for r in refused {
-            let removal = self.removal(r.start, r.what);
-            let at = (self.removed.iter())
-                .position(|o| o.line > removal.line)
-                .unwrap_or(self.removed.len());
-            self.removed.insert(at, removal);
-            self.edits.push(Edit {
-                start: r.start,
-                end: r.end,
-                text: r.insert,
-            });
+        for r in refused.into_iter().filter(|r| !r.closes()) {
+            let edit = self.refusal(r.start, r);
+            self.edits.push(edit);
+        }
+    }
+
+    /// The removal of `r` (its line that of byte `at` of the source) put among the others
+    /// by its line, and the edit that makes it.
+    fn refusal(&mut self, at: usize, r: css_grammar::Refused) -> Edit {
+        let removal = self.removal(at, r.what);
+        let after = (self.removed.iter())
+            .position(|o| o.line > removal.line)
+            .unwrap_or(self.removed.len());
+        self.removed.insert(after, removal);
+        Edit {
+            start: r.start,
+            end: r.end,
+            text: r.insert,
         }
     }
 
@@ -409,7 +448,7 @@ impl<'a, 'l> Cleaner<'a, 'l> {
         for (from, to, entry) in entries {
             match self.settle(entry) {
                 Ok(mut edits) => {
-                    let text = splice(self.source, from, to, &mut edits);
+                    let text = splice(self.source, from, to, &mut edits, &mut Vec::new());
                     kept.push((text.trim().to_string(), edits));
                 }
                 Err(why) => cut.push(why),
@@ -443,8 +482,15 @@ impl<'a, 'l> Cleaner<'a, 'l> {
 }
 
 /// `source[start..end]` with `edits` (inside that range) applied. Outer cuts come first where
-/// two start together, so the edits inside them are skipped.
-fn splice(source: &str, start: usize, end: usize, edits: &mut [Edit]) -> String {
+/// two start together, so the edits inside them are skipped. `map` gets where each stretch
+/// copied as it is starts, in the result and in `source`.
+fn splice(
+    source: &str,
+    start: usize,
+    end: usize,
+    edits: &mut [Edit],
+    map: &mut Vec<(usize, usize)>,
+) -> String {
     edits.sort_by(|a, b| a.start.cmp(&b.start).then(b.end.cmp(&a.end)));
     let mut out = String::with_capacity(end - start);
     let mut at = start;
@@ -457,10 +503,12 @@ fn splice(source: &str, start: usize, end: usize, edits: &mut [Edit]) -> String 
         if edit.start < at || edit.end > end {
             continue;
         }
+        map.push((out.len(), at));
         out.push_str(&source[at..edit.start]);
         out.push_str(&edit.text);
         at = edit.end;
     }
+    map.push((out.len(), at));
     out.push_str(&source[at..end]);
     out
 }
@@ -937,6 +985,21 @@ mod tests {
             "{}",
             got[3]
         );
+    }
+
+    #[test]
+    fn a_block_left_open_is_closed_even_when_the_cleaner_cut_what_held_it() {
+        let out = clean("p { color: red");
+        assert_eq!(out.css, "p { color: red}");
+        assert!(whats(&out)[0].starts_with("1: nothing, but closed the block"));
+        // The `@media` goes for its malformed url() (an escaped `url(`), its block left open
+        // with it: no `}` is added to close what is no longer there.
+        let out = clean("q { x: y }\n@media print \\url(a.png) { p { color: red }");
+        assert_eq!(out.css, "q { x: y }\n", "{:?}", out.removed);
+        let out =
+            clean("@media print { @-moz-document url-prefix(http://x) { p { x: y } } @foo; }");
+        assert_eq!(out.css, "@media print {   }", "{:?}", out.removed);
+        assert!(whats(&out)[1].contains("`@foo;`"), "{:?}", out.removed);
     }
 
     #[test]

@@ -43,6 +43,13 @@ pub(crate) struct Refused {
     pub insert: String,
 }
 
+impl Refused {
+    /// Whether this closes blocks left open at the end (rather than cutting a piece).
+    pub(crate) fn closes(&self) -> bool {
+        self.start == self.end && self.insert.starts_with('}')
+    }
+}
+
 /// Every piece of `css` that EPUBCheck's CSS grammar refuses, in order.
 pub(crate) fn refused(css: &str) -> Vec<Refused> {
     let mut check = Check {
@@ -303,7 +310,11 @@ impl Check<'_> {
                 break;
             }
             if t.bad {
-                self.refuse(i, i + 1, "a comment left open".to_string());
+                self.refuse(
+                    i,
+                    i + 1,
+                    "a comment left open, which EPUBCheck refuses".to_string(),
+                );
             }
             i += 1;
         }
