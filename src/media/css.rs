@@ -112,7 +112,6 @@ pub fn clean_stylesheet(css: &str, local: &mut LocalUrls<'_>) -> Cleaned {
     let read = css_grammar::blank(css, &refused);
     let mut cleaner = Cleaner::new(&read, local);
     cleaner.original = css;
-    cleaner.sheet = true;
     let mut input = Parser::new(&read);
     let mut rules = StyleSheetParser::new(&mut input, &mut cleaner);
     while let Some(item) = rules.next() {
@@ -120,6 +119,7 @@ pub fn clean_stylesheet(css: &str, local: &mut LocalUrls<'_>) -> Cleaned {
             rules.parser.rejected(slice);
         }
     }
+    cleaner.recheck = !cleaner.removed.is_empty() || refused.iter().any(|r| r.closes());
     cleaner.refused(refused);
     cleaner.finish()
 }
@@ -209,8 +209,10 @@ struct Cleaner<'a, 'l> {
     removed: Vec<Removal>,
     /// Inside an `@font-face` block, where `src` is a list of alternatives.
     in_font_face: bool,
-    /// A whole stylesheet (not a `style` attribute's declarations).
-    sheet: bool,
+    /// Whether to look for what EPUBCheck's grammar refuses in the result: in a whole
+    /// stylesheet (not a `style` attribute), after cuts of the cleaner's own or with blocks
+    /// left open at the end.
+    recheck: bool,
 }
 
 impl<'a, 'l> Cleaner<'a, 'l> {
@@ -226,7 +228,7 @@ impl<'a, 'l> Cleaner<'a, 'l> {
             edits: Vec::new(),
             removed: Vec::new(),
             in_font_face: false,
-            sheet: false,
+            recheck: false,
         }
     }
 
@@ -242,7 +244,7 @@ impl<'a, 'l> Cleaner<'a, 'l> {
             &mut self.edits,
             &mut map,
         );
-        let left = match self.sheet {
+        let left = match self.recheck {
             true => css_grammar::refused(&css),
             false => Vec::new(),
         };

@@ -144,6 +144,12 @@ impl Scanner<'_> {
     /// Consumes name characters and escapes.
     fn name(&mut self) {
         loop {
+            // ASCII name characters one byte at a time; the rest by character.
+            let ascii = self.src.as_bytes()[self.at..]
+                .iter()
+                .take_while(|b| b.is_ascii_alphanumeric() || **b == b'_' || **b == b'-')
+                .count();
+            self.at += ascii;
             if self.escape_at(0) {
                 self.escape();
             } else if self.peek(0).is_some_and(name_char) {
@@ -177,23 +183,24 @@ impl Scanner<'_> {
         let c = self.peek(0).unwrap_or(' ');
         let next = self.peek(1);
         if is_space(c) {
-            while self.peek(0).is_some_and(is_space) {
-                self.bump();
-            }
+            let rest = &self.src.as_bytes()[self.at..];
+            self.at += rest.iter().take_while(|&&b| is_space(b as char)).count();
             return (Kind::Space, false);
         }
         if self.rest().starts_with("-->") {
             self.at += 3;
             return (Kind::Cdc, false);
         }
-        for word in ["only", "not", "and"] {
-            if self.word_then_space(word) {
-                self.at += word.len();
-                return (Kind::Word, false);
+        if matches!(c, 'o' | 'O' | 'n' | 'N' | 'a' | 'A') {
+            for word in ["only", "not", "and"] {
+                if self.word_then_space(word) {
+                    self.at += word.len();
+                    return (Kind::Word, false);
+                }
             }
         }
         let rest = self.rest().as_bytes();
-        if rest.len() >= 4 && rest[..4].eq_ignore_ascii_case(b"url(") {
+        if matches!(c, 'u' | 'U') && rest.len() >= 4 && rest[..4].eq_ignore_ascii_case(b"url(") {
             return self.url();
         }
         if matches!(c, 'u' | 'U')
