@@ -15,13 +15,20 @@
 //! - one entry of an `@font-face` `src` list that is remote or not carried (the whole `src`
 //!   when no entry is left);
 //! - a rule whose prelude holds such a URL (`@-moz-document url-prefix(http…)`), and text the
-//!   grammar rejects that holds one.
+//!   grammar rejects that holds one;
+//! - what EPUBCheck's own CSS grammar refuses, which it would report as an error (`CSS-008`)
+//!   where browsers recover: found by [`super::css_grammar`], blanked before the stylesheet
+//!   is read here, and cut from the author's text like the rest.
 //!
-//! Kept: everything else, `@media`, `@supports`, `@page`, `@keyframes`, nesting, `url(#id)`,
+//! Kept: everything else, `@media`, `@supports`, `@page` (its margin boxes before its
+//! declarations), `@keyframes`, custom properties, `!important`, `url(#id)`,
 //! `data:` URLs of images and fonts, and relative URLs the caller's `local` function maps to a
 //! file the book carries (an embedded font, another stylesheet, an image), rewritten to where
 //! that file is in the book.
 
+pub use super::css_url::{UrlKind, url_kind};
+
+use super::css_grammar;
 use cssparser::{
     AtRuleParser, CowRcStr, DeclarationParser, ParseError, Parser, ParserState,
     QualifiedRuleParser, RuleBodyItemParser, RuleBodyParser, StyleSheetParser, Token,
@@ -99,102 +106,21 @@ pub enum NotCarried {
     InsideSvg,
 }
 
-/// What a URL points at, for deciding what may stay in a book.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum UrlKind {
-    /// `#id`: something in the same document.
-    Fragment,
-    /// A `data:` URL; `allowed` when it holds a raster image or a font.
-    Data {
-        /// An image (PNG, JPEG, GIF, WebP) or font media type.
-        allowed: bool,
-    },
-    /// A relative URL: a file beside the one that names it.
-    Relative,
-    /// A path-absolute (`/x`) URL, which means nothing inside an EPUB.
-    Absolute,
-    /// `http:`, `https:`, `//host` and any other scheme that fetches.
-    Remote,
-    /// `javascript:`, `vbscript:` and the like.
-    Script,
-    /// `file:` or a drive letter: a file of the machine that built the book.
-    File,
-}
-
-impl UrlKind {
-    /// Why a URL of this kind cannot stay, or None if it can (fragments, allowed data).
-    pub fn refusal(&self) -> Option<&'static str> {
-        match self {
-            UrlKind::Fragment | UrlKind::Data { allowed: true } | UrlKind::Relative => None,
-            UrlKind::Data { allowed: false } => Some("a data: URL of a type a book cannot hold"),
-            UrlKind::Absolute => Some("a path-absolute URL"),
-            UrlKind::Remote => Some("remote"),
-            UrlKind::Script => Some("script"),
-            UrlKind::File => Some("a file: URL"),
-        }
-    }
-}
-
-/// Classifies `url` the way a browser reads it: tabs and newlines inside are ignored, and
-/// leading and trailing spaces and control characters.
-pub fn url_kind(url: &str) -> UrlKind {
-    let url: String = url
-        .trim_matches(|c: char| c <= ' ')
-        .chars()
-        .filter(|c| !matches!(c, '\t' | '\n' | '\r'))
-        .collect();
-    if url.starts_with('#') {
-        return UrlKind::Fragment;
-    }
-    if url.starts_with("//") || url.starts_with("\\\\") {
-        return UrlKind::Remote;
-    }
-    if url.starts_with('/') || url.starts_with('\\') {
-        return UrlKind::Absolute;
-    }
-    let scheme_end = url.find(|c: char| !(c.is_ascii_alphanumeric() || "+-.".contains(c)));
-    let scheme = match scheme_end {
-        Some(end) if end > 0 && url[end..].starts_with(':') => url[..end].to_ascii_lowercase(),
-        _ => return UrlKind::Relative,
-    };
-    match scheme.as_str() {
-        "data" => UrlKind::Data {
-            allowed: data_type_allowed(&url[5..]),
-        },
-        "javascript" | "vbscript" | "livescript" | "mocha" => UrlKind::Script,
-        "file" => UrlKind::File,
-        s if s.len() == 1 => UrlKind::File,
-        _ => UrlKind::Remote,
-    }
-}
-
-/// Raster images and fonts; not SVG or HTML, which can carry script.
-fn data_type_allowed(rest: &str) -> bool {
-    let media_type = rest
-        .split([';', ','])
-        .next()
-        .unwrap_or("")
-        .trim()
-        .to_ascii_lowercase();
-    matches!(
-        media_type.as_str(),
-        "image/png" | "image/jpeg" | "image/gif" | "image/webp"
-    ) || media_type.starts_with("font/")
-        || media_type.starts_with("application/font-")
-        || media_type.starts_with("application/x-font-")
-        || media_type == "application/vnd.ms-opentype"
-}
-
 /// Cleans a whole stylesheet (see the module docs).
 pub fn clean_stylesheet(css: &str, local: &mut LocalUrls<'_>) -> Cleaned {
-    let mut cleaner = Cleaner::new(css, local);
-    let mut input = Parser::new(css);
+    let refused = css_grammar::refused(css);
+    let read = css_grammar::blank(css, &refused);
+    let mut cleaner = Cleaner::new(&read, local);
+    cleaner.original = css;
+    let mut input = Parser::new(&read);
     let mut rules = StyleSheetParser::new(&mut input, &mut cleaner);
     while let Some(item) = rules.next() {
         if let Err((_, slice, _)) = item {
             rules.parser.rejected(slice);
         }
     }
+    cleaner.recheck = !cleaner.removed.is_empty() || refused.iter().any(|r| r.closes());
+    cleaner.refused(refused);
     cleaner.finish()
 }
 
@@ -272,7 +198,10 @@ enum Piece<'i> {
 
 /// The state of one cleaning: the source, the caller's URL mapping and what to change.
 struct Cleaner<'a, 'l> {
+    /// The text read (the stylesheet, with what EPUBCheck refuses blanked).
     source: &'a str,
+    /// The stylesheet as written, which the edits apply to.
+    original: &'a str,
     /// Where each line of `source` starts, for the line of a removal.
     line_starts: Vec<usize>,
     local: &'a mut LocalUrls<'l>,
@@ -280,6 +209,10 @@ struct Cleaner<'a, 'l> {
     removed: Vec<Removal>,
     /// Inside an `@font-face` block, where `src` is a list of alternatives.
     in_font_face: bool,
+    /// Whether to look for what EPUBCheck's grammar refuses in the result: in a whole
+    /// stylesheet (not a `style` attribute), after cuts of the cleaner's own or with blocks
+    /// left open at the end.
+    recheck: bool,
 }
 
 impl<'a, 'l> Cleaner<'a, 'l> {
@@ -289,19 +222,72 @@ impl<'a, 'l> Cleaner<'a, 'l> {
             .collect();
         Cleaner {
             source,
+            original: source,
             line_starts,
             local,
             edits: Vec::new(),
             removed: Vec::new(),
             in_font_face: false,
+            recheck: false,
         }
     }
 
+    /// The edits applied; then what EPUBCheck's grammar refuses in the result, which only
+    /// the cuts here can have brought about (a `}` left when a block left open went), cut
+    /// in turn, and blocks left open at the end closed.
     fn finish(mut self) -> Cleaned {
-        let css = splice(self.source, 0, self.source.len(), &mut self.edits);
+        let mut map = Vec::new();
+        let css = splice(
+            self.original,
+            0,
+            self.original.len(),
+            &mut self.edits,
+            &mut map,
+        );
+        let left = match self.recheck {
+            true => css_grammar::refused(&css),
+            false => Vec::new(),
+        };
+        if left.is_empty() {
+            return Cleaned {
+                css,
+                removed: self.removed,
+            };
+        }
+        let mut edits = Vec::new();
+        for r in left {
+            // The line of the removal is that of the author's text.
+            let (out, source) = map[map.partition_point(|&(o, _)| o <= r.start).max(1) - 1];
+            let at = (source + r.start - out).min(self.original.len());
+            edits.push(self.refusal(at, r));
+        }
+        let css = splice(&css, 0, css.len(), &mut edits, &mut Vec::new());
         Cleaned {
             css,
             removed: self.removed,
+        }
+    }
+
+    /// Cuts what EPUBCheck's grammar refuses, each removal among the others by its line.
+    fn refused(&mut self, refused: Vec<css_grammar::Refused>) {
+        for r in refused.into_iter().filter(|r| !r.closes()) {
+            let edit = self.refusal(r.start, r);
+            self.edits.push(edit);
+        }
+    }
+
+    /// The removal of `r` (its line that of byte `at` of the source) put among the others
+    /// by its line, and the edit that makes it.
+    fn refusal(&mut self, at: usize, r: css_grammar::Refused) -> Edit {
+        let removal = self.removal(at, r.what);
+        let after = (self.removed.iter())
+            .position(|o| o.line > removal.line)
+            .unwrap_or(self.removed.len());
+        self.removed.insert(after, removal);
+        Edit {
+            start: r.start,
+            end: r.end,
+            text: r.insert,
         }
     }
 
@@ -464,7 +450,7 @@ impl<'a, 'l> Cleaner<'a, 'l> {
         for (from, to, entry) in entries {
             match self.settle(entry) {
                 Ok(mut edits) => {
-                    let text = splice(self.source, from, to, &mut edits);
+                    let text = splice(self.source, from, to, &mut edits, &mut Vec::new());
                     kept.push((text.trim().to_string(), edits));
                 }
                 Err(why) => cut.push(why),
@@ -498,19 +484,33 @@ impl<'a, 'l> Cleaner<'a, 'l> {
 }
 
 /// `source[start..end]` with `edits` (inside that range) applied. Outer cuts come first where
-/// two start together, so the edits inside them are skipped.
-fn splice(source: &str, start: usize, end: usize, edits: &mut [Edit]) -> String {
+/// two start together, so the edits inside them are skipped. `map` gets where each stretch
+/// copied as it is starts, in the result and in `source`.
+fn splice(
+    source: &str,
+    start: usize,
+    end: usize,
+    edits: &mut [Edit],
+    map: &mut Vec<(usize, usize)>,
+) -> String {
     edits.sort_by(|a, b| a.start.cmp(&b.start).then(b.end.cmp(&a.end)));
     let mut out = String::with_capacity(end - start);
     let mut at = start;
     for edit in edits.iter() {
+        if edit.start < at && edit.end > at && edit.text.is_empty() && edit.end <= end {
+            // A cut that overlaps the one before: cut on to its end.
+            at = edit.end;
+            continue;
+        }
         if edit.start < at || edit.end > end {
             continue;
         }
+        map.push((out.len(), at));
         out.push_str(&source[at..edit.start]);
         out.push_str(&edit.text);
         at = edit.end;
     }
+    map.push((out.len(), at));
     out.push_str(&source[at..end]);
     out
 }
@@ -820,7 +820,9 @@ mod tests {
             @supports (display: grid) { .g { display: grid; } }\n\
             @page { margin: 1em; }\n\
             @keyframes fade { from { opacity: 0 } to { opacity: 1 } }\n\
-            .a { fill: url(#grad); } .b { & .c { color: red } }\n\
+            .a { fill: url(#grad); } :root { --main: #333; --none:; }\n\
+            @page :first { @top-left { content: \"x\" } }\n\
+            h1 { color: red !important; } h1 /* a comment */ , h2 { margin: 0 }\n\
             p::before { content: \"url(http://not-a-url)\"; }\n\
             .d { background: url(data:image/png;base64,iVBORw0KGgo=) }\n";
         let out = clean(css);
@@ -948,6 +950,58 @@ mod tests {
             "{}",
             got[1]
         );
+    }
+
+    #[test]
+    fn what_epubcheck_refuses_is_cut_each_with_its_line() {
+        // The Fidus Writer manual's stylesheet, shortened: a stray `-` before `@font-face`,
+        // margin boxes after a declaration of `@page`, a remote URL; then CSS nesting.
+        let css = "@charset \"UTF-8\";\n\
+            -@font-face {\n  font-family: X;\n  src: url(../fonts/x.ttf);\n}\n\
+            @page :first {\n  size: 159mm 229mm;\n  background: url(https://x.example/c.jpg);\n\
+            \x20 @bottom-left { content: normal; }\n  margin-top: 3mm;\n}\n\
+            .b { color: blue; .c { color: red } }\n\
+            q { color: green }\n";
+        let out = clean(css);
+        assert_eq!(
+            out.css,
+            "@charset \"UTF-8\";\n\n@page :first {\n  size: 159mm 229mm;\n  \n  \n  margin-top: 3mm;\n}\n\
+             .b { color: blue;  }\nq { color: green }\n"
+        );
+        let got = whats(&out);
+        assert_eq!(got.len(), 4, "{got:#?}");
+        assert!(
+            got[0].starts_with("2: `-@font-face { …` (4 lines: "),
+            "{}",
+            got[0]
+        );
+        assert!(got[0].contains("has `-` where EPUBCheck"), "{}", got[0]);
+        assert!(got[1].starts_with("8: `background` (remote"), "{}", got[1]);
+        assert!(
+            got[2].starts_with("9: `@bottom-left { content: normal; }`"),
+            "{}",
+            got[2]
+        );
+        assert!(
+            got[3].starts_with("12: `.c { color: red }` (a rule nested"),
+            "{}",
+            got[3]
+        );
+    }
+
+    #[test]
+    fn a_block_left_open_is_closed_even_when_the_cleaner_cut_what_held_it() {
+        let out = clean("p { color: red");
+        assert_eq!(out.css, "p { color: red}");
+        assert!(whats(&out)[0].starts_with("1: nothing, but closed the block"));
+        // The `@media` goes for its malformed url() (an escaped `url(`), its block left open
+        // with it: no `}` is added to close what is no longer there.
+        let out = clean("q { x: y }\n@media print \\url(a.png) { p { color: red }");
+        assert_eq!(out.css, "q { x: y }\n", "{:?}", out.removed);
+        let out =
+            clean("@media print { @-moz-document url-prefix(http://x) { p { x: y } } @foo; }");
+        assert_eq!(out.css, "@media print {   }", "{:?}", out.removed);
+        assert!(whats(&out)[1].contains("`@foo;`"), "{:?}", out.removed);
     }
 
     #[test]

@@ -21,6 +21,8 @@
 pub mod base64;
 pub mod cover;
 pub mod css;
+mod css_grammar;
+mod css_url;
 pub mod fonts;
 pub mod image;
 pub mod raster;

@@ -356,6 +356,86 @@ fn hostile_user_css_is_cleaned_and_passes_epubcheck() {
     assert_valid(&epub);
 }
 
+#[test]
+fn css_epubchecks_grammar_refuses_is_cut_and_the_rest_kept_as_written() {
+    // One piece of each kind EPUBCheck 5.3.0 reports as CSS-008 (the Fidus Writer manual's
+    // `-@font-face` and margin boxes after a declaration of `@page`, the zh vertical sample's
+    // comment closed early), and constructs it accepts, which must stay byte for byte.
+    let f = book("# One\n\nText.\n", "", "css = [\"style/book.css\"]");
+    let kept = [
+        "@media (max-width: 40em) { body { margin: 0 } }",
+        "@supports (display: grid) { .g { display: grid } }",
+        "@page { @top-left { content: \"x\" } }",
+        ":root { --main: #333; --empty:; }",
+        "p { color: red !important }",
+        "h1 /* a comment */ , h2 { margin: 0 }",
+        "@keyframes fade { from { opacity: 0 } 50% { opacity: .5 } to { opacity: 1 } }",
+        "q { color: green }",
+    ];
+    let refused = [
+        (
+            2,
+            "-@font-face {\n  font-family: X;\n}",
+            "has `-` where EPUBCheck",
+        ),
+        (
+            6,
+            "@bottom-left { content: normal; }",
+            "after a declaration in `@page`",
+        ),
+        (8, ".c { color: red }", "CSS nesting"),
+        (9, "*zoom: 1;", "has `*` where EPUBCheck"),
+        (9, ";", "a stray `;`"),
+        (
+            10,
+            "c \\\n d */ .v { writing-mode: vertical-rl }",
+            "has `\\` where EPUBCheck",
+        ),
+        (14, "font-size: 2em;", "no rule, which EPUBCheck"),
+    ];
+    let css = format!(
+        "{}\n{}\n@page :first {{ margin: 0;\n  {}\n}}\n.b {{ color: blue; {} }}\n\
+         .d {{ {} color: red;{} }}\n/* a /* b */ {}\n{}\n{}\n@media print {{ {} }}\n{}\n{}\n{}\n",
+        kept[0],
+        refused[0].1,
+        refused[1].1,
+        refused[2].1,
+        refused[3].1,
+        refused[4].1,
+        refused[5].1,
+        kept[1],
+        kept[2],
+        refused[6].1,
+        kept[3],
+        kept[4],
+        kept[5..].join("\n"),
+    );
+    f.write("style/book.css", &css);
+    let run = f.build(&[]);
+    built(&run);
+    let flat = crate::common::flat(&run.stderr);
+    for (line, text, why) in refused {
+        let first = text.lines().next().unwrap_or(text);
+        assert!(
+            flat.lines()
+                .any(|l| l.contains(&format!("book.css:{line}:"))
+                    && l.contains(first)
+                    && l.contains(why)),
+            "no warning at book.css:{line} for {first:?} ({why}):\n{}",
+            run.stderr
+        );
+    }
+    let epub = f.path("out.epub");
+    let out = common_text(&epub, "EPUB/styles/user-1.css");
+    for piece in kept {
+        assert!(out.contains(piece), "{piece} missing from:\n{out}");
+    }
+    for (_, text, _) in refused.iter().filter(|(_, t, _)| *t != ";") {
+        assert!(!out.contains(text), "{text} left in:\n{out}");
+    }
+    assert_valid(&epub);
+}
+
 fn common_text(epub: &Path, name: &str) -> String {
     crate::common::text(epub, name)
 }
