@@ -43,6 +43,13 @@ impl Layout {
         }
     }
 
+    /// The package document's folder stripped from the entries ([`Unpacked::entries_from`]).
+    ///
+    /// [`Unpacked::entries_from`]: super::Unpacked::entries_from
+    pub(super) fn base(&self) -> &str {
+        &self.base
+    }
+
     /// The path in the folder of the entry `entry`, relative, with `/`; None when the name is
     /// not safe to write.
     pub(super) fn local(&self, entry: &str) -> Option<String> {

@@ -77,6 +77,10 @@ pub struct Unpacked {
     pub counts: Counts,
     /// The cover, relative to the folder.
     pub cover: Option<String>,
+    /// The folder of the EPUB (`OEBPS/`, with its `/`) whose entries the folder holds: the
+    /// file `css/a.css` written is the entry `OEBPS/css/a.css`. Empty when the entries were
+    /// written with their whole names (some lay outside the package document's folder).
+    pub entries_from: String,
     /// What could not be carried, or was changed on the way.
     pub diagnostics: Vec<Diagnostic>,
 }
@@ -218,6 +222,7 @@ fn unpack_in(
         toc_entries: chapters::count_entries(&book.toc),
         counts: written.counts,
         cover: meta.cover.clone(),
+        entries_from: layout.base().to_string(),
         chapters: plan.chapters,
         diagnostics,
     };

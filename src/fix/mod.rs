@@ -25,6 +25,7 @@ mod review;
 mod tests;
 
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use crate::book::Target;
@@ -243,6 +244,7 @@ pub fn fix(epub: &Path, opts: &FixOptions) -> Result<FixReport, FixError> {
     let dirs = Dirs {
         project: work.path().join("book"),
         staged: work.path().join("out"),
+        entries: OnceLock::new(),
     };
     // The input is inflated once for its review and its unpacking, and reviewed while it is
     // unpacked. When the book is built whatever the review finds (`--force`, a conversion
@@ -298,8 +300,7 @@ pub fn fix(epub: &Path, opts: &FixOptions) -> Result<FixReport, FixError> {
         .warnings
         .iter()
         .chain(built.also.iter().flat_map(|r| &r.warnings));
-    diagnostics
-        .extend(warnings.map(|d| review::as_repair(relocate(d.clone(), &dirs.project, epub))));
+    diagnostics.extend(warnings.map(|d| review::as_repair(relocate(d.clone(), &dirs, epub))));
     report.diagnostics.append(&mut diagnostics);
     report
         .diagnostics
@@ -313,6 +314,11 @@ pub fn fix(epub: &Path, opts: &FixOptions) -> Result<FixReport, FixError> {
 struct Dirs {
     project: PathBuf,
     staged: PathBuf,
+    /// What the project's folder stands for, once unpacked: the input's path joined with the
+    /// package's folder its files came from (`BOOK.epub/OEBPS`; [`Unpacked::entries_from`]).
+    ///
+    /// [`Unpacked::entries_from`]: crate::epub_in::Unpacked::entries_from
+    entries: OnceLock<PathBuf>,
 }
 
 /// The stages' times, each from the end of the one before.
@@ -351,7 +357,7 @@ fn prepare(
     opts: &FixOptions,
     build_now: bool,
 ) -> Result<Prepared, FixError> {
-    let (diagnostics, chapters) = unpack(input, &dirs.project)?;
+    let (diagnostics, chapters) = unpack(input, dirs)?;
     options::apply(&dirs.project, opts).map_err(FixError::Build)?;
     if !build_now {
         return Ok(Prepared::Unpacked(diagnostics, chapters));
@@ -411,13 +417,18 @@ type Chapters = std::collections::HashMap<String, crate::fs::Held>;
 
 /// Unpacks the EPUB into a project at `dir`, its chapters held in memory rather than written
 /// (see [`crate::epub_in::unpack_holding`]); what it could not carry, as diagnostics.
-fn unpack(input: &Archive, dir: &Path) -> Result<(Vec<Diagnostic>, Chapters), FixError> {
+fn unpack(input: &Archive, dirs: &Dirs) -> Result<(Vec<Diagnostic>, Chapters), FixError> {
     let epub = input.path();
     let options = crate::epub_in::UnpackOptions::default();
     let (unpacked, chapters) =
-        crate::epub_in::unpack_holding(input, dir, &options).map_err(unpack_failed)?;
+        crate::epub_in::unpack_holding(input, &dirs.project, &options).map_err(unpack_failed)?;
+    let from = unpacked.entries_from.trim_end_matches('/');
+    let _ = dirs.entries.set(match from.is_empty() {
+        true => epub.to_path_buf(),
+        false => epub.join(from),
+    });
     let diagnostics = (unpacked.diagnostics.into_iter())
-        .map(|d| relocate(d, dir, epub))
+        .map(|d| relocate(d, dirs, epub))
         .collect();
     Ok((diagnostics, chapters))
 }
@@ -448,9 +459,8 @@ fn build(
     opts: &FixOptions,
     chapters: Chapters,
 ) -> Result<Box<BuildReport>, FixError> {
-    let failed = |e: crate::error::Error| {
-        FixError::Build(Box::new(relocate(e.diagnostic(), &dirs.project, epub)))
-    };
+    let failed =
+        |e: crate::error::Error| FixError::Build(Box::new(relocate(e.diagnostic(), dirs, epub)));
     // The chapters are read from memory for as long as this build runs.
     let _holding = crate::fs::hold(&dirs.project, chapters);
     let project = Project::load_with(&dirs.project, &LoadOptions::default()).map_err(failed)?;
@@ -506,19 +516,24 @@ fn place(from: &Path, to: &Path, durable: bool) -> Result<(), FixError> {
 }
 
 /// A diagnostic about a file of the temporary project, made about the same file in the EPUB
-/// (`BOOK.epub/OEBPS/ch1.xhtml`), so that nothing points into a folder that is gone.
-fn relocate(mut d: Diagnostic, project_dir: &Path, epub: &Path) -> Diagnostic {
+/// `epub` (`css/a.css` of the project is `BOOK.epub/OEBPS/css/a.css`: [`Dirs::entries`]), so
+/// that nothing points into a folder that is gone. The project's folder itself and its
+/// `metadata.toml`, which the unpacking wrote from the package, stand for the EPUB.
+fn relocate(mut d: Diagnostic, dirs: &Dirs, epub: &Path) -> Diagnostic {
+    let entries = dirs.entries.get().map_or(epub, PathBuf::as_path);
     if let Some(path) = &d.path
-        && let Ok(rel) = path.strip_prefix(project_dir)
+        && let Ok(rel) = path.strip_prefix(&dirs.project)
     {
-        d.path = Some(match rel.as_os_str().is_empty() {
-            true => epub.to_path_buf(),
-            false => epub.join(rel),
-        });
+        d.path = Some(
+            match rel.as_os_str().is_empty() || rel == Path::new("metadata.toml") {
+                true => epub.to_path_buf(),
+                false => entries.join(rel),
+            },
+        );
     }
-    let shown = project_dir.display().to_string();
+    let shown = dirs.project.display().to_string();
     if d.message.contains(&shown) {
-        d.message = d.message.replace(&shown, &epub.display().to_string());
+        d.message = d.message.replace(&shown, &entries.display().to_string());
     }
     d
 }

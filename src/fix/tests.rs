@@ -435,6 +435,7 @@ fn built_holding(
     let dirs = Dirs {
         project: work.join("book"),
         staged: work.join("out"),
+        entries: OnceLock::new(),
     };
     let prepared = prepare(&Archive::inflate(epub), &dirs, opts, true).unwrap();
     let Prepared::Built(_, mut built) = prepared else {
@@ -680,4 +681,34 @@ fn an_epub_whose_package_is_no_xml_is_refused_with_the_code_and_place_init_gives
         (init.code, &init.path, init.line)
     );
     assert!(!epub.with_file_name("broken.fixed.epub").exists());
+}
+
+#[test]
+fn what_the_build_says_of_a_file_of_the_project_is_said_of_its_entry_in_the_epub() {
+    let dir = tempfile::tempdir().unwrap();
+    let book = TestBook::minimal_epub3()
+        .edit(
+            "EPUB/package.opf",
+            "</manifest>",
+            "<item id=\"css\" href=\"css/a.css\" media-type=\"text/css\"/></manifest>",
+        )
+        .edit(
+            CHAPTER,
+            "<head><title>Chapter One</title></head>",
+            "<head><title>Chapter One</title><link rel=\"stylesheet\" href=\"../css/a.css\"/></head>",
+        )
+        .add("EPUB/css/a.css", b"p { margin: 0 }\n-@font-face { font-family: x }\n");
+    let epub = dir.path().join("styled.epub");
+    std::fs::write(&epub, book.to_zip()).unwrap();
+    let opts = FixOptions {
+        output: Some(dir.path().join("out.epub")),
+        force: true,
+        ..FixOptions::default()
+    };
+    let report = fix(&epub, &opts).unwrap();
+    let cut = (report.diagnostics.iter())
+        .find(|d| d.code == Code::Css)
+        .unwrap_or_else(|| panic!("no css note: {:#?}", report.diagnostics));
+    assert_eq!(cut.path.as_deref(), Some(&*epub.join("EPUB/css/a.css")));
+    assert_eq!(cut.line, Some(2));
 }
