@@ -145,6 +145,19 @@ impl Tree<'_> {
         out
     }
 
+    /// The nodes among `children` that are not text, last first (for a stack that takes
+    /// them in order): a pass that reads elements only does not stack every text node.
+    pub(super) fn elements_of<'s>(
+        &'s self,
+        children: &'s [usize],
+    ) -> impl Iterator<Item = usize> + 's {
+        children.iter().rev().copied().filter(|&c| {
+            self.nodes
+                .get(c)
+                .is_some_and(|n| !matches!(n.kind, Kind::Text(_)))
+        })
+    }
+
     /// The first node in document order (removed ones skipped) that `pred` holds for,
     /// without listing the nodes after it.
     pub(super) fn first_in_order(&self, mut pred: impl FnMut(usize) -> bool) -> Option<usize> {
