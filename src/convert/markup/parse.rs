@@ -12,6 +12,9 @@
 //!
 //! The tree sink in between ([`DepthSink`]) knows each element's depth, and records the source
 //! line of every element deeper than the sanitiser keeps, so that its warning can say where.
+//!
+//! A page written as tidy XHTML is read by our own reader ([`xml`]) into scraper's tree, or,
+//! for the converter, into a [`Light`] tree of the same nodes ([`parse_light`]).
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
@@ -28,8 +31,11 @@ use html5ever::{Attribute, LocalName, QualName, TokenizerResult, local_name, ns}
 use rustc_hash::FxHashMap;
 use scraper::{Html, HtmlTreeSink};
 
+mod sink;
 mod xml;
 mod xml_read;
+
+pub(crate) use sink::{Light, LightKind};
 #[cfg(test)]
 mod xml_tests;
 
@@ -69,6 +75,22 @@ pub(crate) fn parse_document(src: &str, note_depth: u32) -> Parsed {
         return parsed;
     }
     parse_with_html5ever(src, note_depth, xhtml)
+}
+
+/// A document written as XHTML and tidy enough for [`xml::read`] (see [`parse_document`]),
+/// read into a [`Light`] tree: the nodes [`parse_document`] would make, texts not copied.
+/// None when [`parse_document`] must read it.
+pub(crate) fn parse_light(src: &str, note_depth: u32) -> Option<Light<'_>> {
+    #[cfg(test)]
+    if xml_tests::HTML5EVER_ONLY.get() {
+        return None;
+    }
+    if !written_as_xhtml(src) {
+        return None;
+    }
+    let src = without_xml_declaration(src);
+    let room = memchr::memchr_iter(b'<', src.as_bytes()).count() + 4;
+    xml::read(src, note_depth, Light::with_capacity(room))
 }
 
 /// [`parse_document`] by html5ever alone.
