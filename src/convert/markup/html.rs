@@ -269,8 +269,17 @@ pub fn document_about(src: &str) -> DocumentAbout {
 
 /// Text on one line: runs of white space made one space, characters XML does not allow left out.
 fn one_line(text: &str) -> String {
-    let t = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    t.chars().filter(|&c| super::is_xml_char(c)).collect()
+    let mut out = String::with_capacity(text.len());
+    for (i, word) in text.split_whitespace().enumerate() {
+        if i > 0 {
+            out.push(' ');
+        }
+        match crate::xml::only_xml_chars(word) {
+            true => out.push_str(word),
+            false => out.extend(word.chars().filter(|&c| super::is_xml_char(c))),
+        }
+    }
+    out
 }
 
 /// Returns the `<title>` text, gathers the stylesheets the head links (the book links its
@@ -887,6 +896,14 @@ mod tests {
             f.body
         );
         assert!(f.body.contains("<text>e\u{FFFD}f</text>"), "{}", f.body);
+    }
+
+    #[test]
+    fn one_line_collapses_space_and_leaves_out_what_xml_forbids() {
+        assert_eq!(one_line("  a\t\n b  "), "a b");
+        // A word of forbidden characters only still counts as a word.
+        assert_eq!(one_line("\u{1} a \u{1}b\u{FFFE} \u{1}"), " a b ");
+        assert_eq!(one_line(""), "");
     }
 
     #[test]

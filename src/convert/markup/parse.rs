@@ -89,8 +89,9 @@ pub(crate) fn parse_light(src: &str, note_depth: u32) -> Option<Light<'_>> {
         return None;
     }
     let src = without_xml_declaration(src);
-    let room = memchr::memchr_iter(b'<', src.as_bytes()).count() + 4;
-    xml::read(src, note_depth, Light::with_capacity(room))
+    // Room for a node about every 32 bytes, more than a chapter of paragraphs makes (the
+    // arena grows past that; counting its tags would read the whole page once more).
+    xml::read(src, note_depth, Light::with_capacity(src.len() / 32 + 16))
 }
 
 /// [`parse_document`] by html5ever alone.
@@ -127,6 +128,14 @@ fn written_as_xhtml(src: &str) -> bool {
         .rev()
         .find(|&i| src.is_char_boundary(i));
     let head = &src[..end.unwrap_or(0)];
+    // An XML declaration first (as every page our build writes opens) says it at once.
+    let first = head.trim_start_matches('\u{feff}').trim_start();
+    if first
+        .get(..5)
+        .is_some_and(|d| d.eq_ignore_ascii_case("<?xml"))
+    {
+        return true;
+    }
     let head = &head[..head.find("<body").unwrap_or(head.len())];
     let lower = head.to_ascii_lowercase();
     lower
@@ -601,8 +610,15 @@ mod tests {
         let ours = parse_document(&html, 120);
         assert_eq!(ours.html.html(), Html::parse_document(&html).html());
         assert!(written_as_xhtml("\u{feff}<?xml version='1.0'?><html>"));
+        assert!(written_as_xhtml(" \n<?XML version='1.0'?><html>"));
         assert!(!written_as_xhtml(
             "<!DOCTYPE html><html><body>DTD XHTML</body>"
+        ));
+        // Only within the first 4 KiB, and before the body.
+        assert!(!written_as_xhtml(&format!("{}<?xml ?>", " ".repeat(4093))));
+        assert!(!written_as_xhtml("<html><body><?xml ?>"));
+        assert!(written_as_xhtml(
+            "<html><head><!DOCTYPE html PUBLIC \"-//W3C//DTD XHTML 1.1//EN\">"
         ));
     }
 
