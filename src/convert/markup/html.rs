@@ -14,7 +14,8 @@ use scraper::ElementRef;
 
 use super::parse::{Light, NodeId, parse_document, parse_light};
 use super::sanitize::{
-    Deep, MAX_DEPTH, Options, Warnings, body_types, is_light, sanitize, sanitize_light,
+    Deep, MAX_DEPTH, Options, Warnings, body_types, is_light, is_light_element, sanitize,
+    sanitize_light,
 };
 use super::{Fragment, ImageResolver, MarkupError, SplitAt, TextFixer};
 
@@ -36,7 +37,7 @@ pub fn html_to_xhtml_fixed<'a>(
     text: Option<&'a mut TextFixer<'a>>,
     split: Option<SplitAt<'_>>,
 ) -> Result<Fragment, MarkupError> {
-    if let Some(light) = parse_light(src, MAX_DEPTH as u32)
+    if let Some(light) = parse_light(src, MAX_DEPTH as u32, is_light_element)
         && let Some(page) = LightPage::read(&light)
     {
         return Ok(light_fragment(&light, page, images, text, split));
@@ -119,8 +120,9 @@ struct LightPage {
 }
 
 impl LightPage {
-    /// The page's head read as [`read_head`] reads it; None unless it has a body the light
-    /// build takes ([`is_light`]).
+    /// The page's head read as [`read_head`] reads it; None unless it has a body (one the
+    /// light build takes, [`is_light`]: its reading, given [`is_light_element`], stopped at
+    /// any element it does not).
     fn read(light: &Light<'_>) -> Option<LightPage> {
         let html = light.children(0).find(|&c| light.element(c).is_some())?;
         let mut page = LightPage {
@@ -137,7 +139,9 @@ impl LightPage {
                 _ => {}
             }
         }
-        (page.body != 0 && is_light(light, page.body)).then_some(page)
+        // Its reading stopped at any element of the body the light build does not take.
+        debug_assert!(page.body == 0 || is_light(light, page.body));
+        (page.body != 0).then_some(page)
     }
 
     fn read_head(&mut self, light: &Light<'_>, head: usize) {
@@ -180,7 +184,8 @@ impl LightPage {
 /// Whether [`html_to_xhtml_fixed`] converts `src` from a light tree.
 #[cfg(test)]
 pub(crate) fn takes_light(src: &str) -> bool {
-    parse_light(src, MAX_DEPTH as u32).is_some_and(|light| LightPage::read(&light).is_some())
+    parse_light(src, MAX_DEPTH as u32, is_light_element)
+        .is_some_and(|light| LightPage::read(&light).is_some())
 }
 
 /// [`html_to_xhtml_fixed`] of a page read into a light tree.

@@ -79,8 +79,13 @@ pub(crate) fn parse_document(src: &str, note_depth: u32) -> Parsed {
 
 /// A document written as XHTML and tidy enough for [`xml::read`] (see [`parse_document`]),
 /// read into a [`Light`] tree: the nodes [`parse_document`] would make, texts not copied.
-/// None when [`parse_document`] must read it.
-pub(crate) fn parse_light(src: &str, note_depth: u32) -> Option<Light<'_>> {
+/// None when [`parse_document`] must read it, or its body holds an element `takes` refuses
+/// (the reading stops there).
+pub(crate) fn parse_light(
+    src: &str,
+    note_depth: u32,
+    takes: fn(&LocalName) -> bool,
+) -> Option<Light<'_>> {
     #[cfg(test)]
     if xml_tests::HTML5EVER_ONLY.get() {
         return None;
@@ -91,7 +96,11 @@ pub(crate) fn parse_light(src: &str, note_depth: u32) -> Option<Light<'_>> {
     let src = without_xml_declaration(src);
     // Room for a node about every 32 bytes, more than a chapter of paragraphs makes (the
     // arena grows past that; counting its tags would read the whole page once more).
-    xml::read(src, note_depth, Light::with_capacity(src.len() / 32 + 16))
+    xml::read(
+        src,
+        note_depth,
+        Light::with_capacity(src.len() / 32 + 16, takes),
+    )
 }
 
 /// [`parse_document`] by html5ever alone.

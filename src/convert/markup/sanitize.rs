@@ -44,7 +44,7 @@ mod text;
 mod tree;
 mod urls;
 
-pub(crate) use build::is_light;
+pub(crate) use build::{is_light, is_light_element};
 pub(crate) use headings::slug;
 pub(crate) use split::self_href;
 pub(crate) use urls::percent_decode;

@@ -6,7 +6,7 @@ use std::borrow::Cow;
 
 use html5ever::tendril::StrTendril;
 use html5ever::tree_builder::{ElementFlags, NodeOrText, QuirksMode, TreeSink};
-use html5ever::{Attribute, LocalName, QualName, ns};
+use html5ever::{Attribute, LocalName, QualName, local_name, ns};
 use scraper::HtmlTreeSink;
 
 use super::NodeId;
@@ -32,6 +32,10 @@ pub(super) trait Sink<'s> {
     fn doctype(&mut self, name: &str, public: &str, system: &str);
     /// Sets the document's quirks mode.
     fn quirks(&mut self, mode: QuirksMode);
+    /// Whether the tree wants no more of the page (its reader then declines it).
+    fn refused(&self) -> bool {
+        false
+    }
 }
 
 impl Sink<'_> for HtmlTreeSink {
@@ -101,11 +105,21 @@ pub(crate) struct LightNode<'s> {
 /// nodes html5ever would make, in an arena, node 0 the document, texts not copied.
 pub(crate) struct Light<'s> {
     pub nodes: Vec<LightNode<'s>>,
+    /// Which elements of a body its reader takes: one it does not (a link, a picture, whose
+    /// conversion looks around it) ends the reading, and the page is read the other way.
+    takes: fn(&LocalName) -> bool,
+    /// The body is open: every element made from now on is in it.
+    in_body: bool,
+    /// An element of the body it does not take was met.
+    refused: bool,
+    /// What `takes` said of each name met in the body.
+    seen: Vec<(LocalName, bool)>,
 }
 
 impl<'s> Light<'s> {
-    /// An empty document with room for `room` nodes.
-    pub(super) fn with_capacity(room: usize) -> Light<'s> {
+    /// An empty document with room for `room` nodes, whose body takes the elements `takes`
+    /// accepts.
+    pub(super) fn with_capacity(room: usize, takes: fn(&LocalName) -> bool) -> Light<'s> {
         let mut nodes = Vec::with_capacity(room);
         nodes.push(LightNode {
             kind: LightKind::Document,
@@ -114,7 +128,30 @@ impl<'s> Light<'s> {
             next: 0,
             count: 0,
         });
-        Light { nodes }
+        Light {
+            nodes,
+            takes,
+            in_body: false,
+            refused: false,
+            seen: Vec::new(),
+        }
+    }
+
+    /// Notes an element named `name` about to be made.
+    fn meet(&mut self, name: &LocalName) {
+        if !self.in_body {
+            self.in_body = *name == local_name!("body");
+            return;
+        }
+        let taken = match self.seen.iter().find(|(s, _)| s == name) {
+            Some(&(_, taken)) => taken,
+            None => {
+                let taken = (self.takes)(name);
+                self.seen.push((name.clone(), taken));
+                taken
+            }
+        };
+        self.refused |= !taken;
     }
 
     fn push(&mut self, parent: usize, kind: LightKind<'s>) -> usize {
@@ -192,6 +229,7 @@ impl<'s> Sink<'s> for Light<'s> {
     }
 
     fn element(&mut self, parent: usize, name: LocalName, attrs: Vec<Attribute>) -> usize {
+        self.meet(&name);
         self.push(parent, LightKind::Element { name, attrs })
     }
 
@@ -214,4 +252,8 @@ impl<'s> Sink<'s> for Light<'s> {
     }
 
     fn quirks(&mut self, _mode: QuirksMode) {}
+
+    fn refused(&self) -> bool {
+        self.refused
+    }
 }

@@ -65,6 +65,9 @@ pub(super) fn read<'s, S: Sink<'s>>(src: &'s str, note_depth: u32, sink: S) -> O
             Ok(None) => break,
             Err(Declined) => return None,
         }
+        if builder.sink.refused() {
+            return None;
+        }
     }
     if builder.mode != Mode::AfterAfterBody || !matches!(builder.pending, Pending::Nothing) {
         return None;

@@ -132,13 +132,17 @@ fn a_chapter_without_links_or_pictures_is_converted_from_a_light_tree_alike() {
         assert!(html::takes_light(&src), "{src}");
         assert!(same_as_html5ever(&src));
     }
-    // A link, a picture, a `<time>` send the page the way that can look around them.
+    // A link, a picture, a `<time>` send the page the way that can look around them: the
+    // light reading stops where it meets one.
+    let takes = crate::convert::markup::sanitize::is_light_element;
+    assert!(super::parse_light(&page, 120, takes).is_some());
     for declined in [
         "<a href=\"#t\">x</a>",
         "<img src=\"a.png\" alt=\"\"/>",
         "<time>1813</time>",
     ] {
         let src = page.replace("<bdo>", &format!("{declined}<bdo>"));
+        assert!(super::parse_light(&src, 120, takes).is_none(), "{declined}");
         assert!(!html::takes_light(&src), "{declined}");
         assert!(same_as_html5ever(&src));
     }

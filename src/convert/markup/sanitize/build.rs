@@ -22,7 +22,7 @@ use super::{Deep, Elem, Kind, MAX_DEPTH, Node, Warnings, inline_svg, mathml, sem
 
 mod light;
 
-pub(crate) use light::{is_light, run_light};
+pub(crate) use light::{is_light, is_light_element, run_light};
 
 /// What the build pass hands the passes after it.
 pub(super) struct Built<'a> {

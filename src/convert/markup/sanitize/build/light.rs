@@ -27,14 +27,21 @@ pub(crate) fn is_light(light: &Light<'_>, body: usize) -> bool {
         if let Some(&(_, simple)) = seen.iter().find(|(s, _)| *s == name) {
             return simple;
         }
-        let simple = match classify(name) {
-            Action::Keep(kept) => kept != "time" && kept != "a",
-            Action::Unwrap | Action::Remove(_) => true,
-            _ => false,
-        } && &**name != "a";
+        let simple = is_light_element(name);
         seen.push((name, simple));
         simple
     })
+}
+
+/// Whether an HTML element named `name` in a body is one [`run_light`] builds (see
+/// [`is_light`]).
+pub(crate) fn is_light_element(name: &LocalName) -> bool {
+    let simple = match classify(name) {
+        Action::Keep(kept) => kept != "time" && kept != "a",
+        Action::Unwrap | Action::Remove(_) => true,
+        _ => false,
+    };
+    simple && &**name != "a"
 }
 
 /// Pass 1 over the children of `body` in `light` (which [`is_light`] accepts).
