@@ -5,11 +5,18 @@
 //! entities come out the way a reader of the page saw them). Only the body is kept; the head
 //! supplies a fallback title and warnings for the styles and scripts it loses. The body then
 //! goes through the shared sanitiser.
+//!
+//! A chapter written as tidy XHTML whose body holds no link, picture, embedded object, form
+//! control or `<time>` (most of a novel's) is read into the XHTML reader's light tree instead
+//! ([`LightPage`]), the same nodes without scraper's tree: what a fix pays for each chapter.
 
 use scraper::ElementRef;
 
-use super::parse::{NodeId, parse_document};
-use super::sanitize::{Deep, MAX_DEPTH, Options, Warnings, body_types, sanitize};
+use super::parse::{Light, NodeId, parse_document, parse_light};
+use super::sanitize::{
+    Deep, MAX_DEPTH, Options, Warnings, body_types, is_light, is_light_element, sanitize,
+    sanitize_light,
+};
 use super::{Fragment, ImageResolver, MarkupError, SplitAt, TextFixer};
 
 /// Converts an HTML document (or a bare HTML snippet) to an XHTML body fragment.
@@ -30,6 +37,11 @@ pub fn html_to_xhtml_fixed<'a>(
     text: Option<&'a mut TextFixer<'a>>,
     split: Option<SplitAt<'_>>,
 ) -> Result<Fragment, MarkupError> {
+    if let Some(light) = parse_light(src, MAX_DEPTH as u32, is_light_element)
+        && let Some(page) = LightPage::read(&light)
+    {
+        return Ok(light_fragment(&light, page, images, text, split));
+    }
     let parsed = parse_document(src, MAX_DEPTH as u32);
     let line_of = |node: NodeId| {
         let line = parsed.lines.get(&node)?;
@@ -64,25 +76,12 @@ pub fn html_to_xhtml_fixed<'a>(
                 text: text.map(|t| t as &mut TextFixer<'_>),
                 split,
             };
-            let mut types = body
+            let types = body
                 .value()
                 .attr("epub:type")
                 .map(body_types)
                 .unwrap_or_default();
-            sanitize(body, opts, images, warnings).map(|f| {
-                // The body's own types first, then those of the section that is the whole
-                // body, which the chapter's section takes with its heading.
-                for t in &f.body_types {
-                    if !types.contains(t) {
-                        types.push(t.clone());
-                    }
-                }
-                Fragment {
-                    body_types: types,
-                    stylesheets,
-                    ..f
-                }
-            })
+            sanitize(body, opts, images, warnings).map(|f| with_body(f, types, stylesheets))
         }
         None => {
             warnings.add("document has no body".to_string());
@@ -94,6 +93,127 @@ pub fn html_to_xhtml_fixed<'a>(
             })
         }
     }
+}
+
+/// `f` with the body's own types (`types`) and the stylesheets its head links.
+fn with_body(f: Fragment, mut types: Vec<String>, stylesheets: Vec<String>) -> Fragment {
+    // The body's own types first, then those of the section that is the whole body, which
+    // the chapter's section takes with its heading.
+    for t in &f.body_types {
+        if !types.contains(t) {
+            types.push(t.clone());
+        }
+    }
+    Fragment {
+        body_types: types,
+        stylesheets,
+        ..f
+    }
+}
+
+/// What the head of a page read into a light tree gives, and where its body is.
+struct LightPage {
+    head_title: Option<String>,
+    stylesheets: Vec<String>,
+    warnings: Warnings,
+    body: usize,
+}
+
+impl LightPage {
+    /// The page's head read as [`read_head`] reads it; None unless it has a body (one the
+    /// light build takes, [`is_light`]: its reading, given [`is_light_element`], stopped at
+    /// any element it does not).
+    fn read(light: &Light<'_>) -> Option<LightPage> {
+        let html = light.children(0).find(|&c| light.element(c).is_some())?;
+        let mut page = LightPage {
+            head_title: None,
+            stylesheets: Vec::new(),
+            warnings: Warnings::default(),
+            body: 0,
+        };
+        for child in light.children(html) {
+            match light.element(child).map(|(name, _)| &**name) {
+                Some("head") => page.read_head(light, child),
+                Some("body") if page.body == 0 => page.body = child,
+                Some("frameset") => return None,
+                _ => {}
+            }
+        }
+        // Its reading stopped at any element of the body the light build does not take.
+        debug_assert!(page.body == 0 || is_light(light, page.body));
+        (page.body != 0).then_some(page)
+    }
+
+    fn read_head(&mut self, light: &Light<'_>, head: usize) {
+        let mut stack = vec![head];
+        while let Some(i) = stack.pop() {
+            let at = stack.len();
+            stack.extend(light.children(i));
+            if let Some(added) = stack.get_mut(at..) {
+                added.reverse();
+            }
+            let Some((name, attrs)) = light.element(i).filter(|_| i != head) else {
+                continue;
+            };
+            let attr = |key: &str| {
+                (attrs.iter())
+                    .find(|a| &*a.name.local == key)
+                    .map(|a| &*a.value)
+            };
+            match &**name {
+                "title" if self.head_title.is_none() => {
+                    let t = one_line(&light.text_of(i));
+                    if !t.is_empty() {
+                        self.head_title = Some(t);
+                    }
+                }
+                "link" if attr("rel").is_some_and(names_stylesheet) => {
+                    if let Some(href) = attr("href").map(str::trim) {
+                        self.stylesheets.push(href.to_string());
+                    }
+                }
+                name @ ("script" | "style" | "link") => {
+                    self.warnings.add(format!("removed <{name}> element"));
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+/// Whether [`html_to_xhtml_fixed`] converts `src` from a light tree.
+#[cfg(test)]
+pub(crate) fn takes_light(src: &str) -> bool {
+    parse_light(src, MAX_DEPTH as u32, is_light_element)
+        .is_some_and(|light| LightPage::read(&light).is_some())
+}
+
+/// [`html_to_xhtml_fixed`] of a page read into a light tree.
+fn light_fragment<'a>(
+    light: &Light<'_>,
+    page: LightPage,
+    images: &mut dyn ImageResolver,
+    text: Option<&'a mut TextFixer<'a>>,
+    split: Option<SplitAt<'_>>,
+) -> Fragment {
+    let opts = Options {
+        head_title: page.head_title,
+        deep: Deep {
+            line_of: &|_| None,
+            flattened: None,
+            cut: None,
+        },
+        marker: None,
+        text: text.map(|t| t as &mut TextFixer<'_>),
+        split,
+    };
+    let types = light
+        .element(page.body)
+        .and_then(|(_, attrs)| attrs.iter().find(|a| &*a.name.local == "epub:type"))
+        .map(|a| body_types(&a.value))
+        .unwrap_or_default();
+    let f = sanitize_light(light, page.body, opts, images, page.warnings);
+    with_body(f, types, page.stylesheets)
 }
 
 /// What an HTML document says about itself: the `<title>`, its first `<h1>`, the authors of
@@ -154,8 +274,17 @@ pub fn document_about(src: &str) -> DocumentAbout {
 
 /// Text on one line: runs of white space made one space, characters XML does not allow left out.
 fn one_line(text: &str) -> String {
-    let t = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    t.chars().filter(|&c| super::is_xml_char(c)).collect()
+    let mut out = String::with_capacity(text.len());
+    for (i, word) in text.split_whitespace().enumerate() {
+        if i > 0 {
+            out.push(' ');
+        }
+        match crate::xml::only_xml_chars(word) {
+            true => out.push_str(word),
+            false => out.extend(word.chars().filter(|&c| super::is_xml_char(c))),
+        }
+    }
+    out
 }
 
 /// Returns the `<title>` text, gathers the stylesheets the head links (the book links its
@@ -191,10 +320,13 @@ fn read_head(
 
 /// Whether a `<link>` links a stylesheet (`rel="stylesheet"`, any case, among other words).
 fn is_stylesheet(link: ElementRef<'_>) -> bool {
-    link.value().attr("rel").is_some_and(|rel| {
-        rel.split_ascii_whitespace()
-            .any(|w| w.eq_ignore_ascii_case("stylesheet"))
-    })
+    link.value().attr("rel").is_some_and(names_stylesheet)
+}
+
+/// Whether a `rel` value names a stylesheet (among other words, in any case).
+fn names_stylesheet(rel: &str) -> bool {
+    rel.split_ascii_whitespace()
+        .any(|w| w.eq_ignore_ascii_case("stylesheet"))
 }
 
 /// The stylesheets an HTML chapter at `chapter` links (`hrefs`, as written) that are not among
@@ -769,6 +901,14 @@ mod tests {
             f.body
         );
         assert!(f.body.contains("<text>e\u{FFFD}f</text>"), "{}", f.body);
+    }
+
+    #[test]
+    fn one_line_collapses_space_and_leaves_out_what_xml_forbids() {
+        assert_eq!(one_line("  a\t\n b  "), "a b");
+        // A word of forbidden characters only still counts as a word.
+        assert_eq!(one_line("\u{1} a \u{1}b\u{FFFE} \u{1}"), " a b ");
+        assert_eq!(one_line(""), "");
     }
 
     #[test]

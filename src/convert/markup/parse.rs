@@ -12,6 +12,9 @@
 //!
 //! The tree sink in between ([`DepthSink`]) knows each element's depth, and records the source
 //! line of every element deeper than the sanitiser keeps, so that its warning can say where.
+//!
+//! A page written as tidy XHTML is read by our own reader ([`xml`]) into scraper's tree, or,
+//! for the converter, into a [`Light`] tree of the same nodes ([`parse_light`]).
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
@@ -28,8 +31,11 @@ use html5ever::{Attribute, LocalName, QualName, TokenizerResult, local_name, ns}
 use rustc_hash::FxHashMap;
 use scraper::{Html, HtmlTreeSink};
 
+mod sink;
 mod xml;
 mod xml_read;
+
+pub(crate) use sink::{Light, LightKind};
 #[cfg(test)]
 mod xml_tests;
 
@@ -71,6 +77,32 @@ pub(crate) fn parse_document(src: &str, note_depth: u32) -> Parsed {
     parse_with_html5ever(src, note_depth, xhtml)
 }
 
+/// A document written as XHTML and tidy enough for [`xml::read`] (see [`parse_document`]),
+/// read into a [`Light`] tree: the nodes [`parse_document`] would make, texts not copied.
+/// None when [`parse_document`] must read it, or its body holds an element `takes` refuses
+/// (the reading stops there).
+pub(crate) fn parse_light(
+    src: &str,
+    note_depth: u32,
+    takes: fn(&LocalName) -> bool,
+) -> Option<Light<'_>> {
+    #[cfg(test)]
+    if xml_tests::HTML5EVER_ONLY.get() {
+        return None;
+    }
+    if !written_as_xhtml(src) {
+        return None;
+    }
+    let src = without_xml_declaration(src);
+    // Room for a node about every 32 bytes, more than a chapter of paragraphs makes (the
+    // arena grows past that; counting its tags would read the whole page once more).
+    xml::read(
+        src,
+        note_depth,
+        Light::with_capacity(src.len() / 32 + 16, takes),
+    )
+}
+
 /// [`parse_document`] by html5ever alone.
 fn parse_with_html5ever(src: &str, note_depth: u32, xhtml: bool) -> Parsed {
     let sink = DepthSink::new(HtmlTreeSink::new(Html::new_document()), note_depth, src);
@@ -105,6 +137,14 @@ fn written_as_xhtml(src: &str) -> bool {
         .rev()
         .find(|&i| src.is_char_boundary(i));
     let head = &src[..end.unwrap_or(0)];
+    // An XML declaration first (as every page our build writes opens) says it at once.
+    let first = head.trim_start_matches('\u{feff}').trim_start();
+    if first
+        .get(..5)
+        .is_some_and(|d| d.eq_ignore_ascii_case("<?xml"))
+    {
+        return true;
+    }
     let head = &head[..head.find("<body").unwrap_or(head.len())];
     let lower = head.to_ascii_lowercase();
     lower
@@ -579,8 +619,15 @@ mod tests {
         let ours = parse_document(&html, 120);
         assert_eq!(ours.html.html(), Html::parse_document(&html).html());
         assert!(written_as_xhtml("\u{feff}<?xml version='1.0'?><html>"));
+        assert!(written_as_xhtml(" \n<?XML version='1.0'?><html>"));
         assert!(!written_as_xhtml(
             "<!DOCTYPE html><html><body>DTD XHTML</body>"
+        ));
+        // Only within the first 4 KiB, and before the body.
+        assert!(!written_as_xhtml(&format!("{}<?xml ?>", " ".repeat(4093))));
+        assert!(!written_as_xhtml("<html><body><?xml ?>"));
+        assert!(written_as_xhtml(
+            "<html><head><!DOCTYPE html PUBLIC \"-//W3C//DTD XHTML 1.1//EN\">"
         ));
     }
 

@@ -1,7 +1,9 @@
 //! The shared HTML -> XHTML sanitiser behind both converters.
 //!
 //! Input is a tree from the HTML5 parser (`scraper`, which wraps `html5ever` in an arena tree,
-//! so walking and dropping a 10,000-deep tree needs no recursion). We copy the parts we keep
+//! so walking and dropping a 10,000-deep tree needs no recursion), or the XHTML reader's own
+//! light tree of a tidy chapter whose body needs no look around its elements
+//! ([`sanitize_light`]: the same build, without scraper's tree made, walked and dropped). We copy the parts we keep
 //! into our own small arena ([`tree`]), then run a few iterative passes, one file each:
 //!
 //! 1. **build** ([`build`]): allow-list of elements ([`policy`]) and attributes ([`attrs`]);
@@ -42,6 +44,7 @@ mod text;
 mod tree;
 mod urls;
 
+pub(crate) use build::{is_light, is_light_element};
 pub(crate) use headings::slug;
 pub(crate) use split::self_href;
 pub(crate) use urls::percent_decode;
@@ -50,7 +53,7 @@ use std::collections::HashMap;
 
 use scraper::ElementRef;
 
-use super::parse::NodeId;
+use super::parse::{Light, NodeId};
 use super::{Fragment, ImageResolver, MarkupError, Note};
 use tree::{Elem, Kind, Node, Tree};
 
@@ -99,6 +102,23 @@ pub(crate) fn sanitize(
     warnings: Warnings,
 ) -> Result<Fragment, MarkupError> {
     let built = build::run(root, &opts.deep, images, warnings)?;
+    Ok(finish(built, opts))
+}
+
+/// [`sanitize`] of the children of `body` in a light tree (one [`is_light`] accepts).
+pub(crate) fn sanitize_light(
+    light: &Light<'_>,
+    body: usize,
+    opts: Options,
+    images: &mut dyn ImageResolver,
+    warnings: Warnings,
+) -> Fragment {
+    let built = build::run_light(light, body, &opts.deep, images, warnings);
+    finish(built, opts)
+}
+
+/// The passes after the build, and the fragment they make.
+fn finish(built: build::Built<'_>, opts: Options) -> Fragment {
     let mut warnings = built.warnings;
     let mut tree = Tree {
         nodes: built.nodes,
@@ -136,7 +156,7 @@ pub(crate) fn sanitize(
     let title_types = tree.title_types.take().filter(|_| title.is_some());
     let wrapper_types = std::mem::take(&mut tree.wrapper_types);
     let (body, pieces) = tree.bodies(cuts);
-    Ok(Fragment {
+    Fragment {
         title_types,
         title_is_heading: title.is_some(),
         title: title.or(opts.head_title),
@@ -153,7 +173,7 @@ pub(crate) fn sanitize(
         hidden_letters: 0,
         body_types: wrapper_types,
         stylesheets: Vec::new(),
-    })
+    }
 }
 
 /// Ordered, de-duplicated warnings with repeat counts.

@@ -16,32 +16,47 @@
 //! that after `</body>` into the body, comments after it to `html` or the document; the first
 //! line break of a `pre` is dropped; a page with no head gets an empty one.
 
-use html5ever::tendril::StrTendril;
-use html5ever::tree_builder::{ElementFlags, NodeOrText, QuirksMode, TreeSink};
-use html5ever::{Attribute, LocalName, QualName, local_name, ns};
+use std::borrow::Cow;
+
+use html5ever::tree_builder::{QuirksMode, TreeSink};
+use html5ever::{Attribute, LocalName, local_name};
 use scraper::{Html, HtmlTreeSink};
 
+use super::sink::Sink;
 use super::xml_read::{
     Declined, Doctype, Reader, Start, Token, decode, is_whitespace, local_name as local_name_of,
 };
-use super::{MAX_PARSE_DEPTH, NodeId, Parsed};
+use super::{MAX_PARSE_DEPTH, Parsed};
 
 /// Reads `src` (the XML declaration left out already, when on its first line) as html5ever
 /// would, or `None` when this reading cannot promise the same tree.
 pub(super) fn parse(src: &str, note_depth: u32) -> Option<Parsed> {
+    // html5ever drops a byte order mark.
+    let src = src.strip_prefix('\u{feff}').unwrap_or(src);
+    let sink = read(src, note_depth, HtmlTreeSink::new(document_for(src)))?;
+    Some(Parsed {
+        html: sink.finish(),
+        cut: None,
+        lines: Default::default(),
+    })
+}
+
+/// Reads `src` (the XML declaration left out already, when on its first line) into `sink` as
+/// html5ever would build its tree, or `None` when this reading cannot promise the same tree.
+pub(super) fn read<'s, S: Sink<'s>>(src: &'s str, note_depth: u32, sink: S) -> Option<S> {
     if memchr::memchr(0, src.as_bytes()).is_some() {
         return None;
     }
-    // html5ever drops a byte order mark.
     let src = src.strip_prefix('\u{feff}').unwrap_or(src);
     let mut builder = Builder {
-        sink: HtmlTreeSink::new(document_for(src)),
+        sink,
         open: Vec::with_capacity(16),
         mode: Mode::Initial,
         deepest: note_depth.min(MAX_PARSE_DEPTH) as usize,
         ignore_lf: false,
         pending: Pending::Nothing,
         quirks: false,
+        source: std::marker::PhantomData,
     };
     let mut reader = Reader::new(src);
     loop {
@@ -50,15 +65,14 @@ pub(super) fn parse(src: &str, note_depth: u32) -> Option<Parsed> {
             Ok(None) => break,
             Err(Declined) => return None,
         }
+        if builder.sink.refused() {
+            return None;
+        }
     }
     if builder.mode != Mode::AfterAfterBody || !matches!(builder.pending, Pending::Nothing) {
         return None;
     }
-    Some(Parsed {
-        html: builder.sink.finish(),
-        cut: None,
-        lines: Default::default(),
-    })
+    Some(builder.sink)
 }
 
 /// An empty document with room for the nodes of `src`: about one a `<` (an element's start
@@ -335,10 +349,10 @@ fn is_heading(name: &LocalName) -> bool {
     )
 }
 
-struct Builder {
-    sink: HtmlTreeSink,
+struct Builder<'s, S: Sink<'s>> {
+    sink: S,
     /// The open elements, `html` first.
-    open: Vec<(NodeId, LocalName)>,
+    open: Vec<(S::Handle, LocalName)>,
     mode: Mode,
     /// Depth past which html5ever's guard would note lines or cut (declined).
     deepest: usize,
@@ -347,6 +361,7 @@ struct Builder {
     pending: Pending,
     /// The page is in quirks mode (no doctype): a table does not close a `p`.
     quirks: bool,
+    source: std::marker::PhantomData<&'s str>,
 }
 
 /// Elements inside which HTML reads a table's rules, not the body's.
@@ -362,8 +377,8 @@ fn is_table_part(name: &LocalName) -> bool {
     )
 }
 
-impl Builder {
-    fn token(&mut self, token: Token<'_>) -> Result<(), Declined> {
+impl<'s, S: Sink<'s>> Builder<'s, S> {
+    fn token(&mut self, token: Token<'s>) -> Result<(), Declined> {
         let ignore_lf = std::mem::take(&mut self.ignore_lf);
         match std::mem::replace(&mut self.pending, Pending::Nothing) {
             Pending::Nothing => {}
@@ -380,10 +395,13 @@ impl Builder {
         }
         match token {
             Token::Text(raw) => {
-                let text = decode(raw)?;
-                let text = match ignore_lf {
-                    true => text.strip_prefix('\n').unwrap_or(&text),
-                    false => &text,
+                let text = match (ignore_lf, decode(raw)?) {
+                    (true, Cow::Borrowed(t)) => Cow::Borrowed(t.strip_prefix('\n').unwrap_or(t)),
+                    (true, Cow::Owned(t)) => match t.strip_prefix('\n') {
+                        Some(rest) => Cow::Owned(rest.to_string()),
+                        None => Cow::Owned(t),
+                    },
+                    (false, text) => text,
                 };
                 self.text(text)
             }
@@ -398,23 +416,18 @@ impl Builder {
         }
     }
 
-    fn top(&self) -> Result<&(NodeId, LocalName), Declined> {
+    fn top(&self) -> Result<&(S::Handle, LocalName), Declined> {
         self.open.last().ok_or(Declined)
     }
 
-    fn append_text(&self, parent: NodeId, text: &str) {
-        let text = StrTendril::from_slice(text);
-        self.sink.append(&parent, NodeOrText::AppendText(text));
-    }
-
-    fn text(&mut self, text: &str) -> Result<(), Declined> {
+    fn text(&mut self, text: Cow<'s, str>) -> Result<(), Declined> {
         if text.is_empty() {
             return Ok(());
         }
         let parent = match self.mode {
             // HTML moves text out of a table, save space between its parts.
-            Mode::InBody if !is_table_part(&self.top()?.1) || is_whitespace(text) => self.top()?.0,
-            _ if !is_whitespace(text) => return Err(Declined),
+            Mode::InBody if !is_table_part(&self.top()?.1) || is_whitespace(&text) => self.top()?.0,
+            _ if !is_whitespace(&text) => return Err(Declined),
             Mode::Initial | Mode::BeforeHtml | Mode::BeforeHead => return Ok(()),
             // In the head, between head and body (`html`), after the body (the body,
             // still open).
@@ -424,30 +437,29 @@ impl Builder {
             | Mode::AfterBody
             | Mode::AfterAfterBody => self.top()?.0,
         };
-        self.append_text(parent, text);
+        self.sink.text(parent, text);
         Ok(())
     }
 
     fn comment(&mut self, data: &str) -> Result<(), Declined> {
         let parent = match self.mode {
-            Mode::Initial | Mode::BeforeHtml | Mode::AfterAfterBody => self.sink.get_document(),
+            Mode::Initial | Mode::BeforeHtml | Mode::AfterAfterBody => self.sink.document(),
             Mode::AfterBody => self.open.first().ok_or(Declined)?.0,
             _ => self.top()?.0,
         };
-        let comment = self.sink.create_comment(StrTendril::from_slice(data));
-        self.sink.append(&parent, NodeOrText::AppendNode(comment));
+        self.sink.comment(parent, data);
         Ok(())
     }
 
     fn doctype(&mut self, doctype: &Doctype<'_>) -> Result<(), Declined> {
         let quirks = quirks_of(doctype)?;
         let name = doctype.name.to_ascii_lowercase();
-        self.sink.append_doctype_to_document(
-            StrTendril::from_slice(&name),
-            StrTendril::from_slice(doctype.public.unwrap_or_default()),
-            StrTendril::from_slice(doctype.system.unwrap_or_default()),
+        self.sink.doctype(
+            &name,
+            doctype.public.unwrap_or_default(),
+            doctype.system.unwrap_or_default(),
         );
-        self.sink.set_quirks_mode(quirks);
+        self.sink.quirks(quirks);
         self.mode = Mode::BeforeHtml;
         Ok(())
     }
@@ -465,13 +477,9 @@ impl Builder {
         }
         let parent = match self.open.last() {
             Some((node, _)) => *node,
-            None => self.sink.get_document(),
+            None => self.sink.document(),
         };
-        let qual = QualName::new(None, ns!(html), name.clone());
-        let node = self
-            .sink
-            .create_element(qual, attrs, ElementFlags::default());
-        self.sink.append(&parent, NodeOrText::AppendNode(node));
+        let node = self.sink.element(parent, name.clone(), attrs);
         if open {
             self.open.push((node, name));
         }
@@ -485,7 +493,7 @@ impl Builder {
             (Mode::InBody, _) => self.body_start(name, start.attrs, closed),
             (Mode::Initial, &local_name!("html")) => {
                 // No doctype: quirks mode.
-                self.sink.set_quirks_mode(QuirksMode::Quirks);
+                self.sink.quirks(QuirksMode::Quirks);
                 self.quirks = true;
                 self.mode = Mode::BeforeHtml;
                 self.start(start)
@@ -562,14 +570,15 @@ impl Builder {
     /// A token inside an element whose content is raw text.
     fn raw_text(
         &mut self,
-        token: Token<'_>,
+        token: Token<'s>,
         rcdata: bool,
         text_seen: bool,
     ) -> Result<(), Declined> {
         match token {
             Token::Text(raw) if !text_seen && (rcdata || !raw.contains('&')) => {
                 let text = decode(raw)?;
-                self.append_text(self.top()?.0, &text);
+                let parent = self.top()?.0;
+                self.sink.text(parent, text);
                 self.pending = Pending::RawText {
                     rcdata,
                     text_seen: true,

@@ -11,7 +11,7 @@ use proptest::strategy::ValueTree;
 use scraper::Node;
 
 use super::{Parsed, parse_with_html5ever, without_xml_declaration, xml};
-use crate::convert::markup::html::html_to_xhtml;
+use crate::convert::markup::html::{self, html_to_xhtml};
 use crate::convert::markup::test_support::Recorder;
 
 thread_local! {
@@ -107,6 +107,44 @@ fn a_chapter_as_our_build_writes_it_is_read_the_fast_way() {
         assert!(same_as_html5ever(
             &page(body).replace("<!DOCTYPE html>", &doctype)
         ));
+    }
+}
+
+#[test]
+fn a_chapter_without_links_or_pictures_is_converted_from_a_light_tree_alike() {
+    // What the converter reads off a page it builds from the reader's own tree: the head's
+    // title, stylesheets and scripts, the body's types, attributes of every kind (in another
+    // order than scraper keeps them), elements unwrapped or removed, text merged around
+    // them, references, line breaks, comments.
+    let body = "<section epub:type=\"chapter\" role=\"doc-chapter\" aria-labelledby=\"t\">\n\
+                <h1 id=\"t\" class=\"a  b\">第2章 <span>国</span>的</h1>\n<p title=\"x&amp;y\" \
+                dir=\"RTL\" onclick=\"f()\" onblur=\"g()\" onfocus=\"h()\" data-x=\"1\">走物&amp;席<em>诵</em>损&#x4E2D;。</p>\n\
+                <h3>Deeper</h3><p>a<font>b</font>c<blink>d</blink><script>x</script>e<br/>f</p>\
+                <nav role=\"navigation\"><p>Next</p></nav><div class=\"navfooter\">g</div>\
+                <bdo>h</bdo><!-- note --><pre>\ncode\n</pre><h2>1.1</h2></section>";
+    let page = page(body)
+        .replace(
+            "<head>",
+            "<head><style>p{}</style><script src=\"x.js\"></script>",
+        )
+        .replace("<body>", "<body epub:type=\"bodymatter\">");
+    for src in [page.clone(), page.replace('\n', "\r\n")] {
+        assert!(html::takes_light(&src), "{src}");
+        assert!(same_as_html5ever(&src));
+    }
+    // A link, a picture, a `<time>` send the page the way that can look around them: the
+    // light reading stops where it meets one.
+    let takes = crate::convert::markup::sanitize::is_light_element;
+    assert!(super::parse_light(&page, 120, takes).is_some());
+    for declined in [
+        "<a href=\"#t\">x</a>",
+        "<img src=\"a.png\" alt=\"\"/>",
+        "<time>1813</time>",
+    ] {
+        let src = page.replace("<bdo>", &format!("{declined}<bdo>"));
+        assert!(super::parse_light(&src, 120, takes).is_none(), "{declined}");
+        assert!(!html::takes_light(&src), "{declined}");
+        assert!(same_as_html5ever(&src));
     }
 }
 
@@ -349,12 +387,15 @@ fn the_generated_markup_is_often_taken() {
     // The proptest above compares only what the fast reading takes: make sure that is much.
     let mut runner = proptest::test_runner::TestRunner::deterministic();
     let strategy = markup();
-    let mut taken = 0;
+    let (mut taken, mut light) = (0, 0);
     for _ in 0..400 {
         let body = strategy.new_tree(&mut runner).expect("value").current();
         taken += usize::from(same_as_html5ever(&page(&body)));
+        light += usize::from(html::takes_light(&page(&body)));
     }
     assert!(taken > 40, "{taken}");
+    // And converted from a light tree, as often as not.
+    assert!(light > 20, "{light}");
 }
 
 /// Every `.xhtml` / `.html` file under the folder `XHTML_CORPUS` names (unpacked EPUBs, say):

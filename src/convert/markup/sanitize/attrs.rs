@@ -6,8 +6,6 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use scraper::node::Element as PElement;
-
 use super::super::is_xml_char;
 use super::policy::is_heading;
 use super::urls::{Href, classify_href};
@@ -126,17 +124,18 @@ impl Dropped {
     }
 }
 
-/// Element `name` (the name it is kept under) with the attributes of the source's `el` it
-/// keeps, in output order; what goes is counted in `dropped` or warned about.
-pub(super) fn filter(
+/// Element `name` (the name it is kept under) with the attributes of the source's element
+/// (`source`: its attributes' names and values, in the parser's order) it keeps, in output
+/// order; what goes is counted in `dropped` or warned about.
+pub(super) fn filter<'v>(
     name: &'static str,
-    el: &PElement,
+    source: impl Iterator<Item = (&'v str, &'v str)>,
     dropped: &mut Dropped,
     warnings: &mut Warnings,
 ) -> Elem {
     let mut attrs: Vec<(&'static str, String)> = Vec::new();
     let mut deferred = Deferred::default();
-    for (key, raw) in el.attrs() {
+    for (key, raw) in source {
         let value: String = match crate::xml::only_xml_chars(raw) {
             true => raw.to_string(),
             false => raw.chars().filter(|&c| is_xml_char(c)).collect(),

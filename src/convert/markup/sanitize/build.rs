@@ -20,6 +20,10 @@ use super::policy::{Action, classify, is_site_navigation, is_void};
 use super::urls::{percent_decode, url_scheme};
 use super::{Deep, Elem, Kind, MAX_DEPTH, Node, Warnings, inline_svg, mathml, semantics, shorten};
 
+mod light;
+
+pub(crate) use light::{is_light, is_light_element, run_light};
+
 /// What the build pass hands the passes after it.
 pub(super) struct Built<'a> {
     /// The arena, node 0 the root (its text borrowed from the source's tree).
@@ -44,35 +48,53 @@ pub(super) fn run<'a>(
     // The arena and the root's list sized for the source's nodes (the whole document's,
     // counted without a walk), most of which are kept.
     let room = root.tree().values().len() + 1;
-    let mut nodes = Vec::with_capacity(room);
-    nodes.push(Node {
-        kind: Kind::Root,
-        parent: 0,
-        children: Vec::with_capacity(root.children().count()),
-    });
-    let mut b = Builder {
-        nodes,
-        images,
-        image_hrefs: HashMap::new(),
-        image_uses: Vec::new(),
-        warnings,
-        dropped: Dropped::default(),
-        removed: Vec::new(),
-        line_of: deep.line_of,
-        flattened: None,
-        site_nav: Vec::new(),
-        actions: FxHashMap::default(),
-    };
+    let mut b = Builder::new(room, root.children().count(), deep, images, warnings);
     b.build(root, room)?;
-    b.deep_notes(deep);
-    b.dropped.notes(&mut b.warnings);
-    Ok(Built {
-        nodes: b.nodes,
-        image_uses: b.image_uses,
-        warnings: b.warnings,
-        removed: b.removed,
-        site_nav: b.site_nav,
-    })
+    Ok(b.finish(deep))
+}
+
+impl<'r, 'a> Builder<'r, 'a> {
+    /// A builder with room for `room` nodes, `top` of them at the top.
+    fn new(
+        room: usize,
+        top: usize,
+        deep: &Deep<'r>,
+        images: &'r mut dyn ImageResolver,
+        warnings: Warnings,
+    ) -> Builder<'r, 'a> {
+        let mut nodes = Vec::with_capacity(room);
+        nodes.push(Node {
+            kind: Kind::Root,
+            parent: 0,
+            children: Vec::with_capacity(top),
+        });
+        Builder {
+            nodes,
+            images,
+            image_hrefs: HashMap::new(),
+            image_uses: Vec::new(),
+            warnings,
+            dropped: Dropped::default(),
+            removed: Vec::new(),
+            line_of: deep.line_of,
+            flattened: None,
+            site_nav: Vec::new(),
+            actions: FxHashMap::default(),
+        }
+    }
+
+    /// What the build made, with the warnings that sum it up.
+    fn finish(mut self, deep: &Deep<'_>) -> Built<'a> {
+        self.deep_notes(deep);
+        self.dropped.notes(&mut self.warnings);
+        Built {
+            nodes: self.nodes,
+            image_uses: self.image_uses,
+            warnings: self.warnings,
+            removed: self.removed,
+            site_nav: self.site_nav,
+        }
+    }
 }
 
 /// Where the children of an element just built go.
@@ -134,7 +156,7 @@ impl<'a> Builder<'_, 'a> {
                 attrs: Vec::new(),
             };
         }
-        attrs::filter(name, el, &mut self.dropped, &mut self.warnings)
+        attrs::filter(name, el.attrs(), &mut self.dropped, &mut self.warnings)
     }
 
     fn push(&mut self, parent: usize, kind: Kind<'a>) -> usize {
@@ -242,15 +264,7 @@ impl<'a> Builder<'_, 'a> {
                 Next::Skip
             }
             Action::Unwrap => {
-                if !matches!(
-                    local,
-                    "font" | "html" | "body" | "picture" | "canvas" | "map"
-                ) {
-                    self.warnings.add(format!(
-                        "unwrapped unknown element <{}>",
-                        shorten(local, 40)
-                    ));
-                }
+                self.unwrapped(local);
                 Next::Into(parent, depth)
             }
             Action::Img => {
@@ -277,6 +291,19 @@ impl<'a> Builder<'_, 'a> {
         })
     }
 
+    /// Warns of an element unwrapped, unless it is one whose loss means nothing.
+    fn unwrapped(&mut self, local: &str) {
+        if !matches!(
+            local,
+            "font" | "html" | "body" | "picture" | "canvas" | "map"
+        ) {
+            self.warnings.add(format!(
+                "unwrapped unknown element <{}>",
+                shorten(local, 40)
+            ));
+        }
+    }
+
     /// What the policy does with an HTML element named `local`: classified once per name.
     fn action(&mut self, local: &LocalName) -> Action {
         if let Some(&action) = self.actions.get(local) {
@@ -290,9 +317,23 @@ impl<'a> Builder<'_, 'a> {
     /// Adds `elem` (from the source's `el`) under `parent`, unless the nesting is too deep
     /// (then only its content is kept).
     fn keep(&mut self, elem: Elem, el: ElementRef<'_>, parent: usize, depth: usize) -> Next {
+        let line_of = self.line_of;
+        let line = move || line_of(el.id());
+        self.keep_at(elem, line, el.children().count(), parent, depth)
+    }
+
+    /// [`Builder::keep`] of an element of `children` children, written at `line()`.
+    fn keep_at(
+        &mut self,
+        elem: Elem,
+        line: impl FnOnce() -> Option<usize>,
+        children: usize,
+        parent: usize,
+        depth: usize,
+    ) -> Next {
         if depth >= MAX_DEPTH && !is_void(elem.name) {
             if self.flattened.is_none() {
-                self.flattened = Some((self.line_of)(el.id()));
+                self.flattened = Some(line());
             }
             return Next::Into(parent, depth);
         }
@@ -301,7 +342,7 @@ impl<'a> Builder<'_, 'a> {
         // Room for the children it will most likely have (a chapter's section holds every
         // paragraph): its list is not grown one doubling at a time.
         if !void && let Some(n) = self.nodes.get_mut(i) {
-            n.children.reserve_exact(el.children().count());
+            n.children.reserve_exact(children);
         }
         if void {
             Next::Skip

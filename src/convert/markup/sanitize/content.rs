@@ -36,7 +36,8 @@ impl Tree<'_> {
             FlowPlain,
             Phrasing,
         }
-        let order = self.preorder();
+        // Only an element can hold a block, or be one, or be renamed.
+        let order = self.elements_in_order();
         let has_block = self.block_holders(&order);
         // Sized for every node at once: a chapter's section pushes all its paragraphs.
         let mut stack = Vec::with_capacity(self.nodes.len());
@@ -98,7 +99,10 @@ impl Tree<'_> {
                 continue;
             }
             if let Some(n) = self.nodes.get(i) {
-                stack.extend(n.children.iter().rev().map(|&c| (c, child_ctx, child_anc)));
+                stack.extend(
+                    self.elements_of(&n.children)
+                        .map(|c| (c, child_ctx, child_anc)),
+                );
             }
         }
     }

@@ -18,7 +18,8 @@ impl Tree<'_> {
         marker: Option<&str>,
         warnings: &mut Warnings,
     ) -> (Vec<String>, HashMap<String, String>) {
-        let order = self.preorder();
+        // Every step below reads elements (and drawings) only.
+        let order = self.elements_in_order();
         self.give_headings_ids(&order);
         let mut ids = Ids::new(marker);
         for &i in &order {

@@ -11,10 +11,17 @@ impl Tree<'_> {
         let mut stack = Vec::with_capacity(self.nodes.len());
         stack.push((0usize, false));
         while let Some((i, in_caption)) = stack.pop() {
-            if self.name(i) == Some("math") {
+            let Some(name) = self.name(i) else {
+                // The root, or a removed node: only its children can need a repair.
+                if let Some(n) = self.nodes.get(i) {
+                    stack.extend(self.elements_of(&n.children).map(|c| (c, in_caption)));
+                }
+                continue;
+            };
+            if name == "math" {
                 continue; // repaired by its own pass
             }
-            if self.name(i) == Some("table") && in_caption {
+            if name == "table" && in_caption {
                 self.rename(i, "div");
             }
             if let Some(name) = self.name(i) {
@@ -52,7 +59,7 @@ impl Tree<'_> {
             }
             let child_in_caption = in_caption || self.name(i) == Some("caption");
             if let Some(n) = self.nodes.get(i) {
-                stack.extend(n.children.iter().rev().map(|&c| (c, child_in_caption)));
+                stack.extend(self.elements_of(&n.children).map(|c| (c, child_in_caption)));
             }
         }
     }

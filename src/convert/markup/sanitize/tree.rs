@@ -126,6 +126,38 @@ impl Tree<'_> {
         out
     }
 
+    /// The elements and finished XML (inline drawings) in document order, skipping removed
+    /// nodes and text: what the passes over ids and links read, without the text nodes
+    /// (most of a chapter's nodes) they would skip one by one.
+    pub(super) fn elements_in_order(&self) -> Vec<usize> {
+        let mut out = Vec::with_capacity(self.nodes.len());
+        let mut stack = Vec::with_capacity(self.nodes.len());
+        stack.push(0);
+        while let Some(i) = stack.pop() {
+            let Some(n) = self.nodes.get(i) else { continue };
+            match n.kind {
+                Kind::Removed | Kind::Text(_) => continue,
+                Kind::Element(_) | Kind::Raw { .. } => out.push(i),
+                Kind::Root => {}
+            }
+            stack.extend(n.children.iter().rev().copied());
+        }
+        out
+    }
+
+    /// The nodes among `children` that are not text, last first (for a stack that takes
+    /// them in order): a pass that reads elements only does not stack every text node.
+    pub(super) fn elements_of<'s>(
+        &'s self,
+        children: &'s [usize],
+    ) -> impl Iterator<Item = usize> + 's {
+        children.iter().rev().copied().filter(|&c| {
+            self.nodes
+                .get(c)
+                .is_some_and(|n| !matches!(n.kind, Kind::Text(_)))
+        })
+    }
+
     /// The first node in document order (removed ones skipped) that `pred` holds for,
     /// without listing the nodes after it.
     pub(super) fn first_in_order(&self, mut pred: impl FnMut(usize) -> bool) -> Option<usize> {
