@@ -115,14 +115,24 @@ pub(crate) fn load_book_with(
     let sources: Vec<&ChapterSource> = project.chapters().collect();
     // One budget for the whole book's inclusions, whichever thread converts a chapter.
     let includes = Budget::default();
-    let converted: Vec<ConvertedChapter> = sources
-        .par_iter()
-        .enumerate()
-        .map(|(i, src)| match reuse(i, src) {
-            Some(c) => Ok(c),
-            None => convert_chapter(project, src, i + 1, &includes),
-        })
-        .collect::<Result<_>>()?;
+    // The cover is read (and decoded, to be checked and measured) while the chapters convert.
+    let mut cover_warnings = Vec::new();
+    let (converted, cover) = rayon::join(
+        || {
+            (sources.par_iter().enumerate())
+                .map(|(i, src)| match reuse(i, src) {
+                    Some(c) => Ok(c),
+                    None => convert_chapter(project, src, i + 1, &includes),
+                })
+                .collect::<Result<Vec<ConvertedChapter>>>()
+        },
+        || {
+            (project.cover.as_ref())
+                .map(|path| read_cover(&project.boundary, path, &mut cover_warnings))
+                .transpose()
+        },
+    );
+    let converted = converted?;
 
     let converted = converted.into_iter().map(Some).collect();
     let Assembled {
@@ -133,10 +143,8 @@ pub(crate) fn load_book_with(
         origins,
         mut warnings,
     } = assemble(project, converted)?;
-    let cover = match &project.cover {
-        Some(path) => Some(read_cover(&project.boundary, path, &mut warnings)?),
-        None => None,
-    };
+    let cover = cover?;
+    warnings.append(&mut cover_warnings);
     let modified = modified_time(project, source_date_epoch)?;
     Ok(Loaded {
         book: Book {

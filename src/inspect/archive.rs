@@ -244,7 +244,7 @@ fn inflate_all(path: &Path) -> Option<Inflated> {
     if size > MAX_INFLATED_BYTES {
         return None;
     }
-    let bytes = std::fs::read(path).ok()?;
+    let bytes = read_in_halves(path, usize::try_from(size).ok()?)?;
     let zip = ZipArchive::new(Cursor::new(bytes.as_slice())).ok()?;
     if zip.len() > MAX_ENTRIES {
         return None;
@@ -271,6 +271,27 @@ fn inflate_all(path: &Path) -> Option<Inflated> {
         .flatten()
         .collect();
     Some(inflated)
+}
+
+/// The `size` bytes of the file at `path`, its two halves read side by side (into memory the
+/// reading is the first to touch, which the kernel hands out page by page: two threads take
+/// half the time one does). None when it cannot be read whole, or has grown or shrunk since.
+fn read_in_halves(path: &Path, size: usize) -> Option<Vec<u8>> {
+    use std::io::{Seek, SeekFrom};
+    let mut bytes = vec![0; size];
+    let (first, second) = bytes.split_at_mut(size / 2);
+    let read = |part: &mut [u8], at: usize| -> Option<()> {
+        let mut file = File::open(path).ok()?;
+        file.seek(SeekFrom::Start(at as u64)).ok()?;
+        file.read_exact(part).ok()?;
+        Some(())
+    };
+    let (a, b) = rayon::join(|| read(first, 0), || read(second, size / 2));
+    a.and(b)?;
+    // Nothing more: the file is as long as it was said to be.
+    let mut file = File::open(path).ok()?;
+    file.seek(SeekFrom::Start(size as u64)).ok()?;
+    (file.read(&mut [0]).ok()? == 0).then_some(bytes)
 }
 
 /// One entry of the zip (whose file is `file`) inflated, None when it cannot be read or
@@ -508,6 +529,25 @@ mod tests {
                 (name, whole, one.map(Entry::into_bytes), streamed)
             })
             .collect()
+    }
+
+    #[test]
+    fn a_file_read_in_halves_is_the_file_and_one_of_another_length_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f.bin");
+        for len in [0, 1, 2, 7, 4096, 100_001] {
+            let bytes: Vec<u8> = (0..len).map(|i| (i * 7 % 251) as u8).collect();
+            std::fs::write(&path, &bytes).unwrap();
+            assert_eq!(
+                read_in_halves(&path, len).as_deref(),
+                Some(&bytes[..]),
+                "{len}"
+            );
+            assert_eq!(read_in_halves(&path, len + 1), None, "{len} + 1");
+            if len > 0 {
+                assert_eq!(read_in_halves(&path, len - 1), None, "{len} - 1");
+            }
+        }
     }
 
     #[test]
