@@ -280,18 +280,16 @@ fn read_in_halves(path: &Path, size: usize) -> Option<Vec<u8>> {
     use std::io::{Seek, SeekFrom};
     let mut bytes = vec![0; size];
     let (first, second) = bytes.split_at_mut(size / 2);
-    let read = |part: &mut [u8], at: usize| -> Option<()> {
+    // Each half read through a handle of its own; the second, at the end, finds nothing more
+    // (the file is as long as it was said to be).
+    let read = |part: &mut [u8], at: usize, last: bool| -> Option<()> {
         let mut file = File::open(path).ok()?;
         file.seek(SeekFrom::Start(at as u64)).ok()?;
         file.read_exact(part).ok()?;
-        Some(())
+        (!last || file.read(&mut [0]).ok()? == 0).then_some(())
     };
-    let (a, b) = rayon::join(|| read(first, 0), || read(second, size / 2));
-    a.and(b)?;
-    // Nothing more: the file is as long as it was said to be.
-    let mut file = File::open(path).ok()?;
-    file.seek(SeekFrom::Start(size as u64)).ok()?;
-    (file.read(&mut [0]).ok()? == 0).then_some(bytes)
+    let (a, b) = rayon::join(|| read(first, 0, false), || read(second, size / 2, true));
+    a.and(b).map(|()| bytes)
 }
 
 /// One entry of the zip (whose file is `file`) inflated, None when it cannot be read or
